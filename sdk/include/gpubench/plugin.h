@@ -1,0 +1,174 @@
+/*
+ * gpubench plugin ABI — the whole contract between the runner and a workload plugin.
+ *
+ * Plain C99: no C++ types, no exceptions and no ownership cross this boundary.
+ *
+ * ------------------------------------------------------------------------------------------
+ * Versioning
+ *   A plugin exports exactly one symbol, GPUBENCH_ENTRY_SYMBOL, returning a pointer to a
+ *   static, immutable gpubench_plugin. The runner refuses (and never calls into) a plugin
+ *   whose abi_major differs from its own, or whose struct_size is smaller than the v1.0
+ *   descriptor. Minor versions only append fields: each side reads a field only when the
+ *   other side's struct_size says it is there, so an older plugin loads in a newer runner
+ *   and the reverse. Every struct that crosses the boundary starts with struct_size.
+ *
+ * Ownership
+ *   - The descriptor and every string in it are owned by the plugin and live as long as the
+ *     library stays loaded.
+ *   - An instance (gpubench_instance) is created by create() and released by destroy(); all
+ *     memory it uses (host and device) is allocated and freed by the plugin.
+ *   - Argument structs, result structs and message buffers are owned by the runner and valid
+ *     only for the duration of the call. The plugin must copy what it wants to keep.
+ *
+ * Errors
+ *   Every fallible call returns a gpubench_status. On anything but GPUBENCH_OK the plugin
+ *   writes a one-line, NUL-terminated reason into `message` (at most message_size bytes,
+ *   truncating). A plugin never calls exit()/abort(), never lets an exception or longjmp
+ *   cross the boundary, and never prints to stop the host. Out of memory and "this size or
+ *   configuration is not supported" are statuses, not crashes.
+ *
+ * Lifecycle and timing (the runner owns all timing)
+ *   create   (untimed)  allocate, generate deterministic inputs from args->seed.
+ *   upload   (timed)    host -> device copies of the inputs. NULL for CPU plugins.
+ *   reset    (untimed)  optional; restores inputs an in-place run() destroyed. Called before
+ *                       every run(). NULL when run() does not modify its inputs.
+ *   run      (timed)    the computation alone. Called many times; each call computes the whole
+ *                       result again from the inputs.
+ *   download (timed)    device -> host copy of the result. NULL for CPU plugins.
+ *   verify   (untimed)  checks the last downloaded (or computed) result against a reference.
+ *   destroy             releases everything; must accept an instance in any state.
+ *
+ * Streams and blocking (CUDA plugins)
+ *   upload, reset, run and download enqueue their work on args->cuda_stream (a cudaStream_t),
+ *   or join any stream of their own into it with events before returning. They should not
+ *   synchronise: the runner records CUDA events on that stream around each call and waits on
+ *   them itself. Host-side work in these calls is allowed but is timed only as far as the GPU
+ *   waits for it. create, verify and destroy may block.
+ *
+ * Threads (CPU plugins)
+ *   run() may use at most args->cpu_threads threads (the runner records that number in the
+ *   results). All calls on one instance come from one runner thread, never concurrently.
+ * ------------------------------------------------------------------------------------------
+ */
+#ifndef GPUBENCH_PLUGIN_H
+#define GPUBENCH_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GPUBENCH_ABI_MAJOR 1
+#define GPUBENCH_ABI_MINOR 0
+#define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
+
+#if defined(_WIN32)
+#define GPUBENCH_EXPORT __declspec(dllexport)
+#else
+#define GPUBENCH_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Status codes. Values are stable across minor versions; unknown values mean ERROR. */
+typedef int32_t gpubench_status;
+#define GPUBENCH_OK 0
+#define GPUBENCH_ERROR 1               /* anything else; the message says what */
+#define GPUBENCH_OUT_OF_MEMORY 2       /* host or device allocation failed at this size */
+#define GPUBENCH_NOT_SUPPORTED 3       /* this size/parameter combination is not supported */
+#define GPUBENCH_INVALID_ARGUMENT 4    /* a parameter value the plugin cannot parse */
+#define GPUBENCH_DEVICE_ERROR 5        /* a CUDA (or other device) call failed */
+
+typedef int32_t gpubench_device_kind;
+#define GPUBENCH_DEVICE_CPU 0
+#define GPUBENCH_DEVICE_CUDA 1
+
+/* Opaque per-(size, seed) state owned by the plugin. */
+typedef struct gpubench_instance gpubench_instance;
+
+/* What one run() does at a given size, for throughput and memory estimates. */
+typedef struct gpubench_work {
+    uint32_t struct_size;       /* set by the runner */
+    double flops;               /* floating-point operations of one run() (0 if not meaningful) */
+    double bytes;               /* bytes one run() must move through memory at least */
+    double host_bytes;          /* host memory an instance holds (estimate, 0 = unknown) */
+    double device_bytes;        /* device memory an instance holds (estimate, 0 = unknown) */
+} gpubench_work;
+
+/* Everything create() needs. Owned by the runner. */
+typedef struct gpubench_setup_args {
+    uint32_t struct_size;
+    uint64_t size;              /* the workload's size parameter (see size_meaning) */
+    uint64_t seed;              /* inputs must be a pure function of (size, seed, params) */
+    int32_t cpu_threads;        /* upper bound on threads a CPU plugin may use */
+    int32_t cuda_device;        /* CUDA plugins: the device the runner made current */
+    void *cuda_stream;          /* CUDA plugins: cudaStream_t to enqueue timed work on */
+    const char *params;         /* "key=value,key=value" plugin parameters, never NULL */
+} gpubench_setup_args;
+
+/* Verification outcome. Owned by the runner. */
+typedef struct gpubench_verification {
+    uint32_t struct_size;
+    int32_t passed;             /* 1 = result is correct within tolerance */
+    double max_error;           /* largest error found, in the plugin's own measure */
+    double tolerance;           /* the bound max_error was compared against */
+    uint64_t checked;           /* how many result elements were checked */
+    char detail[256];           /* e.g. "relative error vs float64 reference, 4096 entries" */
+} gpubench_verification;
+
+typedef gpubench_status (*gpubench_phase_fn)(gpubench_instance *instance, char *message,
+                                             size_t message_size);
+
+/* The descriptor a plugin returns from its entry symbol. Immutable, owned by the plugin. */
+typedef struct gpubench_plugin {
+    uint32_t struct_size;       /* sizeof(gpubench_plugin) as the plugin was compiled */
+    uint16_t abi_major;         /* GPUBENCH_ABI_MAJOR the plugin was compiled against */
+    uint16_t abi_minor;
+
+    const char *name;           /* unique: "<workload>_<backend>", e.g. "matmul_cublas" */
+    const char *workload;       /* "matmul" */
+    const char *backend;        /* "cublas" */
+    gpubench_device_kind device_kind;
+    const char *description;    /* one line */
+    const char *size_meaning;   /* "N: square matrices N x N, float32" */
+    const char *version;        /* the plugin's own version */
+    const char *build_info;     /* compiler, flags, CUDA architectures */
+    const char *params_help;    /* accepted parameters, "" when none */
+
+    uint64_t min_size;          /* smallest sensible size */
+    uint64_t max_size;          /* largest size the plugin accepts (runs beyond take too long
+                                   or cannot fit); the runner skips larger ones with a reason */
+    const uint64_t *default_sizes;  /* sizes of the default sweep */
+    uint32_t default_size_count;
+
+    /* Pure function of size and params: what one run() does. */
+    gpubench_status (*work)(uint64_t size, const char *params, gpubench_work *out,
+                            char *message, size_t message_size);
+
+    gpubench_status (*create)(const gpubench_setup_args *args, gpubench_instance **out,
+                              char *message, size_t message_size);
+    gpubench_phase_fn upload;   /* NULL: nothing to upload */
+    gpubench_phase_fn reset;    /* NULL: run() leaves its inputs intact */
+    gpubench_phase_fn run;
+    gpubench_phase_fn download; /* NULL: nothing to download */
+    gpubench_status (*verify)(gpubench_instance *instance, gpubench_verification *out,
+                              char *message, size_t message_size);
+    void (*destroy)(gpubench_instance *instance);
+} gpubench_plugin;
+
+/* The entry symbol every plugin exports (with C linkage). */
+typedef const gpubench_plugin *(*gpubench_entry_fn)(void);
+
+/* True when a struct filled in by the other side is large enough to hold `field`: how both
+   sides stay compatible as structs grow by appended fields. */
+#define GPUBENCH_HAS_FIELD(ptr, type, field) \
+    ((ptr)->struct_size >= offsetof(type, field) + sizeof(((type *)0)->field))
+
+/* Size of the v1.0 descriptor: the runner refuses anything smaller. */
+#define GPUBENCH_PLUGIN_V1_0_SIZE (offsetof(gpubench_plugin, destroy) + sizeof(void (*)(void)))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GPUBENCH_PLUGIN_H */

@@ -1,0 +1,288 @@
+// Optional C++ helper over the C ABI in plugin.h: write a class, add one macro.
+//
+//   class MyBench {
+//    public:
+//     explicit MyBench(const gpubench::Setup &setup);     // create: allocate, make inputs
+//     static gpubench::Work work(uint64_t size, const gpubench::Params &params);
+//     void upload();                                      // optional (CUDA plugins)
+//     void reset();                                       // optional (in-place runs)
+//     void run();
+//     void download();                                    // optional (CUDA plugins)
+//     gpubench::Verification verify();
+//   };
+//   GPUBENCH_PLUGIN(MyBench, gpubench::Info{ ... })
+//
+// Methods that are absent become NULL in the descriptor. Any exception is caught at the
+// boundary: gpubench::Error carries its own status, std::bad_alloc becomes OUT_OF_MEMORY,
+// everything else ERROR with what() as the message.
+#pragma once
+
+#include <gpubench/plugin.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+// An exception that knows which status it becomes at the boundary.
+class Error : public std::runtime_error {
+public:
+    Error(gpubench_status status, const std::string &message)
+        : std::runtime_error(message), status_(status) {}
+    gpubench_status status() const noexcept { return status_; }
+
+private:
+    gpubench_status status_;
+};
+
+struct OutOfMemory : Error {
+    explicit OutOfMemory(const std::string &m) : Error(GPUBENCH_OUT_OF_MEMORY, m) {}
+};
+struct NotSupported : Error {
+    explicit NotSupported(const std::string &m) : Error(GPUBENCH_NOT_SUPPORTED, m) {}
+};
+struct InvalidArgument : Error {
+    explicit InvalidArgument(const std::string &m) : Error(GPUBENCH_INVALID_ARGUMENT, m) {}
+};
+
+// "key=value,key=value" as passed by the runner's --param options.
+class Params {
+public:
+    Params() = default;
+    explicit Params(const char *text) {
+        std::string all = text ? text : "";
+        size_t start = 0;
+        while (start <= all.size()) {
+            size_t end = all.find(',', start);
+            if (end == std::string::npos) end = all.size();
+            std::string item = all.substr(start, end - start);
+            if (!item.empty()) {
+                size_t eq = item.find('=');
+                if (eq == std::string::npos || eq == 0)
+                    throw InvalidArgument("parameter '" + item + "' is not key=value");
+                values_[item.substr(0, eq)] = item.substr(eq + 1);
+            }
+            start = end + 1;
+        }
+    }
+    bool has(const std::string &key) const { return values_.count(key) != 0; }
+    std::string get(const std::string &key, const std::string &fallback) const {
+        auto it = values_.find(key);
+        return it == values_.end() ? fallback : it->second;
+    }
+    double get_double(const std::string &key, double fallback) const {
+        auto it = values_.find(key);
+        if (it == values_.end()) return fallback;
+        char *end = nullptr;
+        double v = std::strtod(it->second.c_str(), &end);
+        if (end == it->second.c_str() || *end != '\0')
+            throw InvalidArgument("parameter " + key + "='" + it->second + "' is not a number");
+        return v;
+    }
+    long long get_int(const std::string &key, long long fallback) const {
+        auto it = values_.find(key);
+        if (it == values_.end()) return fallback;
+        char *end = nullptr;
+        long long v = std::strtoll(it->second.c_str(), &end, 10);
+        if (end == it->second.c_str() || *end != '\0')
+            throw InvalidArgument("parameter " + key + "='" + it->second +
+                                  "' is not a whole number");
+        return v;
+    }
+
+private:
+    std::map<std::string, std::string> values_;
+};
+
+// create()'s arguments in C++ form.
+struct Setup {
+    uint64_t size = 0;
+    uint64_t seed = 0;
+    int cpu_threads = 1;
+    int cuda_device = 0;
+    void *cuda_stream = nullptr;  // a cudaStream_t; see gpubench/cuda.hpp for a typed accessor
+    Params params;
+};
+
+struct Work {
+    double flops = 0, bytes = 0, host_bytes = 0, device_bytes = 0;
+};
+
+struct Verification {
+    bool passed = false;
+    double max_error = 0, tolerance = 0;
+    uint64_t checked = 0;
+    std::string detail;
+};
+
+// The descriptor's data, without function pointers.
+struct Info {
+    const char *name, *workload, *backend;
+    gpubench_device_kind device_kind;
+    const char *description, *size_meaning, *version, *params_help;
+    uint64_t min_size, max_size;
+    std::vector<uint64_t> default_sizes;
+};
+
+namespace detail {
+
+inline void write_message(char *buffer, size_t size, const char *text) noexcept {
+    if (buffer && size) std::snprintf(buffer, size, "%s", text);
+}
+
+template <class F>
+gpubench_status guarded(char *message, size_t message_size, F &&body) noexcept {
+    try {
+        body();
+        return GPUBENCH_OK;
+    } catch (const Error &e) {
+        write_message(message, message_size, e.what());
+        return e.status();
+    } catch (const std::bad_alloc &) {
+        write_message(message, message_size, "host allocation failed (std::bad_alloc)");
+        return GPUBENCH_OUT_OF_MEMORY;
+    } catch (const std::exception &e) {
+        write_message(message, message_size, e.what());
+        return GPUBENCH_ERROR;
+    } catch (...) {
+        write_message(message, message_size, "unknown exception");
+        return GPUBENCH_ERROR;
+    }
+}
+
+// Detects optional methods so that absent ones become NULL in the descriptor.
+#define GPUBENCH_DETAIL_HAS_METHOD(method)                                             \
+    template <class T, class = void>                                                   \
+    struct has_##method : std::false_type {};                                          \
+    template <class T>                                                                 \
+    struct has_##method<T, std::void_t<decltype(std::declval<T &>().method())>>        \
+        : std::true_type {};
+GPUBENCH_DETAIL_HAS_METHOD(upload)
+GPUBENCH_DETAIL_HAS_METHOD(reset)
+GPUBENCH_DETAIL_HAS_METHOD(download)
+#undef GPUBENCH_DETAIL_HAS_METHOD
+
+template <class T>
+struct Adapter {
+    static T &self(gpubench_instance *instance) { return *reinterpret_cast<T *>(instance); }
+
+    static gpubench_status work(uint64_t size, const char *params, gpubench_work *out,
+                                char *message, size_t message_size) noexcept {
+        return guarded(message, message_size, [&] {
+            Work w = T::work(size, Params(params));
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, flops)) out->flops = w.flops;
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, bytes)) out->bytes = w.bytes;
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, host_bytes)) out->host_bytes = w.host_bytes;
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, device_bytes))
+                out->device_bytes = w.device_bytes;
+        });
+    }
+    static gpubench_status create(const gpubench_setup_args *args, gpubench_instance **out,
+                                  char *message, size_t message_size) noexcept {
+        *out = nullptr;
+        return guarded(message, message_size, [&] {
+            Setup setup;
+            setup.size = args->size;
+            setup.seed = args->seed;
+            setup.cpu_threads = args->cpu_threads;
+            setup.cuda_device = args->cuda_device;
+            setup.cuda_stream = args->cuda_stream;
+            setup.params = Params(args->params);
+            *out = reinterpret_cast<gpubench_instance *>(new T(setup));
+        });
+    }
+    static gpubench_status upload(gpubench_instance *i, char *m, size_t n) noexcept {
+        if constexpr (has_upload<T>::value) return guarded(m, n, [&] { self(i).upload(); });
+        return GPUBENCH_OK;
+    }
+    static gpubench_status reset(gpubench_instance *i, char *m, size_t n) noexcept {
+        if constexpr (has_reset<T>::value) return guarded(m, n, [&] { self(i).reset(); });
+        return GPUBENCH_OK;
+    }
+    static gpubench_status run(gpubench_instance *i, char *m, size_t n) noexcept {
+        return guarded(m, n, [&] { self(i).run(); });
+    }
+    static gpubench_status download(gpubench_instance *i, char *m, size_t n) noexcept {
+        if constexpr (has_download<T>::value) return guarded(m, n, [&] { self(i).download(); });
+        return GPUBENCH_OK;
+    }
+    static gpubench_status verify(gpubench_instance *i, gpubench_verification *out, char *m,
+                                  size_t n) noexcept {
+        return guarded(m, n, [&] {
+            Verification v = self(i).verify();
+            out->passed = v.passed ? 1 : 0;
+            out->max_error = v.max_error;
+            out->tolerance = v.tolerance;
+            out->checked = v.checked;
+            std::snprintf(out->detail, sizeof out->detail, "%s", v.detail.c_str());
+        });
+    }
+    static void destroy(gpubench_instance *i) noexcept {
+        try {
+            delete reinterpret_cast<T *>(i);
+        } catch (...) {
+            // A destructor that throws must not take the runner down.
+        }
+    }
+};
+
+template <class T>
+gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
+    gpubench_plugin d{};
+    d.struct_size = sizeof(gpubench_plugin);
+    d.abi_major = GPUBENCH_ABI_MAJOR;
+    d.abi_minor = GPUBENCH_ABI_MINOR;
+    d.name = info.name;
+    d.workload = info.workload;
+    d.backend = info.backend;
+    d.device_kind = info.device_kind;
+    d.description = info.description;
+    d.size_meaning = info.size_meaning;
+    d.version = info.version;
+    d.build_info = build_info;
+    d.params_help = info.params_help ? info.params_help : "";
+    d.min_size = info.min_size;
+    d.max_size = info.max_size;
+    d.default_sizes = info.default_sizes.data();
+    d.default_size_count = static_cast<uint32_t>(info.default_sizes.size());
+    d.work = &Adapter<T>::work;
+    d.create = &Adapter<T>::create;
+    d.upload = has_upload<T>::value ? &Adapter<T>::upload : nullptr;
+    d.reset = has_reset<T>::value ? &Adapter<T>::reset : nullptr;
+    d.run = &Adapter<T>::run;
+    d.download = has_download<T>::value ? &Adapter<T>::download : nullptr;
+    d.verify = &Adapter<T>::verify;
+    d.destroy = &Adapter<T>::destroy;
+    return d;
+}
+
+}  // namespace detail
+}  // namespace gpubench
+
+// Provenance: gpubench_add_plugin() defines GPUBENCH_PLUGIN_BUILD_INFO (flags, architectures).
+#ifndef GPUBENCH_PLUGIN_BUILD_INFO
+#define GPUBENCH_PLUGIN_BUILD_INFO "unknown build"
+#endif
+
+// Defines the plugin's single entry symbol. `...` is an expression of type gpubench::Info.
+#define GPUBENCH_PLUGIN(Class, ...)                                                       \
+    extern "C" GPUBENCH_EXPORT const gpubench_plugin *gpubench_plugin_entry(void) {       \
+        try {                                                                             \
+            static const ::gpubench::Info gpubench_info_ = __VA_ARGS__;                   \
+            static const gpubench_plugin gpubench_descriptor_ =                           \
+                ::gpubench::detail::make_descriptor<Class>(gpubench_info_,                \
+                                                           GPUBENCH_PLUGIN_BUILD_INFO);   \
+            return &gpubench_descriptor_;                                                 \
+        } catch (...) {                                                                   \
+            return nullptr; /* the runner refuses a plugin whose entry returns NULL */    \
+        }                                                                                 \
+    }
