@@ -1,0 +1,97 @@
+#include "gpu.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace gpubench {
+namespace {
+
+std::string describe(cudaError_t status) {
+    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+}
+
+void check(cudaError_t status, const char *what) {
+    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + describe(status));
+}
+
+class CudaEventTimer final : public PhaseTimer {
+public:
+    explicit CudaEventTimer(int device) {
+        check(cudaSetDevice(device), "cudaSetDevice");
+        // A blocking stream: plugins that (wrongly) use the legacy default stream still
+        // serialise with it, so their work stays between the events.
+        check(cudaStreamCreate(&stream_), "cudaStreamCreate");
+        check(cudaEventCreate(&begin_), "cudaEventCreate");
+        check(cudaEventCreate(&end_), "cudaEventCreate");
+    }
+    ~CudaEventTimer() override {
+        cudaEventDestroy(begin_);
+        cudaEventDestroy(end_);
+        cudaStreamDestroy(stream_);
+    }
+    const char *clock_name() const override { return "cuda_event"; }
+    void *cuda_stream() const override { return stream_; }
+    void start() override { check(cudaEventRecord(begin_, stream_), "cudaEventRecord"); }
+    double stop() override {
+        check(cudaEventRecord(end_, stream_), "cudaEventRecord");
+        check(cudaEventSynchronize(end_), "waiting for the timed work");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
+        return ms * 1e-3;
+    }
+
+private:
+    cudaStream_t stream_ = nullptr;
+    cudaEvent_t begin_ = nullptr, end_ = nullptr;
+};
+
+}  // namespace
+
+GpuInfo probe_gpu(int device) {
+    GpuInfo info;
+    info.device = device;
+    cudaDriverGetVersion(&info.driver_version);
+    cudaRuntimeGetVersion(&info.runtime_version);
+    int count = 0;
+    cudaError_t status = cudaGetDeviceCount(&count);
+    if (status != cudaSuccess) {
+        info.unavailable_reason = "no usable CUDA driver or device (" + describe(status) + ")";
+        cudaGetLastError();
+        return info;
+    }
+    if (device < 0 || device >= count) {
+        info.unavailable_reason = "CUDA device " + std::to_string(device) + " does not exist (" +
+                                  std::to_string(count) + " found)";
+        return info;
+    }
+    cudaDeviceProp prop{};
+    status = cudaGetDeviceProperties(&prop, device);
+    if (status != cudaSuccess) {
+        info.unavailable_reason = "cudaGetDeviceProperties failed (" + describe(status) + ")";
+        return info;
+    }
+    info.available = true;
+    info.name = prop.name;
+    info.compute_major = prop.major;
+    info.compute_minor = prop.minor;
+    info.sm_count = prop.multiProcessorCount;
+    info.memory_bytes = prop.totalGlobalMem;
+    info.l2_bytes = static_cast<uint64_t>(prop.l2CacheSize);
+    char bus[32] = {};
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) info.pci_bus_id = bus;
+    return info;
+}
+
+std::unique_ptr<PhaseTimer> make_cuda_event_timer(int device) {
+    return std::make_unique<CudaEventTimer>(device);
+}
+
+std::string cuda_sticky_error() {
+    cudaError_t status = cudaDeviceSynchronize();
+    if (status == cudaSuccess) status = cudaGetLastError();
+    return status == cudaSuccess ? "" : describe(status);
+}
+
+}  // namespace gpubench

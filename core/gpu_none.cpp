@@ -1,0 +1,21 @@
+// The GPU module of a build without the CUDA toolkit: no CUDA plugins can exist or run.
+#include "gpu.hpp"
+
+#include <stdexcept>
+
+namespace gpubench {
+
+GpuInfo probe_gpu(int device) {
+    GpuInfo info;
+    info.device = device;
+    info.unavailable_reason = "gpubench was built without the CUDA toolkit";
+    return info;
+}
+
+std::unique_ptr<PhaseTimer> make_cuda_event_timer(int) {
+    throw std::runtime_error("gpubench was built without the CUDA toolkit");
+}
+
+std::string cuda_sticky_error() { return ""; }
+
+}  // namespace gpubench

@@ -1,0 +1,196 @@
+#include "measure.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+
+namespace gpubench {
+
+const char *to_string(EntryStatus status) {
+    switch (status) {
+        case EntryStatus::ok: return "ok";
+        case EntryStatus::verification_failed: return "verification_failed";
+        case EntryStatus::error: return "error";
+        case EntryStatus::skipped: return "skipped";
+    }
+    return "error";
+}
+
+std::string size_range_problem(const Plugin &plugin, uint64_t size) {
+    const gpubench_plugin &api = plugin.api();
+    if (size < api.min_size)
+        return "size " + std::to_string(size) + " is below " + plugin.name() + "'s minimum " +
+               std::to_string(api.min_size);
+    if (size > api.max_size)
+        return "size " + std::to_string(size) + " is above " + plugin.name() + "'s maximum " +
+               std::to_string(api.max_size);
+    return "";
+}
+
+namespace {
+
+// A plugin call that did not return GPUBENCH_OK.
+struct PluginFailure {
+    gpubench_status status;
+    std::string message;
+};
+
+constexpr size_t message_capacity = 1024;
+
+void expect_ok(const char *phase, gpubench_status status, const char *message) {
+    if (status == GPUBENCH_OK) return;
+    throw PluginFailure{status, std::string(phase) + ": " +
+                                    (message[0] ? message : "failed without a message")};
+}
+
+// Owns an instance; destroy() runs whatever happens.
+class Instance {
+public:
+    Instance(const gpubench_plugin &api, const gpubench_setup_args &args) : api_(api) {
+        char message[message_capacity] = "";
+        expect_ok("setup", api.create(&args, &handle_, message, sizeof message), message);
+        if (!handle_) throw PluginFailure{GPUBENCH_ERROR, "setup: create returned no instance"};
+    }
+    ~Instance() {
+        if (handle_) api_.destroy(handle_);
+    }
+    Instance(const Instance &) = delete;
+    Instance &operator=(const Instance &) = delete;
+
+    // Calls an optional phase (upload/reset/download); false when the plugin has none.
+    bool call(const char *phase, gpubench_phase_fn fn) {
+        if (!fn) return false;
+        char message[message_capacity] = "";
+        expect_ok(phase, fn(handle_, message, sizeof message), message);
+        return true;
+    }
+    // Times an optional phase with `timer`; returns -1 when the plugin has none.
+    double timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer) {
+        if (!fn) return -1;
+        timer.start();
+        call(phase, fn);
+        return timer.stop();
+    }
+    Verification verify() {
+        gpubench_verification raw{};
+        raw.struct_size = sizeof raw;
+        char message[message_capacity] = "";
+        expect_ok("verify", api_.verify(handle_, &raw, message, sizeof message), message);
+        raw.detail[sizeof raw.detail - 1] = '\0';
+        return {raw.passed == 1, raw.max_error, raw.tolerance, raw.checked, raw.detail};
+    }
+
+private:
+    const gpubench_plugin &api_;
+    gpubench_instance *handle_ = nullptr;
+};
+
+Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params) {
+    gpubench_work raw{};
+    raw.struct_size = sizeof raw;
+    char message[message_capacity] = "";
+    expect_ok("work", api.work(size, params.c_str(), &raw, message, sizeof message), message);
+    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes};
+}
+
+EntryStatus status_for_failure(gpubench_status status) {
+    return status == GPUBENCH_OUT_OF_MEMORY || status == GPUBENCH_NOT_SUPPORTED
+               ? EntryStatus::skipped
+               : EntryStatus::error;
+}
+
+const char *prefix_for_failure(gpubench_status status) {
+    switch (status) {
+        case GPUBENCH_OUT_OF_MEMORY: return "out of memory: ";
+        case GPUBENCH_NOT_SUPPORTED: return "not supported: ";
+        case GPUBENCH_INVALID_ARGUMENT: return "invalid argument: ";
+        case GPUBENCH_DEVICE_ERROR: return "device error: ";
+        default: return "";
+    }
+}
+
+void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
+            PhaseTimer &timer, EntryResult &result) {
+    using clock = std::chrono::steady_clock;
+    const auto began = clock::now();
+    double measured = 0;
+    for (int i = 0; i < options.warmup_runs; ++i) {
+        instance.timed("upload", api.upload, timer);
+        instance.call("reset", api.reset);
+        double run = instance.timed("run", api.run, timer);
+        if (i == 0) result.first_run_s = run;
+        instance.timed("download", api.download, timer);
+    }
+    for (;;) {
+        double up = instance.timed("upload", api.upload, timer);
+        instance.call("reset", api.reset);
+        double run = instance.timed("run", api.run, timer);
+        double down = instance.timed("download", api.download, timer);
+        if (up >= 0) result.upload_s.push_back(up);
+        result.run_s.push_back(run);
+        if (down >= 0) result.download_s.push_back(down);
+        measured += run;
+
+        size_t n = result.run_s.size();
+        double elapsed = std::chrono::duration<double>(clock::now() - began).count();
+        if (n >= options.max_samples) {
+            result.stop_reason = "max_samples reached";
+            return;
+        }
+        if (n >= options.min_samples && measured >= options.min_time_s) {
+            result.stop_reason = "min_samples and min_time reached";
+            return;
+        }
+        if (elapsed >= options.max_time_s) {
+            result.stop_reason = "max_time reached";
+            return;
+        }
+    }
+}
+
+}  // namespace
+
+EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
+                          PhaseTimer &timer) {
+    const gpubench_plugin &api = plugin.api();
+    EntryResult result;
+    result.plugin = plugin.name();
+    result.size = size;
+    result.clock = timer.clock_name();
+    if (std::string why = size_range_problem(plugin, size); !why.empty()) {
+        result.status = EntryStatus::skipped;
+        result.message = why;
+        return result;
+    }
+    try {
+        result.work = query_work(api, size, options.params);
+        gpubench_setup_args args{};
+        args.struct_size = sizeof args;
+        args.size = size;
+        args.seed = options.seed;
+        args.cpu_threads = options.cpu_threads;
+        args.cuda_device = options.cuda_device;
+        args.cuda_stream = timer.cuda_stream();
+        args.params = options.params.c_str();
+        Instance instance(api, args);
+        sample(instance, api, options, timer, result);
+        result.verification = instance.verify();
+        result.status =
+            result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;
+        if (!result.verification.passed) {
+            char text[128];
+            std::snprintf(text, sizeof text, "wrong result: error %.3g exceeds tolerance %.3g",
+                          result.verification.max_error, result.verification.tolerance);
+            result.message = text;
+        }
+    } catch (const PluginFailure &failure) {
+        result.status = status_for_failure(failure.status);
+        result.message = prefix_for_failure(failure.status) + failure.message;
+    } catch (const std::exception &e) {  // the timer's device errors
+        result.status = EntryStatus::error;
+        result.message = e.what();
+    }
+    return result;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,61 @@
+// Measuring one (plugin, size) entry: setup, warm-up, timed samples, verification, teardown.
+// The same procedure for every plugin; only the clock differs (see PhaseTimer).
+#pragma once
+
+#include "phase_timer.hpp"
+#include "plugin_library.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+struct MeasureOptions {
+    uint64_t seed = 42;
+    int cpu_threads = 1;
+    int cuda_device = 0;
+    std::string params;         // "key=value,..." passed to the plugin
+    int warmup_runs = 1;        // full upload/run/download cycles before sampling
+    size_t min_samples = 10;
+    size_t max_samples = 1000;
+    double min_time_s = 0.5;    // sample until this much run() time is measured...
+    double max_time_s = 10.0;   // ...but stop once an entry has taken this long (>= 1 sample)
+};
+
+enum class EntryStatus { ok, verification_failed, error, skipped };
+const char *to_string(EntryStatus status);
+
+struct Work {
+    double flops = 0, bytes = 0, host_bytes = 0, device_bytes = 0;
+};
+
+struct Verification {
+    bool passed = false;
+    double max_error = 0, tolerance = 0;
+    uint64_t checked = 0;
+    std::string detail;
+};
+
+struct EntryResult {
+    std::string plugin;
+    uint64_t size = 0;
+    EntryStatus status = EntryStatus::error;
+    std::string message;            // why it was skipped or failed; "" when ok
+    Work work;
+    std::string clock;              // which PhaseTimer measured it
+    double first_run_s = 0;         // run() of the first warm-up cycle (cold: lazy init etc.)
+    std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
+                                                      // empty when the plugin has none)
+    std::string stop_reason;
+    Verification verification;
+};
+
+// The one-line reason `size` is outside the plugin's declared range, or "".
+std::string size_range_problem(const Plugin &plugin, uint64_t size);
+
+// Measures `plugin` at `size`. Never throws: every failure becomes the entry's status.
+EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
+                          PhaseTimer &timer);
+
+}  // namespace gpubench

@@ -1,0 +1,34 @@
+// How the runner times one phase call (upload, run, download). One implementation per clock:
+// a monotonic host clock for CPU plugins, CUDA events on the runner's stream for CUDA plugins.
+#pragma once
+
+#include <chrono>
+#include <memory>
+
+namespace gpubench {
+
+class PhaseTimer {
+public:
+    virtual ~PhaseTimer() = default;
+    virtual const char *clock_name() const = 0;
+    // The stream CUDA plugins enqueue on (a cudaStream_t), or nullptr.
+    virtual void *cuda_stream() const { return nullptr; }
+    virtual void start() = 0;
+    // Waits until the timed work is complete; returns its duration in seconds. Throws
+    // std::runtime_error when the device reports an error.
+    virtual double stop() = 0;
+};
+
+class SteadyClockTimer final : public PhaseTimer {
+public:
+    const char *clock_name() const override { return "steady_clock"; }
+    void start() override { begin_ = std::chrono::steady_clock::now(); }
+    double stop() override {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+    }
+
+private:
+    std::chrono::steady_clock::time_point begin_{};
+};
+
+}  // namespace gpubench

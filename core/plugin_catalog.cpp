@@ -1,0 +1,98 @@
+#include "plugin_catalog.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> split_list(const std::string &text, char separator) {
+    std::vector<std::string> items;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(separator, start);
+        if (end == std::string::npos) end = text.size();
+        std::string item = text.substr(start, end - start);
+        size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+        if (b != std::string::npos) items.push_back(item.substr(b, e - b + 1));
+        start = end + 1;
+    }
+    return items;
+}
+
+std::vector<fs::path> plugin_search_path(const fs::path &exe_dir,
+                                         const std::vector<std::string> &explicit_dirs,
+                                         const char *environment_value) {
+    std::vector<fs::path> dirs(explicit_dirs.begin(), explicit_dirs.end());
+    if (environment_value)
+        for (const std::string &dir : split_list(environment_value, ':')) dirs.emplace_back(dir);
+    dirs.push_back(exe_dir / ".." / "lib" / "gpubench" / "plugins");
+    std::vector<fs::path> unique;
+    for (const fs::path &dir : dirs) {
+        std::error_code ec;
+        fs::path canonical = fs::weakly_canonical(dir, ec);
+        const fs::path &key = ec ? dir : canonical;
+        if (std::find(unique.begin(), unique.end(), key) == unique.end()) unique.push_back(key);
+    }
+    return unique;
+}
+
+PluginCatalog discover_plugins(const std::vector<fs::path> &dirs) {
+    PluginCatalog catalog;
+    for (const fs::path &dir : dirs) {
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec)) {
+            catalog.refused.push_back({dir, "plugin directory does not exist"});
+            continue;
+        }
+        std::vector<fs::path> files;
+        for (const auto &item : fs::directory_iterator(dir, ec))
+            if (item.path().extension() == ".so" && item.is_regular_file(ec))
+                files.push_back(item.path());
+        std::sort(files.begin(), files.end());
+        for (const fs::path &file : files) {
+            auto loaded = load_plugin(file);
+            if (auto *refusal = std::get_if<Refusal>(&loaded)) {
+                catalog.refused.push_back(std::move(*refusal));
+                continue;
+            }
+            Plugin &plugin = std::get<Plugin>(loaded);
+            auto same = std::find_if(catalog.plugins.begin(), catalog.plugins.end(),
+                                     [&](const Plugin &p) { return p.name() == plugin.name(); });
+            if (same != catalog.plugins.end()) {
+                catalog.refused.push_back({file, "duplicate plugin name '" + plugin.name() +
+                                                     "', already provided by " +
+                                                     same->file().string()});
+                continue;
+            }
+            catalog.plugins.push_back(std::move(plugin));
+        }
+    }
+    return catalog;
+}
+
+std::vector<const Plugin *> select_plugins(const PluginCatalog &catalog,
+                                           const std::vector<std::string> &patterns) {
+    std::set<const Plugin *> chosen;
+    for (const std::string &pattern : patterns) {
+        bool matched = false;
+        for (const Plugin &plugin : catalog.plugins)
+            if (fnmatch(pattern.c_str(), plugin.api().name, 0) == 0) {
+                chosen.insert(&plugin);
+                matched = true;
+            }
+        if (!matched)
+            throw std::invalid_argument("no plugin matches '" + pattern +
+                                        "' (runner --list shows what was found)");
+    }
+    std::vector<const Plugin *> ordered;
+    for (const Plugin &plugin : catalog.plugins)
+        if (chosen.count(&plugin)) ordered.push_back(&plugin);
+    return ordered;
+}
+
+}  // namespace gpubench

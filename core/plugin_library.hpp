@@ -1,0 +1,44 @@
+// Loading one plugin file and validating its descriptor before anything else is called.
+#pragma once
+
+#include <gpubench/plugin.h>
+
+#include <boost/dll/shared_library.hpp>
+
+#include <filesystem>
+#include <string>
+#include <variant>
+
+namespace gpubench {
+
+// A loaded plugin whose descriptor passed validation. The library stays loaded, and the
+// descriptor valid, for as long as this object lives.
+class Plugin {
+public:
+    Plugin(boost::dll::shared_library library, const gpubench_plugin *api,
+           std::filesystem::path file)
+        : library_(std::move(library)), api_(api), file_(std::move(file)) {}
+
+    const gpubench_plugin &api() const { return *api_; }
+    const std::filesystem::path &file() const { return file_; }
+    std::string name() const { return api_->name; }
+    bool is_cuda() const { return api_->device_kind == GPUBENCH_DEVICE_CUDA; }
+    const char *device_kind_name() const;
+
+private:
+    boost::dll::shared_library library_;
+    const gpubench_plugin *api_;
+    std::filesystem::path file_;
+};
+
+// A file that was not accepted as a plugin, and why.
+struct Refusal {
+    std::filesystem::path file;
+    std::string reason;
+};
+
+// Loads `file` and validates its descriptor. Only the entry symbol is called; a plugin of
+// another ABI major, or with a malformed descriptor, is refused without calling anything else.
+std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file);
+
+}  // namespace gpubench

@@ -1,0 +1,129 @@
+#include "results.hpp"
+
+#include <fstream>
+#include <stdexcept>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+json summary_json(const Summary &s) {
+    return {{"count", s.count}, {"median", s.median}, {"mean", s.mean},  {"min", s.min},
+            {"max", s.max},     {"stddev", s.stddev}, {"rel_stddev", s.rel_stddev}};
+}
+
+json gpu_json(const GpuInfo &gpu) {
+    if (!gpu.available)
+        return {{"available", false},
+                {"reason", gpu.unavailable_reason},
+                {"driver_version", gpu.driver_version},
+                {"runtime_version", gpu.runtime_version}};
+    return {{"available", true},
+            {"device", gpu.device},
+            {"name", gpu.name},
+            {"compute_capability", std::to_string(gpu.compute_major) + "." +
+                                       std::to_string(gpu.compute_minor)},
+            {"sm_count", gpu.sm_count},
+            {"memory_bytes", gpu.memory_bytes},
+            {"l2_bytes", gpu.l2_bytes},
+            {"pci_bus_id", gpu.pci_bus_id},
+            {"driver_version", gpu.driver_version},
+            {"runtime_version", gpu.runtime_version}};
+}
+
+json plugin_json(const Plugin &plugin) {
+    const gpubench_plugin &api = plugin.api();
+    return {{"name", api.name},
+            {"workload", api.workload},
+            {"backend", api.backend},
+            {"device_kind", plugin.device_kind_name()},
+            {"description", api.description},
+            {"size_meaning", api.size_meaning},
+            {"version", api.version},
+            {"abi", std::to_string(api.abi_major) + "." + std::to_string(api.abi_minor)},
+            {"build_info", api.build_info ? api.build_info : ""},
+            {"file", plugin.file().string()}};
+}
+
+EntryFigures entry_figures(const EntryResult &e) {
+    EntryFigures f;
+    f.run = summarize(e.run_s);
+    f.upload = summarize(e.upload_s);
+    f.download = summarize(e.download_s);
+    std::vector<double> total = e.run_s;
+    if (e.upload_s.size() == total.size()) total = add_samples(total, e.upload_s);
+    if (e.download_s.size() == total.size()) total = add_samples(total, e.download_s);
+    f.end_to_end = summarize(total);
+    if (f.run.median > 0) {
+        f.gflops = e.work.flops / f.run.median * 1e-9;
+        f.gbytes_per_s = e.work.bytes / f.run.median * 1e-9;
+    }
+    return f;
+}
+
+json entry_json(const EntryResult &e, const MeasureOptions &options) {
+    json entry = {{"plugin", e.plugin},
+                  {"size", e.size},
+                  {"status", to_string(e.status)},
+                  {"valid", e.status == EntryStatus::ok},
+                  {"message", e.message},
+                  {"params", options.params},
+                  {"seed", options.seed},
+                  {"cpu_threads", options.cpu_threads},
+                  {"work",
+                   {{"flops", e.work.flops},
+                    {"bytes", e.work.bytes},
+                    {"host_bytes", e.work.host_bytes},
+                    {"device_bytes", e.work.device_bytes}}}};
+    if (e.run_s.empty()) return entry;
+    EntryFigures f = entry_figures(e);
+    entry["timing"] = {{"clock", e.clock},
+                       {"unit", "s"},
+                       {"warmup_runs", options.warmup_runs},
+                       {"first_run", e.first_run_s},
+                       {"stop_reason", e.stop_reason},
+                       {"run", summary_json(f.run)},
+                       {"upload", summary_json(f.upload)},
+                       {"download", summary_json(f.download)},
+                       {"end_to_end", summary_json(f.end_to_end)},
+                       {"samples",
+                        {{"run", e.run_s}, {"upload", e.upload_s}, {"download", e.download_s}}}};
+    entry["throughput"] = {{"gflops", f.gflops}, {"gbytes_per_s", f.gbytes_per_s}};
+    entry["verification"] = {{"passed", e.verification.passed},
+                             {"max_error", e.verification.max_error},
+                             {"tolerance", e.verification.tolerance},
+                             {"checked", e.verification.checked},
+                             {"detail", e.verification.detail}};
+    return entry;
+}
+
+ResultsFile::ResultsFile(std::filesystem::path path, json document)
+    : path_(std::move(path)), document_(std::move(document)) {
+    document_["plugins"] = json::array();
+    document_["entries"] = json::array();
+    if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path());
+    write();
+}
+
+void ResultsFile::add_plugin(const json &plugin) {
+    document_["plugins"].push_back(plugin);
+    write();
+}
+
+void ResultsFile::add_entry(const json &entry) {
+    document_["entries"].push_back(entry);
+    write();
+}
+
+void ResultsFile::write() const {
+    std::filesystem::path temporary = path_;
+    temporary += ".partial";
+    {
+        std::ofstream out(temporary, std::ios::trunc);
+        out << document_.dump(1) << '\n';
+        if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+    }
+    std::filesystem::rename(temporary, path_);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,36 @@
+#include "statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+
+namespace gpubench {
+
+Summary summarize(std::vector<double> samples) {
+    Summary s;
+    s.count = samples.size();
+    if (samples.empty()) return s;
+    std::sort(samples.begin(), samples.end());
+    size_t n = samples.size();
+    s.min = samples.front();
+    s.max = samples.back();
+    s.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+    s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / static_cast<double>(n);
+    if (n > 1) {
+        double sq = 0;
+        for (double v : samples) sq += (v - s.mean) * (v - s.mean);
+        s.stddev = std::sqrt(sq / static_cast<double>(n - 1));
+    }
+    s.rel_stddev = s.mean > 0 ? s.stddev / s.mean : 0;
+    return s;
+}
+
+std::vector<double> add_samples(const std::vector<double> &a, const std::vector<double> &b) {
+    if (a.size() != b.size()) throw std::invalid_argument("add_samples: lengths differ");
+    std::vector<double> sum(a.size());
+    for (size_t i = 0; i < a.size(); ++i) sum[i] = a[i] + b[i];
+    return sum;
+}
+
+}  // namespace gpubench

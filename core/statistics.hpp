@@ -1,0 +1,22 @@
+// Summary statistics of timing samples.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace gpubench {
+
+struct Summary {
+    size_t count = 0;
+    double median = 0, mean = 0, min = 0, max = 0;
+    double stddev = 0;      // sample standard deviation (n - 1)
+    double rel_stddev = 0;  // stddev / mean: the relative spread
+};
+
+// Summarises `samples` (any order). An empty input gives an all-zero summary.
+Summary summarize(std::vector<double> samples);
+
+// Elementwise sums of equally long sample series (e.g. upload + run + download).
+std::vector<double> add_samples(const std::vector<double> &a, const std::vector<double> &b);
+
+}  // namespace gpubench

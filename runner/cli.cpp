@@ -1,0 +1,103 @@
+#include "cli.hpp"
+
+#include "plugin_catalog.hpp"
+#include "sizes.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace gpubench {
+
+namespace po = boost::program_options;
+
+namespace {
+
+const char *epilogue = R"(
+Sizes: 10,100,1e6 | 2^10..2^20 (powers of two) | 10..1e6:*10 | 100..1000:+100
+Plugins are searched in --plugin-dir, then $GPUBENCH_PLUGIN_PATH (':'-separated), then
+<runner's folder>/../lib/gpubench/plugins; never the current directory.
+Exit status: 0 all entries verified, 1 a verification failed or a plugin error,
+2 bad input, 3 some requested entries were skipped (out of range, no GPU, out of memory).
+)";
+
+template <class T>
+void require_at_least(const char *option, T value, T minimum) {
+    if (value < minimum)
+        throw std::invalid_argument(std::string("--") + option + " must be at least " +
+                                    std::to_string(minimum));
+}
+
+}  // namespace
+
+CommandLine parse_command_line(int argc, const char *const *argv) {
+    CommandLine cli;
+    MeasureOptions &m = cli.measure;
+    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    std::string sizes_text;
+    std::vector<std::string> params;
+    po::options_description options("Usage: runner [options]\nOptions");
+    options.add_options()
+        ("help,h", "show this help")
+        ("version", "show the version")
+        ("list,l", "list discovered plugins and refused files")
+        ("plugin,p", po::value<std::vector<std::string>>(),
+         "plugins to run: names, comma lists or globs ('matmul_*'); default: all available")
+        ("sizes,s", po::value<std::string>(&sizes_text),
+         "sizes to run (see below); default: each plugin's default sizes")
+        ("output,o", po::value<std::string>(&cli.output),
+         "results file; default results/<host>-<timestamp>.json")
+        ("plugin-dir", po::value<std::vector<std::string>>(&cli.plugin_dirs),
+         "extra plugin directory (repeatable)")
+        ("param", po::value<std::vector<std::string>>(&params),
+         "plugin parameter key=value (repeatable), passed to every plugin")
+        ("threads", po::value<int>(&threads)->default_value(threads),
+         "CPU threads a CPU plugin may use")
+        ("seed", po::value<uint64_t>(&m.seed)->default_value(m.seed), "input seed")
+        ("device", po::value<int>(&m.cuda_device)->default_value(0), "CUDA device index")
+        ("warmup", po::value<int>(&m.warmup_runs)->default_value(m.warmup_runs),
+         "untimed warm-up cycles per entry")
+        ("min-samples", po::value<size_t>(&m.min_samples)->default_value(m.min_samples),
+         "fewest timed samples per entry")
+        ("max-samples", po::value<size_t>(&m.max_samples)->default_value(m.max_samples),
+         "most timed samples per entry")
+        ("min-time", po::value<double>(&m.min_time_s)->default_value(m.min_time_s),
+         "seconds of timed run() to collect per entry")
+        ("max-time", po::value<double>(&m.max_time_s)->default_value(m.max_time_s),
+         "seconds after which an entry stops sampling (it keeps >= 1 sample)");
+    std::ostringstream usage;
+    usage << options << epilogue;
+    cli.usage = usage.str();
+
+    po::variables_map vm;
+    try {
+        po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+        po::notify(vm);
+    } catch (const po::error &e) {
+        throw std::invalid_argument(e.what());
+    }
+    cli.help = vm.count("help") > 0;
+    cli.version = vm.count("version") > 0;
+    cli.list = vm.count("list") > 0;
+    if (vm.count("plugin"))
+        for (const std::string &arg : vm["plugin"].as<std::vector<std::string>>())
+            for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);
+    if (vm.count("sizes")) cli.sizes = parse_sizes(sizes_text);
+    for (const std::string &p : params) {
+        if (p.find('=') == std::string::npos || p.front() == '=' || p.find(',') != std::string::npos)
+            throw std::invalid_argument("--param '" + p + "' is not key=value");
+        m.params += (m.params.empty() ? "" : ",") + p;
+    }
+    require_at_least("threads", threads, 1);
+    require_at_least("warmup", m.warmup_runs, 0);
+    require_at_least<size_t>("min-samples", m.min_samples, 1);
+    require_at_least<size_t>("max-samples", m.max_samples, m.min_samples);
+    require_at_least("min-time", m.min_time_s, 0.0);
+    require_at_least("max-time", m.max_time_s, 0.0);
+    m.cpu_threads = threads;
+    return cli;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,34 @@
+// The runner's command line (Boost.Program_options).
+#pragma once
+
+#include "measure.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+struct CommandLine {
+    bool help = false, version = false, list = false;
+    std::vector<std::string> plugin_patterns;    // empty: every available plugin
+    std::optional<std::vector<uint64_t>> sizes;  // empty: each plugin's default sizes
+    std::string output;                          // empty: results/<host>-<timestamp>.json
+    std::vector<std::string> plugin_dirs;
+    MeasureOptions measure;
+    std::string usage;                           // the --help text
+};
+
+// Parses argv. Throws std::invalid_argument with a one-line message on bad input.
+CommandLine parse_command_line(int argc, const char *const *argv);
+
+// Exit statuses, documented in the README and --help.
+enum ExitStatus : int {
+    exit_ok = 0,            // every entry ran and verified
+    exit_failed = 1,        // a verification failed or a plugin reported an error
+    exit_usage = 2,         // bad command line or input
+    exit_skipped = 3,       // nothing failed, but some requested entries were skipped
+};
+
+}  // namespace gpubench

@@ -1,0 +1,126 @@
+#include "console.hpp"
+
+#include "results.hpp"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+std::string format_seconds(double s) {
+    char text[32];
+    if (s < 1e-3)
+        std::snprintf(text, sizeof text, "%.2f us", s * 1e6);
+    else if (s < 1)
+        std::snprintf(text, sizeof text, "%.3f ms", s * 1e3);
+    else
+        std::snprintf(text, sizeof text, "%.3f s", s);
+    return text;
+}
+
+std::string format_throughput(double gflops, double gbytes_per_s) {
+    char text[32];
+    if (gflops > 0) {
+        if (gflops >= 1000)
+            std::snprintf(text, sizeof text, "%.2f TFLOP/s", gflops / 1000);
+        else
+            std::snprintf(text, sizeof text, "%.2f GFLOP/s", gflops);
+    } else if (gbytes_per_s > 0) {
+        std::snprintf(text, sizeof text, "%.2f GB/s", gbytes_per_s);
+    } else {
+        return "-";
+    }
+    return text;
+}
+
+namespace {
+
+// Prints rows of cells with each column as wide as its widest cell.
+void print_table(std::ostream &out, const std::vector<std::vector<std::string>> &rows) {
+    std::vector<size_t> width;
+    for (const auto &row : rows)
+        for (size_t c = 0; c < row.size(); ++c) {
+            if (width.size() <= c) width.push_back(0);
+            width[c] = std::max(width[c], row[c].size());
+        }
+    for (const auto &row : rows) {
+        std::string line;
+        for (size_t c = 0; c < row.size(); ++c) {
+            line += row[c];
+            if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
+        }
+        out << line << '\n';
+    }
+}
+
+// Fixed-width sweep columns, so rows printed one at a time line up.
+constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 12, w_spread = 8, w_thr = 16;
+
+}  // namespace
+
+void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu) {
+    std::vector<std::vector<std::string>> rows = {
+        {"PLUGIN", "WORKLOAD", "BACKEND", "DEVICE", "STATUS", "SIZES", "SIZE MEANING", "ABI",
+         "FILE"}};
+    for (const Plugin &p : catalog.plugins) {
+        const gpubench_plugin &api = p.api();
+        std::string status = !p.is_cuda() || gpu.available
+                                 ? "available"
+                                 : "unavailable: " + gpu.unavailable_reason;
+        rows.push_back({api.name, api.workload, api.backend, p.device_kind_name(), status,
+                        std::to_string(api.min_size) + ".." + std::to_string(api.max_size),
+                        api.size_meaning,
+                        std::to_string(api.abi_major) + "." + std::to_string(api.abi_minor),
+                        p.file().string()});
+    }
+    print_table(out, rows);
+    if (catalog.plugins.empty()) out << "(no plugins found)\n";
+    if (!catalog.refused.empty()) {
+        out << "\nRefused:\n";
+        for (const Refusal &r : catalog.refused) out << "  " << r.file.string() << ": " << r.reason << '\n';
+    }
+}
+
+void print_sweep_header(std::ostream &out) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%-*s %*s %*s %*s %*s %*s %*s  %s\n", w_plugin, "PLUGIN",
+                  w_size, "SIZE", w_n, "N", w_time, "MEDIAN", w_spread, "SPREAD", w_thr,
+                  "THROUGHPUT", w_time, "END-TO-END", "VERIFICATION");
+    out << line << std::flush;
+}
+
+void print_sweep_row(std::ostream &out, const EntryResult &e) {
+    char line[1024];
+    if (e.run_s.empty()) {  // skipped or failed before any sample
+        std::snprintf(line, sizeof line, "%-*s %*llu  %s: %s\n", w_plugin, e.plugin.c_str(),
+                      w_size, static_cast<unsigned long long>(e.size),
+                      e.status == EntryStatus::skipped ? "skipped" : "ERROR", e.message.c_str());
+        out << line << std::flush;
+        return;
+    }
+    EntryFigures f = entry_figures(e);
+    char spread[16];
+    std::snprintf(spread, sizeof spread, "%.1f%%", f.run.rel_stddev * 100);
+    std::string verdict;
+    std::string throughput = format_throughput(f.gflops, f.gbytes_per_s);
+    if (e.status == EntryStatus::ok) {
+        char text[96];
+        std::snprintf(text, sizeof text, "ok (err %.1e <= %.1e)", e.verification.max_error,
+                      e.verification.tolerance);
+        verdict = text;
+    } else {
+        // A wrong or failed result is never shown as a fast one.
+        throughput = "INVALID";
+        verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
+                  e.message;
+    }
+    std::snprintf(line, sizeof line, "%-*s %*llu %*zu %*s %*s %*s %*s  %s\n", w_plugin,
+                  e.plugin.c_str(), w_size, static_cast<unsigned long long>(e.size), w_n,
+                  f.run.count, w_time, format_seconds(f.run.median).c_str(), w_spread, spread,
+                  w_thr, throughput.c_str(), w_time, format_seconds(f.end_to_end.median).c_str(),
+                  verdict.c_str());
+    out << line << std::flush;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,21 @@
+// What the runner prints: the plugin list and the sweep table, row by row as entries finish.
+#pragma once
+
+#include "gpu.hpp"
+#include "measure.hpp"
+#include "plugin_catalog.hpp"
+
+#include <ostream>
+#include <string>
+
+namespace gpubench {
+
+std::string format_seconds(double seconds);          // "12.3 us", "4.56 ms", "1.20 s"
+std::string format_throughput(double gflops, double gbytes_per_s);  // "51.2 TFLOP/s"
+
+void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu);
+
+void print_sweep_header(std::ostream &out);
+void print_sweep_row(std::ostream &out, const EntryResult &entry);
+
+}  // namespace gpubench
