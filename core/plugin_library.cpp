@@ -54,7 +54,11 @@ std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file) {
     std::error_code ec;
     ::dlerror();  // clear, so a failure below reports its own cause
     // rtld_now: unresolved symbols are found now and refused, not at the first call.
-    dll::shared_library library(file, ec, dll::load_mode::rtld_now | dll::load_mode::rtld_local);
+    // RTLD_NODELETE: a plugin is never unmapped, because threads it started (an OpenMP pool,
+    // a CUDA library's helpers) can outlive the handle and would crash in unmapped code.
+    const auto mode = dll::load_mode::rtld_now | dll::load_mode::rtld_local |
+                      static_cast<dll::load_mode::type>(RTLD_NODELETE);
+    dll::shared_library library(file, ec, mode);
     if (ec || !library.is_loaded()) {
         const char *why = ::dlerror();
         return Refusal{file, std::string("cannot load: ") + (why ? why : ec.message())};

@@ -40,6 +40,9 @@ function(gpubench_add_plugin name)
   endforeach()
   if(has_cuda)
     get_target_property(archs ${name} CUDA_ARCHITECTURES)
+    list(JOIN archs "," archs)  # a ';' would split the compile definition
+    # The runner's stream and events must belong to the same CUDA runtime as the plugin's.
+    set_target_properties(${name} PROPERTIES CUDA_RUNTIME_LIBRARY Shared)
     string(APPEND build_info ", nvcc ${CMAKE_CUDA_COMPILER_VERSION}, sm ${archs}")
     target_link_libraries(${name} PRIVATE CUDA::cudart)
   endif()

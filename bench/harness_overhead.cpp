@@ -1,0 +1,82 @@
+// How much the runner itself costs per sample: the clocks, the statistics, and a whole
+// entry of a plugin whose run() does almost nothing. Google Benchmark does the timing here;
+// these numbers bound what the runner adds to every measurement it reports.
+#include "gpu.hpp"
+#include "measure.hpp"
+#include "plugin_catalog.hpp"
+#include "statistics.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <random>
+
+using namespace gpubench;
+
+namespace {
+
+void steady_clock_empty_phase(benchmark::State &state) {
+    SteadyClockTimer timer;
+    for (auto _ : state) {
+        timer.start();
+        benchmark::DoNotOptimize(timer.stop());
+    }
+}
+BENCHMARK(steady_clock_empty_phase);
+
+void cuda_event_empty_phase(benchmark::State &state) {
+    GpuInfo gpu = probe_gpu(0);
+    if (!gpu.available) {
+        state.SkipWithError(("no usable GPU: " + gpu.unavailable_reason).c_str());
+        return;
+    }
+    auto timer = make_cuda_event_timer(0);
+    for (auto _ : state) {
+        timer->start();
+        benchmark::DoNotOptimize(timer->stop());
+    }
+}
+BENCHMARK(cuda_event_empty_phase)->UseRealTime();
+
+void summarize_samples(benchmark::State &state) {
+    std::mt19937 random(1);
+    std::vector<double> samples(static_cast<size_t>(state.range(0)));
+    for (double &s : samples) s = std::uniform_real_distribution<double>(1e-6, 2e-6)(random);
+    for (auto _ : state) benchmark::DoNotOptimize(summarize(samples));
+    state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(summarize_samples)->Arg(10)->Arg(1000);
+
+// Per-sample cost of a whole entry (setup, warm-up, 100 samples, verify) at size 1.
+void entry_overhead(benchmark::State &state, const char *plugin_name) {
+    PluginCatalog catalog = discover_plugins({GPUBENCH_PLUGIN_DIR});
+    const Plugin *plugin = nullptr;
+    for (const Plugin &p : catalog.plugins)
+        if (p.name() == plugin_name) plugin = &p;
+    if (!plugin) {
+        state.SkipWithError("plugin not built");
+        return;
+    }
+    std::unique_ptr<PhaseTimer> timer;
+    if (plugin->is_cuda()) {
+        if (!probe_gpu(0).available) {
+            state.SkipWithError("no usable GPU");
+            return;
+        }
+        timer = make_cuda_event_timer(0);
+    } else {
+        timer = std::make_unique<SteadyClockTimer>();
+    }
+    MeasureOptions options;
+    options.min_samples = options.max_samples = 100;
+    options.min_time_s = 0;
+    for (auto _ : state) benchmark::DoNotOptimize(measure_entry(*plugin, 1, options, *timer));
+    state.counters["per_sample"] = benchmark::Counter(
+        static_cast<double>(state.iterations()) * 100,
+        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK_CAPTURE(entry_overhead, matmul_naive, "matmul_naive")->UseRealTime();
+BENCHMARK_CAPTURE(entry_overhead, matmul_cublas, "matmul_cublas")->UseRealTime();
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Plot a gpubench results file: per workload, median time vs size on log-log axes, one colour
+per backend, compute-only (solid) and end-to-end with transfers (dashed), plus throughput.
+
+    plot_results.py RESULTS.json [--out-dir DIR]     -> DIR/<results-name>-<workload>.png
+
+Needs matplotlib (Debian: apt-get install python3-matplotlib). Only entries that verified are
+plotted: a wrong result is never drawn as a fast one.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def import_pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        # Debian's matplotlib imports only under the system interpreter; try that once.
+        system = "/usr/bin/python3"
+        if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) \
+                and not os.environ.get("GPUBENCH_PLOT_REEXEC"):
+            os.environ["GPUBENCH_PLOT_REEXEC"] = "1"
+            os.execv(system, [system] + sys.argv)
+        sys.exit("plot_results.py: error: matplotlib is not installed "
+                 "(Debian: sudo apt-get install python3-matplotlib)")
+
+
+def load_series(document):
+    """{workload: {plugin: [(size, run_median, e2e_median, gflops, gbytes)]}} of valid entries."""
+    workload_of = {p["name"]: p["workload"] for p in document.get("plugins", [])}
+    series = {}
+    for entry in document.get("entries", []):
+        if not entry.get("valid"):
+            continue
+        timing, throughput = entry["timing"], entry["throughput"]
+        point = (entry["size"], timing["run"]["median"], timing["end_to_end"]["median"],
+                 throughput["gflops"], throughput["gbytes_per_s"])
+        workload = workload_of.get(entry["plugin"], "unknown")
+        series.setdefault(workload, {}).setdefault(entry["plugin"], []).append(point)
+    for plugins in series.values():
+        for points in plugins.values():
+            points.sort()
+    return series
+
+
+def plot_workload(plt, workload, plugins, title, path):
+    figure, (time_axes, rate_axes) = plt.subplots(1, 2, figsize=(13, 5))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    uses_flops = any(p[3] > 0 for points in plugins.values() for p in points)
+    for index, (plugin, points) in enumerate(sorted(plugins.items())):
+        colour = colours[index % len(colours)]
+        sizes = [p[0] for p in points]
+        time_axes.plot(sizes, [p[1] for p in points], "o-", color=colour, label=plugin + " (compute)")
+        if any(p[2] > p[1] for p in points):
+            time_axes.plot(sizes, [p[2] for p in points], "s--", color=colour, alpha=0.7,
+                           label=plugin + " (end-to-end)")
+        rate_axes.plot(sizes, [p[3] if uses_flops else p[4] for p in points], "o-", color=colour,
+                       label=plugin)
+    time_axes.set(xscale="log", yscale="log", xlabel="size", ylabel="median time [s]",
+                  title=f"{workload}: time vs size")
+    rate_axes.set(xscale="log", yscale="log", xlabel="size",
+                  ylabel="GFLOP/s" if uses_flops else "GB/s", title=f"{workload}: throughput")
+    for axes in (time_axes, rate_axes):
+        axes.grid(True, which="both", alpha=0.3)
+        axes.legend(fontsize="small")
+    figure.suptitle(title, fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("results", help="a gpubench results JSON file")
+    parser.add_argument("--out-dir", help="where to write the PNG files (default: beside the results)")
+    args = parser.parse_args()
+    try:
+        with open(args.results) as handle:
+            document = json.load(handle)
+    except (OSError, ValueError) as error:
+        sys.exit(f"plot_results.py: error: cannot read {args.results}: {error}")
+    series = load_series(document)
+    if not series:
+        sys.exit(f"plot_results.py: error: {args.results} has no verified entries to plot")
+    plt = import_pyplot()
+    out_dir = args.out_dir or os.path.dirname(os.path.abspath(args.results))
+    os.makedirs(out_dir, exist_ok=True)
+    stem = os.path.splitext(os.path.basename(args.results))[0]
+    gpu = document.get("gpu", {})
+    host = document.get("host", {})
+    title = f"{host.get('host_name', '?')}: {host.get('cpu_model', '?')}, " \
+            f"GPU {gpu.get('name', 'none') if gpu.get('available') else 'none'}"
+    for workload, plugins in sorted(series.items()):
+        path = os.path.join(out_dir, f"{stem}-{workload}.png")
+        plot_workload(plt, workload, plugins, title, path)
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

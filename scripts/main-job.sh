@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# README command 1: install what is missing, build, run the default sweep of every available
+# plugin, and plot it. Results: results/<host>-<timestamp>.json and .png plots beside it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+scripts/build.sh "$@"
+build_dir=${GPUBENCH_BUILD_DIR:-build}
+mkdir -p results
+results="results/$(hostname)-$(date -u +%Y%m%dT%H%M%SZ).json"
+status=0
+"$build_dir/bin/runner" --output "$results" || status=$?
+# Exit 3 only means some entries were skipped (e.g. no GPU): still plot what was measured.
+if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+  echo "main-job: the sweep failed (exit status $status); see the table above and $results" >&2
+  exit "$status"
+fi
+/usr/bin/python3 runner/plot_results.py "$results"

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Proves the installed SDK package works for a third party:
+#   1. cmake --install the gpubench build into a fresh prefix;
+#   2. check the installed package files and that they hold no absolute build paths;
+#   3. configure and build examples/saxpy against that prefix only (find_package(gpubench));
+#   4. the installed runner lists example_saxpy_cpu from the example's build folder;
+#   5. the installed runner measures it at sizes 1,1000 and writes it to the results file.
+#
+# Usage: out_of_tree_plugin.sh --build-dir DIR --source-dir DIR [--cmake CMAKE]
+#          [--config CONFIG] [--generator GEN] [--make-program PROG] [--cxx-compiler CXX]
+#          [--with-cuda ON|OFF] [--cuda-compiler NVCC] [--cuda-architectures 80,90]
+# Set GPUBENCH_KEEP_WORK=1 to keep the work folder for inspection.
+set -euo pipefail
+
+build_dir="" source_dir="" cmake="cmake" config="" generator="" make_program=""
+cxx_compiler="" with_cuda="OFF" cuda_compiler="" cuda_architectures=""
+while (($#)); do
+  [[ $# -ge 2 ]] || { echo "error: option $1 needs a value" >&2; exit 2; }
+  case "$1" in
+    --build-dir) build_dir=$2 ;;
+    --source-dir) source_dir=$2 ;;
+    --cmake) cmake=$2 ;;
+    --config) config=$2 ;;
+    --generator) generator=$2 ;;
+    --make-program) make_program=$2 ;;
+    --cxx-compiler) cxx_compiler=$2 ;;
+    --with-cuda) with_cuda=$2 ;;
+    --cuda-compiler) cuda_compiler=$2 ;;
+    --cuda-architectures) cuda_architectures=$2 ;;
+    *) echo "error: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift 2
+done
+[[ -n $build_dir && -n $source_dir ]] || { echo "error: --build-dir and --source-dir are required" >&2; exit 2; }
+case "${with_cuda^^}" in
+  ON | TRUE | YES | 1) with_cuda=ON ;;
+  *) with_cuda=OFF ;;
+esac
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpubench-package.XXXXXX")
+cleanup() {
+  if [[ ${GPUBENCH_KEEP_WORK:-0} == 1 ]]; then echo "kept work folder: $work"; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+
+# Only the folders named here may provide plugins.
+unset GPUBENCH_PLUGIN_PATH
+
+prefix=$work/prefix
+example_build=$work/example-build
+step() { printf '\n=== %s\n' "$*"; }
+fail() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
+
+step "install $build_dir into $prefix"
+install_args=(--install "$build_dir" --prefix "$prefix")
+[[ -n $config ]] && install_args+=(--config "$config")
+"$cmake" "${install_args[@]}"
+
+step "check the installed SDK package"
+package_dir=$prefix/lib/cmake/gpubench
+for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpubench/cuda.hpp \
+            lib/cmake/gpubench/gpubenchConfig.cmake lib/cmake/gpubench/gpubenchConfigVersion.cmake \
+            lib/cmake/gpubench/gpubenchTargets.cmake lib/cmake/gpubench/gpubenchPlugin.cmake \
+            bin/runner; do
+  [[ -e $prefix/$file ]] || fail "$prefix/$file is not installed"
+  echo "ok: $file"
+done
+# Relocatable: nothing in the package may point at the build, the sources or the prefix.
+for path in "$(cd "$build_dir" && pwd -P)" "$(cd "$source_dir" && pwd -P)" "$prefix"; do
+  if grep -rnF -- "$path" "$package_dir"; then fail "the installed package names $path"; fi
+done
+echo "ok: no absolute build, source or install paths in $package_dir"
+
+step "configure examples/saxpy against $prefix (CUDA: $with_cuda)"
+configure_args=(-S "$source_dir/examples/saxpy" -B "$example_build"
+  "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+  "-DGPUBENCH_EXAMPLE_WITH_CUDA=$with_cuda")
+[[ -n $generator ]] && configure_args+=(-G "$generator")
+[[ -n $make_program ]] && configure_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+[[ -n $config ]] && configure_args+=("-DCMAKE_BUILD_TYPE=$config")
+[[ -n $cxx_compiler ]] && configure_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
+if [[ $with_cuda == ON ]]; then
+  [[ -n $cuda_compiler ]] && configure_args+=("-DCMAKE_CUDA_COMPILER=$cuda_compiler")
+  [[ -n $cuda_architectures ]] && configure_args+=("-DCMAKE_CUDA_ARCHITECTURES=${cuda_architectures//,/;}")
+fi
+"$cmake" "${configure_args[@]}"
+found_dir=$(sed -n 's/^gpubench_DIR:PATH=//p' "$example_build/CMakeCache.txt")
+[[ $found_dir == "$package_dir" ]] || fail "find_package(gpubench) used '$found_dir', not $package_dir"
+echo "ok: find_package(gpubench) found $found_dir"
+
+step "build examples/saxpy"
+build_args=(--build "$example_build")
+[[ -n $config ]] && build_args+=(--config "$config")
+"$cmake" "${build_args[@]}"
+expected=(example_saxpy_cpu.so)
+[[ $with_cuda == ON ]] && expected+=(example_saxpy_cuda.so)
+for plugin in "${expected[@]}"; do
+  [[ -f $example_build/$plugin ]] || fail "$example_build/$plugin was not built"
+  echo "ok: built $plugin"
+done
+# Out-of-tree plugins stay where their project builds them: the package sets no install rule.
+if grep -q 'example_saxpy' "$example_build/cmake_install.cmake"; then
+  fail "the installed package made the example's plugins install themselves"
+fi
+echo "ok: the example's plugins have no install rule from the package"
+
+runner=$prefix/bin/runner
+
+step "$runner --list --plugin-dir $example_build"
+status=0
+list_output=$("$runner" --list --plugin-dir "$example_build" 2>&1) || status=$?
+printf '%s\n' "$list_output"
+[[ $status == 0 ]] || fail "runner --list exited with status $status"
+grep -q 'example_saxpy_cpu' <<<"$list_output" || fail "runner --list does not show example_saxpy_cpu"
+echo "ok: runner --list shows example_saxpy_cpu"
+
+results=$work/r.json
+step "$runner --plugin example_saxpy_cpu --plugin-dir $example_build --sizes 1,1000 --output $results"
+status=0
+"$runner" --plugin example_saxpy_cpu --plugin-dir "$example_build" --sizes 1,1000 --output "$results" || status=$?
+[[ $status == 0 ]] || fail "runner exited with status $status"
+echo "ok: runner exited with status 0"
+[[ -f $results ]] || fail "runner wrote no $results"
+grep -q '"example_saxpy_cpu"' "$results" || fail "$results does not mention \"example_saxpy_cpu\""
+echo "ok: $results holds \"example_saxpy_cpu\""
+
+step "the installed SDK builds, lists and runs an out-of-tree plugin: PASSED"

@@ -1,0 +1,68 @@
+// The contract every shipped plugin must keep: it loads, declares sane work, and computes a
+// verified result at small and odd sizes. CUDA plugins are skipped, with the reason, where
+// no GPU can be used, and run for real where one can.
+#include "gpu.hpp"
+#include "measure.hpp"
+#include "plugin_catalog.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace gpubench;
+
+namespace {
+
+const uint64_t contract_sizes[] = {1, 7, 33, 1000};
+
+void check_contract(bool cuda) {
+    PluginCatalog catalog = discover_plugins({GPUBENCH_PLUGIN_DIR});
+    for (const Refusal &r : catalog.refused) FAIL("refused: " << r.file << ": " << r.reason);
+    std::unique_ptr<PhaseTimer> timer;
+    if (cuda) {
+        GpuInfo gpu = probe_gpu(0);
+        if (!gpu.available) test_support::skip_test("no usable CUDA GPU: " + gpu.unavailable_reason);
+        timer = make_cuda_event_timer(0);
+    } else {
+        timer = std::make_unique<SteadyClockTimer>();
+    }
+    MeasureOptions options;
+    options.min_samples = 2;
+    options.max_samples = 3;
+    options.min_time_s = 0;
+    options.cpu_threads = 2;
+    int checked = 0;
+    for (const Plugin &plugin : catalog.plugins) {
+        if (plugin.is_cuda() != cuda) continue;
+        const gpubench_plugin &api = plugin.api();
+        CHECK(std::string(api.name) == std::string(api.workload) + "_" + api.backend);
+        CHECK(api.default_size_count > 0);
+        for (uint64_t size : contract_sizes) {
+            if (!size_range_problem(plugin, size).empty()) continue;
+            DYNAMIC_SECTION(plugin.name() << " at size " << size) {
+                EntryResult e = measure_entry(plugin, size, options, *timer);
+                INFO(e.message);
+                CHECK(e.status == EntryStatus::ok);
+                CHECK(e.verification.passed);
+                CHECK(e.verification.checked > 0);
+                CHECK(e.work.flops + e.work.bytes > 0);
+                CHECK(e.run_s.size() >= options.min_samples);
+                if (cuda) CHECK(cuda_sticky_error().empty());
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked > 0);
+}
+
+}  // namespace
+
+TEST_CASE("contract: every CPU plugin verifies at small and odd sizes", "[contract]") {
+    check_contract(false);
+}
+
+TEST_CASE("contract: every CUDA plugin verifies at small and odd sizes", "[contract][cuda]") {
+#ifndef GPUBENCH_HAVE_CUDA
+    test_support::skip_test("gpubench was built without the CUDA toolkit");
+#endif
+    check_contract(true);
+}

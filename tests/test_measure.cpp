@@ -1,0 +1,118 @@
+#include "measure.hpp"
+#include "results.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace gpubench;
+using test_support::fixture;
+
+namespace {
+
+Plugin load(const std::string &file) {
+    auto loaded = load_plugin(fixture(file));
+    if (auto *r = std::get_if<Refusal>(&loaded)) FAIL(file << " refused: " << r->reason);
+    return std::move(std::get<Plugin>(loaded));
+}
+
+MeasureOptions quick(std::string params = "") {
+    MeasureOptions options;
+    options.min_samples = 3;
+    options.max_samples = 5;
+    options.min_time_s = 0;
+    options.params = std::move(params);
+    return options;
+}
+
+EntryResult measure(const std::string &file, uint64_t size, std::string params = "") {
+    SteadyClockTimer timer;
+    return measure_entry(load(file), size, quick(std::move(params)), timer);
+}
+
+}  // namespace
+
+TEST_CASE("a correct plugin is sampled, verified and summarised", "[measure]") {
+    EntryResult e = measure("fixture_good.so", 100);
+    CHECK(e.status == EntryStatus::ok);
+    CHECK(e.message.empty());
+    CHECK(e.clock == "steady_clock");
+    CHECK(e.run_s.size() == 3);  // min_samples reached with min_time 0
+    CHECK(e.upload_s.empty());   // a CPU plugin has no transfers
+    CHECK(e.verification.passed);
+    CHECK(e.stop_reason == "min_samples and min_time reached");
+    EntryFigures f = entry_figures(e);
+    CHECK(f.run.count == 3);
+    CHECK(f.end_to_end.median == Approx(f.run.median));
+}
+
+TEST_CASE("sampling stops at max_samples and at max_time", "[measure]") {
+    SteadyClockTimer timer;
+    Plugin plugin = load("fixture_good.so");
+    MeasureOptions options = quick();
+    options.min_time_s = 1e9;  // never reached
+    EntryResult capped = measure_entry(plugin, 10, options, timer);
+    CHECK(capped.run_s.size() == options.max_samples);
+    CHECK(capped.stop_reason == "max_samples reached");
+    options.max_samples = 1000000;
+    options.max_time_s = 0;
+    EntryResult timed_out = measure_entry(plugin, 10, options, timer);
+    CHECK(timed_out.run_s.size() == 1);
+    CHECK(timed_out.stop_reason == "max_time reached");
+}
+
+TEST_CASE("a wrong result is marked invalid, never ok", "[measure]") {
+    EntryResult e = measure("fixture_bad_verify.so", 10);
+    CHECK(e.status == EntryStatus::verification_failed);
+    CHECK_FALSE(e.verification.passed);
+    CHECK_THAT(e.message, Catch::Contains("wrong result"));
+    CHECK(entry_json(e, quick())["valid"] == false);
+}
+
+TEST_CASE("plugin statuses become entry statuses with the plugin's message", "[measure]") {
+    EntryResult oom = measure("fixture_status.so", 1000);
+    CHECK(oom.status == EntryStatus::skipped);
+    CHECK_THAT(oom.message, Catch::StartsWith("out of memory: setup: "));
+
+    EntryResult unsupported = measure("fixture_status.so", 7, "reject_odd=1");
+    CHECK(unsupported.status == EntryStatus::skipped);
+    CHECK_THAT(unsupported.message, Catch::StartsWith("not supported: setup: "));
+
+    EntryResult failed = measure("fixture_status.so", 8, "fail_run=1");
+    CHECK(failed.status == EntryStatus::error);
+    CHECK_THAT(failed.message, Catch::Contains("run: run failed on purpose"));
+
+    CHECK(measure("fixture_status.so", 8).status == EntryStatus::ok);
+}
+
+TEST_CASE("sizes outside the declared range are skipped with the reason, not clamped", "[measure]") {
+    EntryResult e = measure("fixture_good.so", 1001);
+    CHECK(e.status == EntryStatus::skipped);
+    CHECK(e.message == "size 1001 is above fixture_good's maximum 1000");
+    CHECK(e.run_s.empty());
+}
+
+TEST_CASE("the results file is valid JSON after every entry", "[results]") {
+    auto path = std::filesystem::temp_directory_path() / "gpubench_test_results.json";
+    Plugin plugin = load("fixture_good.so");
+    ResultsFile file(path, {{"schema_version", results_schema_version}});
+    auto read = [&] {
+        std::ifstream in(path);
+        return nlohmann::json::parse(in);
+    };
+    CHECK(read()["entries"].empty());
+    file.add_plugin(plugin_json(plugin));
+    SteadyClockTimer timer;
+    file.add_entry(entry_json(measure_entry(plugin, 5, quick(), timer), quick()));
+    nlohmann::json doc = read();
+    REQUIRE(doc["entries"].size() == 1);
+    CHECK(doc["plugins"][0]["name"] == "fixture_good");
+    const auto &entry = doc["entries"][0];
+    CHECK(entry["status"] == "ok");
+    CHECK(entry["timing"]["run"]["count"] == 3);
+    CHECK(entry["timing"]["samples"]["run"].size() == 3);
+    CHECK(entry["verification"]["passed"] == true);
+    CHECK_FALSE(std::filesystem::exists(path.string() + ".partial"));
+    std::filesystem::remove(path);
+}

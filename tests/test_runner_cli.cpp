@@ -1,0 +1,118 @@
+// End-to-end: the runner executable as a user calls it.
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+
+namespace {
+
+struct Outcome {
+    int status = -1;
+    std::string output;  // stdout and stderr
+};
+
+Outcome run_runner(const std::string &arguments) {
+    std::string command = std::string(GPUBENCH_RUNNER) + " " + arguments + " 2>&1";
+    Outcome outcome;
+    FILE *pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    std::array<char, 4096> buffer{};
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) outcome.output.append(buffer.data(), n);
+    int raw = pclose(pipe);
+    outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return outcome;
+}
+
+std::string fixtures() { return std::string("--plugin-dir ") + GPUBENCH_FIXTURE_DIR; }
+
+std::filesystem::path temp_results(const std::string &name) {
+    return std::filesystem::temp_directory_path() / ("gpubench_cli_" + name + ".json");
+}
+
+nlohmann::json read_json(const std::filesystem::path &path) {
+    std::ifstream in(path);
+    return nlohmann::json::parse(in);
+}
+
+const char *quick = " --min-samples 2 --max-samples 3 --min-time 0 ";
+
+}  // namespace
+
+TEST_CASE("runner --list shows plugins and refused files with reasons", "[cli]") {
+    Outcome o = run_runner("--list " + fixtures());
+    CHECK(o.status == 0);
+    CHECK_THAT(o.output, Catch::Contains("fixture_good") && Catch::Contains("available"));
+    CHECK_THAT(o.output, Catch::Contains("Refused:") && Catch::Contains("fixture_no_entry.so: no entry symbol"));
+    CHECK_THAT(o.output, Catch::Contains("fixture_wrong_major.so: ABI"));
+}
+
+TEST_CASE("a sweep writes a results file with context, entries and raw samples", "[cli]") {
+    auto path = temp_results("sweep");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 1,10" + quick + "-o " + path.string());
+    INFO(o.output);
+    CHECK(o.status == 0);
+    CHECK_THAT(o.output, Catch::Contains("fixture_good") && Catch::Contains("ok (err"));
+    nlohmann::json doc = read_json(path);
+    CHECK(doc["schema_version"] == 1);
+    for (const char *key : {"created", "host", "build", "gpu", "options", "plugins", "entries"})
+        CHECK(doc.contains(key));
+    CHECK(doc["host"].contains("cpu_model"));
+    CHECK(doc["build"].contains("git_revision"));
+    REQUIRE(doc["entries"].size() == 2);
+    CHECK(doc["entries"][1]["size"] == 10);
+    CHECK(doc["entries"][1]["timing"]["samples"]["run"].size() >= 2);
+    CHECK(doc["plugins"][0]["file"].get<std::string>().find("fixture_") != std::string::npos);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("bad input: one line naming the problem, exit status 2", "[cli]") {
+    Outcome bad_size = run_runner(fixtures() + " --plugin fixture_good --sizes 10,abc");
+    CHECK(bad_size.status == 2);
+    CHECK_THAT(bad_size.output, Catch::StartsWith("runner: error: invalid size 'abc'"));
+    Outcome no_match = run_runner(fixtures() + " --plugin nothing_here");
+    CHECK(no_match.status == 2);
+    CHECK_THAT(no_match.output, Catch::Contains("no plugin matches 'nothing_here'"));
+    Outcome bad_dir = run_runner("--plugin-dir /nonexistent/dir --list");
+    CHECK(bad_dir.status == 2);
+    CHECK_THAT(bad_dir.output, Catch::Contains("'/nonexistent/dir' does not exist"));
+    Outcome bad_option = run_runner("--no-such-option");
+    CHECK(bad_option.status == 2);
+    Outcome bad_param = run_runner(fixtures() + " --plugin fixture_good --param novalue");
+    CHECK(bad_param.status == 2);
+}
+
+TEST_CASE("a failed verification gives exit status 1 and an invalid entry", "[cli]") {
+    auto path = temp_results("bad_verify");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_bad_verify --sizes 5" + quick + "-o " + path.string());
+    CHECK(o.status == 1);
+    CHECK_THAT(o.output, Catch::Contains("*** FAILED ***") && Catch::Contains("INVALID"));
+    CHECK(read_json(path)["entries"][0]["valid"] == false);
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("skipped entries keep the measured ones and give exit status 3", "[cli]") {
+    auto path = temp_results("skipped");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 5,5000" + quick + "-o " + path.string());
+    CHECK(o.status == 3);
+    CHECK_THAT(o.output, Catch::Contains("skipped: size 5000 is above fixture_good's maximum 1000"));
+    nlohmann::json doc = read_json(path);
+    REQUIRE(doc["entries"].size() == 2);
+    CHECK(doc["entries"][0]["status"] == "ok");
+    CHECK(doc["entries"][1]["status"] == "skipped");
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("plugin parameters reach the plugin", "[cli]") {
+    auto path = temp_results("params");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_status --sizes 8 --param fail_run=1" + quick + "-o " + path.string());
+    CHECK(o.status == 1);
+    CHECK_THAT(o.output, Catch::Contains("run failed on purpose"));
+    CHECK(read_json(path)["entries"][0]["params"] == "fail_run=1");
+    std::filesystem::remove(path);
+}
