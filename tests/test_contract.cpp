@@ -15,8 +15,6 @@ namespace {
 const uint64_t contract_sizes[] = {1, 7, 33, 1000};
 
 void check_contract(bool cuda) {
-    PluginCatalog catalog = discover_plugins({GPUBENCH_PLUGIN_DIR});
-    for (const Refusal &r : catalog.refused) FAIL("refused: " << r.file << ": " << r.reason);
     std::unique_ptr<PhaseTimer> timer;
     if (cuda) {
         GpuInfo gpu = probe_gpu(0);
@@ -25,6 +23,8 @@ void check_contract(bool cuda) {
     } else {
         timer = std::make_unique<SteadyClockTimer>();
     }
+    PluginCatalog catalog = discover_plugins({GPUBENCH_PLUGIN_DIR});
+    for (const Refusal &r : catalog.refused) FAIL("refused: " << r.file << ": " << r.reason);
     MeasureOptions options;
     options.min_samples = 2;
     options.max_samples = 3;
