@@ -19,7 +19,8 @@ struct GpuInfo {
     int sm_count = 0;
     uint64_t memory_bytes = 0;
     uint64_t l2_bytes = 0;
-    int driver_version = 0;   // e.g. 13000 for 13.0
+    int driver_version = 0;   // the CUDA version the driver supports, e.g. 13000 for 13.0
+    std::string driver_release;  // the kernel driver's own version, e.g. "580.159.04"
     int runtime_version = 0;
     std::string pci_bus_id;
 };

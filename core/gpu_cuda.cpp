@@ -2,6 +2,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <fstream>
 #include <stdexcept>
 #include <string>
 
@@ -47,6 +48,17 @@ private:
     cudaEvent_t begin_ = nullptr, end_ = nullptr;
 };
 
+// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." -> "580.159.04"
+std::string driver_release() {
+    std::ifstream version("/proc/driver/nvidia/version");
+    std::string word, previous;
+    while (version >> word) {
+        if (previous == "Module") return word;
+        previous = word;
+    }
+    return "";
+}
+
 }  // namespace
 
 GpuInfo probe_gpu(int device) {
@@ -54,6 +66,7 @@ GpuInfo probe_gpu(int device) {
     info.device = device;
     cudaDriverGetVersion(&info.driver_version);
     cudaRuntimeGetVersion(&info.runtime_version);
+    info.driver_release = driver_release();
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {

@@ -28,6 +28,7 @@ json gpu_json(const GpuInfo &gpu) {
             {"l2_bytes", gpu.l2_bytes},
             {"pci_bus_id", gpu.pci_bus_id},
             {"driver_version", gpu.driver_version},
+            {"driver_release", gpu.driver_release},
             {"runtime_version", gpu.runtime_version}};
 }
 

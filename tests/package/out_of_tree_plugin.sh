@@ -31,6 +31,15 @@ while (($#)); do
   esac
   shift 2
 done
+# A build folder copied to another machine keeps this machine's tool paths: where one is
+# missing there, use the tool of the same name on PATH.
+on_this_machine() {
+  if [[ -z $1 || -x $1 ]]; then echo "$1"; else command -v "$(basename "$1")" || echo "$1"; fi
+}
+cmake=$(on_this_machine "$cmake")
+make_program=$(on_this_machine "$make_program")
+cxx_compiler=$(on_this_machine "$cxx_compiler")
+cuda_compiler=$(on_this_machine "$cuda_compiler")
 [[ -n $build_dir && -n $source_dir ]] || { echo "error: --build-dir and --source-dir are required" >&2; exit 2; }
 case "${with_cuda^^}" in
   ON | TRUE | YES | 1) with_cuda=ON ;;
