@@ -1,0 +1,108 @@
+// What every matmul backend shares: the descriptor data, the work model, deterministic
+// inputs, the verification against a wide-precision CPU reference, and the plugin class
+// that picks float or double from the dtype parameter. A backend supplies only its kernel.
+#pragma once
+
+#include <gpubench/plugin.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace matmul {
+
+enum class Backend { naive, omp, cuda, cublas };
+enum class Dtype { float32, float64 };
+
+// Descriptor data for one backend (name "matmul_<backend>", sizes, descriptions).
+gpubench::Info make_info(Backend backend);
+
+// flops = 2 N^3; bytes = 3 N^2 elements (A, B read, C written); device bytes for GPUs only.
+gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+
+// The dtype parameter: float32 (default) or float64. Throws InvalidArgument otherwise.
+Dtype parse_dtype(const gpubench::Params &params);
+
+// N as a size_t, or NotSupported outside [min_size, max_size] of the backend.
+size_t checked_size(Backend backend, uint64_t n);
+
+// Fills row-major N x N A and B. Element i of each is a pure function of (seed, which
+// matrix, i), so every backend gets bit-identical inputs: splitmix64 of a per-matrix key
+// plus i, mapped to an odd multiple of 2^-24 in (-1, 1) (never zero, exact in float).
+template <class T>
+void fill_inputs(uint64_t seed, size_t n, T *a, T *b);
+
+// Fills `count` elements with NaN so that entries a kernel never writes fail verification.
+template <class T>
+void poison(T *c, size_t count);
+
+// Checks C = A*B: every entry when N <= 256, else a 64 x 64 grid of sampled rows and
+// columns (4096 entries) that includes the first and last row and column.
+// Error per entry |c - ref| / sum_k |a_ik b_kj|, tolerance 8 sqrt(N) u (u = 2^-24 or 2^-53).
+template <class T>
+gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T *c);
+
+// Inputs and output in host memory, for CPU kernels. Kernel<T> is constructed from
+// (n, setup) and called as kernel.multiply(a, b, c) to compute all of C.
+template <class T, class Kernel>
+class HostProblem {
+public:
+    HostProblem(size_t n, const gpubench::Setup &setup)
+        : n_(n), a_(n * n), b_(n * n), c_(n * n), kernel_(n, setup) {
+        fill_inputs(setup.seed, n, a_.data(), b_.data());
+        poison(c_.data(), c_.size());
+    }
+    void run() { kernel_.multiply(a_.data(), b_.data(), c_.data()); }
+    gpubench::Verification verify() const {
+        return verify_product(n_, a_.data(), b_.data(), c_.data());
+    }
+
+private:
+    size_t n_;
+    std::vector<T> a_, b_, c_;
+    Kernel kernel_;
+};
+
+// The class GPUBENCH_PLUGIN wraps: holds Problem<float> or Problem<double> as dtype says.
+// upload()/download() exist only when the problem has them, so CPU plugins leave them NULL.
+template <Backend B, template <class> class Problem>
+class Plugin {
+public:
+    explicit Plugin(const gpubench::Setup &setup) {
+        const size_t n = checked_size(B, setup.size);
+        if (parse_dtype(setup.params) == Dtype::float64)
+            f64_ = std::make_unique<Problem<double>>(n, setup);
+        else
+            f32_ = std::make_unique<Problem<float>>(n, setup);
+    }
+    static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
+        return make_work(B, size, params);
+    }
+    void upload()
+        requires requires(Problem<float> &p) { p.upload(); }
+    {
+        apply([](auto &p) { p.upload(); });
+    }
+    void run() {
+        apply([](auto &p) { p.run(); });
+    }
+    void download()
+        requires requires(Problem<float> &p) { p.download(); }
+    {
+        apply([](auto &p) { p.download(); });
+    }
+    gpubench::Verification verify() {
+        return apply([](auto &p) { return p.verify(); });
+    }
+
+private:
+    template <class F>
+    decltype(auto) apply(F &&f) {
+        return f32_ ? f(*f32_) : f(*f64_);
+    }
+    std::unique_ptr<Problem<float>> f32_;
+    std::unique_ptr<Problem<double>> f64_;
+};
+
+}  // namespace matmul
