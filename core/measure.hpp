@@ -5,6 +5,8 @@
 #include "phase_timer.hpp"
 #include "plugin_library.hpp"
 
+#include <gpubench/plugin.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,17 +28,7 @@ struct MeasureOptions {
 enum class EntryStatus { ok, verification_failed, error, skipped };
 const char *to_string(EntryStatus status);
 
-struct Work {
-    double flops = 0, bytes = 0, host_bytes = 0, device_bytes = 0;
-};
-
-struct Verification {
-    bool passed = false;
-    double max_error = 0, tolerance = 0;
-    uint64_t checked = 0;
-    std::string detail;
-};
-
+// Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
 struct EntryResult {
     std::string plugin;
     uint64_t size = 0;
