@@ -19,6 +19,14 @@ function(gpubench_add_plugin name)
     VISIBILITY_INLINES_HIDDEN ON
     INSTALL_RPATH "$ORIGIN;$ORIGIN/../..")
   target_compile_features(${name} PRIVATE cxx_std_17)
+  # Hidden visibility still exports weak template instantiations (std::map<...>): a version
+  # script leaves the entry symbol as the only one.
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
+    target_link_options(${name} PRIVATE
+      "LINKER:--version-script=${CMAKE_CURRENT_FUNCTION_LIST_DIR}/gpubench_plugin.map")
+    set_property(TARGET ${name} APPEND PROPERTY LINK_DEPENDS
+      "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/gpubench_plugin.map")
+  endif()
   if(GPUBENCH_PLUGIN_OUTPUT_DIRECTORY)
     set_target_properties(${name} PROPERTIES
       LIBRARY_OUTPUT_DIRECTORY "${GPUBENCH_PLUGIN_OUTPUT_DIRECTORY}")
