@@ -1,11 +1,14 @@
 #include "matmul_common.hpp"
 
+#include "random_inputs.hpp"
+
 #include <cmath>
 #include <limits>
 #include <string>
 #include <type_traits>
 
 namespace matmul {
+namespace inputs = gpubench::inputs;
 namespace {
 
 struct BackendSpec {
@@ -44,23 +47,7 @@ BackendSpec spec_of(Backend backend) {
 // N^2 must fit the int index arithmetic of the GPU kernel.
 static_assert(32768ull * 32768ull < (1ull << 31));
 
-uint64_t splitmix64(uint64_t x) {
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
-// One independent splitmix64 stream per (seed, matrix); element i is state key + i.
-uint64_t matrix_key(uint64_t seed, uint64_t matrix) {
-    return splitmix64(splitmix64(seed) ^ (matrix + 1));
-}
-
-// Top 24 bits k -> (2k + 1 - 2^24) / 2^24: odd numerator, so never zero, and exact.
-double value_from_bits(uint64_t bits) {
-    const int64_t k = static_cast<int64_t>(bits >> 40);
-    return static_cast<double>(2 * k + 1 - (int64_t{1} << 24)) * 0x1p-24;
-}
+using inputs::splitmix64;
 
 // Reference arithmetic one step wider than T, so the reference's own rounding is negligible.
 template <class T>
@@ -142,10 +129,10 @@ size_t checked_size(Backend backend, uint64_t n) {
 
 template <class T>
 void fill_inputs(uint64_t seed, size_t n, T *a, T *b) {
-    const uint64_t key_a = matrix_key(seed, 0), key_b = matrix_key(seed, 1);
+    const uint64_t key_a = inputs::stream_key(seed, 0), key_b = inputs::stream_key(seed, 1);
     for (size_t i = 0; i < n * n; ++i) {
-        a[i] = static_cast<T>(value_from_bits(splitmix64(key_a + i)));
-        b[i] = static_cast<T>(value_from_bits(splitmix64(key_b + i)));
+        a[i] = static_cast<T>(inputs::symmetric_unit(inputs::bits(key_a, i)));
+        b[i] = static_cast<T>(inputs::symmetric_unit(inputs::bits(key_b, i)));
     }
 }
 

@@ -36,6 +36,7 @@
  *                       result again from the inputs.
  *   download (timed)    device -> host copy of the result. NULL for CPU plugins.
  *   verify   (untimed)  checks the last downloaded (or computed) result against a reference.
+ *   metrics  (untimed)  optional (v1.1); figures about the result such as test accuracy.
  *   destroy             releases everything; must accept an instance in any state.
  *
  * Streams and blocking (CUDA plugins)
@@ -61,7 +62,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 0
+#define GPUBENCH_ABI_MINOR 1
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -93,6 +94,9 @@ typedef struct gpubench_work {
     double bytes;               /* bytes one run() must move through memory at least */
     double host_bytes;          /* host memory an instance holds (estimate, 0 = unknown) */
     double device_bytes;        /* device memory an instance holds (estimate, 0 = unknown) */
+    /* v1.1 */
+    double items;               /* things one run() processes (keys, pixels...; see the
+                                   descriptor's item_name), for items/s; 0 if not meaningful */
 } gpubench_work;
 
 /* Everything create() needs. Owned by the runner. */
@@ -115,6 +119,17 @@ typedef struct gpubench_verification {
     uint64_t checked;           /* how many result elements were checked */
     char detail[256];           /* e.g. "relative error vs float64 reference, 4096 entries" */
 } gpubench_verification;
+
+/* v1.1: one named figure about the result that is not a time (test accuracy, loss, pixels
+   that differ from the reference...). Owned by the runner; an array of them is passed to
+   metrics(). `text` is optional: a non-empty text is a remark shown beside the value. */
+typedef struct gpubench_metric {
+    uint32_t struct_size;       /* set by the runner */
+    char name[32];              /* snake_case, e.g. "test_accuracy" */
+    char unit[16];              /* e.g. "%", "" for plain numbers */
+    double value;
+    char text[128];             /* e.g. "synthetic data: no IDX files in /usr/share/..." */
+} gpubench_metric;
 
 typedef gpubench_status (*gpubench_phase_fn)(gpubench_instance *instance, char *message,
                                              size_t message_size);
@@ -154,6 +169,15 @@ typedef struct gpubench_plugin {
     gpubench_status (*verify)(gpubench_instance *instance, gpubench_verification *out,
                               char *message, size_t message_size);
     void (*destroy)(gpubench_instance *instance);
+
+    /* ---- v1.1 ---- */
+    const char *item_name;      /* what gpubench_work.items counts ("keys"); NULL or "" = none */
+    /* Optional (NULL = none); untimed, called after verify(). Writes at most `capacity`
+       metrics into `out` (each element's struct_size set by the runner) and their number into
+       *count. */
+    gpubench_status (*metrics)(gpubench_instance *instance, gpubench_metric *out,
+                               uint32_t capacity, uint32_t *count, char *message,
+                               size_t message_size);
 } gpubench_plugin;
 
 /* The entry symbol every plugin exports (with C linkage). */

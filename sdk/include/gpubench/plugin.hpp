@@ -9,6 +9,7 @@
 //     void run();
 //     void download();                                    // optional (CUDA plugins)
 //     gpubench::Verification verify();
+//     std::vector<gpubench::Metric> metrics();            // optional (accuracy, loss...)
 //   };
 //   GPUBENCH_PLUGIN(MyBench, gpubench::Info{ ... })
 //
@@ -115,6 +116,16 @@ struct Setup {
 
 struct Work {
     double flops = 0, bytes = 0, host_bytes = 0, device_bytes = 0;
+    double items = 0;  // keys, pixels...: counted in Info::item_name
+};
+
+// A named figure about the result (see gpubench_metric). Strings longer than the C
+// struct's fields are truncated at the boundary.
+struct Metric {
+    std::string name;
+    double value = 0;
+    std::string unit;
+    std::string text;
 };
 
 struct Verification {
@@ -131,6 +142,7 @@ struct Info {
     const char *description, *size_meaning, *version, *params_help;
     uint64_t min_size, max_size;
     std::vector<uint64_t> default_sizes;
+    const char *item_name = nullptr;  // what Work::items counts; nullptr = none
 };
 
 namespace detail {
@@ -169,6 +181,7 @@ gpubench_status guarded(char *message, size_t message_size, F &&body) noexcept {
 GPUBENCH_DETAIL_HAS_METHOD(upload)
 GPUBENCH_DETAIL_HAS_METHOD(reset)
 GPUBENCH_DETAIL_HAS_METHOD(download)
+GPUBENCH_DETAIL_HAS_METHOD(metrics)
 #undef GPUBENCH_DETAIL_HAS_METHOD
 
 template <class T>
@@ -184,6 +197,7 @@ struct Adapter {
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, host_bytes)) out->host_bytes = w.host_bytes;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, device_bytes))
                 out->device_bytes = w.device_bytes;
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, items)) out->items = w.items;
         });
     }
     static gpubench_status create(const gpubench_setup_args *args, gpubench_instance **out,
@@ -226,6 +240,25 @@ struct Adapter {
             std::snprintf(out->detail, sizeof out->detail, "%s", v.detail.c_str());
         });
     }
+    static gpubench_status metrics(gpubench_instance *i, gpubench_metric *out,
+                                   uint32_t capacity, uint32_t *count, char *m,
+                                   size_t n) noexcept {
+        *count = 0;
+        if constexpr (has_metrics<T>::value)
+            return guarded(m, n, [&] {
+                const std::vector<Metric> all = self(i).metrics();
+                for (const Metric &metric : all) {
+                    if (*count == capacity) break;
+                    gpubench_metric &o = out[(*count)++];
+                    std::snprintf(o.name, sizeof o.name, "%s", metric.name.c_str());
+                    std::snprintf(o.unit, sizeof o.unit, "%s", metric.unit.c_str());
+                    o.value = metric.value;
+                    if (GPUBENCH_HAS_FIELD(&o, gpubench_metric, text))
+                        std::snprintf(o.text, sizeof o.text, "%s", metric.text.c_str());
+                }
+            });
+        return GPUBENCH_OK;
+    }
     static void destroy(gpubench_instance *i) noexcept {
         try {
             delete reinterpret_cast<T *>(i);
@@ -262,6 +295,8 @@ gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
     d.download = has_download<T>::value ? &Adapter<T>::download : nullptr;
     d.verify = &Adapter<T>::verify;
     d.destroy = &Adapter<T>::destroy;
+    d.item_name = info.item_name;
+    d.metrics = has_metrics<T>::value ? &Adapter<T>::metrics : nullptr;
     return d;
 }
 
