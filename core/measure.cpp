@@ -79,6 +79,23 @@ public:
         raw.detail[sizeof raw.detail - 1] = '\0';
         return {raw.passed == 1, raw.max_error, raw.tolerance, raw.checked, raw.detail};
     }
+    std::vector<Metric> metrics(decltype(gpubench_plugin::metrics) fn) {
+        if (!fn) return {};
+        constexpr uint32_t capacity = 32;
+        gpubench_metric raw[capacity] = {};
+        for (gpubench_metric &m : raw) m.struct_size = sizeof m;
+        uint32_t count = 0;
+        char message[message_capacity] = "";
+        expect_ok("metrics", fn(handle_, raw, capacity, &count, message, sizeof message),
+                  message);
+        std::vector<Metric> out;
+        for (uint32_t i = 0; i < count && i < capacity; ++i) {
+            gpubench_metric &m = raw[i];
+            m.name[sizeof m.name - 1] = m.unit[sizeof m.unit - 1] = m.text[sizeof m.text - 1] = 0;
+            out.push_back({m.name, m.value, m.unit, m.text});
+        }
+        return out;
+    }
 
 private:
     const gpubench_plugin &api_;
@@ -90,7 +107,7 @@ Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &pa
     raw.struct_size = sizeof raw;
     char message[message_capacity] = "";
     expect_ok("work", api.work(size, params.c_str(), &raw, message, sizeof message), message);
-    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes};
+    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items};
 }
 
 EntryStatus status_for_failure(gpubench_status status) {
@@ -157,6 +174,8 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
     result.plugin = plugin.name();
     result.size = size;
     result.clock = timer.clock_name();
+    result.item_name = plugin.item_name();
+    result.headline = plugin.headline();
     if (std::string why = size_range_problem(plugin, size); !why.empty()) {
         result.status = EntryStatus::skipped;
         result.message = why;
@@ -175,6 +194,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         Instance instance(api, args);
         sample(instance, api, options, timer, result);
         result.verification = instance.verify();
+        result.metrics = instance.metrics(plugin.metrics_fn());
         result.status =
             result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;
         if (!result.verification.passed) {

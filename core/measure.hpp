@@ -41,6 +41,9 @@ struct EntryResult {
                                                       // empty when the plugin has none)
     std::string stop_reason;
     Verification verification;
+    std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
+    std::string item_name;          // what work.items counts ("" = none)
+    gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
 };
 
 // The one-line reason `size` is outside the plugin's declared range, or "".

@@ -17,6 +17,21 @@ const char *Plugin::device_kind_name() const {
     }
 }
 
+std::string Plugin::item_name() const {
+    return GPUBENCH_HAS_FIELD(api_, gpubench_plugin, item_name) && api_->item_name
+               ? api_->item_name
+               : "";
+}
+
+gpubench_headline Plugin::headline() const {
+    return GPUBENCH_HAS_FIELD(api_, gpubench_plugin, headline) ? api_->headline
+                                                               : GPUBENCH_HEADLINE_AUTO;
+}
+
+decltype(gpubench_plugin::metrics) Plugin::metrics_fn() const {
+    return GPUBENCH_HAS_FIELD(api_, gpubench_plugin, metrics) ? api_->metrics : nullptr;
+}
+
 namespace {
 
 // Checks the v1 fields a runner relies on; returns the first problem or "".

@@ -25,6 +25,11 @@ public:
     bool is_cuda() const { return api_->device_kind == GPUBENCH_DEVICE_CUDA; }
     const char *device_kind_name() const;
 
+    // v1.1 fields, with their v1.0 meaning when an older plugin lacks them.
+    std::string item_name() const;              // "" = none
+    gpubench_headline headline() const;         // GPUBENCH_HEADLINE_AUTO when absent
+    decltype(gpubench_plugin::metrics) metrics_fn() const;  // nullptr = none
+
 private:
     boost::dll::shared_library library_;
     const gpubench_plugin *api_;

@@ -58,6 +58,23 @@ EntryFigures entry_figures(const EntryResult &e) {
     if (f.run.median > 0) {
         f.gflops = e.work.flops / f.run.median * 1e-9;
         f.gbytes_per_s = e.work.bytes / f.run.median * 1e-9;
+        f.items_per_s = e.work.items / f.run.median;
+    }
+    gpubench_headline pick = e.headline;
+    if (pick == GPUBENCH_HEADLINE_AUTO || pick > GPUBENCH_HEADLINE_ITEMS)
+        pick = e.work.flops > 0   ? GPUBENCH_HEADLINE_FLOPS
+               : e.work.bytes > 0 ? GPUBENCH_HEADLINE_BYTES
+               : e.work.items > 0 ? GPUBENCH_HEADLINE_ITEMS
+                                  : GPUBENCH_HEADLINE_AUTO;
+    switch (pick) {
+        case GPUBENCH_HEADLINE_FLOPS: f.headline = "gflops", f.headline_value = f.gflops; break;
+        case GPUBENCH_HEADLINE_BYTES:
+            f.headline = "gbytes_per_s", f.headline_value = f.gbytes_per_s;
+            break;
+        case GPUBENCH_HEADLINE_ITEMS:
+            f.headline = "items_per_s", f.headline_value = f.items_per_s;
+            break;
+        default: break;
     }
     return f;
 }
@@ -75,7 +92,9 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                    {{"flops", e.work.flops},
                     {"bytes", e.work.bytes},
                     {"host_bytes", e.work.host_bytes},
-                    {"device_bytes", e.work.device_bytes}}}};
+                    {"device_bytes", e.work.device_bytes},
+                    {"items", e.work.items},
+                    {"item_name", e.item_name}}}};
     if (e.run_s.empty()) return entry;
     EntryFigures f = entry_figures(e);
     entry["timing"] = {{"clock", e.clock},
@@ -89,12 +108,20 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                        {"end_to_end", summary_json(f.end_to_end)},
                        {"samples",
                         {{"run", e.run_s}, {"upload", e.upload_s}, {"download", e.download_s}}}};
-    entry["throughput"] = {{"gflops", f.gflops}, {"gbytes_per_s", f.gbytes_per_s}};
+    entry["throughput"] = {{"gflops", f.gflops},
+                           {"gbytes_per_s", f.gbytes_per_s},
+                           {"items_per_s", f.items_per_s},
+                           {"headline", f.headline}};
     entry["verification"] = {{"passed", e.verification.passed},
                              {"max_error", e.verification.max_error},
                              {"tolerance", e.verification.tolerance},
                              {"checked", e.verification.checked},
                              {"detail", e.verification.detail}};
+    json metrics = json::array();
+    for (const Metric &m : e.metrics)
+        metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit},
+                           {"text", m.text}});
+    entry["metrics"] = metrics;
     return entry;
 }
 

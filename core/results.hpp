@@ -25,6 +25,11 @@ struct EntryFigures {
     Summary run, upload, download, end_to_end;
     double gflops = 0;          // work.flops / median run time
     double gbytes_per_s = 0;    // work.bytes / median run time
+    double items_per_s = 0;     // work.items / median run time
+    // The throughput the plugin wants shown first: "gflops", "gbytes_per_s", "items_per_s",
+    // or "" when it declared no work at all.
+    std::string headline;
+    double headline_value = 0;
 };
 EntryFigures entry_figures(const EntryResult &entry);
 

@@ -19,15 +19,21 @@ std::string format_seconds(double s) {
     return text;
 }
 
-std::string format_throughput(double gflops, double gbytes_per_s) {
-    char text[32];
-    if (gflops > 0) {
-        if (gflops >= 1000)
-            std::snprintf(text, sizeof text, "%.2f TFLOP/s", gflops / 1000);
+std::string format_throughput(const EntryFigures &f, const std::string &item_name) {
+    char text[48];
+    if (f.headline == "gflops") {
+        if (f.gflops >= 1000)
+            std::snprintf(text, sizeof text, "%.2f TFLOP/s", f.gflops / 1000);
         else
-            std::snprintf(text, sizeof text, "%.2f GFLOP/s", gflops);
-    } else if (gbytes_per_s > 0) {
-        std::snprintf(text, sizeof text, "%.2f GB/s", gbytes_per_s);
+            std::snprintf(text, sizeof text, "%.2f GFLOP/s", f.gflops);
+    } else if (f.headline == "gbytes_per_s") {
+        std::snprintf(text, sizeof text, "%.2f GB/s", f.gbytes_per_s);
+    } else if (f.headline == "items_per_s") {
+        const double v = f.items_per_s;
+        const char *prefix = v >= 1e9 ? "G" : v >= 1e6 ? "M" : v >= 1e3 ? "k" : "";
+        const double scale = v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
+        std::snprintf(text, sizeof text, "%.2f %s%s/s", v / scale, prefix,
+                      item_name.empty() ? "items" : item_name.c_str());
     } else {
         return "-";
     }
@@ -55,7 +61,7 @@ void print_table(std::ostream &out, const std::vector<std::vector<std::string>> 
 }
 
 // Fixed-width sweep columns, so rows printed one at a time line up.
-constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 12, w_spread = 8, w_thr = 16;
+constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 12, w_spread = 8, w_thr = 22;
 
 }  // namespace
 
@@ -103,7 +109,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
     char spread[16];
     std::snprintf(spread, sizeof spread, "%.1f%%", f.run.rel_stddev * 100);
     std::string verdict;
-    std::string throughput = format_throughput(f.gflops, f.gbytes_per_s);
+    std::string throughput = format_throughput(f, e.item_name);
     if (e.status == EntryStatus::ok) {
         char text[96];
         std::snprintf(text, sizeof text, "ok (err %.1e <= %.1e)", e.verification.max_error,
@@ -120,7 +126,20 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
                   f.run.count, w_time, format_seconds(f.run.median).c_str(), w_spread, spread,
                   w_thr, throughput.c_str(), w_time, format_seconds(f.end_to_end.median).c_str(),
                   verdict.c_str());
-    out << line << std::flush;
+    out << line;
+    // The plugin's own figures (accuracy, loss...) on an indented line below the row.
+    if (!e.metrics.empty()) {
+        std::string figures = std::string(w_plugin + 1, ' ');
+        for (size_t i = 0; i < e.metrics.size(); ++i) {
+            const Metric &m = e.metrics[i];
+            char value[64];
+            std::snprintf(value, sizeof value, "%.6g", m.value);
+            figures += (i ? "; " : "") + m.name + " " + value + (m.unit.empty() ? "" : " ") +
+                       m.unit + (m.text.empty() ? "" : " (" + m.text + ")");
+        }
+        out << figures << '\n';
+    }
+    out << std::flush;
 }
 
 }  // namespace gpubench

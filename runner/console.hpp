@@ -3,6 +3,7 @@
 
 #include "gpu.hpp"
 #include "measure.hpp"
+#include "results.hpp"
 #include "plugin_catalog.hpp"
 
 #include <ostream>
@@ -11,7 +12,8 @@
 namespace gpubench {
 
 std::string format_seconds(double seconds);          // "12.3 us", "4.56 ms", "1.20 s"
-std::string format_throughput(double gflops, double gbytes_per_s);  // "51.2 TFLOP/s"
+// The plugin's headline throughput: "51.2 TFLOP/s", "812 GB/s", "1.52 Gkeys/s".
+std::string format_throughput(const EntryFigures &figures, const std::string &item_name);
 
 void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu);
 

@@ -30,28 +30,41 @@ def import_pyplot():
                  "(Debian: sudo apt-get install python3-matplotlib)")
 
 
+RATE_LABELS = {"gflops": "GFLOP/s", "gbytes_per_s": "GB/s", "items_per_s": "{item}/s"}
+
+
+def headline_of(entry):
+    """(key, axis label) of the throughput the plugin shows first."""
+    throughput = entry["throughput"]
+    key = throughput.get("headline") or ("gflops" if throughput["gflops"] > 0 else "gbytes_per_s")
+    item = entry.get("work", {}).get("item_name") or "items"
+    return key, RATE_LABELS.get(key, key).format(item=item)
+
+
 def load_series(document):
-    """{workload: {plugin: [(size, run_median, e2e_median, gflops, gbytes)]}} of valid entries."""
+    """({workload: {plugin: [(size, run_median, e2e_median, rate)]}}, {workload: rate label})
+    of the verified entries."""
     workload_of = {p["name"]: p["workload"] for p in document.get("plugins", [])}
-    series = {}
+    series, rate_label = {}, {}
     for entry in document.get("entries", []):
         if not entry.get("valid"):
             continue
-        timing, throughput = entry["timing"], entry["throughput"]
-        point = (entry["size"], timing["run"]["median"], timing["end_to_end"]["median"],
-                 throughput["gflops"], throughput["gbytes_per_s"])
+        timing = entry["timing"]
+        key, label = headline_of(entry)
         workload = workload_of.get(entry["plugin"], "unknown")
+        point = (entry["size"], timing["run"]["median"], timing["end_to_end"]["median"],
+                 entry["throughput"].get(key, 0.0))
+        rate_label.setdefault(workload, label)
         series.setdefault(workload, {}).setdefault(entry["plugin"], []).append(point)
     for plugins in series.values():
         for points in plugins.values():
             points.sort()
-    return series
+    return series, rate_label
 
 
-def plot_workload(plt, workload, plugins, title, path):
+def plot_workload(plt, workload, plugins, rate_label, title, path):
     figure, (time_axes, rate_axes) = plt.subplots(1, 2, figsize=(13, 5))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    uses_flops = any(p[3] > 0 for points in plugins.values() for p in points)
     for index, (plugin, points) in enumerate(sorted(plugins.items())):
         colour = colours[index % len(colours)]
         sizes = [p[0] for p in points]
@@ -59,12 +72,11 @@ def plot_workload(plt, workload, plugins, title, path):
         if any(p[2] > p[1] for p in points):
             time_axes.plot(sizes, [p[2] for p in points], "s--", color=colour, alpha=0.7,
                            label=plugin + " (end-to-end)")
-        rate_axes.plot(sizes, [p[3] if uses_flops else p[4] for p in points], "o-", color=colour,
-                       label=plugin)
+        rate_axes.plot(sizes, [p[3] for p in points], "o-", color=colour, label=plugin)
     time_axes.set(xscale="log", yscale="log", xlabel="size", ylabel="median time [s]",
                   title=f"{workload}: time vs size")
     rate_axes.set(xscale="log", yscale="log", xlabel="size",
-                  ylabel="GFLOP/s" if uses_flops else "GB/s", title=f"{workload}: throughput")
+                  ylabel=rate_label, title=f"{workload}: throughput")
     for axes in (time_axes, rate_axes):
         axes.grid(True, which="both", alpha=0.3)
         axes.legend(fontsize="small")
@@ -84,7 +96,7 @@ def main():
             document = json.load(handle)
     except (OSError, ValueError) as error:
         sys.exit(f"plot_results.py: error: cannot read {args.results}: {error}")
-    series = load_series(document)
+    series, rate_labels = load_series(document)
     if not series:
         sys.exit(f"plot_results.py: error: {args.results} has no verified entries to plot")
     plt = import_pyplot()
@@ -97,7 +109,7 @@ def main():
             f"GPU {gpu.get('name', 'none') if gpu.get('available') else 'none'}"
     for workload, plugins in sorted(series.items()):
         path = os.path.join(out_dir, f"{stem}-{workload}.png")
-        plot_workload(plt, workload, plugins, title, path)
+        plot_workload(plt, workload, plugins, rate_labels[workload], title, path)
         print(path)
 
 

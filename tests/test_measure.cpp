@@ -47,6 +47,38 @@ TEST_CASE("a correct plugin is sampled, verified and summarised", "[measure]") {
     CHECK(f.end_to_end.median == Approx(f.run.median));
 }
 
+TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the results", "[measure]") {
+    EntryResult e = measure("fixture_good.so", 50);
+    REQUIRE(e.status == EntryStatus::ok);
+    CHECK(e.work.items == 50);
+    CHECK(e.item_name == "elements");
+    EntryFigures f = entry_figures(e);
+    CHECK(f.headline == "items_per_s");
+    CHECK(f.headline_value == Approx(50 / f.run.median));
+    REQUIRE(e.metrics.size() == 1);
+    CHECK(e.metrics[0].name == "sum_of_y");
+    CHECK(e.metrics[0].text == "computed by a plain-C plugin");
+    CHECK(e.metrics[0].value >= 2 * 50);  // y = 2x with x in [1, 2)
+    CHECK(e.metrics[0].value < 4 * 50);
+    nlohmann::json entry = entry_json(e, quick());
+    CHECK(entry["metrics"][0]["name"] == "sum_of_y");
+    CHECK(entry["throughput"]["headline"] == "items_per_s");
+    CHECK(entry["work"]["item_name"] == "elements");
+}
+
+TEST_CASE("a v1.0 plugin is measured without reading the fields it does not have", "[measure]") {
+    // fixture_v1_0 leaves garbage where v1.1 fields would be: reading them would crash.
+    Plugin plugin = load("fixture_v1_0.so");
+    CHECK(plugin.item_name().empty());
+    CHECK(plugin.headline() == GPUBENCH_HEADLINE_AUTO);
+    CHECK(plugin.metrics_fn() == nullptr);
+    SteadyClockTimer timer;
+    EntryResult e = measure_entry(plugin, 20, quick(), timer);
+    CHECK(e.status == EntryStatus::ok);
+    CHECK(e.metrics.empty());
+    CHECK(entry_figures(e).headline == "gflops");  // automatic: it declares flops
+}
+
 TEST_CASE("sampling stops at max_samples and at max_time", "[measure]") {
     SteadyClockTimer timer;
     Plugin plugin = load("fixture_good.so");

@@ -80,6 +80,13 @@ typedef int32_t gpubench_status;
 #define GPUBENCH_INVALID_ARGUMENT 4    /* a parameter value the plugin cannot parse */
 #define GPUBENCH_DEVICE_ERROR 5        /* a CUDA (or other device) call failed */
 
+/* v1.1: which throughput the console and plots show first (the results file has them all). */
+typedef int32_t gpubench_headline;
+#define GPUBENCH_HEADLINE_AUTO 0       /* flops if declared, else bytes, else items */
+#define GPUBENCH_HEADLINE_FLOPS 1
+#define GPUBENCH_HEADLINE_BYTES 2
+#define GPUBENCH_HEADLINE_ITEMS 3
+
 typedef int32_t gpubench_device_kind;
 #define GPUBENCH_DEVICE_CPU 0
 #define GPUBENCH_DEVICE_CUDA 1
@@ -172,6 +179,7 @@ typedef struct gpubench_plugin {
 
     /* ---- v1.1 ---- */
     const char *item_name;      /* what gpubench_work.items counts ("keys"); NULL or "" = none */
+    gpubench_headline headline; /* the throughput to show first */
     /* Optional (NULL = none); untimed, called after verify(). Writes at most `capacity`
        metrics into `out` (each element's struct_size set by the runner) and their number into
        *count. */

@@ -143,6 +143,7 @@ struct Info {
     uint64_t min_size, max_size;
     std::vector<uint64_t> default_sizes;
     const char *item_name = nullptr;  // what Work::items counts; nullptr = none
+    gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;  // throughput shown first
 };
 
 namespace detail {
@@ -296,6 +297,7 @@ gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
     d.verify = &Adapter<T>::verify;
     d.destroy = &Adapter<T>::destroy;
     d.item_name = info.item_name;
+    d.headline = info.headline;
     d.metrics = has_metrics<T>::value ? &Adapter<T>::metrics : nullptr;
     return d;
 }
