@@ -4,7 +4,9 @@
 set -euo pipefail
 packages=(cmake ninja-build g++ git pkg-config
           libboost-dev libboost-program-options-dev nlohmann-json3-dev catch2 libbenchmark-dev
-          python3 python3-matplotlib)
+          python3 python3-matplotlib
+          zlib1g-dev              # logreg reads the gzipped IDX files of (Fashion-)MNIST
+          dataset-fashion-mnist)  # logreg's default training data, in /usr/share/datasets
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
