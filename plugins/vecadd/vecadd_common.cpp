@@ -1,0 +1,151 @@
+#include "vecadd_common.hpp"
+
+#include "random_inputs.hpp"
+#include "size_limits.hpp"
+
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace vecadd {
+namespace inputs = gpubench::inputs;
+namespace {
+
+float value_of(uint64_t key, size_t i) {
+    return static_cast<float>(inputs::symmetric_unit(inputs::bits(key, i)));
+}
+
+// The correctly rounded float result element i must hold.
+float expected_at(Variant variant, uint64_t key_a, uint64_t key_b, size_t i) {
+    const float a = value_of(key_a, i);
+    return variant == Variant::add ? a + value_of(key_b, i) : a + 1.0f;
+}
+
+}  // namespace
+
+gpubench::Info make_info(Backend backend) {
+    // What the backends share; each case below adds its name, device and description.
+    const auto info = [](const char *name, const char *backend_name, gpubench_device_kind kind,
+                         const char *description) {
+        return gpubench::Info{
+            name, "vecadd", backend_name, kind, description,
+            "n: float32 elements (c = a + b; variant=increment: a[i] += 1)", "1.0",
+            "variant=add|increment (default add: c = a + b; increment: a[i] += 1 in place, "
+            "a restored before each run)",
+            10, 1'000'000'000ull,
+            {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000},
+            "elements", GPUBENCH_HEADLINE_BYTES};
+    };
+    switch (backend) {
+    case Backend::naive:
+        return info("vecadd_naive", "naive", GPUBENCH_DEVICE_CPU,
+                    "c = a + b, the obvious loop on one CPU thread (the compiler may vectorise "
+                    "it); up to 1e9 elements (about 1 s per run, 12 GB)");
+    case Backend::omp:
+        return info("vecadd_omp", "omp", GPUBENCH_DEVICE_CPU,
+                    "c = a + b, OpenMP parallel for simd with a static schedule; arrays first "
+                    "touched by the same split (NUMA placement); up to 1e9 elements (12 GB)");
+    case Backend::cuda:
+        return info("vecadd_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+                    "c = a + b, grid-stride CUDA kernel with float4 loads/stores (scalar tail), "
+                    "grid sized from the SM count; read against the device copy bandwidth "
+                    "(copy_cuda); up to 1e9 elements (12 GB)");
+    case Backend::thrust:
+        return info("vecadd_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
+                    "c = a + b with thrust::transform(thrust::plus) on the runner's stream; "
+                    "up to 1e9 elements (12 GB)");
+    case Backend::cublas:
+        return info("vecadd_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
+                    "c = a + b as cudaMemcpyAsync(c <- b) then cublasSaxpy(1, a, c): moves 5n "
+                    "floats instead of 3n (increment: axpy of a device array of ones, 3n "
+                    "instead of 2n); up to 1e9 elements (12 GB)");
+    }
+    throw gpubench::Error(GPUBENCH_ERROR, "unknown vecadd backend");
+}
+
+Variant parse_variant(const gpubench::Params &params) {
+    const std::string variant = params.get("variant", "add");
+    if (variant == "add") return Variant::add;
+    if (variant == "increment") return Variant::increment;
+    throw gpubench::InvalidArgument("variant='" + variant + "': expected add or increment");
+}
+
+gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
+    const bool add = parse_variant(params) == Variant::add;
+    const double nd = static_cast<double>(n);
+    const double arrays_bytes = (add ? 3.0 : 2.0) * 4.0 * nd;  // a, b, c or a, c
+    gpubench::Work w;
+    w.flops = nd;
+    w.bytes = arrays_bytes;  // each array read or written once: the minimum traffic
+    w.items = nd;
+    w.host_bytes = arrays_bytes;
+    if (make_info(backend).device_kind == GPUBENCH_DEVICE_CUDA) {
+        w.device_bytes = arrays_bytes;
+        if (backend == Backend::cublas && !add) w.device_bytes += 4.0 * nd;  // the ones
+    }
+    return w;
+}
+
+Instance make_instance(Backend backend, const gpubench::Setup &setup) {
+    return {gpubench::checked_size(make_info(backend), setup.size), setup.seed,
+            setup.cpu_threads > 0 ? setup.cpu_threads : 1, parse_variant(setup.params)};
+}
+
+void fill_inputs(const Instance &instance, float *a, float *b) {
+    const uint64_t key_a = inputs::stream_key(instance.seed, 0);
+    const uint64_t key_b = inputs::stream_key(instance.seed, 1);
+    const int64_t count = static_cast<int64_t>(instance.n);
+    const bool add = instance.variant == Variant::add;
+#pragma omp parallel for schedule(static) num_threads(instance.threads)
+    for (int64_t i = 0; i < count; ++i) {
+        a[i] = value_of(key_a, i);
+        if (add) b[i] = value_of(key_b, i);
+    }
+}
+
+void poison(const Instance &instance, float *c) {
+    const int64_t count = static_cast<int64_t>(instance.n);
+#pragma omp parallel for schedule(static) num_threads(instance.threads)
+    for (int64_t i = 0; i < count; ++i) c[i] = std::numeric_limits<float>::quiet_NaN();
+}
+
+void copy(const Instance &instance, const float *from, float *to) {
+    const int64_t count = static_cast<int64_t>(instance.n);
+#pragma omp parallel for schedule(static) num_threads(instance.threads)
+    for (int64_t i = 0; i < count; ++i) to[i] = from[i];
+}
+
+gpubench::Verification verify_result(const Instance &instance, const float *c) {
+    const size_t n = instance.n;
+    const Variant variant = instance.variant;
+    const uint64_t key_a = inputs::stream_key(instance.seed, 0);
+    const uint64_t key_b = inputs::stream_key(instance.seed, 1);
+    const int64_t count = static_cast<int64_t>(n);
+    uint64_t wrong = 0;
+    int64_t first = count;
+#pragma omp parallel for schedule(static) num_threads(instance.threads) \
+    reduction(+ : wrong) reduction(min : first)
+    for (int64_t i = 0; i < count; ++i) {
+        const float expected = expected_at(variant, key_a, key_b, i);
+        // Bitwise, so that NaN (an unwritten element) never compares as a match.
+        if (std::memcmp(&c[i], &expected, sizeof expected) != 0) {
+            ++wrong;
+            if (i < first) first = i;
+        }
+    }
+
+    gpubench::Verification v;
+    v.checked = n;
+    v.max_error = static_cast<double>(wrong);  // elements that differ; none may
+    v.tolerance = 0;
+    v.passed = wrong == 0;
+    v.detail = std::string(variant == Variant::add ? "c == a + b" : "a == a0 + 1") +
+               " bit for bit, all " + std::to_string(n) + " elements (max_error counts misses)";
+    if (wrong)
+        v.detail += "; " + std::to_string(wrong) + " differ, first at " + std::to_string(first) +
+                    " (got " + std::to_string(c[first]) + ", expected " +
+                    std::to_string(expected_at(variant, key_a, key_b, first)) + ")";
+    return v;
+}
+
+}  // namespace vecadd
