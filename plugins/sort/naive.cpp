@@ -1,0 +1,51 @@
+// The baseline: the textbook top-down merge sort on one thread. Each call sorts both halves,
+// merges them into the scratch buffer (taking from the left half on ties, so it is stable)
+// and copies the merged range back.
+#include "sort_common.hpp"
+
+#include <algorithm>
+#include <memory>
+
+namespace {
+
+template <class Element>
+class MergeSorter {
+public:
+    MergeSorter(size_t n, const gpubench::Setup &setup)
+        : size_(n), scratch_(std::make_unique_for_overwrite<Element[]>(n)) {
+        // Touch the scratch pages now, so that the first timed run does not fault them in.
+        sort::poison(scratch_.get(), n * sizeof(Element), std::max(1, setup.cpu_threads));
+    }
+
+    Element *sort(Element *data) {
+        sort_range(data, 0, size_);
+        return data;
+    }
+
+private:
+    void sort_range(Element *a, size_t begin, size_t end) {
+        if (end - begin < 2) return;
+        const size_t middle = begin + (end - begin) / 2;
+        sort_range(a, begin, middle);
+        sort_range(a, middle, end);
+        const sort::KeyLess less;
+        Element *out = scratch_.get();
+        size_t left = begin, right = middle, k = begin;
+        while (left < middle && right < end)
+            out[k++] = less(a[right], a[left]) ? a[right++] : a[left++];
+        while (left < middle) out[k++] = a[left++];
+        while (right < end) out[k++] = a[right++];
+        std::copy(out + begin, out + end, a + begin);
+    }
+
+    size_t size_;
+    std::unique_ptr<Element[]> scratch_;
+};
+
+template <class Layout>
+using NaiveProblem = sort::HostProblem<Layout, MergeSorter>;
+using NaivePlugin = sort::Plugin<sort::Backend::naive, NaiveProblem>;
+
+}  // namespace
+
+GPUBENCH_PLUGIN(NaivePlugin, sort::make_info(sort::Backend::naive))

@@ -1,0 +1,192 @@
+#include "sort_common.hpp"
+
+#include "random_inputs.hpp"
+#include "size_limits.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <string>
+
+namespace sort {
+namespace inputs = gpubench::inputs;
+namespace {
+
+struct BackendSpec {
+    const char *name, *backend;
+    gpubench_device_kind device_kind;
+    const char *description;
+    uint64_t max_size;
+    std::vector<uint64_t> default_sizes;
+};
+
+BackendSpec spec_of(Backend backend) {
+    switch (backend) {
+    case Backend::naive:
+        return {"sort_naive", "naive", GPUBENCH_DEVICE_CPU,
+                "top-down recursive merge sort on one CPU thread (merge into one scratch "
+                "buffer, copy back); up to 1e8 keys (about 10-20 s per run)",
+                100'000'000ull, {1'000, 10'000, 100'000, 1'000'000}};
+    case Backend::omp:
+        return {"sort_omp", "omp", GPUBENCH_DEVICE_CPU,
+                "std::sort of one chunk per OpenMP thread, then rounds of pairwise merges, "
+                "each split over all threads by merge-path binary search; up to 2e9 keys "
+                "(3 arrays: 24 GB float32, 48 GB uint64/pairs)",
+                2'000'000'000ull, {1'000, 10'000, 100'000, 1'000'000, 10'000'000}};
+    case Backend::cuda:
+        return {"sort_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+                "hand-written LSD radix sort, 8-bit digits (4 passes float32, 8 uint64): "
+                "per-block digit counts, one-block scan, stable scatter via a shared-memory "
+                "tile ranked with __match_any_sync; up to 1e9 keys (3 device arrays, 12-24 GB)",
+                1'000'000'000ull,
+                {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
+    case Backend::thrust:
+        return {"sort_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
+                "thrust::sort (sort_by_key for pairs; CUB radix sort) on the runner's stream, "
+                "temporary storage preallocated; up to 1e9 keys (3 device arrays, 12-24 GB)",
+                1'000'000'000ull,
+                {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
+    }
+    throw gpubench::Error(GPUBENCH_ERROR, "unknown sort backend");
+}
+
+constexpr uint32_t kSignBit = 0x80000000u;
+constexpr uint32_t kExponentBits = 0x7F800000u;
+constexpr uint32_t kLargestFiniteBits = 0x7F7FFFFFu;  // FLT_MAX; positive floats order as bits
+static_assert(2'000'000'000ull <= kLargestFiniteBits, "descending floats must stay distinct");
+
+// Key i of the input. descending spreads the n keys evenly over the positive floats (their
+// bit patterns order as their values) or over all uint64, so they are strictly descending.
+class KeyGenerator {
+public:
+    KeyGenerator(uint64_t seed, Input input, size_t n)
+        : stream_(inputs::stream_key(seed, 0)),
+          descending_(input == Input::descending),
+          last_(n > 0 ? n - 1 : 0),
+          float_step_(kLargestFiniteBits / std::max<uint64_t>(last_, 1)),
+          uint64_step_(std::numeric_limits<uint64_t>::max() / std::max<uint64_t>(last_, 1)) {}
+
+    template <class Element>
+    Element at(size_t i) const {
+        if constexpr (std::is_same_v<Element, KeyValue>)
+            return {float_at(i), static_cast<uint32_t>(i)};
+        else if constexpr (std::is_same_v<Element, float>)
+            return float_at(i);
+        else
+            return uint64_at(i);
+    }
+
+private:
+    float float_at(size_t i) const {
+        if (descending_)
+            return std::bit_cast<float>(static_cast<uint32_t>((last_ - i) * float_step_));
+        uint32_t bits = static_cast<uint32_t>(inputs::bits(stream_, i) >> 32);
+        if ((bits & kExponentBits) == kExponentBits) bits ^= 0x40000000u;  // Inf/NaN -> finite
+        if (bits == kSignBit) bits = 0;                                   // -0.0 -> +0.0
+        return std::bit_cast<float>(bits);
+    }
+    uint64_t uint64_at(size_t i) const {
+        return descending_ ? (last_ - i) * uint64_step_ : inputs::bits(stream_, i);
+    }
+
+    uint64_t stream_;
+    bool descending_;
+    uint64_t last_, float_step_, uint64_step_;
+};
+
+// body(i) for i in [0, n), OpenMP static: the same split for fill, copy and checks.
+template <class Body>
+void parallel_for(size_t n, int threads, Body body) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int64_t i = 0; i < static_cast<int64_t>(n); ++i) body(static_cast<size_t>(i));
+}
+
+}  // namespace
+
+gpubench::Info make_info(Backend backend) {
+    BackendSpec s = spec_of(backend);
+    return gpubench::Info{s.name,
+                          "sort",
+                          s.backend,
+                          s.device_kind,
+                          s.description,
+                          "n: keys sorted ascending (float32; keys=uint64|pairs)",
+                          "1.0",
+                          "keys=float32|uint64|pairs (default float32; pairs = float32 keys "
+                          "carrying uint32 values); input=random|descending (default random; "
+                          "descending = strictly descending)",
+                          1,
+                          s.max_size,
+                          std::move(s.default_sizes),
+                          "keys",
+                          GPUBENCH_HEADLINE_ITEMS};
+}
+
+Config parse_config(const gpubench::Params &params) {
+    Config config;
+    const std::string keys = params.get("keys", "float32");
+    if (keys == "uint64")
+        config.keys = Keys::uint64;
+    else if (keys == "pairs")
+        config.keys = Keys::pairs;
+    else if (keys != "float32")
+        throw gpubench::InvalidArgument("keys='" + keys + "': expected float32, uint64 or pairs");
+    const std::string input = params.get("input", "random");
+    if (input == "descending")
+        config.input = Input::descending;
+    else if (input != "random")
+        throw gpubench::InvalidArgument("input='" + input + "': expected random or descending");
+    return config;
+}
+
+size_t checked_size(Backend backend, uint64_t n) {
+    return gpubench::checked_size(make_info(backend), n);
+}
+
+gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
+    const double record = parse_config(params).keys == Keys::float32 ? 4.0 : 8.0;
+    const double records_bytes = static_cast<double>(n) * record;
+    const bool gpu = spec_of(backend).device_kind == GPUBENCH_DEVICE_CUDA;
+    gpubench::Work w;
+    w.bytes = 2.0 * records_bytes;
+    w.items = static_cast<double>(n);
+    // CPU: pristine, working, scratch. GPU host: pinned input and output; device: pristine,
+    // working, and a ping-pong buffer (radix) or Thrust's temporary storage of the same size.
+    w.host_bytes = (gpu ? 2.0 : 3.0) * records_bytes;
+    w.device_bytes = gpu ? 3.0 * records_bytes : 0.0;
+    return w;
+}
+
+template <class Element>
+void fill_input(uint64_t seed, Input input, Element *records, size_t n, int threads) {
+    const KeyGenerator gen(seed, input, n);
+    parallel_for(n, threads, [&](size_t i) { records[i] = gen.at<Element>(i); });
+}
+template void fill_input(uint64_t, Input, float *, size_t, int);
+template void fill_input(uint64_t, Input, uint64_t *, size_t, int);
+template void fill_input(uint64_t, Input, KeyValue *, size_t, int);
+
+void fill_positions(uint32_t *values, size_t n, int threads) {
+    parallel_for(n, threads, [&](size_t i) { values[i] = static_cast<uint32_t>(i); });
+}
+
+// Whole chunks per thread: memset/memcpy run at full speed inside each.
+void poison(void *records, size_t bytes, int threads) {
+    constexpr size_t kChunk = size_t{1} << 20;
+    parallel_for((bytes + kChunk - 1) / kChunk, threads, [&](size_t c) {
+        std::memset(static_cast<char *>(records) + c * kChunk, 0xFF,
+                    std::min(kChunk, bytes - c * kChunk));
+    });
+}
+
+void copy_bytes(void *to, const void *from, size_t bytes, int threads) {
+    constexpr size_t kChunk = size_t{1} << 20;
+    parallel_for((bytes + kChunk - 1) / kChunk, threads, [&](size_t c) {
+        std::memcpy(static_cast<char *>(to) + c * kChunk,
+                    static_cast<const char *>(from) + c * kChunk,
+                    std::min(kChunk, bytes - c * kChunk));
+    });
+}
+
+}  // namespace sort

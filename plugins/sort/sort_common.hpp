@@ -1,0 +1,191 @@
+// What every sort backend shares: the descriptor data, the work model, deterministic inputs,
+// the O(n) verification, and the plugin class that picks the record layout from the `keys`
+// parameter. A backend supplies only its sorter.
+//
+// Records (parameter `keys`):
+//   float32  float keys (default)
+//   uint64   64-bit unsigned keys
+//   pairs    float keys, each carrying a uint32 value (its input position) along
+// Inputs (parameter `input`): random (uniform bit patterns: the whole finite float range,
+// or all 64 bits) or descending (strictly descending, the merge-sort worst case of the
+// seminar study). Never NaN, Inf or -0.0.
+#pragma once
+
+#include <gpubench/plugin.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <variant>
+
+namespace sort {
+
+enum class Backend { naive, omp, cuda, thrust };
+enum class Keys { float32, uint64, pairs };
+enum class Input { random, descending };
+
+struct Config {
+    Keys keys = Keys::float32;
+    Input input = Input::random;
+};
+
+// A float key with its value, as the CPU backends sort pairs (one 8-byte record).
+struct KeyValue {
+    float key;
+    uint32_t value;
+};
+
+// Ascending order of keys; values ride along.
+struct KeyLess {
+    bool operator()(float a, float b) const { return a < b; }
+    bool operator()(uint64_t a, uint64_t b) const { return a < b; }
+    bool operator()(const KeyValue &a, const KeyValue &b) const { return a.key < b.key; }
+};
+
+// The three layouts. CPU backends sort Element arrays; GPU backends sort a Key array and,
+// for pairs, a separate uint32 value array.
+struct Float32Keys {
+    using Element = float;
+    using Key = float;
+    static constexpr bool kPairs = false;
+};
+struct Uint64Keys {
+    using Element = uint64_t;
+    using Key = uint64_t;
+    static constexpr bool kPairs = false;
+};
+struct Float32Pairs {
+    using Element = KeyValue;
+    using Key = float;
+    static constexpr bool kPairs = true;
+};
+
+// Descriptor data for one backend (name "sort_<backend>", sizes, descriptions).
+gpubench::Info make_info(Backend backend);
+
+// bytes = 2 n records (each read and written once); items = n keys; flops = 0.
+gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+
+// keys=float32|uint64|pairs, input=random|descending. Throws InvalidArgument otherwise.
+Config parse_config(const gpubench::Params &params);
+
+// n as a size_t, or NotSupported outside [min_size, max_size] of the backend.
+size_t checked_size(Backend backend, uint64_t n);
+
+// Below, Element is float, uint64_t or KeyValue (CPU records, GPU key arrays).
+// Inputs: record i is a pure function of (seed, input, n, i). Pair values are positions.
+// OpenMP static over `threads` threads (first touch by the same split as the sorters).
+template <class Element>
+void fill_input(uint64_t seed, Input input, Element *records, size_t n, int threads);
+void fill_positions(uint32_t *values, size_t n, int threads);
+
+// An order-independent fingerprint of a multiset of records: the sum and the xor, mod 2^64,
+// of splitmix64 of each record's bits (key bits, or key bits << 32 | value for pairs).
+struct MultisetHash {
+    uint64_t sum = 0, xor_all = 0;
+    bool operator==(const MultisetHash &) const = default;
+};
+template <class Element>
+MultisetHash hash_of(const Element *records, size_t n, int threads);
+MultisetHash hash_of(const float *keys, const uint32_t *values, size_t n, int threads);
+
+// Passes when the keys are non-decreasing and the records hash as the input did (so the
+// output is a permutation of the input, pairs kept together). max_error counts the errors
+// found (adjacent pairs out of order, plus 1 for a hash mismatch); tolerance 0.
+template <class Element>
+gpubench::Verification verify_sorted(const Element *records, size_t n,
+                                     const MultisetHash &input, int threads);
+gpubench::Verification verify_sorted(const float *keys, const uint32_t *values, size_t n,
+                                     const MultisetHash &input, int threads);
+
+// All bytes 0xFF (a NaN key): records a sort never writes fail verification.
+void poison(void *records, size_t bytes, int threads);
+
+// to = from, OpenMP static over `threads` threads (the CPU reset).
+void copy_bytes(void *to, const void *from, size_t bytes, int threads);
+
+// The CPU problem: the pristine input, the working array that run() sorts in place (reset
+// restores it), and the sorter. Sorter<Element> is constructed from (n, setup) and called
+// as sorter.sort(data); it returns where the sorted records are (data or its own scratch).
+template <class Layout, template <class> class Sorter>
+class HostProblem {
+    using Element = typename Layout::Element;
+
+public:
+    HostProblem(size_t n, const gpubench::Setup &setup, Input input)
+        : n_(n),
+          threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1),
+          pristine_(std::make_unique_for_overwrite<Element[]>(n)),
+          working_(std::make_unique_for_overwrite<Element[]>(n)),
+          sorter_(n, setup) {
+        fill_input(setup.seed, input, pristine_.get(), n_, threads_);
+        input_hash_ = hash_of(pristine_.get(), n_, threads_);
+        poison(working_.get(), n_ * sizeof(Element), threads_);
+        sorted_ = working_.get();
+    }
+    void reset() { copy_bytes(working_.get(), pristine_.get(), n_ * sizeof(Element), threads_); }
+    void run() { sorted_ = sorter_.sort(working_.get()); }
+    gpubench::Verification verify() const {
+        return verify_sorted(sorted_, n_, input_hash_, threads_);
+    }
+
+private:
+    size_t n_;
+    int threads_;
+    std::unique_ptr<Element[]> pristine_, working_;  // pages first touched by the fill
+    Sorter<Element> sorter_;
+    MultisetHash input_hash_;
+    const Element *sorted_;
+};
+
+// The class GPUBENCH_PLUGIN wraps: holds Problem<Float32Keys>, Problem<Uint64Keys> or
+// Problem<Float32Pairs> as `keys` says. upload()/download() exist only when the problem has
+// them, so CPU plugins leave them NULL.
+template <Backend B, template <class> class Problem>
+class Plugin {
+public:
+    explicit Plugin(const gpubench::Setup &setup) {
+        const size_t n = checked_size(B, setup.size);
+        const Config config = parse_config(setup.params);
+        if (config.keys == Keys::uint64)
+            problem_ = std::make_unique<Problem<Uint64Keys>>(n, setup, config.input);
+        else if (config.keys == Keys::pairs)
+            problem_ = std::make_unique<Problem<Float32Pairs>>(n, setup, config.input);
+        else
+            problem_ = std::make_unique<Problem<Float32Keys>>(n, setup, config.input);
+    }
+    static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
+        return make_work(B, size, params);
+    }
+    void upload()
+        requires requires(Problem<Float32Keys> &p) { p.upload(); }
+    {
+        apply([](auto &p) { p.upload(); });
+    }
+    void reset() {
+        apply([](auto &p) { p.reset(); });
+    }
+    void run() {
+        apply([](auto &p) { p.run(); });
+    }
+    void download()
+        requires requires(Problem<Float32Keys> &p) { p.download(); }
+    {
+        apply([](auto &p) { p.download(); });
+    }
+    gpubench::Verification verify() {
+        return apply([](auto &p) { return p.verify(); });
+    }
+
+private:
+    template <class F>
+    decltype(auto) apply(F &&f) {
+        return std::visit([&](auto &problem) -> decltype(auto) { return f(*problem); },
+                          problem_);
+    }
+    std::variant<std::unique_ptr<Problem<Float32Keys>>, std::unique_ptr<Problem<Uint64Keys>>,
+                 std::unique_ptr<Problem<Float32Pairs>>>
+        problem_;
+};
+
+}  // namespace sort
