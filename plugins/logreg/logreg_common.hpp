@@ -1,0 +1,153 @@
+// What every logreg backend shares: the descriptor data, the work model, the parameters,
+// the data, the per-sample arithmetic of the naive algorithm (so that the reference and
+// logreg_naive are bit-identical), and the checks of a trained theta.
+//
+// The model is multinomial (softmax) logistic regression, not the study's one-vs-rest
+// sigmoid: one softmax over 10 classes is the standard multiclass model and its gradient
+// has the same shape, G = X^T (P - Y) / n. Features are the 784 pixels / 255 and a bias 1
+// (the last of 785 features). theta is 785 x 10, feature-major (theta[j * 10 + c]), zero at
+// the start of each training; each of `iterations` full-batch steps does
+// Z = X theta, P = softmax(Z) by rows, G = X^T (P - Y) / n, theta -= lr G.
+#pragma once
+
+#include "logreg_data.hpp"
+
+#include <gpubench/plugin.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace logreg {
+
+constexpr size_t kFeatures = kPixels + 1;            // pixels and the bias feature
+constexpr size_t kThetaSize = kFeatures * kClasses;  // 7850
+
+enum class Backend { naive, omp, cuda, cublas };
+
+struct Settings {
+    int iterations = 100;
+    float lr = 0.1f;
+};
+
+// iterations=N and lr=X; InvalidArgument for values out of range.
+Settings parse_settings(const gpubench::Params &params);
+
+// Descriptor data for one backend (name "logreg_<backend>", sizes, descriptions).
+gpubench::Info make_info(Backend backend);
+
+// Per run: 4 n 785 10 flops of the two products plus the softmax and update, X read twice,
+// n * iterations sample-steps; memory of an instance on the host and (CUDA) the device.
+gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+
+// Sample chunks of logreg_cuda's partial gradients: a fixed function of n (never of the
+// device), so that its summation order, hence its result, is the same on every GPU.
+constexpr size_t kChunkSamples = 32;  // samples per chunk at least, a multiple of 32
+constexpr size_t kMaxChunks = 512;
+constexpr size_t gradient_chunks(size_t n) {
+    const size_t tiles = (n + kChunkSamples - 1) / kChunkSamples;
+    return std::min(tiles, kMaxChunks);
+}
+
+// --- The naive algorithm's arithmetic, one sample at a time (float, in this order). ---
+
+// z[c] = sum over j in order of x[j] * theta[j][c].
+inline void forward_sample(const float *x, const float *theta, float *z) {
+    for (size_t c = 0; c < kClasses; ++c) z[c] = 0;
+    for (size_t j = 0; j < kFeatures; ++j)
+        for (size_t c = 0; c < kClasses; ++c) z[c] += x[j] * theta[j * kClasses + c];
+}
+
+// d = softmax(z) - onehot(label), the softmax shifted by max(z) so exp never overflows.
+inline void softmax_residual(const float *z, unsigned label, float *d) {
+    const float top = *std::max_element(z, z + kClasses);
+    float sum = 0;
+    for (size_t c = 0; c < kClasses; ++c) {
+        d[c] = std::exp(z[c] - top);
+        sum += d[c];
+    }
+    for (size_t c = 0; c < kClasses; ++c) d[c] = d[c] / sum - (c == label ? 1.0f : 0.0f);
+}
+
+// grad[j][c] += x[j] * d[c] for the features j in [first, last).
+inline void accumulate_gradient(const float *x, const float *d, size_t first, size_t last,
+                                float *grad) {
+    for (size_t j = first; j < last; ++j)
+        for (size_t c = 0; c < kClasses; ++c) grad[j * kClasses + c] += x[j] * d[c];
+}
+
+// theta -= lr * grad / n.
+inline void descend(float *theta, const float *grad, float lr, size_t n) {
+    const float step = lr / static_cast<float>(n);
+    for (size_t e = 0; e < kThetaSize; ++e) theta[e] -= step * grad[e];
+}
+
+// The reference training: the naive arithmetic above, forward parallel over samples and
+// gradient parallel over features (each sum still in sample order), so its theta is
+// bit-identical to logreg_naive's on any number of threads.
+void train_reference(const float *x, const uint8_t *labels, size_t n, const Settings &settings,
+                     float *theta);
+
+// Fraction of `set` whose largest logit is at its label.
+double accuracy(const ImageSet &set, const float *theta);
+
+// Mean cross-entropy -log p(label) of n samples of features x, in double.
+double cross_entropy(const float *x, const uint8_t *labels, size_t n, const float *theta);
+
+// The parameters, the data and the n training samples of one instance, and the untimed
+// checks of the theta it trains.
+class Task {
+public:
+    Task(Backend backend, const gpubench::Setup &setup);
+
+    size_t samples() const { return n_; }
+    const Settings &settings() const { return settings_; }
+    const uint8_t *labels() const { return data_.train.labels.data(); }
+    // x[i][j], n x 785 row-major: pixel / 255, then the bias 1.
+    void fill_features(float *x) const;
+
+    // (1) test accuracy of theta above the floor for this size and data; (2) max |theta -
+    // theta_ref| / max |theta_ref| within tolerance, theta_ref from train_reference on the
+    // same features x (logreg_naive: skipped, its theta is the reference).
+    gpubench::Verification verify(const float *x, const float *theta);
+    // test_accuracy, train_loss, train_samples, iterations, data source (after verify).
+    std::vector<gpubench::Metric> metrics() const;
+
+private:
+    Backend backend_;
+    size_t n_;
+    Settings settings_;
+    Dataset data_;
+    double test_accuracy_ = NAN, train_loss_ = NAN;
+};
+
+// Fills `count` floats with NaN, so that a theta a backend never writes fails verify().
+void poison(float *values, size_t count);
+
+// The class GPUBENCH_PLUGIN wraps for CPU backends. Trainer is constructed from (task,
+// setup) and called as trainer.train(x, labels, theta) to run one whole training.
+template <Backend B, class Trainer>
+class HostPlugin {
+public:
+    explicit HostPlugin(const gpubench::Setup &setup)
+        : task_(B, setup), x_(task_.samples() * kFeatures), theta_(kThetaSize),
+          trainer_(task_, setup) {
+        task_.fill_features(x_.data());
+        poison(theta_.data(), theta_.size());
+    }
+    static gpubench::Work work(uint64_t n, const gpubench::Params &params) {
+        return make_work(B, n, params);
+    }
+    void run() { trainer_.train(x_.data(), task_.labels(), theta_.data()); }
+    gpubench::Verification verify() { return task_.verify(x_.data(), theta_.data()); }
+    std::vector<gpubench::Metric> metrics() const { return task_.metrics(); }
+
+private:
+    Task task_;
+    std::vector<float> x_, theta_;
+    Trainer trainer_;
+};
+
+}  // namespace logreg
