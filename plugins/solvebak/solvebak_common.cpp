@@ -1,0 +1,208 @@
+#include "solvebak_common.hpp"
+
+#include "random_inputs.hpp"
+#include "size_limits.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+
+namespace solvebak {
+namespace inputs = gpubench::inputs;
+namespace {
+
+struct BackendSpec {
+    const char *name, *backend;
+    gpubench_device_kind device_kind;
+    const char *description, *params_help;
+    uint64_t max_size;
+    std::vector<uint64_t> default_sizes;
+};
+
+constexpr const char *kCpuParams =
+    "vars=N (columns of X, default 1000), iterations=N (sweeps over the columns, default 10), "
+    "batch=N (columns per step, default 1 = sequential; batch > 1 needs obs >= 8*batch), "
+    "dtype=float64|float32 (default float64)";
+constexpr const char *kGpuParams =
+    "vars=N (columns of X, default 1000), iterations=N (sweeps over the columns, default 10), "
+    "batch=N (columns per step, default 1 = sequential; batch > 1 needs obs >= 8*batch), "
+    "dtype=float64|float32 (default float64), graph=1|0 (launch each iteration as one "
+    "CUDA graph, default 1)";
+
+BackendSpec spec_of(Backend backend) {
+    switch (backend) {
+    case Backend::naive:
+        return {"solvebak_naive", "naive", GPUBENCH_DEVICE_CPU,
+                "SolveBak least squares by coordinate descent, plain loops on one CPU thread: "
+                "per column a dot product and an update of the residual (obs=2e6 at vars=1000, "
+                "10 iterations takes ~30 s and X is 16 GB in float64, so max_size is 2e6)",
+                kCpuParams, 2'000'000, {1'000, 10'000, 100'000}};
+    case Backend::omp:
+        return {"solvebak_omp", "omp", GPUBENCH_DEVICE_CPU,
+                "SolveBak least squares by coordinate descent, one OpenMP region: each thread "
+                "owns a slice of the rows (its part of the residual stays in its cache), one "
+                "barrier per column step (max_size 2e6: X is 16 GB in float64)",
+                kCpuParams, 2'000'000, {1'000, 10'000, 100'000}};
+    case Backend::cuda:
+        return {"solvebak_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+                "SolveBak least squares by coordinate descent, one hand-written CUDA kernel per "
+                "column step (previous step's residual update fused with this step's dot "
+                "products; the last thread block divides and updates a on the device) "
+                "(max_size 4e6: X is 32 GB in float64)",
+                kGpuParams, 4'000'000, {1'000, 10'000, 100'000, 1'000'000}};
+    case Backend::cublas:
+        return {"solvebak_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
+                "SolveBak least squares by coordinate descent with cuBLAS: dot + axpy per column "
+                "(batch=1) or two gemv per block, scalars kept on the device (pointer mode "
+                "device) (max_size 4e6: X is 32 GB in float64)",
+                kGpuParams, 4'000'000, {1'000, 10'000, 100'000, 1'000'000}};
+    }
+    throw gpubench::Error(GPUBENCH_ERROR, "unknown solvebak backend");
+}
+
+// The sizes of the descriptor hold at the default vars=1000 and iterations=10; other values
+// scale the limits: X may hold max_size*1000 elements (memory) and a run may take
+// max_size*1000*10 column-element steps (time).
+constexpr double kDefaultVars = 1000, kDefaultIterations = 10;
+
+// Below ~4 obs per column of a block the block step (all its columns from one residual)
+// makes the residual grow instead of shrink; 8 keeps a margin.
+constexpr size_t kObsPerBatchColumn = 8;
+
+size_t parse_count(const gpubench::Params &params, const char *key, long long fallback,
+                   long long most) {
+    const long long value = params.get_int(key, fallback);
+    if (value < 1 || value > most)
+        throw gpubench::InvalidArgument(std::string(key) + "=" + std::to_string(value) +
+                                        ": expected 1.." + std::to_string(most));
+    return static_cast<size_t>(value);
+}
+
+}  // namespace
+
+gpubench::Info make_info(Backend backend) {
+    BackendSpec s = spec_of(backend);
+    return gpubench::Info{s.name,
+                          "solvebak",
+                          s.backend,
+                          s.device_kind,
+                          s.description,
+                          "obs: rows of X (obs x vars, vars=1000 by default), y = X a_true, "
+                          "float64 (dtype=float32 for float)",
+                          "1.0",
+                          s.params_help,
+                          1,
+                          s.max_size,
+                          std::move(s.default_sizes),
+                          "column updates",
+                          GPUBENCH_HEADLINE_BYTES};
+}
+
+Config parse_params(const gpubench::Params &params) {
+    Config c;
+    c.vars = parse_count(params, "vars", 1000, 100'000);
+    c.iterations = parse_count(params, "iterations", 10, 100'000);
+    c.batch = parse_count(params, "batch", 1, static_cast<long long>(c.vars));
+    const std::string dtype = params.get("dtype", "float64");
+    if (dtype == "float32")
+        c.dtype = Dtype::float32;
+    else if (dtype != "float64")
+        throw gpubench::InvalidArgument("dtype='" + dtype + "': expected float64 or float32");
+    return c;
+}
+
+Config checked_config(Backend backend, uint64_t obs, const gpubench::Params &params) {
+    const BackendSpec s = spec_of(backend);
+    Config c = parse_params(params);
+    c.obs = gpubench::checked_size(make_info(backend), obs);
+    const double elements = double(c.obs) * double(c.vars);
+    const double max_elements = double(s.max_size) * kDefaultVars;
+    const auto whole = [](double count) { return std::to_string(uint64_t(count)); };
+    const std::string shape = "obs x vars = " + std::to_string(c.obs) + " x " +
+                              std::to_string(c.vars);
+    if (elements > max_elements)
+        throw gpubench::NotSupported(shape + " exceeds " + s.name + "'s " +
+                                     whole(max_elements) + " matrix elements");
+    if (elements * double(c.iterations) > max_elements * kDefaultIterations)
+        throw gpubench::NotSupported(shape + " x iterations " + std::to_string(c.iterations) +
+                                     " exceeds " + s.name + "'s time budget of " +
+                                     whole(max_elements * kDefaultIterations) +
+                                     " column-element steps");
+    if (c.batch > 1 && c.obs < kObsPerBatchColumn * c.batch)
+        throw gpubench::NotSupported("batch=" + std::to_string(c.batch) + " needs obs >= " +
+                                     std::to_string(kObsPerBatchColumn * c.batch) +
+                                     ": with fewer rows the block step diverges");
+    return c;
+}
+
+gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &params) {
+    const Config c = parse_params(params);
+    const double element = c.dtype == Dtype::float64 ? 8.0 : 4.0;
+    const double n = double(obs), vars = double(c.vars), iterations = double(c.iterations);
+    gpubench::Work w;
+    w.flops = 4.0 * n * vars * iterations;
+    // Each column is read twice per iteration (dot, then update). The residual e, obs
+    // elements, is read and written as often, but stays in cache (8 MB at obs=1e6).
+    w.bytes = 2.0 * n * vars * iterations * element;
+    w.items = vars * iterations;
+    const double matrix = n * vars * element, vectors = 3.0 * n * element + 8.0 * vars;
+    w.host_bytes = matrix + vectors + 8.0 * n;  // + the float64 reference's residual
+    w.device_bytes = spec_of(backend).device_kind == GPUBENCH_DEVICE_CUDA ? matrix + vectors : 0;
+    return w;
+}
+
+template <class T>
+void fill_inputs(const Config &config, uint64_t seed, int threads, T *x, T *y, T *x_x,
+                 double *a_true) {
+    const int64_t obs = int64_t(config.obs), vars = int64_t(config.vars);
+    const uint64_t key_x = inputs::stream_key(seed, 0), key_a = inputs::stream_key(seed, 1);
+    for (int64_t j = 0; j < vars; ++j)
+        a_true[j] = 0.5 * inputs::symmetric_unit(inputs::bits(key_a, uint64_t(j)));
+
+#pragma omp parallel num_threads(std::max(1, threads))
+    {
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < obs * vars; ++k)
+            x[k] = static_cast<T>(0.5 * inputs::symmetric_unit(inputs::bits(key_x, uint64_t(k))));
+#pragma omp for schedule(static)
+        for (int64_t j = 0; j < vars; ++j) {
+            double sum = 0;
+            for (int64_t i = 0; i < obs; ++i) sum += double(x[j * obs + i]) * x[j * obs + i];
+            x_x[j] = static_cast<T>(sum);
+        }
+    }
+    std::vector<double> product(config.obs);
+    multiply(config, x, a_true, product.data(), threads);
+    std::copy(product.begin(), product.end(), y);  // rounded to T
+}
+
+template <class T>
+void multiply(const Config &config, const T *x, const double *v, double *out, int threads) {
+    const int64_t obs = int64_t(config.obs), vars = int64_t(config.vars);
+    constexpr int64_t kTile = 256;
+#pragma omp parallel for schedule(static) num_threads(std::max(1, threads))
+    for (int64_t row0 = 0; row0 < obs; row0 += kTile) {
+        const int64_t rows = std::min(kTile, obs - row0);
+        std::array<double, kTile> sum{};
+        for (int64_t j = 0; j < vars; ++j)
+            for (int64_t i = 0; i < rows; ++i) sum[i] += double(x[j * obs + row0 + i]) * v[j];
+        std::copy(sum.begin(), sum.begin() + rows, out + row0);
+    }
+}
+
+template <class T>
+void poison(T *values, size_t count) {
+    std::fill(values, values + count, std::numeric_limits<T>::quiet_NaN());
+}
+
+template void fill_inputs<float>(const Config &, uint64_t, int, float *, float *, float *,
+                                 double *);
+template void fill_inputs<double>(const Config &, uint64_t, int, double *, double *, double *,
+                                  double *);
+template void multiply<float>(const Config &, const float *, const double *, double *, int);
+template void multiply<double>(const Config &, const double *, const double *, double *, int);
+template void poison<float>(float *, size_t);
+template void poison<double>(double *, size_t);
+
+}  // namespace solvebak

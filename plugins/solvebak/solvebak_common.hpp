@@ -1,0 +1,151 @@
+// What every solvebak backend shares: the descriptor data, the parameters, the work model,
+// deterministic inputs, the float64 CPU reference and the verification, and the plugin class
+// that picks float or double from the dtype parameter. A backend supplies only its solver.
+//
+// SolveBak (coordinate-descent least squares): given X (obs x vars) and y = X a_true, start
+// from a = 0, e = y and sweep the columns `iterations` times; a block of `batch` columns
+// [j0, j0+nb) takes one step:  da = X_blk^T e / |X_j|^2;  e -= X_blk da;  a_blk += da.
+// batch = 1 is the sequential algorithm (one column at a time); batch > 1 is the notebook's
+// "parallel HPSCDP" variant (all columns of a block see the same residual).
+//
+// X is stored column-major (column X_j contiguous): every step streams whole columns, once
+// for the dot products and once for the update of e, so contiguous columns make both passes
+// unit-stride on the CPU and coalesced on the GPU.
+#pragma once
+
+#include <gpubench/plugin.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <variant>
+#include <vector>
+
+namespace solvebak {
+
+enum class Backend { naive, omp, cuda, cublas };
+enum class Dtype { float32, float64 };
+
+struct Config {
+    size_t obs = 0;         // rows of X (the size)
+    size_t vars = 1000;     // columns of X, unknowns
+    size_t iterations = 10;
+    size_t batch = 1;       // columns per step
+    Dtype dtype = Dtype::float64;
+
+    size_t blocks_per_iteration() const { return (vars + batch - 1) / batch; }
+};
+
+// Descriptor data for one backend (name "solvebak_<backend>", sizes, descriptions).
+gpubench::Info make_info(Backend backend);
+
+// The parameters alone (vars, iterations, batch, dtype): InvalidArgument when malformed or
+// out of range. obs is left 0.
+Config parse_params(const gpubench::Params &params);
+
+// parse_params plus the size and the limits of the backend: NotSupported outside them.
+Config checked_config(Backend backend, uint64_t obs, const gpubench::Params &params);
+
+// flops 4 obs vars iterations (a dot and an update per column); bytes: X read twice per
+// iteration; items: column updates (vars x iterations).
+gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &params);
+
+// X column-major (vars columns of obs), y = X a_true (accumulated in double, then rounded
+// to T), x_x[j] = |X_j|^2 (likewise) and a_true. Entries of X and a_true are
+// 0.5 * symmetric_unit: uniform in (-0.5, 0.5), never zero (no empty column), exact in float.
+// Element k of X is a pure function of (seed, k), whatever the thread count.
+template <class T>
+void fill_inputs(const Config &config, uint64_t seed, int threads, T *x, T *y, T *x_x,
+                 double *a_true);
+
+// out = X v in double, each row summed over the columns in order (the same for any thread
+// count), in tiles of rows so that X is read column by column.
+template <class T>
+void multiply(const Config &config, const T *x, const double *v, double *out, int threads);
+
+// Fills `count` elements with NaN so that a result a solver never writes fails verification.
+template <class T>
+void poison(T *values, size_t count);
+
+// Checks a solver's result a (vars values): against the same algorithm run in float64 on the
+// CPU (computed on the first verify), and against a_true where the system pins it down.
+// Keeps mean |a - a_true| and |y - X a| / |y| for metrics().
+template <class T>
+class Verifier {
+public:
+    Verifier(const Config &config, int threads);
+    double *a_true() { return a_true_.data(); }
+    gpubench::Verification verify(const T *x, const T *y, const T *x_x, const T *a);
+    std::vector<gpubench::Metric> metrics() const;
+
+private:
+    Config config_;
+    int threads_;
+    std::vector<double> a_true_, a_reference_;
+    double mean_abs_error_ = 0, relative_residual_ = 0;
+};
+
+// Inputs and result in host memory, for CPU solvers. Solver<T> is constructed from
+// (config, setup) and called as solver.solve(x, y, x_x, e, a): e is its scratch residual,
+// a the result; it starts from a = 0, e = y itself (that is part of the timed solve).
+template <class T, class Solver>
+class HostProblem {
+public:
+    HostProblem(const Config &config, const gpubench::Setup &setup)
+        : verifier_(config, setup.cpu_threads),
+          x_(config.obs * config.vars), y_(config.obs), e_(config.obs), x_x_(config.vars),
+          a_(config.vars), solver_(config, setup) {
+        fill_inputs(config, setup.seed, setup.cpu_threads, x_.data(), y_.data(), x_x_.data(),
+                    verifier_.a_true());
+        poison(a_.data(), a_.size());
+    }
+    void run() { solver_.solve(x_.data(), y_.data(), x_x_.data(), e_.data(), a_.data()); }
+    gpubench::Verification verify() {
+        return verifier_.verify(x_.data(), y_.data(), x_x_.data(), a_.data());
+    }
+    std::vector<gpubench::Metric> metrics() const { return verifier_.metrics(); }
+
+private:
+    Verifier<T> verifier_;
+    std::vector<T> x_, y_, e_, x_x_, a_;
+    Solver solver_;
+};
+
+// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says, behind
+// one variant. upload()/download() exist only when the problem has them (CUDA plugins).
+template <Backend B, template <class> class Problem>
+class Plugin {
+public:
+    explicit Plugin(const gpubench::Setup &setup) : problem_(make(setup)) {}
+    static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
+        return make_work(B, size, params);
+    }
+    void upload()
+        requires requires(Problem<float> &p) { p.upload(); }
+    {
+        each([](auto &p) { p.upload(); });
+    }
+    void run() { each([](auto &p) { p.run(); }); }
+    void download()
+        requires requires(Problem<float> &p) { p.download(); }
+    {
+        each([](auto &p) { p.download(); });
+    }
+    gpubench::Verification verify() { return each([](auto &p) { return p.verify(); }); }
+    std::vector<gpubench::Metric> metrics() { return each([](auto &p) { return p.metrics(); }); }
+
+private:
+    using Either = std::variant<std::unique_ptr<Problem<float>>, std::unique_ptr<Problem<double>>>;
+    static Either make(const gpubench::Setup &setup) {
+        const Config config = checked_config(B, setup.size, setup.params);
+        if (config.dtype == Dtype::float64) return std::make_unique<Problem<double>>(config, setup);
+        return std::make_unique<Problem<float>>(config, setup);
+    }
+    template <class F>
+    decltype(auto) each(F &&f) {
+        return std::visit([&](auto &problem) -> decltype(auto) { return f(*problem); }, problem_);
+    }
+    Either problem_;
+};
+
+}  // namespace solvebak
