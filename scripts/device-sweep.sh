@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The study sweep of issue 3 on a GPU machine, over a build folder made elsewhere:
-#   scripts/device-sweep.sh BUILD_DIR WORKLOAD...    (workloads: sort logreg vecadd mandelbrot solvebak)
+#   scripts/device-sweep.sh BUILD_DIR WORKLOAD...    (workloads: sort logreg vecadd mandelbrot solvebak;
+#                                                    vecadd includes the copy reference)
 # One results file per workload and run in ${OUT:-out}/sweep-<workload>[-<variant>].json, with the
 # console table beside it. Sizes beyond a plugin's range are skipped with the reason (exit 3).
 set -uo pipefail
@@ -31,7 +32,9 @@ for workload in "$@"; do
     logreg)
       sweep logreg 'logreg_*' '60,600,6000,60000' --max-time 5 ;;
     vecadd)
-      sweep vecadd 'vecadd_*' '1e3..1e9:*10' ;;
+      sweep vecadd 'vecadd_*' '1e3..1e9:*10'
+      sweep vecadd-increment 'vecadd_*' '1e3..1e9:*10' --param variant=increment
+      sweep copy 'copy_*' '1e3..1e9:*10' ;;  # the bandwidth vecadd is read against
     mandelbrot)
       sweep mandelbrot 'mandelbrot_*' '1024,2048,4096,8192' --param iterations=256 --max-time 5 ;;
     solvebak)
