@@ -1,5 +1,6 @@
 #include "matmul_common.hpp"
 
+#include "backend_spec.hpp"
 #include "random_inputs.hpp"
 
 #include <cmath>
@@ -11,13 +12,7 @@ namespace matmul {
 namespace inputs = gpubench::inputs;
 namespace {
 
-struct BackendSpec {
-    const char *name, *backend;
-    gpubench_device_kind device_kind;
-    const char *description;
-    uint64_t max_size;
-    std::vector<uint64_t> default_sizes;
-};
+using gpubench::BackendSpec;
 
 BackendSpec spec_of(Backend backend) {
     switch (backend) {

@@ -3,6 +3,8 @@
 // that picks float or double from the dtype parameter. A backend supplies only its kernel.
 #pragma once
 
+#include "one_of_problems.hpp"
+
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
@@ -64,45 +66,24 @@ private:
     Kernel kernel_;
 };
 
-// The class GPUBENCH_PLUGIN wraps: holds Problem<float> or Problem<double> as dtype says.
-// upload()/download() exist only when the problem has them, so CPU plugins leave them NULL.
+// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.
 template <Backend B, template <class> class Problem>
-class Plugin {
+class Plugin : public gpubench::OneOfProblems<Problem<float>, Problem<double>> {
+    using Base = gpubench::OneOfProblems<Problem<float>, Problem<double>>;
+
 public:
-    explicit Plugin(const gpubench::Setup &setup) {
-        const size_t n = checked_size(B, setup.size);
-        if (parse_dtype(setup.params) == Dtype::float64)
-            f64_ = std::make_unique<Problem<double>>(n, setup);
-        else
-            f32_ = std::make_unique<Problem<float>>(n, setup);
-    }
+    explicit Plugin(const gpubench::Setup &setup) : Base(make(setup)) {}
     static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
         return make_work(B, size, params);
     }
-    void upload()
-        requires requires(Problem<float> &p) { p.upload(); }
-    {
-        apply([](auto &p) { p.upload(); });
-    }
-    void run() {
-        apply([](auto &p) { p.run(); });
-    }
-    void download()
-        requires requires(Problem<float> &p) { p.download(); }
-    {
-        apply([](auto &p) { p.download(); });
-    }
-    gpubench::Verification verify() {
-        return apply([](auto &p) { return p.verify(); });
-    }
 
 private:
-    template <class F>
-    decltype(auto) apply(F &&f) {
-        return f32_ ? f(*f32_) : f(*f64_);
+    static typename Base::Choice make(const gpubench::Setup &setup) {
+        const size_t n = checked_size(B, setup.size);
+        if (parse_dtype(setup.params) == Dtype::float64)
+            return std::make_unique<Problem<double>>(n, setup);
+        return std::make_unique<Problem<float>>(n, setup);
     }
-    std::unique_ptr<Problem<float>> f32_;
-    std::unique_ptr<Problem<double>> f64_;
 };
 
 }  // namespace matmul

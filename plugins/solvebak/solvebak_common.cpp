@@ -1,5 +1,6 @@
 #include "solvebak_common.hpp"
 
+#include "backend_spec.hpp"
 #include "random_inputs.hpp"
 #include "size_limits.hpp"
 
@@ -12,13 +13,7 @@ namespace solvebak {
 namespace inputs = gpubench::inputs;
 namespace {
 
-struct BackendSpec {
-    const char *name, *backend;
-    gpubench_device_kind device_kind;
-    const char *description, *params_help;
-    uint64_t max_size;
-    std::vector<uint64_t> default_sizes;
-};
+using gpubench::BackendSpec;
 
 constexpr const char *kCpuParams =
     "vars=N (columns of X, default 1000), iterations=N (sweeps over the columns, default 10), "
@@ -37,26 +32,26 @@ BackendSpec spec_of(Backend backend) {
                 "SolveBak least squares by coordinate descent, plain loops on one CPU thread: "
                 "per column a dot product and an update of the residual (obs=2e6 at vars=1000, "
                 "10 iterations takes ~30 s and X is 16 GB in float64, so max_size is 2e6)",
-                kCpuParams, 2'000'000, {1'000, 10'000, 100'000}};
+                2'000'000, {1'000, 10'000, 100'000}, kCpuParams};
     case Backend::omp:
         return {"solvebak_omp", "omp", GPUBENCH_DEVICE_CPU,
                 "SolveBak least squares by coordinate descent, one OpenMP region: each thread "
                 "owns a slice of the rows (its part of the residual stays in its cache), one "
                 "barrier per column step (max_size 2e6: X is 16 GB in float64)",
-                kCpuParams, 2'000'000, {1'000, 10'000, 100'000}};
+                2'000'000, {1'000, 10'000, 100'000}, kCpuParams};
     case Backend::cuda:
         return {"solvebak_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
                 "SolveBak least squares by coordinate descent, one hand-written CUDA kernel per "
                 "column step (previous step's residual update fused with this step's dot "
                 "products; the last thread block divides and updates a on the device) "
                 "(max_size 4e6: X is 32 GB in float64)",
-                kGpuParams, 4'000'000, {1'000, 10'000, 100'000, 1'000'000}};
+                4'000'000, {1'000, 10'000, 100'000, 1'000'000}, kGpuParams};
     case Backend::cublas:
         return {"solvebak_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
                 "SolveBak least squares by coordinate descent with cuBLAS: dot + axpy per column "
                 "(batch=1) or two gemv per block, scalars kept on the device (pointer mode "
                 "device) (max_size 4e6: X is 32 GB in float64)",
-                kGpuParams, 4'000'000, {1'000, 10'000, 100'000, 1'000'000}};
+                4'000'000, {1'000, 10'000, 100'000, 1'000'000}, kGpuParams};
     }
     throw gpubench::Error(GPUBENCH_ERROR, "unknown solvebak backend");
 }

@@ -13,12 +13,13 @@
 // unit-stride on the CPU and coalesced on the GPU.
 #pragma once
 
+#include "one_of_problems.hpp"
+
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <variant>
 #include <vector>
 
 namespace solvebak {
@@ -111,41 +112,23 @@ private:
     Solver solver_;
 };
 
-// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says, behind
-// one variant. upload()/download() exist only when the problem has them (CUDA plugins).
+// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.
 template <Backend B, template <class> class Problem>
-class Plugin {
+class Plugin : public gpubench::OneOfProblems<Problem<float>, Problem<double>> {
+    using Base = gpubench::OneOfProblems<Problem<float>, Problem<double>>;
+
 public:
-    explicit Plugin(const gpubench::Setup &setup) : problem_(make(setup)) {}
+    explicit Plugin(const gpubench::Setup &setup) : Base(make(setup)) {}
     static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
         return make_work(B, size, params);
     }
-    void upload()
-        requires requires(Problem<float> &p) { p.upload(); }
-    {
-        each([](auto &p) { p.upload(); });
-    }
-    void run() { each([](auto &p) { p.run(); }); }
-    void download()
-        requires requires(Problem<float> &p) { p.download(); }
-    {
-        each([](auto &p) { p.download(); });
-    }
-    gpubench::Verification verify() { return each([](auto &p) { return p.verify(); }); }
-    std::vector<gpubench::Metric> metrics() { return each([](auto &p) { return p.metrics(); }); }
 
 private:
-    using Either = std::variant<std::unique_ptr<Problem<float>>, std::unique_ptr<Problem<double>>>;
-    static Either make(const gpubench::Setup &setup) {
+    static typename Base::Choice make(const gpubench::Setup &setup) {
         const Config config = checked_config(B, setup.size, setup.params);
         if (config.dtype == Dtype::float64) return std::make_unique<Problem<double>>(config, setup);
         return std::make_unique<Problem<float>>(config, setup);
     }
-    template <class F>
-    decltype(auto) each(F &&f) {
-        return std::visit([&](auto &problem) -> decltype(auto) { return f(*problem); }, problem_);
-    }
-    Either problem_;
 };
 
 }  // namespace solvebak

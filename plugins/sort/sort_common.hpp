@@ -11,12 +11,13 @@
 // seminar study). Never NaN, Inf or -0.0.
 #pragma once
 
+#include "one_of_problems.hpp"
+
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <variant>
 
 namespace sort {
 
@@ -138,54 +139,30 @@ private:
     const Element *sorted_;
 };
 
-// The class GPUBENCH_PLUGIN wraps: holds Problem<Float32Keys>, Problem<Uint64Keys> or
-// Problem<Float32Pairs> as `keys` says. upload()/download() exist only when the problem has
-// them, so CPU plugins leave them NULL.
+// The class GPUBENCH_PLUGIN wraps: Problem<Float32Keys>, Problem<Uint64Keys> or
+// Problem<Float32Pairs> as `keys` says.
 template <Backend B, template <class> class Problem>
-class Plugin {
+class Plugin : public gpubench::OneOfProblems<Problem<Float32Keys>, Problem<Uint64Keys>,
+                                              Problem<Float32Pairs>> {
+    using Base = gpubench::OneOfProblems<Problem<Float32Keys>, Problem<Uint64Keys>,
+                                         Problem<Float32Pairs>>;
+
 public:
-    explicit Plugin(const gpubench::Setup &setup) {
-        const size_t n = checked_size(B, setup.size);
-        const Config config = parse_config(setup.params);
-        if (config.keys == Keys::uint64)
-            problem_ = std::make_unique<Problem<Uint64Keys>>(n, setup, config.input);
-        else if (config.keys == Keys::pairs)
-            problem_ = std::make_unique<Problem<Float32Pairs>>(n, setup, config.input);
-        else
-            problem_ = std::make_unique<Problem<Float32Keys>>(n, setup, config.input);
-    }
+    explicit Plugin(const gpubench::Setup &setup) : Base(make(setup)) {}
     static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
         return make_work(B, size, params);
     }
-    void upload()
-        requires requires(Problem<Float32Keys> &p) { p.upload(); }
-    {
-        apply([](auto &p) { p.upload(); });
-    }
-    void reset() {
-        apply([](auto &p) { p.reset(); });
-    }
-    void run() {
-        apply([](auto &p) { p.run(); });
-    }
-    void download()
-        requires requires(Problem<Float32Keys> &p) { p.download(); }
-    {
-        apply([](auto &p) { p.download(); });
-    }
-    gpubench::Verification verify() {
-        return apply([](auto &p) { return p.verify(); });
-    }
 
 private:
-    template <class F>
-    decltype(auto) apply(F &&f) {
-        return std::visit([&](auto &problem) -> decltype(auto) { return f(*problem); },
-                          problem_);
+    static typename Base::Choice make(const gpubench::Setup &setup) {
+        const size_t n = checked_size(B, setup.size);
+        const Config config = parse_config(setup.params);
+        if (config.keys == Keys::uint64)
+            return std::make_unique<Problem<Uint64Keys>>(n, setup, config.input);
+        if (config.keys == Keys::pairs)
+            return std::make_unique<Problem<Float32Pairs>>(n, setup, config.input);
+        return std::make_unique<Problem<Float32Keys>>(n, setup, config.input);
     }
-    std::variant<std::unique_ptr<Problem<Float32Keys>>, std::unique_ptr<Problem<Uint64Keys>>,
-                 std::unique_ptr<Problem<Float32Pairs>>>
-        problem_;
 };
 
 }  // namespace sort
