@@ -2,7 +2,12 @@
 """Plot a gpubench results file: per workload, median time vs size on log-log axes, one colour
 per backend, compute-only (solid) and end-to-end with transfers (dashed), plus throughput.
 
-    plot_results.py RESULTS.json [--out-dir DIR]     -> DIR/<results-name>-<workload>.png
+    plot_results.py RESULTS.json [MORE.json ...] [--out-dir DIR] [--name STEM]
+        -> DIR/<STEM>-<workload>.png   (STEM: the first file's name unless --name)
+
+Several files (separate sweeps of one study, say GPU and CPU backends run with different
+options) are drawn together; an entry run with plugin parameters is labelled with them, so
+`vecadd_cuda [variant=increment]` and `vecadd_cuda` stay separate lines.
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib). Only entries that verified are
 plotted: a wrong result is never drawn as a fast one.
@@ -41,12 +46,12 @@ def headline_of(entry):
     return key, RATE_LABELS.get(key, key).format(item=item)
 
 
-def load_series(document):
-    """({workload: {plugin: [(size, run_median, e2e_median, rate)]}}, {workload: rate label})
-    of the verified entries."""
-    workload_of = {p["name"]: p["workload"] for p in document.get("plugins", [])}
+def load_series(documents):
+    """({workload: {line label: [(size, run_median, e2e_median, rate)]}}, {workload: rate
+    label}) of the verified entries of every document."""
+    workload_of = {p["name"]: p["workload"] for d in documents for p in d.get("plugins", [])}
     series, rate_label = {}, {}
-    for entry in document.get("entries", []):
+    for entry in (e for d in documents for e in d.get("entries", [])):
         if not entry.get("valid"):
             continue
         timing = entry["timing"]
@@ -55,7 +60,8 @@ def load_series(document):
         point = (entry["size"], timing["run"]["median"], timing["end_to_end"]["median"],
                  entry["throughput"].get(key, 0.0))
         rate_label.setdefault(workload, label)
-        series.setdefault(workload, {}).setdefault(entry["plugin"], []).append(point)
+        label = entry["plugin"] + (f" [{entry['params']}]" if entry.get("params") else "")
+        series.setdefault(workload, {}).setdefault(label, []).append(point)
     for plugins in series.values():
         for points in plugins.values():
             points.sort()
@@ -88,23 +94,26 @@ def plot_workload(plt, workload, plugins, rate_label, title, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("results", help="a gpubench results JSON file")
-    parser.add_argument("--out-dir", help="where to write the PNG files (default: beside the results)")
+    parser.add_argument("results", nargs="+", help="gpubench results JSON files")
+    parser.add_argument("--out-dir", help="where to write the PNG files (default: beside the first file)")
+    parser.add_argument("--name", help="stem of the PNG names (default: the first file's name)")
     args = parser.parse_args()
-    try:
-        with open(args.results) as handle:
-            document = json.load(handle)
-    except (OSError, ValueError) as error:
-        sys.exit(f"plot_results.py: error: cannot read {args.results}: {error}")
-    series, rate_labels = load_series(document)
+    documents = []
+    for path in args.results:
+        try:
+            with open(path) as handle:
+                documents.append(json.load(handle))
+        except (OSError, ValueError) as error:
+            sys.exit(f"plot_results.py: error: cannot read {path}: {error}")
+    series, rate_labels = load_series(documents)
     if not series:
-        sys.exit(f"plot_results.py: error: {args.results} has no verified entries to plot")
+        sys.exit(f"plot_results.py: error: {', '.join(args.results)}: no verified entries to plot")
     plt = import_pyplot()
-    out_dir = args.out_dir or os.path.dirname(os.path.abspath(args.results))
+    out_dir = args.out_dir or os.path.dirname(os.path.abspath(args.results[0]))
     os.makedirs(out_dir, exist_ok=True)
-    stem = os.path.splitext(os.path.basename(args.results))[0]
-    gpu = document.get("gpu", {})
-    host = document.get("host", {})
+    stem = args.name or os.path.splitext(os.path.basename(args.results[0]))[0]
+    gpu = documents[0].get("gpu", {})
+    host = documents[0].get("host", {})
     title = f"{host.get('host_name', '?')}: {host.get('cpu_model', '?')}, " \
             f"GPU {gpu.get('name', 'none') if gpu.get('available') else 'none'}"
     for workload, plugins in sorted(series.items()):
