@@ -95,4 +95,25 @@ std::vector<const Plugin *> select_plugins(const PluginCatalog &catalog,
     return ordered;
 }
 
+std::string unread_param_problem(const std::vector<const Plugin *> &plugins,
+                                 const std::string &params) {
+    std::set<std::string> read;
+    std::string readers;  // "matmul_omp reads dtype; sort_omp reads keys, input"
+    for (const Plugin *plugin : plugins) {
+        const auto names = plugin->param_names();
+        if (!names) return "";  // undeclared: any key may be this plugin's
+        read.insert(names->begin(), names->end());
+        std::string list;
+        for (const std::string &name : *names) list += (list.empty() ? "" : ", ") + name;
+        readers += (readers.empty() ? "" : "; ") + plugin->name() + " reads " +
+                   (list.empty() ? "none" : list);
+    }
+    for (const std::string &item : split_list(params)) {
+        const std::string key = item.substr(0, item.find('='));
+        if (!read.count(key))
+            return "--param " + key + ": no selected plugin reads it (" + readers + ")";
+    }
+    return "";
+}
+
 }  // namespace gpubench

@@ -34,6 +34,12 @@ PluginCatalog discover_plugins(const std::vector<std::filesystem::path> &dirs);
 std::vector<const Plugin *> select_plugins(const PluginCatalog &catalog,
                                            const std::vector<std::string> &patterns);
 
+// A --param key (of "k=v,k2=v2") that none of `plugins` reads, as an error message naming it
+// and what they read; "" when every key is read by one of them, or when some plugin does not
+// declare its keys (then a key may be its own).
+std::string unread_param_problem(const std::vector<const Plugin *> &plugins,
+                                 const std::string &params);
+
 // Splits "a,b,c" into its non-empty, trimmed items.
 std::vector<std::string> split_list(const std::string &text, char separator = ',');
 

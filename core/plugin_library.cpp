@@ -1,5 +1,7 @@
 #include "plugin_library.hpp"
 
+#include "plugin_catalog.hpp"  // split_list
+
 #include <dlfcn.h>
 
 #include <cctype>
@@ -30,6 +32,12 @@ gpubench_headline Plugin::headline() const {
 
 decltype(gpubench_plugin::metrics) Plugin::metrics_fn() const {
     return GPUBENCH_HAS_FIELD(api_, gpubench_plugin, metrics) ? api_->metrics : nullptr;
+}
+
+std::optional<std::vector<std::string>> Plugin::param_names() const {
+    if (!GPUBENCH_HAS_FIELD(api_, gpubench_plugin, param_names) || !api_->param_names)
+        return std::nullopt;
+    return split_list(api_->param_names);
 }
 
 namespace {

@@ -6,8 +6,10 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 namespace gpubench {
 
@@ -29,6 +31,8 @@ public:
     std::string item_name() const;              // "" = none
     gpubench_headline headline() const;         // GPUBENCH_HEADLINE_AUTO when absent
     decltype(gpubench_plugin::metrics) metrics_fn() const;  // nullptr = none
+    // v1.2: the parameter keys the plugin reads; nullopt when it does not say.
+    std::optional<std::vector<std::string>> param_names() const;
 
 private:
     boost::dll::shared_library library_;

@@ -52,7 +52,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("plugin-dir", po::value<std::vector<std::string>>(&cli.plugin_dirs),
          "extra plugin directory (repeatable)")
         ("param", po::value<std::vector<std::string>>(&params),
-         "plugin parameter key=value (repeatable), passed to every plugin")
+         "plugin parameter key=value (repeatable), passed to every plugin; a key that no selected plugin reads is an error")
         ("threads", po::value<int>(&threads)->default_value(threads),
          "CPU threads a CPU plugin may use")
         ("seed", po::value<uint64_t>(&m.seed)->default_value(m.seed), "input seed")

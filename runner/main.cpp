@@ -84,6 +84,9 @@ int main(int argc, char **argv) {
         }
     }
     if (selected.empty()) return fail("no plugins to run (runner --list shows what was found)", exit_usage);
+    // A mistyped key would otherwise be measured as the default, silently.
+    if (std::string problem = unread_param_problem(selected, cli.measure.params); !problem.empty())
+        return fail(problem, exit_usage);
 
     std::string output = cli.output.empty()
                              ? "results/" + host_name() + "-" + utc_timestamp(true) + ".json"

@@ -36,6 +36,7 @@ void check_contract(bool cuda) {
         const gpubench_plugin &api = plugin.api();
         CHECK(std::string(api.name) == std::string(api.workload) + "_" + api.backend);
         CHECK(api.default_size_count > 0);
+        CHECK(plugin.param_names().has_value());  // so the runner catches a mistyped --param
         for (uint64_t size : contract_sizes) {
             if (!size_range_problem(plugin, size).empty()) continue;
             DYNAMIC_SECTION(plugin.name() << " at size " << size) {

@@ -116,3 +116,20 @@ TEST_CASE("plugin parameters reach the plugin", "[cli]") {
     CHECK(read_json(path)["entries"][0]["params"] == "fail_run=1");
     std::filesystem::remove(path);
 }
+
+TEST_CASE("a parameter no selected plugin reads is refused before anything runs", "[cli]") {
+    auto path = temp_results("unread_param");
+    Outcome typo = run_runner(fixtures() + " --plugin fixture_good,fixture_status --sizes 8 --param fail_rum=1" + quick + "-o " + path.string());
+    CHECK(typo.status == 2);
+    CHECK_THAT(typo.output, Catch::Contains("runner: error: --param fail_rum: no selected plugin reads it") &&
+                                Catch::Contains("fixture_good reads none") &&
+                                Catch::Contains("fixture_status reads reject_odd, fail_run"));
+    CHECK_FALSE(std::filesystem::exists(path));
+    // Read by one of the selected plugins: passed to all, the others ignore it.
+    Outcome shared = run_runner(fixtures() + " --plugin fixture_good,fixture_status --sizes 8 --param reject_odd=1" + quick + "-o " + path.string());
+    CHECK(shared.status == 0);
+    // A plugin that does not declare its keys (ABI 1.0 here) may read any: not refused.
+    Outcome undeclared = run_runner(fixtures() + " --plugin fixture_good,fixture_v1_0 --sizes 8 --param anything=1" + quick + "-o " + path.string());
+    CHECK(undeclared.status == 0);
+    std::filesystem::remove(path);
+}

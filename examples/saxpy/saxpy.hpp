@@ -84,6 +84,9 @@ inline gpubench::Info info(const char *name, const char *backend, gpubench_devic
         uint64_t(1) << 28,  // 3 GiB of inputs and result
         {uint64_t(1) << 10, uint64_t(1) << 14, uint64_t(1) << 18, uint64_t(1) << 22,
          uint64_t(1) << 26},
+        nullptr,                 // item_name: none
+        GPUBENCH_HEADLINE_AUTO,  // throughput shown first
+        "a",                     // the parameter keys it reads, so the runner catches typos
     };
 }
 

@@ -20,7 +20,7 @@ inline gpubench::Info make_info(const char *name, const char *backend,
     return gpubench::Info{name, "copy", backend, kind, description,
                           "n: float32 elements copied (dst = src)", "1.0", "", 1,
                           2'000'000'000ull, {1'000, 100'000, 10'000'000, 100'000'000},
-                          "elements", GPUBENCH_HEADLINE_BYTES};
+                          "elements", GPUBENCH_HEADLINE_BYTES, ""};
 }
 
 // Each run reads n floats and writes n floats.

@@ -112,6 +112,7 @@ gpubench::Info make_info(Backend backend) {
                         kMaxSamples,
                         {60, 600, 6000, 60000}};  // the study's sweep, every backend
     info.item_name = "sample-steps";
+    info.param_names = "iterations,lr,data";
     return info;
 }
 

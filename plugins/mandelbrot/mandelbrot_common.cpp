@@ -83,7 +83,8 @@ gpubench::Info make_info(Backend backend) {
             "iterations=1..65535 (default 20, as in the article; pixels x iterations at most "
             "those of max_size at 256); dtype=float64|float32 (default float64, as in the "
             "article); image=PATH.pgm (write the last image after verify, P5, maxval iterations)",
-            1, max_rows, std::move(default_rows), "pixels", GPUBENCH_HEADLINE_ITEMS};
+            1, max_rows, std::move(default_rows), "pixels", GPUBENCH_HEADLINE_ITEMS,
+            "iterations,dtype,image"};
     };
     switch (backend) {
     case Backend::naive:

@@ -92,7 +92,10 @@ gpubench::Info make_info(Backend backend) {
                           "dtype=float32|float64 (element type, default float32)",
                           1,
                           s.max_size,
-                          std::move(s.default_sizes)};
+                          std::move(s.default_sizes),
+                          nullptr,
+                          GPUBENCH_HEADLINE_AUTO,
+                          "dtype"};
 }
 
 Dtype parse_dtype(const gpubench::Params &params) {

@@ -91,7 +91,9 @@ gpubench::Info make_info(Backend backend) {
                           s.max_size,
                           std::move(s.default_sizes),
                           "column updates",
-                          GPUBENCH_HEADLINE_BYTES};
+                          GPUBENCH_HEADLINE_BYTES,
+                          s.device_kind == GPUBENCH_DEVICE_CUDA ? "vars,iterations,batch,dtype,graph"
+                                                                : "vars,iterations,batch,dtype"};
 }
 
 Config parse_params(const gpubench::Params &params) {

@@ -115,7 +115,8 @@ gpubench::Info make_info(Backend backend) {
                           s.max_size,
                           std::move(s.default_sizes),
                           "keys",
-                          GPUBENCH_HEADLINE_ITEMS};
+                          GPUBENCH_HEADLINE_ITEMS,
+                          "keys,input"};
 }
 
 Config parse_config(const gpubench::Params &params) {

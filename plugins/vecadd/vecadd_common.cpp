@@ -34,7 +34,7 @@ gpubench::Info make_info(Backend backend) {
             "a restored before each run)",
             10, 1'000'000'000ull,
             {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000},
-            "elements", GPUBENCH_HEADLINE_BYTES};
+            "elements", GPUBENCH_HEADLINE_BYTES, "variant"};
     };
     switch (backend) {
     case Backend::naive:

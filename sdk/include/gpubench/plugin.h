@@ -62,7 +62,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 1
+#define GPUBENCH_ABI_MINOR 2
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -186,6 +186,13 @@ typedef struct gpubench_plugin {
     gpubench_status (*metrics)(gpubench_instance *instance, gpubench_metric *out,
                                uint32_t capacity, uint32_t *count, char *message,
                                size_t message_size);
+
+    /* ---- v1.2 ---- */
+    /* The parameter keys the plugin reads, comma-separated ("dtype,iterations"); "" = none.
+       NULL = not declared. The runner refuses a --param key that no selected plugin declares
+       (a typo would otherwise be measured as the default), as long as every selected plugin
+       declares its keys. */
+    const char *param_names;
 } gpubench_plugin;
 
 /* The entry symbol every plugin exports (with C linkage). */

@@ -144,6 +144,9 @@ struct Info {
     std::vector<uint64_t> default_sizes;
     const char *item_name = nullptr;  // what Work::items counts; nullptr = none
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;  // throughput shown first
+    // The keys Params::get reads, comma-separated; "" = none; nullptr = not declared (the
+    // runner then cannot catch a mistyped --param for this plugin).
+    const char *param_names = nullptr;
 };
 
 namespace detail {
@@ -299,6 +302,7 @@ gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
     d.item_name = info.item_name;
     d.headline = info.headline;
     d.metrics = has_metrics<T>::value ? &Adapter<T>::metrics : nullptr;
+    d.param_names = info.param_names;
     return d;
 }
 
