@@ -16,6 +16,13 @@ const char *to_string(EntryStatus status) {
     return "error";
 }
 
+EntryStatus entry_status_from_string(const std::string &text) {
+    for (EntryStatus s : {EntryStatus::ok, EntryStatus::verification_failed, EntryStatus::error,
+                          EntryStatus::skipped})
+        if (text == to_string(s)) return s;
+    throw std::invalid_argument("unknown entry status '" + text + "'");
+}
+
 std::string size_range_problem(const Plugin &plugin, uint64_t size) {
     const gpubench_plugin &api = plugin.api();
     if (size < api.min_size)
@@ -127,10 +134,11 @@ const char *prefix_for_failure(gpubench_status status) {
 }
 
 void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-            PhaseTimer &timer, EntryResult &result) {
+            PhaseTimer &timer, EntryResult &result, const StageObserver &stage) {
     using clock = std::chrono::steady_clock;
     const auto began = clock::now();
     double measured = 0;
+    stage("warm-up");
     for (int i = 0; i < options.warmup_runs; ++i) {
         instance.timed("upload", api.upload, timer);
         instance.call("reset", api.reset);
@@ -138,6 +146,7 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         if (i == 0) result.first_run_s = run;
         instance.timed("download", api.download, timer);
     }
+    stage("samples");
     for (;;) {
         double up = instance.timed("upload", api.upload, timer);
         instance.call("reset", api.reset);
@@ -168,8 +177,13 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
 }  // namespace
 
 EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
-                          PhaseTimer &timer) {
+                          PhaseTimer &timer, const StageObserver &observe) {
     const gpubench_plugin &api = plugin.api();
+    const char *current_stage = "work";
+    const auto stage = [&](const char *name) {
+        current_stage = name;
+        if (observe) observe(name);
+    };
     EntryResult result;
     result.plugin = plugin.name();
     result.size = size;
@@ -182,6 +196,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         return result;
     }
     try {
+        stage("work");
         result.work = query_work(api, size, options.params);
         gpubench_setup_args args{};
         args.struct_size = sizeof args;
@@ -191,10 +206,14 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         args.cuda_device = options.cuda_device;
         args.cuda_stream = timer.cuda_stream();
         args.params = options.params.c_str();
+        stage("setup");
         Instance instance(api, args);
-        sample(instance, api, options, timer, result);
+        sample(instance, api, options, timer, result, stage);
+        stage("verify");
         result.verification = instance.verify();
+        stage("metrics");
         result.metrics = instance.metrics(plugin.metrics_fn());
+        stage("teardown");
         result.status =
             result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;
         if (!result.verification.passed) {
@@ -206,9 +225,13 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
     } catch (const PluginFailure &failure) {
         result.status = status_for_failure(failure.status);
         result.message = prefix_for_failure(failure.status) + failure.message;
-    } catch (const std::exception &e) {  // the timer's device errors
+    } catch (const std::exception &e) {  // the timer's device errors, or a plugin's exception
         result.status = EntryStatus::error;
-        result.message = e.what();
+        result.message = std::string("in ") + current_stage + ": " + e.what();
+    } catch (...) {  // crossed the C boundary, which a plugin must never let happen
+        result.status = EntryStatus::error;
+        result.message = std::string("in ") + current_stage +
+                         ": an exception of unknown type escaped the plugin";
     }
     return result;
 }

@@ -8,6 +8,7 @@
 #include <gpubench/plugin.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@ struct MeasureOptions {
 
 enum class EntryStatus { ok, verification_failed, error, skipped };
 const char *to_string(EntryStatus status);
+EntryStatus entry_status_from_string(const std::string &text);  // throws std::invalid_argument
 
 // Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
 struct EntryResult {
@@ -49,8 +51,12 @@ struct EntryResult {
 // The one-line reason `size` is outside the plugin's declared range, or "".
 std::string size_range_problem(const Plugin &plugin, uint64_t size);
 
+// Told the name of each stage as it begins ("work", "setup", "warm-up", "samples",
+// "verify", "metrics", "teardown"), so that a crash can be placed.
+using StageObserver = std::function<void(const char *stage)>;
+
 // Measures `plugin` at `size`. Never throws: every failure becomes the entry's status.
 EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
-                          PhaseTimer &timer);
+                          PhaseTimer &timer, const StageObserver &observe = {});
 
 }  // namespace gpubench

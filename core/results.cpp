@@ -79,6 +79,35 @@ EntryFigures entry_figures(const EntryResult &e) {
     return f;
 }
 
+json measure_options_json(const MeasureOptions &m) {
+    return {{"seed", m.seed},
+            {"cpu_threads", m.cpu_threads},
+            {"cuda_device", m.cuda_device},
+            {"params", m.params},
+            {"warmup_runs", m.warmup_runs},
+            {"min_samples", m.min_samples},
+            {"max_samples", m.max_samples},
+            {"min_time_s", m.min_time_s},
+            {"max_time_s", m.max_time_s}};
+}
+
+json work_json(const Work &w, const std::string &item_name) {
+    return {{"flops", w.flops},           {"bytes", w.bytes}, {"host_bytes", w.host_bytes},
+            {"device_bytes", w.device_bytes}, {"items", w.items}, {"item_name", item_name}};
+}
+
+json verification_json(const Verification &v) {
+    return {{"passed", v.passed},   {"max_error", v.max_error}, {"tolerance", v.tolerance},
+            {"checked", v.checked}, {"detail", v.detail}};
+}
+
+json metrics_json(const std::vector<Metric> &metrics) {
+    json all = json::array();
+    for (const Metric &m : metrics)
+        all.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"text", m.text}});
+    return all;
+}
+
 json entry_json(const EntryResult &e, const MeasureOptions &options) {
     json entry = {{"plugin", e.plugin},
                   {"size", e.size},
@@ -88,13 +117,7 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                   {"params", options.params},
                   {"seed", options.seed},
                   {"cpu_threads", options.cpu_threads},
-                  {"work",
-                   {{"flops", e.work.flops},
-                    {"bytes", e.work.bytes},
-                    {"host_bytes", e.work.host_bytes},
-                    {"device_bytes", e.work.device_bytes},
-                    {"items", e.work.items},
-                    {"item_name", e.item_name}}}};
+                  {"work", work_json(e.work, e.item_name)}};
     if (e.run_s.empty()) return entry;
     EntryFigures f = entry_figures(e);
     entry["timing"] = {{"clock", e.clock},
@@ -112,16 +135,8 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                            {"gbytes_per_s", f.gbytes_per_s},
                            {"items_per_s", f.items_per_s},
                            {"headline", f.headline}};
-    entry["verification"] = {{"passed", e.verification.passed},
-                             {"max_error", e.verification.max_error},
-                             {"tolerance", e.verification.tolerance},
-                             {"checked", e.verification.checked},
-                             {"detail", e.verification.detail}};
-    json metrics = json::array();
-    for (const Metric &m : e.metrics)
-        metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit},
-                           {"text", m.text}});
-    entry["metrics"] = metrics;
+    entry["verification"] = verification_json(e.verification);
+    entry["metrics"] = metrics_json(e.metrics);
     return entry;
 }
 
@@ -133,9 +148,45 @@ ResultsFile::ResultsFile(std::filesystem::path path, json document)
     write();
 }
 
+ResultsFile ResultsFile::resume(const std::filesystem::path &from, std::filesystem::path path,
+                                const json &resumption) {
+    std::ifstream in(from);
+    if (!in) throw std::runtime_error("cannot read " + from.string());
+    ResultsFile file;
+    try {
+        file.document_ = json::parse(in);
+    } catch (const json::exception &e) {
+        throw std::runtime_error(from.string() + " is not valid JSON (" + e.what() + ")");
+    }
+    json &d = file.document_;
+    if (!d.is_object() || !d.contains("schema_version") || !d["entries"].is_array() ||
+        !d["plugins"].is_array())
+        throw std::runtime_error(from.string() + " is not a gpubench results file");
+    if (d["schema_version"] != results_schema_version)
+        throw std::runtime_error(from.string() + " has results schema " +
+                                 d["schema_version"].dump() + ", this runner writes " +
+                                 std::to_string(results_schema_version));
+    d["resumed"].push_back(resumption);
+    file.path_ = std::move(path);
+    if (file.path_.has_parent_path()) std::filesystem::create_directories(file.path_.parent_path());
+    file.write();
+    return file;
+}
+
 void ResultsFile::add_plugin(const json &plugin) {
+    for (const json &known : document_["plugins"])
+        if (known.value("name", "") == plugin.value("name", "")) return;
     document_["plugins"].push_back(plugin);
     write();
+}
+
+const json *ResultsFile::find_entry(const std::string &plugin, uint64_t size,
+                                    const std::string &params, uint64_t seed) const {
+    for (const json &entry : document_["entries"])
+        if (entry.value("plugin", "") == plugin && entry.value("size", uint64_t{0}) == size &&
+            entry.value("params", "") == params && entry.value("seed", uint64_t{0}) == seed)
+            return &entry;
+    return nullptr;
 }
 
 void ResultsFile::add_entry(const json &entry) {

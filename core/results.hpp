@@ -19,6 +19,12 @@ nlohmann::json summary_json(const Summary &summary);
 nlohmann::json gpu_json(const GpuInfo &gpu);
 nlohmann::json plugin_json(const Plugin &plugin);
 nlohmann::json entry_json(const EntryResult &entry, const MeasureOptions &options);
+// The measurement options, as the results file's "options" and the worker's request hold them.
+nlohmann::json measure_options_json(const MeasureOptions &options);
+// Parts of an entry, shared with the worker's report (worker_protocol.cpp).
+nlohmann::json work_json(const Work &work, const std::string &item_name);
+nlohmann::json verification_json(const Verification &verification);
+nlohmann::json metrics_json(const std::vector<Metric> &metrics);
 
 // Median-based figures of an entry, shared by the JSON and the console table.
 struct EntryFigures {
@@ -37,12 +43,23 @@ EntryFigures entry_figures(const EntryResult &entry);
 // through a temporary file and a rename, so an interrupted sweep loses nothing measured.
 class ResultsFile {
 public:
+    // A new file with `document`'s header and no plugins or entries yet.
     ResultsFile(std::filesystem::path path, nlohmann::json document);
-    void add_plugin(const nlohmann::json &plugin);
+    // Continues the results file at `from` (--resume), written to `path` (which may be the
+    // same file): its plugins and entries are kept, and `resumption` (when and how) is
+    // appended to its "resumed" list. Throws std::runtime_error naming what is wrong.
+    static ResultsFile resume(const std::filesystem::path &from, std::filesystem::path path,
+                              const nlohmann::json &resumption);
+
+    void add_plugin(const nlohmann::json &plugin);  // once per plugin name
     void add_entry(const nlohmann::json &entry);
+    // The recorded entry of (plugin, size) measured with these params and seed, or nullptr.
+    const nlohmann::json *find_entry(const std::string &plugin, uint64_t size,
+                                     const std::string &params, uint64_t seed) const;
     const std::filesystem::path &path() const { return path_; }
 
 private:
+    ResultsFile() = default;
     void write() const;
     std::filesystem::path path_;
     nlohmann::json document_;

@@ -19,8 +19,12 @@ const char *epilogue = R"(
 Sizes: 10,100,1e6 | 2^10..2^20 (powers of two) | 10..1e6:*10 | 100..1000:+100
 Plugins are searched in --plugin-dir, then $GPUBENCH_PLUGIN_PATH (':'-separated), then
 <runner's folder>/../lib/gpubench/plugins; never the current directory.
-Exit status: 0 all entries verified, 1 a verification failed or a plugin error,
-2 bad input, 3 some requested entries were skipped (out of range, no GPU, out of memory).
+Each entry runs in a worker process of its own: a crash, exit() or hang there is recorded
+for that entry and the sweep goes on. The results file is complete after every entry;
+Ctrl-C stops at once, and --resume FILE continues where it stopped.
+Exit status: 0 all entries verified, 1 a verification failed or a plugin error (crashes and
+time-outs included), 2 bad input, 3 some requested entries were skipped (out of range, no
+GPU, out of memory), 130 interrupted.
 )";
 
 template <class T>
@@ -66,14 +70,29 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("min-time", po::value<double>(&m.min_time_s)->default_value(m.min_time_s),
          "seconds of timed run() to collect per entry")
         ("max-time", po::value<double>(&m.max_time_s)->default_value(m.max_time_s),
-         "seconds after which an entry stops sampling (it keeps >= 1 sample)");
+         "seconds after which an entry stops sampling (it keeps >= 1 sample)")
+        ("timeout", po::value<double>(&cli.timeout_s)->default_value(cli.timeout_s),
+         "seconds an entry may take in all (setup to teardown) before its worker is killed")
+        ("resume", po::value<std::string>(&cli.resume),
+         "continue this results file: keep its entries, measure only those it lacks "
+         "(written back to it unless --output names another)")
+        ("in-process", po::bool_switch(&cli.in_process),
+         "measure in the runner's own process, not in workers (for a debugger; a crash "
+         "then ends the sweep)");
+    // Worker mode, used by the runner itself (core/isolated_entry.hpp); not in --help.
+    po::options_description worker_options;
+    worker_options.add_options()
+        ("worker", po::value<std::string>(&cli.worker_request))
+        ("worker-report-fd", po::value<int>(&cli.worker_report_fd));
+    po::options_description all;
+    all.add(options).add(worker_options);
     std::ostringstream usage;
     usage << options << epilogue;
     cli.usage = usage.str();
 
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
+        po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
         po::notify(vm);
     } catch (const po::error &e) {
         throw std::invalid_argument(e.what());
@@ -96,6 +115,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     require_at_least<size_t>("max-samples", m.max_samples, m.min_samples);
     require_at_least("min-time", m.min_time_s, 0.0);
     require_at_least("max-time", m.max_time_s, 0.0);
+    if (!(cli.timeout_s > 0)) throw std::invalid_argument("--timeout must be above 0");
+    if (!cli.worker_request.empty() && cli.worker_report_fd < 0)
+        throw std::invalid_argument("--worker needs --worker-report-fd");
     m.cpu_threads = threads;
     return cli;
 }

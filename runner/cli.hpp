@@ -17,6 +17,11 @@ struct CommandLine {
     std::string output;                          // empty: results/<host>-<timestamp>.json
     std::vector<std::string> plugin_dirs;
     MeasureOptions measure;
+    double timeout_s = 600;                      // per entry, in its worker process
+    bool in_process = false;                     // no worker processes (for a debugger)
+    std::string resume;                          // results file to continue; "" = none
+    std::string worker_request;                  // worker mode: the request (JSON)
+    int worker_report_fd = -1;                   // worker mode: where to report
     std::string usage;                           // the --help text
 };
 
@@ -29,6 +34,7 @@ enum ExitStatus : int {
     exit_failed = 1,        // a verification failed or a plugin reported an error
     exit_usage = 2,         // bad command line or input
     exit_skipped = 3,       // nothing failed, but some requested entries were skipped
+    exit_interrupted = 130, // stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it)
 };
 
 }  // namespace gpubench

@@ -6,9 +6,11 @@
 #include "results.hpp"
 #include "sweep.hpp"
 #include "system_info.hpp"
+#include "worker.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <csignal>
 #include <cstdlib>
 #include <iostream>
 
@@ -16,22 +18,30 @@ using namespace gpubench;
 
 namespace {
 
+volatile std::sig_atomic_t stop_requested = 0;  // SIGINT or SIGTERM arrived
+
+extern "C" void request_stop(int) { stop_requested = 1; }
+
+// Ctrl-C ends the sweep after recording what is finished; the worker under way gets the
+// same SIGINT from the terminal, or is killed by measure_in_worker.
+void catch_stop_signals() {
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
 int fail(const std::string &message, int status) {
     std::cerr << "runner: error: " << message << '\n';
     return status;
 }
 
 nlohmann::json options_json(const CommandLine &cli) {
-    const MeasureOptions &m = cli.measure;
-    return {{"seed", m.seed},
-            {"cpu_threads", m.cpu_threads},
-            {"cuda_device", m.cuda_device},
-            {"params", m.params},
-            {"warmup_runs", m.warmup_runs},
-            {"min_samples", m.min_samples},
-            {"max_samples", m.max_samples},
-            {"min_time_s", m.min_time_s},
-            {"max_time_s", m.max_time_s}};
+    nlohmann::json options = measure_options_json(cli.measure);
+    options["timeout_s"] = cli.timeout_s;
+    options["isolation"] = cli.in_process ? "in-process" : "worker process per entry";
+    return options;
 }
 
 }  // namespace
@@ -44,6 +54,7 @@ int main(int argc, char **argv) {
         std::cerr << "runner: error: " << e.what() << " (see runner --help)\n";
         return exit_usage;
     }
+    if (!cli.worker_request.empty()) return run_worker(cli.worker_request, cli.worker_report_fd);
     if (cli.help) {
         std::cout << cli.usage;
         return exit_ok;
@@ -88,9 +99,9 @@ int main(int argc, char **argv) {
     if (std::string problem = unread_param_problem(selected, cli.measure.params); !problem.empty())
         return fail(problem, exit_usage);
 
-    std::string output = cli.output.empty()
-                             ? "results/" + host_name() + "-" + utc_timestamp(true) + ".json"
-                             : cli.output;
+    std::string output = !cli.output.empty() ? cli.output
+                         : !cli.resume.empty() ? cli.resume
+                                               : "results/" + host_name() + "-" + utc_timestamp(true) + ".json";
     nlohmann::json document = {{"schema_version", results_schema_version},
                                {"created", utc_timestamp()},
                                {"command_line", std::vector<std::string>(argv, argv + argc)},
@@ -100,17 +111,40 @@ int main(int argc, char **argv) {
                                {"options", options_json(cli)}};
     std::unique_ptr<ResultsFile> results;
     try {
-        results = std::make_unique<ResultsFile>(output, document);
+        if (cli.resume.empty())
+            results = std::make_unique<ResultsFile>(output, document);
+        else
+            results = std::make_unique<ResultsFile>(ResultsFile::resume(
+                cli.resume, output,
+                {{"created", document["created"]},
+                 {"command_line", document["command_line"]},
+                 {"options", document["options"]}}));
     } catch (const std::exception &e) {
-        return fail("cannot write results file '" + output + "': " + e.what(), exit_usage);
+        return fail(cli.resume.empty() ? "cannot write results file '" + output + "': " + e.what()
+                                       : "cannot resume: " + std::string(e.what()),
+                    exit_usage);
     }
     std::cout << "gpubench " << document["build"]["gpubench_version"].get<std::string>() << " | GPU: "
               << (gpu.available ? gpu.name : "none (" + gpu.unavailable_reason + ")")
               << " | CPU threads: " << cli.measure.cpu_threads << " | results: " << output << "\n\n";
 
-    SweepTally tally = run_sweep(selected, cli.sizes, cli.measure, gpu, *results, std::cout);
+    catch_stop_signals();
+    SweepMode mode;
+    mode.isolated = !cli.in_process;
+    std::error_code no_exe;
+    mode.launch.runner = boost::dll::program_location(no_exe);
+    mode.launch.timeout_s = cli.timeout_s;
+    mode.launch.interrupted = [] { return stop_requested != 0; };
+    SweepTally tally = run_sweep(selected, cli.sizes, cli.measure, gpu, *results, std::cout, mode);
+    if (tally.interrupted) {
+        std::cout << "\ninterrupted: the entries finished so far are in " << output
+                  << "; runner --resume " << output << " (with the same options) continues\n";
+        return tally.exit_status();
+    }
     std::cout << "\n" << tally.ok << " ok, " << tally.verification_failed
               << " failed verification, " << tally.errors << " errors, " << tally.skipped
-              << " skipped; results written to " << output << '\n';
+              << " skipped";
+    if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
+    std::cout << "; results written to " << output << '\n';
     return tally.exit_status();
 }

@@ -8,6 +8,7 @@
 namespace gpubench {
 
 int SweepTally::exit_status() const {
+    if (interrupted) return exit_interrupted;
     if (verification_failed || errors) return exit_failed;
     if (skipped) return exit_skipped;
     return exit_ok;
@@ -24,15 +25,59 @@ void count(SweepTally &tally, EntryStatus status) {
     }
 }
 
+// Measures in the runner's own process, one CUDA timer for the whole sweep. A sticky CUDA
+// error poisons the context for the rest of the process: later CUDA entries are skipped.
+class InProcess {
+public:
+    explicit InProcess(GpuInfo &gpu) : gpu_(gpu) {}
+    EntryResult measure(const Plugin &plugin, uint64_t size, const MeasureOptions &options) {
+        if (plugin.is_cuda() && gpu_.available && !gpu_timer_) {
+            try {
+                gpu_timer_ = make_cuda_event_timer(options.cuda_device);
+            } catch (const std::exception &e) {
+                gpu_.available = false;
+                gpu_.unavailable_reason = e.what();
+                return unavailable(plugin, size, gpu_);
+            }
+        }
+        EntryResult entry =
+            measure_entry(plugin, size, options, plugin.is_cuda() ? *gpu_timer_ : cpu_timer_);
+        if (plugin.is_cuda()) {
+            if (std::string lost = cuda_sticky_error(); !lost.empty()) {
+                gpu_.available = false;
+                gpu_.unavailable_reason = "the CUDA context was lost (" + lost + ")";
+                if (entry.status == EntryStatus::ok) {
+                    entry.status = EntryStatus::error;
+                    entry.message = gpu_.unavailable_reason;
+                }
+            }
+        }
+        return entry;
+    }
+    static EntryResult unavailable(const Plugin &plugin, uint64_t size, const GpuInfo &gpu) {
+        EntryResult entry;
+        entry.plugin = plugin.name();
+        entry.size = size;
+        entry.status = EntryStatus::skipped;
+        entry.message = "unavailable: " + gpu.unavailable_reason;
+        return entry;
+    }
+
+private:
+    GpuInfo &gpu_;
+    SteadyClockTimer cpu_timer_;
+    std::unique_ptr<PhaseTimer> gpu_timer_;  // created at the first CUDA entry
+};
+
 }  // namespace
 
 SweepTally run_sweep(const std::vector<const Plugin *> &plugins,
                      const std::optional<std::vector<uint64_t>> &sizes,
                      const MeasureOptions &options, GpuInfo gpu, ResultsFile &results,
-                     std::ostream &out) {
+                     std::ostream &out, const SweepMode &mode) {
     SweepTally tally;
-    SteadyClockTimer cpu_timer;
-    std::unique_ptr<PhaseTimer> gpu_timer;  // created at the first CUDA entry
+    InProcess in_process(gpu);
+    const auto interrupted = [&] { return mode.launch.interrupted && mode.launch.interrupted(); };
     print_sweep_header(out);
     for (const Plugin *plugin : plugins) {
         results.add_plugin(plugin_json(*plugin));
@@ -41,35 +86,29 @@ SweepTally run_sweep(const std::vector<const Plugin *> &plugins,
             sizes ? *sizes : std::vector<uint64_t>(api.default_sizes,
                                                    api.default_sizes + api.default_size_count);
         for (uint64_t size : plugin_sizes) {
-            EntryResult entry;
-            if (plugin->is_cuda() && gpu.available && !gpu_timer) {
-                try {
-                    gpu_timer = make_cuda_event_timer(options.cuda_device);
-                } catch (const std::exception &e) {
-                    gpu.available = false;
-                    gpu.unavailable_reason = e.what();
-                }
+            if (const nlohmann::json *done =
+                    results.find_entry(plugin->name(), size, options.params, options.seed)) {
+                count(tally, entry_status_from_string(done->value("status", "error")));
+                ++tally.resumed;
+                continue;
             }
+            if (interrupted()) {
+                tally.interrupted = true;
+                return tally;
+            }
+            EntryResult entry;
             if (plugin->is_cuda() && !gpu.available) {
-                entry.plugin = plugin->name();
-                entry.size = size;
-                entry.status = EntryStatus::skipped;
-                entry.message = "unavailable: " + gpu.unavailable_reason;
-            } else {
-                PhaseTimer &timer = plugin->is_cuda() ? *gpu_timer : cpu_timer;
-                entry = measure_entry(*plugin, size, options, timer);
-                if (plugin->is_cuda()) {
-                    // A sticky error (illegal address...) poisons the CUDA context for the
-                    // rest of this process: later CUDA entries are skipped, not run into it.
-                    if (std::string lost = cuda_sticky_error(); !lost.empty()) {
-                        gpu.available = false;
-                        gpu.unavailable_reason = "the CUDA context was lost (" + lost + ")";
-                        if (entry.status == EntryStatus::ok) {
-                            entry.status = EntryStatus::error;
-                            entry.message = gpu.unavailable_reason;
-                        }
-                    }
+                entry = InProcess::unavailable(*plugin, size, gpu);
+            } else if (mode.isolated) {
+                std::optional<EntryResult> measured =
+                    measure_in_worker(*plugin, size, options, mode.launch);
+                if (!measured) {
+                    tally.interrupted = true;
+                    return tally;
                 }
+                entry = std::move(*measured);
+            } else {
+                entry = in_process.measure(*plugin, size, options);
             }
             count(tally, entry.status);
             print_sweep_row(out, entry);

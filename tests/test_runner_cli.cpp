@@ -1,48 +1,11 @@
 // End-to-end: the runner executable as a user calls it.
+#include "runner_process.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
-#include <fstream>
-
-namespace {
-
-struct Outcome {
-    int status = -1;
-    std::string output;  // stdout and stderr
-};
-
-Outcome run_runner(const std::string &arguments) {
-    std::string command = std::string(GPUBENCH_RUNNER) + " " + arguments + " 2>&1";
-    Outcome outcome;
-    FILE *pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::array<char, 4096> buffer{};
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) outcome.output.append(buffer.data(), n);
-    int raw = pclose(pipe);
-    outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return outcome;
-}
-
-std::string fixtures() { return std::string("--plugin-dir ") + GPUBENCH_FIXTURE_DIR; }
-
-std::filesystem::path temp_results(const std::string &name) {
-    return std::filesystem::temp_directory_path() / ("gpubench_cli_" + name + ".json");
-}
-
-nlohmann::json read_json(const std::filesystem::path &path) {
-    std::ifstream in(path);
-    return nlohmann::json::parse(in);
-}
-
-const char *quick = " --min-samples 2 --max-samples 3 --min-time 0 ";
-
-}  // namespace
+using namespace runner_process;
 
 TEST_CASE("runner --list shows plugins and refused files with reasons", "[cli]") {
     Outcome o = run_runner("--list " + fixtures());

@@ -1,0 +1,92 @@
+#include "worker_protocol.hpp"
+
+#include "results.hpp"  // the shapes of work, verification and metrics
+
+#include <limits>
+#include <stdexcept>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+json request_to_wire(const WorkerRequest &r) {
+    return {{"plugin_file", r.plugin_file},
+            {"plugin_name", r.plugin_name},
+            {"size", r.size},
+            {"options", measure_options_json(r.options)}};
+}
+
+WorkerRequest request_from_wire(const json &w) {
+    WorkerRequest r;
+    r.plugin_file = w.at("plugin_file").get<std::string>();
+    r.plugin_name = w.at("plugin_name").get<std::string>();
+    r.size = w.at("size").get<uint64_t>();
+    const json &o = w.at("options");
+    MeasureOptions &m = r.options;
+    m.seed = o.at("seed").get<uint64_t>();
+    m.cpu_threads = o.at("cpu_threads").get<int>();
+    m.cuda_device = o.at("cuda_device").get<int>();
+    m.params = o.at("params").get<std::string>();
+    m.warmup_runs = o.at("warmup_runs").get<int>();
+    m.min_samples = o.at("min_samples").get<size_t>();
+    m.max_samples = o.at("max_samples").get<size_t>();
+    m.min_time_s = o.at("min_time_s").get<double>();
+    m.max_time_s = o.at("max_time_s").get<double>();
+    return r;
+}
+
+namespace {
+
+// JSON has no NaN or infinity: they are written as null (a plugin may report a NaN error).
+double number_at(const json &object, const char *key) {
+    const json &value = object.at(key);
+    return value.is_null() ? std::numeric_limits<double>::quiet_NaN() : value.get<double>();
+}
+
+}  // namespace
+
+json entry_to_wire(const EntryResult &e) {
+    return {{"plugin", e.plugin},
+            {"size", e.size},
+            {"status", to_string(e.status)},
+            {"message", e.message},
+            {"work", work_json(e.work, e.item_name)},
+            {"clock", e.clock},
+            {"first_run_s", e.first_run_s},
+            {"upload_s", e.upload_s},
+            {"run_s", e.run_s},
+            {"download_s", e.download_s},
+            {"stop_reason", e.stop_reason},
+            {"verification", verification_json(e.verification)},
+            {"metrics", metrics_json(e.metrics)},
+            {"headline", e.headline}};
+}
+
+EntryResult entry_from_wire(const json &w) {
+    EntryResult e;
+    e.plugin = w.at("plugin").get<std::string>();
+    e.size = w.at("size").get<uint64_t>();
+    e.status = entry_status_from_string(w.at("status").get<std::string>());
+    e.message = w.at("message").get<std::string>();
+    const json &work = w.at("work");
+    e.work = {number_at(work, "flops"), number_at(work, "bytes"), number_at(work, "host_bytes"),
+              number_at(work, "device_bytes"), number_at(work, "items")};
+    e.clock = w.at("clock").get<std::string>();
+    e.first_run_s = number_at(w, "first_run_s");
+    e.upload_s = w.at("upload_s").get<std::vector<double>>();
+    e.run_s = w.at("run_s").get<std::vector<double>>();
+    e.download_s = w.at("download_s").get<std::vector<double>>();
+    e.stop_reason = w.at("stop_reason").get<std::string>();
+    const json &v = w.at("verification");
+    e.verification = {v.at("passed").get<bool>(), number_at(v, "max_error"),
+                      number_at(v, "tolerance"), v.at("checked").get<uint64_t>(),
+                      v.at("detail").get<std::string>()};
+    for (const json &m : w.at("metrics"))
+        e.metrics.push_back({m.at("name").get<std::string>(), number_at(m, "value"),
+                             m.at("unit").get<std::string>(), m.at("text").get<std::string>()});
+    e.item_name = work.at("item_name").get<std::string>();
+    e.headline = w.at("headline").get<gpubench_headline>();
+    return e;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,192 @@
+// Nothing a plugin does loses the other results: each entry runs in a worker process, the
+// results file is complete after every entry, and an interrupted sweep resumes.
+#include "runner_process.hpp"
+#include "test_support.hpp"
+#include "worker_protocol.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <set>
+#include <thread>
+#include <vector>
+
+extern char **environ;
+
+using namespace runner_process;
+
+namespace {
+
+std::map<uint64_t, nlohmann::json> entries_by_size(const nlohmann::json &document,
+                                                   const std::string &plugin) {
+    std::map<uint64_t, nlohmann::json> by_size;
+    for (const nlohmann::json &entry : document["entries"])
+        if (entry["plugin"] == plugin) by_size[entry["size"].get<uint64_t>()] = entry;
+    return by_size;
+}
+
+std::set<std::pair<std::string, uint64_t>> entry_keys(const nlohmann::json &document) {
+    std::set<std::pair<std::string, uint64_t>> keys;
+    for (const nlohmann::json &entry : document["entries"])
+        keys.insert({entry["plugin"].get<std::string>(), entry["size"].get<uint64_t>()});
+    return keys;
+}
+
+// Entries in the file at `path` now, or -1 while it is missing or being replaced.
+int entries_now(const std::filesystem::path &path) {
+    try {
+        return static_cast<int>(read_json(path)["entries"].size());
+    } catch (const std::exception &) {
+        return -1;
+    }
+}
+
+}  // namespace
+
+TEST_CASE("every way a plugin can fail is recorded for its entry, and the sweep goes on",
+          "[isolation]") {
+    auto path = temp_results("misbehave");
+    // fixture_misbehave fails one way per size (tests/fixtures/fixture_misbehave.cpp).
+    Outcome o = run_runner(fixtures() + " --plugin fixture_misbehave,fixture_good --sizes 1..10:+1" +
+                           " --timeout 3" + quick + "-o " + path.string());
+    INFO(o.output);
+    CHECK(o.status == 1);
+    const nlohmann::json document = read_json(path);
+    auto bad = entries_by_size(document, "fixture_misbehave");
+    REQUIRE(bad.size() == 10);
+    const auto message = [&](uint64_t size) { return bad[size]["message"].get<std::string>(); };
+    CHECK(bad[1]["status"] == "error");
+    CHECK_THAT(message(1), Catch::Contains("crashed in warm-up: SIGSEGV"));
+    CHECK_THAT(message(2), Catch::Contains("crashed in warm-up: SIGABRT"));
+    CHECK_THAT(message(3), Catch::Contains("exited with status 3 in warm-up without reporting"));
+    CHECK_THAT(message(4), Catch::Contains("timed out after 3 s in warm-up"));
+    CHECK_THAT(message(5), Catch::Contains("in warm-up: thrown on purpose by fixture_misbehave"));
+    CHECK_THAT(message(6), Catch::Contains("exception of unknown type escaped the plugin"));
+    CHECK_THAT(message(7), Catch::StartsWith("device error: run: cudaErrorIllegalAddress"));
+    CHECK(bad[8]["status"] == "skipped");
+    CHECK_THAT(message(8), Catch::StartsWith("out of memory"));
+    CHECK(bad[9]["status"] == "verification_failed");
+    CHECK(bad[10]["status"] == "ok");
+    for (uint64_t size = 1; size <= 7; ++size) CHECK(bad[size]["status"] == "error");
+    // The well-behaved plugin of the same sweep, measured after all of that, is intact.
+    auto good = entries_by_size(document, "fixture_good");
+    REQUIRE(good.size() == 10);
+    for (const auto &[size, entry] : good) CHECK(entry["status"] == "ok");
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("a sweep stopped by SIGINT keeps what it finished, and --resume completes it",
+          "[isolation]") {
+    const std::string sweep = fixtures() + " --plugin fixture_misbehave,fixture_good" +
+                              " --sizes 100..112:+1 --warmup 0 --min-samples 1 --max-samples 1";
+    auto whole = temp_results("uninterrupted"), part = temp_results("interrupted");
+    std::filesystem::remove(part);
+    Outcome uninterrupted = run_runner(sweep + " -o " + whole.string());
+    REQUIRE(uninterrupted.status == 0);
+
+    // Start the same sweep, and interrupt it once a few entries are on disk.
+    std::vector<std::string> words = {GPUBENCH_RUNNER};
+    {
+        std::istringstream split(sweep + " -o " + part.string());
+        for (std::string word; split >> word;) words.push_back(word);
+    }
+    std::vector<char *> argv;
+    for (std::string &word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&quiet);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (entries_now(part) < 3 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 130);
+    const int kept = entries_now(part);
+    CHECK(kept >= 3);
+    CHECK(kept < 26);  // stopped before the end
+
+    Outcome resumed = run_runner(sweep + " --resume " + part.string());
+    INFO(resumed.output);
+    CHECK(resumed.status == 0);
+    CHECK_THAT(resumed.output, Catch::Contains("already in the file"));
+    const nlohmann::json completed = read_json(part);
+    CHECK(entry_keys(completed) == entry_keys(read_json(whole)));
+    CHECK(completed["entries"].size() == 26);
+    CHECK(completed["resumed"].size() == 1);
+    std::filesystem::remove(whole);
+    std::filesystem::remove(part);
+}
+
+TEST_CASE("resuming refuses a file that is not a results file, naming it", "[isolation]") {
+    auto path = temp_results("not_results");
+    { std::ofstream(path) << "{\"something\": 1}"; }
+    Outcome o = run_runner(fixtures() + " --plugin fixture_good --resume " + path.string());
+    CHECK(o.status == 2);
+    CHECK_THAT(o.output, Catch::Contains("runner: error: cannot resume: ") &&
+                             Catch::Contains("is not a gpubench results file"));
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("an entry crosses from the worker to the runner with every field intact",
+          "[isolation]") {
+    gpubench::EntryResult e;
+    e.plugin = "sort_cuda";
+    e.size = 1000000000ull;
+    e.status = gpubench::EntryStatus::verification_failed;
+    e.message = "wrong result";
+    e.work = {1.5, 2.5, 3.5, 4.5, 5.5};
+    e.clock = "cuda_event";
+    e.first_run_s = 0.25;
+    e.upload_s = {1e-3, 2e-3};
+    e.run_s = {3e-3, 4e-3};
+    e.download_s = {5e-3, 6e-3};
+    e.stop_reason = "max_time reached";
+    e.verification = {false, std::nan(""), 1e-6, 42, "first bad index 7"};
+    e.metrics = {{"test_accuracy", 76.4, "%", "Fashion-MNIST"}};
+    e.item_name = "keys";
+    e.headline = GPUBENCH_HEADLINE_ITEMS;
+    const gpubench::EntryResult back =
+        gpubench::entry_from_wire(nlohmann::json::parse(gpubench::entry_to_wire(e).dump()));
+    CHECK(back.plugin == e.plugin);
+    CHECK(back.size == e.size);
+    CHECK(back.status == e.status);
+    CHECK(back.message == e.message);
+    CHECK(back.work.flops == 1.5);
+    CHECK(back.work.bytes == 2.5);
+    CHECK(back.work.host_bytes == 3.5);
+    CHECK(back.work.device_bytes == 4.5);
+    CHECK(back.work.items == 5.5);
+    CHECK(back.clock == e.clock);
+    CHECK(back.first_run_s == e.first_run_s);
+    CHECK(back.upload_s == e.upload_s);
+    CHECK(back.run_s == e.run_s);
+    CHECK(back.download_s == e.download_s);
+    CHECK(back.stop_reason == e.stop_reason);
+    CHECK_FALSE(back.verification.passed);
+    CHECK(std::isnan(back.verification.max_error));  // NaN travels as null and comes back
+    CHECK(back.verification.tolerance == 1e-6);
+    CHECK(back.verification.checked == 42);
+    CHECK(back.verification.detail == e.verification.detail);
+    REQUIRE(back.metrics.size() == 1);
+    CHECK(back.metrics[0].name == "test_accuracy");
+    CHECK(back.metrics[0].value == 76.4);
+    CHECK(back.metrics[0].unit == "%");
+    CHECK(back.metrics[0].text == "Fashion-MNIST");
+    CHECK(back.item_name == "keys");
+    CHECK(back.headline == GPUBENCH_HEADLINE_ITEMS);
+}
