@@ -1,5 +1,7 @@
 #include "measure.hpp"
 
+#include "host_resources.hpp"
+
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -133,6 +135,24 @@ const char *prefix_for_failure(gpubench_status status) {
     }
 }
 
+// "needs ~X GiB of host memory, Y GiB available" when the plugin's declared footprint cannot
+// fit, so that a size far too large is refused before anything is allocated.
+std::string footprint_problem(const Work &work, const PhaseTimer &timer) {
+    const auto gib = [](double bytes) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
+        return std::string(text);
+    };
+    const auto check = [&](double needed, std::optional<uint64_t> available, const char *what) {
+        if (!available || needed <= static_cast<double>(*available)) return std::string();
+        return "needs ~" + gib(needed) + " of " + what + ", " + gib(static_cast<double>(*available)) +
+               " available (the plugin's declared footprint)";
+    };
+    std::string problem = check(work.host_bytes, available_host_memory(), "host memory");
+    if (problem.empty()) problem = check(work.device_bytes, timer.free_device_memory(), "device memory");
+    return problem;
+}
+
 void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
             PhaseTimer &timer, EntryResult &result, const StageObserver &stage) {
     using clock = std::chrono::steady_clock;
@@ -198,6 +218,8 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
     try {
         stage("work");
         result.work = query_work(api, size, options.params);
+        if (std::string why = footprint_problem(result.work, timer); !why.empty())
+            throw PluginFailure{GPUBENCH_OUT_OF_MEMORY, why};
         gpubench_setup_args args{};
         args.struct_size = sizeof args;
         args.size = size;
@@ -207,7 +229,10 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         args.cuda_stream = timer.cuda_stream();
         args.params = options.params.c_str();
         stage("setup");
+        const auto setup_began = std::chrono::steady_clock::now();
         Instance instance(api, args);
+        result.setup_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
         sample(instance, api, options, timer, result, stage);
         stage("verify");
         result.verification = instance.verify();

@@ -38,6 +38,8 @@ struct EntryResult {
     std::string message;            // why it was skipped or failed; "" when ok
     Work work;
     std::string clock;              // which PhaseTimer measured it
+    double load_s = 0;              // loading the plugin library in a fresh worker process
+    double setup_s = 0;             // create(): allocation and input generation
     double first_run_s = 0;         // run() of the first warm-up cycle (cold: lazy init etc.)
     std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
                                                       // empty when the plugin has none)

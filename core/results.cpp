@@ -123,6 +123,8 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
     entry["timing"] = {{"clock", e.clock},
                        {"unit", "s"},
                        {"warmup_runs", options.warmup_runs},
+                       {"load", e.load_s},
+                       {"setup", e.setup_s},
                        {"first_run", e.first_run_s},
                        {"stop_reason", e.stop_reason},
                        {"run", summary_json(f.run)},

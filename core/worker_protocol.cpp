@@ -52,6 +52,8 @@ json entry_to_wire(const EntryResult &e) {
             {"message", e.message},
             {"work", work_json(e.work, e.item_name)},
             {"clock", e.clock},
+            {"load_s", e.load_s},
+            {"setup_s", e.setup_s},
             {"first_run_s", e.first_run_s},
             {"upload_s", e.upload_s},
             {"run_s", e.run_s},
@@ -72,6 +74,8 @@ EntryResult entry_from_wire(const json &w) {
     e.work = {number_at(work, "flops"), number_at(work, "bytes"), number_at(work, "host_bytes"),
               number_at(work, "device_bytes"), number_at(work, "items")};
     e.clock = w.at("clock").get<std::string>();
+    e.load_s = number_at(w, "load_s");
+    e.setup_s = number_at(w, "setup_s");
     e.first_run_s = number_at(w, "first_run_s");
     e.upload_s = w.at("upload_s").get<std::vector<double>>();
     e.run_s = w.at("run_s").get<std::vector<double>>();

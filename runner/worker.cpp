@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <iostream>
 #include <memory>
 
@@ -28,7 +29,10 @@ EntryResult measure(const WorkerRequest &request, int report_fd) {
     EntryResult entry;
     entry.plugin = request.plugin_name;
     entry.size = request.size;
+    const auto load_began = std::chrono::steady_clock::now();
     auto loaded = load_plugin(request.plugin_file);
+    const double load_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - load_began).count();
     if (const Refusal *refusal = std::get_if<Refusal>(&loaded)) {
         entry.message = "the worker could not load " + refusal->file.string() + ": " + refusal->reason;
         return entry;
@@ -49,6 +53,7 @@ EntryResult measure(const WorkerRequest &request, int report_fd) {
     entry = measure_entry(plugin, request.size, request.options, *timer, [&](const char *stage) {
         send(report_fd, {{"stage", stage}});
     });
+    entry.load_s = load_s;
     if (plugin.is_cuda()) {
         // A sticky error (an illegal address...) that the plugin's own calls did not report.
         if (std::string lost = cuda_sticky_error(); !lost.empty() && entry.status == EntryStatus::ok) {

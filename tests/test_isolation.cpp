@@ -56,13 +56,13 @@ TEST_CASE("every way a plugin can fail is recorded for its entry, and the sweep 
           "[isolation]") {
     auto path = temp_results("misbehave");
     // fixture_misbehave fails one way per size (tests/fixtures/fixture_misbehave.cpp).
-    Outcome o = run_runner(fixtures() + " --plugin fixture_misbehave,fixture_good --sizes 1..10:+1" +
+    Outcome o = run_runner(fixtures() + " --plugin fixture_misbehave,fixture_good --sizes 1..11:+1" +
                            " --timeout 3" + quick + "-o " + path.string());
     INFO(o.output);
     CHECK(o.status == 1);
     const nlohmann::json document = read_json(path);
     auto bad = entries_by_size(document, "fixture_misbehave");
-    REQUIRE(bad.size() == 10);
+    REQUIRE(bad.size() == 11);
     const auto message = [&](uint64_t size) { return bad[size]["message"].get<std::string>(); };
     CHECK(bad[1]["status"] == "error");
     CHECK_THAT(message(1), Catch::Contains("crashed in warm-up: SIGSEGV"));
@@ -73,13 +73,15 @@ TEST_CASE("every way a plugin can fail is recorded for its entry, and the sweep 
     CHECK_THAT(message(6), Catch::Contains("exception of unknown type escaped the plugin"));
     CHECK_THAT(message(7), Catch::StartsWith("device error: run: cudaErrorIllegalAddress"));
     CHECK(bad[8]["status"] == "skipped");
-    CHECK_THAT(message(8), Catch::StartsWith("out of memory"));
+    CHECK_THAT(message(8), Catch::StartsWith("out of memory: setup: cannot allocate"));
+    CHECK(bad[11]["status"] == "skipped");  // refused up front, from its declared footprint
+    CHECK_THAT(message(11), Catch::StartsWith("out of memory: needs ~4.28e+09 GiB of host memory"));
     CHECK(bad[9]["status"] == "verification_failed");
     CHECK(bad[10]["status"] == "ok");
     for (uint64_t size = 1; size <= 7; ++size) CHECK(bad[size]["status"] == "error");
     // The well-behaved plugin of the same sweep, measured after all of that, is intact.
     auto good = entries_by_size(document, "fixture_good");
-    REQUIRE(good.size() == 10);
+    REQUIRE(good.size() == 11);
     for (const auto &[size, entry] : good) CHECK(entry["status"] == "ok");
     std::filesystem::remove(path);
 }

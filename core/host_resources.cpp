@@ -1,0 +1,29 @@
+#include "host_resources.hpp"
+
+#include <sys/resource.h>
+
+#include <fstream>
+#include <string>
+
+namespace gpubench {
+
+std::optional<uint64_t> available_host_memory() {
+    std::ifstream meminfo("/proc/meminfo");
+    std::string key, unit;
+    uint64_t value = 0;
+    while (meminfo >> key >> value) {
+        std::getline(meminfo, unit);
+        if (key == "MemAvailable:") return value * 1024;  // the file counts in kB
+    }
+    return std::nullopt;
+}
+
+ProcessUsage process_usage() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval &t) { return t.tv_sec + t.tv_usec * 1e-6; };
+    return {seconds(usage.ru_utime) + seconds(usage.ru_stime),
+            static_cast<uint64_t>(usage.ru_maxrss) * 1024};  // ru_maxrss is in kB on Linux
+}
+
+}  // namespace gpubench

@@ -1,0 +1,19 @@
+// What the host has and what this process uses: memory available for a new entry, and the
+// CPU time and peak memory of the process (the worker measuring one entry).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+namespace gpubench {
+
+// MemAvailable of /proc/meminfo: what can be allocated without swapping; nullopt if unknown.
+std::optional<uint64_t> available_host_memory();
+
+struct ProcessUsage {
+    double cpu_s = 0;           // user + system CPU time so far, all threads
+    uint64_t peak_rss_bytes = 0;  // the largest resident set so far
+};
+ProcessUsage process_usage();
+
+}  // namespace gpubench
