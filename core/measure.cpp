@@ -1,6 +1,7 @@
 #include "measure.hpp"
 
 #include "host_resources.hpp"
+#include "statistics.hpp"
 
 #include <chrono>
 #include <cstdio>
@@ -177,14 +178,20 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         if (down >= 0) result.download_s.push_back(down);
         measured += run;
 
-        size_t n = result.run_s.size();
-        double elapsed = std::chrono::duration<double>(clock::now() - began).count();
-        if (n >= options.max_samples) {
-            result.stop_reason = "max_samples reached";
+        const size_t n = result.run_s.size();
+        const double elapsed = std::chrono::duration<double>(clock::now() - began).count();
+        const bool enough = n >= options.min_samples && measured >= options.min_time_s;
+        if (enough || n >= options.max_samples || elapsed >= options.max_time_s) {
+            result.noise = median_relative_standard_error(result.run_s);
+            result.noise_converged = result.noise <= options.max_noise;
+        }
+        if (enough && (options.max_noise <= 0 || result.noise_converged)) {
+            result.stop_reason = options.max_noise > 0 ? "noise below max_noise"
+                                                       : "min_samples and min_time reached";
             return;
         }
-        if (n >= options.min_samples && measured >= options.min_time_s) {
-            result.stop_reason = "min_samples and min_time reached";
+        if (n >= options.max_samples) {
+            result.stop_reason = "max_samples reached";
             return;
         }
         if (elapsed >= options.max_time_s) {

@@ -22,7 +22,9 @@ struct MeasureOptions {
     int warmup_runs = 1;        // full upload/run/download cycles before sampling
     size_t min_samples = 10;
     size_t max_samples = 1000;
-    double min_time_s = 0.5;    // sample until this much run() time is measured...
+    double min_time_s = 0.5;    // sample at least this much run() time...
+    double max_noise = 0.005;   // ...and until the median's relative standard error is this low
+                                // (0: no noise criterion)...
     double max_time_s = 10.0;   // ...but stop once an entry has taken this long (>= 1 sample)
 };
 
@@ -44,6 +46,8 @@ struct EntryResult {
     std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
                                                       // empty when the plugin has none)
     std::string stop_reason;
+    double noise = 0;               // relative standard error of the median run() time
+    bool noise_converged = false;   // noise <= max_noise when sampling stopped
     Verification verification;
     std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
     std::string item_name;          // what work.items counts ("" = none)

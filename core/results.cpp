@@ -88,6 +88,7 @@ json measure_options_json(const MeasureOptions &m) {
             {"min_samples", m.min_samples},
             {"max_samples", m.max_samples},
             {"min_time_s", m.min_time_s},
+            {"max_noise", m.max_noise},
             {"max_time_s", m.max_time_s}};
 }
 
@@ -127,6 +128,10 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                        {"setup", e.setup_s},
                        {"first_run", e.first_run_s},
                        {"stop_reason", e.stop_reason},
+                       {"noise",
+                        {{"median_rel_stderr", e.noise},
+                         {"max_noise", options.max_noise},
+                         {"converged", e.noise_converged}}},
                        {"run", summary_json(f.run)},
                        {"upload", summary_json(f.upload)},
                        {"download", summary_json(f.download)},

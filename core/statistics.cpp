@@ -26,6 +26,16 @@ Summary summarize(std::vector<double> samples) {
     return s;
 }
 
+double median_relative_standard_error(std::vector<double> samples) {
+    const size_t n = samples.size();
+    if (n < 2) return 0;
+    const double median = summarize(samples).median;
+    if (median <= 0) return 0;
+    for (double &v : samples) v = std::fabs(v - median);
+    const double mad = summarize(std::move(samples)).median;
+    return 1.2533 * 1.4826 * mad / std::sqrt(static_cast<double>(n)) / median;
+}
+
 std::vector<double> add_samples(const std::vector<double> &a, const std::vector<double> &b) {
     if (a.size() != b.size()) throw std::invalid_argument("add_samples: lengths differ");
     std::vector<double> sum(a.size());

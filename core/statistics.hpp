@@ -16,6 +16,11 @@ struct Summary {
 // Summarises `samples` (any order). An empty input gives an all-zero summary.
 Summary summarize(std::vector<double> samples);
 
+// The relative standard error of the median: how far the median of `samples` would move
+// between repeated measurements, over the median. From the median absolute deviation (robust
+// to the odd outlier): 1.2533 * 1.4826 * MAD / sqrt(n) / median. 0 for fewer than 2 samples.
+double median_relative_standard_error(std::vector<double> samples);
+
 // Elementwise sums of equally long sample series (e.g. upload + run + download).
 std::vector<double> add_samples(const std::vector<double> &a, const std::vector<double> &b);
 

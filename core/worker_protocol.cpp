@@ -31,6 +31,7 @@ WorkerRequest request_from_wire(const json &w) {
     m.min_samples = o.at("min_samples").get<size_t>();
     m.max_samples = o.at("max_samples").get<size_t>();
     m.min_time_s = o.at("min_time_s").get<double>();
+    m.max_noise = o.at("max_noise").get<double>();
     m.max_time_s = o.at("max_time_s").get<double>();
     return r;
 }
@@ -59,6 +60,8 @@ json entry_to_wire(const EntryResult &e) {
             {"run_s", e.run_s},
             {"download_s", e.download_s},
             {"stop_reason", e.stop_reason},
+            {"noise", e.noise},
+            {"noise_converged", e.noise_converged},
             {"verification", verification_json(e.verification)},
             {"metrics", metrics_json(e.metrics)},
             {"headline", e.headline}};
@@ -81,6 +84,8 @@ EntryResult entry_from_wire(const json &w) {
     e.run_s = w.at("run_s").get<std::vector<double>>();
     e.download_s = w.at("download_s").get<std::vector<double>>();
     e.stop_reason = w.at("stop_reason").get<std::string>();
+    e.noise = number_at(w, "noise");
+    e.noise_converged = w.at("noise_converged").get<bool>();
     const json &v = w.at("verification");
     e.verification = {v.at("passed").get<bool>(), number_at(v, "max_error"),
                       number_at(v, "tolerance"), v.at("checked").get<uint64_t>(),

@@ -69,6 +69,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "most timed samples per entry")
         ("min-time", po::value<double>(&m.min_time_s)->default_value(m.min_time_s),
          "seconds of timed run() to collect per entry")
+        ("max-noise", po::value<double>(&m.max_noise)->default_value(m.max_noise),
+         "keep sampling until the median's relative standard error is below this "
+         "(0.005 = 0.5%; 0: stop at --min-samples and --min-time)")
         ("max-time", po::value<double>(&m.max_time_s)->default_value(m.max_time_s),
          "seconds after which an entry stops sampling (it keeps >= 1 sample)")
         ("timeout", po::value<double>(&cli.timeout_s)->default_value(cli.timeout_s),
@@ -115,6 +118,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     require_at_least<size_t>("max-samples", m.max_samples, m.min_samples);
     require_at_least("min-time", m.min_time_s, 0.0);
     require_at_least("max-time", m.max_time_s, 0.0);
+    require_at_least("max-noise", m.max_noise, 0.0);
     if (!(cli.timeout_s > 0)) throw std::invalid_argument("--timeout must be above 0");
     if (!cli.worker_request.empty() && cli.worker_report_fd < 0)
         throw std::invalid_argument("--worker needs --worker-report-fd");

@@ -22,6 +22,7 @@ MeasureOptions quick(std::string params = "") {
     options.min_samples = 3;
     options.max_samples = 5;
     options.min_time_s = 0;
+    options.max_noise = 0;  // stop at min_samples: these tests count samples
     options.params = std::move(params);
     return options;
 }
@@ -147,4 +148,45 @@ TEST_CASE("the results file is valid JSON after every entry", "[results]") {
     CHECK(entry["verification"]["passed"] == true);
     CHECK_FALSE(std::filesystem::exists(path.string() + ".partial"));
     std::filesystem::remove(path);
+}
+
+TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one to the limit",
+          "[measure]") {
+    Plugin plugin = load("fixture_misbehave.so");
+    MeasureOptions options;
+    options.warmup_runs = 1;
+    options.min_samples = 10;
+    options.max_samples = 100000;
+    options.min_time_s = 0;
+    options.max_time_s = 1.0;
+    options.max_noise = 0.005;
+    SteadyClockTimer timer;
+    // Size 200 busy-waits a steady 2 ms per run: its median is known well after 10 samples.
+    EntryResult steady = measure_entry(plugin, 200, options, timer);
+    INFO("steady: " << steady.run_s.size() << " samples, noise " << steady.noise);
+    CHECK(steady.stop_reason == "noise below max_noise");
+    CHECK(steady.noise_converged);
+    CHECK(steady.noise <= options.max_noise);
+    CHECK(steady.run_s.size() < 100);
+    // Size 201 waits 1 to 4 ms at random: 0.5% would take ~10000 samples, so it runs to
+    // max_time and says it did not converge.
+    EntryResult noisy = measure_entry(plugin, 201, options, timer);
+    INFO("noisy: " << noisy.run_s.size() << " samples, noise " << noisy.noise);
+    CHECK(noisy.stop_reason == "max_time reached");
+    CHECK_FALSE(noisy.noise_converged);
+    CHECK(noisy.noise > options.max_noise);
+    CHECK(noisy.run_s.size() > steady.run_s.size());
+}
+
+TEST_CASE("the median's relative standard error shrinks with the square root of n",
+          "[measure]") {
+    CHECK(median_relative_standard_error({}) == 0);
+    CHECK(median_relative_standard_error({1.0}) == 0);
+    CHECK(median_relative_standard_error({2.0, 2.0, 2.0}) == 0);
+    // Samples 1, 2, 3 repeated: median 2, MAD 1.
+    std::vector<double> few = {1, 2, 3, 1, 2, 3, 1, 2, 3};
+    CHECK(median_relative_standard_error(few) == Approx(1.2533 * 1.4826 * 1 / 3.0 / 2));
+    std::vector<double> many;
+    for (int i = 0; i < 4; ++i) many.insert(many.end(), few.begin(), few.end());
+    CHECK(median_relative_standard_error(many) == Approx(median_relative_standard_error(few) / 2));
 }
