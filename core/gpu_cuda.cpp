@@ -34,10 +34,10 @@ public:
     }
     const char *clock_name() const override { return "cuda_event"; }
     void *cuda_stream() const override { return stream_; }
-    std::optional<uint64_t> free_device_memory() const override {
+    std::optional<DeviceMemory> device_memory() const override {
         size_t free = 0, total = 0;
         if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
-        return free;
+        return DeviceMemory{free, total};
     }
     void start() override { check(cudaEventRecord(begin_, stream_), "cudaEventRecord"); }
     double stop() override {

@@ -2,8 +2,10 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
+#include <thread>
 
 namespace gpubench {
 
@@ -17,6 +19,8 @@ std::optional<uint64_t> available_host_memory() {
     }
     return std::nullopt;
 }
+
+unsigned logical_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 ProcessUsage process_usage() {
     rusage usage{};

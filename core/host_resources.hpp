@@ -16,4 +16,7 @@ struct ProcessUsage {
 };
 ProcessUsage process_usage();
 
+// Logical CPU cores of the host (at least 1).
+unsigned logical_cores();
+
 }  // namespace gpubench

@@ -1,8 +1,10 @@
 #include "measure.hpp"
 
 #include "host_resources.hpp"
+#include "resource_watch.hpp"
 #include "statistics.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <stdexcept>
@@ -150,15 +152,17 @@ std::string footprint_problem(const Work &work, const PhaseTimer &timer) {
                " available (the plugin's declared footprint)";
     };
     std::string problem = check(work.host_bytes, available_host_memory(), "host memory");
-    if (problem.empty()) problem = check(work.device_bytes, timer.free_device_memory(), "device memory");
+    if (const auto device = timer.device_memory(); problem.empty() && device)
+        problem = check(work.device_bytes, device->free, "device memory");
     return problem;
 }
 
 void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-            PhaseTimer &timer, EntryResult &result, const StageObserver &stage) {
+            PhaseTimer &timer, EntryResult &result, const StageObserver &stage,
+            ResourceWatch &watch) {
     using clock = std::chrono::steady_clock;
     const auto began = clock::now();
-    double measured = 0;
+    double measured = 0, timed = 0;
     stage("warm-up");
     for (int i = 0; i < options.warmup_runs; ++i) {
         instance.timed("upload", api.upload, timer);
@@ -168,6 +172,12 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         instance.timed("download", api.download, timer);
     }
     stage("samples");
+    watch.begin_sampling();
+    struct EndSampling {  // on every way out of the loop below
+        ResourceWatch &watch;
+        const double &timed;
+        ~EndSampling() { watch.end_sampling(timed); }
+    } end_sampling{watch, timed};
     for (;;) {
         double up = instance.timed("upload", api.upload, timer);
         instance.call("reset", api.reset);
@@ -177,6 +187,7 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         result.run_s.push_back(run);
         if (down >= 0) result.download_s.push_back(down);
         measured += run;
+        timed += run + std::max(up, 0.0) + std::max(down, 0.0);
 
         const size_t n = result.run_s.size();
         const double elapsed = std::chrono::duration<double>(clock::now() - began).count();
@@ -236,15 +247,17 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         args.cuda_stream = timer.cuda_stream();
         args.params = options.params.c_str();
         stage("setup");
+        ResourceWatch watch(timer);
         const auto setup_began = std::chrono::steady_clock::now();
         Instance instance(api, args);
         result.setup_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
-        sample(instance, api, options, timer, result, stage);
+        sample(instance, api, options, timer, result, stage, watch);
         stage("verify");
         result.verification = instance.verify();
         stage("metrics");
         result.metrics = instance.metrics(plugin.metrics_fn());
+        result.resources = watch.finish();
         stage("teardown");
         result.status =
             result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;

@@ -4,6 +4,7 @@
 
 #include "phase_timer.hpp"
 #include "plugin_library.hpp"
+#include "resource_watch.hpp"
 
 #include <gpubench/plugin.hpp>
 
@@ -50,6 +51,7 @@ struct EntryResult {
     bool noise_converged = false;   // noise <= max_noise when sampling stopped
     Verification verification;
     std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
+    EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
     std::string item_name;          // what work.items counts ("" = none)
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
 };

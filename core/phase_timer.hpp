@@ -15,8 +15,11 @@ public:
     virtual const char *clock_name() const = 0;
     // The stream CUDA plugins enqueue on (a cudaStream_t), or nullptr.
     virtual void *cuda_stream() const { return nullptr; }
-    // Free memory of the device this timer works on, or nullopt (host clock).
-    virtual std::optional<uint64_t> free_device_memory() const { return std::nullopt; }
+    // Memory of the device this timer works on, or nullopt (host clock).
+    struct DeviceMemory {
+        uint64_t free = 0, total = 0;
+    };
+    virtual std::optional<DeviceMemory> device_memory() const { return std::nullopt; }
     virtual void start() = 0;
     // Waits until the timed work is complete; returns its duration in seconds. Throws
     // std::runtime_error when the device reports an error.

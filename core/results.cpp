@@ -1,5 +1,7 @@
 #include "results.hpp"
 
+#include "host_resources.hpp"
+
 #include <fstream>
 #include <stdexcept>
 
@@ -109,6 +111,36 @@ json metrics_json(const std::vector<Metric> &metrics) {
     return all;
 }
 
+json resources_json(const EntryResources &r) {
+    json j = {{"sampling_wall_s", r.sampling_wall_s},
+              {"sampling_cpu_s", r.sampling_cpu_s},
+              {"cpu_cores", r.cpu_cores()},
+              {"cpu_percent", logical_cores() > 0 ? 100.0 * r.cpu_cores() / logical_cores() : 0.0},
+              {"peak_rss_bytes", r.peak_rss_bytes}};
+    if (r.on_device) {
+        j["device_allocated_bytes"] = r.device_allocated_bytes;
+        j["device_used_bytes"] = r.device_used_bytes;
+        j["device_total_bytes"] = r.device_total_bytes;
+        j["gpu_busy"] = r.gpu_busy;
+    }
+    return j;
+}
+
+EntryResources resources_from_json(const json &j) {
+    EntryResources r;
+    r.sampling_wall_s = j.at("sampling_wall_s").get<double>();
+    r.sampling_cpu_s = j.at("sampling_cpu_s").get<double>();
+    r.peak_rss_bytes = j.at("peak_rss_bytes").get<uint64_t>();
+    r.on_device = j.contains("gpu_busy");
+    if (r.on_device) {
+        r.device_allocated_bytes = j.at("device_allocated_bytes").get<uint64_t>();
+        r.device_used_bytes = j.at("device_used_bytes").get<uint64_t>();
+        r.device_total_bytes = j.at("device_total_bytes").get<uint64_t>();
+        r.gpu_busy = j.at("gpu_busy").get<double>();
+    }
+    return r;
+}
+
 json entry_json(const EntryResult &e, const MeasureOptions &options) {
     json entry = {{"plugin", e.plugin},
                   {"size", e.size},
@@ -144,6 +176,7 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                            {"headline", f.headline}};
     entry["verification"] = verification_json(e.verification);
     entry["metrics"] = metrics_json(e.metrics);
+    entry["resources"] = resources_json(e.resources);
     return entry;
 }
 

@@ -25,6 +25,8 @@ nlohmann::json measure_options_json(const MeasureOptions &options);
 nlohmann::json work_json(const Work &work, const std::string &item_name);
 nlohmann::json verification_json(const Verification &verification);
 nlohmann::json metrics_json(const std::vector<Metric> &metrics);
+nlohmann::json resources_json(const EntryResources &resources);
+EntryResources resources_from_json(const nlohmann::json &json);
 
 // Median-based figures of an entry, shared by the JSON and the console table.
 struct EntryFigures {

@@ -64,6 +64,7 @@ json entry_to_wire(const EntryResult &e) {
             {"noise_converged", e.noise_converged},
             {"verification", verification_json(e.verification)},
             {"metrics", metrics_json(e.metrics)},
+            {"resources", resources_json(e.resources)},
             {"headline", e.headline}};
 }
 
@@ -94,6 +95,7 @@ EntryResult entry_from_wire(const json &w) {
         e.metrics.push_back({m.at("name").get<std::string>(), number_at(m, "value"),
                              m.at("unit").get<std::string>(), m.at("text").get<std::string>()});
     e.item_name = work.at("item_name").get<std::string>();
+    e.resources = resources_from_json(w.at("resources"));
     e.headline = w.at("headline").get<gpubench_headline>();
     return e;
 }

@@ -162,6 +162,7 @@ TEST_CASE("an entry crosses from the worker to the runner with every field intac
     e.metrics = {{"test_accuracy", 76.4, "%", "Fashion-MNIST"}};
     e.item_name = "keys";
     e.headline = GPUBENCH_HEADLINE_ITEMS;
+    e.resources = {2.0, 3.0, 1u << 30, true, 5u << 20, 7u << 20, 80ull << 30, 0.9};
     const gpubench::EntryResult back =
         gpubench::entry_from_wire(nlohmann::json::parse(gpubench::entry_to_wire(e).dump()));
     CHECK(back.plugin == e.plugin);
@@ -191,4 +192,12 @@ TEST_CASE("an entry crosses from the worker to the runner with every field intac
     CHECK(back.metrics[0].text == "Fashion-MNIST");
     CHECK(back.item_name == "keys");
     CHECK(back.headline == GPUBENCH_HEADLINE_ITEMS);
+    CHECK(back.resources.sampling_wall_s == 2.0);
+    CHECK(back.resources.sampling_cpu_s == 3.0);
+    CHECK(back.resources.peak_rss_bytes == (1u << 30));
+    CHECK(back.resources.on_device);
+    CHECK(back.resources.device_allocated_bytes == (5u << 20));
+    CHECK(back.resources.device_used_bytes == (7u << 20));
+    CHECK(back.resources.device_total_bytes == (80ull << 30));
+    CHECK(back.resources.gpu_busy == 0.9);
 }

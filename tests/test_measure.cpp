@@ -190,3 +190,22 @@ TEST_CASE("the median's relative standard error shrinks with the square root of 
     for (int i = 0; i < 4; ++i) many.insert(many.end(), few.begin(), few.end());
     CHECK(median_relative_standard_error(many) == Approx(median_relative_standard_error(few) / 2));
 }
+
+TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no device figures",
+          "[measure]") {
+    Plugin plugin = load("fixture_misbehave.so");
+    MeasureOptions options = quick();
+    SteadyClockTimer timer;
+    // Size 200 busy-waits 2 ms per run on one thread: about one core while sampling.
+    EntryResult e = measure_entry(plugin, 200, options, timer);
+    REQUIRE(e.status == EntryStatus::ok);
+    const EntryResources &r = e.resources;
+    CHECK(r.sampling_wall_s >= 3 * 0.002);
+    CHECK(r.cpu_cores() == Approx(1.0).margin(0.3));
+    CHECK(r.peak_rss_bytes > 0);
+    CHECK_FALSE(r.on_device);
+    CHECK(r.gpu_busy == 0);
+    nlohmann::json entry = entry_json(e, options);
+    CHECK(entry["resources"]["cpu_cores"].get<double>() == Approx(r.cpu_cores()));
+    CHECK_FALSE(entry["resources"].contains("gpu_busy"));
+}

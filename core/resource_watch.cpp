@@ -1,0 +1,46 @@
+#include "resource_watch.hpp"
+
+#include "host_resources.hpp"
+
+#include <algorithm>
+
+namespace gpubench {
+
+ResourceWatch::ResourceWatch(const PhaseTimer &timer) : timer_(timer) {
+    if (const auto memory = timer_.device_memory()) {
+        resources_.on_device = true;
+        resources_.device_total_bytes = memory->total;
+        used_before_ = peak_used_ = memory->total - memory->free;
+    }
+}
+
+void ResourceWatch::note_device_memory() {
+    if (const auto memory = timer_.device_memory())
+        peak_used_ = std::max(peak_used_, memory->total - memory->free);
+}
+
+void ResourceWatch::begin_sampling() {
+    note_device_memory();
+    cpu_before_ = process_usage().cpu_s;
+    sampling_began_ = std::chrono::steady_clock::now();
+}
+
+void ResourceWatch::end_sampling(double device_timed_s) {
+    resources_.sampling_wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_began_).count();
+    resources_.sampling_cpu_s = process_usage().cpu_s - cpu_before_;
+    if (resources_.on_device && resources_.sampling_wall_s > 0)
+        resources_.gpu_busy = std::min(1.0, device_timed_s / resources_.sampling_wall_s);
+    note_device_memory();
+}
+
+EntryResources ResourceWatch::finish() {
+    resources_.peak_rss_bytes = process_usage().peak_rss_bytes;
+    if (resources_.on_device) {
+        resources_.device_used_bytes = peak_used_;
+        resources_.device_allocated_bytes = peak_used_ - used_before_;
+    }
+    return resources_;
+}
+
+}  // namespace gpubench

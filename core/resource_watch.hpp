@@ -1,0 +1,45 @@
+// What an entry uses, beside its times: CPU time over the wall time of its samples, the
+// worker's peak resident memory, the device memory it holds at its peak, and how busy the
+// GPU was while it was sampled.
+#pragma once
+
+#include "phase_timer.hpp"
+
+#include <chrono>
+#include <cstdint>
+
+namespace gpubench {
+
+struct EntryResources {
+    double sampling_wall_s = 0;      // wall time of the timed samples, warm-up excluded
+    double sampling_cpu_s = 0;       // user + system CPU time of the worker meanwhile
+    uint64_t peak_rss_bytes = 0;     // the worker's largest resident set (setup included)
+    bool on_device = false;          // the device figures below were read
+    uint64_t device_allocated_bytes = 0;  // device memory in use at the peak, above what was
+                                          // in use before setup
+    uint64_t device_used_bytes = 0;       // all device memory in use at that peak (anyone's)
+    uint64_t device_total_bytes = 0;
+    double gpu_busy = 0;             // device-timed work (upload + run + download) over
+                                     // sampling_wall_s; 0 for CPU entries
+    double cpu_cores() const { return sampling_wall_s > 0 ? sampling_cpu_s / sampling_wall_s : 0; }
+};
+
+// Reads device memory at chosen points (before setup, then after each stage) and keeps the
+// peak; times the sampling loop with the CPU time spent in it.
+class ResourceWatch {
+public:
+    explicit ResourceWatch(const PhaseTimer &timer);  // call before setup
+    void note_device_memory();                       // a point where the entry holds its memory
+    void begin_sampling();
+    void end_sampling(double device_timed_s);        // sum of the timed phases of the samples
+    EntryResources finish();                         // after the last stage
+
+private:
+    const PhaseTimer &timer_;
+    EntryResources resources_;
+    uint64_t used_before_ = 0, peak_used_ = 0;
+    std::chrono::steady_clock::time_point sampling_began_{};
+    double cpu_before_ = 0;
+};
+
+}  // namespace gpubench
