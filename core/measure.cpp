@@ -1,6 +1,7 @@
 #include "measure.hpp"
 
 #include "host_resources.hpp"
+#include "plugin_instance.hpp"
 #include "resource_watch.hpp"
 #include "statistics.hpp"
 
@@ -40,87 +41,6 @@ std::string size_range_problem(const Plugin &plugin, uint64_t size) {
 }
 
 namespace {
-
-// A plugin call that did not return GPUBENCH_OK.
-struct PluginFailure {
-    gpubench_status status;
-    std::string message;
-};
-
-constexpr size_t message_capacity = 1024;
-
-void expect_ok(const char *phase, gpubench_status status, const char *message) {
-    if (status == GPUBENCH_OK) return;
-    throw PluginFailure{status, std::string(phase) + ": " +
-                                    (message[0] ? message : "failed without a message")};
-}
-
-// Owns an instance; destroy() runs whatever happens.
-class Instance {
-public:
-    Instance(const gpubench_plugin &api, const gpubench_setup_args &args) : api_(api) {
-        char message[message_capacity] = "";
-        expect_ok("setup", api.create(&args, &handle_, message, sizeof message), message);
-        if (!handle_) throw PluginFailure{GPUBENCH_ERROR, "setup: create returned no instance"};
-    }
-    ~Instance() {
-        if (handle_) api_.destroy(handle_);
-    }
-    Instance(const Instance &) = delete;
-    Instance &operator=(const Instance &) = delete;
-
-    // Calls an optional phase (upload/reset/download); false when the plugin has none.
-    bool call(const char *phase, gpubench_phase_fn fn) {
-        if (!fn) return false;
-        char message[message_capacity] = "";
-        expect_ok(phase, fn(handle_, message, sizeof message), message);
-        return true;
-    }
-    // Times an optional phase with `timer`; returns -1 when the plugin has none.
-    double timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer) {
-        if (!fn) return -1;
-        timer.start();
-        call(phase, fn);
-        return timer.stop();
-    }
-    Verification verify() {
-        gpubench_verification raw{};
-        raw.struct_size = sizeof raw;
-        char message[message_capacity] = "";
-        expect_ok("verify", api_.verify(handle_, &raw, message, sizeof message), message);
-        raw.detail[sizeof raw.detail - 1] = '\0';
-        return {raw.passed == 1, raw.max_error, raw.tolerance, raw.checked, raw.detail};
-    }
-    std::vector<Metric> metrics(decltype(gpubench_plugin::metrics) fn) {
-        if (!fn) return {};
-        constexpr uint32_t capacity = 32;
-        gpubench_metric raw[capacity] = {};
-        for (gpubench_metric &m : raw) m.struct_size = sizeof m;
-        uint32_t count = 0;
-        char message[message_capacity] = "";
-        expect_ok("metrics", fn(handle_, raw, capacity, &count, message, sizeof message),
-                  message);
-        std::vector<Metric> out;
-        for (uint32_t i = 0; i < count && i < capacity; ++i) {
-            gpubench_metric &m = raw[i];
-            m.name[sizeof m.name - 1] = m.unit[sizeof m.unit - 1] = m.text[sizeof m.text - 1] = 0;
-            out.push_back({m.name, m.value, m.unit, m.text});
-        }
-        return out;
-    }
-
-private:
-    const gpubench_plugin &api_;
-    gpubench_instance *handle_ = nullptr;
-};
-
-Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params) {
-    gpubench_work raw{};
-    raw.struct_size = sizeof raw;
-    char message[message_capacity] = "";
-    expect_ok("work", api.work(size, params.c_str(), &raw, message, sizeof message), message);
-    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items};
-}
 
 EntryStatus status_for_failure(gpubench_status status) {
     return status == GPUBENCH_OUT_OF_MEMORY || status == GPUBENCH_NOT_SUPPORTED
@@ -163,10 +83,14 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     using clock = std::chrono::steady_clock;
     const auto began = clock::now();
     double measured = 0, timed = 0;
+    const auto flush = [&] {
+        if (options.cold && timer.flush_cache()) result.cache = "cold";
+    };
     stage("warm-up");
     for (int i = 0; i < options.warmup_runs; ++i) {
         instance.timed("upload", api.upload, timer);
         instance.call("reset", api.reset);
+        flush();
         double run = instance.timed("run", api.run, timer);
         if (i == 0) result.first_run_s = run;
         instance.timed("download", api.download, timer);
@@ -181,6 +105,7 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     for (;;) {
         double up = instance.timed("upload", api.upload, timer);
         instance.call("reset", api.reset);
+        flush();
         double run = instance.timed("run", api.run, timer);
         double down = instance.timed("download", api.download, timer);
         if (up >= 0) result.upload_s.push_back(up);
@@ -209,6 +134,29 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
             result.stop_reason = "max_time reached";
             return;
         }
+    }
+}
+
+// A run() shorter than this on the GPU is also timed in batches, since one launch between
+// two events includes the launch and event overhead (microseconds).
+constexpr double batch_below_s = 100e-6;
+constexpr double batch_target_s = 1e-3;  // a batch lasts about this long
+constexpr size_t batch_most = 1000;
+
+// Batches of back-to-back run() calls between one pair of events, for short GPU runs. Not for
+// cold entries (each run needs its flush) nor for plugins with reset() (each run needs its
+// untimed reset).
+void sample_batched(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
+                    PhaseTimer &timer, EntryResult &result) {
+    const double single = summarize(result.run_s).median;
+    if (!timer.cuda_stream() || api.reset || result.cache == "cold" || single <= 0 ||
+        single >= batch_below_s)
+        return;
+    result.batch_size = std::clamp<size_t>(static_cast<size_t>(batch_target_s / single), 2, batch_most);
+    for (size_t sample = 0; sample < std::max<size_t>(options.min_samples, 1); ++sample) {
+        timer.start();
+        for (size_t i = 0; i < result.batch_size; ++i) instance.call("run", api.run);
+        result.batched_run_s.push_back(timer.stop() / static_cast<double>(result.batch_size));
     }
 }
 
@@ -253,6 +201,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         result.setup_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
         sample(instance, api, options, timer, result, stage, watch);
+        sample_batched(instance, api, options, timer, result);
         stage("verify");
         result.verification = instance.verify();
         stage("metrics");

@@ -27,6 +27,7 @@ struct MeasureOptions {
     double max_noise = 0.005;   // ...and until the median's relative standard error is this low
                                 // (0: no noise criterion)...
     double max_time_s = 10.0;   // ...but stop once an entry has taken this long (>= 1 sample)
+    bool cold = false;          // flush the GPU's L2 before each timed run()
 };
 
 enum class EntryStatus { ok, verification_failed, error, skipped };
@@ -47,6 +48,11 @@ struct EntryResult {
     std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
                                                       // empty when the plugin has none)
     std::string stop_reason;
+    std::string cache = "hot";      // "cold": L2 flushed before each timed run()
+    // Short GPU runs also timed in batches of back-to-back launches between one event pair:
+    // batch_size launches per sample, batched_run_s the time per launch (empty: not batched).
+    size_t batch_size = 0;
+    std::vector<double> batched_run_s;
     double noise = 0;               // relative standard error of the median run() time
     bool noise_converged = false;   // noise <= max_noise when sampling stopped
     Verification verification;

@@ -20,6 +20,9 @@ public:
         uint64_t free = 0, total = 0;
     };
     virtual std::optional<DeviceMemory> device_memory() const { return std::nullopt; }
+    // --cold: evicts the device's L2 cache, outside any timed region (enqueued before the
+    // next start()). False when this clock has no cache to flush.
+    virtual bool flush_cache() { return false; }
     virtual void start() = 0;
     // Waits until the timed work is complete; returns its duration in seconds. Throws
     // std::runtime_error when the device reports an error.

@@ -91,7 +91,8 @@ json measure_options_json(const MeasureOptions &m) {
             {"max_samples", m.max_samples},
             {"min_time_s", m.min_time_s},
             {"max_noise", m.max_noise},
-            {"max_time_s", m.max_time_s}};
+            {"max_time_s", m.max_time_s},
+            {"cold", m.cold}};
 }
 
 json work_json(const Work &w, const std::string &item_name) {
@@ -160,6 +161,7 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                        {"setup", e.setup_s},
                        {"first_run", e.first_run_s},
                        {"stop_reason", e.stop_reason},
+                       {"cache", e.cache},
                        {"noise",
                         {{"median_rel_stderr", e.noise},
                          {"max_noise", options.max_noise},
@@ -170,6 +172,15 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                        {"end_to_end", summary_json(f.end_to_end)},
                        {"samples",
                         {{"run", e.run_s}, {"upload", e.upload_s}, {"download", e.download_s}}}};
+    if (!e.batched_run_s.empty()) {
+        const Summary batched = summarize(e.batched_run_s);
+        entry["timing"]["batched"] = {{"batch_size", e.batch_size},
+                                      {"run", summary_json(batched)},
+                                      {"samples", e.batched_run_s}};
+        // What one launch costs beyond the work itself: single-launch median minus the
+        // per-launch median of back-to-back batches.
+        entry["timing"]["launch_overhead"] = f.run.median - batched.median;
+    }
     entry["throughput"] = {{"gflops", f.gflops},
                            {"gbytes_per_s", f.gbytes_per_s},
                            {"items_per_s", f.items_per_s},

@@ -33,6 +33,7 @@ WorkerRequest request_from_wire(const json &w) {
     m.min_time_s = o.at("min_time_s").get<double>();
     m.max_noise = o.at("max_noise").get<double>();
     m.max_time_s = o.at("max_time_s").get<double>();
+    m.cold = o.at("cold").get<bool>();
     return r;
 }
 
@@ -60,6 +61,9 @@ json entry_to_wire(const EntryResult &e) {
             {"run_s", e.run_s},
             {"download_s", e.download_s},
             {"stop_reason", e.stop_reason},
+            {"cache", e.cache},
+            {"batch_size", e.batch_size},
+            {"batched_run_s", e.batched_run_s},
             {"noise", e.noise},
             {"noise_converged", e.noise_converged},
             {"verification", verification_json(e.verification)},
@@ -85,6 +89,9 @@ EntryResult entry_from_wire(const json &w) {
     e.run_s = w.at("run_s").get<std::vector<double>>();
     e.download_s = w.at("download_s").get<std::vector<double>>();
     e.stop_reason = w.at("stop_reason").get<std::string>();
+    e.cache = w.at("cache").get<std::string>();
+    e.batch_size = w.at("batch_size").get<size_t>();
+    e.batched_run_s = w.at("batched_run_s").get<std::vector<double>>();
     e.noise = number_at(w, "noise");
     e.noise_converged = w.at("noise_converged").get<bool>();
     const json &v = w.at("verification");

@@ -74,6 +74,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "(0.005 = 0.5%; 0: stop at --min-samples and --min-time)")
         ("max-time", po::value<double>(&m.max_time_s)->default_value(m.max_time_s),
          "seconds after which an entry stops sampling (it keeps >= 1 sample)")
+        ("cold", po::bool_switch(&m.cold),
+         "flush the GPU's L2 cache before each timed run() (default: hot, inputs may be "
+         "cached from the previous run)")
         ("timeout", po::value<double>(&cli.timeout_s)->default_value(cli.timeout_s),
          "seconds an entry may take in all (setup to teardown) before its worker is killed")
         ("resume", po::value<std::string>(&cli.resume),

@@ -1,0 +1,74 @@
+#include "plugin_instance.hpp"
+
+namespace gpubench {
+namespace {
+
+constexpr size_t message_capacity = 1024;
+
+void expect_ok(const char *phase, gpubench_status status, const char *message) {
+    if (status == GPUBENCH_OK) return;
+    throw PluginFailure{status, std::string(phase) + ": " +
+                                    (message[0] ? message : "failed without a message")};
+}
+
+}  // namespace
+
+Instance::Instance(const gpubench_plugin &api, const gpubench_setup_args &args) : api_(api) {
+    char message[message_capacity] = "";
+    expect_ok("setup", api.create(&args, &handle_, message, sizeof message), message);
+    if (!handle_) throw PluginFailure{GPUBENCH_ERROR, "setup: create returned no instance"};
+}
+
+Instance::~Instance() {
+    if (handle_) api_.destroy(handle_);
+}
+
+bool Instance::call(const char *phase, gpubench_phase_fn fn) {
+    if (!fn) return false;
+    char message[message_capacity] = "";
+    expect_ok(phase, fn(handle_, message, sizeof message), message);
+    return true;
+}
+
+double Instance::timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer) {
+    if (!fn) return -1;
+    timer.start();
+    call(phase, fn);
+    return timer.stop();
+}
+
+Verification Instance::verify() {
+    gpubench_verification raw{};
+    raw.struct_size = sizeof raw;
+    char message[message_capacity] = "";
+    expect_ok("verify", api_.verify(handle_, &raw, message, sizeof message), message);
+    raw.detail[sizeof raw.detail - 1] = '\0';
+    return {raw.passed == 1, raw.max_error, raw.tolerance, raw.checked, raw.detail};
+}
+
+std::vector<Metric> Instance::metrics(decltype(gpubench_plugin::metrics) fn) {
+    if (!fn) return {};
+    constexpr uint32_t capacity = 32;
+    gpubench_metric raw[capacity] = {};
+    for (gpubench_metric &m : raw) m.struct_size = sizeof m;
+    uint32_t count = 0;
+    char message[message_capacity] = "";
+    expect_ok("metrics", fn(handle_, raw, capacity, &count, message, sizeof message), message);
+    std::vector<Metric> out;
+    for (uint32_t i = 0; i < count && i < capacity; ++i) {
+        gpubench_metric &m = raw[i];
+        m.name[sizeof m.name - 1] = m.unit[sizeof m.unit - 1] = m.text[sizeof m.text - 1] = 0;
+        out.push_back({m.name, m.value, m.unit, m.text});
+    }
+    return out;
+}
+
+Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params) {
+    gpubench_work raw{};
+    raw.struct_size = sizeof raw;
+    char message[message_capacity] = "";
+    expect_ok("work", api.work(size, params.c_str(), &raw, message, sizeof message), message);
+    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items};
+}
+
+}  // namespace gpubench

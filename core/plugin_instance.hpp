@@ -1,0 +1,44 @@
+// One plugin instance behind the C boundary: each call checked, its status turned into a
+// PluginFailure with the plugin's message, and destroy() run whatever happens.
+#pragma once
+
+#include "phase_timer.hpp"
+
+#include <gpubench/plugin.h>
+#include <gpubench/plugin.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+// A plugin call that did not return GPUBENCH_OK: its status and "<phase>: <message>".
+struct PluginFailure {
+    gpubench_status status;
+    std::string message;
+};
+
+class Instance {
+public:
+    Instance(const gpubench_plugin &api, const gpubench_setup_args &args);  // create()
+    ~Instance();                                                            // destroy()
+    Instance(const Instance &) = delete;
+    Instance &operator=(const Instance &) = delete;
+
+    // Calls an optional phase (upload/reset/download); false when the plugin has none.
+    bool call(const char *phase, gpubench_phase_fn fn);
+    // Times an optional phase with `timer`; returns -1 when the plugin has none.
+    double timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer);
+    Verification verify();
+    std::vector<Metric> metrics(decltype(gpubench_plugin::metrics) fn);  // {} when fn is null
+
+private:
+    const gpubench_plugin &api_;
+    gpubench_instance *handle_ = nullptr;
+};
+
+// The plugin's work() for (size, params).
+Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params);
+
+}  // namespace gpubench
