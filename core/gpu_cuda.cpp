@@ -27,6 +27,11 @@ public:
         check(cudaStreamCreate(&stream_), "cudaStreamCreate");
         check(cudaEventCreate(&begin_), "cudaEventCreate");
         check(cudaEventCreate(&end_), "cudaEventCreate");
+        char bus[32] = {};
+        if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess)
+            nvml_ = NvmlProbe::open(bus, nvml_note_);
+        else
+            nvml_note_ = "no PCI bus id to find the device in NVML";
     }
     ~CudaEventTimer() override {
         if (flush_buffer_) cudaFree(flush_buffer_);
@@ -44,6 +49,10 @@ public:
     void start() override { check(cudaEventRecord(begin_, stream_), "cudaEventRecord"); }
     // Writes a buffer twice the size of L2 on the stream: whatever the plugin left in L2 is
     // evicted before the next sample. Allocated once, at the first flush.
+    std::optional<GpuState> gpu_state() const override {
+        return nvml_ ? nvml_->read() : GpuState{};
+    }
+    std::string gpu_state_note() const override { return nvml_note_; }
     bool flush_cache() override {
         if (!flush_buffer_) {
             int device = 0, l2 = 0;
@@ -66,6 +75,8 @@ public:
 private:
     cudaStream_t stream_ = nullptr;
     cudaEvent_t begin_ = nullptr, end_ = nullptr;
+    std::unique_ptr<NvmlProbe> nvml_;  // null: no NVML, see nvml_note_
+    std::string nvml_note_;
     void *flush_buffer_ = nullptr;
     size_t flush_bytes_ = 0;
     unsigned char flush_value_ = 0;

@@ -2,10 +2,13 @@
 // a monotonic host clock for CPU plugins, CUDA events on the runner's stream for CUDA plugins.
 #pragma once
 
+#include "nvml_probe.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 
 namespace gpubench {
 
@@ -23,6 +26,11 @@ public:
     // --cold: evicts the device's L2 cache, outside any timed region (enqueued before the
     // next start()). False when this clock has no cache to flush.
     virtual bool flush_cache() { return false; }
+    // The device's clocks, temperature, power... now (NVML); nullopt for a host clock. A
+    // device timer without NVML gives a state whose readings are all absent, and says why in
+    // gpu_state_note().
+    virtual std::optional<GpuState> gpu_state() const { return std::nullopt; }
+    virtual std::string gpu_state_note() const { return ""; }
     virtual void start() = 0;
     // Waits until the timed work is complete; returns its duration in seconds. Throws
     // std::runtime_error when the device reports an error.

@@ -19,8 +19,17 @@ void ResourceWatch::note_device_memory() {
         peak_used_ = std::max(peak_used_, memory->total - memory->free);
 }
 
+std::optional<double> EntryResources::sampling_energy_j() const {
+    if (!gpu_before || !gpu_after || !gpu_before->energy_mj || !gpu_after->energy_mj ||
+        *gpu_after->energy_mj < *gpu_before->energy_mj)
+        return std::nullopt;
+    return static_cast<double>(*gpu_after->energy_mj - *gpu_before->energy_mj) / 1000.0;
+}
+
 void ResourceWatch::begin_sampling() {
     note_device_memory();
+    resources_.gpu_before = timer_.gpu_state();
+    resources_.gpu_state_note = timer_.gpu_state_note();
     cpu_before_ = process_usage().cpu_s;
     sampling_began_ = std::chrono::steady_clock::now();
 }
@@ -31,6 +40,7 @@ void ResourceWatch::end_sampling(double device_timed_s) {
     resources_.sampling_cpu_s = process_usage().cpu_s - cpu_before_;
     if (resources_.on_device && resources_.sampling_wall_s > 0)
         resources_.gpu_busy = std::min(1.0, device_timed_s / resources_.sampling_wall_s);
+    resources_.gpu_after = timer_.gpu_state();
     note_device_memory();
 }
 

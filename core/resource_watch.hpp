@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace gpubench {
 
@@ -21,6 +23,15 @@ struct EntryResources {
     uint64_t device_total_bytes = 0;
     double gpu_busy = 0;             // device-timed work (upload + run + download) over
                                      // sampling_wall_s; 0 for CPU entries
+    // The GPU's state (NVML) as sampling began and ended; absent for CPU entries. Readings
+    // NVML cannot give are absent inside; gpu_state_note says why when NVML is missing.
+    std::optional<GpuState> gpu_before, gpu_after;
+    std::string gpu_state_note;
+    bool throttled() const {
+        return (gpu_before && gpu_before->throttled()) || (gpu_after && gpu_after->throttled());
+    }
+    // Joules the GPU used while sampling, from NVML's energy counter; nullopt without it.
+    std::optional<double> sampling_energy_j() const;
     double cpu_cores() const { return sampling_wall_s > 0 ? sampling_cpu_s / sampling_wall_s : 0; }
 };
 

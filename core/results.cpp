@@ -124,6 +124,10 @@ json resources_json(const EntryResources &r) {
         j["device_total_bytes"] = r.device_total_bytes;
         j["gpu_busy"] = r.gpu_busy;
     }
+    if (r.gpu_before) j["gpu_before"] = gpu_state_json(*r.gpu_before);
+    if (r.gpu_after) j["gpu_after"] = gpu_state_json(*r.gpu_after);
+    if (r.gpu_before || r.gpu_after) j["throttled"] = r.throttled();
+    if (!r.gpu_state_note.empty()) j["gpu_state_note"] = r.gpu_state_note;
     return j;
 }
 
@@ -139,6 +143,9 @@ EntryResources resources_from_json(const json &j) {
         r.device_total_bytes = j.at("device_total_bytes").get<uint64_t>();
         r.gpu_busy = j.at("gpu_busy").get<double>();
     }
+    if (j.contains("gpu_before")) r.gpu_before = gpu_state_from_json(j["gpu_before"]);
+    if (j.contains("gpu_after")) r.gpu_after = gpu_state_from_json(j["gpu_after"]);
+    r.gpu_state_note = j.value("gpu_state_note", "");
     return r;
 }
 
@@ -188,6 +195,17 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
     entry["verification"] = verification_json(e.verification);
     entry["metrics"] = metrics_json(e.metrics);
     entry["resources"] = resources_json(e.resources);
+    // Energy: the mean power while sampling, from NVML's energy counter, charged to one run
+    // at the median run time (the counter is too coarse to time single runs).
+    if (const auto joules = e.resources.sampling_energy_j();
+        joules && e.resources.sampling_wall_s > 0) {
+        const double watts = *joules / e.resources.sampling_wall_s;
+        const double per_run = watts * f.run.median;
+        entry["energy"] = {{"sampling_j", *joules},
+                           {"mean_power_w", watts},
+                           {"per_run_j", per_run},
+                           {"gflops_per_j", per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0}};
+    }
     return entry;
 }
 

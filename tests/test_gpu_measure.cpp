@@ -57,6 +57,14 @@ TEST_CASE("GPU entries: batched short launches, cold L2, device memory and busy 
     CHECK(r.device_used_bytes >= r.device_allocated_bytes);
     CHECK(r.gpu_busy > 0);
     CHECK(r.gpu_busy <= 1);
+    // NVML answers on the GPU machines we verify on (the driver ships libnvidia-ml.so.1).
+    REQUIRE(r.gpu_before);
+    REQUIRE(r.gpu_after);
+    INFO("NVML note: " << r.gpu_state_note);
+    CHECK(r.gpu_before->sm_clock_mhz.has_value());
+    CHECK(r.gpu_after->power_w.has_value());
+    CHECK(r.gpu_after->temperature_c.has_value());
+    CHECK(r.sampling_energy_j().has_value());
 
     MeasureOptions cold_options = quick();
     cold_options.cold = true;

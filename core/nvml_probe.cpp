@@ -1,0 +1,158 @@
+#include "nvml_probe.hpp"
+
+#include <dlfcn.h>
+
+namespace gpubench {
+namespace {
+
+// The few NVML entry points used, declared here: NVML's C ABI is stable, and its header is
+// not part of every CUDA toolkit. Return value 0 is NVML_SUCCESS.
+using nvml_device = void *;
+struct NvmlUtilization {
+    unsigned gpu, memory;
+};
+struct NvmlMemory {
+    unsigned long long total, free, used;
+};
+constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2, nvml_temperature_gpu = 0;
+
+struct Nvml {
+    int (*init)();
+    int (*handle_by_pci_bus_id)(const char *, nvml_device *);
+    int (*clock)(nvml_device, int, unsigned *);
+    int (*temperature)(nvml_device, int, unsigned *);
+    int (*power)(nvml_device, unsigned *);
+    int (*energy)(nvml_device, unsigned long long *);
+    int (*throttle_reasons)(nvml_device, unsigned long long *);
+    int (*utilization)(nvml_device, NvmlUtilization *);
+    int (*memory)(nvml_device, NvmlMemory *);
+};
+
+// Loaded and initialised once per process; nullptr (and why) when that failed.
+const Nvml *nvml(std::string &why_not) {
+    static std::string failure;
+    static const Nvml *loaded = [] () -> const Nvml * {
+        void *library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+        if (!library) {
+            failure = "libnvidia-ml.so.1 not found (" + std::string(dlerror()) + ")";
+            return nullptr;
+        }
+        static Nvml api;
+        const auto bind = [&](auto &function, const char *name) {
+            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+            return function != nullptr;
+        };
+        if (!bind(api.init, "nvmlInit_v2") ||
+            !bind(api.handle_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2")) {
+            failure = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
+            return nullptr;
+        }
+        // Optional readings: a missing one stays null and reads as n/a.
+        bind(api.clock, "nvmlDeviceGetClockInfo");
+        bind(api.temperature, "nvmlDeviceGetTemperature");
+        bind(api.power, "nvmlDeviceGetPowerUsage");
+        bind(api.energy, "nvmlDeviceGetTotalEnergyConsumption");
+        if (!bind(api.throttle_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
+            bind(api.throttle_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
+        bind(api.utilization, "nvmlDeviceGetUtilizationRates");
+        bind(api.memory, "nvmlDeviceGetMemoryInfo");
+        if (int status = api.init(); status != 0) {
+            failure = "nvmlInit_v2 failed (NVML status " + std::to_string(status) + ")";
+            return nullptr;
+        }
+        return &api;
+    }();
+    why_not = failure;
+    return loaded;
+}
+
+// NVML's clock event reasons that mean the GPU is held back by power or heat.
+constexpr uint64_t sw_power_cap = 0x4, hw_slowdown = 0x8, sw_thermal = 0x20, hw_thermal = 0x40,
+                   hw_power_brake = 0x80;
+constexpr uint64_t slowdowns = sw_power_cap | hw_slowdown | sw_thermal | hw_thermal | hw_power_brake;
+
+}  // namespace
+
+bool GpuState::throttled() const { return throttle_reasons && (*throttle_reasons & slowdowns); }
+
+std::string GpuState::throttle_text() const {
+    if (!throttled()) return "";
+    std::string text;
+    const auto add = [&](uint64_t bit, const char *name) {
+        if (*throttle_reasons & bit) text += (text.empty() ? "" : ", ") + std::string(name);
+    };
+    add(sw_power_cap, "power cap");
+    add(hw_slowdown, "hardware slowdown");
+    add(sw_thermal, "thermal (software)");
+    add(hw_thermal, "thermal (hardware)");
+    add(hw_power_brake, "power brake");
+    return text;
+}
+
+nlohmann::json gpu_state_json(const GpuState &s) {
+    nlohmann::json j = nlohmann::json::object();
+    const auto put = [&](const char *key, const auto &value) {
+        if (value) j[key] = *value;
+    };
+    put("sm_clock_mhz", s.sm_clock_mhz);
+    put("memory_clock_mhz", s.memory_clock_mhz);
+    put("temperature_c", s.temperature_c);
+    put("utilization_percent", s.utilization_percent);
+    put("power_w", s.power_w);
+    put("energy_mj", s.energy_mj);
+    put("throttle_reasons", s.throttle_reasons);
+    put("memory_used_bytes", s.memory_used_bytes);
+    if (s.throttle_reasons) j["throttled"] = s.throttled();
+    return j;
+}
+
+GpuState gpu_state_from_json(const nlohmann::json &j) {
+    GpuState s;
+    const auto get = [&](const char *key, auto &value) {
+        if (j.contains(key)) value = j[key].get<typename std::remove_reference_t<decltype(value)>::value_type>();
+    };
+    get("sm_clock_mhz", s.sm_clock_mhz);
+    get("memory_clock_mhz", s.memory_clock_mhz);
+    get("temperature_c", s.temperature_c);
+    get("utilization_percent", s.utilization_percent);
+    get("power_w", s.power_w);
+    get("energy_mj", s.energy_mj);
+    get("throttle_reasons", s.throttle_reasons);
+    get("memory_used_bytes", s.memory_used_bytes);
+    return s;
+}
+
+std::unique_ptr<NvmlProbe> NvmlProbe::open(const std::string &pci_bus_id, std::string &why_not) {
+    const Nvml *api = nvml(why_not);
+    if (!api) return nullptr;
+    nvml_device device = nullptr;
+    if (int status = api->handle_by_pci_bus_id(pci_bus_id.c_str(), &device); status != 0) {
+        why_not = "NVML does not know the device at " + pci_bus_id + " (status " +
+                  std::to_string(status) + ")";
+        return nullptr;
+    }
+    return std::unique_ptr<NvmlProbe>(new NvmlProbe(device));
+}
+
+GpuState NvmlProbe::read() const {
+    std::string ignored;
+    const Nvml &api = *nvml(ignored);
+    GpuState s;
+    unsigned value = 0;
+    if (api.clock && api.clock(device_, nvml_clock_sm, &value) == 0) s.sm_clock_mhz = value;
+    if (api.clock && api.clock(device_, nvml_clock_mem, &value) == 0) s.memory_clock_mhz = value;
+    if (api.temperature && api.temperature(device_, nvml_temperature_gpu, &value) == 0)
+        s.temperature_c = value;
+    if (api.power && api.power(device_, &value) == 0) s.power_w = value / 1000.0;  // mW
+    unsigned long long big = 0;
+    if (api.energy && api.energy(device_, &big) == 0) s.energy_mj = big;
+    if (api.throttle_reasons && api.throttle_reasons(device_, &big) == 0) s.throttle_reasons = big;
+    NvmlUtilization utilization{};
+    if (api.utilization && api.utilization(device_, &utilization) == 0)
+        s.utilization_percent = utilization.gpu;
+    NvmlMemory memory{};
+    if (api.memory && api.memory(device_, &memory) == 0) s.memory_used_bytes = memory.used;
+    return s;
+}
+
+}  // namespace gpubench

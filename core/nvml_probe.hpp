@@ -1,0 +1,45 @@
+// The GPU's clocks, temperature, power, energy counter and throttle reasons, read through
+// NVML, which is loaded at run time from the driver's libnvidia-ml.so.1. Optional: where it
+// cannot be loaded, or a reading is not supported, that reading is absent ("n/a"), never an
+// error.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+struct GpuState {
+    std::optional<unsigned> sm_clock_mhz, memory_clock_mhz, temperature_c;
+    std::optional<unsigned> utilization_percent;  // NVML's sampled "GPU busy" of the last period
+    std::optional<double> power_w;
+    std::optional<uint64_t> energy_mj;           // since the driver loaded
+    std::optional<uint64_t> throttle_reasons;    // NVML's clock event reasons (bitmask)
+    std::optional<uint64_t> memory_used_bytes;   // the whole device's, anyone's
+
+    // A power or thermal slowdown (not idle, application clocks or sync boost) is active.
+    bool throttled() const;
+    // The active slowdown reasons in words, "" when none.
+    std::string throttle_text() const;
+};
+
+nlohmann::json gpu_state_json(const GpuState &state);  // absent readings are left out
+GpuState gpu_state_from_json(const nlohmann::json &json);
+
+class NvmlProbe {
+public:
+    // The device with this PCI bus id ("0000:65:00.0"), or nullptr with the reason in
+    // `why_not` (no libnvidia-ml.so.1, init failed, no such device).
+    static std::unique_ptr<NvmlProbe> open(const std::string &pci_bus_id, std::string &why_not);
+    GpuState read() const;
+
+private:
+    explicit NvmlProbe(void *device) : device_(device) {}
+    void *device_;  // nvmlDevice_t
+};
+
+}  // namespace gpubench
