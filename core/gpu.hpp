@@ -23,6 +23,10 @@ struct GpuInfo {
     std::string driver_release;  // the kernel driver's own version, e.g. "580.159.04"
     int runtime_version = 0;
     std::string pci_bus_id;
+    // Peak rates from device attributes (0 when not known for this architecture): FP32 and
+    // FP64 without tensor cores, SMs x boost clock x lanes per SM x 2 (an FMA is 2 FLOP);
+    // memory bandwidth, memory clock x bus width x 2 (double data rate).
+    double peak_fp32_flops = 0, peak_fp64_flops = 0, peak_bytes_per_s = 0;
 };
 
 // Looks for CUDA device `device`; never throws.

@@ -58,6 +58,9 @@ struct EntryResult {
     Verification verification;
     std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
+    // The device's peak FP32 rate and bandwidth (GpuInfo), set by the sweep for CUDA entries
+    // so that throughput can be read as a fraction of the roofline; 0: unknown.
+    double peak_flops = 0, peak_bytes_per_s = 0;
     std::string item_name;          // what work.items counts ("" = none)
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
 };

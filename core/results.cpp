@@ -2,6 +2,7 @@
 
 #include "host_resources.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <stdexcept>
 
@@ -31,7 +32,13 @@ json gpu_json(const GpuInfo &gpu) {
             {"pci_bus_id", gpu.pci_bus_id},
             {"driver_version", gpu.driver_version},
             {"driver_release", gpu.driver_release},
-            {"runtime_version", gpu.runtime_version}};
+            {"runtime_version", gpu.runtime_version},
+            {"peak",
+             {{"fp32_flops", gpu.peak_fp32_flops},
+              {"fp64_flops", gpu.peak_fp64_flops},
+              {"bytes_per_s", gpu.peak_bytes_per_s},
+              {"source", "device attributes: SMs x boost clock x non-tensor lanes per SM x 2; "
+                         "memory clock x bus width x 2"}}}};
 }
 
 json plugin_json(const Plugin &plugin) {
@@ -61,6 +68,12 @@ EntryFigures entry_figures(const EntryResult &e) {
         f.gflops = e.work.flops / f.run.median * 1e-9;
         f.gbytes_per_s = e.work.bytes / f.run.median * 1e-9;
         f.items_per_s = e.work.items / f.run.median;
+    }
+    const double compute = e.peak_flops > 0 ? f.gflops * 1e9 / e.peak_flops : 0;
+    const double memory = e.peak_bytes_per_s > 0 ? f.gbytes_per_s * 1e9 / e.peak_bytes_per_s : 0;
+    if (compute > 0 || memory > 0) {
+        f.percent_of_peak = 100 * std::max(compute, memory);
+        f.roofline_bound = compute >= memory ? "compute" : "memory";
     }
     gpubench_headline pick = e.headline;
     if (pick == GPUBENCH_HEADLINE_AUTO || pick > GPUBENCH_HEADLINE_ITEMS)
@@ -192,6 +205,10 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                            {"gbytes_per_s", f.gbytes_per_s},
                            {"items_per_s", f.items_per_s},
                            {"headline", f.headline}};
+    if (!f.roofline_bound.empty()) {
+        entry["throughput"]["percent_of_peak"] = f.percent_of_peak;
+        entry["throughput"]["roofline_bound"] = f.roofline_bound;
+    }
     entry["verification"] = verification_json(e.verification);
     entry["metrics"] = metrics_json(e.metrics);
     entry["resources"] = resources_json(e.resources);

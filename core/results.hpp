@@ -38,6 +38,11 @@ struct EntryFigures {
     // or "" when it declared no work at all.
     std::string headline;
     double headline_value = 0;
+    // Achieved over attainable on the roofline of the device's peaks (entry.peak_*): the
+    // larger of FLOP rate / peak FLOP rate and byte rate / peak bandwidth, in %. 0 when the
+    // peaks are not known (CPU entries). roofline_bound: "compute" or "memory".
+    double percent_of_peak = 0;
+    std::string roofline_bound;
 };
 EntryFigures entry_figures(const EntryResult &entry);
 

@@ -110,6 +110,10 @@ SweepTally run_sweep(const std::vector<const Plugin *> &plugins,
             } else {
                 entry = in_process.measure(*plugin, size, options);
             }
+            if (plugin->is_cuda()) {
+                entry.peak_flops = gpu.peak_fp32_flops;
+                entry.peak_bytes_per_s = gpu.peak_bytes_per_s;
+            }
             count(tally, entry.status);
             print_sweep_row(out, entry);
             results.add_entry(entry_json(entry, options));

@@ -209,3 +209,21 @@ TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no d
     CHECK(entry["resources"]["cpu_cores"].get<double>() == Approx(r.cpu_cores()));
     CHECK_FALSE(entry["resources"].contains("gpu_busy"));
 }
+
+TEST_CASE("throughput is read against the roofline of the device's peaks", "[measure]") {
+    EntryResult e;
+    e.status = EntryStatus::ok;
+    e.run_s = {1.0};
+    e.work.flops = 50e12;  // 50 TFLOP/s
+    e.work.bytes = 1e12;   // 1 TB/s
+    CHECK(entry_figures(e).roofline_bound.empty());  // peaks unknown (a CPU entry)
+    e.peak_flops = 100e12;
+    e.peak_bytes_per_s = 4e12;
+    EntryFigures compute = entry_figures(e);
+    CHECK(compute.percent_of_peak == Approx(50));
+    CHECK(compute.roofline_bound == "compute");
+    e.work.flops = 1e12;  // 1 TFLOP/s: 1%, while 1 TB/s is 25% of the bandwidth
+    EntryFigures memory = entry_figures(e);
+    CHECK(memory.percent_of_peak == Approx(25));
+    CHECK(memory.roofline_bound == "memory");
+}
