@@ -149,6 +149,7 @@ std::optional<EntryResult> measure_in_worker(const Plugin &plugin, uint64_t size
     bool timed_out = false;
     while (worker->read_some(report, 100)) {
         if (launch.interrupted && launch.interrupted()) return std::nullopt;  // ~Worker kills it
+        if (launch.tick) launch.tick();
         if (std::chrono::steady_clock::now() >= deadline) {
             timed_out = true;
             worker->kill_now();

@@ -16,6 +16,7 @@ struct WorkerLaunch {
     std::filesystem::path runner;       // the executable started as `runner --worker ...`
     double timeout_s = 600;             // wall-clock limit of one entry, setup to teardown
     std::function<bool()> interrupted;  // polled while waiting; true: stop the worker
+    std::function<void()> tick;         // called while waiting (about 10 times a second)
 };
 
 // The entry as the worker measured it, or an error entry saying how the worker ended

@@ -82,6 +82,8 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("resume", po::value<std::string>(&cli.resume),
          "continue this results file: keep its entries, measure only those it lacks "
          "(written back to it unless --output names another)")
+        ("quiet,q", po::bool_switch(&cli.quiet),
+         "print no table rows and no progress, only the summary (the results file is the same)")
         ("in-process", po::bool_switch(&cli.in_process),
          "measure in the runner's own process, not in workers (for a debugger; a crash "
          "then ends the sweep)");

@@ -19,6 +19,7 @@ struct CommandLine {
     MeasureOptions measure;
     double timeout_s = 600;                      // per entry, in its worker process
     bool in_process = false;                     // no worker processes (for a debugger)
+    bool quiet = false;                          // no rows, no progress: the summary only
     std::string resume;                          // results file to continue; "" = none
     std::string worker_request;                  // worker mode: the request (JSON)
     int worker_report_fd = -1;                   // worker mode: where to report

@@ -61,7 +61,28 @@ void print_table(std::ostream &out, const std::vector<std::vector<std::string>> 
 }
 
 // Fixed-width sweep columns, so rows printed one at a time line up.
-constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 12, w_spread = 8, w_thr = 22;
+constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_spread = 7, w_thr = 20,
+              w_peak = 6, w_mem = 9, w_flags = 10;
+
+std::string format_bytes(uint64_t bytes) {
+    char text[32];
+    if (bytes >= (1ull << 30))
+        std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1ull << 30));
+    else
+        std::snprintf(text, sizeof text, "%.0f MiB", bytes / double(1ull << 20));
+    return text;
+}
+
+// What a reader must know before trusting the row: noisy (the noise criterion was not met),
+// throttled (a power or thermal slowdown during the samples), cold (L2 flushed).
+std::string flags_of(const EntryResult &e) {
+    std::string flags;
+    const auto add = [&](const char *flag) { flags += (flags.empty() ? "" : ",") + std::string(flag); };
+    if (!e.noise_converged) add("noisy");
+    if (e.resources.throttled()) add("throttled");
+    if (e.cache == "cold") add("cold");
+    return flags.empty() ? "-" : flags;
+}
 
 }  // namespace
 
@@ -90,9 +111,10 @@ void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const Gp
 
 void print_sweep_header(std::ostream &out) {
     char line[256];
-    std::snprintf(line, sizeof line, "%-*s %*s %*s %*s %*s %*s %*s  %s\n", w_plugin, "PLUGIN",
-                  w_size, "SIZE", w_n, "N", w_time, "MEDIAN", w_spread, "SPREAD", w_thr,
-                  "THROUGHPUT", w_time, "END-TO-END", "VERIFICATION");
+    std::snprintf(line, sizeof line, "%-*s %*s %*s %*s %*s %*s %*s %*s %*s %-*s  %s\n", w_plugin,
+                  "PLUGIN", w_size, "SIZE", w_n, "N", w_time, "COMPUTE", w_spread, "SPREAD",
+                  w_time, "END-TO-END", w_thr, "THROUGHPUT", w_peak, "%PEAK", w_mem, "GPU MEM",
+                  w_flags, "FLAGS", "VERIFICATION");
     out << line << std::flush;
 }
 
@@ -106,8 +128,11 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
         return;
     }
     EntryFigures f = entry_figures(e);
-    char spread[16];
+    char spread[16], peak[16] = "-";
     std::snprintf(spread, sizeof spread, "%.1f%%", f.run.rel_stddev * 100);
+    if (!f.roofline_bound.empty()) std::snprintf(peak, sizeof peak, "%.0f%%", f.percent_of_peak);
+    const std::string memory =
+        e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes) : "-";
     std::string verdict;
     std::string throughput = format_throughput(f, e.item_name);
     if (e.status == EntryStatus::ok) {
@@ -118,14 +143,15 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
     } else {
         // A wrong or failed result is never shown as a fast one.
         throughput = "INVALID";
+        std::snprintf(peak, sizeof peak, "-");
         verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
                   e.message;
     }
-    std::snprintf(line, sizeof line, "%-*s %*llu %*zu %*s %*s %*s %*s  %s\n", w_plugin,
-                  e.plugin.c_str(), w_size, static_cast<unsigned long long>(e.size), w_n,
-                  f.run.count, w_time, format_seconds(f.run.median).c_str(), w_spread, spread,
-                  w_thr, throughput.c_str(), w_time, format_seconds(f.end_to_end.median).c_str(),
-                  verdict.c_str());
+    std::snprintf(line, sizeof line, "%-*s %*llu %*zu %*s %*s %*s %*s %*s %*s %-*s  %s\n",
+                  w_plugin, e.plugin.c_str(), w_size, static_cast<unsigned long long>(e.size),
+                  w_n, f.run.count, w_time, format_seconds(f.run.median).c_str(), w_spread, spread,
+                  w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(),
+                  w_peak, peak, w_mem, memory.c_str(), w_flags, flags_of(e).c_str(), verdict.c_str());
     out << line;
     // The plugin's own figures (accuracy, loss...) on an indented line below the row.
     if (!e.metrics.empty()) {

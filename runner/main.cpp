@@ -131,6 +131,7 @@ int main(int argc, char **argv) {
     catch_stop_signals();
     SweepMode mode;
     mode.isolated = !cli.in_process;
+    mode.quiet = cli.quiet;
     std::error_code no_exe;
     mode.launch.runner = boost::dll::program_location(no_exe);
     mode.launch.timeout_s = cli.timeout_s;

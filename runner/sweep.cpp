@@ -2,6 +2,7 @@
 
 #include "cli.hpp"
 #include "console.hpp"
+#include "progress.hpp"
 
 #include <memory>
 
@@ -76,49 +77,59 @@ SweepTally run_sweep(const std::vector<const Plugin *> &plugins,
                      const MeasureOptions &options, GpuInfo gpu, ResultsFile &results,
                      std::ostream &out, const SweepMode &mode) {
     SweepTally tally;
-    InProcess in_process(gpu);
-    const auto interrupted = [&] { return mode.launch.interrupted && mode.launch.interrupted(); };
-    print_sweep_header(out);
+    // What to measure: every (plugin, size) the results file does not hold yet.
+    std::vector<std::pair<const Plugin *, uint64_t>> todo;
     for (const Plugin *plugin : plugins) {
         results.add_plugin(plugin_json(*plugin));
         const gpubench_plugin &api = plugin->api();
-        std::vector<uint64_t> plugin_sizes =
-            sizes ? *sizes : std::vector<uint64_t>(api.default_sizes,
-                                                   api.default_sizes + api.default_size_count);
-        for (uint64_t size : plugin_sizes) {
+        for (uint64_t size : sizes ? *sizes
+                                   : std::vector<uint64_t>(api.default_sizes,
+                                                           api.default_sizes + api.default_size_count)) {
             if (const nlohmann::json *done =
                     results.find_entry(plugin->name(), size, options.params, options.seed)) {
                 count(tally, entry_status_from_string(done->value("status", "error")));
                 ++tally.resumed;
-                continue;
-            }
-            if (interrupted()) {
-                tally.interrupted = true;
-                return tally;
-            }
-            EntryResult entry;
-            if (plugin->is_cuda() && !gpu.available) {
-                entry = InProcess::unavailable(*plugin, size, gpu);
-            } else if (mode.isolated) {
-                std::optional<EntryResult> measured =
-                    measure_in_worker(*plugin, size, options, mode.launch);
-                if (!measured) {
-                    tally.interrupted = true;
-                    return tally;
-                }
-                entry = std::move(*measured);
             } else {
-                entry = in_process.measure(*plugin, size, options);
+                todo.emplace_back(plugin, size);
             }
-            if (plugin->is_cuda()) {
-                entry.peak_flops = gpu.peak_fp32_flops;
-                entry.peak_bytes_per_s = gpu.peak_bytes_per_s;
-            }
-            count(tally, entry.status);
-            print_sweep_row(out, entry);
-            results.add_entry(entry_json(entry, options));
         }
     }
+    InProcess in_process(gpu);
+    Progress progress(Progress::style_for_stderr(mode.quiet), todo.size());
+    WorkerLaunch launch = mode.launch;
+    launch.tick = [&] { progress.tick(); };
+    const auto interrupted = [&] { return launch.interrupted && launch.interrupted(); };
+    if (!mode.quiet) print_sweep_header(out);
+    for (const auto &[plugin, size] : todo) {
+        if (interrupted()) {
+            tally.interrupted = true;
+            break;
+        }
+        progress.begin(plugin->name(), size);
+        EntryResult entry;
+        if (plugin->is_cuda() && !gpu.available) {
+            entry = InProcess::unavailable(*plugin, size, gpu);
+        } else if (mode.isolated) {
+            std::optional<EntryResult> measured = measure_in_worker(*plugin, size, options, launch);
+            if (!measured) {
+                tally.interrupted = true;
+                break;
+            }
+            entry = std::move(*measured);
+        } else {
+            entry = in_process.measure(*plugin, size, options);
+        }
+        if (plugin->is_cuda()) {
+            entry.peak_flops = gpu.peak_fp32_flops;
+            entry.peak_bytes_per_s = gpu.peak_bytes_per_s;
+        }
+        count(tally, entry.status);
+        progress.clear();
+        if (!mode.quiet) print_sweep_row(out, entry);
+        results.add_entry(entry_json(entry, options));
+        progress.end();
+    }
+    progress.clear();
     return tally;
 }
 

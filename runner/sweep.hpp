@@ -25,6 +25,7 @@ struct SweepTally {
 struct SweepMode {
     bool isolated = true;
     WorkerLaunch launch;  // with isolated; its `interrupted` is polled in both modes
+    bool quiet = false;   // no table rows and no progress: the summary line only
 };
 
 // `sizes` empty: each plugin's default sizes. CUDA plugins run only while `gpu` is available;

@@ -96,3 +96,19 @@ TEST_CASE("a parameter no selected plugin reads is refused before anything runs"
     CHECK(undeclared.status == 0);
     std::filesystem::remove(path);
 }
+
+TEST_CASE("progress goes to stderr as plain lines off a terminal, and quiet prints the summary only",
+          "[cli]") {
+    auto path = temp_results("progress");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 5,6" + quick + "-o " + path.string());
+    CHECK(o.status == 0);
+    CHECK_THAT(o.output, Catch::Contains("[1/2] fixture_good 5") && Catch::Contains("[2/2] fixture_good 6"));
+    CHECK_THAT(o.output, Catch::Contains("COMPUTE") && Catch::Contains("%PEAK") &&
+                             Catch::Contains("GPU MEM") && Catch::Contains("FLAGS"));
+    Outcome quiet = run_runner(fixtures() + " --plugin fixture_good --sizes 5,6 --quiet" + quick + "-o " + path.string());
+    CHECK(quiet.status == 0);
+    CHECK_THAT(quiet.output, !Catch::Contains("[1/2]") && !Catch::Contains("PLUGIN"));
+    CHECK_THAT(quiet.output, Catch::Contains("2 ok, 0 failed verification"));
+    CHECK(read_json(path)["entries"].size() == 2);  // the results are the same
+    std::filesystem::remove(path);
+}

@@ -1,0 +1,75 @@
+#include "progress.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace gpubench {
+namespace {
+
+double since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+std::string duration_text(double s) {
+    char text[32];
+    if (s < 60)
+        std::snprintf(text, sizeof text, "%.0fs", s);
+    else if (s < 3600)
+        std::snprintf(text, sizeof text, "%dm%02ds", int(s) / 60, int(s) % 60);
+    else
+        std::snprintf(text, sizeof text, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
+    return text;
+}
+
+}  // namespace
+
+Progress::Style Progress::style_for_stderr(bool quiet) {
+    if (quiet) return Style::quiet;
+    return isatty(STDERR_FILENO) ? Style::terminal : Style::lines;
+}
+
+Progress::Progress(Style style, size_t total_entries) : style_(style), total_(total_entries) {}
+
+void Progress::begin(const std::string &plugin, uint64_t size) {
+    ++started_;
+    current_ = plugin + " " + std::to_string(size);
+    entry_began_ = clock::now();
+    if (style_ == Style::lines) {
+        std::fprintf(stderr, "[%zu/%zu] %s (%s elapsed)\n", started_, total_, current_.c_str(),
+                     duration_text(since(sweep_began_)).c_str());
+        std::fflush(stderr);
+    }
+    if (style_ == Style::terminal) draw();
+}
+
+void Progress::tick() {
+    if (style_ == Style::terminal && since(last_draw_) >= 1.0) draw();
+}
+
+void Progress::draw() {
+    last_draw_ = clock::now();
+    std::string line = "[" + std::to_string(started_) + "/" + std::to_string(total_) + "] " +
+                       current_ + ", " + duration_text(since(entry_began_)) + " in; " +
+                       duration_text(since(sweep_began_)) + " elapsed";
+    if (finished_ > 0 && total_ > finished_)  // the mean finished entry, times what is left
+        line += ", ~" + duration_text(finished_s_ / finished_ * (total_ - finished_)) + " left";
+    std::fprintf(stderr, "\r%s\033[K", line.c_str());
+    std::fflush(stderr);
+    shown_ = true;
+}
+
+void Progress::clear() {
+    if (style_ == Style::terminal && shown_) {
+        std::fprintf(stderr, "\r\033[K");
+        std::fflush(stderr);
+        shown_ = false;
+    }
+}
+
+void Progress::end() {
+    ++finished_;
+    finished_s_ += since(entry_began_);
+}
+
+}  // namespace gpubench
