@@ -163,11 +163,14 @@ std::optional<EntryResult> measure_in_worker(const Plugin &plugin, uint64_t size
     if (report.entry && clean_exit) return report.entry;
     if (report.entry) {  // measured, then the process ended badly (a crash in an atexit handler...)
         EntryResult entry = *report.entry;
+        const std::string ending =
+            WIFSIGNALED(status)
+                ? "the worker crashed after reporting: " + describe_signal(WTERMSIG(status))
+                : "the worker exited with status " + std::to_string(WEXITSTATUS(status)) +
+                      " after reporting";
+        // An error already reported (a lost CUDA context, say) is the cause: keep it first.
+        entry.message = entry.status == EntryStatus::ok ? ending : entry.message + "; " + ending;
         entry.status = EntryStatus::error;
-        entry.message = WIFSIGNALED(status)
-                            ? "the worker crashed after reporting: " + describe_signal(WTERMSIG(status))
-                            : "the worker exited with status " + std::to_string(WEXITSTATUS(status)) +
-                                  " after reporting";
         return entry;
     }
     const std::string where = " in " + report.stage;
