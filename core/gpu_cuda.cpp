@@ -63,6 +63,9 @@ public:
             check(cudaMalloc(&flush_buffer_, flush_bytes_), "allocating the L2 flush buffer");
         }
         check(cudaMemsetAsync(flush_buffer_, ++flush_value_, flush_bytes_, stream_), "L2 flush");
+        // Wait for it: a run queued behind a busy stream would start without the launch gap
+        // that a hot sample (idle stream) includes, and cold would look faster than hot.
+        check(cudaStreamSynchronize(stream_), "L2 flush");
         return true;
     }
     double stop() override {

@@ -119,7 +119,8 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         const bool enough = n >= options.min_samples && measured >= options.min_time_s;
         if (enough || n >= options.max_samples || elapsed >= options.max_time_s) {
             result.noise = median_relative_standard_error(result.run_s);
-            result.noise_converged = result.noise <= options.max_noise;
+            // With the criterion off (max_noise 0) nothing was asked of the noise.
+            result.noise_converged = options.max_noise <= 0 || result.noise <= options.max_noise;
         }
         if (enough && (options.max_noise <= 0 || result.noise_converged)) {
             result.stop_reason = options.max_noise > 0 ? "noise below max_noise"

@@ -21,7 +21,7 @@ void ResourceWatch::note_device_memory() {
 
 std::optional<double> EntryResources::sampling_energy_j() const {
     if (!gpu_before || !gpu_after || !gpu_before->energy_mj || !gpu_after->energy_mj ||
-        *gpu_after->energy_mj < *gpu_before->energy_mj)
+        *gpu_after->energy_mj <= *gpu_before->energy_mj || sampling_wall_s < energy_window_min_s)
         return std::nullopt;
     return static_cast<double>(*gpu_after->energy_mj - *gpu_before->energy_mj) / 1000.0;
 }

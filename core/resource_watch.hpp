@@ -30,8 +30,10 @@ struct EntryResources {
     bool throttled() const {
         return (gpu_before && gpu_before->throttled()) || (gpu_after && gpu_after->throttled());
     }
-    // Joules the GPU used while sampling, from NVML's energy counter; nullopt without it.
+    // Joules the GPU used while sampling, from NVML's energy counter; nullopt without it, or
+    // when sampling was too short for the counter (which advances in steps of milliseconds).
     std::optional<double> sampling_energy_j() const;
+    static constexpr double energy_window_min_s = 0.2;
     double cpu_cores() const { return sampling_wall_s > 0 ? sampling_cpu_s / sampling_wall_s : 0; }
 };
 

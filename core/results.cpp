@@ -3,6 +3,7 @@
 #include "host_resources.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <stdexcept>
 
@@ -222,6 +223,12 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                            {"mean_power_w", watts},
                            {"per_run_j", per_run},
                            {"gflops_per_j", per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0}};
+    } else if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
+        char note[128];
+        std::snprintf(note, sizeof note,
+                      "n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
+                      "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
+        entry["energy"] = {{"note", note}};
     }
     return entry;
 }
