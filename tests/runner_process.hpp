@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -33,8 +34,10 @@ inline Outcome run_runner(const std::string &arguments) {
 
 inline std::string fixtures() { return std::string("--plugin-dir ") + GPUBENCH_FIXTURE_DIR; }
 
+// Unique per test process, so that test runs side by side (two build folders) never share one.
 inline std::filesystem::path temp_results(const std::string &name) {
-    return std::filesystem::temp_directory_path() / ("gpubench_cli_" + name + ".json");
+    return std::filesystem::temp_directory_path() /
+           ("gpubench_cli_" + name + "_" + std::to_string(getpid()) + ".json");
 }
 
 inline nlohmann::json read_json(const std::filesystem::path &path) {

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
 #include <fstream>
 
 using namespace gpubench;
@@ -127,7 +129,8 @@ TEST_CASE("sizes outside the declared range are skipped with the reason, not cla
 }
 
 TEST_CASE("the results file is valid JSON after every entry", "[results]") {
-    auto path = std::filesystem::temp_directory_path() / "gpubench_test_results.json";
+    auto path = std::filesystem::temp_directory_path() /
+                ("gpubench_test_results_" + std::to_string(getpid()) + ".json");
     Plugin plugin = load("fixture_good.so");
     ResultsFile file(path, {{"schema_version", results_schema_version}});
     auto read = [&] {
