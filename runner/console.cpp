@@ -1,6 +1,7 @@
 #include "console.hpp"
 
 #include "results.hpp"
+#include "text_format.hpp"
 
 #include <cstdio>
 #include <string>
@@ -8,16 +9,6 @@
 
 namespace gpubench {
 
-std::string format_seconds(double s) {
-    char text[32];
-    if (s < 1e-3)
-        std::snprintf(text, sizeof text, "%.2f us", s * 1e6);
-    else if (s < 1)
-        std::snprintf(text, sizeof text, "%.3f ms", s * 1e3);
-    else
-        std::snprintf(text, sizeof text, "%.3f s", s);
-    return text;
-}
 
 std::string format_throughput(const EntryFigures &f, const std::string &item_name) {
     char text[48];

@@ -5,13 +5,13 @@
 #include "measure.hpp"
 #include "results.hpp"
 #include "plugin_catalog.hpp"
+#include "text_format.hpp"  // format_seconds
 
 #include <ostream>
 #include <string>
 
 namespace gpubench {
 
-std::string format_seconds(double seconds);          // "12.3 us", "4.56 ms", "1.20 s"
 // The plugin's headline throughput: "51.2 TFLOP/s", "812 GB/s", "1.52 Gkeys/s".
 std::string format_throughput(const EntryFigures &figures, const std::string &item_name);
 

@@ -6,6 +6,7 @@
 #include "results.hpp"
 #include "sweep.hpp"
 #include "system_info.hpp"
+#include "subcommands.hpp"
 #include "worker.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -47,6 +48,8 @@ nlohmann::json options_json(const CommandLine &cli) {
 }  // namespace
 
 int main(int argc, char **argv) {
+    if (argc > 1 && std::string(argv[1]) == "report") return report_command(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "compare") return compare_command(argc - 1, argv + 1);
     CommandLine cli;
     try {
         cli = parse_command_line(argc, argv);

@@ -1,0 +1,148 @@
+#include "compare.hpp"
+
+#include "statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b) {
+    const size_t n1 = a.size(), n2 = b.size();
+    if (n1 < 2 || n2 < 2) return 1;
+    // Ranks of the pooled samples, ties getting their mean rank.
+    std::vector<std::pair<double, int>> pooled;
+    for (double v : a) pooled.push_back({v, 0});
+    for (double v : b) pooled.push_back({v, 1});
+    std::sort(pooled.begin(), pooled.end());
+    const size_t n = pooled.size();
+    double rank_sum_a = 0, tie_term = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && pooled[j].first == pooled[i].first) ++j;
+        const double mean_rank = (i + 1 + j) / 2.0;  // ranks i+1 .. j
+        for (size_t k = i; k < j; ++k)
+            if (pooled[k].second == 0) rank_sum_a += mean_rank;
+        const double t = static_cast<double>(j - i);
+        tie_term += t * t * t - t;
+        i = j;
+    }
+    const double u = rank_sum_a - n1 * (n1 + 1) / 2.0;
+    const double mean = n1 * n2 / 2.0;
+    const double variance =
+        n1 * n2 / 12.0 * ((n + 1.0) - tie_term / (static_cast<double>(n) * (n - 1.0)));
+    if (variance <= 0) return 1;  // all values equal
+    const double z = (std::fabs(u - mean) - 0.5) / std::sqrt(variance);  // continuity correction
+    return std::min(1.0, std::erfc(std::max(z, 0.0) / std::sqrt(2.0)));
+}
+
+const char *to_string(Verdict verdict) {
+    switch (verdict) {
+        case Verdict::faster: return "faster";
+        case Verdict::slower: return "SLOWER";
+        case Verdict::same: return "same";
+        case Verdict::ambiguous: return "ambiguous";
+        case Verdict::failed: return "FAILED";
+        case Verdict::only_baseline: return "only in baseline";
+        case Verdict::only_candidate: return "only in candidate";
+    }
+    return "?";
+}
+
+bool Comparison::regressed() const {
+    return std::any_of(entries.begin(), entries.end(), [](const ComparedEntry &e) {
+        return e.verdict == Verdict::slower || e.verdict == Verdict::failed;
+    });
+}
+
+namespace {
+
+std::string key_of(const json &entry) {
+    return entry.value("plugin", "") + "|" + std::to_string(entry.value("size", uint64_t{0})) + "|" +
+           entry.value("params", "");
+}
+
+std::vector<double> run_samples(const json &entry) {
+    if (!entry.contains("timing")) return {};
+    return entry["timing"]["samples"].value("run", std::vector<double>{});
+}
+
+std::string machine(const json &document) {
+    const json gpu = document.value("gpu", json::object());
+    return gpu.value("available", false) ? gpu.value("name", "?") : "no GPU";
+}
+
+}  // namespace
+
+Comparison compare_results(const json &baseline, const json &candidate,
+                           const CompareOptions &options) {
+    Comparison result;
+    if (machine(baseline) != machine(candidate))
+        result.warning = "the files come from different GPUs (" + machine(baseline) + " vs " +
+                         machine(candidate) + "): differences are the machines', not the code's";
+    std::map<std::string, const json *> base, cand;
+    for (const json &e : baseline["entries"]) base[key_of(e)] = &e;
+    for (const json &e : candidate["entries"]) cand[key_of(e)] = &e;
+    for (const auto &[key, b] : base) {
+        ComparedEntry c;
+        c.plugin = b->value("plugin", "");
+        c.params = b->value("params", "");
+        c.size = b->value("size", uint64_t{0});
+        const auto found = cand.find(key);
+        if (found == cand.end()) {
+            c.verdict = Verdict::only_baseline;
+            result.entries.push_back(c);
+            continue;
+        }
+        const json &n = *found->second;
+        const std::vector<double> bs = run_samples(*b), ns = run_samples(n);
+        if (!n.value("valid", false) && b->value("valid", false)) {
+            c.verdict = Verdict::failed;
+            c.note = n.value("status", "?") + ": " + n.value("message", "");
+            result.entries.push_back(c);
+            continue;
+        }
+        if (bs.empty() || ns.empty()) {  // skipped on either side: nothing to compare
+            c.verdict = Verdict::same;
+            c.note = "not measured on both sides (" + b->value("status", "?") + " / " +
+                     n.value("status", "?") + ")";
+            result.entries.push_back(c);
+            continue;
+        }
+        c.baseline_median = summarize(bs).median;
+        c.candidate_median = summarize(ns).median;
+        c.ratio = c.baseline_median > 0 ? c.candidate_median / c.baseline_median : 1;
+        c.p_value = mann_whitney_p(bs, ns);
+        const bool significant = c.p_value < options.alpha;
+        const bool beyond = std::fabs(c.ratio - 1) > options.threshold;
+        if (!beyond)
+            c.verdict = Verdict::same;
+        else if (!significant)
+            c.verdict = Verdict::ambiguous;
+        else
+            c.verdict = c.ratio > 1 ? Verdict::slower : Verdict::faster;
+        if (c.verdict == Verdict::ambiguous && std::min(bs.size(), ns.size()) < 9)
+            c.note = "few samples (Mann-Whitney needs about 9 a side)";
+        result.entries.push_back(c);
+    }
+    for (const auto &[key, n] : cand)
+        if (!base.count(key)) {
+            ComparedEntry c;
+            c.plugin = n->value("plugin", "");
+            c.params = n->value("params", "");
+            c.size = n->value("size", uint64_t{0});
+            c.verdict = Verdict::only_candidate;
+            result.entries.push_back(c);
+        }
+    std::stable_sort(result.entries.begin(), result.entries.end(),
+                     [](const ComparedEntry &a, const ComparedEntry &b) {
+                         return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);
+                     });
+    return result;
+}
+
+}  // namespace gpubench

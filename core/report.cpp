@@ -1,0 +1,237 @@
+#include "report.hpp"
+
+#include "text_format.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+struct PluginKind {
+    std::string workload, backend;
+    bool gpu = false;
+};
+
+std::map<std::string, PluginKind> plugin_kinds(const json &document) {
+    std::map<std::string, PluginKind> kinds;
+    for (const json &p : document["plugins"])
+        kinds[p.value("name", "")] = {p.value("workload", "?"), p.value("backend", "?"),
+                                      p.value("device_kind", "") == "cuda"};
+    return kinds;
+}
+
+// The column of `backend` from the same source as `like`, else from any source.
+const ReportColumn *find_column(const WorkloadReport &report, const std::string &backend,
+                                const std::string &source) {
+    const ReportColumn *any = nullptr;
+    for (const ReportColumn &c : report.columns) {
+        if (c.backend != backend) continue;
+        if (c.source == source) return &c;
+        if (!any) any = &c;
+    }
+    return any;
+}
+
+// The report's baseline backend: the one asked for, else the first CPU backend, else the first.
+std::string pick_baseline(const WorkloadReport &report, const std::string &wanted) {
+    for (const ReportColumn &c : report.columns)
+        if (c.backend == wanted) return wanted;
+    for (const ReportColumn &c : report.columns)
+        if (!c.gpu) return c.backend;
+    return report.columns.empty() ? "" : report.columns.front().backend;
+}
+
+std::optional<uint64_t> crossover_of(const WorkloadReport &report, const ReportColumn &gpu) {
+    std::optional<uint64_t> from;
+    bool compared = false;
+    for (const auto &[size, point] : gpu.points) {
+        double best_cpu = -1;
+        for (const ReportColumn &c : report.columns) {
+            if (c.gpu || c.source != gpu.source) continue;
+            if (auto it = c.points.find(size); it != c.points.end())
+                best_cpu = best_cpu < 0 ? it->second.end_to_end_s
+                                        : std::min(best_cpu, it->second.end_to_end_s);
+        }
+        if (best_cpu < 0) continue;  // no CPU backend measured this size
+        compared = true;
+        if (point.end_to_end_s < best_cpu) {
+            if (!from) from = size;
+        } else {
+            from.reset();  // beaten again at a larger size: the crossover is later, if at all
+        }
+    }
+    return compared ? from : std::nullopt;
+}
+
+std::string format_ratio(std::optional<double> ratio) {
+    if (!ratio) return "";
+    char text[32];
+    std::snprintf(text, sizeof text, *ratio >= 100 ? "%.0fx" : *ratio >= 10 ? "%.1fx" : "%.2fx", *ratio);
+    return text;
+}
+
+}  // namespace
+
+std::vector<WorkloadReport> build_report(
+    const std::vector<std::pair<std::string, json>> &labelled_documents,
+    const ReportOptions &options) {
+    std::map<std::pair<std::string, std::string>, WorkloadReport> by_workload;
+    for (const auto &[label, document] : labelled_documents) {
+        if (!document.is_object() || !document.contains("entries") || !document.contains("plugins"))
+            throw std::runtime_error((label.empty() ? "a document" : label) +
+                                     " is not a gpubench results file");
+        const auto kinds = plugin_kinds(document);
+        for (const json &entry : document["entries"]) {
+            if (!entry.value("valid", false) || !entry.contains("timing")) continue;
+            const auto kind = kinds.find(entry.value("plugin", ""));
+            if (kind == kinds.end()) continue;
+            const std::string params = entry.value("params", "");
+            WorkloadReport &report = by_workload[{kind->second.workload, params}];
+            report.workload = kind->second.workload;
+            report.params = params;
+            auto column = std::find_if(report.columns.begin(), report.columns.end(), [&](const ReportColumn &c) {
+                return c.backend == kind->second.backend && c.source == label;
+            });
+            if (column == report.columns.end()) {
+                report.columns.push_back({kind->second.backend, label, kind->second.gpu, {}});
+                column = report.columns.end() - 1;
+            }
+            const json &timing = entry["timing"];
+            column->points[entry.value("size", uint64_t{0})] = {
+                timing["run"].value("median", 0.0), timing["end_to_end"].value("median", 0.0)};
+        }
+    }
+    std::vector<WorkloadReport> reports;
+    for (auto &[key, report] : by_workload) {
+        // CPU backends first, then GPU ones; by name within each, sources in file order.
+        std::stable_sort(report.columns.begin(), report.columns.end(),
+                         [](const ReportColumn &a, const ReportColumn &b) {
+                             return std::tie(a.gpu, a.backend) < std::tie(b.gpu, b.backend);
+                         });
+        std::set<uint64_t> sizes;
+        for (const ReportColumn &c : report.columns)
+            for (const auto &[size, point] : c.points) sizes.insert(size);
+        report.sizes.assign(sizes.begin(), sizes.end());
+        report.baseline = pick_baseline(report, options.baseline_backend);
+        for (const ReportColumn &c : report.columns)
+            if (c.gpu) report.crossover[c.label()] = crossover_of(report, c);
+        reports.push_back(std::move(report));
+    }
+    return reports;
+}
+
+std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &column,
+                              uint64_t size, bool end_to_end) {
+    const ReportColumn *base = find_column(report, report.baseline, column.source);
+    if (!base) return std::nullopt;
+    const auto b = base->points.find(size), c = column.points.find(size);
+    if (b == base->points.end() || c == column.points.end()) return std::nullopt;
+    const double tb = end_to_end ? b->second.end_to_end_s : b->second.compute_s;
+    const double tc = end_to_end ? c->second.end_to_end_s : c->second.compute_s;
+    if (tb <= 0 || tc <= 0) return std::nullopt;
+    return tb / tc;
+}
+
+void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports) {
+    for (const WorkloadReport &r : reports) {
+        out << "## " << r.title() << "\n\nMedian compute time (end to end, with transfers, in "
+               "parentheses where it differs); speedup over `" << r.baseline
+            << "` (compute; end to end).\n\n| size |";
+        for (const ReportColumn &c : r.columns) out << ' ' << c.label() << " |";
+        out << "\n| ---: |";
+        for (size_t i = 0; i < r.columns.size(); ++i) out << " ---: |";
+        out << '\n';
+        for (uint64_t size : r.sizes) {
+            out << "| " << format_size(size) << " |";
+            for (const ReportColumn &c : r.columns) {
+                const auto p = c.points.find(size);
+                if (p == c.points.end()) {
+                    out << " — |";
+                    continue;
+                }
+                std::string cell = format_seconds(p->second.compute_s);
+                if (p->second.end_to_end_s > p->second.compute_s * 1.0001)
+                    cell += " (" + format_seconds(p->second.end_to_end_s) + ")";
+                if (c.backend != r.baseline) {
+                    const auto compute = speedup(r, c, size, false), e2e = speedup(r, c, size, true);
+                    if (compute) {
+                        cell += "<br>" + format_ratio(compute);
+                        if (c.gpu && e2e) cell += "; " + format_ratio(e2e);
+                    }
+                }
+                out << ' ' << cell << " |";
+            }
+            out << '\n';
+        }
+        if (!r.crossover.empty()) {
+            out << "\nCrossover, end to end (the smallest size from which the GPU backend beats "
+                   "the best CPU backend at every larger measured size):";
+            for (const auto &[label, size] : r.crossover)
+                out << "\n- " << label << ": "
+                    << (size ? "from " + format_size(*size) : std::string("never, at the sizes measured"));
+            out << '\n';
+        }
+        out << '\n';
+    }
+}
+
+void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
+    out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
+           "speedup_compute,speedup_end_to_end,crossover\n";
+    const auto number = [](std::optional<double> v) {
+        if (!v) return std::string();
+        char text[32];
+        std::snprintf(text, sizeof text, "%.6g", *v);
+        return std::string(text);
+    };
+    const auto quoted = [](const std::string &text) {
+        if (text.find_first_of(",\"") == std::string::npos) return text;
+        std::string q = "\"";
+        for (char ch : text) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+        return q + "\"";
+    };
+    for (const WorkloadReport &r : reports)
+        for (const ReportColumn &c : r.columns) {
+            std::string crossover;
+            if (auto it = r.crossover.find(c.label()); it != r.crossover.end())
+                crossover = it->second ? std::to_string(*it->second) : "never";
+            for (const auto &[size, p] : c.points)
+                out << quoted(r.workload) << ',' << quoted(r.params) << ',' << quoted(c.source) << ','
+                    << quoted(c.backend) << ',' << (c.gpu ? "gpu" : "cpu") << ',' << size << ','
+                    << number(p.compute_s) << ',' << number(p.end_to_end_s) << ','
+                    << number(speedup(r, c, size, false)) << ','
+                    << number(speedup(r, c, size, true)) << ',' << crossover << '\n';
+        }
+}
+
+json report_json(const std::vector<WorkloadReport> &reports) {
+    json all = json::array();
+    for (const WorkloadReport &r : reports) {
+        json columns = json::array();
+        for (const ReportColumn &c : r.columns) {
+            json points = json::array();
+            for (const auto &[size, p] : c.points) {
+                json point = {{"size", size}, {"compute_s", p.compute_s}, {"end_to_end_s", p.end_to_end_s}};
+                if (auto s = speedup(r, c, size, false)) point["speedup_compute"] = *s;
+                if (auto s = speedup(r, c, size, true)) point["speedup_end_to_end"] = *s;
+                points.push_back(point);
+            }
+            columns.push_back({{"backend", c.backend}, {"source", c.source},
+                               {"device", c.gpu ? "gpu" : "cpu"}, {"points", points}});
+        }
+        json crossover = json::object();
+        for (const auto &[label, size] : r.crossover)
+            crossover[label] = size ? json(*size) : json(nullptr);
+        all.push_back({{"workload", r.workload}, {"params", r.params}, {"baseline", r.baseline},
+                       {"columns", columns}, {"crossover", crossover}});
+    }
+    return all;
+}
+
+}  // namespace gpubench

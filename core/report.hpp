@@ -1,0 +1,62 @@
+// From results files to answers: per workload, sizes as rows and backends as columns (median
+// compute and end-to-end time), each backend's speedup over a baseline, and the crossover
+// size from which each GPU backend beats the best CPU backend end to end. Several files
+// (machines, commits) go side by side, each column named by its file's machine.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+// One verified entry, as a report reads it.
+struct ReportPoint {
+    double compute_s = 0, end_to_end_s = 0;
+};
+
+// A column of a workload's table: one backend from one results file.
+struct ReportColumn {
+    std::string backend, source;  // source: the file's machine ("vm", "H100"...) when several
+    bool gpu = false;
+    std::map<uint64_t, ReportPoint> points;  // by size; verified entries only
+    std::string label() const { return source.empty() ? backend : backend + " @ " + source; }
+};
+
+// The table of one workload (and one parameter setting: "sort [input=descending]").
+struct WorkloadReport {
+    std::string workload, params;
+    std::vector<ReportColumn> columns;
+    std::vector<uint64_t> sizes;                // every size any column measured, ascending
+    std::string baseline;                       // the column label speedups are against
+    // Per GPU column: the smallest measured size from which it beats the best CPU column end
+    // to end at every larger size both measured; nullopt: it never does.
+    std::map<std::string, std::optional<uint64_t>> crossover;
+    std::string title() const { return params.empty() ? workload : workload + " [" + params + "]"; }
+};
+
+struct ReportOptions {
+    std::string baseline_backend = "naive";  // --baseline
+};
+
+// Reads results documents (each with a label naming its source; "" for a single file).
+// Throws std::runtime_error naming a document that is not a gpubench results file.
+std::vector<WorkloadReport> build_report(
+    const std::vector<std::pair<std::string, nlohmann::json>> &labelled_documents,
+    const ReportOptions &options);
+
+// The speedup of `column` over the baseline at `size`: baseline time / column time, or
+// nullopt when either lacks that size. `end_to_end` picks the time compared.
+std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &column,
+                              uint64_t size, bool end_to_end);
+
+void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports);
+void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports);
+nlohmann::json report_json(const std::vector<WorkloadReport> &reports);
+
+}  // namespace gpubench

@@ -1,0 +1,12 @@
+// Numbers as people read them in tables: times with their unit, sizes compactly.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace gpubench {
+
+std::string format_seconds(double seconds);  // "12.30 us", "4.560 ms", "1.200 s"
+std::string format_size(uint64_t size);      // "4096", "1e+06", "2.5e+08"
+
+}  // namespace gpubench

@@ -1,0 +1,105 @@
+#include "cli.hpp"
+#include "compare.hpp"
+#include "subcommands.hpp"
+#include "text_format.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace gpubench {
+
+namespace po = boost::program_options;
+
+namespace {
+
+nlohmann::json read_document(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception &e) {
+        throw std::runtime_error(path + " is not valid JSON (" + e.what() + ")");
+    }
+    if (!document.is_object() || !document.contains("entries"))
+        throw std::runtime_error(path + " is not a gpubench results file");
+    return document;
+}
+
+}  // namespace
+
+int compare_command(int argc, const char *const *argv) {
+    std::vector<std::string> files;
+    CompareOptions options;
+    po::options_description described(
+        "Usage: runner compare BASELINE.json CANDIDATE.json [options]\n"
+        "Matches entries by plugin, size and params and tests each pair's run() samples\n"
+        "(Mann-Whitney U). Exit status 1 when an entry is slower beyond --threshold with\n"
+        "significance, or fails verification in the candidate; 0 otherwise; 2 on bad input.\n"
+        "Options");
+    described.add_options()
+        ("help,h", "show this help")
+        ("threshold", po::value<double>(&options.threshold)->default_value(options.threshold),
+         "relative change below which an entry counts as the same (0.05 = 5%)")
+        ("alpha", po::value<double>(&options.alpha)->default_value(options.alpha),
+         "significance level of the U test");
+    po::options_description hidden;
+    hidden.add_options()("files", po::value<std::vector<std::string>>(&files));
+    po::options_description all;
+    all.add(described).add(hidden);
+    po::positional_options_description positional;
+    positional.add("files", -1);
+    Comparison comparison;
+    try {
+        po::variables_map vm;
+        // argv[0] is "compare": the parser skips it as it would a program name.
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << described;
+            return exit_ok;
+        }
+        if (files.size() != 2)
+            throw std::invalid_argument("expected two results files, BASELINE and CANDIDATE (got " +
+                                        std::to_string(files.size()) + ")");
+        if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
+            throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
+        comparison = compare_results(read_document(files[0]), read_document(files[1]), options);
+    } catch (const std::exception &e) {
+        std::cerr << "runner compare: error: " << e.what() << '\n';
+        return exit_usage;
+    }
+    if (!comparison.warning.empty())
+        std::cerr << "\n*** WARNING: " << comparison.warning << " ***\n\n";
+    std::printf("| plugin | size | params | baseline | candidate | ratio | p-value | verdict |\n"
+                "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |\n");
+    size_t slower = 0, faster = 0, same = 0, other = 0;
+    for (const ComparedEntry &e : comparison.entries) {
+        const bool timed = e.baseline_median > 0 && e.candidate_median > 0;
+        char ratio[32] = "", p[32] = "";
+        if (timed) {
+            std::snprintf(ratio, sizeof ratio, "%.3f", e.ratio);
+            std::snprintf(p, sizeof p, "%.3g", e.p_value);
+        }
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s%s |\n", e.plugin.c_str(),
+                    format_size(e.size).c_str(), e.params.c_str(),
+                    timed ? format_seconds(e.baseline_median).c_str() : "",
+                    timed ? format_seconds(e.candidate_median).c_str() : "", ratio, p,
+                    to_string(e.verdict), e.note.empty() ? "" : (": " + e.note).c_str());
+        switch (e.verdict) {
+            case Verdict::slower: case Verdict::failed: ++slower; break;
+            case Verdict::faster: ++faster; break;
+            case Verdict::same: ++same; break;
+            default: ++other; break;
+        }
+    }
+    std::printf("\n%zu slower or failed, %zu faster, %zu same, %zu ambiguous or on one side only"
+                " (threshold %.3g, alpha %.3g)\n",
+                slower, faster, same, other, options.threshold, options.alpha);
+    return comparison.regressed() ? exit_failed : exit_ok;
+}
+
+}  // namespace gpubench

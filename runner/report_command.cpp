@@ -1,0 +1,123 @@
+#include "cli.hpp"
+#include "report.hpp"
+#include "subcommands.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+namespace gpubench {
+
+namespace po = boost::program_options;
+
+namespace {
+
+nlohmann::json read_results(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    try {
+        return nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception &e) {
+        throw std::runtime_error(path + " is not valid JSON (" + e.what() + ")");
+    }
+}
+
+// (plugin, size, params) of each entry: what makes two files measure the same thing.
+std::set<std::string> entry_keys(const nlohmann::json &document) {
+    std::set<std::string> keys;
+    for (const nlohmann::json &e : document["entries"])
+        keys.insert(e.value("plugin", "") + "|" + std::to_string(e.value("size", uint64_t{0})) +
+                    "|" + e.value("params", ""));
+    return keys;
+}
+
+// What names a file's columns: its GPU, else its host. Files of one machine that measured
+// different things (a GPU sweep and a CPU sweep of one study) share the name and so one
+// table; files of one machine that measured the same things (two commits) are told apart
+// by their file names.
+std::vector<std::string> source_labels(const std::vector<std::string> &paths,
+                                       const std::vector<nlohmann::json> &documents) {
+    std::vector<std::string> labels;
+    for (const nlohmann::json &d : documents) {
+        const nlohmann::json gpu = d.value("gpu", nlohmann::json::object());
+        labels.push_back(gpu.value("available", false)
+                             ? gpu.value("name", "GPU")
+                             : d.value("host", nlohmann::json::object()).value("host_name", "host"));
+    }
+    std::vector<std::string> named = labels;
+    for (size_t i = 0; i < labels.size(); ++i)
+        for (size_t j = 0; j < labels.size(); ++j) {
+            if (i == j || labels[i] != labels[j]) continue;
+            const auto a = entry_keys(documents[i]), b = entry_keys(documents[j]);
+            const bool overlap = std::any_of(a.begin(), a.end(), [&](const std::string &k) { return b.count(k); });
+            if (overlap) named[i] = labels[i] + " (" + std::filesystem::path(paths[i]).stem().string() + ")";
+        }
+    return named;
+}
+
+}  // namespace
+
+int report_command(int argc, const char *const *argv) {
+    std::vector<std::string> files;
+    std::string baseline = "naive", format = "markdown", output;
+    po::options_description options(
+        "Usage: runner report RESULTS.json [MORE.json...] [options]\n"
+        "Per workload: median compute and end-to-end time by size and backend, speedups over a\n"
+        "baseline, and the size from which each GPU backend beats the best CPU one end to end.\n"
+        "Several files are put side by side, each column named by its machine.\nOptions");
+    options.add_options()
+        ("help,h", "show this help")
+        ("baseline", po::value<std::string>(&baseline)->default_value(baseline),
+         "backend the speedups are against (falls back to the first CPU backend)")
+        ("format", po::value<std::string>(&format)->default_value(format), "markdown, csv or json")
+        ("output,o", po::value<std::string>(&output), "write to this file instead of stdout");
+    po::options_description hidden;
+    hidden.add_options()("files", po::value<std::vector<std::string>>(&files));
+    po::options_description all;
+    all.add(options).add(hidden);
+    po::positional_options_description positional;
+    positional.add("files", -1);
+    po::variables_map vm;
+    try {
+        // argv[0] is "report": the parser skips it as it would a program name.
+        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+        po::notify(vm);
+        if (vm.count("help")) {
+            std::cout << options;
+            return exit_ok;
+        }
+        if (files.empty()) throw std::invalid_argument("no results file given");
+        if (format != "markdown" && format != "csv" && format != "json")
+            throw std::invalid_argument("--format '" + format + "': expected markdown, csv or json");
+        std::vector<nlohmann::json> documents;
+        for (const std::string &file : files) documents.push_back(read_results(file));
+        const std::vector<std::string> labels = source_labels(files, documents);
+        // One source (all files of one machine, or one file): no machine in the column names.
+        const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
+        std::vector<std::pair<std::string, nlohmann::json>> labelled;
+        for (size_t i = 0; i < documents.size(); ++i)
+            labelled.emplace_back(one_source ? "" : labels[i], std::move(documents[i]));
+        ReportOptions report_options;
+        report_options.baseline_backend = baseline;
+        const std::vector<WorkloadReport> reports = build_report(labelled, report_options);
+        std::ofstream file;
+        if (!output.empty()) {
+            file.open(output);
+            if (!file) throw std::runtime_error("cannot write " + output);
+        }
+        std::ostream &out = output.empty() ? std::cout : file;
+        if (format == "markdown") write_markdown(out, reports);
+        if (format == "csv") write_csv(out, reports);
+        if (format == "json") out << report_json(reports).dump(1) << '\n';
+        return reports.empty() ? exit_skipped : exit_ok;
+    } catch (const std::exception &e) {
+        std::cerr << "runner report: error: " << e.what() << '\n';
+        return exit_usage;
+    }
+}
+
+}  // namespace gpubench

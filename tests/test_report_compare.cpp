@@ -1,0 +1,217 @@
+// Reports and comparisons on hand-made results files, where every figure is known.
+#include "compare.hpp"
+#include "report.hpp"
+#include "runner_process.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+using namespace gpubench;
+using nlohmann::json;
+
+namespace {
+
+// A results document with the given plugins and entries (plugin, size, run samples; e2e =
+// run + transfer for GPU plugins).
+struct Entry {
+    std::string plugin;
+    uint64_t size;
+    std::vector<double> run_s;
+    double transfer_s = 0;
+    bool valid = true;
+};
+
+json results(const std::vector<Entry> &entries, const std::string &gpu = "NVIDIA H100 80GB HBM3") {
+    json doc = {{"schema_version", 1},
+                {"gpu", {{"available", true}, {"name", gpu}}},
+                {"host", {{"host_name", "testhost"}}},
+                {"plugins", json::array()},
+                {"entries", json::array()}};
+    std::set<std::string> plugins;
+    for (const Entry &e : entries) {
+        const std::string backend = e.plugin.substr(e.plugin.find('_') + 1);
+        if (plugins.insert(e.plugin).second)
+            doc["plugins"].push_back({{"name", e.plugin},
+                                      {"workload", e.plugin.substr(0, e.plugin.find('_'))},
+                                      {"backend", backend},
+                                      {"device_kind", backend == "cuda" || backend == "thrust" ? "cuda" : "cpu"}});
+        std::vector<double> sorted = e.run_s;
+        std::sort(sorted.begin(), sorted.end());
+        const double median = sorted[sorted.size() / 2];
+        doc["entries"].push_back(
+            {{"plugin", e.plugin}, {"size", e.size}, {"params", ""}, {"valid", e.valid},
+             {"status", e.valid ? "ok" : "verification_failed"}, {"message", e.valid ? "" : "wrong result"},
+             {"timing", {{"run", {{"median", median}}},
+                         {"end_to_end", {{"median", median + e.transfer_s}}},
+                         {"samples", {{"run", e.run_s}}}}}});
+    }
+    return doc;
+}
+
+std::vector<double> around(double center, int n = 12) {  // a little spread, no ties
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i) v.push_back(center * (1 + 0.001 * (i - n / 2)));
+    return v;
+}
+
+// sort: naive 1 ms/10 ms/100 ms, omp 10x faster, cuda 0.5 ms compute + 1 ms transfer at
+// every size: end to end it loses to omp at 1e3 and 1e4 (1.5 ms against 0.1 and 1 ms) and
+// wins at 1e5 (1.5 against 10 ms).
+json study() {
+    return results({{"sort_naive", 1000, around(1e-3)},    {"sort_naive", 10000, around(10e-3)},
+                    {"sort_naive", 100000, around(100e-3)}, {"sort_omp", 1000, around(0.1e-3)},
+                    {"sort_omp", 10000, around(1e-3)},      {"sort_omp", 100000, around(10e-3)},
+                    {"sort_cuda", 1000, around(0.5e-3), 1e-3}, {"sort_cuda", 10000, around(0.5e-3), 1e-3},
+                    {"sort_cuda", 100000, around(0.5e-3), 1e-3}});
+}
+
+}  // namespace
+
+TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedup and crossover",
+          "[report]") {
+    const std::vector<WorkloadReport> reports = build_report({{"", study()}}, {});
+    REQUIRE(reports.size() == 1);
+    const WorkloadReport &r = reports[0];
+    CHECK(r.workload == "sort");
+    CHECK(r.baseline == "naive");
+    CHECK(r.sizes == std::vector<uint64_t>{1000, 10000, 100000});
+    REQUIRE(r.columns.size() == 3);
+    CHECK(r.columns[0].backend == "naive");  // CPU backends first
+    CHECK(r.columns[2].backend == "cuda");
+    CHECK(speedup(r, r.columns[1], 10000, false).value() == Approx(10));
+    CHECK(speedup(r, r.columns[2], 100000, false).value() == Approx(200));   // 100 / 0.5 ms
+    CHECK(speedup(r, r.columns[2], 100000, true).value() == Approx(100 / 1.5));
+    REQUIRE(r.crossover.count("cuda"));
+    CHECK(r.crossover.at("cuda") == 100000u);
+
+    std::ostringstream md, csv;
+    write_markdown(md, reports);
+    CHECK_THAT(md.str(), Catch::Contains("| size | naive | omp | cuda |") &&
+                             Catch::Contains("cuda: from 1e+05") && Catch::Contains("200x"));
+    write_csv(csv, reports);
+    CHECK_THAT(csv.str(), Catch::StartsWith("workload,params,source,backend,device,size,") &&
+                              Catch::Contains("sort,,,cuda,gpu,100000,0.0005,0.0015,200,66.6667,100000"));
+    const json j = report_json(reports);
+    CHECK(j[0]["crossover"]["cuda"] == 100000);
+    CHECK(j[0]["columns"][2]["points"][2]["speedup_compute"].get<double>() == Approx(200));
+
+    // --baseline omp; and a GPU that never catches up is said to never cross over.
+    ReportOptions against_omp;
+    against_omp.baseline_backend = "omp";
+    json slow = study();
+    for (json &e : slow["entries"])
+        if (e["plugin"] == "sort_cuda") e["timing"]["end_to_end"]["median"] = 1.0;
+    const WorkloadReport r2 = build_report({{"", slow}}, against_omp)[0];
+    CHECK(r2.baseline == "omp");
+    CHECK(speedup(r2, r2.columns[0], 1000, false).value() == Approx(0.1));
+    CHECK_FALSE(r2.crossover.at("cuda").has_value());
+}
+
+TEST_CASE("several files go side by side, named by their machine", "[report]") {
+    const std::vector<WorkloadReport> reports =
+        build_report({{"H100", study()}, {"A100", results({{"sort_naive", 1000, around(2e-3)},
+                                                           {"sort_cuda", 1000, around(1e-3)}},
+                                                          "NVIDIA A100")}},
+                     {});
+    REQUIRE(reports.size() == 1);
+    std::vector<std::string> labels;
+    for (const ReportColumn &c : reports[0].columns) labels.push_back(c.label());
+    CHECK(labels == std::vector<std::string>{"naive @ H100", "naive @ A100", "omp @ H100",
+                                             "cuda @ H100", "cuda @ A100"});
+    // Speedups are against the baseline of the same machine.
+    CHECK(speedup(reports[0], reports[0].columns[4], 1000, false).value() == Approx(2));
+}
+
+TEST_CASE("the Mann-Whitney U test", "[compare]") {
+    CHECK(mann_whitney_p({1, 2, 3}, {1, 2, 3}) == 1);
+    CHECK(mann_whitney_p({1}, {2, 3}) == 1);  // too few to say anything
+    // U = 0 for 5 against 5 with no overlap: z = (12.5 - 0.5) / sqrt(25 * 11 / 12), p = 0.0122
+    // (scipy.stats.mannwhitneyu, asymptotic, with continuity correction: 0.01219).
+    CHECK(mann_whitney_p({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}) == Approx(0.01219).epsilon(0.01));
+    CHECK(mann_whitney_p(around(1.0, 20), around(1.1, 20)) < 1e-6);
+}
+
+TEST_CASE("compare: identical is same, shifted is slower with a failing exit, failures count",
+          "[compare]") {
+    const json base = study();
+    Comparison same = compare_results(base, base, {});
+    CHECK_FALSE(same.regressed());
+    CHECK(same.warning.empty());
+    for (const ComparedEntry &e : same.entries) CHECK(e.verdict == Verdict::same);
+
+    json slower = study();
+    for (json &e : slower["entries"])
+        if (e["plugin"] == "sort_omp")
+            for (json &s : e["timing"]["samples"]["run"]) s = s.get<double>() * 1.2;
+    Comparison shifted = compare_results(base, slower, {});
+    CHECK(shifted.regressed());
+    for (const ComparedEntry &e : shifted.entries)
+        CHECK(e.verdict == (e.plugin == "sort_omp" ? Verdict::slower : Verdict::same));
+    // 3% slower is within the 5% threshold: same, though significant.
+    json slightly = study();
+    for (json &e : slightly["entries"])
+        for (json &s : e["timing"]["samples"]["run"]) s = s.get<double>() * 1.03;
+    CHECK_FALSE(compare_results(base, slightly, {}).regressed());
+    // Faster is not a regression.
+    Comparison quicker = compare_results(slower, base, {});
+    CHECK_FALSE(quicker.regressed());
+
+    json broken = study();
+    broken["entries"][0]["valid"] = false;
+    broken["entries"][0]["status"] = "verification_failed";
+    broken["entries"].erase(broken["entries"].size() - 1);  // only in the baseline now
+    broken["entries"].push_back(base["entries"][0]);
+    broken["entries"].back()["size"] = 7;                    // only in the candidate
+    Comparison failed = compare_results(base, broken, {});
+    CHECK(failed.regressed());
+    size_t failures = 0, only_base = 0, only_cand = 0;
+    for (const ComparedEntry &e : failed.entries) {
+        failures += e.verdict == Verdict::failed;
+        only_base += e.verdict == Verdict::only_baseline;
+        only_cand += e.verdict == Verdict::only_candidate;
+    }
+    CHECK(failures == 1);
+    CHECK(only_base == 1);
+    CHECK(only_cand == 1);
+
+    Comparison machines = compare_results(base, results({}, "NVIDIA A100"), {});
+    CHECK_THAT(machines.warning, Catch::Contains("different GPUs"));
+}
+
+TEST_CASE("runner report and runner compare from the command line", "[compare]") {
+    using namespace runner_process;
+    const auto write = [](const std::filesystem::path &path, const json &doc) {
+        std::ofstream(path) << doc.dump();
+    };
+    auto base = temp_results("cmp_base"), cand = temp_results("cmp_cand");
+    write(base, study());
+    json slower = study();
+    for (json &e : slower["entries"])
+        for (json &s : e["timing"]["samples"]["run"]) s = s.get<double>() * 1.5;
+    write(cand, slower);
+    Outcome same = run_runner("compare " + base.string() + " " + base.string());
+    CHECK(same.status == 0);
+    CHECK_THAT(same.output, Catch::Contains("0 slower or failed"));
+    Outcome regressed = run_runner("compare " + base.string() + " " + cand.string());
+    CHECK(regressed.status == 1);
+    CHECK_THAT(regressed.output, Catch::Contains("SLOWER"));
+    Outcome bad = run_runner("compare " + base.string());
+    CHECK(bad.status == 2);
+    CHECK_THAT(bad.output, Catch::Contains("runner compare: error: expected two results files"));
+
+    Outcome md = run_runner("report " + base.string());
+    CHECK(md.status == 0);
+    CHECK_THAT(md.output, Catch::Contains("## sort") && Catch::Contains("cuda: from 1e+05"));
+    Outcome csv = run_runner("report --format csv --baseline omp " + base.string());
+    CHECK(csv.status == 0);
+    CHECK_THAT(csv.output, Catch::StartsWith("workload,params,source,backend"));
+    Outcome wrong = run_runner("report --format xml " + base.string());
+    CHECK(wrong.status == 2);
+    CHECK_THAT(wrong.output, Catch::Contains("--format 'xml': expected markdown, csv or json"));
+    std::filesystem::remove(base);
+    std::filesystem::remove(cand);
+}
