@@ -241,6 +241,20 @@ ResultsFile::ResultsFile(std::filesystem::path path, json document)
     write();
 }
 
+json read_results_file(const std::filesystem::path &path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read " + path.string());
+    json document;
+    try {
+        document = json::parse(in);
+    } catch (const json::exception &e) {
+        throw std::runtime_error(path.string() + " is not valid JSON (" + e.what() + ")");
+    }
+    if (!document.is_object() || !document.contains("entries") || !document["entries"].is_array())
+        throw std::runtime_error(path.string() + " is not a gpubench results file");
+    return document;
+}
+
 ResultsFile ResultsFile::resume(const std::filesystem::path &from, std::filesystem::path path,
                                 const json &resumption) {
     std::ifstream in(from);

@@ -46,6 +46,10 @@ struct EntryFigures {
 };
 EntryFigures entry_figures(const EntryResult &entry);
 
+// A results file read back (report, compare): throws std::runtime_error naming the file when
+// it cannot be read, is not JSON, or has no entries.
+nlohmann::json read_results_file(const std::filesystem::path &path);
+
 // A results file that is complete, valid JSON after every entry: each add_* rewrites it
 // through a temporary file and a rename, so an interrupted sweep loses nothing measured.
 class ResultsFile {

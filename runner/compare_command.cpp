@@ -1,5 +1,6 @@
 #include "cli.hpp"
 #include "compare.hpp"
+#include "results.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
@@ -12,24 +13,6 @@
 namespace gpubench {
 
 namespace po = boost::program_options;
-
-namespace {
-
-nlohmann::json read_document(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    nlohmann::json document;
-    try {
-        document = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception &e) {
-        throw std::runtime_error(path + " is not valid JSON (" + e.what() + ")");
-    }
-    if (!document.is_object() || !document.contains("entries"))
-        throw std::runtime_error(path + " is not a gpubench results file");
-    return document;
-}
-
-}  // namespace
 
 int compare_command(int argc, const char *const *argv) {
     std::vector<std::string> files;
@@ -67,7 +50,7 @@ int compare_command(int argc, const char *const *argv) {
                                         std::to_string(files.size()) + ")");
         if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
             throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
-        comparison = compare_results(read_document(files[0]), read_document(files[1]), options);
+        comparison = compare_results(read_results_file(files[0]), read_results_file(files[1]), options);
     } catch (const std::exception &e) {
         std::cerr << "runner compare: error: " << e.what() << '\n';
         return exit_usage;

@@ -1,5 +1,6 @@
 #include "cli.hpp"
 #include "report.hpp"
+#include "results.hpp"
 #include "subcommands.hpp"
 
 #include <boost/program_options.hpp>
@@ -16,15 +17,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-nlohmann::json read_results(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception &e) {
-        throw std::runtime_error(path + " is not valid JSON (" + e.what() + ")");
-    }
-}
 
 // (plugin, size, params) of each entry: what makes two files measure the same thing.
 std::set<std::string> entry_keys(const nlohmann::json &document) {
@@ -94,7 +86,7 @@ int report_command(int argc, const char *const *argv) {
         if (format != "markdown" && format != "csv" && format != "json")
             throw std::invalid_argument("--format '" + format + "': expected markdown, csv or json");
         std::vector<nlohmann::json> documents;
-        for (const std::string &file : files) documents.push_back(read_results(file));
+        for (const std::string &file : files) documents.push_back(read_results_file(file));
         const std::vector<std::string> labels = source_labels(files, documents);
         // One source (all files of one machine, or one file): no machine in the column names.
         const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
