@@ -234,4 +234,51 @@ json report_json(const std::vector<WorkloadReport> &reports) {
     return all;
 }
 
+json gbench_json(const json &document) {
+    const json host = document.value("host", json::object());
+    json out = {{"context",
+                 {{"date", document.value("created", "")},
+                  {"host_name", host.value("host_name", "")},
+                  {"executable", "gpubench runner"},
+                  {"num_cpus", host.value("logical_cores", 0)},
+                  {"mhz_per_cpu", 0},
+                  {"cpu_scaling_enabled", false},
+                  {"caches", json::array()},
+                  {"library_build_type", "release"},
+                  {"gpubench_gpu", document.value("gpu", json::object()).value("name", "")}}},
+                {"benchmarks", json::array()}};
+    int family = 0;
+    for (const json &entry : document["entries"]) {
+        if (!entry.value("valid", false) || !entry.contains("timing")) continue;
+        std::string name = entry.value("plugin", "") + "/" + std::to_string(entry.value("size", uint64_t{0}));
+        if (!entry.value("params", "").empty()) name += "/" + entry.value("params", "");
+        const std::vector<double> samples = entry["timing"]["samples"].value("run", std::vector<double>{});
+        const auto record = [&](const std::string &run_type, double seconds, int index,
+                                const std::string &aggregate) {
+            json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},
+                      {"family_index", family},
+                      {"per_family_instance_index", 0},
+                      {"run_name", name},
+                      {"run_type", run_type},
+                      {"repetitions", samples.size()},
+                      {"threads", 1},
+                      {"iterations", 1},
+                      {"real_time", seconds * 1e9},
+                      {"cpu_time", seconds * 1e9},
+                      {"time_unit", "ns"}};
+            if (aggregate.empty())
+                r["repetition_index"] = index;
+            else
+                r["aggregate_name"] = aggregate;
+            out["benchmarks"].push_back(r);
+        };
+        for (size_t i = 0; i < samples.size(); ++i) record("iteration", samples[i], int(i), "");
+        const json &run = entry["timing"]["run"];
+        record("aggregate", run.value("mean", 0.0), 0, "mean");
+        record("aggregate", run.value("median", 0.0), 0, "median");
+        ++family;
+    }
+    return out;
+}
+
 }  // namespace gpubench

@@ -55,6 +55,11 @@ std::vector<WorkloadReport> build_report(
 std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &column,
                               uint64_t size, bool end_to_end);
 
+// One results document in Google Benchmark's JSON format, so that its tools (compare.py)
+// read it: each timed sample of run() an "iteration" record (repetitions of
+// "<plugin>/<size>[/<params>]"), then its mean and median as "aggregate" records.
+nlohmann::json gbench_json(const nlohmann::json &results_document);
+
 void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports);
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports);
 nlohmann::json report_json(const std::vector<WorkloadReport> &reports);

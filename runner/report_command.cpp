@@ -65,7 +65,8 @@ int report_command(int argc, const char *const *argv) {
         ("help,h", "show this help")
         ("baseline", po::value<std::string>(&baseline)->default_value(baseline),
          "backend the speedups are against (falls back to the first CPU backend)")
-        ("format", po::value<std::string>(&format)->default_value(format), "markdown, csv or json")
+        ("format", po::value<std::string>(&format)->default_value(format),
+         "markdown, csv, json, or gbench (one file in Google Benchmark's JSON format)")
         ("output,o", po::value<std::string>(&output), "write to this file instead of stdout");
     po::options_description hidden;
     hidden.add_options()("files", po::value<std::vector<std::string>>(&files));
@@ -83,8 +84,11 @@ int report_command(int argc, const char *const *argv) {
             return exit_ok;
         }
         if (files.empty()) throw std::invalid_argument("no results file given");
-        if (format != "markdown" && format != "csv" && format != "json")
-            throw std::invalid_argument("--format '" + format + "': expected markdown, csv or json");
+        if (format != "markdown" && format != "csv" && format != "json" && format != "gbench")
+            throw std::invalid_argument("--format '" + format +
+                                        "': expected markdown, csv, json or gbench");
+        if (format == "gbench" && files.size() != 1)
+            throw std::invalid_argument("--format gbench converts one results file at a time");
         std::vector<nlohmann::json> documents;
         for (const std::string &file : files) documents.push_back(read_results_file(file));
         const std::vector<std::string> labels = source_labels(files, documents);
@@ -105,6 +109,7 @@ int report_command(int argc, const char *const *argv) {
         if (format == "markdown") write_markdown(out, reports);
         if (format == "csv") write_csv(out, reports);
         if (format == "json") out << report_json(reports).dump(1) << '\n';
+        if (format == "gbench") out << gbench_json(labelled.front().second).dump(1) << '\n';
         return reports.empty() ? exit_skipped : exit_ok;
     } catch (const std::exception &e) {
         std::cerr << "runner report: error: " << e.what() << '\n';

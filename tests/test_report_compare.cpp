@@ -211,7 +211,21 @@ TEST_CASE("runner report and runner compare from the command line", "[compare]")
     CHECK_THAT(csv.output, Catch::StartsWith("workload,params,source,backend"));
     Outcome wrong = run_runner("report --format xml " + base.string());
     CHECK(wrong.status == 2);
-    CHECK_THAT(wrong.output, Catch::Contains("--format 'xml': expected markdown, csv or json"));
+    CHECK_THAT(wrong.output, Catch::Contains("--format 'xml': expected markdown, csv, json or gbench"));
+    Outcome gbench = run_runner("report --format gbench " + base.string());
+    CHECK(gbench.status == 0);
+    const json g = json::parse(gbench.output);
+    CHECK(g["context"]["host_name"] == "testhost");
+    size_t iterations = 0, medians = 0;
+    for (const json &b : g["benchmarks"]) {
+        if (b["run_type"] == "iteration") ++iterations;
+        if (b.value("aggregate_name", "") == "median") ++medians;
+        CHECK(b["time_unit"] == "ns");
+    }
+    CHECK(iterations == 9 * 12);  // every sample of the 9 entries, as repetitions
+    CHECK(medians == 9);
+    CHECK(g["benchmarks"][0]["name"] == "sort_naive/1000");
+    CHECK(g["benchmarks"][0]["real_time"].get<double>() == Approx(1e6 * (1 - 0.006)));
     std::filesystem::remove(base);
     std::filesystem::remove(cand);
 }
