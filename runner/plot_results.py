@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Plot a gpubench results file: per workload, median time vs size on log-log axes, one colour
-per backend, compute-only (solid) and end-to-end with transfers (dashed), plus throughput.
+"""Plot gpubench results: per workload, median time vs size on log-log axes, one colour per
+backend, compute-only (solid) and end-to-end with transfers (dashed); and a panel each for
+throughput, % of the GPU's roofline, GPU memory, CPU use and GPU use vs size: the figures of
+the studies. PNG and SVG.
 
     plot_results.py RESULTS.json [MORE.json ...] [--out-dir DIR] [--name STEM]
-        -> DIR/<STEM>-<workload>.png   (STEM: the first file's name unless --name)
+        -> DIR/<STEM>-<workload>.png and .svg   (STEM: the first file's name unless --name)
 
 Several files (separate sweeps of one study, say GPU and CPU backends run with different
 options) are drawn together; an entry run with plugin parameters is labelled with them, so
@@ -47,8 +49,9 @@ def headline_of(entry):
 
 
 def load_series(documents):
-    """({workload: {line label: [(size, run_median, e2e_median, rate)]}}, {workload: rate
-    label}) of the verified entries of every document."""
+    """({workload: {line label: [point]}}, {workload: rate label}) of the verified entries of
+    every document; a point is a dict of size, compute, e2e, rate and, where the results have
+    them, pct_peak, gpu_mib, cpu_cores and gpu_busy."""
     workload_of = {p["name"]: p["workload"] for d in documents for p in d.get("plugins", [])}
     series, rate_label = {}, {}
     for entry in (e for d in documents for e in d.get("entries", [])):
@@ -57,39 +60,71 @@ def load_series(documents):
         timing = entry["timing"]
         key, label = headline_of(entry)
         workload = workload_of.get(entry["plugin"], "unknown")
-        point = (entry["size"], timing["run"]["median"], timing["end_to_end"]["median"],
-                 entry["throughput"].get(key, 0.0))
+        resources = entry.get("resources", {})
+        point = {"size": entry["size"], "compute": timing["run"]["median"],
+                 "e2e": timing["end_to_end"]["median"],
+                 "rate": entry["throughput"].get(key, 0.0),
+                 "pct_peak": entry["throughput"].get("percent_of_peak"),
+                 "gpu_mib": (resources["device_allocated_bytes"] / 2**20
+                             if "device_allocated_bytes" in resources else None),
+                 "cpu_cores": resources.get("cpu_cores"),
+                 "gpu_busy": resources.get("gpu_busy")}
         rate_label.setdefault(workload, label)
-        label = entry["plugin"] + (f" [{entry['params']}]" if entry.get("params") else "")
-        series.setdefault(workload, {}).setdefault(label, []).append(point)
+        line = entry["plugin"] + (f" [{entry['params']}]" if entry.get("params") else "")
+        series.setdefault(workload, {}).setdefault(line, []).append(point)
     for plugins in series.values():
         for points in plugins.values():
-            points.sort()
+            points.sort(key=lambda p: p["size"])
     return series, rate_label
 
 
-def plot_workload(plt, workload, plugins, rate_label, title, path):
-    figure, (time_axes, rate_axes) = plt.subplots(1, 2, figsize=(13, 5))
+# The panels after time vs size: (point key, y label, title, log y).
+PANELS = [("rate", None, "throughput", True),
+          ("pct_peak", "% of the GPU's roofline", "% of peak (GPU backends)", False),
+          ("gpu_mib", "device memory held [MiB]", "GPU memory", True),
+          ("cpu_cores", "CPU cores busy (CPU time / wall time)", "CPU use", False),
+          ("gpu_busy", "fraction of wall time the GPU was busy", "GPU use", False)]
+
+
+def plot_workload(plt, workload, plugins, rate_label, title, stem):
+    figure, axes = plt.subplots(2, 3, figsize=(18, 10))
+    time_axes, panel_axes = axes.flat[0], list(axes.flat[1:])
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for index, (plugin, points) in enumerate(sorted(plugins.items())):
         colour = colours[index % len(colours)]
-        sizes = [p[0] for p in points]
-        time_axes.plot(sizes, [p[1] for p in points], "o-", color=colour, label=plugin + " (compute)")
-        if any(p[2] > p[1] for p in points):
-            time_axes.plot(sizes, [p[2] for p in points], "s--", color=colour, alpha=0.7,
+        sizes = [p["size"] for p in points]
+        time_axes.plot(sizes, [p["compute"] for p in points], "o-", color=colour,
+                       label=plugin + " (compute)")
+        if any(p["e2e"] > p["compute"] for p in points):
+            time_axes.plot(sizes, [p["e2e"] for p in points], "s--", color=colour, alpha=0.7,
                            label=plugin + " (end-to-end)")
-        rate_axes.plot(sizes, [p[3] for p in points], "o-", color=colour, label=plugin)
+        for panel, (key, _, _, _) in zip(panel_axes, PANELS):
+            known = [p for p in points if p[key] is not None]
+            if known:
+                panel.plot([p["size"] for p in known], [p[key] for p in known], "o-",
+                           color=colour, label=plugin)
     time_axes.set(xscale="log", yscale="log", xlabel="size", ylabel="median time [s]",
-                  title=f"{workload}: time vs size")
-    rate_axes.set(xscale="log", yscale="log", xlabel="size",
-                  ylabel=rate_label, title=f"{workload}: throughput")
-    for axes in (time_axes, rate_axes):
-        axes.grid(True, which="both", alpha=0.3)
-        axes.legend(fontsize="small")
+                  title=f"{workload}: time vs size (solid compute, dashed end to end)")
+    time_axes.legend(fontsize="x-small")
+    for panel, (key, ylabel, name, log_y) in zip(panel_axes, PANELS):
+        panel.set(xscale="log", xlabel="size", ylabel=ylabel or rate_label,
+                  title=f"{workload}: {name}")
+        if panel.lines:
+            if log_y:
+                panel.set_yscale("log")
+            panel.legend(fontsize="x-small")
+        else:
+            panel.text(0.5, 0.5, "not in these results", ha="center", va="center",
+                       transform=panel.transAxes, color="grey")
+    for ax in axes.flat:
+        ax.grid(True, which="both", alpha=0.3)
     figure.suptitle(title, fontsize="small")
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    paths = [stem + ".png", stem + ".svg"]
+    for path in paths:
+        figure.savefig(path, dpi=110)
     plt.close(figure)
+    return paths
 
 
 def main():
@@ -117,9 +152,9 @@ def main():
     title = f"{host.get('host_name', '?')}: {host.get('cpu_model', '?')}, " \
             f"GPU {gpu.get('name', 'none') if gpu.get('available') else 'none'}"
     for workload, plugins in sorted(series.items()):
-        path = os.path.join(out_dir, f"{stem}-{workload}.png")
-        plot_workload(plt, workload, plugins, rate_labels[workload], title, path)
-        print(path)
+        for path in plot_workload(plt, workload, plugins, rate_labels[workload], title,
+                                  os.path.join(out_dir, f"{stem}-{workload}")):
+            print(path)
 
 
 if __name__ == "__main__":
