@@ -7,9 +7,10 @@ the studies. PNG and SVG.
     plot_results.py RESULTS.json [MORE.json ...] [--out-dir DIR] [--name STEM]
         -> DIR/<STEM>-<workload>.png and .svg   (STEM: the first file's name unless --name)
 
-Several files (separate sweeps of one study, say GPU and CPU backends run with different
-options) are drawn together; an entry run with plugin parameters is labelled with them, so
-`vecadd_cuda [variant=increment]` and `vecadd_cuda` stay separate lines.
+Several files are drawn together: separate sweeps of one study (GPU and CPU backends run with
+different options), or several machines, whose lines are then labelled "@ <GPU or host>".
+An entry run with plugin parameters is labelled with them, so `vecadd_cuda
+[variant=increment]` and `vecadd_cuda` stay separate lines.
 
 Needs matplotlib (Debian: apt-get install python3-matplotlib). Only entries that verified are
 plotted: a wrong result is never drawn as a fast one.
@@ -48,13 +49,22 @@ def headline_of(entry):
     return key, RATE_LABELS.get(key, key).format(item=item)
 
 
+def machine_of(document):
+    """The GPU a results file was measured with, else its host."""
+    gpu = document.get("gpu", {})
+    return gpu.get("name", "GPU") if gpu.get("available") else \
+        document.get("host", {}).get("host_name", "host")
+
+
 def load_series(documents):
     """({workload: {line label: [point]}}, {workload: rate label}) of the verified entries of
     every document; a point is a dict of size, compute, e2e, rate and, where the results have
     them, pct_peak, gpu_mib, cpu_cores and gpu_busy."""
     workload_of = {p["name"]: p["workload"] for d in documents for p in d.get("plugins", [])}
+    machines = [machine_of(d) for d in documents]
+    several_machines = len(set(machines)) > 1  # then each line names its machine
     series, rate_label = {}, {}
-    for entry in (e for d in documents for e in d.get("entries", [])):
+    for machine, entry in ((m, e) for m, d in zip(machines, documents) for e in d.get("entries", [])):
         if not entry.get("valid"):
             continue
         timing = entry["timing"]
@@ -71,6 +81,8 @@ def load_series(documents):
                  "gpu_busy": resources.get("gpu_busy")}
         rate_label.setdefault(workload, label)
         line = entry["plugin"] + (f" [{entry['params']}]" if entry.get("params") else "")
+        if several_machines:
+            line += f" @ {machine}"
         series.setdefault(workload, {}).setdefault(line, []).append(point)
     for plugins in series.values():
         for points in plugins.values():
