@@ -16,6 +16,8 @@ namespace po = boost::program_options;
 namespace {
 
 const char *epilogue = R"(
+Also: runner report RESULTS.json... (tables, speedups, crossover) and
+      runner compare BASELINE.json CANDIDATE.json (regressions); each has --help.
 Sizes: 10,100,1e6 | 2^10..2^20 (powers of two) | 10..1e6:*10 | 100..1000:+100
 Plugins are searched in --plugin-dir, then $GPUBENCH_PLUGIN_PATH (':'-separated), then
 <runner's folder>/../lib/gpubench/plugins; never the current directory.
