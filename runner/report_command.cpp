@@ -17,7 +17,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-
 // (plugin, size, params) of each entry: what makes two files measure the same thing.
 std::set<std::string> entry_keys(const nlohmann::json &document) {
     std::set<std::string> keys;
