@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 1: install what is missing, build, run the default sweep of every available
-# plugin, and plot it. Results: results/<host>-<timestamp>.json and .png plots beside it.
+# plugin, report and plot it. Results: results/<host>-<timestamp>.json, its report (.md) and
+# one figure per workload (.png and .svg) beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -16,3 +17,5 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
   exit "$status"
 fi
 /usr/bin/python3 runner/plot_results.py "$results"
+"$build_dir/bin/runner" report "$results" --output "${results%.json}.md"
+echo "report: ${results%.json}.md"
