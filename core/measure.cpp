@@ -1,5 +1,6 @@
 #include "measure.hpp"
 
+#include "gpu.hpp"
 #include "host_resources.hpp"
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
@@ -27,6 +28,17 @@ EntryStatus entry_status_from_string(const std::string &text) {
                           EntryStatus::skipped})
         if (text == to_string(s)) return s;
     throw std::invalid_argument("unknown entry status '" + text + "'");
+}
+
+std::string note_lost_cuda_context(EntryResult &entry) {
+    const std::string lost = cuda_sticky_error();
+    if (lost.empty()) return "";
+    const std::string why = "the CUDA context was lost (" + lost + ")";
+    if (entry.status == EntryStatus::ok) {
+        entry.status = EntryStatus::error;
+        entry.message = why;
+    }
+    return why;
 }
 
 std::string size_range_problem(const Plugin &plugin, uint64_t size) {

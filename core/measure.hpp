@@ -72,6 +72,11 @@ std::string size_range_problem(const Plugin &plugin, uint64_t size);
 // "verify", "metrics", "teardown"), so that a crash can be placed.
 using StageObserver = std::function<void(const char *stage)>;
 
+// After a CUDA entry: a sticky error (an illegal address...) that the plugin's own calls did
+// not report makes an ok entry an error. Returns "the CUDA context was lost (<error>)", or ""
+// while the context is usable.
+std::string note_lost_cuda_context(EntryResult &entry);
+
 // Measures `plugin` at `size`. Never throws: every failure becomes the entry's status.
 EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                           PhaseTimer &timer, const StageObserver &observe = {});

@@ -43,16 +43,11 @@ public:
         }
         EntryResult entry =
             measure_entry(plugin, size, options, plugin.is_cuda() ? *gpu_timer_ : cpu_timer_);
-        if (plugin.is_cuda()) {
-            if (std::string lost = cuda_sticky_error(); !lost.empty()) {
-                gpu_.available = false;
-                gpu_.unavailable_reason = "the CUDA context was lost (" + lost + ")";
-                if (entry.status == EntryStatus::ok) {
-                    entry.status = EntryStatus::error;
-                    entry.message = gpu_.unavailable_reason;
-                }
+        if (plugin.is_cuda())
+            if (std::string lost = note_lost_cuda_context(entry); !lost.empty()) {
+                gpu_.available = false;  // the rest of this process cannot use it
+                gpu_.unavailable_reason = lost;
             }
-        }
         return entry;
     }
     static EntryResult unavailable(const Plugin &plugin, uint64_t size, const GpuInfo &gpu) {

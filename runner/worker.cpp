@@ -54,13 +54,7 @@ EntryResult measure(const WorkerRequest &request, int report_fd) {
         send(report_fd, {{"stage", stage}});
     });
     entry.load_s = load_s;
-    if (plugin.is_cuda()) {
-        // A sticky error (an illegal address...) that the plugin's own calls did not report.
-        if (std::string lost = cuda_sticky_error(); !lost.empty() && entry.status == EntryStatus::ok) {
-            entry.status = EntryStatus::error;
-            entry.message = "the CUDA context was lost (" + lost + ")";
-        }
-    }
+    if (plugin.is_cuda()) note_lost_cuda_context(entry);
     return entry;
 }
 
