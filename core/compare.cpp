@@ -1,5 +1,6 @@
 #include "compare.hpp"
 
+#include "results.hpp"  // entry_identity
 #include "statistics.hpp"
 
 #include <algorithm>
@@ -61,11 +62,6 @@ bool Comparison::regressed() const {
 
 namespace {
 
-std::string key_of(const json &entry) {
-    return entry.value("plugin", "") + "|" + std::to_string(entry.value("size", uint64_t{0})) + "|" +
-           entry.value("params", "");
-}
-
 std::vector<double> run_samples(const json &entry) {
     if (!entry.contains("timing")) return {};
     return entry["timing"]["samples"].value("run", std::vector<double>{});
@@ -85,8 +81,8 @@ Comparison compare_results(const json &baseline, const json &candidate,
         result.warning = "the files come from different GPUs (" + machine(baseline) + " vs " +
                          machine(candidate) + "): differences are the machines', not the code's";
     std::map<std::string, const json *> base, cand;
-    for (const json &e : baseline["entries"]) base[key_of(e)] = &e;
-    for (const json &e : candidate["entries"]) cand[key_of(e)] = &e;
+    for (const json &e : baseline["entries"]) base[entry_identity(e)] = &e;
+    for (const json &e : candidate["entries"]) cand[entry_identity(e)] = &e;
     for (const auto &[key, b] : base) {
         ComparedEntry c;
         c.plugin = b->value("plugin", "");

@@ -241,6 +241,11 @@ ResultsFile::ResultsFile(std::filesystem::path path, json document)
     write();
 }
 
+std::string entry_identity(const json &entry) {
+    return entry.value("plugin", "") + "|" + std::to_string(entry.value("size", uint64_t{0})) + "|" +
+           entry.value("params", "");
+}
+
 json read_results_file(const std::filesystem::path &path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("cannot read " + path.string());

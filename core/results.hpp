@@ -46,6 +46,9 @@ struct EntryFigures {
 };
 EntryFigures entry_figures(const EntryResult &entry);
 
+// What makes two entries of two results files measure the same thing: "plugin|size|params".
+std::string entry_identity(const nlohmann::json &entry);
+
 // A results file read back (report, compare): throws std::runtime_error naming the file when
 // it cannot be read, is not JSON, or has no entries.
 nlohmann::json read_results_file(const std::filesystem::path &path);

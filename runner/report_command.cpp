@@ -17,15 +17,6 @@ namespace po = boost::program_options;
 
 namespace {
 
-// (plugin, size, params) of each entry: what makes two files measure the same thing.
-std::set<std::string> entry_keys(const nlohmann::json &document) {
-    std::set<std::string> keys;
-    for (const nlohmann::json &e : document["entries"])
-        keys.insert(e.value("plugin", "") + "|" + std::to_string(e.value("size", uint64_t{0})) +
-                    "|" + e.value("params", ""));
-    return keys;
-}
-
 // What names a file's columns: its GPU, else its host. Files of one machine that measured
 // different things (a GPU sweep and a CPU sweep of one study) share the name and so one
 // table; files of one machine that measured the same things (two commits) are told apart
@@ -39,11 +30,14 @@ std::vector<std::string> source_labels(const std::vector<std::string> &paths,
                              ? gpu.value("name", "GPU")
                              : d.value("host", nlohmann::json::object()).value("host_name", "host"));
     }
+    std::vector<std::set<std::string>> identities(documents.size());
+    for (size_t i = 0; i < documents.size(); ++i)
+        for (const nlohmann::json &e : documents[i]["entries"]) identities[i].insert(entry_identity(e));
     std::vector<std::string> named = labels;
     for (size_t i = 0; i < labels.size(); ++i)
         for (size_t j = 0; j < labels.size(); ++j) {
             if (i == j || labels[i] != labels[j]) continue;
-            const auto a = entry_keys(documents[i]), b = entry_keys(documents[j]);
+            const auto &a = identities[i], &b = identities[j];
             const bool overlap = std::any_of(a.begin(), a.end(), [&](const std::string &k) { return b.count(k); });
             if (overlap) named[i] = labels[i] + " (" + std::filesystem::path(paths[i]).stem().string() + ")";
         }
