@@ -15,15 +15,15 @@ namespace {
 
 using gpubench::BackendSpec;
 
-constexpr const char *kCpuParams =
-    "vars=N (columns of X, default 1000), iterations=N (sweeps over the columns, default 10), "
-    "batch=N (columns per step, default 1 = sequential; batch > 1 needs obs >= 8*batch), "
-    "dtype=float64|float32 (default float64)";
+// The GPU backends take one parameter more; adjacent literals join at compile time.
+#define SOLVEBAK_PARAMS                                                                         \
+    "vars=N (columns of X, default 1000), iterations=N (sweeps over the columns, default 10), " \
+    "batch=N (columns per step, default 1 = sequential; batch > 1 needs obs >= 8*batch), "      \
+    "dtype=float64|float32 (default float64)"
+constexpr const char *kCpuParams = SOLVEBAK_PARAMS;
 constexpr const char *kGpuParams =
-    "vars=N (columns of X, default 1000), iterations=N (sweeps over the columns, default 10), "
-    "batch=N (columns per step, default 1 = sequential; batch > 1 needs obs >= 8*batch), "
-    "dtype=float64|float32 (default float64), graph=1|0 (launch each iteration as one "
-    "CUDA graph, default 1)";
+    SOLVEBAK_PARAMS ", graph=1|0 (launch each iteration as one CUDA graph, default 1)";
+#undef SOLVEBAK_PARAMS
 
 BackendSpec spec_of(Backend backend) {
     switch (backend) {
