@@ -27,6 +27,7 @@ struct GpuInfo {
     // FP64 without tensor cores, SMs x boost clock x lanes per SM x 2 (an FMA is 2 FLOP);
     // memory bandwidth, memory clock x bus width x 2 (double data rate).
     double peak_fp32_flops = 0, peak_fp64_flops = 0, peak_bytes_per_s = 0;
+    double boost_clock_hz = 0;
 };
 
 // Looks for CUDA device `device`; never throws.

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <utility>
 #include <stdexcept>
@@ -19,10 +20,37 @@ void check(cudaError_t status, const char *what) {
     if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + describe(status));
 }
 
+double seconds_since(std::chrono::steady_clock::time_point began) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
+
+// A CUDA graph replayed between the timer's events, on its stream.
+class CudaGraphWork final : public CapturedWork {
+public:
+    CudaGraphWork(cudaGraphExec_t exec, cudaStream_t stream, cudaEvent_t begin, cudaEvent_t end)
+        : exec_(exec), stream_(stream), begin_(begin), end_(end) {}
+    ~CudaGraphWork() override { cudaGraphExecDestroy(exec_); }
+    double replay(size_t times) override {
+        check(cudaEventRecord(begin_, stream_), "cudaEventRecord");
+        for (size_t i = 0; i < times; ++i) check(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+        check(cudaEventRecord(end_, stream_), "cudaEventRecord");
+        check(cudaEventSynchronize(end_), "waiting for the graph replays");
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
+        return ms * 1e-3;
+    }
+
+private:
+    cudaGraphExec_t exec_;
+    cudaStream_t stream_;
+    cudaEvent_t begin_, end_;
+};
+
 class CudaEventTimer final : public PhaseTimer {
 public:
     explicit CudaEventTimer(int device) {
         check(cudaSetDevice(device), "cudaSetDevice");
+        set_roofline(gpu_roofline(probe_gpu(device)));
         // A blocking stream: plugins that (wrongly) use the legacy default stream still
         // serialise with it, so their work stays between the events.
         check(cudaStreamCreate(&stream_), "cudaStreamCreate");
@@ -33,6 +61,13 @@ public:
             nvml_ = NvmlProbe::open(bus, nvml_note_);
         else
             nvml_note_ = "no PCI bus id to find the device in NVML";
+        // What waiting for an idle device costs by itself, subtracted in device_drain_s().
+        idle_wait_s_ = 1.0;
+        for (int i = 0; i < 5; ++i) {
+            const auto began = std::chrono::steady_clock::now();
+            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+            idle_wait_s_ = std::min(idle_wait_s_, seconds_since(began));
+        }
     }
     ~CudaEventTimer() override {
         if (flush_buffer_) cudaFree(flush_buffer_);
@@ -75,6 +110,47 @@ public:
         check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
         return ms * 1e-3;
     }
+    std::optional<double> device_drain_s() override {
+        const auto began = std::chrono::steady_clock::now();
+        check(cudaDeviceSynchronize(), "waiting for the whole device");
+        return std::max(0.0, seconds_since(began) - idle_wait_s_);
+    }
+    std::unique_ptr<CapturedWork> capture(const std::function<void()> &enqueue,
+                                          std::string &why_not) override {
+        // Thread-local mode: only this thread's calls are checked, so other threads of a
+        // library (NVML, a profiler) cannot break the capture.
+        cudaError_t status = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+        if (status != cudaSuccess) {
+            cudaGetLastError();
+            why_not = "cudaStreamBeginCapture: " + describe(status);
+            return nullptr;
+        }
+        cudaGraph_t graph = nullptr;
+        try {
+            enqueue();
+        } catch (...) {
+            cudaStreamEndCapture(stream_, &graph);
+            if (graph) cudaGraphDestroy(graph);
+            cudaGetLastError();  // a capture error is not the plugin's sticky error
+            throw;
+        }
+        status = cudaStreamEndCapture(stream_, &graph);
+        if (status != cudaSuccess || !graph) {
+            if (graph) cudaGraphDestroy(graph);
+            cudaGetLastError();
+            why_not = "the capture failed: " + describe(status);
+            return nullptr;
+        }
+        cudaGraphExec_t exec = nullptr;
+        status = cudaGraphInstantiate(&exec, graph, 0);
+        cudaGraphDestroy(graph);
+        if (status != cudaSuccess) {
+            cudaGetLastError();
+            why_not = "cudaGraphInstantiate: " + describe(status);
+            return nullptr;
+        }
+        return std::make_unique<CudaGraphWork>(exec, stream_, begin_, end_);
+    }
 
 private:
     cudaStream_t stream_ = nullptr;
@@ -82,6 +158,7 @@ private:
     std::unique_ptr<NvmlProbe> nvml_;  // null: no NVML, see nvml_note_
     std::string nvml_note_;
     void *flush_buffer_ = nullptr;
+    double idle_wait_s_ = 0;
     size_t flush_bytes_ = 0;
     unsigned char flush_value_ = 0;
 };
@@ -116,7 +193,8 @@ void set_peaks(GpuInfo &info) {
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, info.device);
     cudaGetLastError();  // an attribute this device lacks leaves 0, not an error to carry
     const auto [fp32, fp64] = lanes_per_sm(info.compute_major, info.compute_minor);
-    const double sm_hz = info.sm_count * (clock_khz * 1e3);
+    info.boost_clock_hz = clock_khz * 1e3;
+    const double sm_hz = info.sm_count * info.boost_clock_hz;
     info.peak_fp32_flops = sm_hz * fp32 * 2;
     info.peak_fp64_flops = sm_hz * fp64 * 2;
     info.peak_bytes_per_s = 2.0 * (memory_clock_khz * 1e3) * bus_bits / 8;

@@ -20,6 +20,22 @@ std::optional<uint64_t> available_host_memory() {
     return std::nullopt;
 }
 
+void reset_peak_rss() {
+    std::ofstream clear("/proc/self/clear_refs");
+    clear << "5";  // Linux >= 4.0: resets VmHWM to the current resident set
+}
+
+uint64_t peak_rss_bytes() {
+    std::ifstream status("/proc/self/status");
+    std::string key;
+    uint64_t kb = 0;
+    while (status >> key) {
+        if (key == "VmHWM:" && status >> kb) return kb * 1024;
+        std::getline(status, key);
+    }
+    return process_usage().peak_rss_bytes;
+}
+
 unsigned logical_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
 
 ProcessUsage process_usage() {

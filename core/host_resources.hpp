@@ -16,6 +16,12 @@ struct ProcessUsage {
 };
 ProcessUsage process_usage();
 
+// The largest resident set since the last reset_peak_rss() (VmHWM), so that a worker that
+// measures several entries reports each one's own peak. Falls back to the process's lifetime
+// peak where the kernel cannot reset it.
+void reset_peak_rss();
+uint64_t peak_rss_bytes();
+
 // Logical CPU cores of the host (at least 1).
 unsigned logical_cores();
 

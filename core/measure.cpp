@@ -2,13 +2,18 @@
 
 #include "gpu.hpp"
 #include "host_resources.hpp"
+#include "leak_watch.hpp"
+#include "per_launch.hpp"
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
+#include "results.hpp"
+#include "sampling.hpp"
 #include "statistics.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 
 namespace gpubench {
@@ -39,6 +44,17 @@ std::string note_lost_cuda_context(EntryResult &entry) {
         entry.message = why;
     }
     return why;
+}
+
+EntryResult skipped_entry(const Plugin &plugin, uint64_t size, std::string reason) {
+    EntryResult entry;
+    entry.plugin = plugin.name();
+    entry.size = size;
+    entry.item_name = plugin.item_name();
+    entry.headline = plugin.headline();
+    entry.status = EntryStatus::skipped;
+    entry.message = std::move(reason);
+    return entry;
 }
 
 std::string size_range_problem(const Plugin &plugin, uint64_t size) {
@@ -89,88 +105,53 @@ std::string footprint_problem(const Work &work, const PhaseTimer &timer) {
     return problem;
 }
 
-void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-            PhaseTimer &timer, EntryResult &result, const StageObserver &stage,
-            ResourceWatch &watch) {
-    using clock = std::chrono::steady_clock;
-    const auto began = clock::now();
-    double measured = 0, timed = 0;
-    const auto flush = [&] {
-        if (options.cold && timer.flush_cache()) result.cache = "cold";
-    };
-    stage("warm-up");
-    for (int i = 0; i < options.warmup_runs; ++i) {
-        instance.timed("upload", api.upload, timer);
-        instance.call("reset", api.reset);
-        flush();
-        double run = instance.timed("run", api.run, timer);
-        if (i == 0) result.first_run_s = run;
-        instance.timed("download", api.download, timer);
-    }
-    stage("samples");
-    watch.begin_sampling();
-    struct EndSampling {  // on every way out of the loop below
-        ResourceWatch &watch;
-        const double &timed;
-        ~EndSampling() { watch.end_sampling(timed); }
-    } end_sampling{watch, timed};
-    for (;;) {
-        double up = instance.timed("upload", api.upload, timer);
-        instance.call("reset", api.reset);
-        flush();
-        double run = instance.timed("run", api.run, timer);
-        double down = instance.timed("download", api.download, timer);
-        if (up >= 0) result.upload_s.push_back(up);
-        result.run_s.push_back(run);
-        if (down >= 0) result.download_s.push_back(down);
-        measured += run;
-        timed += run + std::max(up, 0.0) + std::max(down, 0.0);
+}  // namespace
 
-        const size_t n = result.run_s.size();
-        const double elapsed = std::chrono::duration<double>(clock::now() - began).count();
-        const bool enough = n >= options.min_samples && measured >= options.min_time_s;
-        if (enough || n >= options.max_samples || elapsed >= options.max_time_s) {
-            result.noise = median_relative_standard_error(result.run_s);
-            // With the criterion off (max_noise 0) nothing was asked of the noise.
-            result.noise_converged = options.max_noise <= 0 || result.noise <= options.max_noise;
-        }
-        if (enough && (options.max_noise <= 0 || result.noise_converged)) {
-            result.stop_reason = options.max_noise > 0 ? "noise below max_noise"
-                                                       : "min_samples and min_time reached";
-            return;
-        }
-        if (n >= options.max_samples) {
-            result.stop_reason = "max_samples reached";
-            return;
-        }
-        if (elapsed >= options.max_time_s) {
-            result.stop_reason = "max_time reached";
-            return;
-        }
-    }
+const std::vector<double> &headline_run_samples(const EntryResult &entry) {
+    return entry.per_launch.run_s.empty() ? entry.run_s : entry.per_launch.run_s;
 }
 
-// A run() shorter than this on the GPU is also timed in batches, since one launch between
-// two events includes the launch and event overhead (microseconds).
-constexpr double batch_below_s = 100e-6;
-constexpr double batch_target_s = 1e-3;  // a batch lasts about this long
-constexpr size_t batch_most = 1000;
+std::string headline_method(const EntryResult &entry) {
+    return entry.per_launch.run_s.empty() ? "single" : entry.per_launch.method;
+}
 
-// Batches of back-to-back run() calls between one pair of events, for short GPU runs. Not for
-// cold entries (each run needs its flush) nor for plugins with reset() (each run needs its
-// untimed reset).
-void sample_batched(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-                    PhaseTimer &timer, EntryResult &result) {
-    const double single = summarize(result.run_s).median;
-    if (!timer.cuda_stream() || api.reset || result.cache == "cold" || single <= 0 ||
-        single >= batch_below_s)
-        return;
-    result.batch_size = std::clamp<size_t>(static_cast<size_t>(batch_target_s / single), 2, batch_most);
-    for (size_t sample = 0; sample < std::max<size_t>(options.min_samples, 1); ++sample) {
-        timer.start();
-        for (size_t i = 0; i < result.batch_size; ++i) instance.call("run", api.run);
-        result.batched_run_s.push_back(timer.stop() / static_cast<double>(result.batch_size));
+namespace {
+
+// The out-of-memory verdict: before any run() completed the size does not fit (skipped);
+// after runs succeeded it is the plugin's fault (an error), most likely a leak.
+void judge_out_of_memory(EntryResult &result, size_t runs_done, LeakWatch *leaks) {
+    if (runs_done == 0) return;
+    result.status = EntryStatus::error;
+    std::string leak;
+    if (leaks) {
+        leaks->read_now(runs_done);
+        leak = leaks->leak();
     }
+    result.message += " (after " + std::to_string(runs_done) + " successful runs: " +
+                      (leak.empty() ? "memory that run() does not give back?" : leak) + ")";
+}
+
+// Impossible throughput: the timing or the declared work is wrong. Bytes are checked only
+// when one run's bytes exceed the cache, or the cache was flushed.
+std::string faster_than_hardware(const EntryResult &e) {
+    const EntryFigures f = entry_figures(e);
+    const double limit = 1 + e.roofline_margin;
+    char text[256] = "";
+    const double flops = f.gflops * 1e9, bytes = f.gbytes_per_s * 1e9;
+    if (e.peak_flops > 0 && flops > limit * e.peak_flops)
+        std::snprintf(text, sizeof text,
+                      "faster than the hardware: %.4g GFLOP/s is %.0f%% of the peak %.4g GFLOP/s "
+                      "(%s) and more than the %.0f%% margin allows: the timing or the declared "
+                      "work is wrong", flops * 1e-9, 100 * flops / e.peak_flops,
+                      e.peak_flops * 1e-9, math_name(e.work.math), 100 * e.roofline_margin);
+    else if (e.peak_bytes_per_s > 0 && bytes > limit * e.peak_bytes_per_s &&
+             (e.cache == "cold" || e.work.bytes > static_cast<double>(e.roofline_cache_bytes)))
+        std::snprintf(text, sizeof text,
+                      "faster than the hardware: %.4g GB/s is %.0f%% of the peak bandwidth "
+                      "%.4g GB/s and more than the %.0f%% margin allows: the timing or the "
+                      "declared work is wrong", bytes * 1e-9, 100 * bytes / e.peak_bytes_per_s,
+                      e.peak_bytes_per_s * 1e-9, 100 * e.roofline_margin);
+    return text;
 }
 
 }  // namespace
@@ -189,14 +170,31 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
     result.clock = timer.clock_name();
     result.item_name = plugin.item_name();
     result.headline = plugin.headline();
+    result.unoptimized = plugin.built_unoptimized();
     if (std::string why = size_range_problem(plugin, size); !why.empty()) {
         result.status = EntryStatus::skipped;
         result.message = why;
         return result;
     }
+    size_t runs_done = 0;
+    std::optional<LeakWatch> leaks;
+    std::optional<Instance> instance;
+    const auto teardown = [&] {  // destroy() is the plugin's time too
+        if (!instance) return;
+        const auto began = std::chrono::steady_clock::now();
+        const double before = instance->plugin_time_s();
+        instance.reset();
+        result.plugin_time_s = before + std::chrono::duration<double>(
+                                            std::chrono::steady_clock::now() - began).count();
+    };
     try {
         stage("work");
         result.work = query_work(api, size, options.params);
+        const Roofline &roofline = timer.roofline();
+        result.peak_flops = roofline.flops_for(result.work.math);
+        result.peak_bytes_per_s = roofline.bytes_per_s;
+        result.roofline_cache_bytes = roofline.cache_bytes;
+        result.roofline_margin = roofline.margin;
         if (std::string why = footprint_problem(result.work, timer); !why.empty())
             throw PluginFailure{GPUBENCH_OUT_OF_MEMORY, why};
         gpubench_setup_args args{};
@@ -209,18 +207,20 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         args.params = options.params.c_str();
         stage("setup");
         ResourceWatch watch(timer);
+        leaks.emplace(timer);
         const auto setup_began = std::chrono::steady_clock::now();
-        Instance instance(api, args);
+        instance.emplace(api, args);
         result.setup_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
-        sample(instance, api, options, timer, result, stage, watch);
-        sample_batched(instance, api, options, timer, result);
+        sample(*instance, api, options, timer, result, stage, watch, *leaks, runs_done);
+        time_per_launch(*instance, api, options, timer, result);
         stage("verify");
-        result.verification = instance.verify();
+        result.verification = instance->verify();
         stage("metrics");
-        result.metrics = instance.metrics(plugin.metrics_fn());
+        result.metrics = instance->metrics(plugin.metrics_fn());
         result.resources = watch.finish();
         stage("teardown");
+        teardown();
         result.status =
             result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;
         if (!result.verification.passed) {
@@ -229,9 +229,18 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
                           result.verification.max_error, result.verification.tolerance);
             result.message = text;
         }
+        if (std::string impossible = faster_than_hardware(result); !impossible.empty()) {
+            result.status = EntryStatus::verification_failed;
+            result.message += (result.message.empty() ? "" : "; ") + impossible;
+        }
+    } catch (const EntryProblem &problem) {
+        result.status = problem.status;
+        result.message = problem.message;
     } catch (const PluginFailure &failure) {
         result.status = status_for_failure(failure.status);
         result.message = prefix_for_failure(failure.status) + failure.message;
+        if (failure.status == GPUBENCH_OUT_OF_MEMORY)
+            judge_out_of_memory(result, runs_done, leaks ? &*leaks : nullptr);
     } catch (const std::exception &e) {  // the timer's device errors, or a plugin's exception
         result.status = EntryStatus::error;
         result.message = std::string("in ") + current_stage + ": " + e.what();
@@ -240,6 +249,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         result.message = std::string("in ") + current_stage +
                          ": an exception of unknown type escaped the plugin";
     }
+    teardown();
     return result;
 }
 

@@ -34,6 +34,25 @@ enum class EntryStatus { ok, verification_failed, error, skipped };
 const char *to_string(EntryStatus status);
 EntryStatus entry_status_from_string(const std::string &text);  // throws std::invalid_argument
 
+// Whether each timed phase's device work ended with its span (see gpubench/plugin.h): during
+// warm-up and on every 8th sample the runner waits for the whole device after the end event.
+struct StreamAudit {
+    size_t audits = 0;             // phase calls checked
+    std::string worst_phase;       // the phase whose device work outlived its span the most
+    double timed_s = 0;            // that phase's median timed span at the checks
+    double drain_s = 0;            // its median wait for the device after the span ended
+    bool escaped = false;          // drain_s beyond the rule in sampling.hpp: invalid entry
+};
+
+// The headline time of a short GPU run, per launch (empty method: from single launches).
+struct PerLaunch {
+    std::string method;            // "graph", "batch", "graph, reset subtracted",
+                                   // "batch, reset subtracted"; "" = not timed per launch
+    size_t launches = 0;           // run() launches per sample
+    std::vector<double> run_s;     // seconds per launch, one value per sample
+    std::string note;              // why a graph was not used, when it was not
+};
+
 // Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
 struct EntryResult {
     std::string plugin;
@@ -49,21 +68,37 @@ struct EntryResult {
                                                       // empty when the plugin has none)
     std::string stop_reason;
     std::string cache = "hot";      // "cold": L2 flushed before each timed run()
-    // Short GPU runs also timed in batches of back-to-back launches between one event pair:
-    // batch_size launches per sample, batched_run_s the time per launch (empty: not batched).
-    size_t batch_size = 0;
-    std::vector<double> batched_run_s;
+    PerLaunch per_launch;           // short GPU runs: the per-launch headline
     double noise = 0;               // relative standard error of the median run() time
     bool noise_converged = false;   // noise <= max_noise when sampling stopped
+    bool noise_required = true;     // the noise criterion was asked for (--max-noise > 0)
+    StreamAudit stream_audit;
     Verification verification;
     std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
-    // The device's peak FP32 rate and bandwidth (GpuInfo), set by the sweep for CUDA entries
-    // so that throughput can be read as a fraction of the roofline; 0: unknown.
+    // The ceilings for this entry's math (gpubench_work.math) and bandwidth, so that
+    // throughput is read as a fraction of the roofline; 0: unknown.
     double peak_flops = 0, peak_bytes_per_s = 0;
+    uint64_t roofline_cache_bytes = 0;  // one run's bytes up to this may come from a cache
+    double roofline_margin = 0;
     std::string item_name;          // what work.items counts ("" = none)
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
+    bool unoptimized = false;       // the plugin's build_info says it was built without -O
+    std::string sanitizer;          // "memcheck: 0 errors"... when run under compute-sanitizer
+    // Where the entry's wall time went: inside the plugin's calls (and waiting for their
+    // device work) versus the harness around them (see harness_json in results.hpp).
+    double plugin_time_s = 0;
+    double entry_wall_s = 0;        // request to report, as the runner saw it
+    bool worker_started = false;    // a worker process was started for this entry
+    double finished_after_s = 0;    // since the runner started
 };
+
+// The headline compute time: per launch for short GPU runs, else single run() calls.
+const std::vector<double> &headline_run_samples(const EntryResult &entry);
+std::string headline_method(const EntryResult &entry);  // "single" or per_launch.method
+
+// An entry skipped before anything ran, with the reason (no GPU, over a budget...).
+EntryResult skipped_entry(const Plugin &plugin, uint64_t size, std::string reason);
 
 // The one-line reason `size` is outside the plugin's declared range, or "".
 std::string size_range_problem(const Plugin &plugin, uint64_t size);

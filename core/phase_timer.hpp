@@ -3,14 +3,25 @@
 #pragma once
 
 #include "nvml_probe.hpp"
+#include "roofline.hpp"
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
 namespace gpubench {
+
+// Work captured once (a CUDA graph) and replayed by the timer alone, without the plugin.
+class CapturedWork {
+public:
+    virtual ~CapturedWork() = default;
+    // Replays the work `times` times back to back between one pair of events; waits for it
+    // and returns the seconds it took. Throws std::runtime_error on a device error.
+    virtual double replay(size_t times) = 0;
+};
 
 class PhaseTimer {
 public:
@@ -35,6 +46,25 @@ public:
     // Waits until the timed work is complete; returns its duration in seconds. Throws
     // std::runtime_error when the device reports an error.
     virtual double stop() = 0;
+    // Right after stop(): waits for the whole device and returns how much longer it stayed
+    // busy than an idle device takes to answer that wait (seconds, >= 0). Work the plugin left
+    // on a stream of its own shows here. nullopt for a host clock.
+    virtual std::optional<double> device_drain_s() { return std::nullopt; }
+    // Captures the device work `enqueue` puts on cuda_stream() into a replayable graph, or
+    // returns nullptr with the reason in `why_not` (a host clock; a call that cannot be
+    // captured). `enqueue` may throw; the capture is then abandoned and the exception passed on.
+    virtual std::unique_ptr<CapturedWork> capture(const std::function<void()> &enqueue,
+                                                  std::string &why_not) {
+        (void)enqueue;
+        why_not = "no device to capture work on";
+        return nullptr;
+    }
+    // The ceilings throughput is read against (unknown: an all-zero roofline).
+    virtual const Roofline &roofline() const { return roofline_; }
+    void set_roofline(Roofline roofline) { roofline_ = std::move(roofline); }
+
+private:
+    Roofline roofline_;
 };
 
 class SteadyClockTimer final : public PhaseTimer {

@@ -41,7 +41,35 @@ std::vector<fs::path> plugin_search_path(const fs::path &exe_dir,
     return unique;
 }
 
-PluginCatalog discover_plugins(const std::vector<fs::path> &dirs) {
+namespace {
+
+bool matches_any(const std::vector<std::string> &patterns, const std::string &name) {
+    for (const std::string &pattern : patterns)
+        if (fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
+    return false;
+}
+
+void add_file(PluginCatalog &catalog, const fs::path &file) {
+    auto loaded = load_plugin(file);
+    if (auto *refusal = std::get_if<Refusal>(&loaded)) {
+        catalog.refused.push_back(std::move(*refusal));
+        return;
+    }
+    Plugin &plugin = std::get<Plugin>(loaded);
+    auto same = std::find_if(catalog.plugins.begin(), catalog.plugins.end(),
+                             [&](const Plugin &p) { return p.name() == plugin.name(); });
+    if (same != catalog.plugins.end()) {
+        catalog.refused.push_back({file, "duplicate plugin name '" + plugin.name() +
+                                             "', already provided by " + same->file().string()});
+        return;
+    }
+    catalog.plugins.push_back(std::move(plugin));
+}
+
+}  // namespace
+
+PluginCatalog discover_plugins(const std::vector<fs::path> &dirs,
+                               const std::vector<std::string> &patterns) {
     PluginCatalog catalog;
     for (const fs::path &dir : dirs) {
         std::error_code ec;
@@ -55,28 +83,25 @@ PluginCatalog discover_plugins(const std::vector<fs::path> &dirs) {
                 files.push_back(item.path());
         std::sort(files.begin(), files.end());
         for (const fs::path &file : files) {
-            auto loaded = load_plugin(file);
-            if (auto *refusal = std::get_if<Refusal>(&loaded)) {
-                catalog.refused.push_back(std::move(*refusal));
-                continue;
-            }
-            Plugin &plugin = std::get<Plugin>(loaded);
-            auto same = std::find_if(catalog.plugins.begin(), catalog.plugins.end(),
-                                     [&](const Plugin &p) { return p.name() == plugin.name(); });
-            if (same != catalog.plugins.end()) {
-                catalog.refused.push_back({file, "duplicate plugin name '" + plugin.name() +
-                                                     "', already provided by " +
-                                                     same->file().string()});
-                continue;
-            }
-            catalog.plugins.push_back(std::move(plugin));
+            if (!patterns.empty() && !matches_any(patterns, file.stem().string()))
+                catalog.not_loaded.push_back(file);
+            else
+                add_file(catalog, file);
         }
     }
     return catalog;
 }
 
-std::vector<const Plugin *> select_plugins(const PluginCatalog &catalog,
+std::vector<const Plugin *> select_plugins(PluginCatalog &catalog,
                                            const std::vector<std::string> &patterns) {
+    for (const std::string &pattern : patterns)
+        if (!catalog.not_loaded.empty() &&
+            std::none_of(catalog.plugins.begin(), catalog.plugins.end(), [&](const Plugin &p) {
+                return fnmatch(pattern.c_str(), p.api().name, 0) == 0;
+            })) {
+            for (const fs::path &file : catalog.not_loaded) add_file(catalog, file);
+            catalog.not_loaded.clear();
+        }
     std::set<const Plugin *> chosen;
     for (const std::string &pattern : patterns) {
         bool matched = false;

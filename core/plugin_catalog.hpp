@@ -15,6 +15,7 @@ inline constexpr const char *plugin_path_variable = "GPUBENCH_PLUGIN_PATH";
 struct PluginCatalog {
     std::vector<Plugin> plugins;    // accepted, in discovery order
     std::vector<Refusal> refused;   // files seen and not accepted
+    std::vector<std::filesystem::path> not_loaded;  // skipped by name (see discover_plugins)
 };
 
 // Directories searched, in order: `explicit_dirs` (--plugin-dir), then the entries of
@@ -26,12 +27,17 @@ std::vector<std::filesystem::path> plugin_search_path(
 
 // Loads every *.so file in each directory (not recursive, sorted by file name). The first
 // plugin of a name wins; later ones are refused as duplicates. A missing directory is
-// reported as a refusal, not an error.
-PluginCatalog discover_plugins(const std::vector<std::filesystem::path> &dirs);
+// reported as a refusal, not an error. With `patterns` (--plugin), a file whose name
+// (without .so) matches none of them is not loaded but kept in not_loaded: plugins are
+// named <name>.so, so start-up loads only what it will run.
+PluginCatalog discover_plugins(const std::vector<std::filesystem::path> &dirs,
+                               const std::vector<std::string> &patterns = {});
 
 // The plugins whose names match any pattern (exact names or shell globs such as 'matmul_*'),
-// in catalog order, each once. Throws std::invalid_argument naming a pattern that matches none.
-std::vector<const Plugin *> select_plugins(const PluginCatalog &catalog,
+// in catalog order, each once. A pattern that matches no loaded plugin loads the files left in
+// not_loaded first (a plugin whose file is named otherwise). Throws std::invalid_argument
+// naming a pattern that still matches none.
+std::vector<const Plugin *> select_plugins(PluginCatalog &catalog,
                                            const std::vector<std::string> &patterns);
 
 // A --param key (of "k=v,k2=v2") that none of `plugins` reads, as an error message naming it

@@ -1,9 +1,24 @@
 #include "plugin_instance.hpp"
 
+#include <chrono>
+
 namespace gpubench {
 namespace {
 
 constexpr size_t message_capacity = 1024;
+
+// Adds the time from construction to destruction to `total`.
+class Stopwatch {
+public:
+    explicit Stopwatch(double &total) : total_(total) {}
+    ~Stopwatch() {
+        total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
+    }
+
+private:
+    double &total_;
+    std::chrono::steady_clock::time_point began_ = std::chrono::steady_clock::now();
+};
 
 void expect_ok(const char *phase, gpubench_status status, const char *message) {
     if (status == GPUBENCH_OK) return;
@@ -14,6 +29,7 @@ void expect_ok(const char *phase, gpubench_status status, const char *message) {
 }  // namespace
 
 Instance::Instance(const gpubench_plugin &api, const gpubench_setup_args &args) : api_(api) {
+    Stopwatch watch(plugin_time_s_);
     char message[message_capacity] = "";
     expect_ok("setup", api.create(&args, &handle_, message, sizeof message), message);
     if (!handle_) throw PluginFailure{GPUBENCH_ERROR, "setup: create returned no instance"};
@@ -25,6 +41,7 @@ Instance::~Instance() {
 
 bool Instance::call(const char *phase, gpubench_phase_fn fn) {
     if (!fn) return false;
+    Stopwatch watch(plugin_time_s_);
     char message[message_capacity] = "";
     expect_ok(phase, fn(handle_, message, sizeof message), message);
     return true;
@@ -34,10 +51,12 @@ double Instance::timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &time
     if (!fn) return -1;
     timer.start();
     call(phase, fn);
+    Stopwatch watch(plugin_time_s_);  // waiting for the phase's device work
     return timer.stop();
 }
 
 Verification Instance::verify() {
+    Stopwatch watch(plugin_time_s_);
     gpubench_verification raw{};
     raw.struct_size = sizeof raw;
     char message[message_capacity] = "";
@@ -48,6 +67,7 @@ Verification Instance::verify() {
 
 std::vector<Metric> Instance::metrics(decltype(gpubench_plugin::metrics) fn) {
     if (!fn) return {};
+    Stopwatch watch(plugin_time_s_);
     constexpr uint32_t capacity = 32;
     gpubench_metric raw[capacity] = {};
     for (gpubench_metric &m : raw) m.struct_size = sizeof m;
@@ -68,7 +88,7 @@ Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &pa
     raw.struct_size = sizeof raw;
     char message[message_capacity] = "";
     expect_ok("work", api.work(size, params.c_str(), &raw, message, sizeof message), message);
-    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items};
+    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items, raw.math, raw.flags};
 }
 
 }  // namespace gpubench

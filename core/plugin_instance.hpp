@@ -33,9 +33,15 @@ public:
     Verification verify();
     std::vector<Metric> metrics(decltype(gpubench_plugin::metrics) fn);  // {} when fn is null
 
+    // Seconds spent in the plugin's calls (and, for timed ones, waiting for their device
+    // work) since create() began: what the harness cannot make cheaper.
+    double plugin_time_s() const { return plugin_time_s_; }
+    void add_plugin_time(double seconds) { plugin_time_s_ += seconds; }
+
 private:
     const gpubench_plugin &api_;
     gpubench_instance *handle_ = nullptr;
+    double plugin_time_s_ = 0;
 };
 
 // The plugin's work() for (size, params).

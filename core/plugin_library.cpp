@@ -34,6 +34,10 @@ decltype(gpubench_plugin::metrics) Plugin::metrics_fn() const {
     return GPUBENCH_HAS_FIELD(api_, gpubench_plugin, metrics) ? api_->metrics : nullptr;
 }
 
+bool Plugin::built_unoptimized() const {
+    return api_->build_info && std::strstr(api_->build_info, "unoptimized") != nullptr;
+}
+
 std::optional<std::vector<std::string>> Plugin::param_names() const {
     if (!GPUBENCH_HAS_FIELD(api_, gpubench_plugin, param_names) || !api_->param_names)
         return std::nullopt;

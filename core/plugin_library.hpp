@@ -31,6 +31,8 @@ public:
     std::string item_name() const;              // "" = none
     gpubench_headline headline() const;         // GPUBENCH_HEADLINE_AUTO when absent
     decltype(gpubench_plugin::metrics) metrics_fn() const;  // nullptr = none
+    // build_info says the plugin was compiled without optimisation (GPUBENCH_OPTIMIZATION_TEXT).
+    bool built_unoptimized() const;
     // v1.2: the parameter keys the plugin reads; nullopt when it does not say.
     std::optional<std::vector<std::string>> param_names() const;
 

@@ -7,6 +7,7 @@
 namespace gpubench {
 
 ResourceWatch::ResourceWatch(const PhaseTimer &timer) : timer_(timer) {
+    reset_peak_rss();
     if (const auto memory = timer_.device_memory()) {
         resources_.on_device = true;
         resources_.device_total_bytes = memory->total;
@@ -31,6 +32,7 @@ void ResourceWatch::begin_sampling() {
     resources_.gpu_before = timer_.gpu_state();
     resources_.gpu_state_note = timer_.gpu_state_note();
     cpu_before_ = process_usage().cpu_s;
+    host_load_.begin();
     sampling_began_ = std::chrono::steady_clock::now();
 }
 
@@ -38,6 +40,7 @@ void ResourceWatch::end_sampling(double device_timed_s) {
     resources_.sampling_wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_began_).count();
     resources_.sampling_cpu_s = process_usage().cpu_s - cpu_before_;
+    resources_.host_load = host_load_.end();
     if (resources_.on_device && resources_.sampling_wall_s > 0)
         resources_.gpu_busy = std::min(1.0, device_timed_s / resources_.sampling_wall_s);
     resources_.gpu_after = timer_.gpu_state();
@@ -45,7 +48,7 @@ void ResourceWatch::end_sampling(double device_timed_s) {
 }
 
 EntryResources ResourceWatch::finish() {
-    resources_.peak_rss_bytes = process_usage().peak_rss_bytes;
+    resources_.peak_rss_bytes = peak_rss_bytes();
     if (resources_.on_device) {
         resources_.device_used_bytes = peak_used_;
         resources_.device_allocated_bytes = peak_used_ - used_before_;

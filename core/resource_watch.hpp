@@ -3,6 +3,7 @@
 // GPU was while it was sampled.
 #pragma once
 
+#include "host_load.hpp"
 #include "phase_timer.hpp"
 
 #include <chrono>
@@ -27,6 +28,9 @@ struct EntryResources {
     // NVML cannot give are absent inside; gpu_state_note says why when NVML is missing.
     std::optional<GpuState> gpu_before, gpu_after;
     std::string gpu_state_note;
+    // The host while sampling: how much the rest of the machine took, how long the worker's
+    // threads waited for a CPU, and whether that makes the entry "contended".
+    std::optional<HostLoad> host_load;
     bool throttled() const {
         return (gpu_before && gpu_before->throttled()) || (gpu_after && gpu_after->throttled());
     }
@@ -53,6 +57,7 @@ private:
     uint64_t used_before_ = 0, peak_used_ = 0;
     std::chrono::steady_clock::time_point sampling_began_{};
     double cpu_before_ = 0;
+    HostLoadWatch host_load_;
 };
 
 }  // namespace gpubench

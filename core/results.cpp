@@ -59,16 +59,17 @@ json plugin_json(const Plugin &plugin) {
 EntryFigures entry_figures(const EntryResult &e) {
     EntryFigures f;
     f.run = summarize(e.run_s);
+    f.compute = e.per_launch.run_s.empty() ? f.run : summarize(e.per_launch.run_s);
     f.upload = summarize(e.upload_s);
     f.download = summarize(e.download_s);
     std::vector<double> total = e.run_s;
     if (e.upload_s.size() == total.size()) total = add_samples(total, e.upload_s);
     if (e.download_s.size() == total.size()) total = add_samples(total, e.download_s);
     f.end_to_end = summarize(total);
-    if (f.run.median > 0) {
-        f.gflops = e.work.flops / f.run.median * 1e-9;
-        f.gbytes_per_s = e.work.bytes / f.run.median * 1e-9;
-        f.items_per_s = e.work.items / f.run.median;
+    if (f.compute.median > 0) {
+        f.gflops = e.work.flops / f.compute.median * 1e-9;
+        f.gbytes_per_s = e.work.bytes / f.compute.median * 1e-9;
+        f.items_per_s = e.work.items / f.compute.median;
     }
     const double compute = e.peak_flops > 0 ? f.gflops * 1e9 / e.peak_flops : 0;
     const double memory = e.peak_bytes_per_s > 0 ? f.gbytes_per_s * 1e9 / e.peak_bytes_per_s : 0;
@@ -95,6 +96,17 @@ EntryFigures entry_figures(const EntryResult &e) {
     return f;
 }
 
+std::vector<std::string> entry_flags(const EntryResult &e) {
+    std::vector<std::string> flags;
+    if (e.noise_required && !e.noise_converged && !e.run_s.empty()) flags.push_back("noisy");
+    if (e.resources.throttled()) flags.push_back("throttled");
+    if (e.cache == "cold") flags.push_back("cold");
+    if (e.resources.host_load && e.resources.host_load->contended()) flags.push_back("contended");
+    if (e.unoptimized) flags.push_back("unoptimized");
+    if (!e.sanitizer.empty()) flags.push_back("sanitized");
+    return flags;
+}
+
 json measure_options_json(const MeasureOptions &m) {
     return {{"seed", m.seed},
             {"cpu_threads", m.cpu_threads},
@@ -110,8 +122,14 @@ json measure_options_json(const MeasureOptions &m) {
 }
 
 json work_json(const Work &w, const std::string &item_name) {
-    return {{"flops", w.flops},           {"bytes", w.bytes}, {"host_bytes", w.host_bytes},
-            {"device_bytes", w.device_bytes}, {"items", w.items}, {"item_name", item_name}};
+    return {{"flops", w.flops},
+            {"bytes", w.bytes},
+            {"host_bytes", w.host_bytes},
+            {"device_bytes", w.device_bytes},
+            {"items", w.items},
+            {"item_name", item_name},
+            {"math", math_name(w.math)},
+            {"run_repeatable", (w.flags & GPUBENCH_WORK_RUN_REPEATABLE) != 0}};
 }
 
 json verification_json(const Verification &v) {
@@ -125,6 +143,20 @@ json metrics_json(const std::vector<Metric> &metrics) {
         all.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}, {"text", m.text}});
     return all;
 }
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores,
+                                   others_cores, own_wait_s, wait_share, host_cores)
+
+namespace {
+
+json host_load_json(const HostLoad &h) {
+    json j = h;
+    j["contended"] = h.contended();
+    if (h.contended()) j["reason"] = h.reason();
+    return j;
+}
+
+}  // namespace
 
 json resources_json(const EntryResources &r) {
     json j = {{"sampling_wall_s", r.sampling_wall_s},
@@ -142,6 +174,7 @@ json resources_json(const EntryResources &r) {
     if (r.gpu_after) j["gpu_after"] = gpu_state_json(*r.gpu_after);
     if (r.gpu_before || r.gpu_after) j["throttled"] = r.throttled();
     if (!r.gpu_state_note.empty()) j["gpu_state_note"] = r.gpu_state_note;
+    if (r.host_load) j["host_load"] = host_load_json(*r.host_load);
     return j;
 }
 
@@ -160,7 +193,18 @@ EntryResources resources_from_json(const json &j) {
     if (j.contains("gpu_before")) r.gpu_before = gpu_state_from_json(j["gpu_before"]);
     if (j.contains("gpu_after")) r.gpu_after = gpu_state_from_json(j["gpu_after"]);
     r.gpu_state_note = j.value("gpu_state_note", "");
+    if (j.contains("host_load")) r.host_load = j["host_load"].get<HostLoad>();
     return r;
+}
+
+json harness_json(const EntryResult &e) {
+    json h = {{"plugin_time_s", e.plugin_time_s}, {"worker_started", e.worker_started}};
+    if (e.entry_wall_s > 0) {
+        h["entry_wall_s"] = e.entry_wall_s;
+        h["overhead_s"] = std::max(0.0, e.entry_wall_s - e.plugin_time_s);
+    }
+    if (e.finished_after_s > 0) h["finished_after_s"] = e.finished_after_s;
+    return h;
 }
 
 json entry_json(const EntryResult &e, const MeasureOptions &options) {
@@ -172,7 +216,16 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                   {"params", options.params},
                   {"seed", options.seed},
                   {"cpu_threads", options.cpu_threads},
-                  {"work", work_json(e.work, e.item_name)}};
+                  {"work", work_json(e.work, e.item_name)},
+                  {"flags", entry_flags(e)},
+                  {"harness", harness_json(e)}};
+    if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
+    if (e.stream_audit.audits > 0)
+        entry["stream_audit"] = {{"checks", e.stream_audit.audits},
+                                 {"worst_phase", e.stream_audit.worst_phase},
+                                 {"timed_s", e.stream_audit.timed_s},
+                                 {"device_busy_after_s", e.stream_audit.drain_s},
+                                 {"outside_stream", e.stream_audit.escaped}};
     if (e.run_s.empty()) return entry;
     EntryFigures f = entry_figures(e);
     entry["timing"] = {{"clock", e.clock},
@@ -193,15 +246,20 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                        {"end_to_end", summary_json(f.end_to_end)},
                        {"samples",
                         {{"run", e.run_s}, {"upload", e.upload_s}, {"download", e.download_s}}}};
-    if (!e.batched_run_s.empty()) {
-        const Summary batched = summarize(e.batched_run_s);
-        entry["timing"]["batched"] = {{"batch_size", e.batch_size},
-                                      {"run", summary_json(batched)},
-                                      {"samples", e.batched_run_s}};
+    // The headline: which method gave it, and its samples (see per_launch.hpp).
+    entry["timing"]["compute"] = {{"method", headline_method(e)},
+                                  {"median", f.compute.median},
+                                  {"summary", summary_json(f.compute)}};
+    if (!e.per_launch.run_s.empty()) {
+        entry["timing"]["per_launch"] = {{"method", e.per_launch.method},
+                                         {"launches_per_sample", e.per_launch.launches},
+                                         {"run", summary_json(f.compute)},
+                                         {"samples", e.per_launch.run_s}};
         // What one launch costs beyond the work itself: single-launch median minus the
-        // per-launch median of back-to-back batches.
-        entry["timing"]["launch_overhead"] = f.run.median - batched.median;
+        // per-launch median.
+        entry["timing"]["launch_overhead"] = f.run.median - f.compute.median;
     }
+    if (!e.per_launch.note.empty()) entry["timing"]["per_launch_note"] = e.per_launch.note;
     entry["throughput"] = {{"gflops", f.gflops},
                            {"gbytes_per_s", f.gbytes_per_s},
                            {"items_per_s", f.items_per_s},
@@ -210,6 +268,12 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
         entry["throughput"]["percent_of_peak"] = f.percent_of_peak;
         entry["throughput"]["roofline_bound"] = f.roofline_bound;
     }
+    if (e.peak_flops > 0 || e.peak_bytes_per_s > 0)
+        entry["throughput"]["ceiling"] = {{"flops", e.peak_flops},
+                                          {"math", math_name(e.work.math)},
+                                          {"bytes_per_s", e.peak_bytes_per_s},
+                                          {"cache_bytes", e.roofline_cache_bytes},
+                                          {"margin", e.roofline_margin}};
     entry["verification"] = verification_json(e.verification);
     entry["metrics"] = metrics_json(e.metrics);
     entry["resources"] = resources_json(e.resources);

@@ -27,11 +27,15 @@ nlohmann::json verification_json(const Verification &verification);
 nlohmann::json metrics_json(const std::vector<Metric> &metrics);
 nlohmann::json resources_json(const EntryResources &resources);
 EntryResources resources_from_json(const nlohmann::json &json);
+// Where an entry's wall time went: plugin_time_s, entry_wall_s, overhead_s (the difference),
+// worker_started, finished_after_s (since the runner started).
+nlohmann::json harness_json(const EntryResult &entry);
 
 // Median-based figures of an entry, shared by the JSON and the console table.
 struct EntryFigures {
     Summary run, upload, download, end_to_end;
-    double gflops = 0;          // work.flops / median run time
+    Summary compute;            // the headline: per launch for short GPU runs, else = run
+    double gflops = 0;          // work.flops / median compute time
     double gbytes_per_s = 0;    // work.bytes / median run time
     double items_per_s = 0;     // work.items / median run time
     // The throughput the plugin wants shown first: "gflops", "gbytes_per_s", "items_per_s",
@@ -45,6 +49,11 @@ struct EntryFigures {
     std::string roofline_bound;
 };
 EntryFigures entry_figures(const EntryResult &entry);
+
+// What a reader must know before trusting an entry's numbers, as short words: noisy,
+// throttled, cold, contended, unoptimized, sanitized. Shared by the console, the results
+// file ("flags") and the report.
+std::vector<std::string> entry_flags(const EntryResult &entry);
 
 // What makes two entries of two results files measure the same thing: "plugin|size|params".
 std::string entry_identity(const nlohmann::json &entry);

@@ -10,17 +10,15 @@ namespace gpubench {
 using nlohmann::json;
 
 json request_to_wire(const WorkerRequest &r) {
-    return {{"plugin_file", r.plugin_file},
-            {"plugin_name", r.plugin_name},
-            {"size", r.size},
-            {"options", measure_options_json(r.options)}};
+    return {{"size", r.size},
+            {"options", measure_options_json(r.options)},
+            {"host_roofline", roofline_json(r.host_roofline)}};
 }
 
 WorkerRequest request_from_wire(const json &w) {
     WorkerRequest r;
-    r.plugin_file = w.at("plugin_file").get<std::string>();
-    r.plugin_name = w.at("plugin_name").get<std::string>();
     r.size = w.at("size").get<uint64_t>();
+    r.host_roofline = roofline_from_json(w.at("host_roofline"));
     const json &o = w.at("options");
     MeasureOptions &m = r.options;
     m.seed = o.at("seed").get<uint64_t>();
@@ -62,10 +60,27 @@ json entry_to_wire(const EntryResult &e) {
             {"download_s", e.download_s},
             {"stop_reason", e.stop_reason},
             {"cache", e.cache},
-            {"batch_size", e.batch_size},
-            {"batched_run_s", e.batched_run_s},
+            {"per_launch",
+             {{"method", e.per_launch.method},
+              {"launches", e.per_launch.launches},
+              {"run_s", e.per_launch.run_s},
+              {"note", e.per_launch.note}}},
+            {"stream_audit",
+             {{"audits", e.stream_audit.audits},
+              {"worst_phase", e.stream_audit.worst_phase},
+              {"timed_s", e.stream_audit.timed_s},
+              {"drain_s", e.stream_audit.drain_s},
+              {"escaped", e.stream_audit.escaped}}},
+            {"roofline",
+             {{"peak_flops", e.peak_flops},
+              {"peak_bytes_per_s", e.peak_bytes_per_s},
+              {"cache_bytes", e.roofline_cache_bytes},
+              {"margin", e.roofline_margin}}},
+            {"unoptimized", e.unoptimized},
+            {"plugin_time_s", e.plugin_time_s},
             {"noise", e.noise},
             {"noise_converged", e.noise_converged},
+            {"noise_required", e.noise_required},
             {"verification", verification_json(e.verification)},
             {"metrics", metrics_json(e.metrics)},
             {"resources", resources_json(e.resources)},
@@ -80,7 +95,9 @@ EntryResult entry_from_wire(const json &w) {
     e.message = w.at("message").get<std::string>();
     const json &work = w.at("work");
     e.work = {number_at(work, "flops"), number_at(work, "bytes"), number_at(work, "host_bytes"),
-              number_at(work, "device_bytes"), number_at(work, "items")};
+              number_at(work, "device_bytes"), number_at(work, "items"),
+              math_from_name(work.at("math").get<std::string>()),
+              work.at("run_repeatable").get<bool>() ? GPUBENCH_WORK_RUN_REPEATABLE : 0u};
     e.clock = w.at("clock").get<std::string>();
     e.load_s = number_at(w, "load_s");
     e.setup_s = number_at(w, "setup_s");
@@ -90,10 +107,23 @@ EntryResult entry_from_wire(const json &w) {
     e.download_s = w.at("download_s").get<std::vector<double>>();
     e.stop_reason = w.at("stop_reason").get<std::string>();
     e.cache = w.at("cache").get<std::string>();
-    e.batch_size = w.at("batch_size").get<size_t>();
-    e.batched_run_s = w.at("batched_run_s").get<std::vector<double>>();
+    const json &pl = w.at("per_launch");
+    e.per_launch = {pl.at("method").get<std::string>(), pl.at("launches").get<size_t>(),
+                    pl.at("run_s").get<std::vector<double>>(), pl.at("note").get<std::string>()};
+    const json &sa = w.at("stream_audit");
+    e.stream_audit = {sa.at("audits").get<size_t>(), sa.at("worst_phase").get<std::string>(),
+                      number_at(sa, "timed_s"), number_at(sa, "drain_s"),
+                      sa.at("escaped").get<bool>()};
+    const json &roof = w.at("roofline");
+    e.peak_flops = number_at(roof, "peak_flops");
+    e.peak_bytes_per_s = number_at(roof, "peak_bytes_per_s");
+    e.roofline_cache_bytes = roof.at("cache_bytes").get<uint64_t>();
+    e.roofline_margin = number_at(roof, "margin");
+    e.unoptimized = w.at("unoptimized").get<bool>();
+    e.plugin_time_s = number_at(w, "plugin_time_s");
     e.noise = number_at(w, "noise");
     e.noise_converged = w.at("noise_converged").get<bool>();
+    e.noise_required = w.at("noise_required").get<bool>();
     const json &v = w.at("verification");
     e.verification = {v.at("passed").get<bool>(), number_at(v, "max_error"),
                       number_at(v, "tolerance"), v.at("checked").get<uint64_t>(),

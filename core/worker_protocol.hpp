@@ -1,11 +1,13 @@
-// What travels between the runner and the worker process that measures one entry: the
-// request (which plugin file, which size, the options) and the worker's report, a stream of
-// JSON lines: {"stage": "setup"} as each stage begins, then {"entry": {...}} at the end.
+// What travels between the runner and a worker process, which serves the entries of one
+// plugin (its file is on the worker's command line, see worker_main.hpp): requests, one JSON
+// line each (the size, the options, the host's roofline), and for each request a report, a
+// stream of JSON lines: {"stage": "setup"} as each stage begins, then {"entry": {...}}.
 // The entry form is lossless (every field of EntryResult, raw samples rather than the results
 // file's summaries); work, verification and metrics have the results file's shapes.
 #pragma once
 
 #include "measure.hpp"
+#include "roofline.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -15,9 +17,9 @@
 namespace gpubench {
 
 struct WorkerRequest {
-    std::string plugin_file, plugin_name;
     uint64_t size = 0;
     MeasureOptions options;
+    Roofline host_roofline;  // measured once by the runner (host_peaks.hpp)
 };
 
 nlohmann::json request_to_wire(const WorkerRequest &request);

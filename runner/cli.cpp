@@ -1,6 +1,7 @@
 #include "cli.hpp"
 
 #include "plugin_catalog.hpp"
+#include "sanitizer.hpp"
 #include "sizes.hpp"
 
 #include <boost/program_options.hpp>
@@ -16,13 +17,17 @@ namespace po = boost::program_options;
 namespace {
 
 const char *epilogue = R"(
+With neither --plugin nor --sizes (the default sweep): every plugin at its default sizes, at
+most 1 s of samples per entry (unless --max-time), and sizes whose run() is predicted from the
+plugin's previous size to take over 2 s are skipped with the prediction (--sizes runs them).
 Also: runner report RESULTS.json... (tables, speedups, crossover) and
       runner compare BASELINE.json CANDIDATE.json (regressions); each has --help.
 Sizes: 10,100,1e6 | 2^10..2^20 (powers of two) | 10..1e6:*10 | 100..1000:+100
 Plugins are searched in --plugin-dir, then $GPUBENCH_PLUGIN_PATH (':'-separated), then
 <runner's folder>/../lib/gpubench/plugins; never the current directory.
-Each entry runs in a worker process of its own: a crash, exit() or hang there is recorded
-for that entry and the sweep goes on. The results file is complete after every entry;
+Entries run in worker processes (one per plugin, replaced after a failure): a crash, exit()
+or hang there is recorded for that entry and the sweep goes on. The results file is complete
+after every entry;
 Ctrl-C stops at once, and --resume FILE continues where it stopped.
 Exit status: 0 all entries verified, 1 a verification failed or a plugin error (crashes and
 time-outs included), 2 bad input, 3 some requested entries were skipped (out of range, no
@@ -88,14 +93,13 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "print no table rows and no progress, only the summary (the results file is the same)")
         ("in-process", po::bool_switch(&cli.in_process),
          "measure in the runner's own process, not in workers (for a debugger; a crash "
-         "then ends the sweep)");
-    // Worker mode, used by the runner itself (core/isolated_entry.hpp); not in --help.
-    po::options_description worker_options;
-    worker_options.add_options()
-        ("worker", po::value<std::string>(&cli.worker_request))
-        ("worker-report-fd", po::value<int>(&cli.worker_report_fd));
+         "then ends the sweep)")
+        ("sanitize", po::value<std::string>(&cli.sanitize),
+         "run each entry's worker under compute-sanitizer with this tool (memcheck, "
+         "racecheck, initcheck or synccheck): entries with errors fail, and their times "
+         "are marked not comparable (flag 'sanitized')");
     po::options_description all;
-    all.add(options).add(worker_options);
+    all.add(options);
     std::ostringstream usage;
     usage << options << epilogue;
     cli.usage = usage.str();
@@ -108,6 +112,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         throw std::invalid_argument(e.what());
     }
     cli.help = vm.count("help") > 0;
+    cli.max_time_given = vm.count("max-time") && !vm["max-time"].defaulted();
     cli.version = vm.count("version") > 0;
     cli.list = vm.count("list") > 0;
     if (vm.count("plugin"))
@@ -127,8 +132,11 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     require_at_least("max-time", m.max_time_s, 0.0);
     require_at_least("max-noise", m.max_noise, 0.0);
     if (!(cli.timeout_s > 0)) throw std::invalid_argument("--timeout must be above 0");
-    if (!cli.worker_request.empty() && cli.worker_report_fd < 0)
-        throw std::invalid_argument("--worker needs --worker-report-fd");
+    if (!cli.sanitize.empty() && !sanitizer_tool_from_string(cli.sanitize))
+        throw std::invalid_argument("--sanitize '" + cli.sanitize +
+                                    "' is not one of memcheck, racecheck, initcheck, synccheck");
+    if (!cli.sanitize.empty() && cli.in_process)
+        throw std::invalid_argument("--sanitize runs workers: it cannot go with --in-process");
     m.cpu_threads = threads;
     return cli;
 }

@@ -21,8 +21,8 @@ struct CommandLine {
     bool in_process = false;                     // no worker processes (for a debugger)
     bool quiet = false;                          // no rows, no progress: the summary only
     std::string resume;                          // results file to continue; "" = none
-    std::string worker_request;                  // worker mode: the request (JSON)
-    int worker_report_fd = -1;                   // worker mode: where to report
+    std::string sanitize;                        // compute-sanitizer tool; "" = none
+    bool max_time_given = false;                 // --max-time was on the command line
     std::string usage;                           // the --help text
 };
 

@@ -52,8 +52,8 @@ void print_table(std::ostream &out, const std::vector<std::vector<std::string>> 
 }
 
 // Fixed-width sweep columns, so rows printed one at a time line up.
-constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_spread = 7, w_thr = 20,
-              w_peak = 6, w_mem = 9, w_flags = 10;
+constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_how = 7, w_spread = 7,
+              w_thr = 20, w_peak = 6, w_mem = 9, w_flags = 10;
 
 std::string format_bytes(uint64_t bytes) {
     char text[32];
@@ -64,15 +64,20 @@ std::string format_bytes(uint64_t bytes) {
     return text;
 }
 
-// What a reader must know before trusting the row: noisy (the noise criterion was not met),
-// throttled (a power or thermal slowdown during the samples), cold (L2 flushed).
+// What a reader must know before trusting the row (entry_flags: noisy, throttled, cold,
+// contended, unoptimized, sanitized).
 std::string flags_of(const EntryResult &e) {
     std::string flags;
-    const auto add = [&](const char *flag) { flags += (flags.empty() ? "" : ",") + std::string(flag); };
-    if (!e.noise_converged) add("noisy");
-    if (e.resources.throttled()) add("throttled");
-    if (e.cache == "cold") add("cold");
+    for (const std::string &flag : entry_flags(e)) flags += (flags.empty() ? "" : ",") + flag;
     return flags.empty() ? "-" : flags;
+}
+
+// How the COMPUTE time was taken: single launches, or per launch (see per_launch.hpp).
+std::string how_of(const EntryResult &e) {
+    const std::string method = headline_method(e);
+    if (method == "graph, reset subtracted") return "graph-r";
+    if (method == "batch, reset subtracted") return "batch-r";
+    return method;
 }
 
 }  // namespace
@@ -102,8 +107,8 @@ void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const Gp
 
 void print_sweep_header(std::ostream &out) {
     char line[256];
-    std::snprintf(line, sizeof line, "%-*s %*s %*s %*s %*s %*s %*s %*s %*s %-*s  %s\n", w_plugin,
-                  "PLUGIN", w_size, "SIZE", w_n, "N", w_time, "COMPUTE", w_spread, "SPREAD",
+    std::snprintf(line, sizeof line, "%-*s %*s %*s %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n", w_plugin,
+                  "PLUGIN", w_size, "SIZE", w_n, "N", w_time, "COMPUTE", w_how, "TIMED", w_spread, "SPREAD",
                   w_time, "END-TO-END", w_thr, "THROUGHPUT", w_peak, "%PEAK", w_mem, "GPU MEM",
                   w_flags, "FLAGS", "VERIFICATION");
     out << line << std::flush;
@@ -120,7 +125,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
     }
     EntryFigures f = entry_figures(e);
     char spread[16], peak[16] = "-";
-    std::snprintf(spread, sizeof spread, "%.1f%%", f.run.rel_stddev * 100);
+    std::snprintf(spread, sizeof spread, "%.1f%%", f.compute.rel_stddev * 100);
     if (!f.roofline_bound.empty()) std::snprintf(peak, sizeof peak, "%.0f%%", f.percent_of_peak);
     const std::string memory =
         e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes) : "-";
@@ -138,9 +143,10 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
         verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
                   e.message;
     }
-    std::snprintf(line, sizeof line, "%-*s %*llu %*zu %*s %*s %*s %*s %*s %*s %-*s  %s\n",
+    std::snprintf(line, sizeof line, "%-*s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
                   w_plugin, e.plugin.c_str(), w_size, static_cast<unsigned long long>(e.size),
-                  w_n, f.run.count, w_time, format_seconds(f.run.median).c_str(), w_spread, spread,
+                  w_n, f.compute.count, w_time, format_seconds(f.compute.median).c_str(), w_how,
+                  how_of(e).c_str(), w_spread, spread,
                   w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(),
                   w_peak, peak, w_mem, memory.c_str(), w_flags, flags_of(e).c_str(), verdict.c_str());
     out << line;

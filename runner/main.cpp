@@ -2,18 +2,24 @@
 #include "cli.hpp"
 #include "console.hpp"
 #include "gpu.hpp"
+#include "host_peaks.hpp"
 #include "plugin_catalog.hpp"
+#include "progress.hpp"
 #include "results.hpp"
+#include "roofline.hpp"
+#include "sanitizer.hpp"
 #include "sweep.hpp"
 #include "system_info.hpp"
 #include "subcommands.hpp"
-#include "worker.hpp"
+#include "worker_main.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 
 using namespace gpubench;
 
@@ -41,13 +47,52 @@ int fail(const std::string &message, int status) {
 nlohmann::json options_json(const CommandLine &cli) {
     nlohmann::json options = measure_options_json(cli.measure);
     options["timeout_s"] = cli.timeout_s;
-    options["isolation"] = cli.in_process ? "in-process" : "worker process per entry";
+    options["isolation"] = cli.in_process        ? "in-process"
+                           : !cli.sanitize.empty() ? "worker process per entry (sanitized)"
+                                                   : "worker process per plugin";
+    if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
+    if (cli.plugin_patterns.empty() && !cli.sizes)
+        options["default_sweep"] = "at most 1 s of samples per entry unless --max-time; sizes "
+                                   "predicted to run over 2 s per run() skipped";
     return options;
 }
+
+int exit_status(const SweepTally &tally) {
+    if (tally.interrupted) return exit_interrupted;
+    if (tally.verification_failed || tally.errors) return exit_failed;
+    if (tally.skipped) return exit_skipped;
+    return exit_ok;
+}
+
+// The table on stdout and the progress line on stderr, as entries finish.
+class ConsoleObserver final : public SweepObserver {
+public:
+    ConsoleObserver(std::ostream &out, bool quiet)
+        : out_(out), quiet_(quiet), progress_(Progress::style_for_stderr(quiet), 0) {}
+    void planned(size_t entries) override {
+        progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
+        if (!quiet_) print_sweep_header(out_);
+    }
+    void begin(const Plugin &plugin, uint64_t size) override { progress_.begin(plugin.name(), size); }
+    void tick() override { progress_.tick(); }
+    void finished(const EntryResult &entry) override {
+        progress_.clear();
+        if (!quiet_) print_sweep_row(out_, entry);
+        progress_.end();
+    }
+    ~ConsoleObserver() override { progress_.clear(); }
+
+private:
+    std::ostream &out_;
+    bool quiet_;
+    Progress progress_;
+};
 
 }  // namespace
 
 int main(int argc, char **argv) {
+    const auto started = std::chrono::steady_clock::now();
+    if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
     if (argc > 1 && std::string(argv[1]) == "report") return report_command(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "compare") return compare_command(argc - 1, argv + 1);
     CommandLine cli;
@@ -57,7 +102,6 @@ int main(int argc, char **argv) {
         std::cerr << "runner: error: " << e.what() << " (see runner --help)\n";
         return exit_usage;
     }
-    if (!cli.worker_request.empty()) return run_worker(cli.worker_request, cli.worker_report_fd);
     if (cli.help) {
         std::cout << cli.usage;
         return exit_ok;
@@ -74,22 +118,25 @@ int main(int argc, char **argv) {
 
     std::error_code ec;
     std::filesystem::path exe_dir = boost::dll::program_location(ec).parent_path();
+    // With --plugin, only files named like a pattern are loaded (the rest when none matches).
     PluginCatalog catalog = discover_plugins(
-        plugin_search_path(exe_dir, cli.plugin_dirs, std::getenv(plugin_path_variable)));
-    GpuInfo gpu = probe_gpu(cli.measure.cuda_device);
+        plugin_search_path(exe_dir, cli.plugin_dirs, std::getenv(plugin_path_variable)),
+        cli.list ? std::vector<std::string>{} : cli.plugin_patterns);
     if (cli.list) {
-        print_plugin_list(std::cout, catalog, gpu);
+        print_plugin_list(std::cout, catalog, probe_gpu(cli.measure.cuda_device));
         return exit_ok;
     }
 
+    // The default sweep needs the GPU's answer first: it runs what can run here.
+    std::optional<GpuInfo> probed;
+    if (cli.plugin_patterns.empty()) probed = probe_gpu(cli.measure.cuda_device);
     std::vector<const Plugin *> selected;
     if (cli.plugin_patterns.empty()) {
-        // The default sweep: every plugin that can run here.
         for (const Plugin &p : catalog.plugins)
-            if (!p.is_cuda() || gpu.available)
+            if (!p.is_cuda() || probed->available)
                 selected.push_back(&p);
             else
-                std::cout << "note: " << p.name() << " unavailable: " << gpu.unavailable_reason << '\n';
+                std::cout << "note: " << p.name() << " unavailable: " << probed->unavailable_reason << '\n';
     } else {
         try {
             selected = select_plugins(catalog, cli.plugin_patterns);
@@ -102,6 +149,36 @@ int main(int argc, char **argv) {
     if (std::string problem = unread_param_problem(selected, cli.measure.params); !problem.empty())
         return fail(problem, exit_usage);
 
+    WorkerLaunch launch;
+    std::error_code no_exe;
+    launch.runner = boost::dll::program_location(no_exe);
+    launch.timeout_s = cli.timeout_s;
+    launch.interrupted = [] { return stop_requested != 0; };
+    if (!cli.sanitize.empty()) {
+        launch.sanitizer = sanitizer_tool_from_string(cli.sanitize);
+        const auto program = find_compute_sanitizer(GPUBENCH_CUDA_BIN_DIR);
+        if (!program)
+            return fail("--sanitize: compute-sanitizer is not installed (looked in PATH, " +
+                            std::string(GPUBENCH_CUDA_BIN_DIR) + " and /usr/local/cuda/bin)",
+                        exit_usage);
+        launch.sanitizer_program = *program;
+    }
+    // The default sweep is an overview that should take minutes: a tighter time per entry,
+    // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
+    const bool default_sweep = cli.plugin_patterns.empty() && !cli.sizes;
+    if (default_sweep && !cli.max_time_given) cli.measure.max_time_s = 1.0;
+    const auto entries = sweep_entries(selected, cli.sizes);
+    // The first worker starts now, loading its plugin and creating its CUDA context while
+    // this process probes the GPU, reads the host's peaks and writes the results header.
+    WorkerPool pool(launch);
+    if (!cli.in_process && !entries.empty())
+        pool.prestart(*entries.front().first, cli.measure.cuda_device);
+    const GpuInfo gpu = probed ? *probed : probe_gpu(cli.measure.cuda_device);
+    std::optional<HostPeaks> peaks;
+    for (const Plugin *plugin : selected)
+        if (!plugin->is_cuda() && !peaks) peaks = host_peaks();  // measured once per machine
+    if (peaks) pool.set_host_roofline(launch.host_roofline = host_roofline(*peaks));
+
     std::string output = !cli.output.empty() ? cli.output
                          : !cli.resume.empty() ? cli.resume
                                                : "results/" + host_name() + "-" + utc_timestamp(true) + ".json";
@@ -112,6 +189,8 @@ int main(int argc, char **argv) {
                                {"build", build_context()},
                                {"gpu", gpu_json(gpu)},
                                {"options", options_json(cli)}};
+    if (gpu.available) document["gpu"]["roofline"] = roofline_json(gpu_roofline(gpu));
+    if (peaks) document["host"]["roofline"] = roofline_json(launch.host_roofline);
     std::unique_ptr<ResultsFile> results;
     try {
         if (cli.resume.empty())
@@ -134,21 +213,23 @@ int main(int argc, char **argv) {
     catch_stop_signals();
     SweepMode mode;
     mode.isolated = !cli.in_process;
-    mode.quiet = cli.quiet;
-    std::error_code no_exe;
-    mode.launch.runner = boost::dll::program_location(no_exe);
-    mode.launch.timeout_s = cli.timeout_s;
-    mode.launch.interrupted = [] { return stop_requested != 0; };
-    SweepTally tally = run_sweep(selected, cli.sizes, cli.measure, gpu, *results, std::cout, mode);
+    mode.launch = launch;
+    mode.started = started;
+    if (default_sweep) mode.predicted_run_limit_s = 2.0;
+    SweepTally tally;
+    {
+        ConsoleObserver console(std::cout, cli.quiet);
+        tally = run_sweep(entries, cli.measure, gpu, *results, pool, mode, console);
+    }
     if (tally.interrupted) {
         std::cout << "\ninterrupted: the entries finished so far are in " << output
                   << "; runner --resume " << output << " (with the same options) continues\n";
-        return tally.exit_status();
+        return exit_status(tally);
     }
     std::cout << "\n" << tally.ok << " ok, " << tally.verification_failed
               << " failed verification, " << tally.errors << " errors, " << tally.skipped
               << " skipped";
     if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
     std::cout << "; results written to " << output << '\n';
-    return tally.exit_status();
+    return exit_status(tally);
 }

@@ -5,6 +5,7 @@
 #include "measure.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
+#include "sanitizer.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -38,31 +39,37 @@ MeasureOptions quick() {
 
 }  // namespace
 
-TEST_CASE("GPU entries: batched short launches, cold L2, device memory, busy fraction, NVML",
+TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fraction, NVML",
           "[gpu]") {
     require_gpu();
     auto timer = make_cuda_event_timer(0);
-    // copy_cuda (no reset(), so it can be batched) at 1e6 floats: a few-microsecond copy.
+    // copy_cuda (no reset()) at 1e6 floats: a few-microsecond copy, replayed from a graph.
     Plugin copy = load_shipped("copy_cuda");
-    EntryResult batched = measure_entry(copy, 1'000'000, quick(), *timer);
-    REQUIRE(batched.status == EntryStatus::ok);
-    CHECK(batched.batch_size >= 2);
-    CHECK(batched.batched_run_s.size() == 10);
-    const double single_launch = summarize(batched.run_s).median;
-    CHECK(summarize(batched.batched_run_s).median <= single_launch);  // no launch gap in a batch
-    nlohmann::json entry = entry_json(batched, quick());
-    CHECK(entry["timing"]["batched"]["batch_size"].get<size_t>() == batched.batch_size);
+    EntryResult replayed = measure_entry(copy, 1'000'000, quick(), *timer);
+    REQUIRE(replayed.status == EntryStatus::ok);
+    INFO("per-launch note: " << replayed.per_launch.note);
+    CHECK(replayed.per_launch.method == "graph");
+    CHECK(replayed.per_launch.launches >= 10);
+    CHECK(replayed.per_launch.run_s.size() >= 10);
+    const double single_launch = summarize(replayed.run_s).median;
+    CHECK(summarize(replayed.per_launch.run_s).median <= single_launch);  // no launch gaps
+    nlohmann::json entry = entry_json(replayed, quick());
+    CHECK(entry["timing"]["compute"]["method"] == "graph");
+    CHECK(entry["timing"]["per_launch"]["launches_per_sample"].get<size_t>() ==
+          replayed.per_launch.launches);
     CHECK(entry["timing"]["launch_overhead"].get<double>() >= 0);
+    CHECK(entry["stream_audit"]["outside_stream"] == false);
 
-    // vecadd_cuda has reset(): never batched. 1e6 floats are 12 MB of device arrays, which
-    // fit the H100's 50 MB L2: hot runs read from L2, cold ones (L2 flushed) from HBM.
+    // vecadd_cuda has reset() (for variant=increment); add declares run() repeatable. 1e6
+    // floats are 12 MB of device arrays, which fit the H100's 50 MB L2: hot runs read from L2,
+    // cold ones (L2 flushed) from HBM.
     Plugin vecadd = load_shipped("vecadd_cuda");
     MeasureOptions many = quick();
     many.min_samples = many.max_samples = 200;
     EntryResult hot = measure_entry(vecadd, 1'000'000, many, *timer);
     REQUIRE(hot.status == EntryStatus::ok);
     CHECK(hot.cache == "hot");
-    CHECK(hot.batched_run_s.empty());
+    CHECK(hot.per_launch.method == "graph");
     const EntryResources &r = hot.resources;
     CHECK(r.on_device);
     CHECK(r.device_allocated_bytes >= 12'000'000);
@@ -83,6 +90,7 @@ TEST_CASE("GPU entries: batched short launches, cold L2, device memory, busy fra
     EntryResult cold = measure_entry(vecadd, 1'000'000, cold_options, *timer);
     REQUIRE(cold.status == EntryStatus::ok);
     CHECK(cold.cache == "cold");
+    CHECK(cold.per_launch.run_s.empty());  // each cold run needs its flush: single launches
     CHECK(summarize(cold.run_s).median > summarize(hot.run_s).median);
 }
 
@@ -102,5 +110,67 @@ TEST_CASE("a kernel that poisons its CUDA context ends only its own entry", "[gp
                Catch::Contains("cudaErrorIllegalAddress"));
     CHECK(document["entries"][1]["status"] == "ok");  // fresh processes, fresh contexts
     CHECK(document["entries"][2]["status"] == "ok");
+    std::filesystem::remove(path);
+}
+
+TEST_CASE("a CUDA plugin's mistakes are caught: own stream, device leak, impossible flops",
+          "[gpu]") {
+    require_gpu();
+    auto timer = make_cuda_event_timer(0);
+    Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
+    const EntryResult own_stream = measure_entry(mistakes, 1, quick(), *timer);
+    CHECK(own_stream.status == EntryStatus::verification_failed);
+    CHECK_THAT(own_stream.message, Catch::StartsWith("work outside the runner's stream in run(): timed "));
+    CHECK(own_stream.stream_audit.drain_s > 10 * own_stream.stream_audit.timed_s);
+
+    MeasureOptions many = quick();
+    many.min_samples = many.max_samples = 50;
+    const EntryResult leak = measure_entry(mistakes, 2, many, *timer);
+    CHECK(leak.status == EntryStatus::error);
+    CHECK_THAT(leak.message, Catch::StartsWith("leaks 64 MiB of device memory per run()"));
+
+    const EntryResult impossible = measure_entry(mistakes, 4, quick(), *timer);
+    CHECK(impossible.status == EntryStatus::verification_failed);
+    CHECK_THAT(impossible.message, Catch::StartsWith("faster than the hardware"));
+
+    const EntryResult control = measure_entry(mistakes, 5, quick(), *timer);
+    CHECK(control.status == EntryStatus::ok);
+    CHECK_FALSE(control.stream_audit.escaped);
+}
+
+TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]") {
+    require_gpu();
+    auto timer = make_cuda_event_timer(0);
+    auto loaded = load_plugin(test_support::fixture("fixture_cuda_mistakes.so"));
+    REQUIRE(std::holds_alternative<Plugin>(loaded));
+    const EntryResult e = measure_entry(std::get<Plugin>(loaded), 3, quick(), *timer);
+    REQUIRE(e.status == EntryStatus::ok);
+    INFO("note: " << e.per_launch.note);
+    CHECK(e.per_launch.method == "graph, reset subtracted");
+    CHECK(headline_method(e) == e.per_launch.method);
+    const double per_launch = summarize(e.per_launch.run_s).median;
+    CHECK(per_launch > 0);
+    CHECK(per_launch < summarize(e.run_s).median);
+    CHECK(entry_json(e, quick())["timing"]["compute"]["median"].get<double>() == Approx(per_launch));
+}
+
+TEST_CASE("sanitized runs: memcheck records each entry's error summary and fails the faulty one",
+          "[gpu]") {
+    require_gpu();
+    if (!find_compute_sanitizer(""))
+        test_support::skip_test("compute-sanitizer is not installed");
+    using namespace runner_process;
+    auto path = temp_results("sanitize");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_cuda_fault --sizes 1,2 --sanitize memcheck" +
+                           runner_process::quick + "-o " + path.string());
+    INFO(o.output);
+    CHECK(o.status == 1);
+    const nlohmann::json d = read_json(path);
+    REQUIRE(d["entries"].size() == 2);
+    CHECK(d["entries"][0]["status"] == "error");
+    CHECK_THAT(d["entries"][0]["sanitizer"].get<std::string>(), Catch::Contains("memcheck"));
+    CHECK(d["entries"][1]["status"] == "ok");
+    CHECK(d["entries"][1]["sanitizer"] == "compute-sanitizer memcheck: 0 errors");
+    CHECK(d["entries"][1]["flags"].dump().find("sanitized") != std::string::npos);
     std::filesystem::remove(path);
 }

@@ -13,11 +13,7 @@ using test_support::fixture;
 
 namespace {
 
-Plugin load(const std::string &file) {
-    auto loaded = load_plugin(fixture(file));
-    if (auto *r = std::get_if<Refusal>(&loaded)) FAIL(file << " refused: " << r->reason);
-    return std::move(std::get<Plugin>(loaded));
-}
+Plugin load(const std::string &file) { return test_support::load_fixture(file); }
 
 MeasureOptions quick(std::string params = "") {
     MeasureOptions options;
@@ -204,7 +200,15 @@ TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no d
     REQUIRE(e.status == EntryStatus::ok);
     const EntryResources &r = e.resources;
     CHECK(r.sampling_wall_s >= 3 * 0.002);
-    CHECK(r.cpu_cores() == Approx(1.0).margin(0.3));
+    // One busy thread: at most about one core. On a loaded machine (ctest -j) it also waits
+    // for a CPU, so CPU time alone can fall far below the wall time; CPU time plus the wait
+    // the scheduler reports cannot.
+    CHECK(r.cpu_cores() > 0);
+    CHECK(r.cpu_cores() <= 1.3);
+    REQUIRE(r.host_load);
+    if (r.host_load->available)
+        CHECK((r.host_load->own_cpu_s + r.host_load->own_wait_s) / r.host_load->wall_s ==
+              Approx(1.0).margin(0.3));
     CHECK(r.peak_rss_bytes > 0);
     CHECK_FALSE(r.on_device);
     CHECK(r.gpu_busy == 0);

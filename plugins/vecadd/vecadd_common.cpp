@@ -79,6 +79,8 @@ gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &pa
     w.bytes = arrays_bytes;  // each array read or written once: the minimum traffic
     w.items = nd;
     w.host_bytes = arrays_bytes;
+    // Only increment changes its input (reset() restores it): add may run back to back.
+    if (add) w.flags |= GPUBENCH_WORK_RUN_REPEATABLE;
     if (make_info(backend).device_kind == GPUBENCH_DEVICE_CUDA) {
         w.device_bytes = arrays_bytes;
         if (backend == Backend::cublas && !add) w.device_bytes += 4.0 * nd;  // the ones

@@ -6,6 +6,14 @@
 # through find_package(gpubench), by plugins in other repositories.
 function(gpubench_add_plugin name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  # A project that sets no build type would compile its plugin without optimisation and time
+  # it so: default to Release, as the runner flags unoptimised plugins.
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(NOT CMAKE_BUILD_TYPE AND NOT multi_config)
+    message(STATUS "gpubench_add_plugin(${name}): no CMAKE_BUILD_TYPE set, building it as Release")
+    set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+    set(CMAKE_BUILD_TYPE Release)
+  endif()
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "gpubench_add_plugin(${name}): SOURCES is required")
   endif()
@@ -38,7 +46,12 @@ function(gpubench_add_plugin name)
 
   set(build_info "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}")
   if(CMAKE_BUILD_TYPE)
-    string(APPEND build_info ", ${CMAKE_BUILD_TYPE}")
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type_upper)
+    string(STRIP "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type_upper}}" cxx_flags)
+    string(APPEND build_info ", ${CMAKE_BUILD_TYPE}, flags '${cxx_flags}'")
+  else()
+    string(STRIP "${CMAKE_CXX_FLAGS}" cxx_flags)
+    string(APPEND build_info ", no build type, flags '${cxx_flags}'")
   endif()
   set(has_cuda FALSE)
   foreach(source IN LISTS ARG_SOURCES)
@@ -54,5 +67,9 @@ function(gpubench_add_plugin name)
     string(APPEND build_info ", nvcc ${CMAKE_CUDA_COMPILER_VERSION}, sm ${archs}")
     target_link_libraries(${name} PRIVATE CUDA::cudart)
   endif()
-  target_compile_definitions(${name} PRIVATE "GPUBENCH_PLUGIN_BUILD_INFO=\"${build_info}\"")
+  # The last part, GPUBENCH_OPTIMIZATION_TEXT (plugin.h), is decided by the compiler itself
+  # (__OPTIMIZE__), so flags added by target_compile_options count too.
+  string(REPLACE "\"" "'" build_info "${build_info}")
+  target_compile_definitions(${name} PRIVATE
+    "GPUBENCH_PLUGIN_BUILD_INFO=\"${build_info}, \" GPUBENCH_OPTIMIZATION_TEXT")
 endfunction()

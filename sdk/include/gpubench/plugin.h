@@ -45,6 +45,25 @@
  *   synchronise: the runner records CUDA events on that stream around each call and waits on
  *   them itself. Host-side work in these calls is allowed but is timed only as far as the GPU
  *   waits for it. create, verify and destroy may block.
+ *   The runner checks this: during warm-up and on a share of the samples it waits for the
+ *   whole device after the end event. Device work that outlives the timed span (a kernel on a
+ *   stream of the plugin's own that was never joined back) makes the entry invalid, like a
+ *   wrong result: "work outside the runner's stream: timed 16.6 us, the device stayed busy
+ *   7.4 ms after it".
+ *   Runs shorter than ~100 us are also timed per launch: run() (with reset() before it, unless
+ *   gpubench_work.flags says run() is repeatable) is captured into a CUDA graph on that stream
+ *   and replayed, or, where capture fails (a synchronising call, cudaMalloc...), called back to
+ *   back. Either way run() must enqueue the same work each time it is called.
+ *
+ * Checks the runner makes on every entry (see the README, "How measurement works")
+ *   - Faster than the hardware: flops or bytes per second above the device's peak for the
+ *     declared gpubench_work.math (bytes only when one run's bytes exceed the cache) make
+ *     the entry invalid: the timing or the declared work is wrong.
+ *   - Leaks: device or host memory that grows with the number of run() calls is an error
+ *     naming the growth per run; running out of memory after earlier runs succeeded is an
+ *     error, never "skipped".
+ *   - Plugins built without optimisation are flagged "unoptimized": put
+ *     GPUBENCH_PLUGIN_BUILD_INFO (set by gpubench_add_plugin) in build_info.
  *
  * Threads (CPU plugins)
  *   run() may use at most args->cpu_threads threads (the runner records that number in the
@@ -62,7 +81,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 2
+#define GPUBENCH_ABI_MINOR 3
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -91,6 +110,21 @@ typedef int32_t gpubench_device_kind;
 #define GPUBENCH_DEVICE_CPU 0
 #define GPUBENCH_DEVICE_CUDA 1
 
+/* v1.3: the arithmetic gpubench_work.flops counts, so that they are read against the
+   matching peak of the device (and a rate above it is caught as impossible). */
+typedef int32_t gpubench_math;
+#define GPUBENCH_MATH_FP32 0           /* float32 on the CUDA cores / CPU vector units (default) */
+#define GPUBENCH_MATH_FP64 1           /* float64, on tensor cores too where the device has them */
+#define GPUBENCH_MATH_TENSOR_TF32 2    /* float32 inputs on tensor cores (TF32) */
+#define GPUBENCH_MATH_TENSOR_FP16 3    /* FP16 or BF16 inputs on tensor cores */
+#define GPUBENCH_MATH_TENSOR_FP8 4
+#define GPUBENCH_MATH_TENSOR_INT8 5    /* integer operations counted as flops */
+
+/* v1.3: gpubench_work.flags */
+#define GPUBENCH_WORK_RUN_REPEATABLE 1u  /* this configuration's run() leaves its inputs intact:
+                                            it may run back to back without reset() even
+                                            though the plugin has one (for other params) */
+
 /* Opaque per-(size, seed) state owned by the plugin. */
 typedef struct gpubench_instance gpubench_instance;
 
@@ -104,6 +138,9 @@ typedef struct gpubench_work {
     /* v1.1 */
     double items;               /* things one run() processes (keys, pixels...; see the
                                    descriptor's item_name), for items/s; 0 if not meaningful */
+    /* v1.3 */
+    gpubench_math math;         /* what the flops are; GPUBENCH_MATH_FP32 when not said */
+    uint32_t flags;             /* GPUBENCH_WORK_* bits */
 } gpubench_work;
 
 /* Everything create() needs. Owned by the runner. */
@@ -154,7 +191,9 @@ typedef struct gpubench_plugin {
     const char *description;    /* one line */
     const char *size_meaning;   /* "N: square matrices N x N, float32" */
     const char *version;        /* the plugin's own version */
-    const char *build_info;     /* compiler, flags, CUDA architectures */
+    const char *build_info;     /* compiler, build type, flags, CUDA architectures: use
+                                   GPUBENCH_PLUGIN_BUILD_INFO (it ends in "optimized" or
+                                   "unoptimized", which the runner reads) */
     const char *params_help;    /* accepted parameters, "" when none */
 
     uint64_t min_size;          /* smallest sensible size */
@@ -194,6 +233,19 @@ typedef struct gpubench_plugin {
        declares its keys. */
     const char *param_names;
 } gpubench_plugin;
+
+/* Whether the translation unit that uses it was compiled with optimisation: the tail of
+   GPUBENCH_PLUGIN_BUILD_INFO, decided where the descriptor is compiled. The runner flags
+   entries of plugins whose build_info says "unoptimized". */
+#if defined(__CUDACC_DEBUG__)
+#define GPUBENCH_OPTIMIZATION_TEXT "unoptimized (device code built with -G)"
+#elif defined(__OPTIMIZE__)
+#define GPUBENCH_OPTIMIZATION_TEXT "optimized"
+#elif defined(__GNUC__) || defined(__clang__)
+#define GPUBENCH_OPTIMIZATION_TEXT "unoptimized (-O0)"
+#else
+#define GPUBENCH_OPTIMIZATION_TEXT "optimization unknown"
+#endif
 
 /* The entry symbol every plugin exports (with C linkage). */
 typedef const gpubench_plugin *(*gpubench_entry_fn)(void);

@@ -117,6 +117,8 @@ struct Setup {
 struct Work {
     double flops = 0, bytes = 0, host_bytes = 0, device_bytes = 0;
     double items = 0;  // keys, pixels...: counted in Info::item_name
+    gpubench_math math = GPUBENCH_MATH_FP32;  // what the flops are (ABI 1.3)
+    uint32_t flags = 0;                       // GPUBENCH_WORK_* (ABI 1.3)
 };
 
 // A named figure about the result (see gpubench_metric). Strings longer than the C
@@ -202,6 +204,8 @@ struct Adapter {
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, device_bytes))
                 out->device_bytes = w.device_bytes;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, items)) out->items = w.items;
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, math)) out->math = w.math;
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, flags)) out->flags = w.flags;
         });
     }
     static gpubench_status create(const gpubench_setup_args *args, gpubench_instance **out,
@@ -309,9 +313,10 @@ gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
 }  // namespace detail
 }  // namespace gpubench
 
-// Provenance: gpubench_add_plugin() defines GPUBENCH_PLUGIN_BUILD_INFO (flags, architectures).
+// Provenance: gpubench_add_plugin() defines GPUBENCH_PLUGIN_BUILD_INFO (compiler, build type,
+// flags, architectures, then whether this file was optimised: see plugin.h).
 #ifndef GPUBENCH_PLUGIN_BUILD_INFO
-#define GPUBENCH_PLUGIN_BUILD_INFO "unknown build"
+#define GPUBENCH_PLUGIN_BUILD_INFO "unknown build, " GPUBENCH_OPTIMIZATION_TEXT
 #endif
 
 // Defines the plugin's single entry symbol. `...` is an expression of type gpubench::Info.

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# What a sweep costs beyond its samples (issue 12, item 7), on a GPU machine over a build
+# folder made elsewhere (default build-device). Measured in one run, medians of 5:
+#   - a bare CUDA context: a process that calls cudaFree(0) and exits (bench/cuda_context.cu);
+#   - fresh runner process -> first verified vecadd_cuda result (n=10), as wall time of the
+#     whole process and as the entry's finished_after_s;
+#   - per-entry harness overhead (entry wall time minus time inside the plugin's calls),
+#     median over the entries of the default sweep;
+#   - the default sweep's wall time (`runner` with no arguments).
+# Writes $OUT/sweep-cost.json (or out/) and prints a table.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-device}
+out=${OUT:-out}
+mkdir -p "$out"
+runner="$build/bin/runner"
+now() { date +%s.%N; }
+minus() { python3 -c "print($1 - $2)"; }
+median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
+
+context=() first_wall=() first_entry=()
+for i in 1 2 3 4 5; do
+  t0=$(now); "$build/bin/cuda_context" || exit 1; t1=$(now)
+  context+=("$(minus "$t1" "$t0")")
+  t0=$(now)
+  "$runner" --plugin vecadd_cuda --sizes 10 -q -o "$out/first-$i.json" >/dev/null 2>&1
+  t1=$(now)
+  first_wall+=("$(minus "$t1" "$t0")")
+  first_entry+=("$(python3 -c "import json,sys; e=json.load(open('$out/first-$i.json'))['entries'][0]; print(e['harness']['finished_after_s'] if e['valid'] else 'nan')")")
+  rm -f "$out/first-$i.json"
+done
+context_s=$(printf '%s\n' "${context[@]}" | median)
+first_wall_s=$(printf '%s\n' "${first_wall[@]}" | median)
+first_entry_s=$(printf '%s\n' "${first_entry[@]}" | median)
+
+t0=$(now)
+"$runner" -q -o "$out/default-sweep.json" >"$out/default-sweep.txt" 2>&1
+status=$?
+t1=$(now)
+sweep_s=$(minus "$t1" "$t0")
+python3 - "$out/default-sweep.json" "$context_s" "$first_wall_s" "$first_entry_s" "$sweep_s" "$status" \
+  "$out/sweep-cost.json" <<'PY'
+import json, statistics, sys
+results, context, first_wall, first_entry, sweep, status, target = sys.argv[1:]
+doc = json.load(open(results))
+entries = [e for e in doc["entries"] if "harness" in e and "overhead_s" in e["harness"]]
+overheads = [e["harness"]["overhead_s"] for e in entries]
+started = sum(1 for e in entries if e["harness"]["worker_started"])
+summary = {
+    "gpu": doc["gpu"].get("name", "none"),
+    "cuda_context_s": float(context),
+    "first_vecadd_cuda_process_s": float(first_wall),
+    "first_vecadd_cuda_finished_after_s": float(first_entry),
+    "first_result_minus_context_s": float(first_wall) - float(context),
+    "default_sweep_s": float(sweep),
+    "default_sweep_exit_status": int(status),
+    "default_sweep_entries": len(doc["entries"]),
+    "workers_started": started,
+    "entry_overhead_median_s": statistics.median(overheads) if overheads else None,
+    "entry_overhead_max_s": max(overheads) if overheads else None,
+}
+json.dump(summary, open(target, "w"), indent=1)
+for key, value in summary.items():
+    print(f"{key:40} {value:.4g}" if isinstance(value, float) else f"{key:40} {value}")
+PY

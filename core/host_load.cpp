@@ -1,0 +1,146 @@
+#include "host_load.hpp"
+
+#include "host_resources.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+namespace gpubench {
+
+namespace {
+
+// Reads a small /proc file whole into buf (NUL-terminated); false where it cannot be read.
+bool read_small_file(const char *path, char *buf, size_t size) {
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = ::read(fd, buf, size - 1);
+    ::close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    return true;
+}
+
+// Jiffies all cores spent neither idle nor in iowait: /proc/stat's first line,
+// "cpu  user nice system idle iowait irq softirq steal guest guest_nice". guest and guest_nice
+// are already inside user and nice. steal counts as busy: the hypervisor gave that core's
+// time to someone else.
+std::optional<uint64_t> busy_jiffies() {
+    char buf[512];  // the first line is well under this; the rest is not needed
+    if (!read_small_file("/proc/stat", buf, sizeof buf)) return std::nullopt;
+    unsigned long long v[8] = {};
+    if (std::sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+                    &v[4], &v[5], &v[6], &v[7]) < 7)
+        return std::nullopt;
+    return v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+bool waited_for_cpu(const HostLoad &l) {
+    return l.wait_share >= contended_wait_share &&
+           l.own_wait_s >= contended_wait_of_wall * l.wall_s;
+}
+
+bool crowded(const HostLoad &l) {
+    return l.others_cores >= contended_others_cores &&
+           l.machine_busy_cores >= contended_busy_fraction * l.host_cores;
+}
+
+}  // namespace
+
+bool HostLoad::contended() const {
+    if (!available || wall_s < host_load_min_wall_s) return false;
+    return waited_for_cpu(*this) || crowded(*this);
+}
+
+std::string HostLoad::reason() const {
+    if (!contended()) return "";
+    char buf[200];
+    std::string text;
+    if (waited_for_cpu(*this)) {
+        std::snprintf(buf, sizeof buf, "the worker's threads waited %.0f%% of their time for a CPU",
+                      wait_share * 100);
+        text = buf;
+    }
+    // The host's load is said in both cases: it tells whether the wait came from outside.
+    std::snprintf(buf, sizeof buf, "the rest of the host used %.1f of %u cores", others_cores,
+                  host_cores);
+    return text.empty() ? std::string(buf) : text + "; " + buf;
+}
+
+// /proc/self/task/<tid>/schedstat: "<ns on a CPU> <ns runnable, waiting for one> <slices>".
+bool HostLoadWatch::read_tasks(std::map<long, TaskTimes> &tasks) {
+    tasks.clear();
+    DIR *dir = ::opendir("/proc/self/task");
+    if (!dir) return false;
+    while (dirent *e = ::readdir(dir)) {
+        char *end = nullptr;
+        long tid = std::strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end != '\0') continue;  // "." and ".."
+        char path[64], buf[128];
+        std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
+        unsigned long long run = 0, wait = 0;
+        // A thread that ended between readdir and open is simply not counted.
+        if (read_small_file(path, buf, sizeof buf) &&
+            std::sscanf(buf, "%llu %llu", &run, &wait) == 2)
+            tasks[tid] = {run, wait};
+    }
+    ::closedir(dir);
+    return !tasks.empty();  // the calling thread is always there when schedstat exists
+}
+
+void HostLoadWatch::begin() {
+    begun_ = true;
+    std::optional<uint64_t> busy = busy_jiffies();
+    readable_ = busy && read_tasks(tasks_);
+    busy_jiffies_ = busy.value_or(0);
+    own_cpu_s_ = process_usage().cpu_s;
+    start_ = std::chrono::steady_clock::now();  // last, so that the reads above are not timed
+}
+
+HostLoad HostLoadWatch::end() {
+    HostLoad load;
+    load.host_cores = logical_cores();
+    if (!begun_ || !readable_) return load;
+    // Wall and CPU time first: the /proc reads below are not the entry's.
+    double wall_s = seconds_since(start_);
+    double own_cpu_s = process_usage().cpu_s - own_cpu_s_;
+    std::optional<uint64_t> busy = busy_jiffies();
+    std::map<long, TaskTimes> now;
+    if (!busy || !read_tasks(now) || wall_s <= 0) return load;
+
+    uint64_t run_ns = 0, wait_ns = 0;
+    for (const auto &[tid, t] : now) {
+        auto before = tasks_.find(tid);
+        // A thread started meanwhile counts whole; one whose counters went back is a new thread
+        // that reused the id. A thread that ended meanwhile cannot be read and is left out.
+        bool same = before != tasks_.end() && t.run_ns >= before->second.run_ns &&
+                    t.wait_ns >= before->second.wait_ns;
+        run_ns += same ? t.run_ns - before->second.run_ns : t.run_ns;
+        wait_ns += same ? t.wait_ns - before->second.wait_ns : t.wait_ns;
+    }
+
+    static const long ticks_per_s = std::max(1L, ::sysconf(_SC_CLK_TCK));
+    load.available = true;
+    load.wall_s = wall_s;
+    load.own_cpu_s = std::max(0.0, own_cpu_s);
+    // Jiffies come in 10 ms steps: over a short wall time one step more would read as more
+    // cores than the host has.
+    uint64_t busy_delta = *busy >= busy_jiffies_ ? *busy - busy_jiffies_ : 0;
+    double busy_s = static_cast<double>(busy_delta) / ticks_per_s;
+    load.machine_busy_cores = std::min<double>(busy_s / wall_s, load.host_cores);
+    load.others_cores = std::max(0.0, load.machine_busy_cores - load.own_cpu_s / wall_s);
+    load.own_wait_s = wait_ns * 1e-9;
+    load.wait_share = run_ns + wait_ns > 0 ? static_cast<double>(wait_ns) / (run_ns + wait_ns) : 0;
+    return load;
+}
+
+}  // namespace gpubench

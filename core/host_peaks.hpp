@@ -1,0 +1,53 @@
+// The host's measured roofline: peak FP32/FP64 FLOP rate and memory bandwidth, all cores
+// together. A CPU entry that claims more than these is faster than the hardware, so the
+// figures are measured to be generous rather than low: best of several repetitions, the
+// widest FMA the CPU has, and rates that other processes preempting the measuring threads do
+// not lower (see host_peaks.cpp).
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+struct HostPeaks {
+    double fp32_flops = 0;   // FLOP/s, all logical cores, widest FMA the CPU supports
+                             // (AVX-512F > AVX2+FMA > SSE2)
+    double fp64_flops = 0;   // same in double
+    double bytes_per_s = 0;  // memory bandwidth, all cores, STREAM counting (bytes read + bytes
+                             // written, no write-allocate), best of a triad a[i]=b[i]+s*c[i] and
+                             // memcpy over arrays far larger than the last-level cache
+    uint64_t llc_bytes = 0;  // last-level cache size (sysfs, the largest level); 0 if unknown
+    std::string isa;         // "avx512f", "avx2+fma", "sse2"
+    std::string cpu_model;   // /proc/cpuinfo "model name"
+    std::string source;      // "measured now" or "cached in <path>, measured <UTC date>"
+    // Nothing else kept the host busy while it was measured (the rest of the machine used less
+    // than half a core). Only quiet measurements are cached: a figure taken beside other work
+    // is too low, and would make honest entries look faster than the hardware.
+    bool quiet = true;
+};
+
+// Measured peaks of this host. The first call on a machine measures them (about 1-2 s) and
+// stores them in $GPUBENCH_CACHE_DIR or else $XDG_CACHE_HOME/gpubench or else
+// ~/.cache/gpubench, file host-peaks.json, keyed by host name + cpu_model + logical cores + a
+// format version; later calls (and later processes) read the cache. Never throws: a cache
+// that cannot be read or written is ignored (measure again). Thread-safe enough for one call
+// per process.
+HostPeaks host_peaks();
+// The same with another measurement (tests inject quiet or busy ones).
+HostPeaks host_peaks(const std::function<HostPeaks()> &measure);
+// Measures now and stores in the cache, keeping per figure the higher of this measurement
+// and the cached one (a measurement on a busy host comes out low; the cache only improves).
+// Returns what the cache holds afterwards.
+HostPeaks refresh_host_peaks();
+HostPeaks refresh_host_peaks(const std::function<HostPeaks()> &measure);
+HostPeaks measure_host_peaks();  // always measures, no cache
+
+nlohmann::json host_peaks_json(const HostPeaks &peaks);
+std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &json);  // nullopt if malformed
+
+}  // namespace gpubench

@@ -1,0 +1,83 @@
+#include "leak_watch.hpp"
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+namespace gpubench {
+
+MemoryReading read_memory(const PhaseTimer &timer, size_t runs) {
+    MemoryReading reading;
+    reading.runs = runs;
+    if (const auto device = timer.device_memory()) reading.device_used = device->total - device->free;
+    // Counts memory that malloc handed out even where it was never touched (no RSS yet).
+    const struct mallinfo2 info = mallinfo2();
+    reading.host_allocated = info.uordblks + info.hblkhd;
+    std::ifstream statm("/proc/self/statm");
+    uint64_t size_pages = 0, resident_pages = 0;
+    if (statm >> size_pages >> resident_pages)
+        reading.host_resident = resident_pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    return reading;
+}
+
+namespace {
+
+std::string in_words(double bytes) {
+    char text[32];
+    if (bytes >= (1ull << 30))
+        std::snprintf(text, sizeof text, "%.3g GiB", bytes / double(1ull << 30));
+    else if (bytes >= (1ull << 20))
+        std::snprintf(text, sizeof text, "%.3g MiB", bytes / double(1ull << 20));
+    else
+        std::snprintf(text, sizeof text, "%.3g KiB", bytes / 1024.0);
+    return text;
+}
+
+}  // namespace
+
+std::string leak_between(size_t runs_a, uint64_t a, size_t runs_b, uint64_t b, size_t runs_c,
+                         uint64_t c, const char *what) {
+    if (!(runs_a < runs_b && runs_b < runs_c) || !(a < b && b < c)) return "";
+    const double total = static_cast<double>(c - a);
+    const double per_run = total / static_cast<double>(runs_c - runs_a);
+    if (total < LeakWatch::leak_min_total || per_run < LeakWatch::leak_min_per_run) return "";
+    // Both intervals grow at a steady share of the rate, not one burst.
+    const double share_b = static_cast<double>(b - a) / static_cast<double>(runs_b - runs_a);
+    const double share_c = static_cast<double>(c - b) / static_cast<double>(runs_c - runs_b);
+    if (share_b < per_run / 4 || share_c < per_run / 4) return "";
+    return "leaks " + in_words(per_run) + " of " + what + " per run() (" + in_words(total) +
+           " more after " + std::to_string(runs_c - runs_a) + " more runs)";
+}
+
+std::string LeakWatch::after_run(size_t runs) {
+    if (runs < next_checkpoint_) return "";
+    read_now(runs);
+    next_checkpoint_ = runs < 1 ? 1 : 2 * runs;
+    return leak();
+}
+
+void LeakWatch::read_now(size_t runs) {
+    if (!readings_.empty() && readings_.back().runs == runs) return;
+    readings_.push_back(read_memory(timer_, runs));
+}
+
+std::string LeakWatch::leak() const {
+    if (readings_.size() < 3) return "";
+    const MemoryReading &a = readings_[readings_.size() - 3], &b = readings_[readings_.size() - 2],
+                        &c = readings_.back();
+    if (a.device_used && b.device_used && c.device_used)
+        if (std::string found = leak_between(a.runs, *a.device_used, b.runs, *b.device_used,
+                                             c.runs, *c.device_used, "device memory");
+            !found.empty())
+            return found;
+    if (std::string found = leak_between(a.runs, a.host_allocated, b.runs, b.host_allocated,
+                                         c.runs, c.host_allocated, "host memory");
+        !found.empty())
+        return found;
+    return leak_between(a.runs, a.host_resident, b.runs, b.host_resident, c.runs,
+                        c.host_resident, "host memory (resident)");
+}
+
+}  // namespace gpubench

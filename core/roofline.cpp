@@ -1,0 +1,110 @@
+#include "roofline.hpp"
+
+#include "gpu.hpp"
+#include "host_peaks.hpp"
+
+#include <algorithm>
+
+namespace gpubench {
+
+const char *math_name(gpubench_math math) {
+    switch (math) {
+        case GPUBENCH_MATH_FP32: return "fp32";
+        case GPUBENCH_MATH_FP64: return "fp64";
+        case GPUBENCH_MATH_TENSOR_TF32: return "tf32 tensor";
+        case GPUBENCH_MATH_TENSOR_FP16: return "fp16/bf16 tensor";
+        case GPUBENCH_MATH_TENSOR_FP8: return "fp8 tensor";
+        case GPUBENCH_MATH_TENSOR_INT8: return "int8 tensor";
+        default: return "unknown";
+    }
+}
+
+gpubench_math math_from_name(const std::string &name) {
+    for (int m = 0; m < math_kinds; ++m)
+        if (name == math_name(m)) return m;
+    return GPUBENCH_MATH_FP32;
+}
+
+double Roofline::flops_for(gpubench_math math) const {
+    return math >= 0 && math < math_kinds ? flops[static_cast<size_t>(math)] : 0;
+}
+
+namespace {
+
+// Dense tensor-core operations per SM per clock (an FMA is 2), from NVIDIA's architecture
+// whitepapers: {fp64, tf32, fp16/bf16, fp8, int8}. 0: none, or not known here.
+struct TensorRates {
+    double fp64, tf32, fp16, fp8, int8;
+};
+
+TensorRates tensor_rates(int major, int minor) {
+    switch (major * 10 + minor) {
+        case 70: return {0, 0, 1024, 0, 0};           // V100
+        case 75: return {0, 0, 1024, 0, 2048};        // T4, RTX 20
+        case 80: return {128, 1024, 2048, 0, 4096};   // A100
+        case 86: case 87: return {0, 512, 1024, 0, 2048};
+        case 89: return {0, 512, 1024, 2048, 2048};   // L40, RTX 40
+        case 90: return {256, 2048, 4096, 8192, 8192};  // H100, H200
+        default: return {0, 0, 0, 0, 0};
+    }
+}
+
+}  // namespace
+
+Roofline gpu_roofline(const GpuInfo &gpu) {
+    Roofline r;
+    if (!gpu.available) return r;
+    const TensorRates t = tensor_rates(gpu.compute_major, gpu.compute_minor);
+    const double sm_hz = gpu.sm_count * gpu.boost_clock_hz;  // SM-cycles per second
+    r.flops[GPUBENCH_MATH_FP32] = gpu.peak_fp32_flops;
+    r.flops[GPUBENCH_MATH_FP64] = std::max(gpu.peak_fp64_flops, sm_hz * t.fp64);
+    r.flops[GPUBENCH_MATH_TENSOR_TF32] = sm_hz * t.tf32;
+    r.flops[GPUBENCH_MATH_TENSOR_FP16] = sm_hz * t.fp16;
+    r.flops[GPUBENCH_MATH_TENSOR_FP8] = sm_hz * t.fp8;
+    r.flops[GPUBENCH_MATH_TENSOR_INT8] = sm_hz * t.int8;
+    r.bytes_per_s = gpu.peak_bytes_per_s;
+    r.cache_bytes = gpu.l2_bytes;
+    r.margin = 0.05;
+    r.source = gpu.name + ": device attributes (boost clock, memory clock x bus width) and "
+                          "dense tensor rates of compute capability " +
+               std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor);
+    return r;
+}
+
+Roofline host_roofline(const HostPeaks &peaks) {
+    Roofline r;
+    r.flops[GPUBENCH_MATH_FP32] = peaks.fp32_flops;
+    r.flops[GPUBENCH_MATH_FP64] = peaks.fp64_flops;
+    r.bytes_per_s = peaks.bytes_per_s;
+    r.cache_bytes = peaks.llc_bytes;
+    // A measurement taken beside other work can be far too low: then only a rate more than
+    // twice it is called impossible.
+    r.margin = peaks.quiet ? 0.20 : 1.0;
+    r.source = peaks.cpu_model + ": measured (" + peaks.isa + " FMA loops on every core; "
+               "triad and memcpy over arrays beyond the last-level cache), " + peaks.source;
+    return r;
+}
+
+nlohmann::json roofline_json(const Roofline &r) {
+    nlohmann::json flops = nlohmann::json::object();
+    for (int m = 0; m < math_kinds; ++m)
+        if (r.flops[static_cast<size_t>(m)] > 0) flops[math_name(m)] = r.flops[static_cast<size_t>(m)];
+    return {{"flops", flops},
+            {"bytes_per_s", r.bytes_per_s},
+            {"cache_bytes", r.cache_bytes},
+            {"margin", r.margin},
+            {"source", r.source}};
+}
+
+Roofline roofline_from_json(const nlohmann::json &j) {
+    Roofline r;
+    for (int m = 0; m < math_kinds; ++m)
+        r.flops[static_cast<size_t>(m)] = j.at("flops").value(math_name(m), 0.0);
+    r.bytes_per_s = j.at("bytes_per_s").get<double>();
+    r.cache_bytes = j.at("cache_bytes").get<uint64_t>();
+    r.margin = j.at("margin").get<double>();
+    r.source = j.at("source").get<std::string>();
+    return r;
+}
+
+}  // namespace gpubench

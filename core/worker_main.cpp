@@ -1,0 +1,116 @@
+#include "worker_main.hpp"
+
+#include "entry_measurer.hpp"
+#include "worker_protocol.hpp"
+
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+
+namespace gpubench {
+namespace {
+
+// One JSON document per line, written at once, so the runner sees each as it happens.
+void send(int fd, const nlohmann::json &message) {
+    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+    for (size_t done = 0; done < line.size();) {
+        const ssize_t wrote = write(fd, line.data() + done, line.size() - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) std::_Exit(0);  // the runner is gone: nothing left to do
+        done += static_cast<size_t>(wrote);
+    }
+}
+
+// The next request line, or nullopt once the runner closed the pipe.
+std::optional<std::string> next_line(int fd, std::string &pending) {
+    for (;;) {
+        if (const size_t end = pending.find('\n'); end != std::string::npos) {
+            std::string line = pending.substr(0, end);
+            pending.erase(0, end + 1);
+            return line;
+        }
+        char buffer[4096];
+        const ssize_t got = read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return std::nullopt;
+        pending.append(buffer, static_cast<size_t>(got));
+    }
+}
+
+bool parse_int(const char *text, int &out) {
+    char *end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text, &end, 10);
+    if (errno || end == text || *end || value < 0 || value > 1 << 20) return false;
+    out = static_cast<int>(value);
+    return true;
+}
+
+}  // namespace
+
+bool is_worker_command_line(int argc, const char *const *argv) {
+    return argc > 1 && std::string(argv[1]) == worker_flag;
+}
+
+std::vector<std::string> worker_command_line(const std::filesystem::path &runner,
+                                             const std::filesystem::path &plugin_file,
+                                             int cuda_device, int request_fd, int report_fd) {
+    return {runner.string(), worker_flag, plugin_file.string(), std::to_string(cuda_device),
+            std::to_string(request_fd), std::to_string(report_fd)};
+}
+
+int worker_main(int argc, const char *const *argv) {
+    int device = 0, request_fd = -1, report_fd = -1;
+    if (argc != 6 || !parse_int(argv[3], device) || !parse_int(argv[4], request_fd) ||
+        !parse_int(argv[5], report_fd)) {
+        std::cerr << "runner " << worker_flag << ": error: expected PLUGIN_FILE CUDA_DEVICE "
+                  << "REQUEST_FD REPORT_FD (started by the runner, not by hand)\n";
+        return 2;
+    }
+    // A worker never outlives the runner that started it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return 0;
+    std::signal(SIGINT, SIG_IGN);  // Ctrl-C is the runner's to handle: it stops us itself
+
+    const auto load_began = std::chrono::steady_clock::now();
+    auto loaded = load_plugin(argv[2]);
+    const double load_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - load_began).count();
+    const Plugin *plugin = std::get_if<Plugin>(&loaded);
+    EntryMeasurer measurer{Roofline{}};
+    // The CUDA context now, while the runner still reads its options and writes its header.
+    if (plugin) measurer.prepare(*plugin, device);
+    std::string pending;
+    while (const std::optional<std::string> line = next_line(request_fd, pending)) {
+        WorkerRequest request;
+        try {
+            request = request_from_wire(nlohmann::json::parse(*line));
+        } catch (const std::exception &e) {
+            std::cerr << "runner " << worker_flag << ": error: bad request: " << e.what() << '\n';
+            return 2;
+        }
+        EntryResult entry;
+        if (!plugin) {
+            entry.status = EntryStatus::error;
+            entry.size = request.size;
+            entry.message = "the worker could not load " + std::string(argv[2]) + ": " +
+                            std::get<Refusal>(loaded).reason;
+        } else {
+            measurer.set_host_roofline(request.host_roofline);
+            entry = measurer.measure(*plugin, request.size, request.options,
+                                      [&](const char *stage) { send(report_fd, {{"stage", stage}}); });
+            entry.load_s = load_s;
+        }
+        send(report_fd, {{"entry", entry_to_wire(entry)}});
+        if (!plugin || measurer.cuda_context_lost()) break;  // a fresh process is needed
+    }
+    return 0;
+}
+
+}  // namespace gpubench

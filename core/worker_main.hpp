@@ -1,0 +1,25 @@
+// The worker process: the runner's own executable started as
+//   runner --gpubench-worker PLUGIN_FILE CUDA_DEVICE REQUEST_FD REPORT_FD
+// It loads one plugin (and, for a CUDA plugin, creates its CUDA context) at once, then
+// measures the entries the runner asks for, one request line at a time, until the request
+// pipe closes or the CUDA context is lost. Core owns both ends: the runner's main() only
+// hands over when is_worker_command_line() says so.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+inline constexpr const char *worker_flag = "--gpubench-worker";
+
+bool is_worker_command_line(int argc, const char *const *argv);
+// Runs the worker; returns its exit status (0 after serving, 2 on a malformed command line).
+int worker_main(int argc, const char *const *argv);
+// The argument vector that starts a worker.
+std::vector<std::string> worker_command_line(const std::filesystem::path &runner,
+                                             const std::filesystem::path &plugin_file,
+                                             int cuda_device, int request_fd, int report_fd);
+
+}  // namespace gpubench

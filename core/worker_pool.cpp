@@ -1,0 +1,312 @@
+#include "worker_pool.hpp"
+
+#include "worker_main.hpp"
+#include "worker_protocol.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+extern char **environ;
+
+namespace gpubench {
+namespace {
+
+// "SIGSEGV (Segmentation fault)"
+std::string describe_signal(int signal_number) {
+    const char *abbreviation = sigabbrev_np(signal_number);
+    std::string text = abbreviation ? std::string("SIG") + abbreviation
+                                    : "signal " + std::to_string(signal_number);
+    return text + " (" + strsignal(signal_number) + ")";
+}
+
+double seconds_since(std::chrono::steady_clock::time_point began) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
+
+// What the worker said about the entry under way: the stage it last began, and the entry.
+struct Report {
+    std::string stage = "start-up";
+    std::optional<EntryResult> entry;
+    std::string malformed;  // a line that did not parse, if any
+
+    void take_line(const std::string &line) {
+        if (line.empty()) return;
+        try {
+            nlohmann::json message = nlohmann::json::parse(line);
+            if (message.contains("stage")) stage = message["stage"].get<std::string>();
+            if (message.contains("entry")) entry = entry_from_wire(message["entry"]);
+        } catch (const std::exception &e) {
+            malformed = e.what();
+        }
+    }
+};
+
+}  // namespace
+
+// One worker process and its two pipes: requests in, reports out.
+class WorkerProcess {
+public:
+    WorkerProcess(const WorkerLaunch &launch, const Plugin &plugin, int cuda_device)
+        : file_(plugin.file()) {
+        int requests[2], reports[2];
+        if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(reports, O_CLOEXEC) != 0)
+            throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+        // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, requests[0], 3);
+        posix_spawn_file_actions_adddup2(&actions, reports[1], 4);
+        // The worker's stdout goes to stderr: the runner's stdout is its table.
+        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+        posix_spawnattr_t attributes;
+        posix_spawnattr_init(&attributes);
+        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // killed as a group
+        posix_spawnattr_setpgroup(&attributes, 0);
+        std::vector<std::string> words =
+            worker_command_line(launch.runner, file_, cuda_device, 3, 4);
+        if (launch.sanitizer) {
+            char name[64];
+            std::snprintf(name, sizeof name, "gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
+            sanitizer_log_ = std::filesystem::temp_directory_path() / name;
+            words = sanitizer_command(launch.sanitizer_program, *launch.sanitizer, sanitizer_log_, words);
+        }
+        std::vector<char *> argv;
+        for (std::string &word : words) argv.push_back(word.data());
+        argv.push_back(nullptr);
+        const int status = posix_spawn(&pid_, argv[0], &actions, &attributes, argv.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attributes);
+        close(requests[0]);
+        close(reports[1]);
+        request_fd_ = requests[1];
+        report_fd_ = reports[0];
+        if (status != 0) {
+            pid_ = -1;
+            throw std::runtime_error("cannot start a worker (" + words[0] + "): " + std::strerror(status));
+        }
+    }
+    ~WorkerProcess() {
+        kill_now();
+        if (pid_ > 0) wait_for_exit();
+        if (request_fd_ >= 0) close(request_fd_);
+        if (report_fd_ >= 0) close(report_fd_);
+        if (!sanitizer_log_.empty()) std::filesystem::remove(sanitizer_log_);
+    }
+    const std::filesystem::path &file() const { return file_; }
+    const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
+    bool alive() const { return pid_ > 0; }
+    size_t served = 0;  // entries it took: the first one paid for its start
+
+    bool send(const std::string &line) {
+        const std::string text = line + '\n';
+        for (size_t done = 0; done < text.size();) {
+            const ssize_t wrote = write(request_fd_, text.data() + done, text.size() - done);
+            if (wrote < 0 && errno == EINTR) continue;
+            if (wrote <= 0) return false;
+            done += static_cast<size_t>(wrote);
+        }
+        return true;
+    }
+    // Reads what is there within `wait_ms`; false once the worker closed its end.
+    bool read_some(Report &report, int wait_ms) {
+        pollfd pfd{report_fd_, POLLIN, 0};
+        if (poll(&pfd, 1, wait_ms) <= 0) return true;
+        char buffer[65536];
+        const ssize_t got = read(report_fd_, buffer, sizeof buffer);
+        if (got < 0) return errno == EINTR;
+        if (got == 0) {
+            report.take_line(pending_);
+            pending_.clear();
+            return false;
+        }
+        pending_.append(buffer, static_cast<size_t>(got));
+        for (size_t end; (end = pending_.find('\n')) != std::string::npos;) {
+            report.take_line(pending_.substr(0, end));
+            pending_.erase(0, end + 1);
+            if (report.entry) break;  // the rest belongs to no request
+        }
+        return true;
+    }
+    void kill_now() {
+        if (pid_ > 0) kill(-pid_, SIGKILL);  // its process group: helpers it started too
+    }
+    // Closes the request pipe, so the worker ends on its own; waits up to `grace_s`, then
+    // kills it. Returns the waitpid status.
+    int finish(double grace_s) {
+        if (request_fd_ >= 0) close(request_fd_);
+        request_fd_ = -1;
+        const auto began = std::chrono::steady_clock::now();
+        int status = 0;
+        while (pid_ > 0) {
+            const pid_t got = waitpid(pid_, &status, WNOHANG);
+            if (got == pid_ || (got < 0 && errno != EINTR)) {
+                pid_ = -1;
+                break;
+            }
+            if (seconds_since(began) > grace_s) {
+                kill_now();
+                return wait_for_exit();
+            }
+            usleep(1000);
+        }
+        return status;
+    }
+    int wait_for_exit() {  // the waitpid status
+        int status = 0;
+        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+        }
+        pid_ = -1;
+        return status;
+    }
+
+private:
+    std::filesystem::path file_;
+    pid_t pid_ = -1;
+    int request_fd_ = -1, report_fd_ = -1;
+    std::string pending_;
+    std::filesystem::path sanitizer_log_;
+    static inline int spawned_ = 0;
+};
+
+WorkerPool::WorkerPool(WorkerLaunch launch) : launch_(std::move(launch)) {
+    // A worker that ended between two entries must not kill the runner when it is written to.
+    signal(SIGPIPE, SIG_IGN);
+}
+
+WorkerPool::~WorkerPool() { retire(); }
+
+void WorkerPool::retire() {
+    if (!worker_) return;
+    worker_->finish(2.0);
+    worker_.reset();
+}
+
+void WorkerPool::prestart(const Plugin &plugin, int cuda_device) {
+    if (worker_ || launch_.sanitizer) return;
+    try {
+        worker_ = std::make_unique<WorkerProcess>(launch_, plugin, cuda_device);
+    } catch (const std::exception &) {
+        // measure() tries again and records why it cannot.
+    }
+}
+
+std::optional<EntryResult> WorkerPool::measure(const Plugin &plugin, uint64_t size,
+                                               const MeasureOptions &options) {
+    const auto began = std::chrono::steady_clock::now();
+    if (std::string why = size_range_problem(plugin, size); !why.empty())
+        return skipped_entry(plugin, size, why);  // no process needed to say so
+    EntryResult failed = skipped_entry(plugin, size, "");  // when the worker reports nothing
+    failed.status = EntryStatus::error;
+    if (worker_ && worker_->file() != plugin.file()) retire();
+    bool started = false;
+    const std::string request =
+        request_to_wire({size, options, launch_.host_roofline}).dump();
+    // A worker kept from the previous entry may have ended since: then start a fresh one.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (!worker_) {
+            try {
+                worker_ = std::make_unique<WorkerProcess>(launch_, plugin, options.cuda_device);
+            } catch (const std::exception &e) {
+                failed.message = e.what();
+                return failed;
+            }
+        }
+        if (worker_->send(request)) {
+            started = worker_->served++ == 0;
+            break;
+        }
+        worker_.reset();
+        if (attempt == 1) {
+            failed.message = "the worker process ended before it took the request";
+            return failed;
+        }
+    }
+
+    Report report;
+    const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);
+    bool timed_out = false, open = true;
+    while (!report.entry && (open = worker_->read_some(report, 100))) {
+        if (launch_.interrupted && launch_.interrupted()) {
+            worker_.reset();  // kills it
+            return std::nullopt;
+        }
+        if (launch_.tick) launch_.tick();
+        if (std::chrono::steady_clock::now() >= deadline) {
+            timed_out = true;
+            worker_->kill_now();
+            break;
+        }
+    }
+    if (report.entry) {
+        EntryResult entry = std::move(*report.entry);
+        entry.worker_started = started;
+        // A worker is kept only while everything goes well; under --sanitize never (its
+        // report is written at exit).
+        if (entry.status == EntryStatus::error || entry.status == EntryStatus::verification_failed ||
+            !open || launch_.sanitizer) {
+            const std::filesystem::path log = worker_->sanitizer_log();
+            const int status = worker_->finish(launch_.sanitizer ? 60.0 : 2.0);
+            if (launch_.sanitizer) {
+                std::ifstream in(log);
+                std::stringstream text;
+                text << in.rdbuf();
+                const SanitizerReport sanitized = parse_sanitizer_log(text.str(), *launch_.sanitizer);
+                entry.sanitizer = sanitized.one_line();
+                if (sanitized.errors > 0 && entry.status != EntryStatus::skipped) {
+                    entry.status = EntryStatus::error;
+                    entry.message += (entry.message.empty() ? "" : "; ") + sanitized.one_line();
+                }
+            }
+            if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+                const std::string ending =
+                    WIFSIGNALED(status)
+                        ? "the worker crashed after reporting: " + describe_signal(WTERMSIG(status))
+                        : "the worker exited with status " + std::to_string(WEXITSTATUS(status)) +
+                              " after reporting";
+                // An error already reported (a lost CUDA context, say) is the cause: keep it first.
+                entry.message = entry.status == EntryStatus::ok ? ending : entry.message + "; " + ending;
+                entry.status = EntryStatus::error;
+            }
+            worker_.reset();
+        }
+        entry.entry_wall_s = seconds_since(began);
+        return entry;
+    }
+    const int status = worker_->wait_for_exit();
+    worker_.reset();
+    if (launch_.interrupted && launch_.interrupted()) return std::nullopt;
+    failed.worker_started = started;
+    const std::string where = " in " + report.stage;
+    if (timed_out) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", launch_.timeout_s);
+        failed.message = "timed out after " + std::string(seconds) + " s" + where + " (--timeout)";
+    } else if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        failed.message = "crashed" + where + ": " + describe_signal(sig);
+        if (sig == SIGKILL) failed.message += "; killed from outside, the kernel's out-of-memory killer?";
+    } else if (!report.malformed.empty()) {
+        failed.message = "the worker's report" + where + " did not parse: " + report.malformed;
+    } else {
+        failed.message = "the worker process exited with status " +
+                         std::to_string(WEXITSTATUS(status)) + where +
+                         " without reporting (did the plugin call exit()?)";
+    }
+    failed.entry_wall_s = seconds_since(began);
+    return failed;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,54 @@
+// Measuring entries in worker processes (the default): whatever a plugin does there (a
+// crash, abort(), exit(), a hang, a poisoned CUDA context) ends only that process, and the
+// entry is recorded with what happened and in which stage. One worker serves all the entries
+// of a plugin, one after the other, so that its start (process, plugin load, CUDA context) is
+// paid once per plugin; it is replaced after any entry that failed, and a fresh one takes the
+// next entry. Under --sanitize each entry gets a worker of its own, run by compute-sanitizer.
+#pragma once
+
+#include "measure.hpp"
+#include "plugin_library.hpp"
+#include "roofline.hpp"
+#include "sanitizer.hpp"
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace gpubench {
+
+struct WorkerLaunch {
+    std::filesystem::path runner;       // the executable started as a worker (worker_main.hpp)
+    double timeout_s = 600;             // wall-clock limit of one entry, setup to teardown
+    std::function<bool()> interrupted;  // polled while waiting; true: stop the worker
+    std::function<void()> tick;         // called while waiting (about 10 times a second)
+    Roofline host_roofline;             // passed to the workers for CPU entries
+    // --sanitize: the tool and where compute-sanitizer is; each entry in its own worker.
+    std::optional<SanitizerTool> sanitizer;
+    std::filesystem::path sanitizer_program;
+};
+
+class WorkerProcess;
+
+class WorkerPool {
+public:
+    explicit WorkerPool(WorkerLaunch launch);
+    ~WorkerPool();  // ends the worker in hand
+    // Starts the worker for `plugin` now (it loads the plugin and creates its CUDA context
+    // while the runner carries on); measure() of that plugin then finds it ready.
+    void prestart(const Plugin &plugin, int cuda_device);
+    // The entry as a worker measured it, or an error entry saying how the worker ended
+    // (signal, exit status, time limit). nullopt when `interrupted` stopped it: such an entry
+    // was not measured and is not recorded.
+    std::optional<EntryResult> measure(const Plugin &plugin, uint64_t size,
+                                       const MeasureOptions &options);
+    void set_host_roofline(const Roofline &roofline) { launch_.host_roofline = roofline; }
+
+private:
+    void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it
+    WorkerLaunch launch_;
+    std::unique_ptr<WorkerProcess> worker_;
+};
+
+}  // namespace gpubench

@@ -1,0 +1,183 @@
+// The checks that keep a plugin's mistakes out of the results (fixture_mistakes.c): numbers
+// faster than the hardware, memory that leaks with every run, running out of memory after
+// runs succeeded, plugins built without optimisation, a contended host, and one worker
+// serving all the entries of a plugin. Each can fail: the control entry (size 5) passes.
+#include "host_peaks.hpp"
+#include "leak_watch.hpp"
+#include "measure.hpp"
+#include "results.hpp"
+#include "roofline.hpp"
+#include "runner_process.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <vector>
+
+using namespace gpubench;
+using test_support::fixture;
+
+namespace {
+
+Plugin load(const std::string &file) { return test_support::load_fixture(file); }
+
+MeasureOptions quick() {
+    MeasureOptions options;
+    options.min_samples = 20;
+    options.max_samples = 20;
+    options.min_time_s = 0;
+    options.max_noise = 0;
+    return options;
+}
+
+// The host clock with the host's measured roofline, as a worker measures CPU entries.
+EntryResult measure_mistake(uint64_t size, MeasureOptions options = quick()) {
+    SteadyClockTimer timer;
+    timer.set_roofline(host_roofline(host_peaks()));
+    return measure_entry(load("fixture_mistakes.so"), size, options, timer);
+}
+
+bool has_flag(const EntryResult &e, const std::string &flag) {
+    const auto flags = entry_flags(e);
+    return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+}  // namespace
+
+TEST_CASE("a CPU entry faster than the host's measured peak is invalid", "[checks]") {
+    const EntryResult flops = measure_mistake(1);
+    CHECK(flops.status == EntryStatus::verification_failed);
+    CHECK_THAT(flops.message, Catch::StartsWith("faster than the hardware: "));
+    CHECK_THAT(flops.message, Catch::Contains("GFLOP/s (fp32)"));
+    const EntryResult bytes = measure_mistake(2);
+    CHECK(bytes.status == EntryStatus::verification_failed);
+    CHECK_THAT(bytes.message, Catch::Contains("of the peak bandwidth"));
+    nlohmann::json entry = entry_json(bytes, quick());
+    CHECK(entry["valid"] == false);
+    CHECK(entry["throughput"]["ceiling"]["bytes_per_s"].get<double>() > 0);
+    // The control: honest work, a CPU roofline, a %PEAK, and valid.
+    const EntryResult control = measure_mistake(5);
+    REQUIRE(control.status == EntryStatus::ok);
+    CHECK(control.peak_flops > 0);
+    const EntryFigures f = entry_figures(control);
+    CHECK(f.percent_of_peak > 0);
+    CHECK(f.percent_of_peak < 100);
+}
+
+TEST_CASE("a GPU roofline reads each kind of math against its own peak", "[checks]") {
+    GpuInfo h100;
+    h100.available = true;
+    h100.name = "H100";
+    h100.compute_major = 9;
+    h100.sm_count = 132;
+    h100.boost_clock_hz = 1.98e9;
+    h100.peak_fp32_flops = 132 * 1.98e9 * 128 * 2;
+    h100.peak_fp64_flops = 132 * 1.98e9 * 64 * 2;
+    h100.peak_bytes_per_s = 3.35e12;
+    h100.l2_bytes = 50u << 20;
+    const Roofline r = gpu_roofline(h100);
+    CHECK(r.flops_for(GPUBENCH_MATH_FP32) == Approx(66.9e12).epsilon(0.01));
+    CHECK(r.flops_for(GPUBENCH_MATH_FP64) == Approx(66.9e12).epsilon(0.01));  // FP64 tensor cores
+    CHECK(r.flops_for(GPUBENCH_MATH_TENSOR_FP16) == Approx(1070e12).epsilon(0.01));
+    CHECK(r.flops_for(42) == 0);
+    EntryResult e;
+    e.status = EntryStatus::ok;
+    e.run_s = {1.0};
+    e.work.flops = 500e12;  // 500 TFLOP/s: impossible in FP32, fine on FP16 tensor cores
+    e.peak_flops = r.flops_for(GPUBENCH_MATH_FP32);
+    CHECK(entry_figures(e).percent_of_peak > 700);
+    e.peak_flops = r.flops_for(GPUBENCH_MATH_TENSOR_FP16);
+    CHECK(entry_figures(e).percent_of_peak < 50);
+    const Roofline back = roofline_from_json(roofline_json(r));
+    CHECK(back.flops == r.flops);
+    CHECK(back.cache_bytes == r.cache_bytes);
+}
+
+TEST_CASE("memory that grows with every run() is a leak, named with its rate", "[checks]") {
+    const EntryResult leak = measure_mistake(3);
+    CHECK(leak.status == EntryStatus::error);
+    CHECK_THAT(leak.message, Catch::StartsWith("leaks 4 MiB of host memory per run()"));
+    CHECK(leak_between(1, 100 << 20, 2, 100 << 20, 4, 100 << 20, "device memory").empty());
+    // One burst (a pool that settles) is no leak; steady growth is.
+    CHECK(leak_between(1, 0, 2, 64 << 20, 4, 64 << 20, "device memory").empty());
+    CHECK_THAT(leak_between(1, 0, 2, 256ull << 20, 4, 768ull << 20, "device memory"),
+               Catch::StartsWith("leaks 256 MiB of device memory per run()"));
+    CHECK(leak_between(1, 0, 2, 1 << 20, 4, 3 << 20, "host memory").empty());  // under 16 MiB
+}
+
+TEST_CASE("out of memory after runs succeeded is an error, not a skip", "[checks]") {
+    const EntryResult oom = measure_mistake(4);
+    CHECK(oom.status == EntryStatus::error);
+    CHECK_THAT(oom.message, Catch::StartsWith("out of memory: run: cannot allocate"));
+    CHECK_THAT(oom.message, Catch::Contains("after 5 successful runs"));
+}
+
+TEST_CASE("plugins built without optimisation are flagged", "[checks]") {
+    SteadyClockTimer timer;
+    const Plugin optimized = load("fixture_mistakes.so"), plain = load("fixture_unoptimized.so");
+    CHECK_THAT(plain.api().build_info, Catch::Contains("unoptimized (-O0)"));
+    CHECK_FALSE(optimized.built_unoptimized());
+    CHECK(plain.built_unoptimized());
+    const EntryResult e = measure_entry(plain, 5, quick(), timer);
+    REQUIRE(e.status == EntryStatus::ok);
+    CHECK(has_flag(e, "unoptimized"));
+    CHECK(entry_json(e, quick())["flags"].dump().find("unoptimized") != std::string::npos);
+    CHECK_FALSE(has_flag(measure_entry(optimized, 5, quick(), timer), "unoptimized"));
+}
+
+TEST_CASE("an entry sampled while other threads crowd the CPUs is flagged contended",
+          "[checks]") {
+    // More spinning threads than cores: the entry's own busy thread waits for a CPU.
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> spinners;
+    const unsigned crowd = 3 * std::max(1u, std::thread::hardware_concurrency());
+    for (unsigned i = 0; i < crowd; ++i)
+        spinners.emplace_back([&] {
+            while (!stop.load(std::memory_order_relaxed)) {
+            }
+        });
+    MeasureOptions options = quick();
+    options.min_time_s = 0.3;
+    options.max_samples = 1000;
+    SteadyClockTimer timer;
+    // fixture_misbehave at 200 busy-waits 2 ms per run.
+    const EntryResult crowded = measure_entry(load("fixture_misbehave.so"), 200, options, timer);
+    stop = true;
+    for (std::thread &t : spinners) t.join();
+    REQUIRE(crowded.status == EntryStatus::ok);
+    REQUIRE(crowded.resources.host_load);
+    INFO("wait share " << crowded.resources.host_load->wait_share);
+    CHECK(has_flag(crowded, "contended"));
+    CHECK_THAT(crowded.resources.host_load->reason(), Catch::Contains("waited"));
+}
+
+TEST_CASE("one worker serves a plugin's entries, and a failure gets the next one a fresh worker",
+          "[checks]") {
+    using namespace runner_process;
+    auto path = temp_results("one_worker");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_mistakes --sizes 5,5,3,5,5" +
+                           " --min-samples 20 --max-samples 20 --min-time 0 --max-noise 0 " +
+                           "-o " + path.string());
+    INFO(o.output);
+    CHECK(o.status == 1);  // the leak
+    const nlohmann::json d = read_json(path);
+    REQUIRE(d["entries"].size() == 5);
+    const auto started = [&](size_t i) { return d["entries"][i]["harness"]["worker_started"].get<bool>(); };
+    CHECK(started(0));        // the first worker (started ahead of the first entry)
+    CHECK_FALSE(started(1));  // the same worker again
+    CHECK_FALSE(started(2));  // ... which then leaks and is replaced
+    CHECK(started(3));
+    CHECK_FALSE(started(4));
+    CHECK(d["entries"][2]["status"] == "error");
+    for (size_t i : {0u, 1u, 3u, 4u}) {
+        CHECK(d["entries"][i]["status"] == "ok");
+        const nlohmann::json &h = d["entries"][i]["harness"];
+        CHECK(h["plugin_time_s"].get<double>() > 0);
+        CHECK(h["overhead_s"].get<double>() >= 0);
+        CHECK(h["finished_after_s"].get<double>() > 0);
+    }
+    std::filesystem::remove(path);
+}
