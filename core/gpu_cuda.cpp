@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <future>
 #include <utility>
 #include <stdexcept>
 #include <string>
@@ -49,6 +50,16 @@ private:
 class CudaEventTimer final : public PhaseTimer {
 public:
     explicit CudaEventTimer(int device) {
+        // NVML starts beside the CUDA context (tens of milliseconds each): the bus id needs
+        // only the driver, not a context.
+        char bus[32] = {};
+        std::future<std::unique_ptr<NvmlProbe>> nvml;
+        if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess)
+            nvml = std::async(std::launch::async, [this, id = std::string(bus)] {
+                return NvmlProbe::open(id, nvml_note_);
+            });
+        else
+            nvml_note_ = "no PCI bus id to find the device in NVML";
         check(cudaSetDevice(device), "cudaSetDevice");
         set_roofline(gpu_roofline(probe_gpu(device)));
         // A blocking stream: plugins that (wrongly) use the legacy default stream still
@@ -56,11 +67,7 @@ public:
         check(cudaStreamCreate(&stream_), "cudaStreamCreate");
         check(cudaEventCreate(&begin_), "cudaEventCreate");
         check(cudaEventCreate(&end_), "cudaEventCreate");
-        char bus[32] = {};
-        if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess)
-            nvml_ = NvmlProbe::open(bus, nvml_note_);
-        else
-            nvml_note_ = "no PCI bus id to find the device in NVML";
+        if (nvml.valid()) nvml_ = nvml.get();
         // What waiting for an idle device costs by itself, subtracted in device_drain_s().
         idle_wait_s_ = 1.0;
         for (int i = 0; i < 5; ++i) {

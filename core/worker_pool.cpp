@@ -143,6 +143,11 @@ public:
     void kill_now() {
         if (pid_ > 0) kill(-pid_, SIGKILL);  // its process group: helpers it started too
     }
+    // Kills it without waiting to reap it (init does, once the runner has exited).
+    void abandon() {
+        kill_now();
+        pid_ = -1;
+    }
     // Closes the request pipe, so the worker ends on its own; waits up to `grace_s`, then
     // kills it. Returns the waitpid status.
     int finish(double grace_s) {
@@ -186,7 +191,13 @@ WorkerPool::WorkerPool(WorkerLaunch launch) : launch_(std::move(launch)) {
     signal(SIGPIPE, SIG_IGN);
 }
 
-WorkerPool::~WorkerPool() { retire(); }
+WorkerPool::~WorkerPool() {
+    // The runner is done: a healthy worker has nothing left to say, and waiting for it to tear
+    // down its CUDA context would only delay the runner's exit. (Under --sanitize every worker
+    // was already waited for, to read its report.)
+    if (worker_) worker_->abandon();
+    worker_.reset();
+}
 
 void WorkerPool::retire() {
     if (!worker_) return;
