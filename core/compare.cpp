@@ -62,11 +62,6 @@ bool Comparison::regressed() const {
 
 namespace {
 
-std::vector<double> run_samples(const json &entry) {
-    if (!entry.contains("timing")) return {};
-    return entry["timing"]["samples"].value("run", std::vector<double>{});
-}
-
 std::string machine(const json &document) {
     const json gpu = document.value("gpu", json::object());
     return gpu.value("available", false) ? gpu.value("name", "?") : "no GPU";
@@ -95,7 +90,7 @@ Comparison compare_results(const json &baseline, const json &candidate,
             continue;
         }
         const json &n = *found->second;
-        const std::vector<double> bs = run_samples(*b), ns = run_samples(n);
+        const auto [bs, ns] = comparable_samples(*b, n);
         if (!n.value("valid", false) && b->value("valid", false)) {
             c.verdict = Verdict::failed;
             c.note = n.value("status", "?") + ": " + n.value("message", "");

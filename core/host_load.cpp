@@ -58,7 +58,9 @@ bool crowded(const HostLoad &l) {
 
 bool HostLoad::contended() const {
     if (!available || wall_s < host_load_min_wall_s) return false;
-    return waited_for_cpu(*this) || crowded(*this);
+    // Waits alone are no proof: OpenMP threads woken for microsecond regions wait for a CPU
+    // on an idle host too. The rest of the machine must have taken CPU time as well.
+    return others_cores >= contended_others_cores && (waited_for_cpu(*this) || crowded(*this));
 }
 
 std::string HostLoad::reason() const {

@@ -28,6 +28,9 @@ struct MeasureOptions {
                                 // (0: no noise criterion)...
     double max_time_s = 10.0;   // ...but stop once an entry has taken this long (>= 1 sample)
     bool cold = false;          // flush the GPU's L2 before each timed run()
+    // Check that device work ends with its timed span (sampling.hpp). Off under --sanitize:
+    // the sanitizer's own device work outlives the spans.
+    bool audit_streams = true;
 };
 
 enum class EntryStatus { ok, verification_failed, error, skipped };

@@ -1,5 +1,7 @@
 #include "report.hpp"
 
+#include "results.hpp"
+#include "statistics.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
@@ -104,7 +106,8 @@ std::vector<WorkloadReport> build_report(
             }
             const json &timing = entry["timing"];
             column->points[entry.value("size", uint64_t{0})] = {
-                timing["run"].value("median", 0.0), timing["end_to_end"].value("median", 0.0)};
+                headline_median(entry), timing["end_to_end"].value("median", 0.0),
+                entry.value("flags", std::vector<std::string>{})};
         }
     }
     std::vector<WorkloadReport> reports;
@@ -158,6 +161,7 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
                 std::string cell = format_seconds(p->second.compute_s);
                 if (p->second.end_to_end_s > p->second.compute_s * 1.0001)
                     cell += " (" + format_seconds(p->second.end_to_end_s) + ")";
+                for (const std::string &flag : p->second.flags) cell += " *" + flag + "*";
                 if (c.backend != r.baseline) {
                     const auto compute = speedup(r, c, size, false), e2e = speedup(r, c, size, true);
                     if (compute) {
@@ -181,9 +185,19 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
     }
 }
 
+namespace {
+
+std::string join_flags(const std::vector<std::string> &flags) {
+    std::string text;
+    for (const std::string &flag : flags) text += (text.empty() ? "" : " ") + flag;
+    return text;
+}
+
+}  // namespace
+
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
     out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
-           "speedup_compute,speedup_end_to_end,crossover\n";
+           "speedup_compute,speedup_end_to_end,crossover,flags\n";
     const auto number = [](std::optional<double> v) {
         if (!v) return std::string();
         char text[32];
@@ -206,7 +220,8 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
                     << quoted(c.backend) << ',' << (c.gpu ? "gpu" : "cpu") << ',' << size << ','
                     << number(p.compute_s) << ',' << number(p.end_to_end_s) << ','
                     << number(speedup(r, c, size, false)) << ','
-                    << number(speedup(r, c, size, true)) << ',' << crossover << '\n';
+                    << number(speedup(r, c, size, true)) << ',' << crossover << ','
+                    << quoted(join_flags(p.flags)) << '\n';
         }
 }
 
@@ -217,7 +232,8 @@ json report_json(const std::vector<WorkloadReport> &reports) {
         for (const ReportColumn &c : r.columns) {
             json points = json::array();
             for (const auto &[size, p] : c.points) {
-                json point = {{"size", size}, {"compute_s", p.compute_s}, {"end_to_end_s", p.end_to_end_s}};
+                json point = {{"size", size}, {"compute_s", p.compute_s},
+                              {"end_to_end_s", p.end_to_end_s}, {"flags", p.flags}};
                 if (auto s = speedup(r, c, size, false)) point["speedup_compute"] = *s;
                 if (auto s = speedup(r, c, size, true)) point["speedup_end_to_end"] = *s;
                 points.push_back(point);
@@ -252,7 +268,7 @@ json gbench_json(const json &document) {
         if (!entry.value("valid", false) || !entry.contains("timing")) continue;
         std::string name = entry.value("plugin", "") + "/" + std::to_string(entry.value("size", uint64_t{0}));
         if (!entry.value("params", "").empty()) name += "/" + entry.value("params", "");
-        const std::vector<double> samples = entry["timing"]["samples"].value("run", std::vector<double>{});
+        const std::vector<double> samples = headline_samples(entry);
         const auto record = [&](const std::string &run_type, double seconds, int index,
                                 const std::string &aggregate) {
             json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},
@@ -273,9 +289,9 @@ json gbench_json(const json &document) {
             out["benchmarks"].push_back(r);
         };
         for (size_t i = 0; i < samples.size(); ++i) record("iteration", samples[i], int(i), "");
-        const json &run = entry["timing"]["run"];
-        record("aggregate", run.value("mean", 0.0), 0, "mean");
-        record("aggregate", run.value("median", 0.0), 0, "median");
+        const Summary headline = summarize(samples);
+        record("aggregate", headline.mean, 0, "mean");
+        record("aggregate", headline.median, 0, "median");
         ++family;
     }
     return out;

@@ -17,7 +17,8 @@ namespace gpubench {
 
 // One verified entry, as a report reads it.
 struct ReportPoint {
-    double compute_s = 0, end_to_end_s = 0;
+    double compute_s = 0, end_to_end_s = 0;  // compute: the headline (per launch when so timed)
+    std::vector<std::string> flags;          // the entry's flags (contended, unoptimized...)
 };
 
 // A column of a workload's table: one backend from one results file.

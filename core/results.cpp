@@ -118,7 +118,8 @@ json measure_options_json(const MeasureOptions &m) {
             {"min_time_s", m.min_time_s},
             {"max_noise", m.max_noise},
             {"max_time_s", m.max_time_s},
-            {"cold", m.cold}};
+            {"cold", m.cold},
+            {"audit_streams", m.audit_streams}};
 }
 
 json work_json(const Work &w, const std::string &item_name) {
@@ -303,6 +304,41 @@ ResultsFile::ResultsFile(std::filesystem::path path, json document)
     document_["entries"] = json::array();
     if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path());
     write();
+}
+
+namespace {
+
+std::vector<double> run_samples_of(const json &entry) {
+    if (!entry.contains("timing")) return {};
+    return entry["timing"]["samples"].value("run", std::vector<double>{});
+}
+
+std::string per_launch_method(const json &entry) {
+    if (!entry.contains("timing") || !entry["timing"].contains("per_launch")) return "";
+    return entry["timing"]["per_launch"].value("method", "");
+}
+
+}  // namespace
+
+double headline_median(const json &entry) {
+    if (!entry.contains("timing")) return 0;
+    const json &timing = entry["timing"];
+    if (timing.contains("compute")) return timing["compute"].value("median", 0.0);
+    return timing.value("run", json::object()).value("median", 0.0);
+}
+
+std::vector<double> headline_samples(const json &entry) {
+    if (!per_launch_method(entry).empty())
+        return entry["timing"]["per_launch"].value("samples", std::vector<double>{});
+    return run_samples_of(entry);
+}
+
+std::pair<std::vector<double>, std::vector<double>> comparable_samples(const json &base,
+                                                                       const json &candidate) {
+    const std::string method = per_launch_method(base);
+    if (!method.empty() && method == per_launch_method(candidate))
+        return {headline_samples(base), headline_samples(candidate)};
+    return {run_samples_of(base), run_samples_of(candidate)};
 }
 
 std::string entry_identity(const json &entry) {

@@ -55,6 +55,16 @@ EntryFigures entry_figures(const EntryResult &entry);
 // file ("flags") and the report.
 std::vector<std::string> entry_flags(const EntryResult &entry);
 
+// A results-file entry's headline compute time and its samples: per launch where the entry
+// was so timed (timing.compute / timing.per_launch), else single run() calls; files written
+// before per-launch headlines read as single runs.
+double headline_median(const nlohmann::json &entry);
+std::vector<double> headline_samples(const nlohmann::json &entry);
+// The samples two entries are compared on: per launch when both were timed per launch by the
+// same method, else single run() calls on both sides.
+std::pair<std::vector<double>, std::vector<double>> comparable_samples(const nlohmann::json &base,
+                                                                       const nlohmann::json &candidate);
+
 // What makes two entries of two results files measure the same thing: "plugin|size|params".
 std::string entry_identity(const nlohmann::json &entry);
 

@@ -32,11 +32,11 @@ double median_of(std::vector<double> values) { return summarize(std::move(values
 // Span and drain of each audited phase call.
 class StreamAuditor {
 public:
-    explicit StreamAuditor(PhaseTimer &timer) : timer_(timer) {}
+    StreamAuditor(PhaseTimer &timer, bool enabled) : timer_(timer), enabled_(enabled) {}
     // Times `phase` like Instance::timed and, when `audit`, checks the device afterwards.
     double timed(Instance &instance, const char *phase, gpubench_phase_fn fn, bool audit) {
         const double span = instance.timed(phase, fn, timer_);
-        if (audit && span >= 0)
+        if (audit && enabled_ && span >= 0)
             if (const auto drain = timer_.device_drain_s()) {
                 Checks &c = checks_[phase];
                 c.spans.push_back(span);
@@ -67,6 +67,7 @@ private:
         std::vector<double> spans, drains;
     };
     PhaseTimer &timer_;
+    bool enabled_;
     std::map<std::string, Checks> checks_;
 };
 
@@ -86,7 +87,7 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     using clock = std::chrono::steady_clock;
     const auto began = clock::now();
     double measured = 0, timed = 0;
-    StreamAuditor auditor(timer);
+    StreamAuditor auditor(timer, options.audit_streams);
     const auto flush = [&] {
         if (options.cold && timer.flush_cache()) result.cache = "cold";
     };

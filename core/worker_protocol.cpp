@@ -32,6 +32,7 @@ WorkerRequest request_from_wire(const json &w) {
     m.max_noise = o.at("max_noise").get<double>();
     m.max_time_s = o.at("max_time_s").get<double>();
     m.cold = o.at("cold").get<bool>();
+    m.audit_streams = o.value("audit_streams", true);
     return r;
 }
 

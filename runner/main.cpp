@@ -162,6 +162,7 @@ int main(int argc, char **argv) {
                             std::string(GPUBENCH_CUDA_BIN_DIR) + " and /usr/local/cuda/bin)",
                         exit_usage);
         launch.sanitizer_program = *program;
+        cli.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
     }
     // The default sweep is an overview that should take minutes: a tighter time per entry,
     // and no size predicted to run for long (SweepMode::predicted_run_limit_s).

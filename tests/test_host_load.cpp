@@ -1,4 +1,5 @@
 #include "host_load.hpp"
+#include "test_support.hpp"
 #include "host_peaks.hpp"
 #include "roofline.hpp"
 
@@ -52,8 +53,9 @@ HostLoad busy_host() {  // neither rule holds: the base of the boundary tests
     l.available = true;
     l.wall_s = 1;
     l.host_cores = 4;
-    l.machine_busy_cores = 1;
+    l.machine_busy_cores = 1.5;
     l.own_cpu_s = 1;
+    l.others_cores = 0.5;  // others present; the rules below decide
     return l;
 }
 
@@ -78,22 +80,21 @@ TEST_CASE("host load: a spinning thread's CPU time and wait for a CPU add up to 
     CHECK(load.machine_busy_cores <= load.host_cores);
 }
 
-TEST_CASE("host load: more spinning threads than cores is contention, named by the wait",
+TEST_CASE("host load: other processes spinning on every core are contention, named by the wait",
           "[host]") {
-    std::atomic<bool> stop{false};
-    std::vector<std::thread> spinners;
-    for (unsigned i = 0; i < 3 * std::max(1u, std::thread::hardware_concurrency()); ++i)
-        spinners.emplace_back([&] {
-            volatile unsigned long counter = 0;
-            while (!stop.load(std::memory_order_relaxed)) counter = counter + 1;
-        });
-    HostLoadWatch watch;
-    watch.begin();
-    std::this_thread::sleep_for(300ms);
-    HostLoad load = watch.end();
-    stop = true;
-    for (auto &t : spinners) t.join();
+    HostLoad load;
+    {
+        test_support::SpinningProcesses others(3 * std::max(1u, std::thread::hardware_concurrency()));
+        std::this_thread::sleep_for(50ms);  // they are running
+        HostLoadWatch watch;
+        watch.begin();
+        const auto end = std::chrono::steady_clock::now() + 300ms;  // a busy entry of our own
+        for (volatile unsigned long n = 0; std::chrono::steady_clock::now() < end; n = n + 1) {
+        }
+        load = watch.end();
+    }
     REQUIRE(load.available);
+    CHECK(load.others_cores >= 0.5);
     INFO("wait share " << load.wait_share << ", reason: " << load.reason());
     CHECK(load.wait_share >= 0.05);
     CHECK(load.contended());
@@ -130,6 +131,9 @@ TEST_CASE("host load: the contention rule at its boundaries", "[host]") {
         l.own_wait_s = 0.05;
         l.wait_share = 0.05;
         CHECK(l.contended());
+        l.others_cores = 0.499;  // waits with nobody else busy: OpenMP wake-ups, not others
+        CHECK_FALSE(l.contended());
+        l.others_cores = 0.5;
         l.wait_share = 0.0499;
         CHECK_FALSE(l.contended());
         l.wait_share = 0.5;  // a mostly sleeping thread: large share, little wait in all
@@ -148,6 +152,7 @@ TEST_CASE("host load: the contention rule at its boundaries", "[host]") {
         CHECK_FALSE(l.contended());
     }
     SECTION("too short, or unreadable, is never contended") {
+        l.others_cores = 1;
         l.wait_share = 1;
         l.own_wait_s = 1e-3;
         l.wall_s = 1e-3;
@@ -161,6 +166,7 @@ TEST_CASE("host load: the contention rule at its boundaries", "[host]") {
     }
     SECTION("the reason names both") {
         l.host_cores = 2;
+        l.others_cores = 1.9;
         l.wait_share = 0.12;
         l.own_wait_s = 0.12;
         l.machine_busy_cores = 2;

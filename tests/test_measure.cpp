@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <unistd.h>
 
 #include <fstream>
@@ -163,10 +165,20 @@ TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one t
     // Size 200 busy-waits a steady 2 ms per run: its median is known well after 10 samples.
     EntryResult steady = measure_entry(plugin, 200, options, timer);
     INFO("steady: " << steady.run_s.size() << " samples, noise " << steady.noise);
-    CHECK(steady.stop_reason == "noise below max_noise");
-    CHECK(steady.noise_converged);
-    CHECK(steady.noise <= options.max_noise);
-    CHECK(steady.run_s.size() < 100);
+    // On a crowded machine (ctest -j) preemption can make even a busy wait noisy: then the
+    // runner must say why (contended), and the converged case is not asserted.
+    const bool crowded = steady.resources.host_load && steady.resources.host_load->contended();
+    if (crowded) {
+        WARN("the host was contended: convergence of the steady entry not asserted ("
+             << steady.resources.host_load->reason() << ")");
+        const auto flags = entry_flags(steady);
+        CHECK(std::find(flags.begin(), flags.end(), "contended") != flags.end());
+    } else {
+        CHECK(steady.stop_reason == "noise below max_noise");
+        CHECK(steady.noise_converged);
+        CHECK(steady.noise <= options.max_noise);
+        CHECK(steady.run_s.size() < 100);
+    }
     // Size 201 waits 1 to 4 ms at random: 0.5% would take ~10000 samples, so it runs to
     // max_time and says it did not converge.
     EntryResult noisy = measure_entry(plugin, 201, options, timer);
@@ -174,7 +186,7 @@ TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one t
     CHECK(noisy.stop_reason == "max_time reached");
     CHECK_FALSE(noisy.noise_converged);
     CHECK(noisy.noise > options.max_noise);
-    CHECK(noisy.run_s.size() > steady.run_s.size());
+    if (!crowded) CHECK(noisy.run_s.size() > steady.run_s.size());
 }
 
 TEST_CASE("the median's relative standard error shrinks with the square root of n",

@@ -83,3 +83,20 @@ TEST_CASE("search path: explicit dirs, then the environment, then beside the run
     CHECK(plugin_search_path("/opt/gb/bin", {}, nullptr).size() == 1);
     CHECK(split_list(" a, b ,,c ") == std::vector<std::string>{"a", "b", "c"});
 }
+
+TEST_CASE("start-up loads only the plugin files named like a --plugin pattern", "[loading]") {
+    const std::vector<std::filesystem::path> dirs = {GPUBENCH_FIXTURE_DIR};
+    PluginCatalog all = discover_plugins(dirs);
+    CHECK_FALSE(all.refused.empty());  // the broken fixtures, loaded to be listed
+    PluginCatalog some = discover_plugins(dirs, {"fixture_good"});
+    REQUIRE(some.plugins.size() == 1);
+    CHECK(some.plugins[0].name() == "fixture_good");
+    CHECK(some.refused.empty());  // nothing else was even opened
+    CHECK(some.not_loaded.size() + 1 == all.plugins.size() + all.refused.size());
+    CHECK(select_plugins(some, {"fixture_good"}).size() == 1);
+    // A pattern no file name matches loads the rest before it gives up: plugins are found by
+    // their descriptor's name, whatever their file is called.
+    CHECK_THROWS_WITH(select_plugins(some, {"no_such_plugin"}), Catch::Contains("no plugin matches"));
+    CHECK(some.not_loaded.empty());
+    CHECK(some.plugins.size() == all.plugins.size());
+}

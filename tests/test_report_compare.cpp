@@ -229,3 +229,29 @@ TEST_CASE("runner report and runner compare from the command line", "[compare]")
     std::filesystem::remove(base);
     std::filesystem::remove(cand);
 }
+
+TEST_CASE("reports show flags and per-launch headlines; compare uses per-launch samples when both sides have them",
+          "[report]") {
+    json doc = results({{"vecadd_naive", 10, around(1e-6)}, {"vecadd_cuda", 10, around(8e-6)}});
+    json &gpu = doc["entries"][1];
+    gpu["timing"]["compute"] = {{"method", "graph"}, {"median", 1e-6}};
+    gpu["timing"]["per_launch"] = {{"method", "graph"}, {"samples", around(1e-6)}};
+    doc["entries"][0]["flags"] = {"contended"};
+    const auto reports = build_report({{"", doc}}, ReportOptions{});
+    std::ostringstream markdown;
+    write_markdown(markdown, reports);
+    INFO(markdown.str());
+    CHECK_THAT(markdown.str(), Catch::Contains("*contended*"));
+    // The GPU's compute is its per-launch headline; end to end stays single launches.
+    CHECK_THAT(markdown.str(), Catch::Contains("| 1.00 us (8.00 us)"));
+
+    // Per-launch samples 3x slower on the candidate, single launches unchanged: a regression
+    // that only the per-launch samples show.
+    json candidate = doc;
+    candidate["entries"][1]["timing"]["per_launch"]["samples"] = around(3e-6);
+    CHECK(compare_results(doc, candidate, CompareOptions{}).regressed());
+    // A baseline without per-launch samples is compared on single launches: no change.
+    json old = doc;
+    old["entries"][1]["timing"].erase("per_launch");
+    CHECK_FALSE(compare_results(old, candidate, CompareOptions{}).regressed());
+}

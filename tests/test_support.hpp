@@ -5,10 +5,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace test_support {
 
@@ -26,6 +31,30 @@ inline gpubench::Plugin load_fixture(const std::string &file) {
 // ctest marks a test that exits with this code as skipped (SKIP_RETURN_CODE), showing the
 // reason printed here. Catch2 v2 has no SKIP of its own; each ctest test runs one test case.
 inline constexpr int skip_exit_code = 77;
+
+// Processes that spin on every core until destroyed: "the rest of the machine" taking the
+// CPUs (threads of the test itself would count as its own load).
+class SpinningProcesses {
+public:
+    explicit SpinningProcesses(unsigned count) {
+        for (unsigned i = 0; i < count; ++i) {
+            const pid_t pid = fork();
+            if (pid == 0)
+                for (volatile unsigned long n = 0;; n = n + 1) {
+                }
+            if (pid > 0) pids_.push_back(pid);
+        }
+    }
+    ~SpinningProcesses() {
+        for (pid_t pid : pids_) kill(pid, SIGKILL);
+        for (pid_t pid : pids_) waitpid(pid, nullptr, 0);
+    }
+    SpinningProcesses(const SpinningProcesses &) = delete;
+    SpinningProcesses &operator=(const SpinningProcesses &) = delete;
+
+private:
+    std::vector<pid_t> pids_;
+};
 
 [[noreturn]] inline void skip_test(const std::string &reason) {
     std::printf("SKIPPED: %s\n", reason.c_str());

@@ -111,6 +111,7 @@ gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &pa
     const double matrices_bytes = 3.0 * nd * nd * element;
     gpubench::Work w;
     w.flops = 2.0 * nd * nd * nd;
+    if (element == 8.0) w.math = GPUBENCH_MATH_FP64;  // read against the FP64 peak
     w.bytes = matrices_bytes;
     w.host_bytes = matrices_bytes;
     w.device_bytes = spec_of(backend).device_kind == GPUBENCH_DEVICE_CUDA ? matrices_bytes : 0.0;

@@ -139,6 +139,7 @@ gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &
     const double n = double(obs), vars = double(c.vars), iterations = double(c.iterations);
     gpubench::Work w;
     w.flops = 4.0 * n * vars * iterations;
+    if (c.dtype == Dtype::float64) w.math = GPUBENCH_MATH_FP64;  // read against the FP64 peak
     // Each column is read twice per iteration (dot, then update). The residual e, obs
     // elements, is read and written as often, but stays in cache (8 MB at obs=1e6).
     w.bytes = 2.0 * n * vars * iterations * element;
