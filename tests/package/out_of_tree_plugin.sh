@@ -133,4 +133,25 @@ echo "ok: runner exited with status 0"
 grep -q '"example_saxpy_cpu"' "$results" || fail "$results does not mention \"example_saxpy_cpu\""
 echo "ok: $results holds \"example_saxpy_cpu\""
 
+grep -q '"build_info": "[^"]*, optimized"' "$results" || fail "$results: build_info does not end in 'optimized'"
+echo "ok: its build_info says it was optimised"
+
+step "a project that sets no build type: gpubench_add_plugin builds it as Release"
+plain_build=$work/example-no-build-type
+plain_args=(-S "$source_dir/examples/saxpy" -B "$plain_build" "-DCMAKE_PREFIX_PATH=$prefix"
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF -DGPUBENCH_EXAMPLE_WITH_CUDA=OFF)
+[[ -n $generator ]] && plain_args+=(-G "$generator")
+[[ -n $make_program ]] && plain_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+[[ -n $cxx_compiler ]] && plain_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
+configure_log=$("$cmake" "${plain_args[@]}" 2>&1) || { echo "$configure_log"; fail "configure without a build type failed"; }
+grep -q "no CMAKE_BUILD_TYPE set, building it as Release" <<<"$configure_log" || fail "no note that it builds as Release"
+"$cmake" --build "$plain_build" >/dev/null || fail "build without a build type failed"
+plain_results=$work/no-build-type.json
+"$runner" --plugin example_saxpy_cpu --plugin-dir "$plain_build" --sizes 1000 --output "$plain_results" \
+  >/dev/null 2>&1 || fail "runner failed on the plugin built without a build type"
+grep -q '"build_info": "[^"]*, Release, [^"]*, optimized"' "$plain_results" ||
+  fail "$plain_results: build_info does not say Release and optimized"
+if grep -q '"unoptimized"' "$plain_results"; then fail "the plugin built without a build type was flagged unoptimized"; fi
+echo "ok: built as Release, and not flagged unoptimized"
+
 step "the installed SDK builds, lists and runs an out-of-tree plugin: PASSED"
