@@ -93,6 +93,7 @@ struct EntryResult {
     double plugin_time_s = 0;
     double entry_wall_s = 0;        // request to report, as the runner saw it
     bool worker_started = false;    // a worker process was started for this entry
+    size_t worker_entries_before = 0;  // entries its worker measured before it (0: fresh)
     double finished_after_s = 0;    // since the runner started
 };
 

@@ -199,7 +199,9 @@ EntryResources resources_from_json(const json &j) {
 }
 
 json harness_json(const EntryResult &e) {
-    json h = {{"plugin_time_s", e.plugin_time_s}, {"worker_started", e.worker_started}};
+    json h = {{"plugin_time_s", e.plugin_time_s},
+              {"worker_started", e.worker_started},
+              {"worker_entries_before", e.worker_entries_before}};
     if (e.entry_wall_s > 0) {
         h["entry_wall_s"] = e.entry_wall_s;
         h["overhead_s"] = std::max(0.0, e.entry_wall_s - e.plugin_time_s);

@@ -206,7 +206,7 @@ void WorkerPool::retire() {
 }
 
 void WorkerPool::prestart(const Plugin &plugin, int cuda_device) {
-    if (worker_ || launch_.sanitizer) return;
+    if (worker_ || launch_.sanitizer) return;  // a sanitized worker starts with its entry
     try {
         worker_ = std::make_unique<WorkerProcess>(launch_, plugin, cuda_device);
     } catch (const std::exception &) {
@@ -223,6 +223,7 @@ std::optional<EntryResult> WorkerPool::measure(const Plugin &plugin, uint64_t si
     failed.status = EntryStatus::error;
     if (worker_ && worker_->file() != plugin.file()) retire();
     bool started = false;
+    size_t entries_before = 0;
     const std::string request =
         request_to_wire({size, options, launch_.host_roofline}).dump();
     // A worker kept from the previous entry may have ended since: then start a fresh one.
@@ -236,7 +237,8 @@ std::optional<EntryResult> WorkerPool::measure(const Plugin &plugin, uint64_t si
             }
         }
         if (worker_->send(request)) {
-            started = worker_->served++ == 0;
+            entries_before = worker_->served++;
+            started = entries_before == 0;
             break;
         }
         worker_.reset();
@@ -264,10 +266,11 @@ std::optional<EntryResult> WorkerPool::measure(const Plugin &plugin, uint64_t si
     if (report.entry) {
         EntryResult entry = std::move(*report.entry);
         entry.worker_started = started;
+        entry.worker_entries_before = entries_before;
         // A worker is kept only while everything goes well; under --sanitize never (its
         // report is written at exit).
         if (entry.status == EntryStatus::error || entry.status == EntryStatus::verification_failed ||
-            !open || launch_.sanitizer) {
+            !open || launch_.sanitizer || launch_.worker_per_entry) {
             const std::filesystem::path log = worker_->sanitizer_log();
             const int status = worker_->finish(launch_.sanitizer ? 60.0 : 2.0);
             if (launch_.sanitizer) {

@@ -24,6 +24,10 @@ struct WorkerLaunch {
     std::function<bool()> interrupted;  // polled while waiting; true: stop the worker
     std::function<void()> tick;         // called while waiting (about 10 times a second)
     Roofline host_roofline;             // passed to the workers for CPU entries
+    // --worker-per-entry: a fresh worker for every entry, so that no state a library keeps
+    // in its process (a cached launch configuration, a memory pool) carries from one size to
+    // the next; each entry then pays the worker's start again.
+    bool worker_per_entry = false;
     // --sanitize: the tool and where compute-sanitizer is; each entry in its own worker.
     std::optional<SanitizerTool> sanitizer;
     std::filesystem::path sanitizer_program;

@@ -94,6 +94,10 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("in-process", po::bool_switch(&cli.in_process),
          "measure in the runner's own process, not in workers (for a debugger; a crash "
          "then ends the sweep)")
+        ("worker-per-entry", po::bool_switch(&cli.worker_per_entry),
+         "a fresh worker process for every entry (default: one per plugin): no state a "
+         "library keeps in its process carries from one size to the next, at the cost of "
+         "the worker's start (and CUDA context) per entry")
         ("sanitize", po::value<std::string>(&cli.sanitize),
          "run each entry's worker under compute-sanitizer with this tool (memcheck, "
          "racecheck, initcheck or synccheck): entries with errors fail, and their times "

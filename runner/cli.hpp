@@ -19,6 +19,7 @@ struct CommandLine {
     MeasureOptions measure;
     double timeout_s = 600;                      // per entry, in its worker process
     bool in_process = false;                     // no worker processes (for a debugger)
+    bool worker_per_entry = false;               // a fresh worker for every entry
     bool quiet = false;                          // no rows, no progress: the summary only
     std::string resume;                          // results file to continue; "" = none
     std::string sanitize;                        // compute-sanitizer tool; "" = none

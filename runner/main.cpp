@@ -47,9 +47,10 @@ int fail(const std::string &message, int status) {
 nlohmann::json options_json(const CommandLine &cli) {
     nlohmann::json options = measure_options_json(cli.measure);
     options["timeout_s"] = cli.timeout_s;
-    options["isolation"] = cli.in_process        ? "in-process"
-                           : !cli.sanitize.empty() ? "worker process per entry (sanitized)"
-                                                   : "worker process per plugin";
+    options["isolation"] = cli.in_process           ? "in-process"
+                           : !cli.sanitize.empty()    ? "worker process per entry (sanitized)"
+                           : cli.worker_per_entry     ? "worker process per entry"
+                                                      : "worker process per plugin";
     if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
     if (cli.plugin_patterns.empty() && !cli.sizes)
         options["default_sweep"] = "at most 1 s of samples per entry unless --max-time; sizes "
@@ -154,6 +155,7 @@ int main(int argc, char **argv) {
     launch.runner = boost::dll::program_location(no_exe);
     launch.timeout_s = cli.timeout_s;
     launch.interrupted = [] { return stop_requested != 0; };
+    launch.worker_per_entry = cli.worker_per_entry;
     if (!cli.sanitize.empty()) {
         launch.sanitizer = sanitizer_tool_from_string(cli.sanitize);
         const auto program = find_compute_sanitizer(GPUBENCH_CUDA_BIN_DIR);

@@ -171,6 +171,9 @@ TEST_CASE("one worker serves a plugin's entries, and a failure gets the next one
     CHECK(started(3));
     CHECK_FALSE(started(4));
     CHECK(d["entries"][2]["status"] == "error");
+    std::vector<size_t> before;
+    for (const nlohmann::json &e : d["entries"]) before.push_back(e["harness"]["worker_entries_before"]);
+    CHECK(before == std::vector<size_t>{0, 1, 2, 0, 1});
     for (size_t i : {0u, 1u, 3u, 4u}) {
         CHECK(d["entries"][i]["status"] == "ok");
         const nlohmann::json &h = d["entries"][i]["harness"];
@@ -178,5 +181,16 @@ TEST_CASE("one worker serves a plugin's entries, and a failure gets the next one
         CHECK(h["overhead_s"].get<double>() >= 0);
         CHECK(h["finished_after_s"].get<double>() > 0);
     }
+    // --worker-per-entry: a fresh worker each time, so nothing carries between sizes.
+    Outcome fresh = run_runner(fixtures() + " --plugin fixture_mistakes --sizes 5,5,5 --worker-per-entry" +
+                               runner_process::quick + "-o " + path.string());
+    INFO(fresh.output);
+    const nlohmann::json f = read_json(path);
+    REQUIRE(f["entries"].size() == 3);
+    for (const nlohmann::json &e : f["entries"]) {
+        CHECK(e["harness"]["worker_started"] == true);
+        CHECK(e["harness"]["worker_entries_before"] == 0);
+    }
+    CHECK(f["options"]["isolation"] == "worker process per entry");
     std::filesystem::remove(path);
 }
