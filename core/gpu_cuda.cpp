@@ -148,6 +148,15 @@ public:
             why_not = "the capture failed: " + describe(status);
             return nullptr;
         }
+        // A run() that put no work on the stream (host work only) would replay as nothing.
+        size_t nodes = 0;
+        if (cudaGraphGetNodes(graph, nullptr, &nodes) != cudaSuccess || nodes == 0) {
+            cudaGraphDestroy(graph);
+            cudaGetLastError();
+            why_not = "nothing was enqueued on the stream while captured (host work is not "
+                      "replayed by a graph)";
+            return nullptr;
+        }
         cudaGraphExec_t exec = nullptr;
         status = cudaGraphInstantiate(&exec, graph, 0);
         cudaGraphDestroy(graph);

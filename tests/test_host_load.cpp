@@ -89,8 +89,8 @@ TEST_CASE("host load: other processes spinning on every core are contention, nam
         HostLoadWatch watch;
         watch.begin();
         const auto end = std::chrono::steady_clock::now() + 300ms;  // a busy entry of our own
-        for (volatile unsigned long n = 0; std::chrono::steady_clock::now() < end; n = n + 1) {
-        }
+        volatile unsigned long n = 0;
+        while (std::chrono::steady_clock::now() < end) n = n + 1;
         load = watch.end();
     }
     REQUIRE(load.available);

@@ -39,9 +39,10 @@ public:
     explicit SpinningProcesses(unsigned count) {
         for (unsigned i = 0; i < count; ++i) {
             const pid_t pid = fork();
-            if (pid == 0)
-                for (volatile unsigned long n = 0;; n = n + 1) {
-                }
+            if (pid == 0) {
+                volatile unsigned long n = 0;
+                for (;;) n = n + 1;
+            }
             if (pid > 0) pids_.push_back(pid);
         }
     }

@@ -1,0 +1,392 @@
+// The host's peak FLOP rates and memory bandwidth, measured (host_peaks.hpp); the cache
+// that keeps them per machine is in host_peaks.cpp.
+#include "host_peaks.hpp"
+
+#include "host_load.hpp"
+
+#include "host_resources.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <stdexcept>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define GPUBENCH_X86 1
+#endif
+
+namespace fs = std::filesystem;
+
+namespace gpubench {
+
+namespace {
+
+constexpr int repetitions = 5;       // each figure is the best of these
+constexpr double flop_rep_s = 0.04;  // on-CPU time of one FLOP repetition per thread
+constexpr int cache_format = 1;      // part of the cache key: a new format measures again
+
+double thread_cpu_s() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// What one repetition on all threads did: each thread's work units and on-CPU seconds, and
+// the wall time from the common start to the last thread's end.
+struct Repetition {
+    std::vector<double> units, cpu_s;
+    double wall_s = 0;
+    double wall_rate() const {
+        double total = 0;
+        for (double u : units) total += u;
+        return wall_s > 0 ? total / wall_s : 0;
+    }
+    // Each thread's rate over its own on-CPU time: a thread preempted by another process
+    // does not look slower than the hardware let it be.
+    double thread_rate(size_t i) const { return cpu_s[i] > 0 ? units[i] / cpu_s[i] : 0; }
+    // Every thread was on a CPU nearly all along: nothing else took turns with them.
+    bool all_ran() const {
+        for (double c : cpu_s)
+            if (c < 0.9 * wall_s) return false;
+        return true;
+    }
+};
+
+// Runs work(i) on n threads that start together; work(i) returns thread i's work units.
+template <class Work>
+Repetition run_together(unsigned n, Work work) {
+    using clock = std::chrono::steady_clock;
+    std::atomic<unsigned> ready{0};
+    std::atomic<bool> abandon{false};
+    Repetition rep;
+    rep.units.assign(n, 0);
+    rep.cpu_s.assign(n, 0);
+    std::vector<clock::time_point> start(n), end(n);
+    std::vector<std::thread> threads;
+    try {
+        for (unsigned i = 0; i < n; ++i)
+            threads.emplace_back([&, i] {
+                ready.fetch_add(1);
+                while (ready.load() < n && !abandon.load()) std::this_thread::yield();
+                start[i] = clock::now();
+                double t0 = thread_cpu_s();
+                rep.units[i] = work(i);
+                rep.cpu_s[i] = thread_cpu_s() - t0;
+                end[i] = clock::now();
+            });
+    } catch (...) {  // no more threads to be had: the ones started must not wait forever
+        abandon = true;
+    }
+    for (auto &t : threads) t.join();
+    if (abandon) throw std::runtime_error("cannot start a thread per core");
+    rep.wall_s = std::chrono::duration<double>(*std::max_element(end.begin(), end.end()) -
+                                               *std::min_element(start.begin(), start.end()))
+                     .count();
+    return rep;
+}
+
+// Physical cores: logical CPUs that share one thread_siblings_list are one core.
+unsigned physical_cores(unsigned logical) {
+    std::set<std::string> cores;
+    for (unsigned cpu = 0; cpu < logical; ++cpu) {
+        std::ifstream in("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
+                         "/topology/thread_siblings_list");
+        std::string siblings;
+        if (!(in >> siblings)) return logical;
+        cores.insert(siblings);
+    }
+    return std::max<unsigned>(1, static_cast<unsigned>(cores.size()));
+}
+
+// The FMA kernels: `chains` independent accumulators, acc = acc * m + a, the inner loop fully
+// unrolled so that each chain lives in its own register and the FMA units never wait on a
+// latency (4-5 cycles on 2 units needs 8-10 chains in flight; 12 or 16 leave room). The
+// fixed point a / (1 - m) = 1 keeps values normal. The result is returned and consumed, and
+// the trip count is a run-time value, so the loop cannot be folded away.
+#define GPUBENCH_FMA_KERNEL(NAME, TARGET, T, V, CHAINS, SET1, FMA, ADD, STOREU)  \
+    TARGET T NAME(uint64_t iters, T seed) {                                       \
+        V acc[CHAINS];                                                            \
+        for (int k = 0; k < CHAINS; ++k) acc[k] = SET1(seed + T(k) * T(1e-3));    \
+        const V m = SET1(T(0.999999)), a = SET1(T(1e-6));                         \
+        for (uint64_t i = 0; i < iters; ++i) {                                    \
+            _Pragma("GCC unroll 16")                                              \
+            for (int k = 0; k < CHAINS; ++k) acc[k] = FMA(acc[k], m, a);          \
+        }                                                                         \
+        for (int k = 1; k < CHAINS; ++k) acc[0] = ADD(acc[0], acc[k]);            \
+        T lanes[sizeof(V) / sizeof(T)];                                           \
+        STOREU(lanes, acc[0]);                                                    \
+        T sum = 0;                                                                \
+        for (T x : lanes) sum += x;                                               \
+        return sum;                                                               \
+    }
+
+#ifdef GPUBENCH_X86
+// SSE2 has no FMA: a multiply and an add, also 2 FLOPs per lane.
+inline __m128 mul_add_ps(__m128 x, __m128 m, __m128 a) { return _mm_add_ps(_mm_mul_ps(x, m), a); }
+inline __m128d mul_add_pd(__m128d x, __m128d m, __m128d a) {
+    return _mm_add_pd(_mm_mul_pd(x, m), a);
+}
+
+#define AVX512 __attribute__((target("avx512f")))
+#define AVX2 __attribute__((target("avx2,fma")))
+GPUBENCH_FMA_KERNEL(fma_f32_avx512, AVX512, float, __m512, 16, _mm512_set1_ps, _mm512_fmadd_ps,
+                    _mm512_add_ps, _mm512_storeu_ps)
+GPUBENCH_FMA_KERNEL(fma_f64_avx512, AVX512, double, __m512d, 16, _mm512_set1_pd, _mm512_fmadd_pd,
+                    _mm512_add_pd, _mm512_storeu_pd)
+GPUBENCH_FMA_KERNEL(fma_f32_avx2, AVX2, float, __m256, 12, _mm256_set1_ps, _mm256_fmadd_ps,
+                    _mm256_add_ps, _mm256_storeu_ps)
+GPUBENCH_FMA_KERNEL(fma_f64_avx2, AVX2, double, __m256d, 12, _mm256_set1_pd, _mm256_fmadd_pd,
+                    _mm256_add_pd, _mm256_storeu_pd)
+GPUBENCH_FMA_KERNEL(fma_f32_sse2, , float, __m128, 12, _mm_set1_ps, mul_add_ps, _mm_add_ps,
+                    _mm_storeu_ps)
+GPUBENCH_FMA_KERNEL(fma_f64_sse2, , double, __m128d, 12, _mm_set1_pd, mul_add_pd, _mm_add_pd,
+                    _mm_storeu_pd)
+#undef AVX512
+#undef AVX2
+#else
+// Elsewhere: plain arithmetic, 12 chains, vectorised as far as the compiler sees fit.
+template <class T>
+T fma_generic(uint64_t iters, T seed) {
+    T acc[12];
+    for (int k = 0; k < 12; ++k) acc[k] = seed + T(k) * T(1e-3);
+    for (uint64_t i = 0; i < iters; ++i)
+        for (T &x : acc) x = x * T(0.999999) + T(1e-6);
+    T sum = 0;
+    for (T x : acc) sum += x;
+    return sum;
+}
+#endif
+
+struct FmaIsa {
+    const char *name;
+    float (*f32)(uint64_t, float);
+    double (*f64)(uint64_t, double);
+    double f32_flops_per_iter, f64_flops_per_iter;  // chains x lanes x 2
+};
+
+FmaIsa widest_fma() {
+#ifdef GPUBENCH_X86
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f"))
+        return {"avx512f", fma_f32_avx512, fma_f64_avx512, 16 * 16 * 2, 16 * 8 * 2};
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+        return {"avx2+fma", fma_f32_avx2, fma_f64_avx2, 12 * 8 * 2, 12 * 4 * 2};
+    return {"sse2", fma_f32_sse2, fma_f64_sse2, 12 * 4 * 2, 12 * 2 * 2};
+#else
+    return {"generic", fma_generic<float>, fma_generic<double>, 12 * 2, 12 * 2};
+#endif
+}
+
+std::atomic<double> sink{0};  // results land here so that no kernel is dead code
+
+// FMA throughput belongs to each core alone, so the threads' on-CPU rates add up, whatever
+// else the host runs. Only SMT siblings share a core's FMA units: one whose sibling was
+// preempted runs faster than both together do, so where cores have siblings the sum is
+// capped at physical cores times one thread's rate on an otherwise idle core.
+template <class T>
+double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threads) {
+    auto single = [&](uint64_t iters) {
+        double t0 = thread_cpu_s();
+        sink = sink + kernel(iters, T(0.5));
+        return thread_cpu_s() - t0;
+    };
+    // Size one repetition to about flop_rep_s of one thread's CPU time.
+    uint64_t iters = 1 << 10;
+    for (;;) {
+        double t = single(iters);
+        if (t >= 0.004 || iters >= (uint64_t(1) << 40)) {
+            iters = std::max<uint64_t>(1, uint64_t(iters * (flop_rep_s / std::max(t, 1e-6))));
+            break;
+        }
+        iters *= 4;
+    }
+    // One thread on an otherwise idle core, where cores have SMT siblings.
+    const unsigned cores = physical_cores(threads);
+    double one_core = 0;
+    for (int r = 0; cores < threads && r < 3; ++r) {
+        uint64_t quarter = std::max<uint64_t>(1, iters / 4);
+        double t = single(quarter);
+        if (t > 0) one_core = std::max(one_core, quarter * flops_per_iter / t);
+    }
+    double best = 0;
+    for (int r = 0; r < repetitions; ++r) {
+        Repetition rep = run_together(threads, [&](unsigned i) {
+            sink = sink + kernel(iters, T(0.5) + T(i) * T(1e-2));
+            return double(iters) * flops_per_iter;
+        });
+        double summed = 0;
+        for (unsigned i = 0; i < threads; ++i) summed += rep.thread_rate(i);
+        best = std::max({best, rep.wall_rate(), summed});
+    }
+    return one_core > 0 ? std::min(best, cores * one_core) : best;
+}
+
+// The size of the largest (highest-level) data or unified cache of cpu0, from sysfs.
+uint64_t last_level_cache_bytes() {
+    int best_level = -1;
+    uint64_t best_size = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it("/sys/devices/system/cpu/cpu0/cache", ec), end; !ec && it != end;
+         it.increment(ec)) {
+        if (it->path().filename().string().rfind("index", 0) != 0) continue;
+        std::ifstream level_file(it->path() / "level"), type_file(it->path() / "type"),
+            size_file(it->path() / "size");
+        int level = 0;
+        std::string type, size;
+        if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) continue;
+        if (type == "Instruction") continue;
+        char *unit = nullptr;
+        uint64_t bytes = std::strtoull(size.c_str(), &unit, 10);
+        if (*unit == 'K') bytes <<= 10;
+        else if (*unit == 'M') bytes <<= 20;
+        else if (*unit == 'G') bytes <<= 30;
+        if (level > best_level || (level == best_level && bytes > best_size))
+            best_level = level, best_size = bytes;
+    }
+    return best_size;
+}
+
+
+struct FreeDeleter {
+    void operator()(double *p) const { std::free(p); }
+};
+
+// The triad with streaming stores: what is written goes to memory without being read first,
+// so the figure is the memory's bandwidth rather than a write-allocate share of it.
+void triad(double *x, const double *y, const double *z, double s, size_t n) {
+    size_t j = 0;
+#ifdef GPUBENCH_X86
+    const __m128d vs = _mm_set1_pd(s);  // SSE2, every x86-64: memory, not issue width, limits
+    for (; j + 2 <= n; j += 2)
+        _mm_stream_pd(x + j, _mm_add_pd(_mm_load_pd(y + j), _mm_mul_pd(vs, _mm_load_pd(z + j))));
+    _mm_sfence();
+#endif
+    for (; j < n; ++j) x[j] = y[j] + s * z[j];
+}
+
+// STREAM-style bandwidth: arrays of at least 4x the last-level cache and 64 MiB each, the
+// three within 1/8 of MemAvailable. A repetition covers one of `portions` parts of them, split
+// between the threads, and the next repetitions the other parts: by the time a part comes
+// back the caches hold other data, so each repetition reads memory. Short repetitions (a
+// millisecond or two) mean that some of them run with no thread preempted by other processes:
+// the best one's bytes over its wall time is what the memory delivers to all cores.
+double memory_bandwidth(unsigned threads, uint64_t llc_bytes) {
+    constexpr unsigned portions = 4;
+    uint64_t each = std::max<uint64_t>(64ull << 20, 4 * llc_bytes);
+    if (auto available = available_host_memory()) each = std::min(each, *available / 8 / 3);
+    each = std::max<uint64_t>(each, 1ull << 20) & ~uint64_t(4095);
+    const size_t n = each / sizeof(double);
+    std::unique_ptr<double, FreeDeleter> a(static_cast<double *>(std::aligned_alloc(4096, each))),
+        b(static_cast<double *>(std::aligned_alloc(4096, each))),
+        c(static_cast<double *>(std::aligned_alloc(4096, each)));
+    if (!a || !b || !c) return 0;
+    // Thread i's share of part p: [begin, end), in whole cache lines.
+    auto bound = [&](unsigned p, unsigned i) {
+        return i == threads ? n * (p + 1) / portions / 8 * 8
+                            : (n * p / portions + n / portions * i / threads) / 8 * 8;
+    };
+    double *pa = a.get(), *pb = b.get(), *pc = c.get();
+    // First touch by the thread that uses the memory: its NUMA node's pages.
+    run_together(threads, [&](unsigned i) {
+        for (unsigned p = 0; p < portions; ++p) {
+            size_t lo = bound(p, i), count = bound(p, i + 1) - lo;
+            std::fill_n(pa + lo, count, 0.0);
+            std::fill_n(pb + lo, count, 1.0);
+            std::fill_n(pc + lo, count, 2.0);
+        }
+        return 0.0;
+    });
+    volatile double scalar_source = 0.5;
+    const double s = scalar_source;
+    // Bandwidth is shared, so the threads' own rates do not add up; but the best single
+    // thread's bytes over its on-CPU time are also a rate the memory delivered (to one core).
+    double best = 0;
+    bool clean = false;
+    auto keep = [&](const Repetition &rep) {
+        best = std::max(best, rep.wall_rate());
+        for (unsigned i = 0; i < threads; ++i) best = std::max(best, rep.thread_rate(i));
+        clean = clean || rep.all_ran();
+    };
+    // Where no repetition had all threads running together (a busy host), go on until one
+    // has, for a second at most: only such a repetition shows all cores' bandwidth.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    for (int r = 0; r < repetitions || (!clean && std::chrono::steady_clock::now() < give_up);
+         ++r) {
+        for (unsigned p = 0; p < portions; ++p)
+            keep(run_together(threads, [&](unsigned i) {
+                size_t lo = bound(p, i), count = bound(p, i + 1) - lo;
+                triad(pa + lo, pb + lo, pc + lo, s, count);
+                return 3.0 * sizeof(double) * count;  // read b and c, write a
+            }));
+        for (unsigned p = 0; p < portions; ++p)
+            keep(run_together(threads, [&](unsigned i) {
+                size_t lo = bound(p, i), count = bound(p, i + 1) - lo;
+                std::memcpy(pa + lo, pb + lo, count * sizeof(double));
+                return 2.0 * sizeof(double) * count;
+            }));
+    }
+    sink = sink + pa[n / 2] + pa[n - 1];
+    return best;
+}
+
+}  // namespace
+
+std::string cpu_model_name() {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);) {
+        if (line.rfind("model name", 0) != 0) continue;
+        auto colon = line.find(':');
+        if (colon == std::string::npos) break;
+        auto first = line.find_first_not_of(" \t", colon + 1);
+        return first == std::string::npos ? "" : line.substr(first);
+    }
+    return "";
+}
+
+HostPeaks measure_host_peaks() {
+    HostPeaks peaks;
+    peaks.source = "measured now";
+    HostLoadWatch load;
+    load.begin();
+    try {
+        unsigned threads = logical_cores();
+        FmaIsa isa = widest_fma();
+        peaks.isa = isa.name;
+        peaks.cpu_model = cpu_model_name();
+        peaks.llc_bytes = last_level_cache_bytes();
+        peaks.fp32_flops = flop_rate(isa.f32, isa.f32_flops_per_iter, threads);
+        peaks.fp64_flops = flop_rate(isa.f64, isa.f64_flops_per_iter, threads);
+        peaks.bytes_per_s = memory_bandwidth(threads, peaks.llc_bytes);
+    } catch (...) {  // out of memory or threads: what was measured stays, the rest is 0
+    }
+    const HostLoad during = load.end();
+    if (during.available && during.others_cores >= 0.5) {
+        peaks.quiet = false;
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "measured now beside other work (the rest of the host used %.1f cores): "
+                      "not cached", during.others_cores);
+        peaks.source = text;
+    }
+    return peaks;
+}
+
+
+}  // namespace gpubench
