@@ -118,9 +118,14 @@ public:
         return ms * 1e-3;
     }
     std::optional<double> device_drain_s() override {
-        const auto began = std::chrono::steady_clock::now();
+        auto began = std::chrono::steady_clock::now();
         check(cudaDeviceSynchronize(), "waiting for the whole device");
-        return std::max(0.0, seconds_since(began) - idle_wait_s_);
+        const double first = seconds_since(began);
+        // The same wait again, on a device now surely idle for this process: what a wait
+        // costs under the present conditions (other processes on the GPU, a loaded host).
+        began = std::chrono::steady_clock::now();
+        check(cudaDeviceSynchronize(), "waiting for the whole device");
+        return std::max(0.0, first - std::max(seconds_since(began), idle_wait_s_));
     }
     std::unique_ptr<CapturedWork> capture(const std::function<void()> &enqueue,
                                           std::string &why_not) override {

@@ -32,7 +32,7 @@ struct StopRule {
 
 // Device work that outlives its span by more than this is outside the runner's stream:
 // max(stream_escape_floor_s, stream_escape_share x the span), in the median of the checks.
-inline constexpr double stream_escape_floor_s = 50e-6;
+inline constexpr double stream_escape_floor_s = 100e-6;
 inline constexpr double stream_escape_share = 0.10;
 inline constexpr size_t audit_every = 8;  // every 8th sample is checked (and every warm-up)
 
