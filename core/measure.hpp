@@ -38,12 +38,12 @@ const char *to_string(EntryStatus status);
 EntryStatus entry_status_from_string(const std::string &text);  // throws std::invalid_argument
 
 // Whether each timed phase's device work ended with its span (see gpubench/plugin.h): during
-// warm-up and on every 8th sample the runner waits for the whole device after the end event.
+// warm-up and on every 4th sample the runner waits for the whole device after the end event.
 struct StreamAudit {
     size_t audits = 0;             // phase calls checked
     std::string worst_phase;       // the phase whose device work outlived its span the most
     double timed_s = 0;            // that phase's median timed span at the checks
-    double drain_s = 0;            // its median wait for the device after the span ended
+    double drain_s = 0;            // its least wait for the device after the span ended
     bool escaped = false;          // drain_s beyond the rule in sampling.hpp: invalid entry
 };
 

@@ -49,7 +49,10 @@ public:
         double worst_excess = -1;
         for (const auto &[phase, c] : checks_) {
             audit.audits += c.spans.size();
-            const double span = median_of(c.spans), drain = median_of(c.drains);
+            // The least of the drains: work a plugin leaves off the stream shows at every
+            // check, while another process taking its GPU time slice delays only some.
+            const double span = median_of(c.spans),
+                         drain = *std::min_element(c.drains.begin(), c.drains.end());
             const double allowed = std::max(stream_escape_floor_s, stream_escape_share * span);
             if (drain - allowed > worst_excess) {
                 worst_excess = drain - allowed;
@@ -76,7 +79,7 @@ void throw_if_escaped(const StreamAudit &audit) {
     throw EntryProblem{EntryStatus::verification_failed,
                        "work outside the runner's stream in " + audit.worst_phase + "(): timed " +
                            format_seconds(audit.timed_s) + ", the device stayed busy " +
-                           format_seconds(audit.drain_s) + " after it (median of the checks)"};
+                           format_seconds(audit.drain_s) + " after it (at every check)"};
 }
 
 }  // namespace

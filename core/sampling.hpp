@@ -31,10 +31,11 @@ struct StopRule {
 };
 
 // Device work that outlives its span by more than this is outside the runner's stream:
-// max(stream_escape_floor_s, stream_escape_share x the span), in the median of the checks.
+// max(stream_escape_floor_s, stream_escape_share x the span), at every check (the least of
+// the drains): another process's kernels on the same GPU delay some checks, not all.
 inline constexpr double stream_escape_floor_s = 100e-6;
 inline constexpr double stream_escape_share = 0.10;
-inline constexpr size_t audit_every = 8;  // every 8th sample is checked (and every warm-up)
+inline constexpr size_t audit_every = 4;  // every 4th sample is checked (and every warm-up)
 
 // Runs the warm-up and the samples into `result`. Throws EntryProblem for a leak (found
 // while sampling, so it stops before memory runs out) and PluginFailure for a failed call;
