@@ -20,7 +20,10 @@ private:
     std::chrono::steady_clock::time_point began_ = std::chrono::steady_clock::now();
 };
 
-void expect_ok(const char *phase, gpubench_status status, const char *message) {
+// The plugin may have filled the buffer without a terminating NUL: the runner terminates it
+// itself, so that nothing reads past the buffer.
+void expect_ok(const char *phase, gpubench_status status, char (&message)[message_capacity]) {
+    message[message_capacity - 1] = '\0';
     if (status == GPUBENCH_OK) return;
     throw PluginFailure{status, std::string(phase) + ": " +
                                     (message[0] ? message : "failed without a message")};

@@ -1,5 +1,8 @@
 #include "sizes.hpp"
 
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -19,32 +22,67 @@ std::string trim(std::string_view s) {
     throw std::invalid_argument("invalid size '" + item + "': " + why);
 }
 
-double parse_real(const std::string &text, const std::string &item) {
-    if (text.empty()) fail(item, "empty number");
-    size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (const std::exception &) {
-        fail(item, "'" + text + "' is not a number");
-    }
-    if (used != text.size()) fail(item, "'" + text + "' is not a number");
+// A plain whole number, exactly (any 64-bit value); nullopt when `text` is not only digits.
+std::optional<uint64_t> parse_integer(const std::string &text, const std::string &item) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    uint64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc::result_out_of_range) fail(item, "too large (limit 2^64-1)");
+    if (error != std::errc() || end != text.data() + text.size()) fail(item, "'" + text + "' is not a number");
     return value;
 }
 
-// A whole number, "1e6" or "b^e".
-uint64_t parse_number(const std::string &text, const std::string &item) {
-    double value;
-    size_t caret = text.find('^');
-    if (caret != std::string::npos) {
-        double base = parse_real(text.substr(0, caret), item);
-        double exponent = parse_real(text.substr(caret + 1), item);
-        value = std::pow(base, exponent);
-    } else {
-        value = parse_real(text, item);
+// "1e6", "2.5e3": decimal digits, an optional fraction and an optional exponent; no sign,
+// hex, "inf" or "nan", which std::stod would take.
+double parse_decimal(const std::string &text, const std::string &item) {
+    size_t i = 0;
+    const auto digits = [&] {
+        const size_t from = i;
+        while (i < text.size() && text[i] >= '0' && text[i] <= '9') ++i;
+        return i > from;
+    };
+    bool ok = digits();
+    if (ok && i < text.size() && text[i] == '.') {
+        ++i;
+        ok = digits();
     }
+    if (ok && i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        ++i;
+        if (i < text.size() && text[i] == '+') ++i;
+        ok = digits();
+    }
+    if (!ok || i != text.size())
+        fail(item, text.rfind('-', 0) == 0 ? std::string("sizes must be whole numbers >= 1")
+                                           : "'" + text + "' is not a number (digits, or forms "
+                                             "such as 1e6 and 2.5e3)");
+    return std::stod(text);
+}
+
+// A whole number: "1000", "1e6" or "b^e" (whole b and e).
+uint64_t parse_number(const std::string &text, const std::string &item) {
+    if (const size_t caret = text.find('^'); caret != std::string::npos) {
+        const auto base = parse_integer(text.substr(0, caret), item);
+        const auto exponent = parse_integer(text.substr(caret + 1), item);
+        if (!base || !exponent) fail(item, "b^e takes whole numbers, e.g. 2^20");
+        uint64_t value = 1;
+        for (uint64_t i = 0; i < *exponent; ++i) {
+            if (*base != 0 && value > UINT64_MAX / *base) fail(item, "too large (limit 2^64-1)");
+            value *= *base;
+            if (value == 0 || value == 1) break;  // 0^e and 1^e stay so
+        }
+        if (value < 1) fail(item, "sizes must be whole numbers >= 1");
+        return value;
+    }
+    if (const auto exact = parse_integer(text, item)) {
+        if (*exact < 1) fail(item, "sizes must be whole numbers >= 1");
+        return *exact;
+    }
+    const double value = parse_decimal(text, item);
     if (!std::isfinite(value) || value < 1) fail(item, "sizes must be whole numbers >= 1");
-    if (value > static_cast<double>(max_exact)) fail(item, "too large (limit 2^53)");
+    // From 2^53 on a double no longer holds every whole number: the size may have been
+    // rounded on the way (9.007199254740993e15 reads as 2^53).
+    if (value >= static_cast<double>(max_exact))
+        fail(item, "too large for this form: from 2^53 on it may be rounded, write it in digits");
     if (value != std::floor(value)) fail(item, "not a whole number");
     return static_cast<uint64_t>(value);
 }

@@ -1,11 +1,14 @@
 #include "cli.hpp"
 
+#include "host_resources.hpp"
 #include "plugin_catalog.hpp"
 #include "sanitizer.hpp"
 #include "sizes.hpp"
 
 #include <boost/program_options.hpp>
 
+#include <charconv>
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -34,6 +37,19 @@ time-outs included), 2 bad input, 3 some requested entries were skipped (out of 
 GPU, out of memory), 130 interrupted.
 )";
 
+std::string trim_text(const std::string &text) {
+    const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+    return b == std::string::npos ? "" : text.substr(b, e - b + 1);
+}
+
+uint64_t parse_seed(const std::string &text) {
+    uint64_t seed = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+    if (text.empty() || error != std::errc() || end != text.data() + text.size())
+        throw std::invalid_argument("--seed '" + text + "' is not a whole number from 0 to 2^64-1");
+    return seed;
+}
+
 template <class T>
 void require_at_least(const char *option, T value, T minimum) {
     if (value < minimum)
@@ -47,8 +63,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     CommandLine cli;
     MeasureOptions &m = cli.measure;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::string sizes_text;
+    std::string sizes_text, seed_text;
     std::vector<std::string> params;
+    bool oversubscribe = false;
     po::options_description options("Usage: runner [options]\nOptions");
     options.add_options()
         ("help,h", "show this help")
@@ -65,8 +82,12 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("param", po::value<std::vector<std::string>>(&params),
          "plugin parameter key=value (repeatable), passed to every plugin; a key that no selected plugin reads is an error")
         ("threads", po::value<int>(&threads)->default_value(threads),
-         "CPU threads a CPU plugin may use")
-        ("seed", po::value<uint64_t>(&m.seed)->default_value(m.seed), "input seed")
+         "CPU threads a CPU plugin may use (at most the host's logical cores, unless "
+         "--oversubscribe)")
+        ("oversubscribe", po::bool_switch(&oversubscribe),
+         "allow --threads above the host's logical cores")
+        ("seed", po::value<std::string>(&seed_text)->default_value(std::to_string(m.seed)),
+         "input seed, a whole number from 0 to 2^64-1")
         ("device", po::value<int>(&m.cuda_device)->default_value(0), "CUDA device index")
         ("warmup", po::value<int>(&m.warmup_runs)->default_value(m.warmup_runs),
          "untimed warm-up cycles per entry")
@@ -124,10 +145,29 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
             for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);
     if (vm.count("sizes")) cli.sizes = parse_sizes(sizes_text);
     for (const std::string &p : params) {
-        if (p.find('=') == std::string::npos || p.front() == '=' || p.find(',') != std::string::npos)
+        // Trimmed: ' dtype=float64' is the key the user meant, never a key of its own.
+        const size_t eq = p.find('=');
+        const std::string key = eq == std::string::npos ? "" : trim_text(p.substr(0, eq));
+        const std::string value = eq == std::string::npos ? "" : trim_text(p.substr(eq + 1));
+        if (key.empty() || p.find(',') != std::string::npos)
             throw std::invalid_argument("--param '" + p + "' is not key=value");
-        m.params += (m.params.empty() ? "" : ",") + p;
+        if (key.find_first_of(" \t=") != std::string::npos)
+            throw std::invalid_argument("--param '" + p + "': a key has no spaces");
+        m.params += (m.params.empty() ? "" : ",") + key + "=" + value;
     }
+    m.seed = parse_seed(seed_text);
+    for (const auto &[name, value] : {std::pair<const char *, double>{"min-time", m.min_time_s},
+                                      {"max-time", m.max_time_s},
+                                      {"max-noise", m.max_noise},
+                                      {"timeout", cli.timeout_s}})
+        if (!std::isfinite(value))
+            throw std::invalid_argument(std::string("--") + name + " must be a finite number");
+    if (m.max_noise >= 1)
+        throw std::invalid_argument("--max-noise is a fraction below 1 (0.005 = 0.5%)");
+    if (threads > static_cast<int>(logical_cores()) && !oversubscribe)
+        throw std::invalid_argument("--threads " + std::to_string(threads) + " is more than the " +
+                                    std::to_string(logical_cores()) +
+                                    " logical cores of this host (--oversubscribe allows it)");
     require_at_least("threads", threads, 1);
     require_at_least("warmup", m.warmup_runs, 0);
     require_at_least<size_t>("min-samples", m.min_samples, 1);

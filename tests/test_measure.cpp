@@ -116,6 +116,11 @@ TEST_CASE("plugin statuses become entry statuses with the plugin's message", "[m
     CHECK(failed.status == EntryStatus::error);
     CHECK_THAT(failed.message, Catch::Contains("run: run failed on purpose"));
 
+    // A message that fills the buffer with no terminating NUL is cut at the buffer's end.
+    EntryResult unterminated = measure("fixture_status.so", 8, "fail_run=2");
+    CHECK(unterminated.status == EntryStatus::error);
+    CHECK(unterminated.message == "run: " + std::string(1023, 'x'));
+
     CHECK(measure("fixture_status.so", 8).status == EntryStatus::ok);
 }
 

@@ -48,6 +48,33 @@ TEST_CASE("bad input: one line naming the problem, exit status 2", "[cli]") {
     CHECK(bad_option.status == 2);
     Outcome bad_param = run_runner(fixtures() + " --plugin fixture_good --param novalue");
     CHECK(bad_param.status == 2);
+    // Options are finite, in range and exact, or refused with one line (issue 13, item 5).
+    const std::pair<const char *, const char *> refused[] = {
+        {"--max-noise nan", "--max-noise must be a finite number"},
+        {"--max-time nan", "--max-time must be a finite number"},
+        {"--min-time inf", "--min-time must be a finite number"},
+        {"--max-noise 1.5", "--max-noise is a fraction below 1"},
+        {"--threads 100000", "logical cores of this host (--oversubscribe allows it)"},
+        {"--seed -1", "--seed '-1' is not a whole number"},
+        {"--seed 18446744073709551616", "is not a whole number from 0 to 2^64-1"},
+        {"--sizes 0x10", "invalid size '0x10'"},
+        {"--param 'd type=float64'", "a key has no spaces"}};
+    for (const auto &[option, says] : refused) {
+        Outcome o = run_runner(fixtures() + " --plugin fixture_good " + option);
+        INFO(option << ": " << o.output);
+        CHECK(o.status == 2);
+        CHECK_THAT(o.output, Catch::StartsWith("runner: error: ") && Catch::Contains(says));
+    }
+}
+
+TEST_CASE("a --param key is trimmed: ' reject_odd=1' is reject_odd", "[cli]") {
+    auto path = temp_results("trimmed_param");
+    Outcome o = run_runner(fixtures() + " --plugin fixture_status --sizes 3 --param ' reject_odd =1 '" +
+                           quick + "-o " + path.string());
+    INFO(o.output);
+    CHECK(o.status == 3);  // odd sizes refused: the parameter reached the plugin
+    CHECK(read_json(path)["options"]["params"] == "reject_odd=1");
+    std::filesystem::remove(path);
 }
 
 TEST_CASE("a failed verification gives exit status 1 and an invalid entry", "[cli]") {

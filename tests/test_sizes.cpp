@@ -42,3 +42,28 @@ TEST_CASE("size lists: bad input names the problem", "[sizes]") {
     CHECK_THAT(message("1..100:/2"), Catch::Contains("*F or +S"));
     CHECK_THAT(message("1e300"), Catch::Contains("too large"));
 }
+
+TEST_CASE("sizes are decimal and exact: no hex, no signs, nothing rounded", "[sizes]") {
+    auto message = [](const char *text) {
+        try {
+            parse_sizes(text);
+        } catch (const std::invalid_argument &e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    CHECK_THAT(message("0x10"), Catch::Contains("not a number"));
+    CHECK_THAT(message("+5"), Catch::Contains("not a number"));
+    CHECK_THAT(message("inf"), Catch::Contains("not a number"));
+    CHECK_THAT(message("nan"), Catch::Contains("not a number"));
+    CHECK_THAT(message("1e-3"), Catch::Contains("not a number"));
+    // 2^53 + 1 is no double: written in digits it is kept exactly, in another form refused.
+    CHECK(parse_sizes("9007199254740993") == std::vector<uint64_t>{9007199254740993ull});
+    CHECK(parse_sizes("18446744073709551615") == std::vector<uint64_t>{UINT64_MAX});
+    CHECK_THAT(message("18446744073709551616"), Catch::Contains("too large"));
+    CHECK_THAT(message("9.007199254740993e15"), Catch::Contains("too large for this form"));
+    CHECK(parse_sizes("2^63") == std::vector<uint64_t>{1ull << 63});
+    CHECK_THAT(message("2^64"), Catch::Contains("too large"));
+    CHECK_THAT(message("2^0.5"), Catch::Contains("whole numbers"));
+    CHECK(parse_sizes("1e6,2.5e3") == std::vector<uint64_t>{1000000, 2500});
+}
