@@ -413,7 +413,8 @@ void ResultsFile::write() const {
     temporary += ".partial";
     {
         std::ofstream out(temporary, std::ios::trunc);
-        out << document_.dump(1) << '\n';
+        // Text from plugins and paths may be invalid UTF-8: escaped, never thrown.
+        out << document_.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
         if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
     }
     std::filesystem::rename(temporary, path_);

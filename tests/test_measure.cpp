@@ -251,3 +251,20 @@ TEST_CASE("throughput is read against the roofline of the device's peaks", "[mea
     CHECK(memory.percent_of_peak == Approx(25));
     CHECK(memory.roofline_bound == "memory");
 }
+
+TEST_CASE("invalid UTF-8 from a plugin is written to the results file, replaced, never thrown",
+          "[results]") {
+    const auto path = std::filesystem::temp_directory_path() /
+                      ("gpubench_utf8_" + std::to_string(getpid()) + ".json");
+    ResultsFile file(path, {{"schema_version", results_schema_version}});
+    EntryResult e;
+    e.plugin = "fixture_good";
+    e.size = 1;
+    e.status = EntryStatus::error;
+    e.message = "run: bad bytes \xff\xfe from the plugin";
+    CHECK_NOTHROW(file.add_entry(entry_json(e, quick())));
+    std::ifstream in(path);
+    const nlohmann::json back = nlohmann::json::parse(in);
+    CHECK_THAT(back["entries"][0]["message"].get<std::string>(), Catch::Contains("bad bytes"));
+    std::filesystem::remove(path);
+}

@@ -73,6 +73,27 @@ public:
         }
     }
 
+    // Reads exactly `count` bytes into a vector that grows with the data actually read, so
+    // that a header claiming more than the file holds costs no more memory than the file.
+    std::vector<uint8_t> read_bytes(uint64_t count, const char *what) {
+        constexpr uint64_t step = uint64_t{16} << 20;
+        std::vector<uint8_t> bytes;
+        while (bytes.size() < count) {
+            const size_t before = bytes.size();
+            const size_t chunk = static_cast<size_t>(std::min<uint64_t>(count - before, step));
+            bytes.resize(before + chunk);
+            try {
+                read(bytes.data() + before, chunk, what);
+            } catch (const IdxError &) {
+                throw IdxError(path_ + ": truncated in " + what + ": the header declares " +
+                               std::to_string(count) + " bytes, the file holds fewer (" +
+                               std::to_string(before) + " to " + std::to_string(before + chunk) +
+                               ")");
+            }
+        }
+        return bytes;
+    }
+
     uint32_t read_big_endian(const char *what) {
         std::array<unsigned char, 4> b{};
         read(b.data(), b.size(), what);
@@ -117,8 +138,7 @@ IdxImages read_idx_images(const std::string &path) {
         throw IdxError(path + ": implausible dimensions " + std::to_string(images.count) +
                        " x " + std::to_string(images.rows) + " x " +
                        std::to_string(images.cols));
-    images.pixels.resize(static_cast<size_t>(bytes));
-    source.read(images.pixels.data(), images.pixels.size(), "the pixels");
+    images.pixels = source.read_bytes(bytes, "the pixels");
     return images;
 }
 
@@ -126,9 +146,7 @@ std::vector<uint8_t> read_idx_labels(const std::string &path) {
     ByteSource source(path);
     expect_magic(source, kLabelsMagic, "IDX1 unsigned-byte labels");
     const uint32_t count = source.read_big_endian("the label count");
-    std::vector<uint8_t> labels(count);
-    source.read(labels.data(), labels.size(), "the labels");
-    return labels;
+    return source.read_bytes(count, "the labels");
 }
 
 bool idx_gzip_supported() {
