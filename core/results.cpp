@@ -304,8 +304,18 @@ ResultsFile::ResultsFile(std::filesystem::path path, json document)
     : path_(std::move(path)), document_(std::move(document)) {
     document_["plugins"] = json::array();
     document_["entries"] = json::array();
-    if (path_.has_parent_path()) std::filesystem::create_directories(path_.parent_path());
+    open_target();
     write();
+}
+
+void ResultsFile::open_target() {
+    if (path_.has_parent_path()) {
+        std::error_code ec;
+        std::filesystem::create_directories(path_.parent_path(), ec);
+        if (ec) throw std::runtime_error("cannot create " + path_.parent_path().string() + ": " + ec.message());
+    }
+    path_ = results_target(path_);  // a symlink's target is what gets updated
+    lock_ = std::make_unique<OutputLock>(path_);
 }
 
 namespace {
@@ -382,7 +392,7 @@ ResultsFile ResultsFile::resume(const std::filesystem::path &from, std::filesyst
                                  std::to_string(results_schema_version));
     d["resumed"].push_back(resumption);
     file.path_ = std::move(path);
-    if (file.path_.has_parent_path()) std::filesystem::create_directories(file.path_.parent_path());
+    file.open_target();
     file.write();
     return file;
 }
@@ -409,15 +419,8 @@ void ResultsFile::add_entry(const json &entry) {
 }
 
 void ResultsFile::write() const {
-    std::filesystem::path temporary = path_;
-    temporary += ".partial";
-    {
-        std::ofstream out(temporary, std::ios::trunc);
-        // Text from plugins and paths may be invalid UTF-8: escaped, never thrown.
-        out << document_.dump(1, ' ', false, json::error_handler_t::replace) << '\n';
-        if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    std::filesystem::rename(temporary, path_);
+    // Text from plugins and paths may be invalid UTF-8: escaped, never thrown.
+    replace_file_atomically(path_, document_.dump(1, ' ', false, json::error_handler_t::replace) + '\n');
 }
 
 }  // namespace gpubench

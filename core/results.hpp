@@ -4,11 +4,13 @@
 #include "gpu.hpp"
 #include "measure.hpp"
 #include "plugin_library.hpp"
+#include "results_io.hpp"
 #include "statistics.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <memory>
 
 namespace gpubench {
 
@@ -74,6 +76,8 @@ nlohmann::json read_results_file(const std::filesystem::path &path);
 
 // A results file that is complete, valid JSON after every entry: each add_* rewrites it
 // through a temporary file and a rename, so an interrupted sweep loses nothing measured.
+// The file is locked for as long as this object lives (results_io.hpp). Constructors and
+// add_* throw std::runtime_error with a one-line reason.
 class ResultsFile {
 public:
     // A new file with `document`'s header and no plugins or entries yet.
@@ -94,7 +98,9 @@ public:
 private:
     ResultsFile() = default;
     void write() const;
+    void open_target();  // resolves path_ (results_io.hpp) and takes the lock
     std::filesystem::path path_;
+    std::unique_ptr<OutputLock> lock_;
     nlohmann::json document_;
 };
 

@@ -93,6 +93,9 @@ private:
 
 int main(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
+    // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported as one line,
+    // instead of the signal ending the runner.
+    std::signal(SIGXFSZ, SIG_IGN);
     if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
     if (argc > 1 && std::string(argv[1]) == "report") return report_command(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "compare") return compare_command(argc - 1, argv + 1);
@@ -220,9 +223,12 @@ int main(int argc, char **argv) {
     mode.started = started;
     if (default_sweep) mode.predicted_run_limit_s = 2.0;
     SweepTally tally;
-    {
+    try {
         ConsoleObserver console(std::cout, cli.quiet);
         tally = run_sweep(entries, cli.measure, gpu, *results, pool, mode, console);
+    } catch (const std::exception &e) {  // the results file could not be written (a full disk)
+        return fail(std::string(e.what()) + "; the entries written before are in " + output,
+                    exit_failed);
     }
     if (tally.interrupted) {
         std::cout << "\ninterrupted: the entries finished so far are in " << output

@@ -32,6 +32,19 @@ inline Outcome run_runner(const std::string &arguments) {
     return outcome;
 }
 
+// A shell command line (for ulimit and the like), its output and exit status.
+inline Outcome run_runner_shell(const std::string &script) {
+    std::string command = "sh -c '" + script + "' 2>&1";
+    Outcome outcome;
+    FILE *pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe);
+    std::array<char, 4096> buffer{};
+    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) outcome.output.append(buffer.data(), n);
+    int raw = pclose(pipe);
+    outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    return outcome;
+}
+
 inline std::string fixtures() { return std::string("--plugin-dir ") + GPUBENCH_FIXTURE_DIR; }
 
 // Unique per test process, so that test runs side by side (two build folders) never share one.

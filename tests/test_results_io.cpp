@@ -1,0 +1,113 @@
+// Results files are written safely (core/results_io.hpp): never onto something that is not a
+// regular file, never through a planted temporary, through a symlink to its target, by one
+// runner at a time, and a failed write leaves the last complete file and no temporary.
+#include "runner_process.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+using namespace runner_process;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path &path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Temporary files of the writer (<name>.partial-<pid>-<random>) left next to `path`.
+bool temporaries_beside(const fs::path &path) {
+    for (const auto &item : fs::directory_iterator(path.parent_path()))
+        if (item.path().filename().string().rfind(path.filename().string() + ".partial-", 0) == 0)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+TEST_CASE("a results path that is not a regular file is refused in one line", "[results-io]") {
+    const fs::path dir = temp_results("a_folder");
+    fs::create_directories(dir);
+    Outcome folder = run_runner(fixtures() + " --plugin fixture_good --sizes 5" + quick + "-o " + dir.string());
+    CHECK(folder.status == 2);
+    CHECK_THAT(folder.output, Catch::Contains("is not a regular file"));
+    CHECK(fs::is_directory(dir));
+    fs::remove_all(dir);
+    const fs::path fifo = temp_results("a_fifo");
+    REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+    Outcome pipe = run_runner(fixtures() + " --plugin fixture_good --sizes 5" + quick + "-o " + fifo.string());
+    CHECK(pipe.status == 2);
+    CHECK_THAT(pipe.output, Catch::Contains("is not a regular file"));
+    CHECK(fs::is_fifo(fifo));
+    fs::remove(fifo);
+}
+
+TEST_CASE("a planted <output>.partial link is never followed; --resume through a link updates its target",
+          "[results-io]") {
+    const fs::path out = temp_results("planted"), victim = temp_results("victim");
+    { std::ofstream(victim) << "precious"; }
+    fs::path planted = out;
+    planted += ".partial";
+    fs::create_symlink(victim, planted);
+    Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 5" + quick + "-o " + out.string());
+    CHECK(o.status == 0);
+    CHECK(slurp(victim) == "precious");
+    CHECK(read_json(out)["entries"].size() == 1);
+
+    const fs::path link = temp_results("link_to_results");
+    fs::create_symlink(out, link);
+    Outcome resumed = run_runner(fixtures() + " --plugin fixture_good --sizes 5,6" + quick + "--resume " + link.string());
+    INFO(resumed.output);
+    CHECK(resumed.status == 0);
+    CHECK(fs::is_symlink(link));
+    CHECK(read_json(out)["entries"].size() == 2);
+    CHECK_FALSE(temporaries_beside(out));
+    for (const fs::path &p : {out, victim, planted, link}) fs::remove(p);
+}
+
+TEST_CASE("a second runner on the same results file is refused, naming the first", "[results-io]") {
+    const fs::path out = temp_results("locked");
+    // The first runner: a slow sweep (fixture_misbehave at 100 sleeps 20 ms per run).
+    const std::string first = std::string(GPUBENCH_RUNNER) + " " + fixtures() +
+                              " --plugin fixture_misbehave --sizes 100 --min-samples 100 "
+                              "--max-samples 100 --min-time 0 -q -o " + out.string() +
+                              " >/dev/null 2>&1 & echo $!";
+    FILE *started = popen(first.c_str(), "r");
+    REQUIRE(started);
+    long pid = 0;
+    REQUIRE(fscanf(started, "%ld", &pid) == 1);
+    pclose(started);
+    for (int i = 0; i < 200 && !fs::exists(out); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    Outcome second = run_runner(fixtures() + " --plugin fixture_good --sizes 5" + quick + "-o " + out.string());
+    CHECK(second.status == 2);
+    CHECK_THAT(second.output, Catch::Contains("is being written by another runner (pid " + std::to_string(pid) + ")"));
+    // The first one finishes its sweep with its entry.
+    for (int i = 0; i < 1000 && kill(static_cast<pid_t>(pid), 0) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    CHECK(read_json(out)["entries"].size() == 1);
+    fs::remove(out);
+}
+
+TEST_CASE("a write that fails (file too large) is one line; the last complete file stays, no temporary",
+          "[results-io]") {
+    const fs::path out = temp_results("too_large");
+    // 12 KiB at most per file (ulimit -f counts 1024-byte blocks): the header and a few
+    // entries fit, the rest does not.
+    Outcome o = run_runner_shell("ulimit -f 12; exec " + std::string(GPUBENCH_RUNNER) + " " + fixtures() +
+                                 " --plugin fixture_good --sizes 1..40:+1" + quick + "-o " + out.string());
+    INFO(o.output);
+    CHECK(o.status == 1);
+    CHECK_THAT(o.output, Catch::Contains("runner: error: cannot write results file") &&
+                             Catch::Contains("File too large"));
+    const nlohmann::json kept = read_json(out);  // valid JSON, with what was written before
+    CHECK(kept["entries"].size() >= 1);
+    CHECK(kept["entries"].size() < 40);
+    CHECK_FALSE(temporaries_beside(out));
+    fs::remove(out);
+}
