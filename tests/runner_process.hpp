@@ -20,10 +20,10 @@ struct Outcome {
     std::string output;  // stdout and stderr
 };
 
-inline Outcome run_runner(const std::string &arguments) {
-    std::string command = std::string(GPUBENCH_RUNNER) + " " + arguments + " 2>&1";
+// Runs a shell command, stdout and stderr together.
+inline Outcome run_command(const std::string &command) {
     Outcome outcome;
-    FILE *pipe = popen(command.c_str(), "r");
+    FILE *pipe = popen((command + " 2>&1").c_str(), "r");
     REQUIRE(pipe);
     std::array<char, 4096> buffer{};
     while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) outcome.output.append(buffer.data(), n);
@@ -32,18 +32,12 @@ inline Outcome run_runner(const std::string &arguments) {
     return outcome;
 }
 
-// A shell command line (for ulimit and the like), its output and exit status.
-inline Outcome run_runner_shell(const std::string &script) {
-    std::string command = "sh -c '" + script + "' 2>&1";
-    Outcome outcome;
-    FILE *pipe = popen(command.c_str(), "r");
-    REQUIRE(pipe);
-    std::array<char, 4096> buffer{};
-    while (size_t n = fread(buffer.data(), 1, buffer.size(), pipe)) outcome.output.append(buffer.data(), n);
-    int raw = pclose(pipe);
-    outcome.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    return outcome;
+inline Outcome run_runner(const std::string &arguments) {
+    return run_command(std::string(GPUBENCH_RUNNER) + " " + arguments);
 }
+
+// A shell script (for ulimit and the like), run by sh.
+inline Outcome run_runner_shell(const std::string &script) { return run_command("sh -c '" + script + "'"); }
 
 inline std::string fixtures() { return std::string("--plugin-dir ") + GPUBENCH_FIXTURE_DIR; }
 
