@@ -1,5 +1,7 @@
 #include "plugin_catalog.hpp"
 
+#include "text_format.hpp"
+
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -16,9 +18,8 @@ std::vector<std::string> split_list(const std::string &text, char separator) {
     while (start <= text.size()) {
         size_t end = text.find(separator, start);
         if (end == std::string::npos) end = text.size();
-        std::string item = text.substr(start, end - start);
-        size_t b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
-        if (b != std::string::npos) items.push_back(item.substr(b, e - b + 1));
+        std::string item = trim(std::string_view(text).substr(start, end - start));
+        if (!item.empty()) items.push_back(std::move(item));
         start = end + 1;
     }
     return items;

@@ -1,5 +1,7 @@
 #include "sizes.hpp"
 
+#include "text_format.hpp"
+
 #include <charconv>
 #include <cstdint>
 #include <optional>
@@ -12,11 +14,6 @@ namespace {
 
 constexpr uint64_t max_exact = 1ull << 53;  // sizes are parsed through double
 
-std::string trim(std::string_view s) {
-    size_t b = s.find_first_not_of(" \t");
-    size_t e = s.find_last_not_of(" \t");
-    return b == std::string_view::npos ? std::string() : std::string(s.substr(b, e - b + 1));
-}
 
 [[noreturn]] void fail(const std::string &item, const std::string &why) {
     throw std::invalid_argument("invalid size '" + item + "': " + why);

@@ -24,4 +24,9 @@ std::string format_size(uint64_t size) {
     return text;
 }
 
+std::string trim(std::string_view text) {
+    const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
+    return b == std::string_view::npos ? std::string() : std::string(text.substr(b, e - b + 1));
+}
+
 }  // namespace gpubench

@@ -3,10 +3,12 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace gpubench {
 
 std::string format_seconds(double seconds);  // "12.30 us", "4.560 ms", "1.200 s"
 std::string format_size(uint64_t size);      // "4096", "1e+06", "2.5e+08"
+std::string trim(std::string_view text);     // without leading and trailing spaces and tabs
 
 }  // namespace gpubench

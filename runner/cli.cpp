@@ -4,6 +4,7 @@
 #include "plugin_catalog.hpp"
 #include "sanitizer.hpp"
 #include "sizes.hpp"
+#include "text_format.hpp"
 
 #include <boost/program_options.hpp>
 
@@ -36,11 +37,6 @@ Exit status: 0 all entries verified, 1 a verification failed or a plugin error (
 time-outs included), 2 bad input, 3 some requested entries were skipped (out of range, no
 GPU, out of memory), 130 interrupted.
 )";
-
-std::string trim_text(const std::string &text) {
-    const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
-    return b == std::string::npos ? "" : text.substr(b, e - b + 1);
-}
 
 uint64_t parse_seed(const std::string &text) {
     uint64_t seed = 0;
@@ -147,8 +143,8 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     for (const std::string &p : params) {
         // Trimmed: ' dtype=float64' is the key the user meant, never a key of its own.
         const size_t eq = p.find('=');
-        const std::string key = eq == std::string::npos ? "" : trim_text(p.substr(0, eq));
-        const std::string value = eq == std::string::npos ? "" : trim_text(p.substr(eq + 1));
+        const std::string key = eq == std::string::npos ? "" : trim(p.substr(0, eq));
+        const std::string value = eq == std::string::npos ? "" : trim(p.substr(eq + 1));
         if (key.empty() || p.find(',') != std::string::npos)
             throw std::invalid_argument("--param '" + p + "' is not key=value");
         if (key.find_first_of(" \t=") != std::string::npos)

@@ -7,6 +7,20 @@
 using gpubench::parse_sizes;
 using V = std::vector<uint64_t>;
 
+namespace {
+
+// What parse_sizes says about `text`: its error, or "no error".
+std::string message(const char *text) {
+    try {
+        parse_sizes(text);
+    } catch (const std::invalid_argument &e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+}  // namespace
+
 TEST_CASE("size lists: plain numbers, scientific notation and powers", "[sizes]") {
     CHECK(parse_sizes("10,100,1000") == V{10, 100, 1000});
     CHECK(parse_sizes("1e6") == V{1000000});
@@ -23,14 +37,6 @@ TEST_CASE("size lists: ranges", "[sizes]") {
 }
 
 TEST_CASE("size lists: bad input names the problem", "[sizes]") {
-    auto message = [](const char *text) {
-        try {
-            parse_sizes(text);
-        } catch (const std::invalid_argument &e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
     CHECK_THAT(message("1.5"), Catch::Contains("'1.5'") && Catch::Contains("not a whole number"));
     CHECK_THAT(message("abc"), Catch::Contains("not a number"));
     CHECK_THAT(message("0"), Catch::Contains(">= 1"));
@@ -44,14 +50,6 @@ TEST_CASE("size lists: bad input names the problem", "[sizes]") {
 }
 
 TEST_CASE("sizes are decimal and exact: no hex, no signs, nothing rounded", "[sizes]") {
-    auto message = [](const char *text) {
-        try {
-            parse_sizes(text);
-        } catch (const std::invalid_argument &e) {
-            return std::string(e.what());
-        }
-        return std::string("no error");
-    };
     CHECK_THAT(message("0x10"), Catch::Contains("not a number"));
     CHECK_THAT(message("+5"), Catch::Contains("not a number"));
     CHECK_THAT(message("inf"), Catch::Contains("not a number"));
