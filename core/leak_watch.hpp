@@ -38,7 +38,6 @@ public:
     // A reading now, whatever the count (after an out-of-memory failure, say).
     void read_now(size_t runs);
     std::string leak() const;  // "leaks 256 MiB of device memory per run()", or ""
-    const std::vector<MemoryReading> &readings() const { return readings_; }
 
 private:
     const PhaseTimer &timer_;

@@ -32,7 +32,6 @@ struct Roofline {
     std::string source;  // where the figures come from, for the results file
 
     double flops_for(gpubench_math math) const;  // 0 when unknown or out of range
-    bool known() const { return flops[GPUBENCH_MATH_FP32] > 0 || bytes_per_s > 0; }
 };
 
 // Ceilings of a CUDA device from its attributes: FP32/FP64 on the CUDA cores, dense tensor

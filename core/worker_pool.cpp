@@ -107,7 +107,6 @@ public:
     }
     const std::filesystem::path &file() const { return file_; }
     const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
-    bool alive() const { return pid_ > 0; }
     size_t served = 0;  // entries it took: the first one paid for its start
 
     bool send(const std::string &line) {
