@@ -3,7 +3,7 @@
 // these numbers bound what the runner adds to every measurement it reports.
 #include "gpu.hpp"
 #include "measure.hpp"
-#include "plugin_catalog.hpp"
+#include "plugin_library.hpp"
 #include "statistics.hpp"
 
 #include <benchmark/benchmark.h>
@@ -48,10 +48,8 @@ BENCHMARK(summarize_samples)->Arg(10)->Arg(1000);
 
 // Per-sample cost of a whole entry (setup, warm-up, 100 samples, verify) at size 1.
 void entry_overhead(benchmark::State &state, const char *plugin_name) {
-    PluginCatalog catalog = discover_plugins({GPUBENCH_PLUGIN_DIR});
-    const Plugin *plugin = nullptr;
-    for (const Plugin &p : catalog.plugins)
-        if (p.name() == plugin_name) plugin = &p;
+    auto loaded = load_plugin(std::string(GPUBENCH_PLUGIN_DIR) + "/" + plugin_name + ".so");
+    const Plugin *plugin = std::get_if<Plugin>(&loaded);
     if (!plugin) {
         state.SkipWithError("plugin not built");
         return;

@@ -1,6 +1,5 @@
 #include "compare.hpp"
 
-#include "results.hpp"  // entry_identity
 #include "statistics.hpp"
 
 #include <algorithm>
@@ -9,8 +8,6 @@
 #include <tuple>
 
 namespace gpubench {
-
-using nlohmann::json;
 
 double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b) {
     const size_t n1 = a.size(), n2 = b.size();
@@ -62,45 +59,48 @@ bool Comparison::regressed() const {
 
 namespace {
 
-std::string machine(const json &document) {
-    const json gpu = document.value("gpu", json::object());
-    return gpu.value("available", false) ? gpu.value("name", "?") : "no GPU";
+std::string machine(const ResultsDocument &document) {
+    return document.gpu_name.value_or("no GPU");
+}
+
+ComparedEntry compared(const EntryRecord &entry, Verdict verdict) {
+    ComparedEntry c;
+    c.plugin = entry.plugin;
+    c.params = entry.params;
+    c.size = entry.size;
+    c.verdict = verdict;
+    return c;
 }
 
 }  // namespace
 
-Comparison compare_results(const json &baseline, const json &candidate,
+Comparison compare_results(const ResultsDocument &baseline, const ResultsDocument &candidate,
                            const CompareOptions &options) {
     Comparison result;
     if (machine(baseline) != machine(candidate))
         result.warning = "the files come from different GPUs (" + machine(baseline) + " vs " +
                          machine(candidate) + "): differences are the machines', not the code's";
-    std::map<std::string, const json *> base, cand;
-    for (const json &e : baseline["entries"]) base[entry_identity(e)] = &e;
-    for (const json &e : candidate["entries"]) cand[entry_identity(e)] = &e;
+    std::map<std::string, const RecordedEntry *> base, cand;
+    for (const RecordedEntry &e : baseline.entries) base[e.identity()] = &e;
+    for (const RecordedEntry &e : candidate.entries) cand[e.identity()] = &e;
     for (const auto &[key, b] : base) {
-        ComparedEntry c;
-        c.plugin = b->value("plugin", "");
-        c.params = b->value("params", "");
-        c.size = b->value("size", uint64_t{0});
+        ComparedEntry c = compared(b->record, Verdict::same);
         const auto found = cand.find(key);
         if (found == cand.end()) {
             c.verdict = Verdict::only_baseline;
             result.entries.push_back(c);
             continue;
         }
-        const json &n = *found->second;
+        const RecordedEntry &n = *found->second;
         const auto [bs, ns] = comparable_samples(*b, n);
-        if (!n.value("valid", false) && b->value("valid", false)) {
+        if (!n.record.valid && b->record.valid) {
             c.verdict = Verdict::failed;
-            c.note = n.value("status", "?") + ": " + n.value("message", "");
+            c.note = n.record.status + ": " + n.record.message;
             result.entries.push_back(c);
             continue;
         }
         if (bs.empty() || ns.empty()) {  // skipped on either side: nothing to compare
-            c.verdict = Verdict::same;
-            c.note = "not measured on both sides (" + b->value("status", "?") + " / " +
-                     n.value("status", "?") + ")";
+            c.note = "not measured on both sides (" + b->record.status + " / " + n.record.status + ")";
             result.entries.push_back(c);
             continue;
         }
@@ -121,14 +121,7 @@ Comparison compare_results(const json &baseline, const json &candidate,
         result.entries.push_back(c);
     }
     for (const auto &[key, n] : cand)
-        if (!base.count(key)) {
-            ComparedEntry c;
-            c.plugin = n->value("plugin", "");
-            c.params = n->value("params", "");
-            c.size = n->value("size", uint64_t{0});
-            c.verdict = Verdict::only_candidate;
-            result.entries.push_back(c);
-        }
+        if (!base.count(key)) result.entries.push_back(compared(n->record, Verdict::only_candidate));
     std::stable_sort(result.entries.begin(), result.entries.end(),
                      [](const ComparedEntry &a, const ComparedEntry &b) {
                          return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);

@@ -4,7 +4,7 @@
 // tell from noise).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "results_model.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -41,7 +41,7 @@ struct Comparison {
     bool regressed() const;  // a significant slowdown beyond the threshold, or a failure
 };
 
-Comparison compare_results(const nlohmann::json &baseline, const nlohmann::json &candidate,
+Comparison compare_results(const ResultsDocument &baseline, const ResultsDocument &candidate,
                            const CompareOptions &options);
 
 }  // namespace gpubench

@@ -1,8 +1,44 @@
 #include "entry_measurer.hpp"
 
 #include "gpu.hpp"
+#include "plugin_instance.hpp"
+
+#include <cstdio>
 
 namespace gpubench {
+
+double predicted_run_s(const RunBudget &budget, const Work &next, uint64_t size) {
+    const Work &last = budget.from_work;
+    if (budget.from_median_s <= 0 || budget.from_size == 0 || budget.from_size >= size) return 0;
+    const double ratio = last.flops > 0 && next.flops > 0   ? next.flops / last.flops
+                         : last.bytes > 0 && next.bytes > 0 ? next.bytes / last.bytes
+                         : last.items > 0 && next.items > 0 ? next.items / last.items
+                                                            : double(size) / double(budget.from_size);
+    return budget.from_median_s * ratio;
+}
+
+namespace {
+
+// The reason to skip `size` under `budget`, or "" (also when work() fails: measuring says why).
+std::string over_budget(const Plugin &plugin, uint64_t size, const std::string &params,
+                        const RunBudget &budget) {
+    double predicted = 0;
+    try {
+        predicted = predicted_run_s(budget, query_work(plugin.api(), size, params), size);
+    } catch (const PluginFailure &) {
+        return "";
+    }
+    if (predicted <= budget.limit_s) return "";
+    char why[200];
+    std::snprintf(why, sizeof why,
+                  "over the default sweep's budget: one run() is predicted to take %.3g s (from "
+                  "size %llu), above %.3g s; --sizes %llu runs it", predicted,
+                  static_cast<unsigned long long>(budget.from_size), budget.limit_s,
+                  static_cast<unsigned long long>(size));
+    return why;
+}
+
+}  // namespace
 
 EntryMeasurer::EntryMeasurer(Roofline host_roofline) {
     host_timer_.set_roofline(std::move(host_roofline));
@@ -24,9 +60,13 @@ std::string EntryMeasurer::prepare(const Plugin &plugin, int cuda_device) {
 }
 
 EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
-                                   const MeasureOptions &options, const StageObserver &observe) {
+                                   const MeasureOptions &options, const StageObserver &observe,
+                                   const std::optional<RunBudget> &budget) {
+    if (budget && size_range_problem(plugin.info(), size).empty())
+        if (std::string why = over_budget(plugin, size, options.params, *budget); !why.empty())
+            return skipped_entry(plugin.info(), size, why);
     if (std::string why = prepare(plugin, options.cuda_device); !why.empty())
-        return skipped_entry(plugin, size, "unavailable: " + why);
+        return skipped_entry(plugin.info(), size, "unavailable: " + why);
     PhaseTimer &timer = plugin.is_cuda() ? *cuda_timer_ : static_cast<PhaseTimer &>(host_timer_);
     EntryResult entry = measure_entry(plugin, size, options, timer, observe);
     if (plugin.is_cuda())

@@ -9,9 +9,23 @@
 #include "roofline.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace gpubench {
+
+// The default sweep's budget for one entry: it is skipped, with the prediction, when one run()
+// is predicted to take longer than limit_s: the median of the plugin's previous size, scaled
+// by the ratio of declared work (flops, else bytes, else items, else sizes).
+struct RunBudget {
+    double limit_s = 0;
+    uint64_t from_size = 0;    // the plugin's previous size measured
+    double from_median_s = 0;  // its median run() time
+    Work from_work;            // its declared work
+};
+
+// The predicted run() time at `size`, whose declared work is `next`; 0 when nothing can be said.
+double predicted_run_s(const RunBudget &budget, const Work &next, uint64_t size);
 
 class EntryMeasurer {
 public:
@@ -21,9 +35,11 @@ public:
     // entry does not pay for it; "" when ready, else why CUDA entries cannot run here.
     std::string prepare(const Plugin &plugin, int cuda_device);
     // Never throws: every failure is the entry's status. After an entry lost the CUDA
-    // context, CUDA entries are skipped with the reason (the process cannot recover it).
+    // context, CUDA entries are skipped with the reason (the process cannot recover it). With
+    // a budget, an entry predicted to exceed it is skipped without being set up.
     EntryResult measure(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
-                        const StageObserver &observe = {});
+                        const StageObserver &observe = {},
+                        const std::optional<RunBudget> &budget = std::nullopt);
     bool cuda_context_lost() const { return !lost_.empty(); }
     void set_host_roofline(Roofline roofline) { host_timer_.set_roofline(std::move(roofline)); }
 

@@ -2,6 +2,7 @@
 // measurement itself is in host_peaks_measure.cpp.
 #include "host_peaks.hpp"
 
+#include "cache_files.hpp"
 #include "host_resources.hpp"
 
 #include <pwd.h>
@@ -27,40 +28,12 @@ constexpr int cache_format = 1;      // part of the cache key: a new format meas
 
 // ---- the cache ----
 
-std::optional<fs::path> cache_file() {
-    auto env = [](const char *name) -> std::string {
-        const char *v = std::getenv(name);
-        return v ? v : "";
-    };
-    fs::path dir;
-    if (!env("GPUBENCH_CACHE_DIR").empty()) dir = env("GPUBENCH_CACHE_DIR");
-    else if (!env("XDG_CACHE_HOME").empty()) dir = fs::path(env("XDG_CACHE_HOME")) / "gpubench";
-    else {
-        std::string home = env("HOME");
-        if (home.empty())
-            if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_dir) home = pw->pw_dir;
-        if (home.empty()) return std::nullopt;
-        dir = fs::path(home) / ".cache" / "gpubench";
-    }
-    return dir / "host-peaks.json";
-}
-
 // The same machine: host name, CPU and core count; a new cache format does not match.
 std::string cache_key() {
     char host[256] = {};
     gethostname(host, sizeof host - 1);
     return std::string(host) + " | " + cpu_model_name() + " | " + std::to_string(logical_cores()) +
            " cores | format " + std::to_string(cache_format);
-}
-
-nlohmann::json read_json(const fs::path &file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return nlohmann::json::object();
-    std::stringstream text;
-    text << in.rdbuf();
-    auto doc = nlohmann::json::parse(text.str(), nullptr, false);
-    bool usable = doc.is_object() && (!doc.contains("machines") || doc["machines"].is_object());
-    return usable ? doc : nlohmann::json::object();  // a corrupt file is replaced whole
 }
 
 bool usable(const HostPeaks &p) {
@@ -91,31 +64,12 @@ std::string utc_now() {
     return text;
 }
 
-// Temp file beside the target, then rename: a reader never sees half a file.
-bool write_atomically(const fs::path &file, const std::string &text) {
-    std::error_code ec;
-    fs::create_directories(file.parent_path(), ec);
-    fs::path temp = file;
-    temp += ".tmp." + std::to_string(getpid());
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            fs::remove(temp, ec);
-            return false;
-        }
-    }
-    fs::rename(temp, file, ec);
-    if (ec) fs::remove(temp, ec);
-    return !ec;
-}
-
 // Stores a measurement under this machine's key, keeping per figure the higher of it and
 // what the file holds (an earlier run, or another process that measured meanwhile).
 // Returns the figures stored.
 HostPeaks store(const fs::path &file, const std::string &key, HostPeaks measured) {
-    nlohmann::json doc = read_json(file);
+    nlohmann::json doc = read_cache(file);
+    if (!doc.contains("machines") || !doc["machines"].is_object()) doc = nlohmann::json::object();
     if (auto cached = cached_entry(doc, key, file)) {
         HostPeaks kept = measured;
         kept.fp32_flops = std::max(measured.fp32_flops, cached->fp32_flops);
@@ -131,7 +85,7 @@ HostPeaks store(const fs::path &file, const std::string &key, HostPeaks measured
     entry["measured_utc"] = utc_now();
     doc["format"] = cache_format;
     doc["machines"][key] = entry;
-    write_atomically(file, doc.dump(2) + "\n");  // not written: measured again next time
+    write_cache(file, doc);  // not written: measured again next time
     return measured;
 }
 
@@ -146,10 +100,10 @@ HostPeaks host_peaks(const std::function<HostPeaks()> &measure) {
     std::optional<fs::path> file;
     std::string key;
     try {
-        file = cache_file();
+        file = cache_file("host-peaks.json");
         key = cache_key();
         if (file)
-            if (auto cached = cached_entry(read_json(*file), key, *file)) return *cached;
+            if (auto cached = cached_entry(read_cache(*file), key, *file)) return *cached;
     } catch (...) {
         file.reset();
     }
@@ -170,7 +124,7 @@ HostPeaks refresh_host_peaks(const std::function<HostPeaks()> &measure) {
     std::lock_guard lock(cache_mutex);
     HostPeaks measured = measure();
     try {
-        std::optional<fs::path> file = cache_file();
+        std::optional<fs::path> file = cache_file("host-peaks.json");
         if (file && usable(measured) && measured.quiet) return store(*file, cache_key(), measured);
     } catch (...) {
     }

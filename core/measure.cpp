@@ -46,25 +46,24 @@ std::string note_lost_cuda_context(EntryResult &entry) {
     return why;
 }
 
-EntryResult skipped_entry(const Plugin &plugin, uint64_t size, std::string reason) {
+EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason) {
     EntryResult entry;
-    entry.plugin = plugin.name();
+    entry.plugin = plugin.name;
     entry.size = size;
-    entry.item_name = plugin.item_name();
-    entry.headline = plugin.headline();
+    entry.item_name = plugin.item_name;
+    entry.headline = plugin.headline;
     entry.status = EntryStatus::skipped;
     entry.message = std::move(reason);
     return entry;
 }
 
-std::string size_range_problem(const Plugin &plugin, uint64_t size) {
-    const gpubench_plugin &api = plugin.api();
-    if (size < api.min_size)
-        return "size " + std::to_string(size) + " is below " + plugin.name() + "'s minimum " +
-               std::to_string(api.min_size);
-    if (size > api.max_size)
-        return "size " + std::to_string(size) + " is above " + plugin.name() + "'s maximum " +
-               std::to_string(api.max_size);
+std::string size_range_problem(const PluginInfo &plugin, uint64_t size) {
+    if (size < plugin.min_size)
+        return "size " + std::to_string(size) + " is below " + plugin.name + "'s minimum " +
+               std::to_string(plugin.min_size);
+    if (size > plugin.max_size)
+        return "size " + std::to_string(size) + " is above " + plugin.name + "'s maximum " +
+               std::to_string(plugin.max_size);
     return "";
 }
 
@@ -168,10 +167,10 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
     result.plugin = plugin.name();
     result.size = size;
     result.clock = timer.clock_name();
-    result.item_name = plugin.item_name();
-    result.headline = plugin.headline();
-    result.unoptimized = plugin.built_unoptimized();
-    if (std::string why = size_range_problem(plugin, size); !why.empty()) {
+    result.item_name = plugin.info().item_name;
+    result.headline = plugin.info().headline;
+    result.unoptimized = plugin.info().built_unoptimized();
+    if (std::string why = size_range_problem(plugin.info(), size); !why.empty()) {
         result.status = EntryStatus::skipped;
         result.message = why;
         return result;

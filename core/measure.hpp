@@ -102,10 +102,10 @@ const std::vector<double> &headline_run_samples(const EntryResult &entry);
 std::string headline_method(const EntryResult &entry);  // "single" or per_launch.method
 
 // An entry skipped before anything ran, with the reason (no GPU, over a budget...).
-EntryResult skipped_entry(const Plugin &plugin, uint64_t size, std::string reason);
+EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason);
 
 // The one-line reason `size` is outside the plugin's declared range, or "".
-std::string size_range_problem(const Plugin &plugin, uint64_t size);
+std::string size_range_problem(const PluginInfo &plugin, uint64_t size);
 
 // Told the name of each stage as it begins ("work", "setup", "warm-up", "samples",
 // "verify", "metrics", "teardown"), so that a crash can be placed.

@@ -1,55 +1,46 @@
-// Loading one plugin file and validating its descriptor before anything else is called.
+// Loading one plugin file into this process: done by workers (and under --in-process) for a
+// file the runner has scanned (plugin_scan.hpp). The descriptor is read and checked again
+// (descriptor_check.hpp): the file may have changed since.
 #pragma once
+
+#include "plugin_info.hpp"
 
 #include <gpubench/plugin.h>
 
 #include <boost/dll/shared_library.hpp>
 
 #include <filesystem>
-#include <optional>
-#include <string>
+#include <functional>
 #include <variant>
-#include <vector>
 
 namespace gpubench {
 
-// A loaded plugin whose descriptor passed validation. The library stays loaded, and the
+// A loaded plugin whose descriptor passed the checks. The library stays loaded, and the
 // descriptor valid, for as long as this object lives.
 class Plugin {
 public:
-    Plugin(boost::dll::shared_library library, const gpubench_plugin *api,
-           std::filesystem::path file)
-        : library_(std::move(library)), api_(api), file_(std::move(file)) {}
+    Plugin(boost::dll::shared_library library, const gpubench_plugin *api, PluginInfo info)
+        : library_(std::move(library)), api_(api), info_(std::move(info)) {}
 
     const gpubench_plugin &api() const { return *api_; }
-    const std::filesystem::path &file() const { return file_; }
-    std::string name() const { return api_->name; }
-    bool is_cuda() const { return api_->device_kind == GPUBENCH_DEVICE_CUDA; }
-    const char *device_kind_name() const;
-
-    // v1.1 fields, with their v1.0 meaning when an older plugin lacks them.
-    std::string item_name() const;              // "" = none
-    gpubench_headline headline() const;         // GPUBENCH_HEADLINE_AUTO when absent
-    decltype(gpubench_plugin::metrics) metrics_fn() const;  // nullptr = none
-    // build_info says the plugin was compiled without optimisation (GPUBENCH_OPTIMIZATION_TEXT).
-    bool built_unoptimized() const;
-    // v1.2: the parameter keys the plugin reads; nullopt when it does not say.
-    std::optional<std::vector<std::string>> param_names() const;
+    const PluginInfo &info() const { return info_; }
+    const std::filesystem::path &file() const { return info_.file; }
+    const std::string &name() const { return info_.name; }
+    bool is_cuda() const { return info_.is_cuda(); }
+    // v1.1's optional metrics(); nullptr when the plugin has none or is older.
+    decltype(gpubench_plugin::metrics) metrics_fn() const;
 
 private:
     boost::dll::shared_library library_;
     const gpubench_plugin *api_;
-    std::filesystem::path file_;
+    PluginInfo info_;
 };
 
-// A file that was not accepted as a plugin, and why.
-struct Refusal {
-    std::filesystem::path file;
-    std::string reason;
-};
-
-// Loads `file` and validates its descriptor. Only the entry symbol is called; a plugin of
+// Loads `file` and checks its descriptor. Only the entry symbol is called; a plugin of
 // another ABI major, or with a malformed descriptor, is refused without calling anything else.
-std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file);
+// `stage` (optional) is told as each step begins: "loading the library" (its constructors
+// run), "finding the entry symbol", "calling the entry symbol", "reading the descriptor".
+std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file,
+                                          const std::function<void(const char *)> &stage = {});
 
 }  // namespace gpubench

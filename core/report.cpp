@@ -1,13 +1,11 @@
 #include "report.hpp"
 
-#include "results.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include <stdexcept>
 
 namespace gpubench {
 
@@ -20,11 +18,10 @@ struct PluginKind {
     bool gpu = false;
 };
 
-std::map<std::string, PluginKind> plugin_kinds(const json &document) {
+std::map<std::string, PluginKind> plugin_kinds(const ResultsDocument &document) {
     std::map<std::string, PluginKind> kinds;
-    for (const json &p : document["plugins"])
-        kinds[p.value("name", "")] = {p.value("workload", "?"), p.value("backend", "?"),
-                                      p.value("device_kind", "") == "cuda"};
+    for (const PluginRecord &p : document.plugins)
+        kinds[p.name] = {p.workload, p.backend, p.device_kind == "cuda"};
     return kinds;
 }
 
@@ -81,19 +78,16 @@ std::string format_ratio(std::optional<double> ratio) {
 }  // namespace
 
 std::vector<WorkloadReport> build_report(
-    const std::vector<std::pair<std::string, json>> &labelled_documents,
+    const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options) {
     std::map<std::pair<std::string, std::string>, WorkloadReport> by_workload;
     for (const auto &[label, document] : labelled_documents) {
-        if (!document.is_object() || !document.contains("entries") || !document.contains("plugins"))
-            throw std::runtime_error((label.empty() ? "a document" : label) +
-                                     " is not a gpubench results file");
         const auto kinds = plugin_kinds(document);
-        for (const json &entry : document["entries"]) {
-            if (!entry.value("valid", false) || !entry.contains("timing")) continue;
-            const auto kind = kinds.find(entry.value("plugin", ""));
+        for (const RecordedEntry &entry : document.entries) {
+            if (!entry.record.valid || !entry.timing) continue;
+            const auto kind = kinds.find(entry.record.plugin);
             if (kind == kinds.end()) continue;
-            const std::string params = entry.value("params", "");
+            const std::string &params = entry.record.params;
             WorkloadReport &report = by_workload[{kind->second.workload, params}];
             report.workload = kind->second.workload;
             report.params = params;
@@ -104,10 +98,8 @@ std::vector<WorkloadReport> build_report(
                 report.columns.push_back({kind->second.backend, label, kind->second.gpu, {}});
                 column = report.columns.end() - 1;
             }
-            const json &timing = entry["timing"];
-            column->points[entry.value("size", uint64_t{0})] = {
-                headline_median(entry), timing["end_to_end"].value("median", 0.0),
-                entry.value("flags", std::vector<std::string>{})};
+            column->points[entry.record.size] = {entry.timing->headline_median(),
+                                                 entry.timing->end_to_end.median, entry.record.flags};
         }
     }
     std::vector<WorkloadReport> reports;
@@ -250,25 +242,24 @@ json report_json(const std::vector<WorkloadReport> &reports) {
     return all;
 }
 
-json gbench_json(const json &document) {
-    const json host = document.value("host", json::object());
+json gbench_json(const ResultsDocument &document) {
     json out = {{"context",
-                 {{"date", document.value("created", "")},
-                  {"host_name", host.value("host_name", "")},
+                 {{"date", document.created},
+                  {"host_name", document.host_name},
                   {"executable", "gpubench runner"},
-                  {"num_cpus", host.value("logical_cores", 0)},
+                  {"num_cpus", document.logical_cores},
                   {"mhz_per_cpu", 0},
                   {"cpu_scaling_enabled", false},
                   {"caches", json::array()},
                   {"library_build_type", "release"},
-                  {"gpubench_gpu", document.value("gpu", json::object()).value("name", "")}}},
+                  {"gpubench_gpu", document.gpu_name.value_or("")}}},
                 {"benchmarks", json::array()}};
     int family = 0;
-    for (const json &entry : document["entries"]) {
-        if (!entry.value("valid", false) || !entry.contains("timing")) continue;
-        std::string name = entry.value("plugin", "") + "/" + std::to_string(entry.value("size", uint64_t{0}));
-        if (!entry.value("params", "").empty()) name += "/" + entry.value("params", "");
-        const std::vector<double> samples = headline_samples(entry);
+    for (const RecordedEntry &entry : document.entries) {
+        if (!entry.record.valid || !entry.timing) continue;
+        std::string name = entry.record.plugin + "/" + std::to_string(entry.record.size);
+        if (!entry.record.params.empty()) name += "/" + entry.record.params;
+        const std::vector<double> &samples = entry.timing->headline_samples();
         const auto record = [&](const std::string &run_type, double seconds, int index,
                                 const std::string &aggregate) {
             json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},

@@ -4,6 +4,8 @@
 // (machines, commits) go side by side, each column named by its file's machine.
 #pragma once
 
+#include "results_model.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -46,9 +48,8 @@ struct ReportOptions {
 };
 
 // Reads results documents (each with a label naming its source; "" for a single file).
-// Throws std::runtime_error naming a document that is not a gpubench results file.
 std::vector<WorkloadReport> build_report(
-    const std::vector<std::pair<std::string, nlohmann::json>> &labelled_documents,
+    const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options);
 
 // The speedup of `column` over the baseline at `size`: baseline time / column time, or
@@ -59,7 +60,7 @@ std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &
 // One results document in Google Benchmark's JSON format, so that its tools (compare.py)
 // read it: each timed sample of run() an "iteration" record (repetitions of
 // "<plugin>/<size>[/<params>]"), then its mean and median as "aggregate" records.
-nlohmann::json gbench_json(const nlohmann::json &results_document);
+nlohmann::json gbench_json(const ResultsDocument &results_document);
 
 void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports);
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports);

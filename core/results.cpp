@@ -1,59 +1,27 @@
 #include "results.hpp"
 
 #include "host_resources.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <stdexcept>
 
 namespace gpubench {
 
 using nlohmann::json;
 
-json summary_json(const Summary &s) {
-    return {{"count", s.count}, {"median", s.median}, {"mean", s.mean},  {"min", s.min},
-            {"max", s.max},     {"stddev", s.stddev}, {"rel_stddev", s.rel_stddev}};
-}
-
-json gpu_json(const GpuInfo &gpu) {
-    if (!gpu.available)
-        return {{"available", false},
-                {"reason", gpu.unavailable_reason},
-                {"driver_version", gpu.driver_version},
-                {"runtime_version", gpu.runtime_version}};
-    return {{"available", true},
-            {"device", gpu.device},
-            {"name", gpu.name},
-            {"compute_capability", std::to_string(gpu.compute_major) + "." +
-                                       std::to_string(gpu.compute_minor)},
-            {"sm_count", gpu.sm_count},
-            {"memory_bytes", gpu.memory_bytes},
-            {"l2_bytes", gpu.l2_bytes},
-            {"pci_bus_id", gpu.pci_bus_id},
-            {"driver_version", gpu.driver_version},
-            {"driver_release", gpu.driver_release},
-            {"runtime_version", gpu.runtime_version},
-            {"peak",
-             {{"fp32_flops", gpu.peak_fp32_flops},
-              {"fp64_flops", gpu.peak_fp64_flops},
-              {"bytes_per_s", gpu.peak_bytes_per_s},
-              {"source", "device attributes: SMs x boost clock x non-tensor lanes per SM x 2; "
-                         "memory clock x bus width x 2"}}}};
-}
-
-json plugin_json(const Plugin &plugin) {
-    const gpubench_plugin &api = plugin.api();
-    return {{"name", api.name},
-            {"workload", api.workload},
-            {"backend", api.backend},
+json plugin_json(const PluginInfo &plugin) {
+    return {{"name", plugin.name},
+            {"workload", plugin.workload},
+            {"backend", plugin.backend},
             {"device_kind", plugin.device_kind_name()},
-            {"description", api.description},
-            {"size_meaning", api.size_meaning},
-            {"version", api.version},
-            {"abi", std::to_string(api.abi_major) + "." + std::to_string(api.abi_minor)},
-            {"build_info", api.build_info ? api.build_info : ""},
-            {"file", plugin.file().string()}};
+            {"description", plugin.description},
+            {"size_meaning", plugin.size_meaning},
+            {"version", plugin.version},
+            {"abi", plugin.abi_text()},
+            {"build_info", plugin.build_info},
+            {"file", printable_text(plugin.file.string())}};
 }
 
 EntryFigures entry_figures(const EntryResult &e) {
@@ -105,21 +73,6 @@ std::vector<std::string> entry_flags(const EntryResult &e) {
     if (e.unoptimized) flags.push_back("unoptimized");
     if (!e.sanitizer.empty()) flags.push_back("sanitized");
     return flags;
-}
-
-json measure_options_json(const MeasureOptions &m) {
-    return {{"seed", m.seed},
-            {"cpu_threads", m.cpu_threads},
-            {"cuda_device", m.cuda_device},
-            {"params", m.params},
-            {"warmup_runs", m.warmup_runs},
-            {"min_samples", m.min_samples},
-            {"max_samples", m.max_samples},
-            {"min_time_s", m.min_time_s},
-            {"max_noise", m.max_noise},
-            {"max_time_s", m.max_time_s},
-            {"cold", m.cold},
-            {"audit_streams", m.audit_streams}};
 }
 
 json work_json(const Work &w, const std::string &item_name) {
@@ -211,17 +164,17 @@ json harness_json(const EntryResult &e) {
 }
 
 json entry_json(const EntryResult &e, const MeasureOptions &options) {
-    json entry = {{"plugin", e.plugin},
-                  {"size", e.size},
-                  {"status", to_string(e.status)},
-                  {"valid", e.status == EntryStatus::ok},
-                  {"message", e.message},
-                  {"params", options.params},
-                  {"seed", options.seed},
-                  {"cpu_threads", options.cpu_threads},
-                  {"work", work_json(e.work, e.item_name)},
-                  {"flags", entry_flags(e)},
-                  {"harness", harness_json(e)}};
+    json entry = EntryRecord{.plugin = e.plugin,
+                             .size = e.size,
+                             .params = options.params,
+                             .seed = options.seed,
+                             .cpu_threads = options.cpu_threads,
+                             .status = to_string(e.status),
+                             .valid = e.status == EntryStatus::ok,
+                             .message = e.message,
+                             .flags = entry_flags(e)};
+    entry["work"] = work_json(e.work, e.item_name);
+    entry["harness"] = harness_json(e);
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0)
         entry["stream_audit"] = {{"checks", e.stream_audit.audits},
@@ -243,21 +196,20 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                         {{"median_rel_stderr", e.noise},
                          {"max_noise", options.max_noise},
                          {"converged", e.noise_converged}}},
-                       {"run", summary_json(f.run)},
-                       {"upload", summary_json(f.upload)},
-                       {"download", summary_json(f.download)},
-                       {"end_to_end", summary_json(f.end_to_end)},
+                       {"run", f.run},
+                       {"upload", f.upload},
+                       {"download", f.download},
+                       {"end_to_end", f.end_to_end},
                        {"samples",
-                        {{"run", e.run_s}, {"upload", e.upload_s}, {"download", e.download_s}}}};
+                        SampleSeries{.run = e.run_s, .upload = e.upload_s, .download = e.download_s}}};
     // The headline: which method gave it, and its samples (see per_launch.hpp).
-    entry["timing"]["compute"] = {{"method", headline_method(e)},
-                                  {"median", f.compute.median},
-                                  {"summary", summary_json(f.compute)}};
+    entry["timing"]["compute"] =
+        HeadlineTiming{.method = headline_method(e), .median = f.compute.median, .summary = f.compute};
     if (!e.per_launch.run_s.empty()) {
-        entry["timing"]["per_launch"] = {{"method", e.per_launch.method},
-                                         {"launches_per_sample", e.per_launch.launches},
-                                         {"run", summary_json(f.compute)},
-                                         {"samples", e.per_launch.run_s}};
+        entry["timing"]["per_launch"] = PerLaunchTiming{.method = e.per_launch.method,
+                                                        .launches_per_sample = e.per_launch.launches,
+                                                        .run = f.compute,
+                                                        .samples = e.per_launch.run_s};
         // What one launch costs beyond the work itself: single-launch median minus the
         // per-launch median.
         entry["timing"]["launch_overhead"] = f.run.median - f.compute.median;
@@ -318,79 +270,11 @@ void ResultsFile::open_target() {
     lock_ = std::make_unique<OutputLock>(path_);
 }
 
-namespace {
-
-std::vector<double> run_samples_of(const json &entry) {
-    if (!entry.contains("timing")) return {};
-    return entry["timing"]["samples"].value("run", std::vector<double>{});
-}
-
-std::string per_launch_method(const json &entry) {
-    if (!entry.contains("timing") || !entry["timing"].contains("per_launch")) return "";
-    return entry["timing"]["per_launch"].value("method", "");
-}
-
-}  // namespace
-
-double headline_median(const json &entry) {
-    if (!entry.contains("timing")) return 0;
-    const json &timing = entry["timing"];
-    if (timing.contains("compute")) return timing["compute"].value("median", 0.0);
-    return timing.value("run", json::object()).value("median", 0.0);
-}
-
-std::vector<double> headline_samples(const json &entry) {
-    if (!per_launch_method(entry).empty())
-        return entry["timing"]["per_launch"].value("samples", std::vector<double>{});
-    return run_samples_of(entry);
-}
-
-std::pair<std::vector<double>, std::vector<double>> comparable_samples(const json &base,
-                                                                       const json &candidate) {
-    const std::string method = per_launch_method(base);
-    if (!method.empty() && method == per_launch_method(candidate))
-        return {headline_samples(base), headline_samples(candidate)};
-    return {run_samples_of(base), run_samples_of(candidate)};
-}
-
-std::string entry_identity(const json &entry) {
-    return entry.value("plugin", "") + "|" + std::to_string(entry.value("size", uint64_t{0})) + "|" +
-           entry.value("params", "");
-}
-
-json read_results_file(const std::filesystem::path &path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("cannot read " + path.string());
-    json document;
-    try {
-        document = json::parse(in);
-    } catch (const json::exception &e) {
-        throw std::runtime_error(path.string() + " is not valid JSON (" + e.what() + ")");
-    }
-    if (!document.is_object() || !document.contains("entries") || !document["entries"].is_array())
-        throw std::runtime_error(path.string() + " is not a gpubench results file");
-    return document;
-}
-
 ResultsFile ResultsFile::resume(const std::filesystem::path &from, std::filesystem::path path,
                                 const json &resumption) {
-    std::ifstream in(from);
-    if (!in) throw std::runtime_error("cannot read " + from.string());
     ResultsFile file;
-    try {
-        file.document_ = json::parse(in);
-    } catch (const json::exception &e) {
-        throw std::runtime_error(from.string() + " is not valid JSON (" + e.what() + ")");
-    }
-    json &d = file.document_;
-    if (!d.is_object() || !d.contains("schema_version") || !d["entries"].is_array() ||
-        !d["plugins"].is_array())
-        throw std::runtime_error(from.string() + " is not a gpubench results file");
-    if (d["schema_version"] != results_schema_version)
-        throw std::runtime_error(from.string() + " has results schema " +
-                                 d["schema_version"].dump() + ", this runner writes " +
-                                 std::to_string(results_schema_version));
-    d["resumed"].push_back(resumption);
+    file.document_ = read_results_json(from);  // checked before anything is written
+    file.document_["resumed"].push_back(resumption);
     file.path_ = std::move(path);
     file.open_target();
     file.write();
@@ -406,10 +290,12 @@ void ResultsFile::add_plugin(const json &plugin) {
 
 const json *ResultsFile::find_entry(const std::string &plugin, uint64_t size,
                                     const std::string &params, uint64_t seed) const {
-    for (const json &entry : document_["entries"])
-        if (entry.value("plugin", "") == plugin && entry.value("size", uint64_t{0}) == size &&
-            entry.value("params", "") == params && entry.value("seed", uint64_t{0}) == seed)
+    for (const json &entry : document_["entries"]) {
+        const EntryRecord recorded = entry.get<EntryRecord>();
+        if (recorded.plugin == plugin && recorded.size == size && recorded.params == params &&
+            recorded.seed == seed)
             return &entry;
+    }
     return nullptr;
 }
 

@@ -1,10 +1,12 @@
-// The JSON results document (schema in results/README.md) and its incremental writer.
+// Writing the JSON results document (its model and reading it back: results_model.hpp) and
+// the file that holds it while a sweep runs.
 #pragma once
 
 #include "gpu.hpp"
 #include "measure.hpp"
-#include "plugin_library.hpp"
+#include "plugin_info.hpp"
 #include "results_io.hpp"
+#include "results_model.hpp"
 #include "statistics.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,15 +16,11 @@
 
 namespace gpubench {
 
-// Bumped on any change a reader must know about; independent of the gpubench version.
-inline constexpr int results_schema_version = 1;
-
-nlohmann::json summary_json(const Summary &summary);
-nlohmann::json gpu_json(const GpuInfo &gpu);
-nlohmann::json plugin_json(const Plugin &plugin);
+nlohmann::json plugin_json(const PluginInfo &plugin);
 nlohmann::json entry_json(const EntryResult &entry, const MeasureOptions &options);
-// The measurement options, as the results file's "options" and the worker's request hold them.
-nlohmann::json measure_options_json(const MeasureOptions &options);
+// The measurement options, as the results file's "options" and the worker's request hold them
+// (their fields: results_model.hpp).
+inline nlohmann::json measure_options_json(const MeasureOptions &options) { return options; }
 // Parts of an entry, shared with the worker's report (worker_protocol.cpp).
 nlohmann::json work_json(const Work &work, const std::string &item_name);
 nlohmann::json verification_json(const Verification &verification);
@@ -57,23 +55,6 @@ EntryFigures entry_figures(const EntryResult &entry);
 // file ("flags") and the report.
 std::vector<std::string> entry_flags(const EntryResult &entry);
 
-// A results-file entry's headline compute time and its samples: per launch where the entry
-// was so timed (timing.compute / timing.per_launch), else single run() calls; files written
-// before per-launch headlines read as single runs.
-double headline_median(const nlohmann::json &entry);
-std::vector<double> headline_samples(const nlohmann::json &entry);
-// The samples two entries are compared on: per launch when both were timed per launch by the
-// same method, else single run() calls on both sides.
-std::pair<std::vector<double>, std::vector<double>> comparable_samples(const nlohmann::json &base,
-                                                                       const nlohmann::json &candidate);
-
-// What makes two entries of two results files measure the same thing: "plugin|size|params".
-std::string entry_identity(const nlohmann::json &entry);
-
-// A results file read back (report, compare): throws std::runtime_error naming the file when
-// it cannot be read, is not JSON, or has no entries.
-nlohmann::json read_results_file(const std::filesystem::path &path);
-
 // A results file that is complete, valid JSON after every entry: each add_* rewrites it
 // through a temporary file and a rename, so an interrupted sweep loses nothing measured.
 // The file is locked for as long as this object lives (results_io.hpp). Constructors and
@@ -84,7 +65,8 @@ public:
     ResultsFile(std::filesystem::path path, nlohmann::json document);
     // Continues the results file at `from` (--resume), written to `path` (which may be the
     // same file): its plugins and entries are kept, and `resumption` (when and how) is
-    // appended to its "resumed" list. Throws std::runtime_error naming what is wrong.
+    // appended to its "resumed" list. The file is checked first (read_results_json), and
+    // nothing is written when it fails: throws std::runtime_error naming what is wrong.
     static ResultsFile resume(const std::filesystem::path &from, std::filesystem::path path,
                               const nlohmann::json &resumption);
 

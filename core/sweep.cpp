@@ -1,7 +1,7 @@
 #include "sweep.hpp"
 
 #include "entry_measurer.hpp"
-#include "plugin_instance.hpp"
+#include "plugin_library.hpp"
 #include "statistics.hpp"
 
 #include <cstdio>
@@ -19,56 +19,59 @@ void count(SweepTally &tally, EntryStatus status) {
     }
 }
 
+// --in-process: the plugins are loaded into this process (already scanned), once each.
+class InProcess {
+public:
+    explicit InProcess(const Roofline &host_roofline) : host_roofline_(host_roofline) {}
+    EntryResult measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
+                        const std::optional<RunBudget> &budget) {
+        if (!measurer_) measurer_.emplace(host_roofline_);
+        auto loaded = loaded_.find(info.file);
+        if (loaded == loaded_.end()) loaded = loaded_.emplace(info.file, load_plugin(info.file)).first;
+        if (const auto *refusal = std::get_if<Refusal>(&loaded->second)) {
+            EntryResult failed = skipped_entry(info, size, "cannot load " + info.file.string() +
+                                                               ": " + refusal->reason);
+            failed.status = EntryStatus::error;
+            return failed;
+        }
+        return measurer_->measure(std::get<Plugin>(loaded->second), size, options, {}, budget);
+    }
+
+private:
+    Roofline host_roofline_;
+    std::optional<EntryMeasurer> measurer_;
+    std::map<std::filesystem::path, std::variant<Plugin, Refusal>> loaded_;
+};
+
 }  // namespace
 
-double predicted_run_s(const Plugin &plugin, uint64_t size, const std::string &params,
-                       const EntryResult &smaller) {
-    if (smaller.run_s.empty() || smaller.size >= size) return 0;
-    try {
-        const Work next = query_work(plugin.api(), size, params), last = smaller.work;
-        const double ratio = last.flops > 0 && next.flops > 0   ? next.flops / last.flops
-                             : last.bytes > 0 && next.bytes > 0 ? next.bytes / last.bytes
-                             : last.items > 0 && next.items > 0 ? next.items / last.items
-                                                                : double(size) / double(smaller.size);
-        return summarize(smaller.run_s).median * ratio;
-    } catch (...) {  // work() failed: the worker will say why
-        return 0;
-    }
-}
-
-std::vector<std::pair<const Plugin *, uint64_t>> sweep_entries(
-    const std::vector<const Plugin *> &plugins, const std::optional<std::vector<uint64_t>> &sizes) {
-    std::vector<std::pair<const Plugin *, uint64_t>> entries;
-    for (const Plugin *plugin : plugins) {
-        const gpubench_plugin &api = plugin->api();
-        for (uint64_t size : sizes ? *sizes
-                                   : std::vector<uint64_t>(api.default_sizes,
-                                                           api.default_sizes + api.default_size_count))
-            entries.emplace_back(plugin, size);
-    }
+std::vector<std::pair<const PluginInfo *, uint64_t>> sweep_entries(
+    const std::vector<const PluginInfo *> &plugins, const std::optional<std::vector<uint64_t>> &sizes) {
+    std::vector<std::pair<const PluginInfo *, uint64_t>> entries;
+    for (const PluginInfo *plugin : plugins)
+        for (uint64_t size : sizes ? *sizes : plugin->default_sizes) entries.emplace_back(plugin, size);
     return entries;
 }
 
-SweepTally run_sweep(const std::vector<std::pair<const Plugin *, uint64_t>> &entries,
+SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
                      const MeasureOptions &options, GpuInfo gpu, ResultsFile &results,
                      WorkerPool &pool, const SweepMode &mode, SweepObserver &observer) {
     SweepTally tally;
-    std::vector<std::pair<const Plugin *, uint64_t>> todo;
+    std::vector<std::pair<const PluginInfo *, uint64_t>> todo;
     for (const auto &[plugin, size] : entries) {
         results.add_plugin(plugin_json(*plugin));
         if (const nlohmann::json *done =
-                results.find_entry(plugin->name(), size, options.params, options.seed)) {
+                results.find_entry(plugin->name, size, options.params, options.seed)) {
             count(tally, entry_status_from_string(done->value("status", "error")));
             ++tally.resumed;
         } else {
             todo.emplace_back(plugin, size);
         }
     }
-    std::optional<EntryMeasurer> in_process;
-    if (!mode.isolated) in_process.emplace(mode.launch.host_roofline);
+    InProcess in_process(mode.launch.host_roofline);
     const auto interrupted = [&] { return mode.launch.interrupted && mode.launch.interrupted(); };
     observer.planned(todo.size());
-    std::map<const Plugin *, EntryResult> last_ok;  // for the default sweep's predictions
+    std::map<const PluginInfo *, EntryResult> last_ok;  // for the default sweep's predictions
     for (const auto &[plugin, size] : todo) {
         if (interrupted()) {
             tally.interrupted = true;
@@ -77,28 +80,23 @@ SweepTally run_sweep(const std::vector<std::pair<const Plugin *, uint64_t>> &ent
         observer.begin(*plugin, size);
         const auto began = std::chrono::steady_clock::now();
         EntryResult entry;
-        double predicted = 0;
-        if (mode.predicted_run_limit_s > 0 && last_ok.count(plugin))
-            predicted = predicted_run_s(*plugin, size, options.params, last_ok[plugin]);
+        std::optional<RunBudget> budget;
+        if (mode.predicted_run_limit_s > 0 && last_ok.count(plugin)) {
+            const EntryResult &smaller = last_ok[plugin];
+            budget = RunBudget{mode.predicted_run_limit_s, smaller.size,
+                               summarize(smaller.run_s).median, smaller.work};
+        }
         if (plugin->is_cuda() && !gpu.available) {
             entry = skipped_entry(*plugin, size, "unavailable: " + gpu.unavailable_reason);
-        } else if (predicted > mode.predicted_run_limit_s && mode.predicted_run_limit_s > 0) {
-            char why[200];
-            std::snprintf(why, sizeof why,
-                          "over the default sweep's budget: one run() is predicted to take %.3g s "
-                          "(from size %llu), above %.3g s; --sizes %llu runs it", predicted,
-                          static_cast<unsigned long long>(last_ok[plugin].size),
-                          mode.predicted_run_limit_s, static_cast<unsigned long long>(size));
-            entry = skipped_entry(*plugin, size, why);
         } else if (mode.isolated) {
-            std::optional<EntryResult> measured = pool.measure(*plugin, size, options);
+            std::optional<EntryResult> measured = pool.measure(*plugin, size, options, budget);
             if (!measured) {
                 tally.interrupted = true;
                 break;
             }
             entry = std::move(*measured);
         } else {
-            entry = in_process->measure(*plugin, size, options);
+            entry = in_process.measure(*plugin, size, options, budget);
             entry.entry_wall_s =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         }

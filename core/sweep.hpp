@@ -6,7 +6,7 @@
 
 #include "gpu.hpp"
 #include "measure.hpp"
-#include "plugin_library.hpp"
+#include "plugin_info.hpp"
 #include "results.hpp"
 #include "worker_pool.hpp"
 
@@ -26,7 +26,7 @@ class SweepObserver {
 public:
     virtual ~SweepObserver() = default;
     virtual void planned(size_t entries) { (void)entries; }
-    virtual void begin(const Plugin &plugin, uint64_t size) { (void)plugin, (void)size; }
+    virtual void begin(const PluginInfo &plugin, uint64_t size) { (void)plugin, (void)size; }
     virtual void tick() {}  // about 10 times a second while an entry is measured
     virtual void finished(const EntryResult &entry) { (void)entry; }
 };
@@ -37,26 +37,20 @@ struct SweepMode {
     WorkerLaunch launch;   // with isolated; its `interrupted` is polled in both modes
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
     // The default sweep's budget: an entry whose run() is predicted to take longer than this
-    // (its plugin's previous size's median, scaled by the declared work) is skipped with the
-    // prediction. 0: no limit.
+    // (RunBudget: its plugin's previous size's median, scaled by the declared work) is skipped
+    // with the prediction. 0: no limit.
     double predicted_run_limit_s = 0;
 };
 
-// The predicted run() time at `size` from an entry measured at a smaller size of the same
-// plugin: its median scaled by the ratio of declared work (flops, else bytes, else items,
-// else sizes). 0 when nothing can be said.
-double predicted_run_s(const Plugin &plugin, uint64_t size, const std::string &params,
-                       const EntryResult &smaller);
-
 // The (plugin, size) pairs of a sweep, in order: `sizes`, or each plugin's default sizes.
-std::vector<std::pair<const Plugin *, uint64_t>> sweep_entries(
-    const std::vector<const Plugin *> &plugins, const std::optional<std::vector<uint64_t>> &sizes);
+std::vector<std::pair<const PluginInfo *, uint64_t>> sweep_entries(
+    const std::vector<const PluginInfo *> &plugins, const std::optional<std::vector<uint64_t>> &sizes);
 
 // Measures `entries` (those the results file does not hold yet: --resume) and adds each to
 // `results` as it finishes. CUDA plugins run only while `gpu` is available; otherwise their
 // entries are recorded as skipped with the reason. `pool` may already hold a worker started
 // for the first entry (WorkerPool::prestart).
-SweepTally run_sweep(const std::vector<std::pair<const Plugin *, uint64_t>> &entries,
+SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
                      const MeasureOptions &options, GpuInfo gpu, ResultsFile &results,
                      WorkerPool &pool, const SweepMode &mode, SweepObserver &observer);
 

@@ -29,4 +29,54 @@ std::string trim(std::string_view text) {
     return b == std::string_view::npos ? std::string() : std::string(text.substr(b, e - b + 1));
 }
 
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[at], or 0 (RFC 3629: no overlong forms,
+// no surrogates, nothing above U+10FFFF).
+size_t utf8_sequence_length(std::string_view text, size_t at) {
+    const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+    const unsigned char lead = byte(at);
+    if (lead < 0x80) return 1;
+    size_t length;
+    unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
+    if (lead >= 0xC2 && lead <= 0xDF) length = 2;
+    else if (lead >= 0xE0 && lead <= 0xEF) {
+        length = 3;
+        if (lead == 0xE0) low = 0xA0;
+        if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+        length = 4;
+        if (lead == 0xF0) low = 0x90;
+        if (lead == 0xF4) high = 0x8F;
+    } else {
+        return 0;
+    }
+    if (at + length > text.size()) return 0;
+    if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+    for (size_t i = 2; i < length; ++i)
+        if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
+    return length;
+}
+
+}  // namespace
+
+std::string printable_text(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    for (size_t at = 0; at < text.size();) {
+        const unsigned char byte = static_cast<unsigned char>(text[at]);
+        const bool control = byte < 0x20 || byte == 0x7F;
+        if (const size_t length = control ? 0 : utf8_sequence_length(text, at)) {
+            out.append(text.substr(at, length));
+            at += length;
+        } else {
+            char escaped[5];
+            std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
+            out += escaped;
+            ++at;
+        }
+    }
+    return out;
+}
+
 }  // namespace gpubench

@@ -10,5 +10,9 @@ namespace gpubench {
 std::string format_seconds(double seconds);  // "12.30 us", "4.560 ms", "1.200 s"
 std::string format_size(uint64_t size);      // "4096", "1e+06", "2.5e+08"
 std::string trim(std::string_view text);     // without leading and trailing spaces and tabs
+// `text` with each byte that is not valid UTF-8, and each control character (a newline, an
+// escape sequence's ESC), as the four characters "\xNN": for text from outside (a plugin's
+// strings, paths, environment values) that becomes JSON, a table cell or a one-line message.
+std::string printable_text(std::string_view text);
 
 }  // namespace gpubench

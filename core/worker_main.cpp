@@ -1,5 +1,6 @@
 #include "worker_main.hpp"
 
+#include "child_process.hpp"
 #include "entry_measurer.hpp"
 #include "worker_protocol.hpp"
 
@@ -18,13 +19,7 @@ namespace {
 
 // One JSON document per line, written at once, so the runner sees each as it happens.
 void send(int fd, const nlohmann::json &message) {
-    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
-    for (size_t done = 0; done < line.size();) {
-        const ssize_t wrote = write(fd, line.data() + done, line.size() - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) std::_Exit(0);  // the runner is gone: nothing left to do
-        done += static_cast<size_t>(wrote);
-    }
+    if (!write_json_line(fd, message)) std::_Exit(0);  // the runner is gone: nothing left to do
 }
 
 // The next request line, or nullopt once the runner closed the pipe.
@@ -43,15 +38,6 @@ std::optional<std::string> next_line(int fd, std::string &pending) {
     }
 }
 
-bool parse_int(const char *text, int &out) {
-    char *end = nullptr;
-    errno = 0;
-    const long value = std::strtol(text, &end, 10);
-    if (errno || end == text || *end || value < 0 || value > 1 << 20) return false;
-    out = static_cast<int>(value);
-    return true;
-}
-
 }  // namespace
 
 bool is_worker_command_line(int argc, const char *const *argv) {
@@ -67,8 +53,8 @@ std::vector<std::string> worker_command_line(const std::filesystem::path &runner
 
 int worker_main(int argc, const char *const *argv) {
     int device = 0, request_fd = -1, report_fd = -1;
-    if (argc != 6 || !parse_int(argv[3], device) || !parse_int(argv[4], request_fd) ||
-        !parse_int(argv[5], report_fd)) {
+    if (argc != 6 || !parse_small_int(argv[3], device) || !parse_small_int(argv[4], request_fd) ||
+        !parse_small_int(argv[5], report_fd)) {
         std::cerr << "runner " << worker_flag << ": error: expected PLUGIN_FILE CUDA_DEVICE "
                   << "REQUEST_FD REPORT_FD (started by the runner, not by hand)\n";
         return 2;
@@ -104,7 +90,8 @@ int worker_main(int argc, const char *const *argv) {
         } else {
             measurer.set_host_roofline(request.host_roofline);
             entry = measurer.measure(*plugin, request.size, request.options,
-                                      [&](const char *stage) { send(report_fd, {{"stage", stage}}); });
+                                      [&](const char *stage) { send(report_fd, {{"stage", stage}}); },
+                                      request.budget);
             entry.load_s = load_s;
         }
         send(report_fd, {{"entry", entry_to_wire(entry)}});

@@ -1,12 +1,12 @@
 #include "worker_pool.hpp"
 
+#include "child_process.hpp"
 #include "worker_main.hpp"
 #include "worker_protocol.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,18 +19,8 @@
 #include <string>
 #include <vector>
 
-extern char **environ;
-
 namespace gpubench {
 namespace {
-
-// "SIGSEGV (Segmentation fault)"
-std::string describe_signal(int signal_number) {
-    const char *abbreviation = sigabbrev_np(signal_number);
-    std::string text = abbreviation ? std::string("SIG") + abbreviation
-                                    : "signal " + std::to_string(signal_number);
-    return text + " (" + strsignal(signal_number) + ")";
-}
 
 double seconds_since(std::chrono::steady_clock::time_point began) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -59,22 +49,13 @@ struct Report {
 // One worker process and its two pipes: requests in, reports out.
 class WorkerProcess {
 public:
-    WorkerProcess(const WorkerLaunch &launch, const Plugin &plugin, int cuda_device)
-        : file_(plugin.file()) {
+    WorkerProcess(const WorkerLaunch &launch, const PluginInfo &plugin, int cuda_device)
+        : file_(plugin.file) {
         int requests[2], reports[2];
         if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(reports, O_CLOEXEC) != 0)
             throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-        // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
-        posix_spawn_file_actions_t actions;
-        posix_spawn_file_actions_init(&actions);
-        posix_spawn_file_actions_adddup2(&actions, requests[0], 3);
-        posix_spawn_file_actions_adddup2(&actions, reports[1], 4);
-        // The worker's stdout goes to stderr: the runner's stdout is its table.
-        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
-        posix_spawnattr_t attributes;
-        posix_spawnattr_init(&attributes);
-        posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // killed as a group
-        posix_spawnattr_setpgroup(&attributes, 0);
+        request_fd_ = requests[1];
+        report_fd_ = reports[0];
         std::vector<std::string> words =
             worker_command_line(launch.runner, file_, cuda_device, 3, 4);
         if (launch.sanitizer) {
@@ -83,20 +64,15 @@ public:
             sanitizer_log_ = std::filesystem::temp_directory_path() / name;
             words = sanitizer_command(launch.sanitizer_program, *launch.sanitizer, sanitizer_log_, words);
         }
-        std::vector<char *> argv;
-        for (std::string &word : words) argv.push_back(word.data());
-        argv.push_back(nullptr);
-        const int status = posix_spawn(&pid_, argv[0], &actions, &attributes, argv.data(), environ);
-        posix_spawn_file_actions_destroy(&actions);
-        posix_spawnattr_destroy(&attributes);
+        // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
+        try {
+            pid_ = spawn_child(words, {{requests[0], 3}, {reports[1], 4}}, STDERR_FILENO);
+        } catch (const std::exception &e) {
+            for (int fd : {requests[0], requests[1], reports[0], reports[1]}) close(fd);
+            throw std::runtime_error(std::string("cannot start a worker: ") + e.what());
+        }
         close(requests[0]);
         close(reports[1]);
-        request_fd_ = requests[1];
-        report_fd_ = reports[0];
-        if (status != 0) {
-            pid_ = -1;
-            throw std::runtime_error("cannot start a worker (" + words[0] + "): " + std::strerror(status));
-        }
     }
     ~WorkerProcess() {
         kill_now();
@@ -109,16 +85,7 @@ public:
     const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
     size_t served = 0;  // entries it took: the first one paid for its start
 
-    bool send(const std::string &line) {
-        const std::string text = line + '\n';
-        for (size_t done = 0; done < text.size();) {
-            const ssize_t wrote = write(request_fd_, text.data() + done, text.size() - done);
-            if (wrote < 0 && errno == EINTR) continue;
-            if (wrote <= 0) return false;
-            done += static_cast<size_t>(wrote);
-        }
-        return true;
-    }
+    bool send(const std::string &line) { return write_all(request_fd_, line + '\n'); }
     // Reads what is there within `wait_ms`; false once the worker closed its end.
     bool read_some(Report &report, int wait_ms) {
         pollfd pfd{report_fd_, POLLIN, 0};
@@ -204,7 +171,7 @@ void WorkerPool::retire() {
     worker_.reset();
 }
 
-void WorkerPool::prestart(const Plugin &plugin, int cuda_device) {
+void WorkerPool::prestart(const PluginInfo &plugin, int cuda_device) {
     if (worker_ || launch_.sanitizer) return;  // a sanitized worker starts with its entry
     try {
         worker_ = std::make_unique<WorkerProcess>(launch_, plugin, cuda_device);
@@ -213,18 +180,19 @@ void WorkerPool::prestart(const Plugin &plugin, int cuda_device) {
     }
 }
 
-std::optional<EntryResult> WorkerPool::measure(const Plugin &plugin, uint64_t size,
-                                               const MeasureOptions &options) {
+std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_t size,
+                                               const MeasureOptions &options,
+                                               const std::optional<RunBudget> &budget) {
     const auto began = std::chrono::steady_clock::now();
     if (std::string why = size_range_problem(plugin, size); !why.empty())
         return skipped_entry(plugin, size, why);  // no process needed to say so
     EntryResult failed = skipped_entry(plugin, size, "");  // when the worker reports nothing
     failed.status = EntryStatus::error;
-    if (worker_ && worker_->file() != plugin.file()) retire();
+    if (worker_ && worker_->file() != plugin.file) retire();
     bool started = false;
     size_t entries_before = 0;
     const std::string request =
-        request_to_wire({size, options, launch_.host_roofline}).dump();
+        request_to_wire({size, options, launch_.host_roofline, budget}).dump();
     // A worker kept from the previous entry may have ended since: then start a fresh one.
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (!worker_) {

@@ -6,8 +6,9 @@
 // next entry. Under --sanitize each entry gets a worker of its own, run by compute-sanitizer.
 #pragma once
 
+#include "entry_measurer.hpp"
 #include "measure.hpp"
-#include "plugin_library.hpp"
+#include "plugin_info.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
 
@@ -41,12 +42,13 @@ public:
     ~WorkerPool();  // ends the worker in hand
     // Starts the worker for `plugin` now (it loads the plugin and creates its CUDA context
     // while the runner carries on); measure() of that plugin then finds it ready.
-    void prestart(const Plugin &plugin, int cuda_device);
+    void prestart(const PluginInfo &plugin, int cuda_device);
     // The entry as a worker measured it, or an error entry saying how the worker ended
     // (signal, exit status, time limit). nullopt when `interrupted` stopped it: such an entry
     // was not measured and is not recorded.
-    std::optional<EntryResult> measure(const Plugin &plugin, uint64_t size,
-                                       const MeasureOptions &options);
+    std::optional<EntryResult> measure(const PluginInfo &plugin, uint64_t size,
+                                       const MeasureOptions &options,
+                                       const std::optional<RunBudget> &budget = std::nullopt);
     void set_host_roofline(const Roofline &roofline) { launch_.host_roofline = roofline; }
 
 private:

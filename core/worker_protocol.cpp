@@ -1,6 +1,6 @@
 #include "worker_protocol.hpp"
 
-#include "results.hpp"  // the shapes of work, verification and metrics
+#include "results.hpp"  // the shapes of options, work, verification and metrics
 
 #include <limits>
 #include <stdexcept>
@@ -10,29 +10,35 @@ namespace gpubench {
 using nlohmann::json;
 
 json request_to_wire(const WorkerRequest &r) {
-    return {{"size", r.size},
-            {"options", measure_options_json(r.options)},
-            {"host_roofline", roofline_json(r.host_roofline)}};
+    json wire = {{"size", r.size},
+                 {"options", r.options},
+                 {"host_roofline", roofline_json(r.host_roofline)}};
+    if (const auto &b = r.budget)
+        wire["budget"] = {{"limit_s", b->limit_s},
+                          {"from_size", b->from_size},
+                          {"from_median_s", b->from_median_s},
+                          {"from_flops", b->from_work.flops},
+                          {"from_bytes", b->from_work.bytes},
+                          {"from_items", b->from_work.items}};
+    return wire;
 }
 
 WorkerRequest request_from_wire(const json &w) {
     WorkerRequest r;
     r.size = w.at("size").get<uint64_t>();
     r.host_roofline = roofline_from_json(w.at("host_roofline"));
-    const json &o = w.at("options");
-    MeasureOptions &m = r.options;
-    m.seed = o.at("seed").get<uint64_t>();
-    m.cpu_threads = o.at("cpu_threads").get<int>();
-    m.cuda_device = o.at("cuda_device").get<int>();
-    m.params = o.at("params").get<std::string>();
-    m.warmup_runs = o.at("warmup_runs").get<int>();
-    m.min_samples = o.at("min_samples").get<size_t>();
-    m.max_samples = o.at("max_samples").get<size_t>();
-    m.min_time_s = o.at("min_time_s").get<double>();
-    m.max_noise = o.at("max_noise").get<double>();
-    m.max_time_s = o.at("max_time_s").get<double>();
-    m.cold = o.at("cold").get<bool>();
-    m.audit_streams = o.value("audit_streams", true);
+    r.options = w.at("options").get<MeasureOptions>();  // fields: results_model.hpp
+    if (w.contains("budget")) {
+        const json &b = w.at("budget");
+        RunBudget budget;
+        budget.limit_s = b.at("limit_s").get<double>();
+        budget.from_size = b.at("from_size").get<uint64_t>();
+        budget.from_median_s = b.at("from_median_s").get<double>();
+        budget.from_work.flops = b.at("from_flops").get<double>();
+        budget.from_work.bytes = b.at("from_bytes").get<double>();
+        budget.from_work.items = b.at("from_items").get<double>();
+        r.budget = budget;
+    }
     return r;
 }
 

@@ -6,12 +6,14 @@
 // file's summaries); work, verification and metrics have the results file's shapes.
 #pragma once
 
+#include "entry_measurer.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace gpubench {
@@ -20,6 +22,7 @@ struct WorkerRequest {
     uint64_t size = 0;
     MeasureOptions options;
     Roofline host_roofline;  // measured once by the runner (host_peaks.hpp)
+    std::optional<RunBudget> budget;  // the default sweep's (entry_measurer.hpp)
 };
 
 nlohmann::json request_to_wire(const WorkerRequest &request);

@@ -27,8 +27,12 @@ plugin's previous size to take over 2 s are skipped with the prediction (--sizes
 Also: runner report RESULTS.json... (tables, speedups, crossover) and
       runner compare BASELINE.json CANDIDATE.json (regressions); each has --help.
 Sizes: 10,100,1e6 | 2^10..2^20 (powers of two) | 10..1e6:*10 | 100..1000:+100
-Plugins are searched in --plugin-dir, then $GPUBENCH_PLUGIN_PATH (':'-separated), then
-<runner's folder>/../lib/gpubench/plugins; never the current directory.
+Plugins are searched in --plugin-dir, then $GPUBENCH_PLUGIN_PATH (':'-separated absolute
+paths; relative ones are ignored with a warning), then <runner's folder>/../lib/gpubench/plugins;
+never the current directory. Each file is first scanned in a process of its own (the result
+cached by file), so a file that crashes, exits, hangs or has a malformed descriptor is listed
+as refused and nothing else is affected. Files and folders writable by others than their
+owner (you or root) are refused.
 Entries run in worker processes (one per plugin, replaced after a failure): a crash, exit()
 or hang there is recorded for that entry and the sweep goes on. The results file is complete
 after every entry;
@@ -75,6 +79,13 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "results file; default results/<host>-<timestamp>.json")
         ("plugin-dir", po::value<std::vector<std::string>>(&cli.plugin_dirs),
          "extra plugin directory (repeatable)")
+        ("allow-insecure-plugins", po::bool_switch(&cli.allow_insecure_plugins),
+         "load plugin files and folders that users other than their owner and root can write "
+         "(refused by default: a plugin runs with your rights)")
+        ("scan-timeout", po::value<double>(&cli.scan_timeout_s)->default_value(cli.scan_timeout_s),
+         "seconds a plugin file may take to load and describe itself in its scanner process")
+        ("rescan-plugins", po::bool_switch(&cli.rescan_plugins),
+         "scan every plugin file again instead of trusting the scan cache")
         ("param", po::value<std::vector<std::string>>(&params),
          "plugin parameter key=value (repeatable), passed to every plugin; a key that no selected plugin reads is an error")
         ("threads", po::value<int>(&threads)->default_value(threads),
@@ -155,7 +166,8 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     for (const auto &[name, value] : {std::pair<const char *, double>{"min-time", m.min_time_s},
                                       {"max-time", m.max_time_s},
                                       {"max-noise", m.max_noise},
-                                      {"timeout", cli.timeout_s}})
+                                      {"timeout", cli.timeout_s},
+                                      {"scan-timeout", cli.scan_timeout_s}})
         if (!std::isfinite(value))
             throw std::invalid_argument(std::string("--") + name + " must be a finite number");
     if (m.max_noise >= 1)
@@ -172,6 +184,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     require_at_least("max-time", m.max_time_s, 0.0);
     require_at_least("max-noise", m.max_noise, 0.0);
     if (!(cli.timeout_s > 0)) throw std::invalid_argument("--timeout must be above 0");
+    if (!(cli.scan_timeout_s > 0)) throw std::invalid_argument("--scan-timeout must be above 0");
     if (!cli.sanitize.empty() && !sanitizer_tool_from_string(cli.sanitize))
         throw std::invalid_argument("--sanitize '" + cli.sanitize +
                                     "' is not one of memcheck, racecheck, initcheck, synccheck");

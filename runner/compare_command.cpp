@@ -1,6 +1,6 @@
 #include "cli.hpp"
 #include "compare.hpp"
-#include "results.hpp"
+#include "results_model.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
@@ -50,6 +50,7 @@ int compare_command(int argc, const char *const *argv) {
                                         std::to_string(files.size()) + ")");
         if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
             throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
+        // Each file checked against results/schema.json before anything is read from it.
         comparison = compare_results(read_results_file(files[0]), read_results_file(files[1]), options);
     } catch (const std::exception &e) {
         std::cerr << "runner compare: error: " << e.what() << '\n';

@@ -86,22 +86,20 @@ void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const Gp
     std::vector<std::vector<std::string>> rows = {
         {"PLUGIN", "WORKLOAD", "BACKEND", "DEVICE", "STATUS", "SIZES", "SIZE MEANING", "ABI",
          "FILE"}};
-    for (const Plugin &p : catalog.plugins) {
-        const gpubench_plugin &api = p.api();
+    for (const PluginInfo &p : catalog.plugins) {
         std::string status = !p.is_cuda() || gpu.available
                                  ? "available"
                                  : "unavailable: " + gpu.unavailable_reason;
-        rows.push_back({api.name, api.workload, api.backend, p.device_kind_name(), status,
-                        std::to_string(api.min_size) + ".." + std::to_string(api.max_size),
-                        api.size_meaning,
-                        std::to_string(api.abi_major) + "." + std::to_string(api.abi_minor),
-                        p.file().string()});
+        rows.push_back({p.name, p.workload, p.backend, p.device_kind_name(), status,
+                        std::to_string(p.min_size) + ".." + std::to_string(p.max_size),
+                        p.size_meaning, p.abi_text(), printable_text(p.file.string())});
     }
     print_table(out, rows);
     if (catalog.plugins.empty()) out << "(no plugins found)\n";
     if (!catalog.refused.empty()) {
         out << "\nRefused:\n";
-        for (const Refusal &r : catalog.refused) out << "  " << r.file.string() << ": " << r.reason << '\n';
+        for (const Refusal &r : catalog.refused)
+            out << "  " << printable_text(r.file.string()) << ": " << printable_text(r.reason) << '\n';
     }
 }
 

@@ -3,7 +3,9 @@
 #include "console.hpp"
 #include "gpu.hpp"
 #include "host_peaks.hpp"
+#include "cache_files.hpp"
 #include "plugin_catalog.hpp"
+#include "plugin_scan.hpp"
 #include "progress.hpp"
 #include "results.hpp"
 #include "roofline.hpp"
@@ -74,7 +76,7 @@ public:
         progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
         if (!quiet_) print_sweep_header(out_);
     }
-    void begin(const Plugin &plugin, uint64_t size) override { progress_.begin(plugin.name(), size); }
+    void begin(const PluginInfo &plugin, uint64_t size) override { progress_.begin(plugin.name, size); }
     void tick() override { progress_.tick(); }
     void finished(const EntryResult &entry) override {
         progress_.clear();
@@ -89,14 +91,10 @@ private:
     Progress progress_;
 };
 
-}  // namespace
-
-int main(int argc, char **argv) {
+int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
-    // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported as one line,
-    // instead of the signal ending the runner.
-    std::signal(SIGXFSZ, SIG_IGN);
     if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
+    if (is_scan_command_line(argc, argv)) return scan_main(argc, argv);
     if (argc > 1 && std::string(argv[1]) == "report") return report_command(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "compare") return compare_command(argc - 1, argv + 1);
     CommandLine cli;
@@ -121,11 +119,20 @@ int main(int argc, char **argv) {
             return fail("plugin directory '" + dir + "' does not exist", exit_usage);
 
     std::error_code ec;
-    std::filesystem::path exe_dir = boost::dll::program_location(ec).parent_path();
-    // With --plugin, only files named like a pattern are loaded (the rest when none matches).
-    PluginCatalog catalog = discover_plugins(
-        plugin_search_path(exe_dir, cli.plugin_dirs, std::getenv(plugin_path_variable)),
-        cli.list ? std::vector<std::string>{} : cli.plugin_patterns);
+    const std::filesystem::path runner_file = boost::dll::program_location(ec);
+    PluginSearch search;
+    PluginSearchPath path =
+        plugin_search_path(runner_file.parent_path(), cli.plugin_dirs, std::getenv(plugin_path_variable));
+    for (const std::string &warning : path.warnings) std::cerr << "runner: warning: " << warning << '\n';
+    search.dirs = std::move(path.dirs);
+    search.allow_insecure = cli.allow_insecure_plugins;
+    search.scan.runner = runner_file;
+    search.scan.timeout_s = cli.scan_timeout_s;
+    search.scan.cache = cache_file("plugin-scan.json");
+    search.scan.rescan = cli.rescan_plugins;
+    // With --plugin, only files named like a pattern are scanned (the rest when none matches).
+    PluginCatalog catalog =
+        discover_plugins(search, cli.list ? std::vector<std::string>{} : cli.plugin_patterns);
     if (cli.list) {
         print_plugin_list(std::cout, catalog, probe_gpu(cli.measure.cuda_device));
         return exit_ok;
@@ -134,13 +141,13 @@ int main(int argc, char **argv) {
     // The default sweep needs the GPU's answer first: it runs what can run here.
     std::optional<GpuInfo> probed;
     if (cli.plugin_patterns.empty()) probed = probe_gpu(cli.measure.cuda_device);
-    std::vector<const Plugin *> selected;
+    std::vector<const PluginInfo *> selected;
     if (cli.plugin_patterns.empty()) {
-        for (const Plugin &p : catalog.plugins)
+        for (const PluginInfo &p : catalog.plugins)
             if (!p.is_cuda() || probed->available)
                 selected.push_back(&p);
             else
-                std::cout << "note: " << p.name() << " unavailable: " << probed->unavailable_reason << '\n';
+                std::cout << "note: " << p.name << " unavailable: " << probed->unavailable_reason << '\n';
     } else {
         try {
             selected = select_plugins(catalog, cli.plugin_patterns);
@@ -149,6 +156,11 @@ int main(int argc, char **argv) {
         }
     }
     if (selected.empty()) return fail("no plugins to run (runner --list shows what was found)", exit_usage);
+    // Not an error (a stray file in a plugin folder must not stop a sweep), but not silent.
+    if (!catalog.refused.empty())
+        std::cout << "note: " << catalog.refused.size()
+                  << (catalog.refused.size() == 1 ? " file was" : " files were")
+                  << " refused as plugins (runner --list says why)\n";
     // A mistyped key would otherwise be measured as the default, silently.
     if (std::string problem = unread_param_problem(selected, cli.measure.params); !problem.empty())
         return fail(problem, exit_usage);
@@ -181,22 +193,16 @@ int main(int argc, char **argv) {
         pool.prestart(*entries.front().first, cli.measure.cuda_device);
     const GpuInfo gpu = probed ? *probed : probe_gpu(cli.measure.cuda_device);
     std::optional<HostPeaks> peaks;
-    for (const Plugin *plugin : selected)
+    for (const PluginInfo *plugin : selected)
         if (!plugin->is_cuda() && !peaks) peaks = host_peaks();  // measured once per machine
     if (peaks) pool.set_host_roofline(launch.host_roofline = host_roofline(*peaks));
 
     std::string output = !cli.output.empty() ? cli.output
                          : !cli.resume.empty() ? cli.resume
                                                : "results/" + host_name() + "-" + utc_timestamp(true) + ".json";
-    nlohmann::json document = {{"schema_version", results_schema_version},
-                               {"created", utc_timestamp()},
-                               {"command_line", std::vector<std::string>(argv, argv + argc)},
-                               {"host", host_context()},
-                               {"build", build_context()},
-                               {"gpu", gpu_json(gpu)},
-                               {"options", options_json(cli)}};
-    if (gpu.available) document["gpu"]["roofline"] = roofline_json(gpu_roofline(gpu));
-    if (peaks) document["host"]["roofline"] = roofline_json(launch.host_roofline);
+    nlohmann::json document =
+        results_header(std::vector<std::string>(argv, argv + argc), gpu, options_json(cli),
+                       peaks ? std::optional<Roofline>(launch.host_roofline) : std::nullopt);
     std::unique_ptr<ResultsFile> results;
     try {
         if (cli.resume.empty())
@@ -241,4 +247,21 @@ int main(int argc, char **argv) {
     if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
     std::cout << "; results written to " << output << '\n';
     return exit_status(tally);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported as one line,
+    // instead of the signal ending the runner.
+    std::signal(SIGXFSZ, SIG_IGN);
+    // Every error is meant to be handled where it happens; this is the last line of defence,
+    // so that even an unforeseen one is a single line and a failure status, never an abort.
+    try {
+        return run(argc, argv);
+    } catch (const std::exception &e) {
+        return fail(std::string("unexpected: ") + e.what(), exit_failed);
+    } catch (...) {
+        return fail("unexpected error", exit_failed);
+    }
 }

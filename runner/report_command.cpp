@@ -1,6 +1,6 @@
 #include "cli.hpp"
 #include "report.hpp"
-#include "results.hpp"
+#include "results_model.hpp"
 #include "subcommands.hpp"
 
 #include <boost/program_options.hpp>
@@ -22,17 +22,12 @@ namespace {
 // table; files of one machine that measured the same things (two commits) are told apart
 // by their file names.
 std::vector<std::string> source_labels(const std::vector<std::string> &paths,
-                                       const std::vector<nlohmann::json> &documents) {
+                                       const std::vector<ResultsDocument> &documents) {
     std::vector<std::string> labels;
-    for (const nlohmann::json &d : documents) {
-        const nlohmann::json gpu = d.value("gpu", nlohmann::json::object());
-        labels.push_back(gpu.value("available", false)
-                             ? gpu.value("name", "GPU")
-                             : d.value("host", nlohmann::json::object()).value("host_name", "host"));
-    }
+    for (const ResultsDocument &d : documents) labels.push_back(d.gpu_name.value_or(d.host_name));
     std::vector<std::set<std::string>> identities(documents.size());
     for (size_t i = 0; i < documents.size(); ++i)
-        for (const nlohmann::json &e : documents[i]["entries"]) identities[i].insert(entry_identity(e));
+        for (const RecordedEntry &e : documents[i].entries) identities[i].insert(e.identity());
     std::vector<std::string> named = labels;
     for (size_t i = 0; i < labels.size(); ++i)
         for (size_t j = 0; j < labels.size(); ++j) {
@@ -82,12 +77,13 @@ int report_command(int argc, const char *const *argv) {
                                         "': expected markdown, csv, json or gbench");
         if (format == "gbench" && files.size() != 1)
             throw std::invalid_argument("--format gbench converts one results file at a time");
-        std::vector<nlohmann::json> documents;
+        // Each file checked against results/schema.json before anything is read from it.
+        std::vector<ResultsDocument> documents;
         for (const std::string &file : files) documents.push_back(read_results_file(file));
         const std::vector<std::string> labels = source_labels(files, documents);
         // One source (all files of one machine, or one file): no machine in the column names.
         const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
-        std::vector<std::pair<std::string, nlohmann::json>> labelled;
+        std::vector<std::pair<std::string, ResultsDocument>> labelled;
         for (size_t i = 0; i < documents.size(); ++i)
             labelled.emplace_back(one_source ? "" : labels[i], std::move(documents[i]));
         ReportOptions report_options;

@@ -5,6 +5,7 @@ set -euo pipefail
 packages=(cmake ninja-build g++ git pkg-config
           libboost-dev libboost-program-options-dev nlohmann-json3-dev catch2 libbenchmark-dev
           python3 python3-matplotlib
+          python3-jsonschema      # tests: results/schema.json against the built-in validator
           zlib1g-dev              # logreg reads the gzipped IDX files of (Fashion-)MNIST
           dataset-fashion-mnist)  # logreg's default training data, in /usr/share/datasets
 missing=()

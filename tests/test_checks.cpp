@@ -119,8 +119,8 @@ TEST_CASE("plugins built without optimisation are flagged", "[checks]") {
     SteadyClockTimer timer;
     const Plugin optimized = load("fixture_mistakes.so"), plain = load("fixture_unoptimized.so");
     CHECK_THAT(plain.api().build_info, Catch::Contains("unoptimized (-O0)"));
-    CHECK_FALSE(optimized.built_unoptimized());
-    CHECK(plain.built_unoptimized());
+    CHECK_FALSE(optimized.info().built_unoptimized());
+    CHECK(plain.info().built_unoptimized());
     const EntryResult e = measure_entry(plain, 5, quick(), timer);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(has_flag(e, "unoptimized"));

@@ -23,7 +23,7 @@ void check_contract(bool cuda) {
     } else {
         timer = std::make_unique<SteadyClockTimer>();
     }
-    PluginCatalog catalog = discover_plugins({GPUBENCH_PLUGIN_DIR});
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_PLUGIN_DIR}));
     for (const Refusal &r : catalog.refused) FAIL("refused: " << r.file << ": " << r.reason);
     MeasureOptions options;
     options.min_samples = 2;
@@ -31,15 +31,15 @@ void check_contract(bool cuda) {
     options.min_time_s = 0;
     options.cpu_threads = 2;
     int checked = 0;
-    for (const Plugin &plugin : catalog.plugins) {
-        if (plugin.is_cuda() != cuda) continue;
-        const gpubench_plugin &api = plugin.api();
-        CHECK(std::string(api.name) == std::string(api.workload) + "_" + api.backend);
-        CHECK(api.default_size_count > 0);
-        CHECK(plugin.param_names().has_value());  // so the runner catches a mistyped --param
+    for (const PluginInfo &info : catalog.plugins) {
+        if (info.is_cuda() != cuda) continue;
+        CHECK(info.name == info.workload + "_" + info.backend);
+        CHECK(!info.default_sizes.empty());
+        CHECK(info.param_names.has_value());  // so the runner catches a mistyped --param
+        const Plugin plugin = test_support::load_file(info.file);
         for (uint64_t size : contract_sizes) {
-            if (!size_range_problem(plugin, size).empty()) continue;
-            DYNAMIC_SECTION(plugin.name() << " at size " << size) {
+            if (!size_range_problem(info, size).empty()) continue;
+            DYNAMIC_SECTION(info.name << " at size " << size) {
                 EntryResult e = measure_entry(plugin, size, options, *timer);
                 INFO(e.message);
                 CHECK(e.status == EntryStatus::ok);

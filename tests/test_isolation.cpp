@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <set>
@@ -39,6 +40,21 @@ std::set<std::pair<std::string, uint64_t>> entry_keys(const nlohmann::json &docu
     for (const nlohmann::json &entry : document["entries"])
         keys.insert({entry["plugin"].get<std::string>(), entry["size"].get<uint64_t>()});
     return keys;
+}
+
+// The runner started with `arguments`, its table going nowhere; not waited for.
+pid_t start_runner(std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), GPUBENCH_RUNNER);
+    std::vector<char *> argv;
+    for (std::string &word : arguments) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&quiet);
+    return pid;
 }
 
 // Entries in the file at `path` now, or -1 while it is missing or being replaced.
@@ -96,20 +112,12 @@ TEST_CASE("a sweep stopped by SIGINT keeps what it finished, and --resume comple
     REQUIRE(uninterrupted.status == 0);
 
     // Start the same sweep, and interrupt it once a few entries are on disk.
-    std::vector<std::string> words = {GPUBENCH_RUNNER};
+    std::vector<std::string> words;
     {
         std::istringstream split(sweep + " -o " + part.string());
         for (std::string word; split >> word;) words.push_back(word);
     }
-    std::vector<char *> argv;
-    for (std::string &word : words) argv.push_back(word.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t quiet;
-    posix_spawn_file_actions_init(&quiet);
-    posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    REQUIRE(posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&quiet);
+    const pid_t pid = start_runner(words);
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     while (entries_now(part) < 3 && std::chrono::steady_clock::now() < give_up)
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -200,4 +208,61 @@ TEST_CASE("an entry crosses from the worker to the runner with every field intac
     CHECK(back.resources.device_used_bytes == (7u << 20));
     CHECK(back.resources.device_total_bytes == (80ull << 30));
     CHECK(back.resources.gpu_busy == 0.9);
+}
+
+namespace {
+
+// A process's state letter and parent, from /proc/<pid>/stat; state 0 when it is gone.
+std::pair<char, pid_t> state_and_parent(const std::string &pid) {
+    std::ifstream stat("/proc/" + pid + "/stat");
+    std::string line;
+    if (!std::getline(stat, line) || line.rfind(')') == std::string::npos) return {0, 0};
+    // pid (comm) state ppid ...: comm may hold spaces, so read after its ')'.
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    char state = 0;
+    pid_t parent = 0;
+    rest >> state >> parent;
+    return {state, parent};
+}
+
+std::vector<pid_t> children_of(pid_t parent) {
+    std::vector<pid_t> children;
+    for (const auto &item : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = item.path().filename();
+        if (name.find_first_not_of("0123456789") == std::string::npos &&
+            state_and_parent(name).second == parent)
+            children.push_back(std::stoi(name));
+    }
+    return children;
+}
+
+// Running or sleeping: a zombie left for a parent that does not reap is dead all the same.
+bool alive(pid_t pid) {
+    const char state = state_and_parent(std::to_string(pid)).first;
+    return state != 0 && state != 'Z' && state != 'X';
+}
+
+}  // namespace
+
+TEST_CASE("a worker dies with its runner: SIGKILL the runner and the hanging worker is gone",
+          "[isolation]") {
+    // fixture_misbehave hangs in run() at size 4; the time-out is far away.
+    const pid_t runner = start_runner({"--plugin-dir", GPUBENCH_FIXTURE_DIR, "--plugin",
+                                       "fixture_misbehave", "--sizes", "4", "--timeout", "600",
+                                       "-o", temp_results("killed").string()});
+    std::vector<pid_t> workers;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (workers.empty() && std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        workers = children_of(runner);
+    }
+    REQUIRE(workers.size() == 1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // well inside its run()
+    kill(runner, SIGKILL);
+    waitpid(runner, nullptr, 0);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (alive(workers[0]) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    CHECK_FALSE(alive(workers[0]));
+    std::filesystem::remove(temp_results("killed"));
 }

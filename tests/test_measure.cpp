@@ -1,5 +1,8 @@
+#include "entry_measurer.hpp"
 #include "measure.hpp"
+#include "plugin_instance.hpp"
 #include "results.hpp"
+#include "worker_pool.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -70,8 +73,8 @@ TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the res
 TEST_CASE("a v1.0 plugin is measured without reading the fields it does not have", "[measure]") {
     // fixture_v1_0 leaves garbage where v1.1 fields would be: reading them would crash.
     Plugin plugin = load("fixture_v1_0.so");
-    CHECK(plugin.item_name().empty());
-    CHECK(plugin.headline() == GPUBENCH_HEADLINE_AUTO);
+    CHECK(plugin.info().item_name.empty());
+    CHECK(plugin.info().headline == GPUBENCH_HEADLINE_AUTO);
     CHECK(plugin.metrics_fn() == nullptr);
     SteadyClockTimer timer;
     EntryResult e = measure_entry(plugin, 20, quick(), timer);
@@ -141,7 +144,7 @@ TEST_CASE("the results file is valid JSON after every entry", "[results]") {
         return nlohmann::json::parse(in);
     };
     CHECK(read()["entries"].empty());
-    file.add_plugin(plugin_json(plugin));
+    file.add_plugin(plugin_json(plugin.info()));
     SteadyClockTimer timer;
     file.add_entry(entry_json(measure_entry(plugin, 5, quick(), timer), quick()));
     nlohmann::json doc = read();
@@ -267,4 +270,37 @@ TEST_CASE("invalid UTF-8 from a plugin is written to the results file, replaced,
     const nlohmann::json back = nlohmann::json::parse(in);
     CHECK_THAT(back["entries"][0]["message"].get<std::string>(), Catch::Contains("bad bytes"));
     std::filesystem::remove(path);
+}
+
+TEST_CASE("the default sweep's budget skips a size predicted to run too long, before its setup",
+          "[measure]") {
+    Work smaller;
+    smaller.bytes = 1000;
+    const RunBudget budget{2.0, 10, 0.5, smaller};
+    Work next;
+    next.bytes = 8000;
+    CHECK(predicted_run_s(budget, next, 80) == Approx(4.0));  // scaled by declared bytes
+    CHECK(predicted_run_s(budget, Work{}, 40) == Approx(2.0));  // nothing declared: by size
+    CHECK(predicted_run_s(budget, next, 10) == 0);              // not a larger size
+
+    // fixture_good declares bytes in proportion to its size: 100 is 10x the 10 measured.
+    const Plugin plugin = load("fixture_good.so");
+    EntryMeasurer measurer{Roofline{}};
+    const Work at_10 = query_work(plugin.api(), 10, "");
+    const EntryResult over = measurer.measure(plugin, 100, quick(), {}, RunBudget{0.5, 10, 0.1, at_10});
+    CHECK(over.status == EntryStatus::skipped);
+    CHECK_THAT(over.message, Catch::Contains("over the default sweep's budget") &&
+                                 Catch::Contains("predicted to take 1 s (from size 10)"));
+    CHECK(over.run_s.empty());
+    CHECK(measurer.measure(plugin, 100, quick(), {}, RunBudget{5.0, 10, 0.1, at_10}).status ==
+          EntryStatus::ok);
+
+    // The same in a worker process: the budget travels with the request.
+    WorkerLaunch launch;
+    launch.runner = GPUBENCH_RUNNER;
+    WorkerPool pool(launch);
+    const auto in_worker = pool.measure(plugin.info(), 100, quick(), RunBudget{0.5, 10, 0.1, at_10});
+    REQUIRE(in_worker);
+    CHECK(in_worker->status == EntryStatus::skipped);
+    CHECK_THAT(in_worker->message, Catch::Contains("over the default sweep's budget"));
 }

@@ -22,7 +22,7 @@ TEST_CASE("a valid plain-C plugin loads and describes itself", "[loader]") {
     REQUIRE(std::holds_alternative<Plugin>(loaded));
     const Plugin &plugin = std::get<Plugin>(loaded);
     CHECK(plugin.name() == "fixture_good");
-    CHECK(std::string(plugin.device_kind_name()) == "cpu");
+    CHECK(std::string(plugin.info().device_kind_name()) == "cpu");
     CHECK(plugin.api().abi_major == GPUBENCH_ABI_MAJOR);
 }
 
@@ -37,9 +37,9 @@ TEST_CASE("files that are not valid plugins are refused with the reason", "[load
 }
 
 TEST_CASE("discovery keeps the first plugin of a name and lists every refusal", "[loader]") {
-    PluginCatalog catalog = discover_plugins({GPUBENCH_FIXTURE_DIR});
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}));
     std::vector<std::string> names;
-    for (const Plugin &p : catalog.plugins) names.push_back(p.name());
+    for (const PluginInfo &p : catalog.plugins) names.push_back(p.name);
     CHECK(std::count(names.begin(), names.end(), "fixture_good") == 1);
     auto refused = [&](const std::string &file) {
         for (const Refusal &r : catalog.refused)
@@ -54,17 +54,17 @@ TEST_CASE("discovery keeps the first plugin of a name and lists every refusal", 
 }
 
 TEST_CASE("a missing directory is reported, not fatal", "[loader]") {
-    PluginCatalog catalog = discover_plugins({"/nonexistent/gpubench/plugins"});
+    PluginCatalog catalog = discover_plugins(test_support::search_in({"/nonexistent/gpubench/plugins"}));
     CHECK(catalog.plugins.empty());
     REQUIRE(catalog.refused.size() == 1);
     CHECK(catalog.refused[0].reason == "plugin directory does not exist");
 }
 
 TEST_CASE("selection by names, comma lists and globs", "[loader]") {
-    PluginCatalog catalog = discover_plugins({GPUBENCH_FIXTURE_DIR});
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}));
     auto names = [&](std::vector<std::string> patterns) {
         std::vector<std::string> out;
-        for (const Plugin *p : select_plugins(catalog, patterns)) out.push_back(p->name());
+        for (const PluginInfo *p : select_plugins(catalog, patterns)) out.push_back(p->name);
         return out;
     };
     CHECK(names({"fixture_good"}) == std::vector<std::string>{"fixture_good"});
@@ -74,29 +74,45 @@ TEST_CASE("selection by names, comma lists and globs", "[loader]") {
 }
 
 TEST_CASE("search path: explicit dirs, then the environment, then beside the runner", "[loader]") {
-    auto dirs = plugin_search_path("/opt/gb/bin", {"/a"}, "/b:/c");
-    REQUIRE(dirs.size() == 4);
-    CHECK(dirs[0] == "/a");
-    CHECK(dirs[1] == "/b");
-    CHECK(dirs[2] == "/c");
-    CHECK(dirs[3] == "/opt/gb/lib/gpubench/plugins");
-    CHECK(plugin_search_path("/opt/gb/bin", {}, nullptr).size() == 1);
+    PluginSearchPath path = plugin_search_path("/opt/gb/bin", {"/a"}, "/b:/c");
+    REQUIRE(path.dirs.size() == 4);
+    CHECK(path.dirs[0] == "/a");
+    CHECK(path.dirs[1] == "/b");
+    CHECK(path.dirs[2] == "/c");
+    CHECK(path.dirs[3] == "/opt/gb/lib/gpubench/plugins");
+    CHECK(path.warnings.empty());
+    CHECK(plugin_search_path("/opt/gb/bin", {}, nullptr).dirs.size() == 1);
     CHECK(split_list(" a, b ,,c ") == std::vector<std::string>{"a", "b", "c"});
 }
 
-TEST_CASE("start-up loads only the plugin files named like a --plugin pattern", "[loading]") {
-    const std::vector<std::filesystem::path> dirs = {GPUBENCH_FIXTURE_DIR};
-    PluginCatalog all = discover_plugins(dirs);
-    CHECK_FALSE(all.refused.empty());  // the broken fixtures, loaded to be listed
-    PluginCatalog some = discover_plugins(dirs, {"fixture_good"});
+TEST_CASE("search path: relative and empty entries of GPUBENCH_PLUGIN_PATH are ignored with a warning",
+          "[loader]") {
+    PluginSearchPath path = plugin_search_path("/opt/gb/bin", {}, ".:lib:/abs::");
+    REQUIRE(path.dirs.size() == 2);  // /abs and beside the runner: never the current folder
+    CHECK(path.dirs[0] == "/abs");
+    REQUIRE(path.warnings.size() == 4);
+    CHECK_THAT(path.warnings[0], Catch::Contains("entry '.' is relative") && Catch::Contains("ignored"));
+    CHECK_THAT(path.warnings[1], Catch::Contains("entry 'lib' is relative"));
+    CHECK_THAT(path.warnings[2], Catch::Contains("entry '' is empty"));
+    // A path that is not UTF-8 is named in the warning, escaped, not thrown.
+    PluginSearchPath odd = plugin_search_path("/opt/gb/bin", {}, "rel\xff");
+    REQUIRE(odd.warnings.size() == 1);
+    CHECK_THAT(odd.warnings[0], Catch::Contains("rel\\xFF"));
+}
+
+TEST_CASE("start-up scans only the plugin files named like a --plugin pattern", "[loading]") {
+    const auto search = test_support::search_in({GPUBENCH_FIXTURE_DIR});
+    PluginCatalog all = discover_plugins(search);
+    CHECK_FALSE(all.refused.empty());  // the broken fixtures, scanned to be listed
+    PluginCatalog some = discover_plugins(search, {"fixture_good"});
     REQUIRE(some.plugins.size() == 1);
-    CHECK(some.plugins[0].name() == "fixture_good");
+    CHECK(some.plugins[0].name == "fixture_good");
     CHECK(some.refused.empty());  // nothing else was even opened
-    CHECK(some.not_loaded.size() + 1 == all.plugins.size() + all.refused.size());
+    CHECK(some.not_scanned.size() + 1 == all.plugins.size() + all.refused.size());
     CHECK(select_plugins(some, {"fixture_good"}).size() == 1);
-    // A pattern no file name matches loads the rest before it gives up: plugins are found by
+    // A pattern no file name matches scans the rest before it gives up: plugins are found by
     // their descriptor's name, whatever their file is called.
     CHECK_THROWS_WITH(select_plugins(some, {"no_such_plugin"}), Catch::Contains("no plugin matches"));
-    CHECK(some.not_loaded.empty());
+    CHECK(some.not_scanned.empty());
     CHECK(some.plugins.size() == all.plugins.size());
 }

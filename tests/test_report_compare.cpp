@@ -1,6 +1,7 @@
 // Reports and comparisons on hand-made results files, where every figure is known.
 #include "compare.hpp"
 #include "report.hpp"
+#include "results.hpp"
 #include "runner_process.hpp"
 
 #include <catch2/catch.hpp>
@@ -16,43 +17,52 @@ using nlohmann::json;
 namespace {
 
 // A results document with the given plugins and entries (plugin, size, run samples; e2e =
-// run + transfer for GPU plugins).
+// run + transfer for GPU plugins; per-launch samples when given), written as the runner
+// writes one, so that it passes the schema.
 struct Entry {
     std::string plugin;
     uint64_t size;
     std::vector<double> run_s;
     double transfer_s = 0;
     bool valid = true;
+    std::vector<double> per_launch_s = {};
 };
 
 json results(const std::vector<Entry> &entries, const std::string &gpu = "NVIDIA H100 80GB HBM3") {
-    json doc = {{"schema_version", 1},
-                {"gpu", {{"available", true}, {"name", gpu}}},
-                {"host", {{"host_name", "testhost"}}},
-                {"plugins", json::array()},
-                {"entries", json::array()}};
+    GpuInfo device;
+    device.available = true;
+    device.name = gpu;
+    json doc = results_header({"runner"}, device, MeasureOptions{}, std::nullopt);
+    doc["host"]["host_name"] = "testhost";
+    doc["plugins"] = json::array();
+    doc["entries"] = json::array();
     std::set<std::string> plugins;
     for (const Entry &e : entries) {
         const std::string backend = e.plugin.substr(e.plugin.find('_') + 1);
         if (plugins.insert(e.plugin).second)
-            doc["plugins"].push_back({{"name", e.plugin},
-                                      {"workload", e.plugin.substr(0, e.plugin.find('_'))},
-                                      {"backend", backend},
-                                      {"device_kind", backend == "cuda" || backend == "thrust" ? "cuda" : "cpu"}});
-        std::vector<double> sorted = e.run_s;
-        std::sort(sorted.begin(), sorted.end());
-        const double median = sorted[sorted.size() / 2];
-        doc["entries"].push_back(
-            {{"plugin", e.plugin}, {"size", e.size}, {"params", ""}, {"valid", e.valid},
-             {"status", e.valid ? "ok" : "verification_failed"}, {"message", e.valid ? "" : "wrong result"},
-             {"timing", {{"run", {{"median", median}}},
-                         {"end_to_end", {{"median", median + e.transfer_s}}},
-                         {"samples", {{"run", e.run_s}}}}}});
+            doc["plugins"].push_back(
+                {{"name", e.plugin}, {"workload", e.plugin.substr(0, e.plugin.find('_'))},
+                 {"backend", backend}, {"device_kind", backend == "cuda" || backend == "thrust" ? "cuda" : "cpu"},
+                 {"description", ""}, {"size_meaning", "n"}, {"version", "1.0"}, {"abi", "1.3"},
+                 {"build_info", ""}, {"file", e.plugin + ".so"}});
+        EntryResult r;
+        r.plugin = e.plugin;
+        r.size = e.size;
+        r.status = e.valid ? EntryStatus::ok : EntryStatus::verification_failed;
+        r.message = e.valid ? "" : "wrong result";
+        r.clock = "steady_clock";
+        r.run_s = e.run_s;
+        if (e.transfer_s > 0) r.upload_s.assign(e.run_s.size(), e.transfer_s);
+        if (!e.per_launch_s.empty()) r.per_launch = {"graph", 1000, e.per_launch_s, ""};
+        doc["entries"].push_back(entry_json(r, MeasureOptions{}));
     }
     return doc;
 }
 
-std::vector<double> around(double center, int n = 12) {  // a little spread, no ties
+// What the readers take: the document checked and typed.
+ResultsDocument typed(const json &document) { return results_document(document, "test document"); }
+
+std::vector<double> around(double center, int n = 13) {  // a little spread, no ties; median = center
     std::vector<double> v;
     for (int i = 0; i < n; ++i) v.push_back(center * (1 + 0.001 * (i - n / 2)));
     return v;
@@ -73,7 +83,7 @@ json study() {
 
 TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedup and crossover",
           "[report]") {
-    const std::vector<WorkloadReport> reports = build_report({{"", study()}}, {});
+    const std::vector<WorkloadReport> reports = build_report({{"", typed(study())}}, {});
     REQUIRE(reports.size() == 1);
     const WorkloadReport &r = reports[0];
     CHECK(r.workload == "sort");
@@ -105,7 +115,7 @@ TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedu
     json slow = study();
     for (json &e : slow["entries"])
         if (e["plugin"] == "sort_cuda") e["timing"]["end_to_end"]["median"] = 1.0;
-    const WorkloadReport r2 = build_report({{"", slow}}, against_omp)[0];
+    const WorkloadReport r2 = build_report({{"", typed(slow)}}, against_omp)[0];
     CHECK(r2.baseline == "omp");
     CHECK(speedup(r2, r2.columns[0], 1000, false).value() == Approx(0.1));
     CHECK_FALSE(r2.crossover.at("cuda").has_value());
@@ -113,9 +123,9 @@ TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedu
 
 TEST_CASE("several files go side by side, named by their machine", "[report]") {
     const std::vector<WorkloadReport> reports =
-        build_report({{"H100", study()}, {"A100", results({{"sort_naive", 1000, around(2e-3)},
-                                                           {"sort_cuda", 1000, around(1e-3)}},
-                                                          "NVIDIA A100")}},
+        build_report({{"H100", typed(study())}, {"A100", typed(results({{"sort_naive", 1000, around(2e-3)},
+                                                                       {"sort_cuda", 1000, around(1e-3)}},
+                                                                      "NVIDIA A100"))}},
                      {});
     REQUIRE(reports.size() == 1);
     std::vector<std::string> labels;
@@ -138,7 +148,10 @@ TEST_CASE("the Mann-Whitney U test", "[compare]") {
 TEST_CASE("compare: identical is same, shifted is slower with a failing exit, failures count",
           "[compare]") {
     const json base = study();
-    Comparison same = compare_results(base, base, {});
+    const auto compare = [](const json &baseline, const json &candidate) {
+        return compare_results(typed(baseline), typed(candidate), {});
+    };
+    Comparison same = compare(base, base);
     CHECK_FALSE(same.regressed());
     CHECK(same.warning.empty());
     for (const ComparedEntry &e : same.entries) CHECK(e.verdict == Verdict::same);
@@ -147,7 +160,7 @@ TEST_CASE("compare: identical is same, shifted is slower with a failing exit, fa
     for (json &e : slower["entries"])
         if (e["plugin"] == "sort_omp")
             for (json &s : e["timing"]["samples"]["run"]) s = s.get<double>() * 1.2;
-    Comparison shifted = compare_results(base, slower, {});
+    Comparison shifted = compare(base, slower);
     CHECK(shifted.regressed());
     for (const ComparedEntry &e : shifted.entries)
         CHECK(e.verdict == (e.plugin == "sort_omp" ? Verdict::slower : Verdict::same));
@@ -155,9 +168,9 @@ TEST_CASE("compare: identical is same, shifted is slower with a failing exit, fa
     json slightly = study();
     for (json &e : slightly["entries"])
         for (json &s : e["timing"]["samples"]["run"]) s = s.get<double>() * 1.03;
-    CHECK_FALSE(compare_results(base, slightly, {}).regressed());
+    CHECK_FALSE(compare(base, slightly).regressed());
     // Faster is not a regression.
-    Comparison quicker = compare_results(slower, base, {});
+    Comparison quicker = compare(slower, base);
     CHECK_FALSE(quicker.regressed());
 
     json broken = study();
@@ -166,7 +179,7 @@ TEST_CASE("compare: identical is same, shifted is slower with a failing exit, fa
     broken["entries"].erase(broken["entries"].size() - 1);  // only in the baseline now
     broken["entries"].push_back(base["entries"][0]);
     broken["entries"].back()["size"] = 7;                    // only in the candidate
-    Comparison failed = compare_results(base, broken, {});
+    Comparison failed = compare(base, broken);
     CHECK(failed.regressed());
     size_t failures = 0, only_base = 0, only_cand = 0;
     for (const ComparedEntry &e : failed.entries) {
@@ -178,7 +191,7 @@ TEST_CASE("compare: identical is same, shifted is slower with a failing exit, fa
     CHECK(only_base == 1);
     CHECK(only_cand == 1);
 
-    Comparison machines = compare_results(base, results({}, "NVIDIA A100"), {});
+    Comparison machines = compare(base, results({}, "NVIDIA A100"));
     CHECK_THAT(machines.warning, Catch::Contains("different GPUs"));
 }
 
@@ -222,7 +235,7 @@ TEST_CASE("runner report and runner compare from the command line", "[compare]")
         if (b.value("aggregate_name", "") == "median") ++medians;
         CHECK(b["time_unit"] == "ns");
     }
-    CHECK(iterations == 9 * 12);  // every sample of the 9 entries, as repetitions
+    CHECK(iterations == 9 * 13);  // every sample of the 9 entries, as repetitions
     CHECK(medians == 9);
     CHECK(g["benchmarks"][0]["name"] == "sort_naive/1000");
     CHECK(g["benchmarks"][0]["real_time"].get<double>() == Approx(1e6 * (1 - 0.006)));
@@ -230,14 +243,12 @@ TEST_CASE("runner report and runner compare from the command line", "[compare]")
     std::filesystem::remove(cand);
 }
 
-TEST_CASE("reports show flags and per-launch headlines; compare uses per-launch samples when both sides have them",
+TEST_CASE("reports show flags and per-launch headlines, and compare uses per-launch samples when both sides have them",
           "[report]") {
-    json doc = results({{"vecadd_naive", 10, around(1e-6)}, {"vecadd_cuda", 10, around(8e-6)}});
-    json &gpu = doc["entries"][1];
-    gpu["timing"]["compute"] = {{"method", "graph"}, {"median", 1e-6}};
-    gpu["timing"]["per_launch"] = {{"method", "graph"}, {"samples", around(1e-6)}};
+    json doc = results({{"vecadd_naive", 10, around(1e-6)},
+                        {"vecadd_cuda", 10, around(8e-6), 0, true, around(1e-6)}});
     doc["entries"][0]["flags"] = {"contended"};
-    const auto reports = build_report({{"", doc}}, ReportOptions{});
+    const auto reports = build_report({{"", typed(doc)}}, ReportOptions{});
     std::ostringstream markdown;
     write_markdown(markdown, reports);
     INFO(markdown.str());
@@ -249,9 +260,9 @@ TEST_CASE("reports show flags and per-launch headlines; compare uses per-launch 
     // that only the per-launch samples show.
     json candidate = doc;
     candidate["entries"][1]["timing"]["per_launch"]["samples"] = around(3e-6);
-    CHECK(compare_results(doc, candidate, CompareOptions{}).regressed());
+    CHECK(compare_results(typed(doc), typed(candidate), CompareOptions{}).regressed());
     // A baseline without per-launch samples is compared on single launches: no change.
     json old = doc;
     old["entries"][1]["timing"].erase("per_launch");
-    CHECK_FALSE(compare_results(old, candidate, CompareOptions{}).regressed());
+    CHECK_FALSE(compare_results(typed(old), typed(candidate), CompareOptions{}).regressed());
 }

@@ -48,7 +48,7 @@ TEST_CASE("a results path that is not a regular file is refused in one line", "[
     fs::remove(fifo);
 }
 
-TEST_CASE("a planted <output>.partial link is never followed; --resume through a link updates its target",
+TEST_CASE("a planted <output>.partial link is never followed, and --resume through a link updates its target",
           "[results-io]") {
     const fs::path out = temp_results("planted"), victim = temp_results("victim");
     { std::ofstream(victim) << "precious"; }
@@ -94,7 +94,7 @@ TEST_CASE("a second runner on the same results file is refused, naming the first
     fs::remove(out);
 }
 
-TEST_CASE("a write that fails (file too large) is one line; the last complete file stays, no temporary",
+TEST_CASE("a write that fails (file too large) is one line, the last complete file stays, no temporary",
           "[results-io]") {
     const fs::path out = temp_results("too_large");
     // 12 KiB at most per file (ulimit -f counts 1024-byte blocks): the header and a few

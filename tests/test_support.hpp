@@ -1,6 +1,7 @@
 // Shared by the test files: paths the build passes in, and skipping with a reason.
 #pragma once
 
+#include "plugin_catalog.hpp"
 #include "plugin_library.hpp"
 
 #include <catch2/catch.hpp>
@@ -21,12 +22,45 @@ inline std::filesystem::path fixture(const std::string &file) {
     return std::filesystem::path(GPUBENCH_FIXTURE_DIR) / file;
 }
 
-// A fixture plugin, loaded; the test fails (with the reason) when it is refused.
-inline gpubench::Plugin load_fixture(const std::string &file) {
-    auto loaded = gpubench::load_plugin(fixture(file));
+// A plugin file, loaded; the test fails (with the reason) when it is refused.
+inline gpubench::Plugin load_file(const std::filesystem::path &file) {
+    auto loaded = gpubench::load_plugin(file);
     if (auto *r = std::get_if<gpubench::Refusal>(&loaded)) FAIL(file << " refused: " << r->reason);
     return std::move(std::get<gpubench::Plugin>(loaded));
 }
+
+inline gpubench::Plugin load_fixture(const std::string &file) { return load_file(fixture(file)); }
+
+// Discovery in `dirs` as the runner does it (scanned by the built runner), without the cache
+// unless one is given.
+inline gpubench::PluginSearch search_in(std::vector<std::filesystem::path> dirs) {
+    gpubench::PluginSearch search;
+    search.dirs = std::move(dirs);
+    search.scan.runner = GPUBENCH_RUNNER;
+    return search;
+}
+
+// A private folder (mode 0700) made for a test and removed with everything in it at the end;
+// `suffix` is appended to its name.
+class TempFolder {
+public:
+    explicit TempFolder(const std::string &suffix = "") {
+        char name[] = "/tmp/gpubench-test-XXXXXX";
+        if (!mkdtemp(name)) FAIL("mkdtemp failed");
+        path_ = std::string(name) + suffix;
+        if (!suffix.empty()) std::filesystem::rename(name, path_);
+    }
+    ~TempFolder() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    TempFolder(const TempFolder &) = delete;
+    TempFolder &operator=(const TempFolder &) = delete;
+    const std::filesystem::path &path() const { return path_; }
+
+private:
+    std::filesystem::path path_;
+};
 
 // ctest marks a test that exits with this code as skipped (SKIP_RETURN_CODE), showing the
 // reason printed here. Catch2 v2 has no SKIP of its own; each ctest test runs one test case.

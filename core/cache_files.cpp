@@ -1,0 +1,55 @@
+#include "cache_files.hpp"
+
+#include "results_io.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace gpubench {
+
+namespace fs = std::filesystem;
+
+std::optional<fs::path> cache_file(const std::string &name) {
+    const auto env = [](const char *variable) -> std::string {
+        const char *value = std::getenv(variable);
+        return value ? value : "";
+    };
+    fs::path dir;
+    if (!env("GPUBENCH_CACHE_DIR").empty()) dir = env("GPUBENCH_CACHE_DIR");
+    else if (!env("XDG_CACHE_HOME").empty()) dir = fs::path(env("XDG_CACHE_HOME")) / "gpubench";
+    else {
+        std::string home = env("HOME");
+        if (home.empty())
+            if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_dir) home = pw->pw_dir;
+        if (home.empty()) return std::nullopt;
+        dir = fs::path(home) / ".cache" / "gpubench";
+    }
+    return dir / name;
+}
+
+nlohmann::json read_cache(const fs::path &file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return nlohmann::json::object();
+    std::stringstream text;
+    text << in.rdbuf();
+    nlohmann::json document = nlohmann::json::parse(text.str(), nullptr, false);
+    return document.is_object() ? document : nlohmann::json::object();
+}
+
+bool write_cache(const fs::path &file, const nlohmann::json &document) {
+    try {
+        std::error_code ec;
+        fs::create_directories(file.parent_path(), ec);
+        replace_file_atomically(
+            file, document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+        return true;
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
+}  // namespace gpubench

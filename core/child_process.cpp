@@ -1,0 +1,69 @@
+#include "child_process.hpp"
+
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+extern char **environ;
+
+namespace gpubench {
+
+pid_t spawn_child(std::vector<std::string> words, const std::vector<std::pair<int, int>> &descriptors,
+                  int stdout_target) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    for (const auto &[parent_fd, child_fd] : descriptors)
+        posix_spawn_file_actions_adddup2(&actions, parent_fd, child_fd);
+    posix_spawn_file_actions_adddup2(&actions, stdout_target, STDOUT_FILENO);
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);  // killed as a group
+    posix_spawnattr_setpgroup(&attributes, 0);
+    std::vector<char *> argv;
+    for (std::string &word : words) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    const int status = posix_spawn(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (status != 0)
+        throw std::runtime_error("cannot start " + words[0] + ": " + std::strerror(status));
+    return pid;
+}
+
+bool write_all(int fd, const std::string &text) {
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t wrote = write(fd, text.data() + done, text.size() - done);
+        if (wrote < 0 && errno == EINTR) continue;
+        if (wrote <= 0) return false;
+        done += static_cast<size_t>(wrote);
+    }
+    return true;
+}
+
+bool write_json_line(int fd, const nlohmann::json &message) {
+    return write_all(fd, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+}
+
+bool parse_small_int(const char *text, int &out) {
+    char *end = nullptr;
+    errno = 0;
+    const long value = std::strtol(text, &end, 10);
+    if (errno || end == text || *end || value < 0 || value > 1 << 20) return false;
+    out = static_cast<int>(value);
+    return true;
+}
+
+std::string describe_signal(int signal_number) {
+    const char *abbreviation = sigabbrev_np(signal_number);
+    std::string text = abbreviation ? std::string("SIG") + abbreviation
+                                    : "signal " + std::to_string(signal_number);
+    return text + " (" + strsignal(signal_number) + ")";
+}
+
+}  // namespace gpubench

@@ -1,0 +1,35 @@
+// The pieces shared by the runner's helper processes (workers, plugin scanners): starting one
+// in a process group of its own (so that a time-out kills whatever it started too), JSON lines
+// over a pipe, and how it ended, in words.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <sys/types.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+// Starts `words` (words[0] is the program) as the leader of a new process group. Each pair of
+// `descriptors` makes the parent's first descriptor the child's second (the parent's stays
+// open); the child's stdout goes to `stdout_target` (the runner's stdout is its table).
+// Throws std::runtime_error when it cannot start.
+pid_t spawn_child(std::vector<std::string> words, const std::vector<std::pair<int, int>> &descriptors,
+                  int stdout_target);
+
+// Writes all of `text`, through interruptions; false when the reader is gone.
+bool write_all(int fd, const std::string &text);
+
+// Writes `message` as one line (invalid UTF-8 replaced); false when the reader is gone.
+bool write_json_line(int fd, const nlohmann::json &message);
+
+// A helper's numeric argument (a descriptor, a device): decimal, 0 to 2^20.
+bool parse_small_int(const char *text, int &out);
+
+// "SIGSEGV (Segmentation fault)"
+std::string describe_signal(int signal_number);
+
+}  // namespace gpubench

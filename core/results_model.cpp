@@ -1,0 +1,188 @@
+#include "results_model.hpp"
+
+#include "results_schema.hpp"  // generated from results/schema.json (core/CMakeLists.txt)
+#include "system_info.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+json gpu_json(const GpuInfo &gpu) {
+    if (!gpu.available)
+        return {{"available", false},
+                {"reason", gpu.unavailable_reason},
+                {"driver_version", gpu.driver_version},
+                {"runtime_version", gpu.runtime_version}};
+    return {{"available", true},
+            {"device", gpu.device},
+            {"name", gpu.name},
+            {"compute_capability", std::to_string(gpu.compute_major) + "." +
+                                       std::to_string(gpu.compute_minor)},
+            {"sm_count", gpu.sm_count},
+            {"memory_bytes", gpu.memory_bytes},
+            {"l2_bytes", gpu.l2_bytes},
+            {"pci_bus_id", gpu.pci_bus_id},
+            {"driver_version", gpu.driver_version},
+            {"driver_release", gpu.driver_release},
+            {"runtime_version", gpu.runtime_version},
+            {"peak",
+             {{"fp32_flops", gpu.peak_fp32_flops},
+              {"fp64_flops", gpu.peak_fp64_flops},
+              {"bytes_per_s", gpu.peak_bytes_per_s},
+              {"source", "device attributes: SMs x boost clock x non-tensor lanes per SM x 2; "
+                         "memory clock x bus width x 2"}}}};
+}
+
+json results_header(std::vector<std::string> command_line, const GpuInfo &gpu, json options,
+                    const std::optional<Roofline> &host_roofline) {
+    json header = {{"schema_version", results_schema_version},
+                   {"created", utc_timestamp()},
+                   {"command_line", std::move(command_line)},
+                   {"host", host_context()},
+                   {"build", build_context()},
+                   {"gpu", gpu_json(gpu)},
+                   {"options", std::move(options)}};
+    if (gpu.available) header["gpu"]["roofline"] = roofline_json(gpu_roofline(gpu));
+    if (host_roofline) header["host"]["roofline"] = roofline_json(*host_roofline);
+    return header;
+}
+
+const std::vector<double> &TimingRecord::headline_samples() const {
+    return per_launch && !per_launch->method.empty() ? per_launch->samples : samples.run;
+}
+
+std::string RecordedEntry::identity() const {
+    return record.plugin + "|" + std::to_string(record.size) + "|" + record.params;
+}
+
+std::pair<std::vector<double>, std::vector<double>> comparable_samples(
+    const RecordedEntry &base, const RecordedEntry &candidate) {
+    if (!base.timing || !candidate.timing) return {};
+    const auto method = [](const TimingRecord &t) { return t.per_launch ? t.per_launch->method : ""; };
+    const std::string base_method = method(*base.timing);
+    if (!base_method.empty() && base_method == method(*candidate.timing))
+        return {base.timing->headline_samples(), candidate.timing->headline_samples()};
+    return {base.timing->samples.run, candidate.timing->samples.run};
+}
+
+namespace {
+
+const JsonSchema &built_in_schema() {
+    static const JsonSchema schema(results_schema());
+    return schema;
+}
+
+// An entry of a checked document, typed: every field read here has its type in the schema.
+RecordedEntry recorded_entry(const json &entry) {
+    RecordedEntry r{entry.get<EntryRecord>(), std::nullopt};
+    if (const auto found = entry.find("timing"); found != entry.end()) {
+        const json &timing = *found;
+        TimingRecord &t = r.timing.emplace();
+        t.run = timing.at("run").get<Summary>();
+        t.end_to_end = timing.at("end_to_end").get<Summary>();
+        t.samples = timing.at("samples").get<SampleSeries>();
+        if (timing.contains("compute")) t.compute = timing.at("compute").get<HeadlineTiming>();
+        if (timing.contains("per_launch"))
+            t.per_launch = timing.at("per_launch").get<PerLaunchTiming>();
+    }
+    return r;
+}
+
+// nlohmann's messages start with "[json.exception.parse_error.101] ": the rest is for people.
+std::string without_exception_id(const std::string &what) {
+    const auto end = what.find("] ");
+    return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what;
+}
+
+// The parser does not recurse, but everything that walks a parsed document does: nesting
+// beyond max_results_depth is refused before it is built.
+json parse_bounded(const std::string &text, const std::string &name) {
+    struct TooDeep {};
+    const json::parser_callback_t refuse_deep = [](int depth, json::parse_event_t event, json &) {
+        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+            depth >= max_results_depth)
+            throw TooDeep{};
+        return true;
+    };
+    try {
+        return json::parse(text, refuse_deep);
+    } catch (const TooDeep &) {
+        throw std::runtime_error(name + " nests objects or arrays more than " +
+                                 std::to_string(max_results_depth) + " deep: not a results file");
+    } catch (const json::exception &e) {
+        throw std::runtime_error(name + " is not valid JSON (" + without_exception_id(e.what()) + ")");
+    }
+}
+
+}  // namespace
+
+const json &results_schema() {
+    static const json schema = json::parse(results_schema_text);
+    return schema;
+}
+
+std::optional<SchemaViolation> results_schema_violation(const json &document) {
+    return built_in_schema().first_violation(document);
+}
+
+void check_results_document(const json &document, const std::string &source) {
+    if (!document.is_object() || !document.contains("schema_version"))
+        throw std::runtime_error(source + " is not a gpubench results file (no schema_version)");
+    if (const json &version = document["schema_version"];
+        version.is_number() && version != results_schema_version)
+        throw std::runtime_error(source + " has results schema " + version.dump() +
+                                 "; this runner reads schema " +
+                                 std::to_string(results_schema_version));
+    if (const auto violation = results_schema_violation(document))
+        throw std::runtime_error(source + ": " + violation->text());
+}
+
+namespace {
+
+ResultsDocument typed_document(const json &document) {  // checked already
+    ResultsDocument d;
+    d.created = document.at("created").get<std::string>();
+    const json &host = document.at("host");
+    d.host_name = host.at("host_name").get<std::string>();
+    d.logical_cores = host.at("logical_cores").get<uint64_t>();
+    if (const json &gpu = document.at("gpu"); gpu.at("available").get<bool>())
+        d.gpu_name = gpu.at("name").get<std::string>();
+    d.plugins = document.at("plugins").get<std::vector<PluginRecord>>();
+    for (const json &entry : document.at("entries")) d.entries.push_back(recorded_entry(entry));
+    return d;
+}
+
+}  // namespace
+
+ResultsDocument results_document(const json &document, const std::string &source) {
+    check_results_document(document, source);
+    return typed_document(document);
+}
+
+json read_results_json(const std::filesystem::path &path) {
+    const std::string name = path.string();
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw std::runtime_error(name + " is a directory, not a results file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + name + ": " + std::strerror(errno));
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (in.bad()) throw std::runtime_error("cannot read " + name);
+    if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw std::runtime_error(name + " is empty");
+    json document = parse_bounded(text, name);
+    check_results_document(document, name);
+    return document;
+}
+
+ResultsDocument read_results_file(const std::filesystem::path &path) {
+    return typed_document(read_results_json(path));
+}
+
+}  // namespace gpubench

@@ -1,0 +1,147 @@
+// The results document's model (results/schema.json; explained in results/README.md): its
+// typed parts, whose fields are declared once here and used by the writer (results.cpp), the
+// worker protocol and the readers; the header of a new file; and reading a file back, which
+// hands a reader nothing that has not passed the schema.
+#pragma once
+
+#include "gpu.hpp"
+#include "json_schema.hpp"
+#include "measure.hpp"
+#include "roofline.hpp"
+#include "statistics.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+// Bumped on any change a reader must know about; independent of the gpubench version.
+inline constexpr int results_schema_version = 1;
+
+// ---- Typed parts: each JSON field is named as its member. A field missing on reading takes
+// the member's default (files written before it existed); the schema says what must be there.
+
+// The measurement options: the file's "options" (and each "resumed" one's), a worker request's.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_threads, cuda_device,
+                                                params, warmup_runs, min_samples, max_samples,
+                                                min_time_s, max_noise, max_time_s, cold,
+                                                audit_streams)
+// Statistics of a series of samples: timing.run, .upload, .download, .end_to_end...
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, count, median, mean, min, max, stddev,
+                                                rel_stddev)
+
+// An entry's identity and outcome: the fields every entry has, whatever its status.
+struct EntryRecord {
+    std::string plugin;
+    uint64_t size = 0;
+    std::string params;
+    uint64_t seed = 0;
+    int cpu_threads = 1;
+    std::string status;              // to_string(EntryStatus)
+    bool valid = false;              // status "ok": the only entries whose figures are results
+    std::string message;             // why it was skipped or failed; "" when ok
+    std::vector<std::string> flags;  // entry_flags(): noisy, throttled, cold, contended...
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EntryRecord, plugin, size, params, seed,
+                                                cpu_threads, status, valid, message, flags)
+
+// timing.compute: the headline time.
+struct HeadlineTiming {
+    std::string method;  // "single" run() calls, or per launch: "graph", "batch"...
+    double median = 0;
+    Summary summary;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HeadlineTiming, method, median, summary)
+
+// timing.per_launch: a short GPU run timed per launch.
+struct PerLaunchTiming {
+    std::string method;
+    size_t launches_per_sample = 0;
+    Summary run;                  // seconds per launch
+    std::vector<double> samples;  // seconds per launch, one value per sample
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PerLaunchTiming, method, launches_per_sample, run,
+                                                samples)
+
+// timing.samples: the raw samples, in order (upload and download empty without transfers).
+struct SampleSeries {
+    std::vector<double> run, upload, download;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SampleSeries, run, upload, download)
+
+// A plugin of the file's "plugins", as far as the readers need it.
+struct PluginRecord {
+    std::string name, workload, backend, device_kind;  // device_kind: "cuda" or "cpu"
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginRecord, name, workload, backend, device_kind)
+
+// ---- Writing
+
+nlohmann::json gpu_json(const GpuInfo &gpu);
+// The header of a new results file: schema_version, created (now), command_line, host (with
+// the host's roofline when CPU plugins run), build, gpu (with its roofline when available)
+// and options (the measurement options and the sweep's own).
+nlohmann::json results_header(std::vector<std::string> command_line, const GpuInfo &gpu,
+                              nlohmann::json options, const std::optional<Roofline> &host_roofline);
+
+// ---- Reading: every reader (resume, report, compare) goes through these.
+
+// What the readers use of an entry's "timing".
+struct TimingRecord {
+    Summary run, end_to_end;
+    std::optional<HeadlineTiming> compute;      // absent in files before per-launch headlines
+    std::optional<PerLaunchTiming> per_launch;  // with a per-launch headline only
+    SampleSeries samples;
+    double headline_median() const { return compute ? compute->median : run.median; }
+    // The headline's samples: per launch where it was so timed, else single run() calls.
+    const std::vector<double> &headline_samples() const;
+};
+
+struct RecordedEntry {
+    EntryRecord record;
+    std::optional<TimingRecord> timing;  // absent when no sample was taken
+    // What makes entries of two files the same measurement: "plugin|size|params".
+    std::string identity() const;
+};
+
+// The samples two entries are compared on: per launch when both were timed per launch by the
+// same method, else single run() calls on both sides (empty for a side without timing).
+std::pair<std::vector<double>, std::vector<double>> comparable_samples(
+    const RecordedEntry &base, const RecordedEntry &candidate);
+
+// A results document as the readers see it: checked against the schema, then typed.
+struct ResultsDocument {
+    std::string created, host_name;
+    uint64_t logical_cores = 0;
+    std::optional<std::string> gpu_name;  // nullopt: the sweep had no usable GPU
+    std::vector<PluginRecord> plugins;
+    std::vector<RecordedEntry> entries;
+};
+
+// The first place where `document` breaks results/schema.json (built into the binary), or
+// nullopt.
+std::optional<SchemaViolation> results_schema_violation(const nlohmann::json &document);
+const nlohmann::json &results_schema();
+
+// Throws std::runtime_error with one line, "<source>: <what>", when `document` is not a
+// results file, has another schema version, or breaks the schema (naming the first offending
+// field: "run.json: /entries/2/timing: required field 'run' missing").
+void check_results_document(const nlohmann::json &document, const std::string &source);
+ResultsDocument results_document(const nlohmann::json &document, const std::string &source);
+
+// Results files nest about 6 levels deep; anything far deeper is refused while parsing, as
+// the walks over a parsed document (dump, the schema check) recurse.
+inline constexpr int max_results_depth = 64;
+
+// A results file read and checked: throws std::runtime_error naming the file and the problem
+// (unreadable, empty, not JSON, nested deeper than max_results_depth, or as above).
+nlohmann::json read_results_json(const std::filesystem::path &path);
+ResultsDocument read_results_file(const std::filesystem::path &path);
+
+}  // namespace gpubench

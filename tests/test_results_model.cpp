@@ -1,0 +1,313 @@
+// The results model: every reader checks a file against results/schema.json and names the
+// first offending field in one line (exit 2), whatever the file holds; the committed results
+// validate; what the writer writes reads back the same; and the built-in validator agrees
+// with python's jsonschema, where that is installed.
+#include "json_schema.hpp"
+#include "results.hpp"
+#include "runner_process.hpp"
+#include "test_support.hpp"
+#include "worker_protocol.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <tuple>
+
+using namespace gpubench;
+using namespace runner_process;
+using nlohmann::json;
+namespace fs = std::filesystem;
+
+namespace {
+
+const fs::path results_dir = fs::path(GPUBENCH_SOURCE_DIR) / "results";
+// A real results file of a GPU sweep: per-launch headlines, NVML readings, energy, rooflines.
+const fs::path recorded = results_dir / "h100-n10-2026-11-23.json";
+
+std::string slurp(const fs::path &path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write(const fs::path &path, const std::string &text) { std::ofstream(path, std::ios::binary) << text; }
+
+// The recorded file with `change` made at a JSON pointer: a value put there, or (null
+// change) the field removed.
+json changed(const std::string &pointer, const std::optional<json> &change) {
+    json document = read_json(recorded);
+    const json::json_pointer at(pointer);
+    if (change)
+        document[at] = *change;
+    else
+        document[at.parent_pointer()].erase(at.back());
+    return document;
+}
+
+// The whole output is one line, the error.
+void check_one_line_error(const Outcome &o, const std::string &prefix, const std::string &says) {
+    INFO(o.output);
+    CHECK(o.status == 2);
+    CHECK(std::count(o.output.begin(), o.output.end(), '\n') == 1);
+    CHECK_THAT(o.output, Catch::StartsWith(prefix) && Catch::Contains(says));
+}
+
+void check_readers_refuse(const fs::path &file, const std::string &says) {
+    check_one_line_error(run_runner("report " + file.string()), "runner report: error: ", says);
+    check_one_line_error(run_runner("compare " + recorded.string() + " " + file.string()),
+                         "runner compare: error: ", says);
+}
+
+}  // namespace
+
+TEST_CASE("report and compare name a timing without run in one line, exit 2", "[results-model]") {
+    const fs::path file = temp_results("timing_without_run");
+    write(file, changed("/entries/2/timing/run", std::nullopt).dump());
+    check_readers_refuse(file, file.string() + ": /entries/2/timing: required field 'run' missing");
+    fs::remove(file);
+}
+
+TEST_CASE("readers refuse wrong types, values and versions at every level, naming the field",
+          "[results-model]") {
+    const fs::path file = temp_results("wrong_types");
+    const std::vector<std::tuple<std::string, json, std::string>> cases = {
+        {"/entries/0/size", "10", "/entries/0/size: expected an integer, got a string"},
+        {"/entries/0/size", 2.5, "/entries/0/size: expected an integer, got 2.5"},
+        {"/entries/0/size", 1e30, "/entries/0/size: 1e+30 is above the maximum 18446744073709551615"},
+        {"/entries/1/status", "fine", "/entries/1/status: expected one of \"ok\""},
+        {"/entries/1/timing/unit", "ms", "/entries/1/timing/unit: expected \"s\", got \"ms\""},
+        {"/entries/1/timing/run/median", nullptr, "/entries/1/timing/run/median: expected a number, got null"},
+        {"/entries/0/timing/samples/run/3", -1, "/entries/0/timing/samples/run/3: -1 is below the minimum 0"},
+        {"/entries/0/flags", json::object(), "/entries/0/flags: expected an array, got an object"},
+        {"/plugins/0", "copy_cuda", "/plugins/0: expected an object, got a string"},
+        {"/gpu/available", 1, "/gpu/available: expected a boolean, got 1"},
+        {"/options/cpu_threads", 0, "/options/cpu_threads: 0 is below the minimum 1"},
+        {"/entries", json::object(), "/entries: expected an array, got an object"},
+        {"/schema_version", 2, "has results schema 2; this runner reads schema 1"},
+    };
+    for (const auto &[pointer, value, says] : cases) {
+        write(file, changed(pointer, value).dump());
+        check_readers_refuse(file, says);
+    }
+    write(file, changed("/gpu/name", std::nullopt).dump());  // a GPU that is available has a name
+    check_readers_refuse(file, "/gpu: required field 'name' missing");
+    write(file, "[1, 2]");
+    check_readers_refuse(file, "is not a gpubench results file");
+    fs::remove(file);
+}
+
+TEST_CASE("readers refuse files that are not JSON, empty, truncated, out of range or NaN, in one line",
+          "[results-model]") {
+    const fs::path file = temp_results("not_json");
+    const std::string text = slurp(recorded);
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"", "is empty"},
+        {"  \n", "is empty"},
+        {"this is not JSON", "is not valid JSON (parse error at line 1"},
+        {text.substr(0, text.size() / 2), "is not valid JSON"},
+        {"{\"schema_version\": 1e999}", "is not valid JSON (number overflow"},
+        {"{\"schema_version\": NaN}", "is not valid JSON"},
+        {"{\"schema_version\": 1, \"entries\": [Infinity]}", "is not valid JSON"},
+        {std::string("{\"a\": \"\0\"}", 10), "is not valid JSON"},
+    };
+    for (const auto &[content, says] : cases) {
+        write(file, content);
+        check_readers_refuse(file, says);
+    }
+    check_readers_refuse(file.string() + ".missing", "cannot read");
+    fs::remove(file);
+}
+
+TEST_CASE("a 100000-deep nesting is refused before it is built, not followed down the stack",
+          "[results-model]") {
+    const fs::path file = temp_results("deep");
+    const int deep = 100000;
+    write(file, std::string(deep, '['));
+    check_readers_refuse(file, "nests objects or arrays more than 64 deep");
+    // Well formed, and hidden in a field nobody reads.
+    std::string text = slurp(recorded);
+    text.insert(1, "\"junk\": " + std::string(deep, '[') + std::string(deep, ']') + ", ");
+    write(file, text);
+    check_readers_refuse(file, "nests objects or arrays more than 64 deep");
+    CHECK_THROWS_WITH(read_results_json(file), Catch::Contains("more than 64 deep"));
+    fs::remove(file);
+}
+
+TEST_CASE("resuming a file with wrong field types: one line, exit 2, the file untouched, nothing beside it",
+          "[results-model]") {
+    const fs::path dir = temp_results("resume_dir");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path file = dir / "sweep.json";
+    const std::string sweep = fixtures() + " --plugin fixture_good --sizes 5,6" + quick;
+    REQUIRE(run_runner(sweep + "-o " + file.string()).status == 0);
+    const json good = read_json(file);
+    const std::vector<std::pair<std::string, json>> cases = {
+        {"/entries/0/seed", "42"},       {"/entries/0/size", -5},
+        {"/entries/1/plugin", nullptr},  {"/plugins/0/name", 7},
+        {"/resumed", "yesterday"},       {"/options", json::array()},
+        {"/entries/0/timing/samples/run", "fast"}, {"/entries/0", 1},
+    };
+    for (const auto &[pointer, value] : cases) {
+        json bad = good;
+        bad[json::json_pointer(pointer)] = value;
+        const std::string text = bad.dump(1);
+        write(file, text);
+        Outcome o = run_runner(sweep + "--resume " + file.string());
+        INFO(pointer << ": " << o.output);
+        check_one_line_error(o, "runner: error: cannot resume: ", file.string() + ": " + pointer + ": ");
+        CHECK(slurp(file) == text);
+        CHECK(std::distance(fs::directory_iterator(dir), fs::directory_iterator()) == 1);
+    }
+    fs::remove_all(dir);
+}
+
+TEST_CASE("every committed results file validates", "[results-model]") {
+    // Files in results/ that are no results files: the schema itself and a bench summary.
+    const std::set<std::string> others = {"schema.json", "h100-sweep-cost-2026-11-23.json"};
+    size_t checked = 0;
+    for (const auto &item : fs::directory_iterator(results_dir)) {
+        const fs::path path = item.path();
+        if (path.extension() != ".json" || others.count(path.filename().string())) continue;
+        INFO(path);
+        CHECK_NOTHROW(read_results_file(path));
+        ++checked;
+    }
+    CHECK(checked >= 18);
+}
+
+TEST_CASE("the built-in schema is results/schema.json, and refuses what it cannot enforce",
+          "[results-model]") {
+    CHECK(results_schema() == json::parse(slurp(results_dir / "schema.json")));
+    CHECK_THROWS_WITH(JsonSchema(json{{"type", "string"}, {"pattern", "^a"}}),
+                      Catch::Contains("keyword 'pattern' is not supported"));
+    CHECK_THROWS_WITH(JsonSchema(json{{"$ref", "#/$defs/nowhere"}}), Catch::Contains("leads nowhere"));
+    CHECK_THROWS_WITH(JsonSchema(json{{"type", "text"}}), Catch::Contains("unknown type"));
+    // Pointer tokens are escaped, and a message stays on one line.
+    const JsonSchema strings(json{{"additionalProperties", {{"type", "string"}}}});
+    CHECK(strings.first_violation(json{{"a/b~\n", 1}})->text() ==
+          "/a~1b~0\\x0a: expected a string, got 1");
+}
+
+TEST_CASE("what the writer writes reads back the same through the typed model", "[results-model]") {
+    MeasureOptions options;
+    options.seed = 7;
+    options.cpu_threads = 3;
+    options.params = "input=descending";
+    options.min_samples = 4;
+    options.max_noise = 0.01;
+    options.cold = true;
+    options.audit_streams = false;
+    EntryResult e;
+    e.plugin = "sort_cuda";
+    e.size = 1ull << 40;
+    e.status = EntryStatus::ok;
+    e.clock = "cuda_event";
+    e.run_s = {3e-6, 4e-6, 5e-6};
+    e.upload_s = {1e-6, 1e-6, 1e-6};
+    e.download_s = {2e-6, 2e-6, 2e-6};
+    e.per_launch = {"graph", 1000, {1e-6, 1.5e-6, 2e-6}, ""};
+    e.cache = "cold";
+    e.verification.max_error = std::nan("");  // written as null
+    EntryResult skipped = e;
+    skipped.size = 5;
+    skipped.status = EntryStatus::skipped;
+    skipped.message = "unavailable";
+    skipped.run_s.clear();
+    json document = results_header({"runner", "--seed", "7"}, GpuInfo{}, options, std::nullopt);
+    document["plugins"] = json::array({json{{"name", "sort_cuda"}, {"workload", "sort"},
+                                            {"backend", "cuda"}, {"device_kind", "cuda"},
+                                            {"description", ""}, {"size_meaning", "n"},
+                                            {"version", "1"}, {"abi", "1.3"},
+                                            {"build_info", ""}, {"file", "x.so"}}});
+    document["entries"] = json::array({entry_json(e, options), entry_json(skipped, options)});
+    const fs::path file = temp_results("round_trip");
+    write(file, document.dump());
+    const json back = read_results_json(file);
+    const MeasureOptions read = back["options"].get<MeasureOptions>();
+    CHECK(json(read) == json(options));
+    const ResultsDocument typed = read_results_file(file);
+    CHECK_FALSE(typed.gpu_name);
+    REQUIRE(typed.entries.size() == 2);
+    const RecordedEntry &timed = typed.entries[0];
+    CHECK(timed.record.plugin == "sort_cuda");
+    CHECK(timed.record.size == 1ull << 40);
+    CHECK(timed.record.params == "input=descending");
+    CHECK(timed.record.seed == 7);
+    CHECK(timed.record.status == "ok");
+    CHECK(timed.record.valid);
+    CHECK(timed.record.flags == std::vector<std::string>{"noisy", "cold"});
+    REQUIRE(timed.timing);
+    CHECK(timed.timing->samples.run == e.run_s);
+    CHECK(timed.timing->samples.download == e.download_s);
+    CHECK(timed.timing->run.median == Approx(4e-6));
+    CHECK(timed.timing->end_to_end.median == Approx(7e-6));
+    CHECK(timed.timing->headline_median() == Approx(1.5e-6));
+    CHECK(timed.timing->headline_samples() == e.per_launch.run_s);
+    REQUIRE(timed.timing->per_launch);
+    CHECK(timed.timing->per_launch->launches_per_sample == 1000);
+    CHECK(timed.identity() == "sort_cuda|1099511627776|input=descending");
+    CHECK(typed.entries[1].record.message == "unavailable");
+    CHECK_FALSE(typed.entries[1].timing);
+    // The worker's request carries the same options.
+    CHECK(json(request_from_wire(request_to_wire({5, options, {}})).options) == json(options));
+    fs::remove(file);
+}
+
+TEST_CASE("python's jsonschema accepts the schema and agrees with the built-in validator",
+          "[results-model]") {
+    if (run_command("python3 -c 'import jsonschema'").status != 0)
+        test_support::skip_test("python3-jsonschema is not installed");
+    const fs::path dir = temp_results("agreement");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::vector<json> documents = {
+        read_json(recorded),
+        changed("/future_field", json{{"x", {1, 2}}}),     // unknown fields are allowed
+        changed("/entries/0/size", 10.0),                   // an integer, written as a float
+        changed("/entries/0/verification/max_error", nullptr),  // NaN
+        changed("/entries/0/timing", std::nullopt),         // skipped entries have none
+        changed("/gpu", json{{"available", false}, {"reason", "none"}, {"driver_version", 0},
+                             {"runtime_version", 0}}),
+        changed("/schema_version", 1.0),
+        changed("/entries/0/timing/run", std::nullopt),
+        changed("/entries/0/size", true),
+        changed("/entries/0/size", 18446744073709551616.0),  // 2^64: one past uint64
+        changed("/entries/0/status", "fine"),
+        changed("/gpu/roofline/flops/fp32", -1),
+        changed("/gpu", json{{"available", false}, {"driver_version", 0}, {"runtime_version", 0}}),
+        changed("/entries/0/resources/gpu_after/utilization_percent", 101),
+        changed("/entries/0/timing/per_launch/samples/0", "1e-6"),
+        changed("/options/max_noise", 1.5),
+        changed("/command_line/0", nullptr),
+        json::array(),
+    };
+    std::string files, expected;
+    size_t invalid = 0;
+    for (size_t i = 0; i < documents.size(); ++i) {
+        const fs::path path = dir / (std::to_string(i) + ".json");
+        write(path, documents[i].dump());
+        files += " " + path.string();
+        const bool refused = results_schema_violation(documents[i]).has_value();
+        expected += refused ? "invalid\n" : "valid\n";
+        invalid += refused;
+    }
+    const std::string script =
+        "import json, sys, jsonschema\n"
+        "schema = json.load(open(sys.argv[1]))\n"
+        "jsonschema.Draft202012Validator.check_schema(schema)\n"
+        "check = jsonschema.Draft202012Validator(schema)\n"
+        "for path in sys.argv[2:]:\n"
+        "    print('valid' if check.is_valid(json.load(open(path))) else 'invalid')\n";
+    write(dir / "agree.py", script);
+    const Outcome python = run_command("python3 " + (dir / "agree.py").string() + " " +
+                                       (results_dir / "schema.json").string() + files);
+    INFO(python.output);
+    CHECK(python.status == 0);
+    CHECK(python.output == expected);
+    CHECK(invalid == 11);  // the last 11 (the first 7 are valid)
+    fs::remove_all(dir);
+}
