@@ -72,35 +72,51 @@ TEST_CASE("a planted <output>.partial link is never followed, and --resume throu
 }
 
 TEST_CASE("a second runner on the same results file is refused, naming the first", "[results-io]") {
-    const fs::path out = temp_results("locked");
+    const fs::path out = temp_results("locked"), first_log = temp_results("locked_first_log");
     // The first runner: a slow sweep (fixture_misbehave at 100 sleeps 20 ms per run).
     const std::string first = std::string(GPUBENCH_RUNNER) + " " + fixtures() +
                               " --plugin fixture_misbehave --sizes 100 --min-samples 100 "
                               "--max-samples 100 --min-time 0 -q -o " + out.string() +
-                              " >/dev/null 2>&1 & echo $!";
+                              " >" + first_log.string() + " 2>&1 & echo $!";
     FILE *started = popen(first.c_str(), "r");
     REQUIRE(started);
     long pid = 0;
     REQUIRE(fscanf(started, "%ld", &pid) == 1);
     pclose(started);
-    for (int i = 0; i < 200 && !fs::exists(out); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Its start (a GPU probe, on a busy machine) may take seconds: the file shows it holds the lock.
+    for (int i = 0; i < 3000 && !fs::exists(out); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    REQUIRE(fs::exists(out));
     Outcome second = run_runner(fixtures() + " --plugin fixture_good --sizes 5" + quick + "-o " + out.string());
+    INFO("the first runner said: " << slurp(first_log));
     CHECK(second.status == 2);
     CHECK_THAT(second.output, Catch::Contains("is being written by another runner (pid " + std::to_string(pid) + ")"));
     // The first one finishes its sweep with its entry.
     for (int i = 0; i < 1000 && kill(static_cast<pid_t>(pid), 0) == 0; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    CHECK(read_json(out)["entries"].size() == 1);
+    const nlohmann::json kept = read_json(out);
+    REQUIRE(kept["entries"].size() == 1);
+    CHECK(kept["entries"][0]["plugin"] == "fixture_misbehave");
     fs::remove(out);
+    fs::remove(first_log);
 }
 
 TEST_CASE("a write that fails (file too large) is one line, the last complete file stays, no temporary",
           "[results-io]") {
     const fs::path out = temp_results("too_large");
-    // 12 KiB at most per file (ulimit -f counts 1024-byte blocks): the header and a few
-    // entries fit, the rest does not.
-    Outcome o = run_runner_shell("ulimit -f 12; exec " + std::string(GPUBENCH_RUNNER) + " " + fixtures() +
-                                 " --plugin fixture_good --sizes 1..40:+1" + quick + "-o " + out.string());
+    // The header's size depends on the machine (its GPU, its cores): measure it and an
+    // entry's, then allow (ulimit -f counts 1024-byte blocks) about three entries.
+    const auto file_size_with = [&](const std::string &sizes) {
+        fs::remove(out);
+        REQUIRE(run_runner(fixtures() + " --plugin fixture_good --sizes " + sizes + quick + "-o " +
+                           out.string()).status == 0);
+        return fs::file_size(out);
+    };
+    const uintmax_t one = file_size_with("1"), two = file_size_with("1,2");
+    fs::remove(out);
+    const uintmax_t blocks = (two + 2 * (two - one)) / 1024;
+    Outcome o = run_runner_shell("ulimit -f " + std::to_string(blocks) + "; exec " + std::string(GPUBENCH_RUNNER) +
+                                 " " + fixtures() + " --plugin fixture_good --sizes 1..40:+1" + quick + "-o " +
+                                 out.string());
     INFO(o.output);
     CHECK(o.status == 1);
     CHECK_THAT(o.output, Catch::Contains("runner: error: cannot write results file") &&
