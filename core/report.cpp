@@ -81,7 +81,10 @@ std::vector<WorkloadReport> build_report(
     const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options) {
     std::map<std::pair<std::string, std::string>, WorkloadReport> by_workload;
-    for (const auto &[label, document] : labelled_documents) {
+    for (const auto &labelled : labelled_documents) {
+        // Named, not bound: a lambda below uses the label (clang 14 cannot capture bindings).
+        const std::string &label = labelled.first;
+        const ResultsDocument &document = labelled.second;
         const auto kinds = plugin_kinds(document);
         for (const RecordedEntry &entry : document.entries) {
             if (!entry.record.valid || !entry.timing) continue;

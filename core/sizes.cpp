@@ -2,10 +2,11 @@
 
 #include "text_format.hpp"
 
+#include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <optional>
-#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -52,7 +53,10 @@ double parse_decimal(const std::string &text, const std::string &item) {
         fail(item, text.rfind('-', 0) == 0 ? std::string("sizes must be whole numbers >= 1")
                                            : "'" + text + "' is not a number (digits, or forms "
                                              "such as 1e6 and 2.5e3)");
-    return std::stod(text);
+    errno = 0;
+    const double value = std::strtod(text.c_str(), nullptr);
+    if (errno == ERANGE && value != 0) fail(item, "too large (limit 2^64-1)");  // 1e999
+    return value;
 }
 
 // A whole number: "1000", "1e6" or "b^e" (whole b and e).

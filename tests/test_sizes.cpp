@@ -47,6 +47,7 @@ TEST_CASE("size lists: bad input names the problem", "[sizes]") {
     CHECK_THAT(message("1..100:*1"), Catch::Contains("at least *2"));
     CHECK_THAT(message("1..100:/2"), Catch::Contains("*F or +S"));
     CHECK_THAT(message("1e300"), Catch::Contains("too large"));
+    CHECK_THAT(message("90071.5e31986"), Catch::Contains("too large"));  // beyond a double (found by fuzzing)
 }
 
 TEST_CASE("sizes are decimal and exact: no hex, no signs, nothing rounded", "[sizes]") {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz with clang (AddressSanitizer and UBSan, CUDA off)
+# into ${GPUBENCH_FUZZ_BUILD_DIR:-build-fuzz} and runs each for a bounded time: $1 seconds
+# (default 60). Each starts from its committed corpus (tests/fuzz/corpus/<target>, read only)
+# and writes what it finds to build-fuzz/found/<target>; a crash leaves its input there as
+# crash-* and fails the script: add that input to the corpus with the fix.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+build_dir=${GPUBENCH_FUZZ_BUILD_DIR:-build-fuzz}
+CC=clang CXX=clang++ cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGPUBENCH_WITH_CUDA=OFF -DGPUBENCH_BUILD_BENCHMARKS=OFF -DGPUBENCH_FUZZ=ON \
+  -DGPUBENCH_SANITIZE=address,undefined -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link \
+  -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link > /dev/null
+cmake --build "$build_dir" --target gpubench_fuzz_targets
+build_dir=$(realpath "$build_dir")
+status=0
+for corpus in "$PWD"/tests/fuzz/corpus/*/; do
+  target=$(basename "$corpus")
+  found="$build_dir/found/$target"
+  log="$build_dir/found/$target.log"
+  mkdir -p "$found"
+  echo "fuzz: $target for ${seconds} s"
+  # -rss_limit_mb: a reader that allocates what a header claims is a bug, found as such.
+  if ! (cd "$found" && "$build_dir/bin/${target}_fuzz" -max_total_time="$seconds" \
+          -rss_limit_mb=1024 -timeout=10 -print_final_stats=1 . "$corpus" > "$log" 2>&1); then
+    echo "fuzz: $target FAILED: see $log and $found/crash-*" >&2
+    tail -n 30 "$log" >&2
+    status=1
+  fi
+  grep -E "^stat::number_of_executed_units|^stat::new_units_added" "$log" | tr '\n' ' '
+  echo
+done
+exit "$status"
