@@ -232,7 +232,10 @@ GpuInfo probe_gpu(int device) {
     int count = 0;
     cudaError_t status = cudaGetDeviceCount(&count);
     if (status != cudaSuccess) {
-        info.unavailable_reason = "no usable CUDA driver or device (" + describe(status) + ")";
+        // With no driver at all the runtime says "driver version is insufficient": say what it is.
+        info.unavailable_reason = info.driver_version == 0
+                                      ? "no NVIDIA driver found (the CUDA runtime found no libcuda)"
+                                      : "no usable CUDA driver or device (" + describe(status) + ")";
         cudaGetLastError();
         return info;
     }

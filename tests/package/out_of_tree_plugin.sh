@@ -70,7 +70,8 @@ package_dir=$prefix/lib/cmake/gpubench
 for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpubench/cuda.hpp \
             lib/cmake/gpubench/gpubenchConfig.cmake lib/cmake/gpubench/gpubenchConfigVersion.cmake \
             lib/cmake/gpubench/gpubenchTargets.cmake lib/cmake/gpubench/gpubenchPlugin.cmake \
-            bin/runner; do
+            bin/runner share/gpubench/examples/saxpy/CMakeLists.txt \
+            share/gpubench/examples/plain_c/scale.c; do
   [[ -e $prefix/$file ]] || fail "$prefix/$file is not installed"
   echo "ok: $file"
 done
@@ -153,5 +154,18 @@ grep -q '"build_info": "[^"]*, Release, [^"]*, optimized"' "$plain_results" ||
   fail "$plain_results: build_info does not say Release and optimized"
 if grep -q '"unoptimized"' "$plain_results"; then fail "the plugin built without a build type was flagged unoptimized"; fi
 echo "ok: built as Release, and not flagged unoptimized"
+
+step "the plain-C example, from the installed examples"
+c_build=$work/example-plain-c
+c_args=(-S "$prefix/share/gpubench/examples/plain_c" -B "$c_build" "-DCMAKE_PREFIX_PATH=$prefix"
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+[[ -n $generator ]] && c_args+=(-G "$generator")
+[[ -n $make_program ]] && c_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+"$cmake" "${c_args[@]}" >/dev/null || fail "configure of the plain-C example failed"
+"$cmake" --build "$c_build" >/dev/null || fail "build of the plain-C example failed"
+"$runner" --plugin example_scale_c --plugin-dir "$c_build" --sizes 10,1000 --output "$work/plain-c.json" \
+  >/dev/null 2>&1 || fail "runner failed on the plain-C example"
+grep -q '"status": "ok"' "$work/plain-c.json" || fail "the plain-C example did not verify"
+echo "ok: built and verified"
 
 step "the installed SDK builds, lists and runs an out-of-tree plugin: PASSED"
