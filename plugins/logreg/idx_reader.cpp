@@ -133,12 +133,14 @@ IdxImages read_idx_images(const std::string &path) {
     images.count = source.read_big_endian("the image count");
     images.rows = source.read_big_endian("the row count");
     images.cols = source.read_big_endian("the column count");
-    const uint64_t bytes = uint64_t{images.count} * images.rows * images.cols;
-    if (images.rows == 0 || images.cols == 0 || bytes > kMaxBytes)
+    // Each dimension is below 2^32, so one image's size fits in 64 bits but the total may
+    // not: it is bounded by division before it is multiplied (2^22 x 2^22 x 2^20 wraps to 0).
+    const uint64_t image_bytes = uint64_t{images.rows} * images.cols;
+    if (images.rows == 0 || images.cols == 0 || images.count > kMaxBytes / image_bytes)
         throw IdxError(path + ": implausible dimensions " + std::to_string(images.count) +
                        " x " + std::to_string(images.rows) + " x " +
                        std::to_string(images.cols));
-    images.pixels = source.read_bytes(bytes, "the pixels");
+    images.pixels = source.read_bytes(images.count * image_bytes, "the pixels");
     return images;
 }
 
