@@ -5,17 +5,13 @@
 #include "cache_files.hpp"
 #include "host_resources.hpp"
 
-#include <pwd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <sstream>
 #include <string>
 
 namespace fs = std::filesystem;
