@@ -197,6 +197,12 @@ std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
         read.function(reinterpret_cast<const void *>(d.metrics), "metrics", false);
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, param_names) && d.param_names)
         info.param_names = split_list(read.text(d.param_names, "param_names", false));
+    if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, available)) {
+        read.function(reinterpret_cast<const void *>(d.available), "available", false);
+        info.has_availability_probe = d.available != nullptr;
+    }
+    if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, prepare))
+        read.function(reinterpret_cast<const void *>(d.prepare), "prepare", false);
     if (!read.problem.empty()) return read.problem;
     if (std::string problem = plugin_info_problem(info); !problem.empty()) return problem;
     return info;

@@ -2,7 +2,9 @@
 
 #include "gpu.hpp"
 #include "plugin_instance.hpp"
+#include "text_format.hpp"
 
+#include <chrono>
 #include <cstdio>
 
 namespace gpubench {
@@ -59,6 +61,26 @@ std::string EntryMeasurer::prepare(const Plugin &plugin, int cuda_device) {
     return cuda_unavailable_;
 }
 
+const EntryMeasurer::Prepared &EntryMeasurer::prepare_once(const Plugin &plugin, int cpu_threads) {
+    auto found = prepared_.find(&plugin.api());
+    if (found != prepared_.end()) return found->second;
+    Prepared p;
+    if (const auto prepare = plugin.prepare_fn()) {
+        char message[1024] = "";
+        const auto began = std::chrono::steady_clock::now();
+        p.status = prepare(cpu_threads, message, sizeof message);
+        p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        message[sizeof message - 1] = '\0';  // the plugin's buffer: terminated whatever it wrote
+        if (p.status != GPUBENCH_OK) p.message = printable_text(*message ? message : "prepare() failed");
+    }
+    return prepared_.emplace(&plugin.api(), std::move(p)).first->second;
+}
+
+double EntryMeasurer::prepare_seconds(const Plugin &plugin) const {
+    auto found = prepared_.find(&plugin.api());
+    return found == prepared_.end() ? 0 : found->second.seconds;
+}
+
 EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
                                    const MeasureOptions &options, const StageObserver &observe,
                                    const std::optional<RunBudget> &budget) {
@@ -67,6 +89,14 @@ EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
             return skipped_entry(plugin.info(), size, why);
     if (std::string why = prepare(plugin, options.cuda_device); !why.empty())
         return skipped_entry(plugin.info(), size, "unavailable: " + why);
+    if (const Prepared &p = prepare_once(plugin, options.cpu_threads); p.status != GPUBENCH_OK) {
+        EntryResult failed = skipped_entry(plugin.info(), size, "unavailable: " + p.message);
+        if (p.status != GPUBENCH_NOT_SUPPORTED) {
+            failed.status = EntryStatus::error;
+            failed.message = "prepare: " + p.message;
+        }
+        return failed;
+    }
     PhaseTimer &timer = plugin.is_cuda() ? *cuda_timer_ : static_cast<PhaseTimer &>(host_timer_);
     EntryResult entry = measure_entry(plugin, size, options, timer, observe);
     if (plugin.is_cuda())

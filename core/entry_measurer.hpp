@@ -8,6 +8,7 @@
 #include "plugin_library.hpp"
 #include "roofline.hpp"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,9 +42,19 @@ public:
                         const StageObserver &observe = {},
                         const std::optional<RunBudget> &budget = std::nullopt);
     bool cuda_context_lost() const { return !lost_.empty(); }
+    // Seconds the plugin's prepare() (v1.4) took in this process; 0 before or without one.
+    double prepare_seconds(const Plugin &plugin) const;
     void set_host_roofline(Roofline roofline) { host_timer_.set_roofline(std::move(roofline)); }
 
 private:
+    struct Prepared {
+        gpubench_status status = GPUBENCH_OK;
+        std::string message;
+        double seconds = 0;
+    };
+    const Prepared &prepare_once(const Plugin &plugin, int cpu_threads);
+
+    std::map<const gpubench_plugin *, Prepared> prepared_;
     SteadyClockTimer host_timer_;
     std::unique_ptr<PhaseTimer> cuda_timer_;
     std::string cuda_unavailable_;  // why cuda_timer_ could not be made

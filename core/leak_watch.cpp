@@ -1,9 +1,10 @@
 #include "leak_watch.hpp"
 
+#include "text_format.hpp"
+
 #include <malloc.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <fstream>
 
 namespace gpubench {
@@ -22,21 +23,6 @@ MemoryReading read_memory(const PhaseTimer &timer, size_t runs) {
     return reading;
 }
 
-namespace {
-
-std::string in_words(double bytes) {
-    char text[32];
-    if (bytes >= (1ull << 30))
-        std::snprintf(text, sizeof text, "%.3g GiB", bytes / double(1ull << 30));
-    else if (bytes >= (1ull << 20))
-        std::snprintf(text, sizeof text, "%.3g MiB", bytes / double(1ull << 20));
-    else
-        std::snprintf(text, sizeof text, "%.3g KiB", bytes / 1024.0);
-    return text;
-}
-
-}  // namespace
-
 std::string leak_between(size_t runs_a, uint64_t a, size_t runs_b, uint64_t b, size_t runs_c,
                          uint64_t c, const char *what) {
     if (!(runs_a < runs_b && runs_b < runs_c) || !(a < b && b < c)) return "";
@@ -47,7 +33,7 @@ std::string leak_between(size_t runs_a, uint64_t a, size_t runs_b, uint64_t b, s
     const double share_b = static_cast<double>(b - a) / static_cast<double>(runs_b - runs_a);
     const double share_c = static_cast<double>(c - b) / static_cast<double>(runs_c - runs_b);
     if (share_b < per_run / 4 || share_c < per_run / 4) return "";
-    return "leaks " + in_words(per_run) + " of " + what + " per run() (" + in_words(total) +
+    return "leaks " + format_memory(per_run) + " of " + what + " per run() (" + format_memory(total) +
            " more after " + std::to_string(runs_c - runs_a) + " more runs)";
 }
 

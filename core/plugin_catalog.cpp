@@ -98,6 +98,9 @@ void add_files(PluginCatalog &catalog, const std::vector<fs::path> &files) {
                                                         printable_text(same->file.string())});
             continue;
         }
+        BuildRecordRead build = read_build_record(plugin.file);
+        plugin.build_record = std::move(build.record);
+        plugin.build_record_note = std::move(build.note);
         catalog.plugins.push_back(std::move(plugin));
     }
 }

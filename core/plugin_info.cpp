@@ -37,6 +37,8 @@ nlohmann::json plugin_info_to_json(const PluginInfo &info) {
                            {"item_name", info.item_name},
                            {"headline", info.headline}};
     if (info.param_names) json["param_names"] = *info.param_names;
+    if (info.has_availability_probe) json["availability_probe"] = true;
+    if (!info.unavailable_reason.empty()) json["unavailable"] = info.unavailable_reason;
     return json;
 }
 
@@ -61,6 +63,8 @@ PluginInfo plugin_info_from_json(const nlohmann::json &json, const std::filesyst
     json.at("item_name").get_to(info.item_name);
     json.at("headline").get_to(info.headline);
     if (json.contains("param_names")) info.param_names = json["param_names"].get<std::vector<std::string>>();
+    info.has_availability_probe = json.value("availability_probe", false);
+    info.unavailable_reason = json.value("unavailable", std::string());
     return info;
 }
 

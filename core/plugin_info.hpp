@@ -4,6 +4,8 @@
 // this; only workers (and --in-process) load the library itself (plugin_library.hpp).
 #pragma once
 
+#include "build_record.hpp"
+
 #include <gpubench/plugin.h>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +30,13 @@ struct PluginInfo {
     std::string item_name;                                  // v1.1; "" = none
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;    // v1.1
     std::optional<std::vector<std::string>> param_names;    // v1.2; nullopt = not declared
+    bool has_availability_probe = false;                    // v1.4: available() is set
+    std::string unavailable_reason;  // what available() said in the scan; "" = available
+    // Not from the descriptor: the build record beside the file, read by discover_plugins.
+    std::optional<BuildRecord> build_record;
+    std::string build_record_note;  // why a build record beside it was ignored; "" when none was
 
+    bool is_available() const { return unavailable_reason.empty(); }
     bool is_cuda() const { return device_kind == GPUBENCH_DEVICE_CUDA; }
     const char *device_kind_name() const;  // "cpu", "cuda"
     // build_info says the plugin was compiled without optimisation (GPUBENCH_OPTIMIZATION_TEXT).

@@ -12,6 +12,10 @@ decltype(gpubench_plugin::metrics) Plugin::metrics_fn() const {
     return GPUBENCH_HAS_FIELD(api_, gpubench_plugin, metrics) ? api_->metrics : nullptr;
 }
 
+decltype(gpubench_plugin::prepare) Plugin::prepare_fn() const {
+    return GPUBENCH_HAS_FIELD(api_, gpubench_plugin, prepare) ? api_->prepare : nullptr;
+}
+
 std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file,
                                           const std::function<void(const char *)> &stage) {
     namespace dll = boost::dll;

@@ -29,6 +29,8 @@ public:
     bool is_cuda() const { return info_.is_cuda(); }
     // v1.1's optional metrics(); nullptr when the plugin has none or is older.
     decltype(gpubench_plugin::metrics) metrics_fn() const;
+    // v1.4's optional prepare(); nullptr when the plugin has none or is older.
+    decltype(gpubench_plugin::prepare) prepare_fn() const;
 
 private:
     boost::dll::shared_library library_;

@@ -4,6 +4,7 @@
 #include "descriptor_check.hpp"
 #include "plugin_library.hpp"
 #include "plugin_scan_cache.hpp"
+#include "text_format.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -48,8 +49,19 @@ int scan_main(int argc, const char *const *argv) {
         stage = name;
         report({{"stage", name}});
     });
-    if (const auto *plugin = std::get_if<Plugin>(&loaded))
-        report({{"plugin", plugin_info_to_json(plugin->info())}});
+    if (const auto *plugin = std::get_if<Plugin>(&loaded)) {
+        PluginInfo info = plugin->info();
+        if (info.has_availability_probe) {  // v1.4: asked here, on every scan
+            stage = "asking available()";
+            report({{"stage", stage}});
+            char message[1024] = "";
+            if (plugin->api().available(message, sizeof message) != GPUBENCH_OK) {
+                message[sizeof message - 1] = '\0';
+                info.unavailable_reason = printable_text(*message ? message : "available() said no");
+            }
+        }
+        report({{"plugin", plugin_info_to_json(info)}});
+    }
     else  // a library the dynamic loader refused may load in another environment: not cached
         report({{"refused", std::get<Refusal>(loaded).reason},
                 {"cacheable", stage != "loading the library"}});
@@ -153,6 +165,7 @@ private:
             } else if (message.contains("plugin")) {
                 // What arrives on the pipe is checked again: the library's code ran there.
                 PluginInfo info = plugin_info_from_json(message.at("plugin"), file);
+                cacheable = !info.has_availability_probe;  // its answer depends on the machine
                 const std::string problem = plugin_info_problem(info);
                 result = problem.empty() ? ScanResult(std::move(info)) : Refusal{file, problem};
             }

@@ -16,12 +16,13 @@ namespace {
 struct PluginKind {
     std::string workload, backend;
     bool gpu = false;
+    std::optional<BuildRecord> build;
 };
 
 std::map<std::string, PluginKind> plugin_kinds(const ResultsDocument &document) {
     std::map<std::string, PluginKind> kinds;
     for (const PluginRecord &p : document.plugins)
-        kinds[p.name] = {p.workload, p.backend, p.device_kind == "cuda"};
+        kinds[p.name] = {p.workload, p.backend, p.device_kind == "cuda", p.build_record};
     return kinds;
 }
 
@@ -98,11 +99,15 @@ std::vector<WorkloadReport> build_report(
                 return c.backend == kind->second.backend && c.source == label;
             });
             if (column == report.columns.end()) {
-                report.columns.push_back({kind->second.backend, label, kind->second.gpu, {}});
+                report.columns.push_back(
+                    {kind->second.backend, label, kind->second.gpu, {}, kind->second.build});
                 column = report.columns.end() - 1;
             }
-            column->points[entry.record.size] = {entry.timing->headline_median(),
-                                                 entry.timing->end_to_end.median, entry.record.flags};
+            const TimingRecord &t = *entry.timing;
+            column->points[entry.record.size] = {t.headline_median(), t.end_to_end.median,
+                                                 entry.record.flags,  t.run.median,
+                                                 t.first_run,         t.load,
+                                                 entry.resources};
         }
     }
     std::vector<WorkloadReport> reports;

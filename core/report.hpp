@@ -21,6 +21,8 @@ namespace gpubench {
 struct ReportPoint {
     double compute_s = 0, end_to_end_s = 0;  // compute: the headline (per launch when so timed)
     std::vector<std::string> flags;          // the entry's flags (contended, unoptimized...)
+    double run_s = 0, first_run_s = 0, load_s = 0;  // run()'s median, its first call, the loading
+    std::optional<ResourcesRecord> resources;
 };
 
 // A column of a workload's table: one backend from one results file.
@@ -28,6 +30,7 @@ struct ReportColumn {
     std::string backend, source;  // source: the file's machine ("vm", "H100"...) when several
     bool gpu = false;
     std::map<uint64_t, ReportPoint> points;  // by size; verified entries only
+    std::optional<BuildRecord> build;        // the plugin's build record, where the file has it
     std::string label() const { return source.empty() ? backend : backend + " @ " + source; }
 };
 

@@ -12,16 +12,19 @@ namespace gpubench {
 using nlohmann::json;
 
 json plugin_json(const PluginInfo &plugin) {
-    return {{"name", plugin.name},
-            {"workload", plugin.workload},
-            {"backend", plugin.backend},
-            {"device_kind", plugin.device_kind_name()},
-            {"description", plugin.description},
-            {"size_meaning", plugin.size_meaning},
-            {"version", plugin.version},
-            {"abi", plugin.abi_text()},
-            {"build_info", plugin.build_info},
-            {"file", printable_text(plugin.file.string())}};
+    json j = {{"name", plugin.name},
+              {"workload", plugin.workload},
+              {"backend", plugin.backend},
+              {"device_kind", plugin.device_kind_name()},
+              {"description", plugin.description},
+              {"size_meaning", plugin.size_meaning},
+              {"version", plugin.version},
+              {"abi", plugin.abi_text()},
+              {"build_info", plugin.build_info},
+              {"file", printable_text(plugin.file.string())}};
+    if (plugin.build_record) j["build_record"] = build_record_json(*plugin.build_record);
+    if (!plugin.build_record_note.empty()) j["build_record_note"] = plugin.build_record_note;
+    return j;
 }
 
 EntryFigures entry_figures(const EntryResult &e) {

@@ -78,19 +78,32 @@ const JsonSchema &built_in_schema() {
     return schema;
 }
 
+template <typename T>
+std::optional<T> optional_field(const json &object, const char *name) {
+    const auto found = object.find(name);
+    return found == object.end() ? std::nullopt : std::optional<T>(found->get<T>());
+}
+
 // An entry of a checked document, typed: every field read here has its type in the schema.
 RecordedEntry recorded_entry(const json &entry) {
-    RecordedEntry r{entry.get<EntryRecord>(), std::nullopt};
+    RecordedEntry r{entry.get<EntryRecord>(), std::nullopt, std::nullopt};
     if (const auto found = entry.find("timing"); found != entry.end()) {
         const json &timing = *found;
         TimingRecord &t = r.timing.emplace();
         t.run = timing.at("run").get<Summary>();
         t.end_to_end = timing.at("end_to_end").get<Summary>();
+        t.load = optional_field<double>(timing, "load").value_or(0);
+        t.first_run = timing.at("first_run").get<double>();
         t.samples = timing.at("samples").get<SampleSeries>();
         if (timing.contains("compute")) t.compute = timing.at("compute").get<HeadlineTiming>();
         if (timing.contains("per_launch"))
             t.per_launch = timing.at("per_launch").get<PerLaunchTiming>();
     }
+    if (const auto found = entry.find("resources"); found != entry.end())
+        r.resources = ResourcesRecord{found->at("peak_rss_bytes").get<uint64_t>(),
+                                      optional_field<double>(*found, "cpu_percent"),
+                                      optional_field<uint64_t>(*found, "device_allocated_bytes"),
+                                      optional_field<double>(*found, "gpu_busy")};
     return r;
 }
 
@@ -153,7 +166,11 @@ ResultsDocument typed_document(const json &document) {  // checked already
     d.logical_cores = host.at("logical_cores").get<uint64_t>();
     if (const json &gpu = document.at("gpu"); gpu.at("available").get<bool>())
         d.gpu_name = gpu.at("name").get<std::string>();
-    d.plugins = document.at("plugins").get<std::vector<PluginRecord>>();
+    for (const json &plugin : document.at("plugins")) {
+        PluginRecord &p = d.plugins.emplace_back(plugin.get<PluginRecord>());
+        if (plugin.contains("build_record"))
+            p.build_record = build_record_from_json(plugin.at("build_record"));
+    }
     for (const json &entry : document.at("entries")) d.entries.push_back(recorded_entry(entry));
     return d;
 }

@@ -4,6 +4,7 @@
 // hands a reader nothing that has not passed the schema.
 #pragma once
 
+#include "build_record.hpp"
 #include "gpu.hpp"
 #include "json_schema.hpp"
 #include "measure.hpp"
@@ -78,6 +79,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SampleSeries, run, upload, downl
 // A plugin of the file's "plugins", as far as the readers need it.
 struct PluginRecord {
     std::string name, workload, backend, device_kind;  // device_kind: "cuda" or "cpu"
+    std::optional<BuildRecord> build_record;  // not through the macro (read by results_document)
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginRecord, name, workload, backend, device_kind)
 
@@ -95,6 +97,7 @@ nlohmann::json results_header(std::vector<std::string> command_line, const GpuIn
 // What the readers use of an entry's "timing".
 struct TimingRecord {
     Summary run, end_to_end;
+    double load = 0, first_run = 0;             // load: 0 in files before it was recorded
     std::optional<HeadlineTiming> compute;      // absent in files before per-launch headlines
     std::optional<PerLaunchTiming> per_launch;  // with a per-launch headline only
     SampleSeries samples;
@@ -103,9 +106,18 @@ struct TimingRecord {
     const std::vector<double> &headline_samples() const;
 };
 
+// What the readers use of an entry's "resources".
+struct ResourcesRecord {
+    uint64_t peak_rss_bytes = 0;
+    std::optional<double> cpu_percent;                // of the host's logical cores
+    std::optional<uint64_t> device_allocated_bytes;  // GPU entries only
+    std::optional<double> gpu_busy;                   // fraction of the sampling wall time
+};
+
 struct RecordedEntry {
     EntryRecord record;
     std::optional<TimingRecord> timing;  // absent when no sample was taken
+    std::optional<ResourcesRecord> resources;
     // What makes entries of two files the same measurement: "plugin|size|params".
     std::string identity() const;
 };

@@ -34,7 +34,10 @@ public:
             failed.status = EntryStatus::error;
             return failed;
         }
-        return measurer_->measure(std::get<Plugin>(loaded->second), size, options, {}, budget);
+        const Plugin &plugin = std::get<Plugin>(loaded->second);
+        EntryResult entry = measurer_->measure(plugin, size, options, {}, budget);
+        entry.load_s = measurer_->prepare_seconds(plugin);  // the dlopen itself is not timed here
+        return entry;
     }
 
 private:
@@ -86,7 +89,9 @@ SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> 
             budget = RunBudget{mode.predicted_run_limit_s, smaller.size,
                                summarize(smaller.run_s).median, smaller.work};
         }
-        if (plugin->is_cuda() && !gpu.available) {
+        if (!plugin->is_available()) {
+            entry = skipped_entry(*plugin, size, "unavailable: " + plugin->unavailable_reason);
+        } else if (plugin->is_cuda() && !gpu.available) {
             entry = skipped_entry(*plugin, size, "unavailable: " + gpu.unavailable_reason);
         } else if (mode.isolated) {
             std::optional<EntryResult> measured = pool.measure(*plugin, size, options, budget);

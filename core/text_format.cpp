@@ -24,6 +24,17 @@ std::string format_size(uint64_t size) {
     return text;
 }
 
+std::string format_memory(double bytes) {
+    char text[32];
+    if (bytes >= (1ull << 30))
+        std::snprintf(text, sizeof text, "%.3g GiB", bytes / double(1ull << 30));
+    else if (bytes >= (1ull << 20))
+        std::snprintf(text, sizeof text, "%.3g MiB", bytes / double(1ull << 20));
+    else
+        std::snprintf(text, sizeof text, "%.3g KiB", bytes / 1024.0);
+    return text;
+}
+
 std::string trim(std::string_view text) {
     const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
     return b == std::string_view::npos ? std::string() : std::string(text.substr(b, e - b + 1));

@@ -9,6 +9,7 @@ namespace gpubench {
 
 std::string format_seconds(double seconds);  // "12.30 us", "4.560 ms", "1.200 s"
 std::string format_size(uint64_t size);      // "4096", "1e+06", "2.5e+08"
+std::string format_memory(double bytes);     // "512 KiB", "1.5 MiB", "2.25 GiB"
 std::string trim(std::string_view text);     // without leading and trailing spaces and tabs
 // `text` with each byte that is not valid UTF-8, and each control character (a newline, an
 // escape sequence's ESC), as the four characters "\xNN": for text from outside (a plugin's

@@ -92,7 +92,7 @@ int worker_main(int argc, const char *const *argv) {
             entry = measurer.measure(*plugin, request.size, request.options,
                                       [&](const char *stage) { send(report_fd, {{"stage", stage}}); },
                                       request.budget);
-            entry.load_s = load_s;
+            entry.load_s = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
         }
         send(report_fd, {{"entry", entry_to_wire(entry)}});
         if (!plugin || measurer.cuda_context_lost()) break;  // a fresh process is needed

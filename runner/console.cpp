@@ -87,9 +87,9 @@ void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const Gp
         {"PLUGIN", "WORKLOAD", "BACKEND", "DEVICE", "STATUS", "SIZES", "SIZE MEANING", "ABI",
          "FILE"}};
     for (const PluginInfo &p : catalog.plugins) {
-        std::string status = !p.is_cuda() || gpu.available
-                                 ? "available"
-                                 : "unavailable: " + gpu.unavailable_reason;
+        std::string status = !p.is_available()                ? "unavailable: " + p.unavailable_reason
+                             : !p.is_cuda() || gpu.available ? "available"
+                                                             : "unavailable: " + gpu.unavailable_reason;
         rows.push_back({p.name, p.workload, p.backend, p.device_kind_name(), status,
                         std::to_string(p.min_size) + ".." + std::to_string(p.max_size),
                         p.size_meaning, p.abi_text(), printable_text(p.file.string())});

@@ -144,7 +144,9 @@ int run(int argc, char **argv) {
     std::vector<const PluginInfo *> selected;
     if (cli.plugin_patterns.empty()) {
         for (const PluginInfo &p : catalog.plugins)
-            if (!p.is_cuda() || probed->available)
+            if (!p.is_available())
+                std::cout << "note: " << p.name << " unavailable: " << p.unavailable_reason << '\n';
+            else if (!p.is_cuda() || probed->available)
                 selected.push_back(&p);
             else
                 std::cout << "note: " << p.name << " unavailable: " << probed->unavailable_reason << '\n';

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Plot gpubench results: per workload, median time vs size on log-log axes, one colour per
-backend, compute-only (solid) and end-to-end with transfers (dashed); and a panel each for
+backend, compute-only and end-to-end with transfers (dotted); and a panel each for
 throughput, % of the GPU's roofline, GPU memory, CPU use and GPU use vs size: the figures of
-the studies. PNG and SVG.
+the studies. A workload's backends in every language share its figure: solid lines for
+compiled ones (C++, CUDA), dashed for Python (the language from the plugins' build records;
+solid where unknown), each labelled with its language. PNG and SVG.
 
     plot_results.py RESULTS.json [MORE.json ...] [--out-dir DIR] [--name STEM]
         -> DIR/<STEM>-<workload>.png and .svg   (STEM: the first file's name unless --name)
@@ -56,14 +58,34 @@ def machine_of(document):
         document.get("host", {}).get("host_name", "host")
 
 
+# Line style by language: compiled code solid, Python dashed, any other dash-dotted.
+LANGUAGE_STYLES = {"C": "-", "C++": "-", "CUDA": "-", "Python": "--"}
+STYLE_NAMES = {"-": "solid", "--": "dashed", "-.": "dash-dot"}
+
+
+def line_style(language):
+    return LANGUAGE_STYLES.get(language, "-." if language else "-")
+
+
+def style_key(languages):
+    """The legend's title: which style is which language, e.g. 'solid: C++, CUDA; dashed: Python'."""
+    by_style = {}
+    for language in sorted(languages):
+        by_style.setdefault(STYLE_NAMES[line_style(language)], []).append(language or "unknown")
+    return "; ".join(f"{style}: {', '.join(names)}" for style, names in by_style.items())
+
+
 def load_series(documents):
-    """({workload: {line label: [point]}}, {workload: rate label}) of the verified entries of
-    every document; a point is a dict of size, compute, e2e, rate and, where the results have
-    them, pct_peak, gpu_mib, cpu_cores and gpu_busy."""
+    """({workload: {line label: [point]}}, {workload: rate label}, {line label: language}) of
+    the verified entries of every document; a point is a dict of size, compute, e2e, rate and,
+    where the results have them, pct_peak, gpu_mib, cpu_cores and gpu_busy. A line's label
+    names its language where the plugin's build record gives it."""
     workload_of = {p["name"]: p["workload"] for d in documents for p in d.get("plugins", [])}
+    language_of = {p["name"]: p.get("build_record", {}).get("language", "")
+                   for d in documents for p in d.get("plugins", [])}
     machines = [machine_of(d) for d in documents]
     several_machines = len(set(machines)) > 1  # then each line names its machine
-    series, rate_label = {}, {}
+    series, rate_label, languages = {}, {}, {}
     for machine, entry in ((m, e) for m, d in zip(machines, documents) for e in d.get("entries", [])):
         if not entry.get("valid"):
             continue
@@ -82,14 +104,18 @@ def load_series(documents):
                  "cpu_cores": resources.get("cpu_cores"),
                  "gpu_busy": resources.get("gpu_busy")}
         rate_label.setdefault(workload, label)
+        language = language_of.get(entry["plugin"], "")
         line = entry["plugin"] + (f" [{entry['params']}]" if entry.get("params") else "")
+        if language:
+            line += f" ({language})"
         if several_machines:
             line += f" @ {machine}"
+        languages[line] = language
         series.setdefault(workload, {}).setdefault(line, []).append(point)
     for plugins in series.values():
         for points in plugins.values():
             points.sort(key=lambda p: p["size"])
-    return series, rate_label
+    return series, rate_label, languages
 
 
 # The panels after time vs size: (point key, y label, title, log y).
@@ -100,26 +126,29 @@ PANELS = [("rate", None, "throughput", True),
           ("gpu_busy", "fraction of wall time the GPU was busy", "GPU use", False)]
 
 
-def plot_workload(plt, workload, plugins, rate_label, title, stem):
+def plot_workload(plt, workload, plugins, languages, rate_label, title, stem):
     figure, axes = plt.subplots(2, 3, figsize=(18, 10))
     time_axes, panel_axes = axes.flat[0], list(axes.flat[1:])
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for index, (plugin, points) in enumerate(sorted(plugins.items())):
         colour = colours[index % len(colours)]
+        style = "o" + line_style(languages.get(plugin, ""))
         sizes = [p["size"] for p in points]
-        time_axes.plot(sizes, [p["compute"] for p in points], "o-", color=colour,
-                       label=plugin + " (compute)")
+        time_axes.plot(sizes, [p["compute"] for p in points], style, color=colour,
+                       label=plugin + " compute")
         if any(p["e2e"] > p["compute"] for p in points):
-            time_axes.plot(sizes, [p["e2e"] for p in points], "s--", color=colour, alpha=0.7,
-                           label=plugin + " (end-to-end)")
+            time_axes.plot(sizes, [p["e2e"] for p in points], "s:", color=colour, alpha=0.7,
+                           label=plugin + " end to end")
         for panel, (key, _, _, _) in zip(panel_axes, PANELS):
             known = [p for p in points if p[key] is not None]
             if known:
-                panel.plot([p["size"] for p in known], [p[key] for p in known], "o-",
+                panel.plot([p["size"] for p in known], [p[key] for p in known], style,
                            color=colour, label=plugin)
     time_axes.set(xscale="log", yscale="log", xlabel="size", ylabel="median time [s]",
-                  title=f"{workload}: time vs size (solid compute, dashed end to end)")
-    time_axes.legend(fontsize="x-small")
+                  title=f"{workload}: time vs size (end to end dotted)")
+    drawn = {languages.get(plugin, "") for plugin in plugins}
+    time_axes.legend(fontsize="x-small", title=style_key(drawn) if any(drawn) else None,
+                     title_fontsize="x-small")
     for panel, (key, ylabel, name, log_y) in zip(panel_axes, PANELS):
         panel.set(xscale="log", xlabel="size", ylabel=ylabel or rate_label,
                   title=f"{workload}: {name}")
@@ -154,7 +183,7 @@ def main():
                 documents.append(json.load(handle))
         except (OSError, ValueError) as error:
             sys.exit(f"plot_results.py: error: cannot read {path}: {error}")
-    series, rate_labels = load_series(documents)
+    series, rate_labels, languages = load_series(documents)
     if not series:
         sys.exit(f"plot_results.py: error: {', '.join(args.results)}: no verified entries to plot")
     plt = import_pyplot()
@@ -166,7 +195,7 @@ def main():
     title = f"{host.get('host_name', '?')}: {host.get('cpu_model', '?')}, " \
             f"GPU {gpu.get('name', 'none') if gpu.get('available') else 'none'}"
     for workload, plugins in sorted(series.items()):
-        for path in plot_workload(plt, workload, plugins, rate_labels[workload], title,
+        for path in plot_workload(plt, workload, plugins, languages, rate_labels[workload], title,
                                   os.path.join(out_dir, f"{stem}-{workload}")):
             print(path)
 

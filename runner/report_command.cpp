@@ -1,5 +1,6 @@
 #include "cli.hpp"
 #include "report.hpp"
+#include "report_studies.hpp"
 #include "results_model.hpp"
 #include "subcommands.hpp"
 
@@ -47,7 +48,9 @@ int report_command(int argc, const char *const *argv) {
     po::options_description options(
         "Usage: runner report RESULTS.json [MORE.json...] [options]\n"
         "Per workload: median compute and end-to-end time by size and backend, speedups over a\n"
-        "baseline, and the size from which each GPU backend beats the best CPU one end to end.\n"
+        "baseline, and the size from which each GPU backend beats the best CPU one end to end;\n"
+        "in Markdown then the studies view: per size, each backend's time, memory, CPU and GPU\n"
+        "use, compile time and lines of code, by language.\n"
         "Several files are put side by side, each column named by its machine.\nOptions");
     options.add_options()
         ("help,h", "show this help")
@@ -95,7 +98,10 @@ int report_command(int argc, const char *const *argv) {
             if (!file) throw std::runtime_error("cannot write " + output);
         }
         std::ostream &out = output.empty() ? std::cout : file;
-        if (format == "markdown") write_markdown(out, reports);
+        if (format == "markdown") {
+            write_markdown(out, reports);
+            write_studies_markdown(out, reports);
+        }
         if (format == "csv") write_csv(out, reports);
         if (format == "json") out << report_json(reports).dump(1) << '\n';
         if (format == "gbench") out << gbench_json(labelled.front().second).dump(1) << '\n';

@@ -6,6 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${GPUBENCH_BUILD_DIR:-build}
+. scripts/python-env.sh
 out="$build_dir/ci-chain"
 rm -rf "$out"
 mkdir -p "$out"

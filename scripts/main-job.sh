@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh "$@"
 build_dir=${GPUBENCH_BUILD_DIR:-build}
+. scripts/python-env.sh
 mkdir -p results
 results="results/$(hostname)-$(date -u +%Y%m%dT%H%M%SZ).json"
 status=0

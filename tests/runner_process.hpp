@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 namespace runner_process {
@@ -45,6 +46,15 @@ inline std::string fixtures() { return std::string("--plugin-dir ") + GPUBENCH_F
 inline std::filesystem::path temp_results(const std::string &name) {
     return std::filesystem::temp_directory_path() /
            ("gpubench_cli_" + name + "_" + std::to_string(getpid()) + ".json");
+}
+
+inline std::string slurp(const std::filesystem::path &path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline void write(const std::filesystem::path &path, const std::string &text) {
+    std::ofstream(path, std::ios::binary) << text;
 }
 
 inline nlohmann::json read_json(const std::filesystem::path &path) {

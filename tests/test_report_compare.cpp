@@ -1,6 +1,7 @@
 // Reports and comparisons on hand-made results files, where every figure is known.
 #include "compare.hpp"
 #include "report.hpp"
+#include "report_studies.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
 
@@ -218,7 +219,8 @@ TEST_CASE("runner report and runner compare from the command line", "[compare]")
 
     Outcome md = run_runner("report " + base.string());
     CHECK(md.status == 0);
-    CHECK_THAT(md.output, Catch::Contains("## sort") && Catch::Contains("cuda: from 1e+05"));
+    CHECK_THAT(md.output, Catch::Contains("## sort") && Catch::Contains("cuda: from 1e+05") &&
+                              Catch::Contains("## sort: studies view"));
     Outcome csv = run_runner("report --format csv --baseline omp " + base.string());
     CHECK(csv.status == 0);
     CHECK_THAT(csv.output, Catch::StartsWith("workload,params,source,backend"));
@@ -265,4 +267,61 @@ TEST_CASE("reports show flags and per-launch headlines, and compare uses per-lau
     json old = doc;
     old["entries"][1]["timing"].erase("per_launch");
     CHECK_FALSE(compare_results(typed(old), typed(candidate), CompareOptions{}).regressed());
+}
+
+TEST_CASE("the studies view: per size, backends grouped by language with memory, use, compile time and lines",
+          "[report]") {
+    json doc = results({{"matmul_naive", 1000, around(1e-3)},   {"matmul_naive", 2000, around(8e-3)},
+                        {"matmul_cuda", 1000, around(0.5e-3)},  {"matmul_cuda", 2000, around(1e-3)},
+                        {"matmul_numpy", 1000, around(2e-3)},   {"matmul_mystery", 1000, around(3e-3)}});
+    const json shared = {{"shared_files", {"plugins/matmul/matmul_common.cpp", "plugins/matmul/matmul_gpu.hpp"}},
+                         {"shared_lines", 254}, {"shared_compile_s", 1.4}};
+    const auto record = [&](const char *language, double compile_s, uint64_t lines) {
+        json r = shared;
+        r.update({{"language", language}, {"source_files", {"x"}}, {"source_lines", lines}});
+        if (compile_s > 0) r["compile_s"] = compile_s;
+        return r;
+    };
+    // Listed out of order: the view sorts C++ and CUDA first, then Python, then unknown.
+    doc["plugins"][0]["build_record"] = record("C++", 1.5, 22);
+    doc["plugins"][1]["build_record"] = record("CUDA", 4, 163);
+    doc["plugins"][2]["build_record"] = {{"language", "Python"}, {"bridge_compile_s", 2.0},
+                                         {"source_files", {"plugins/matmul/numpy.py"}}, {"source_lines", 30},
+                                         {"shared_files", {"plugins/matmul/python.cpp"}}, {"shared_lines", 38}};
+    for (json &e : doc["entries"]) {
+        json &r = e["resources"];
+        r["peak_rss_bytes"] = 64ull << 20;
+        r["cpu_percent"] = 6.25;
+        e["timing"]["first_run"] = 0.5;
+        e["timing"]["load"] = 0.8;
+        if (e["plugin"] == "matmul_cuda")
+            r.update({{"device_allocated_bytes", 256ull << 20}, {"gpu_busy", 0.97}});
+    }
+    std::ostringstream out;
+    write_studies_markdown(out, build_report({{"", typed(doc)}}, {}));
+    const std::string md = out.str();
+    INFO(md);
+    CHECK_THAT(md, Catch::Contains("## matmul: studies view") &&
+                       Catch::Contains("| size | language | backend | time | CPU RAM | GPU RAM | CPU % | "
+                                       "GPU % | compile | lines |"));
+    const std::vector<std::string> rows = {
+        "| 1000 | C++ | naive | 1.000 ms | 64 MiB | — | 6.2% | — | 1.500 s | 22 |",
+        "|  | CUDA | cuda | 500.00 us | 64 MiB | 256 MiB | 6.2% | 97% | 4.000 s | 163 |",
+        // Python: JIT = first run - median run, and the load (interpreter and imports).
+        "|  | Python | numpy | 2.000 ms | 64 MiB | — | 6.2% | — | JIT 498.000 ms, load 800.000 ms | 30 |",
+        "|  | unknown | mystery | 3.000 ms | 64 MiB | — | 6.2% | — | — | — |",
+        "| 2000 | C++ | naive | 8.000 ms |",
+        "|  | CUDA | cuda | 1.000 ms |"};
+    size_t at = 0;
+    for (const std::string &row : rows) {  // present, and in this order
+        INFO(row);
+        const size_t found = md.find(row, at);
+        REQUIRE(found != std::string::npos);
+        at = found;
+    }
+    // The shared lines once per set of shared files, not per backend.
+    CHECK_THAT(md, Catch::Contains("Shared by naive, cuda: 254 lines of code (plugins/matmul/matmul_common.cpp, "
+                                   "plugins/matmul/matmul_gpu.hpp), compiled once in 1.400 s.") &&
+                       Catch::Contains("Shared by numpy: 38 lines of code (plugins/matmul/python.cpp)."));
+    CHECK(md.find("Shared by naive") == md.rfind("Shared by naive"));
 }

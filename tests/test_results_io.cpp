@@ -17,11 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string slurp(const fs::path &path) {
-    std::ifstream in(path);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Temporary files of the writer (<name>.partial-<pid>-<random>) left next to `path`.
 bool temporaries_beside(const fs::path &path) {
     for (const auto &item : fs::directory_iterator(path.parent_path()))

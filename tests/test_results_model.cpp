@@ -28,13 +28,6 @@ const fs::path results_dir = fs::path(GPUBENCH_SOURCE_DIR) / "results";
 // A real results file of a GPU sweep: per-launch headlines, NVML readings, energy, rooflines.
 const fs::path recorded = results_dir / "h100-n10-2026-11-23.json";
 
-std::string slurp(const fs::path &path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write(const fs::path &path, const std::string &text) { std::ofstream(path, std::ios::binary) << text; }
-
 // The recorded file with `change` made at a JSON pointer: a value put there, or (null
 // change) the field removed.
 json changed(const std::string &pointer, const std::optional<json> &change) {

@@ -4,41 +4,60 @@
 
 #include <limits>
 #include <string>
+#include <string_view>
 
 namespace logreg {
 namespace {
 
+using gpubench::BackendSpec;
+
 constexpr uint64_t kMinSamples = 10;
 constexpr uint64_t kMaxSamples = kTrainImages;  // the whole training set
 constexpr int kMaxIterations = 100000;
-
-struct BackendSpec {
-    const char *name, *backend;
-    gpubench_device_kind device_kind;
-    const char *description;
-};
+constexpr const char *kParamsHelp =
+    "iterations=N (full-batch steps, default 100), lr=X (learning rate, default 0.1; above "
+    "~0.2 the descent oscillates), data=DIR (MNIST-format IDX files; default "
+    "$GPUBENCH_MNIST_DIR, else /usr/share/datasets/fashion-mnist; synthetic data when none "
+    "there)";
 
 BackendSpec spec_of(Backend backend) {
+    const std::vector<uint64_t> study_sweep{60, 600, 6000, 60000};  // every C++ backend
     switch (backend) {
     case Backend::naive:
         return {"logreg_naive", "naive", GPUBENCH_DEVICE_CPU,
                 "softmax regression, full-batch gradient descent; plain per-sample loops on "
-                "one thread (n = 60000, the whole training set, takes about 20-40 s per run)"};
+                "one thread (n = 60000, the whole training set, takes about 20-40 s per run)",
+                kMaxSamples, study_sweep};
     case Backend::omp:
         return {"logreg_omp", "omp", GPUBENCH_DEVICE_CPU,
                 "softmax regression, full-batch gradient descent; OpenMP over sample blocks "
-                "with per-thread gradients, SIMD over 16 padded classes"};
+                "with per-thread gradients, SIMD over 16 padded classes",
+                kMaxSamples, study_sweep};
     case Backend::cuda:
         return {"logreg_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
                 "softmax regression, full-batch gradient descent; hand-written CUDA: fused "
                 "forward + softmax + partial gradient per sample chunk (theta in shared "
-                "memory), deterministic reduce-and-update"};
+                "memory), deterministic reduce-and-update",
+                kMaxSamples, study_sweep};
     case Backend::cublas:
         return {"logreg_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
                 "softmax regression, full-batch gradient descent; cublasSgemm for X theta, a "
-                "softmax kernel, cublasSgemm for the gradient with the update fused (beta 1)"};
+                "softmax kernel, cublasSgemm for the gradient with the update fused (beta 1)",
+                kMaxSamples, study_sweep};
     }
     throw gpubench::Error(GPUBENCH_ERROR, "unknown logreg backend");
+}
+
+// Device memory an instance keeps beside X, the labels and theta: logreg_cuda's partial
+// gradients, logreg_cublas's logits and cuBLAS workspace; any other CUDA backend (the
+// Python ones) its probabilities and one-hot labels (n x 10 floats each) and a gradient.
+double device_scratch(const BackendSpec &spec, uint64_t n) {
+    const std::string_view backend = spec.backend;
+    const double samples = static_cast<double>(n), logits = samples * kClasses * sizeof(float);
+    if (backend == "cuda")
+        return static_cast<double>(gradient_chunks(n)) * kThetaSize * sizeof(float);
+    if (backend == "cublas") return logits + double(32 << 20);
+    return 2 * logits + kThetaSize * sizeof(float);
 }
 
 // Test-accuracy floors with the default settings (iterations=100, lr=0.1), by size: 5-13
@@ -94,8 +113,9 @@ Settings parse_settings(const gpubench::Params &params) {
     return s;
 }
 
-gpubench::Info make_info(Backend backend) {
-    const BackendSpec s = spec_of(backend);
+gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
+
+gpubench::Info make_info(const BackendSpec &s) {
     gpubench::Info info{s.name,
                         "logreg",
                         s.backend,
@@ -104,19 +124,20 @@ gpubench::Info make_info(Backend backend) {
                         "n: training samples, the first n images of the 60000 (785 float32 "
                         "features each: 784 pixels / 255 and a bias)",
                         "1.0",
-                        "iterations=N (full-batch steps, default 100), lr=X (learning rate, "
-                        "default 0.1; above ~0.2 the descent oscillates), data=DIR "
-                        "(MNIST-format IDX files; default $GPUBENCH_MNIST_DIR, else "
-                        "/usr/share/datasets/fashion-mnist; synthetic data when none there)",
+                        s.params_help ? s.params_help : kParamsHelp,
                         kMinSamples,
-                        kMaxSamples,
-                        {60, 600, 6000, 60000}};  // the study's sweep, every backend
+                        s.max_size,
+                        s.default_sizes};
     info.item_name = "sample-steps";
     info.param_names = "iterations,lr,data";
     return info;
 }
 
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
+    return make_work(spec_of(backend), n, params);
+}
+
+gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const Settings settings = parse_settings(params);
     const double samples = static_cast<double>(n), steps = settings.iterations;
     const double x_bytes = samples * kFeatures * sizeof(float);
@@ -128,20 +149,17 @@ gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &pa
     w.items = samples * steps;
     const double images = (samples + kTestImages) * (kPixels + 1);
     w.host_bytes = x_bytes + images + samples * kClasses * sizeof(float);
-    if (spec_of(backend).device_kind == GPUBENCH_DEVICE_CUDA) {
-        double scratch = 0;  // partial gradients (cuda) or logits + cuBLAS workspace (cublas)
-        if (backend == Backend::cuda)
-            scratch = static_cast<double>(gradient_chunks(n)) * kThetaSize * sizeof(float);
-        else
-            scratch = samples * kClasses * sizeof(float) + double(32 << 20);
-        w.device_bytes = x_bytes + samples + kThetaSize * sizeof(float) + scratch;
-    }
+    if (spec.device_kind == GPUBENCH_DEVICE_CUDA)
+        w.device_bytes = x_bytes + samples + kThetaSize * sizeof(float) + device_scratch(spec, n);
     return w;
 }
 
-Task::Task(Backend backend, const gpubench::Setup &setup)
-    : backend_(backend),
-      n_(gpubench::checked_size(make_info(backend), setup.size)),
+Task::Task(Backend backend, const gpubench::Setup &setup) : Task(spec_of(backend), setup) {
+    is_reference_ = backend == Backend::naive;
+}
+
+Task::Task(const BackendSpec &backend, const gpubench::Setup &setup)
+    : n_(gpubench::checked_size(make_info(backend), setup.size)),
       settings_(parse_settings(setup.params)),
       data_(load_dataset(setup.params, setup.seed, n_)) {}
 
@@ -166,7 +184,7 @@ gpubench::Verification Task::verify(const float *x, const float *theta) {
     const bool accurate = test_accuracy_ >= floor;
 
     std::string compared;
-    if (backend_ == Backend::naive) {
+    if (is_reference_) {
         compared = "theta is the reference itself (naive arithmetic)";
         v.max_error = finite ? 0.0 : NAN;
     } else {

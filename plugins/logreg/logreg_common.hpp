@@ -12,6 +12,7 @@
 
 #include "logreg_data.hpp"
 
+#include <gpubench/backend_spec.hpp>
 #include <gpubench/plugin.hpp>
 
 #include <algorithm>
@@ -35,12 +36,16 @@ struct Settings {
 // iterations=N and lr=X; InvalidArgument for values out of range.
 Settings parse_settings(const gpubench::Params &params);
 
-// Descriptor data for one backend (name "logreg_<backend>", sizes, descriptions).
+// Descriptor data for one backend (name "logreg_<backend>", sizes, descriptions). The
+// BackendSpec overload describes a backend outside the enum (the Python backends).
 gpubench::Info make_info(Backend backend);
+gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // Per run: 4 n 785 10 flops of the two products plus the softmax and update, X read twice,
 // n * iterations sample-steps; memory of an instance on the host and (CUDA) the device.
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
+                         const gpubench::Params &params);
 
 // Sample chunks of logreg_cuda's partial gradients: a fixed function of n (never of the
 // device), so that its summation order, hence its result, is the same on every GPU.
@@ -101,6 +106,8 @@ double cross_entropy(const float *x, const uint8_t *labels, size_t n, const floa
 class Task {
 public:
     Task(Backend backend, const gpubench::Setup &setup);
+    // A backend outside the enum (never the reference itself): n checked against its range.
+    Task(const gpubench::BackendSpec &backend, const gpubench::Setup &setup);
 
     size_t samples() const { return n_; }
     const Settings &settings() const { return settings_; }
@@ -116,7 +123,7 @@ public:
     std::vector<gpubench::Metric> metrics() const;
 
 private:
-    Backend backend_;
+    bool is_reference_ = false;  // logreg_naive: its theta is the reference
     size_t n_;
     Settings settings_;
     Dataset data_;

@@ -1,5 +1,6 @@
 #include "mandelbrot_common.hpp"
 
+#include <gpubench/backend_spec.hpp>
 #include "size_limits.hpp"
 
 #include <algorithm>
@@ -69,49 +70,56 @@ uint64_t allowed_on_gpu(const Geometry &g) {
     return 16 + static_cast<uint64_t>(fraction * static_cast<double>(g.pixels()));
 }
 
-}  // namespace
+using gpubench::BackendSpec;
 
-gpubench::Info make_info(Backend backend) {
-    // What the backends share; each case below adds its name, device, description and sizes.
-    const auto info = [](const char *name, const char *backend_name, gpubench_device_kind kind,
-                         const char *description, uint64_t max_rows,
-                         std::vector<uint64_t> default_rows) {
-        return gpubench::Info{
-            name, "mandelbrot", backend_name, kind, description,
-            "H: image rows; W = round(1.5 H) columns over [-2,1] x [-1,1] (1024 -> 1536 x 1024)",
-            "1.0",
-            "iterations=1..65535 (default 20, as in the article; pixels x iterations at most "
-            "those of max_size at 256); dtype=float64|float32 (default float64, as in the "
-            "article); image=PATH.pgm (write the last image after verify, P5, maxval iterations)",
-            1, max_rows, std::move(default_rows), "pixels", GPUBENCH_HEADLINE_ITEMS,
-            "iterations,dtype,image"};
-    };
+BackendSpec spec_of(Backend backend) {
     switch (backend) {
     case Backend::naive:
-        return info("mandelbrot_naive", "naive", GPUBENCH_DEVICE_CPU,
-                    "Mandelbrot escape counts, the obvious row/column loop on one CPU thread; "
-                    "max 8192 rows (12288 x 8192 at 256 iterations: ~20 s a run, measured)",
-                    8192, {256, 512, 1024, 2048});
+        return {"mandelbrot_naive", "naive", GPUBENCH_DEVICE_CPU,
+                "Mandelbrot escape counts, the obvious row/column loop on one CPU thread; "
+                "max 8192 rows (12288 x 8192 at 256 iterations: ~20 s a run, measured)",
+                8192, {256, 512, 1024, 2048}};
     case Backend::omp:
-        return info("mandelbrot_omp", "omp", GPUBENCH_DEVICE_CPU,
-                    "Mandelbrot escape counts, OpenMP over rows with a dynamic schedule (rows "
-                    "inside the set cost far more); max 8192 rows",
-                    8192, {256, 512, 1024, 2048});
+        return {"mandelbrot_omp", "omp", GPUBENCH_DEVICE_CPU,
+                "Mandelbrot escape counts, OpenMP over rows with a dynamic schedule (rows "
+                "inside the set cost far more); max 8192 rows",
+                8192, {256, 512, 1024, 2048}};
     case Backend::cuda:
-        return info("mandelbrot_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                    "Mandelbrot escape counts, CUDA kernel with one thread per pixel on a 2-D "
-                    "grid of 32x8 blocks; max 16384 rows (24576 x 16384)",
-                    kMaxGpuRows, {256, 512, 1024, 2048, 4096});
+        return {"mandelbrot_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+                "Mandelbrot escape counts, CUDA kernel with one thread per pixel on a 2-D "
+                "grid of 32x8 blocks; max 16384 rows (24576 x 16384)",
+                kMaxGpuRows, {256, 512, 1024, 2048, 4096}};
     case Backend::thrust:
-        return info("mandelbrot_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
-                    "Mandelbrot escape counts, thrust::transform over a counting iterator of "
-                    "pixel indices on the runner's stream; max 16384 rows (24576 x 16384)",
-                    kMaxGpuRows, {256, 512, 1024, 2048, 4096});
+        return {"mandelbrot_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
+                "Mandelbrot escape counts, thrust::transform over a counting iterator of "
+                "pixel indices on the runner's stream; max 16384 rows (24576 x 16384)",
+                kMaxGpuRows, {256, 512, 1024, 2048, 4096}};
     }
     throw gpubench::Error(GPUBENCH_ERROR, "unknown mandelbrot backend");
 }
 
+}  // namespace
+
+gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
+
+gpubench::Info make_info(const BackendSpec &s) {
+    return gpubench::Info{
+        s.name, "mandelbrot", s.backend, s.device_kind, s.description,
+        "H: image rows; W = round(1.5 H) columns over [-2,1] x [-1,1] (1024 -> 1536 x 1024)",
+        "1.0",
+        "iterations=1..65535 (default 20, as in the article; pixels x iterations at most "
+        "those of max_size at 256); dtype=float64|float32 (default float64, as in the "
+        "article); image=PATH.pgm (write the last image after verify, P5, maxval iterations)",
+        1, s.max_size, s.default_sizes, "pixels", GPUBENCH_HEADLINE_ITEMS,
+        "iterations,dtype,image"};
+}
+
 gpubench::Work make_work(Backend backend, uint64_t height, const gpubench::Params &params) {
+    return make_work(spec_of(backend), height, params);
+}
+
+gpubench::Work make_work(const BackendSpec &spec, uint64_t height,
+                         const gpubench::Params &params) {
     parse_params(params);  // a bad parameter fails here already
     const double pixels = static_cast<double>(width_of(height)) * static_cast<double>(height);
     gpubench::Work w;
@@ -119,18 +127,22 @@ gpubench::Work make_work(Backend backend, uint64_t height, const gpubench::Param
     w.items = pixels;
     w.bytes = 2.0 * pixels;
     w.host_bytes = 2.0 * pixels;
-    w.device_bytes = make_info(backend).device_kind == GPUBENCH_DEVICE_CUDA ? 2.0 * pixels : 0.0;
+    w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? 2.0 * pixels : 0.0;
     return w;
 }
 
 Geometry make_geometry(Backend backend, const gpubench::Setup &setup) {
-    const size_t height = gpubench::checked_size(make_info(backend), setup.size);
+    return make_geometry(spec_of(backend), setup);
+}
+
+Geometry make_geometry(const BackendSpec &spec, const gpubench::Setup &setup) {
+    const size_t height = gpubench::checked_size(make_info(spec), setup.size);
     Geometry g = parse_params(setup.params);
     g.height = static_cast<int>(height);
     g.width = static_cast<int>(width_of(height));
     // max_size holds at 256 iterations; more iterations shrink it (a naive run and the CPU
     // reference must stay around a minute).
-    const uint64_t max_rows = make_info(backend).max_size;
+    const uint64_t max_rows = spec.max_size;
     const double budget = static_cast<double>(width_of(max_rows) * max_rows) * 256.0;
     if (static_cast<double>(g.pixels()) * g.iterations > budget)
         throw gpubench::NotSupported(
@@ -143,8 +155,11 @@ Geometry make_geometry(Backend backend, const gpubench::Setup &setup) {
 void poison(uint16_t *image, size_t pixels) { std::fill(image, image + pixels, uint16_t{0xFFFF}); }
 
 Checker::Checker(Backend backend, const gpubench::Setup &setup)
-    : backend_(backend),
-      geometry_(make_geometry(backend, setup)),
+    : Checker(spec_of(backend), setup) {}
+
+Checker::Checker(const BackendSpec &spec, const gpubench::Setup &setup)
+    : on_gpu_(spec.device_kind == GPUBENCH_DEVICE_CUDA),
+      geometry_(make_geometry(spec, setup)),
       threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1) {}
 
 gpubench::Verification Checker::verify(const uint16_t *image) {
@@ -167,8 +182,7 @@ gpubench::Verification Checker::verify(const uint16_t *image) {
     });
     differing_ = differing;
 
-    const bool on_gpu = make_info(backend_).device_kind == GPUBENCH_DEVICE_CUDA;
-    const uint64_t allowed = on_gpu ? allowed_on_gpu(g) : 0;
+    const uint64_t allowed = on_gpu_ ? allowed_on_gpu(g) : 0;
     gpubench::Verification v;
     v.checked = g.pixels();
     v.max_error = static_cast<double>(differing);  // pixels that differ
@@ -177,7 +191,7 @@ gpubench::Verification Checker::verify(const uint16_t *image) {
     v.detail = "escape counts of all " + std::to_string(v.checked) + " pixels vs the CPU " +
                (g.dtype == Dtype::float64 ? "float64" : "float32") + " reference: " +
                std::to_string(differing) + " differ (allowed " + std::to_string(allowed) +
-               (on_gpu ? ", FMA contraction" : ", same arithmetic") + ")";
+               (on_gpu_ ? ", FMA contraction" : ", same arithmetic") + ")";
     if (invalid) v.detail += ", " + std::to_string(invalid) + " above iterations";
     if (differing) {
         const int64_t x = first % g.width, y = first / g.width;

@@ -9,6 +9,7 @@
 // optional); values stored as uint16.
 #pragma once
 
+#include <gpubench/backend_spec.hpp>
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
@@ -29,10 +30,13 @@ enum class Dtype { float64, float32 };
 
 // Descriptor data for one backend (name "mandelbrot_<backend>", sizes, descriptions).
 gpubench::Info make_info(Backend backend);
+gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // items = W*H pixels, bytes = W*H*2 (the image written), flops = 0: the iterations are data
 // dependent, so they are reported as the metric total_iterations instead.
 gpubench::Work make_work(Backend backend, uint64_t height, const gpubench::Params &params);
+gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t height,
+                         const gpubench::Params &params);
 
 // W = round(1.5 H): 1024 rows -> 1536 columns, the article's image.
 constexpr uint64_t width_of(uint64_t height) { return (3 * height + 1) / 2; }
@@ -55,6 +59,7 @@ struct Geometry {
 // pixels x iterations exceeds that of max_size at 256 iterations; InvalidArgument for a bad
 // iterations, dtype or image value.
 Geometry make_geometry(Backend backend, const gpubench::Setup &setup);
+Geometry make_geometry(const gpubench::BackendSpec &spec, const gpubench::Setup &setup);
 
 // The view sampled at the image's pixels, in precision T. Computed once on the host and
 // handed to kernels, so every backend uses the same pixel steps.
@@ -120,6 +125,7 @@ void poison(uint16_t *image, size_t pixels);
 class Checker {
 public:
     Checker(Backend backend, const gpubench::Setup &setup);
+    Checker(const gpubench::BackendSpec &spec, const gpubench::Setup &setup);  // any backend
     const Geometry &geometry() const { return geometry_; }
 
     gpubench::Verification verify(const uint16_t *image);
@@ -127,7 +133,7 @@ public:
     std::vector<gpubench::Metric> metrics(const uint16_t *image) const;
 
 private:
-    Backend backend_;
+    bool on_gpu_;  // the GPU allowance applies
     Geometry geometry_;
     int threads_;
     uint64_t differing_ = 0;

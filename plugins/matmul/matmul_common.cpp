@@ -1,6 +1,6 @@
 #include "matmul_common.hpp"
 
-#include "backend_spec.hpp"
+#include <gpubench/backend_spec.hpp>
 #include "random_inputs.hpp"
 
 #include <cmath>
@@ -80,8 +80,9 @@ std::vector<size_t> indices_to_check(size_t n, uint64_t salt) {
 
 }  // namespace
 
-gpubench::Info make_info(Backend backend) {
-    BackendSpec s = spec_of(backend);
+gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
+
+gpubench::Info make_info(const BackendSpec &s) {
     return gpubench::Info{s.name,
                           "matmul",
                           s.backend,
@@ -92,7 +93,7 @@ gpubench::Info make_info(Backend backend) {
                           "dtype=float32|float64 (element type, default float32)",
                           1,
                           s.max_size,
-                          std::move(s.default_sizes),
+                          s.default_sizes,
                           nullptr,
                           GPUBENCH_HEADLINE_AUTO,
                           "dtype"};
@@ -106,6 +107,10 @@ Dtype parse_dtype(const gpubench::Params &params) {
 }
 
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
+    return make_work(spec_of(backend), n, params);
+}
+
+gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const double element = parse_dtype(params) == Dtype::float64 ? 8.0 : 4.0;
     const double nd = static_cast<double>(n);
     const double matrices_bytes = 3.0 * nd * nd * element;
@@ -114,12 +119,13 @@ gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &pa
     if (element == 8.0) w.math = GPUBENCH_MATH_FP64;  // read against the FP64 peak
     w.bytes = matrices_bytes;
     w.host_bytes = matrices_bytes;
-    w.device_bytes = spec_of(backend).device_kind == GPUBENCH_DEVICE_CUDA ? matrices_bytes : 0.0;
+    w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? matrices_bytes : 0.0;
     return w;
 }
 
-size_t checked_size(Backend backend, uint64_t n) {
-    const BackendSpec s = spec_of(backend);
+size_t checked_size(Backend backend, uint64_t n) { return checked_size(spec_of(backend), n); }
+
+size_t checked_size(const BackendSpec &s, uint64_t n) {
     if (n < 1 || n > s.max_size)
         throw gpubench::NotSupported("N=" + std::to_string(n) + " is outside " + s.name +
                                      "'s range 1.." + std::to_string(s.max_size));

@@ -5,6 +5,7 @@
 
 #include "one_of_problems.hpp"
 
+#include <gpubench/backend_spec.hpp>
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
@@ -19,15 +20,19 @@ enum class Dtype { float32, float64 };
 
 // Descriptor data for one backend (name "matmul_<backend>", sizes, descriptions).
 gpubench::Info make_info(Backend backend);
+gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // flops = 2 N^3; bytes = 3 N^2 elements (A, B read, C written); device bytes for GPUs only.
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
+                         const gpubench::Params &params);
 
 // The dtype parameter: float32 (default) or float64. Throws InvalidArgument otherwise.
 Dtype parse_dtype(const gpubench::Params &params);
 
 // N as a size_t, or NotSupported outside [min_size, max_size] of the backend.
 size_t checked_size(Backend backend, uint64_t n);
+size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
 
 // Fills row-major N x N A and B. Element i of each is a pure function of (seed, which
 // matrix, i), so every backend gets bit-identical inputs: splitmix64 of a per-matrix key

@@ -1,6 +1,6 @@
 #include "solvebak_common.hpp"
 
-#include "backend_spec.hpp"
+#include <gpubench/backend_spec.hpp>
 #include "random_inputs.hpp"
 #include "size_limits.hpp"
 
@@ -76,8 +76,12 @@ size_t parse_count(const gpubench::Params &params, const char *key, long long fa
 
 }  // namespace
 
-gpubench::Info make_info(Backend backend) {
-    BackendSpec s = spec_of(backend);
+gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
+
+gpubench::Info make_info(const BackendSpec &s) {
+    // A backend outside the enum (the Python ones) has no params_help: it reads the
+    // parameters every backend reads, not the CUDA backends' graph.
+    const bool reads_graph = s.params_help == kGpuParams;
     return gpubench::Info{s.name,
                           "solvebak",
                           s.backend,
@@ -86,14 +90,14 @@ gpubench::Info make_info(Backend backend) {
                           "obs: rows of X (obs x vars, vars=1000 by default), y = X a_true, "
                           "float64 (dtype=float32 for float)",
                           "1.0",
-                          s.params_help,
+                          s.params_help ? s.params_help : kCpuParams,
                           1,
                           s.max_size,
-                          std::move(s.default_sizes),
+                          s.default_sizes,
                           "column updates",
                           GPUBENCH_HEADLINE_BYTES,
-                          s.device_kind == GPUBENCH_DEVICE_CUDA ? "vars,iterations,batch,dtype,graph"
-                                                                : "vars,iterations,batch,dtype"};
+                          reads_graph ? "vars,iterations,batch,dtype,graph"
+                                      : "vars,iterations,batch,dtype"};
 }
 
 Config parse_params(const gpubench::Params &params) {
@@ -110,9 +114,12 @@ Config parse_params(const gpubench::Params &params) {
 }
 
 Config checked_config(Backend backend, uint64_t obs, const gpubench::Params &params) {
-    const BackendSpec s = spec_of(backend);
+    return checked_config(spec_of(backend), obs, params);
+}
+
+Config checked_config(const BackendSpec &s, uint64_t obs, const gpubench::Params &params) {
     Config c = parse_params(params);
-    c.obs = gpubench::checked_size(make_info(backend), obs);
+    c.obs = gpubench::checked_size(make_info(s), obs);
     const double elements = double(c.obs) * double(c.vars);
     const double max_elements = double(s.max_size) * kDefaultVars;
     const auto whole = [](double count) { return std::to_string(uint64_t(count)); };
@@ -134,6 +141,10 @@ Config checked_config(Backend backend, uint64_t obs, const gpubench::Params &par
 }
 
 gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &params) {
+    return make_work(spec_of(backend), obs, params);
+}
+
+gpubench::Work make_work(const BackendSpec &spec, uint64_t obs, const gpubench::Params &params) {
     const Config c = parse_params(params);
     const double element = c.dtype == Dtype::float64 ? 8.0 : 4.0;
     const double n = double(obs), vars = double(c.vars), iterations = double(c.iterations);
@@ -146,7 +157,7 @@ gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &
     w.items = vars * iterations;
     const double matrix = n * vars * element, vectors = 3.0 * n * element + 8.0 * vars;
     w.host_bytes = matrix + vectors + 8.0 * n;  // + the float64 reference's residual
-    w.device_bytes = spec_of(backend).device_kind == GPUBENCH_DEVICE_CUDA ? matrix + vectors : 0;
+    w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? matrix + vectors : 0;
     return w;
 }
 

@@ -15,6 +15,7 @@
 
 #include "one_of_problems.hpp"
 
+#include <gpubench/backend_spec.hpp>
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
@@ -37,8 +38,10 @@ struct Config {
     size_t blocks_per_iteration() const { return (vars + batch - 1) / batch; }
 };
 
-// Descriptor data for one backend (name "solvebak_<backend>", sizes, descriptions).
+// Descriptor data for one backend (name "solvebak_<backend>", sizes, descriptions). The
+// BackendSpec overloads here describe a backend outside the enum (the Python backends).
 gpubench::Info make_info(Backend backend);
+gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // The parameters alone (vars, iterations, batch, dtype): InvalidArgument when malformed or
 // out of range. obs is left 0.
@@ -46,10 +49,14 @@ Config parse_params(const gpubench::Params &params);
 
 // parse_params plus the size and the limits of the backend: NotSupported outside them.
 Config checked_config(Backend backend, uint64_t obs, const gpubench::Params &params);
+Config checked_config(const gpubench::BackendSpec &spec, uint64_t obs,
+                      const gpubench::Params &params);
 
 // flops 4 obs vars iterations (a dot and an update per column); bytes: X read twice per
 // iteration; items: column updates (vars x iterations).
 gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &params);
+gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t obs,
+                         const gpubench::Params &params);
 
 // X column-major (vars columns of obs), y = X a_true (accumulated in double, then rounded
 // to T), x_x[j] = |X_j|^2 (likewise) and a_true. Entries of X and a_true are

@@ -1,6 +1,6 @@
 #include "sort_common.hpp"
 
-#include "backend_spec.hpp"
+#include <gpubench/backend_spec.hpp>
 #include "random_inputs.hpp"
 #include "size_limits.hpp"
 
@@ -99,8 +99,9 @@ void parallel_for(size_t n, int threads, Body body) {
 
 }  // namespace
 
-gpubench::Info make_info(Backend backend) {
-    BackendSpec s = spec_of(backend);
+gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
+
+gpubench::Info make_info(const BackendSpec &s) {
     return gpubench::Info{s.name,
                           "sort",
                           s.backend,
@@ -113,7 +114,7 @@ gpubench::Info make_info(Backend backend) {
                           "descending = strictly descending)",
                           1,
                           s.max_size,
-                          std::move(s.default_sizes),
+                          s.default_sizes,
                           "keys",
                           GPUBENCH_HEADLINE_ITEMS,
                           "keys,input"};
@@ -136,14 +137,20 @@ Config parse_config(const gpubench::Params &params) {
     return config;
 }
 
-size_t checked_size(Backend backend, uint64_t n) {
-    return gpubench::checked_size(make_info(backend), n);
+size_t checked_size(Backend backend, uint64_t n) { return checked_size(spec_of(backend), n); }
+
+size_t checked_size(const BackendSpec &spec, uint64_t n) {
+    return gpubench::checked_size(make_info(spec), n);
 }
 
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
+    return make_work(spec_of(backend), n, params);
+}
+
+gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const double record = parse_config(params).keys == Keys::float32 ? 4.0 : 8.0;
     const double records_bytes = static_cast<double>(n) * record;
-    const bool gpu = spec_of(backend).device_kind == GPUBENCH_DEVICE_CUDA;
+    const bool gpu = spec.device_kind == GPUBENCH_DEVICE_CUDA;
     gpubench::Work w;
     w.bytes = 2.0 * records_bytes;
     w.items = static_cast<double>(n);

@@ -13,6 +13,7 @@
 
 #include "one_of_problems.hpp"
 
+#include <gpubench/backend_spec.hpp>
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
@@ -63,15 +64,19 @@ struct Float32Pairs {
 
 // Descriptor data for one backend (name "sort_<backend>", sizes, descriptions).
 gpubench::Info make_info(Backend backend);
+gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // bytes = 2 n records (each read and written once); items = n keys; flops = 0.
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
+                         const gpubench::Params &params);
 
 // keys=float32|uint64|pairs, input=random|descending. Throws InvalidArgument otherwise.
 Config parse_config(const gpubench::Params &params);
 
 // n as a size_t, or NotSupported outside [min_size, max_size] of the backend.
 size_t checked_size(Backend backend, uint64_t n);
+size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
 
 // Below, Element is float, uint64_t or KeyValue (CPU records, GPU key arrays).
 // Inputs: record i is a pure function of (seed, input, n, i). Pair values are positions.

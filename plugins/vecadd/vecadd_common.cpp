@@ -1,5 +1,6 @@
 #include "vecadd_common.hpp"
 
+#include <gpubench/backend_spec.hpp>
 #include "random_inputs.hpp"
 #include "size_limits.hpp"
 
@@ -21,20 +22,14 @@ float expected_at(Variant variant, uint64_t key_a, uint64_t key_b, size_t i) {
     return variant == Variant::add ? a + value_of(key_b, i) : a + 1.0f;
 }
 
-}  // namespace
+using gpubench::BackendSpec;
 
-gpubench::Info make_info(Backend backend) {
-    // What the backends share; each case below adds its name, device and description.
+BackendSpec spec_of(Backend backend) {
+    // What the backends' rows share; each case below adds its name, device and description.
     const auto info = [](const char *name, const char *backend_name, gpubench_device_kind kind,
                          const char *description) {
-        return gpubench::Info{
-            name, "vecadd", backend_name, kind, description,
-            "n: float32 elements (c = a + b; variant=increment: a[i] += 1)", "1.0",
-            "variant=add|increment (default add: c = a + b; increment: a[i] += 1 in place, "
-            "a restored before each run)",
-            10, 1'000'000'000ull,
-            {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000},
-            "elements", GPUBENCH_HEADLINE_BYTES, "variant"};
+        return BackendSpec{name, backend_name, kind, description, 1'000'000'000ull,
+                           {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
     };
     switch (backend) {
     case Backend::naive:
@@ -63,6 +58,19 @@ gpubench::Info make_info(Backend backend) {
     throw gpubench::Error(GPUBENCH_ERROR, "unknown vecadd backend");
 }
 
+}  // namespace
+
+gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
+
+gpubench::Info make_info(const BackendSpec &s) {
+    return gpubench::Info{
+        s.name, "vecadd", s.backend, s.device_kind, s.description,
+        "n: float32 elements (c = a + b; variant=increment: a[i] += 1)", "1.0",
+        "variant=add|increment (default add: c = a + b; increment: a[i] += 1 in place, "
+        "a restored before each run)",
+        10, s.max_size, s.default_sizes, "elements", GPUBENCH_HEADLINE_BYTES, "variant"};
+}
+
 Variant parse_variant(const gpubench::Params &params) {
     const std::string variant = params.get("variant", "add");
     if (variant == "add") return Variant::add;
@@ -71,6 +79,14 @@ Variant parse_variant(const gpubench::Params &params) {
 }
 
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
+    gpubench::Work w = make_work(spec_of(backend), n, params);
+    // cublas's increment is an axpy of a device array of ones.
+    if (backend == Backend::cublas && parse_variant(params) == Variant::increment)
+        w.device_bytes += 4.0 * static_cast<double>(n);
+    return w;
+}
+
+gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const bool add = parse_variant(params) == Variant::add;
     const double nd = static_cast<double>(n);
     const double arrays_bytes = (add ? 3.0 : 2.0) * 4.0 * nd;  // a, b, c or a, c
@@ -81,15 +97,16 @@ gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &pa
     w.host_bytes = arrays_bytes;
     // Only increment changes its input (reset() restores it): add may run back to back.
     if (add) w.flags |= GPUBENCH_WORK_RUN_REPEATABLE;
-    if (make_info(backend).device_kind == GPUBENCH_DEVICE_CUDA) {
-        w.device_bytes = arrays_bytes;
-        if (backend == Backend::cublas && !add) w.device_bytes += 4.0 * nd;  // the ones
-    }
+    if (spec.device_kind == GPUBENCH_DEVICE_CUDA) w.device_bytes = arrays_bytes;
     return w;
 }
 
 Instance make_instance(Backend backend, const gpubench::Setup &setup) {
-    return {gpubench::checked_size(make_info(backend), setup.size), setup.seed,
+    return make_instance(spec_of(backend), setup);
+}
+
+Instance make_instance(const BackendSpec &spec, const gpubench::Setup &setup) {
+    return {gpubench::checked_size(make_info(spec), setup.size), setup.seed,
             setup.cpu_threads > 0 ? setup.cpu_threads : 1, parse_variant(setup.params)};
 }
 

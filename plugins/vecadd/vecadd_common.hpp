@@ -7,6 +7,7 @@
 //              copies the pristine a into it before every run, run() increments c in place.
 #pragma once
 
+#include <gpubench/backend_spec.hpp>
 #include <gpubench/plugin.hpp>
 
 #include <cstddef>
@@ -20,9 +21,13 @@ enum class Variant { add, increment };
 
 // Descriptor data for one backend (name "vecadd_<backend>", sizes, descriptions).
 gpubench::Info make_info(Backend backend);
+gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // flops = n; bytes = the minimum traffic, 3n floats (add) or 2n (increment); items = n.
+// Device bytes for GPUs only (cublas's increment adds its device array of ones).
 gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
+                         const gpubench::Params &params);
 
 // The variant parameter: add (default) or increment. Throws InvalidArgument otherwise.
 Variant parse_variant(const gpubench::Params &params);
@@ -35,6 +40,7 @@ struct Instance {
     Variant variant;
 };
 Instance make_instance(Backend backend, const gpubench::Setup &setup);
+Instance make_instance(const gpubench::BackendSpec &spec, const gpubench::Setup &setup);
 
 // Element i of a (stream 0) and b (stream 1): exact floats in (-1, 1) from the shared
 // deterministic stream. b is filled only for add (b may be null for increment). The loop is

@@ -71,7 +71,8 @@ for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpuben
             lib/cmake/gpubench/gpubenchConfig.cmake lib/cmake/gpubench/gpubenchConfigVersion.cmake \
             lib/cmake/gpubench/gpubenchTargets.cmake lib/cmake/gpubench/gpubenchPlugin.cmake \
             bin/runner share/gpubench/examples/saxpy/CMakeLists.txt \
-            share/gpubench/examples/plain_c/scale.c; do
+            share/gpubench/examples/plain_c/scale.c share/gpubench/examples/python/myload_cupy.py \
+            lib/cmake/gpubench/gpubenchPython.cmake lib/cmake/gpubench/python/python_plugin.cpp; do
   [[ -e $prefix/$file ]] || fail "$prefix/$file is not installed"
   echo "ok: $file"
 done
@@ -107,6 +108,10 @@ expected=(example_saxpy_cpu.so)
 for plugin in "${expected[@]}"; do
   [[ -f $example_build/$plugin ]] || fail "$example_build/$plugin was not built"
   echo "ok: built $plugin"
+  # The installed timer and record script work from the package too.
+  grep -q '"compile_s": [0-9]' "$example_build/$plugin.build.json" ||
+    fail "$example_build/$plugin.build.json holds no compile time"
+  echo "ok: its build record holds its compile time"
 done
 # Out-of-tree plugins stay where their project builds them: the package sets no install rule.
 if grep -q 'example_saxpy' "$example_build/cmake_install.cmake"; then
@@ -136,6 +141,8 @@ echo "ok: $results holds \"example_saxpy_cpu\""
 
 grep -q '"build_info": "[^"]*, optimized"' "$results" || fail "$results: build_info does not end in 'optimized'"
 echo "ok: its build_info says it was optimised"
+grep -q '"build_record": {' "$results" || fail "$results: the plugin has no build_record"
+echo "ok: the results carry its build record"
 
 step "a project that sets no build type: gpubench_add_plugin builds it as Release"
 plain_build=$work/example-no-build-type
@@ -167,5 +174,28 @@ c_args=(-S "$prefix/share/gpubench/examples/plain_c" -B "$c_build" "-DCMAKE_PREF
   >/dev/null 2>&1 || fail "runner failed on the plain-C example"
 grep -q '"status": "ok"' "$work/plain-c.json" || fail "the plain-C example did not verify"
 echo "ok: built and verified"
+
+step "the Python example, from the installed examples: one script and one CMake line each"
+py_build=$work/example-python
+py_args=(-S "$prefix/share/gpubench/examples/python" -B "$py_build" "-DCMAKE_PREFIX_PATH=$prefix"
+  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
+[[ -n $generator ]] && py_args+=(-G "$generator")
+[[ -n $make_program ]] && py_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+[[ -n $cxx_compiler ]] && py_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
+"$cmake" "${py_args[@]}" >/dev/null || fail "configure of the Python example failed"
+"$cmake" --build "$py_build" >/dev/null || fail "build of the Python example failed"
+for plugin in myload_numpy.so myload_cupy.so; do
+  [[ -f $py_build/$plugin ]] || fail "$py_build/$plugin was not built"
+done
+echo "ok: built myload_numpy.so and myload_cupy.so"
+python=${GPUBENCH_PYTHON:-python3}
+if "$python" -c 'import numpy' >/dev/null 2>&1; then
+  "$runner" --plugin myload_numpy --plugin-dir "$py_build" --sizes 10,1000 --output "$work/python.json" \
+    >/dev/null 2>&1 || fail "runner failed on the Python example"
+  grep -q '"status": "ok"' "$work/python.json" || fail "the Python example did not verify"
+  echo "ok: myload_numpy built, ran in $python and verified"
+else
+  echo "SKIPPED: running myload_numpy: $python cannot import numpy (install python3-numpy)"
+fi
 
 step "the installed SDK builds, lists and runs an out-of-tree plugin: PASSED"

@@ -28,6 +28,7 @@
  *   configuration is not supported" are statuses, not crashes.
  *
  * Lifecycle and timing (the runner owns all timing)
+ *   prepare  (load)     optional (v1.4); once per process: an interpreter, imports.
  *   create   (untimed)  allocate, generate deterministic inputs from args->seed.
  *   upload   (timed)    host -> device copies of the inputs. NULL for CPU plugins.
  *   reset    (untimed)  optional; restores inputs an in-place run() destroyed. Called before
@@ -81,7 +82,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 3
+#define GPUBENCH_ABI_MINOR 4
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -232,6 +233,24 @@ typedef struct gpubench_plugin {
        (a typo would otherwise be measured as the default), as long as every selected plugin
        declares its keys. */
     const char *param_names;
+
+    /* ---- v1.4 ---- */
+    /* Optional (NULL = always): whether what the plugin needs at run time beyond its own
+       library is on this machine: an interpreter and its packages, a library it loads with
+       dlopen... GPUBENCH_OK = available; anything else = unavailable, with the reason in
+       `message` ("python 3.11.2 (/usr/bin/python3) has no module 'cupy'"). The runner calls
+       it in a scanner process of its own each time it lists plugins (the answer is never
+       cached, as installing a package changes it), so it must be quick (well under the
+       --scan-timeout, 10 s by default) and must not use the GPU: the runner checks the
+       GPU itself. Runner --list shows "unavailable: <message>" and sweeps skip the plugin
+       with that reason. */
+    gpubench_status (*available)(char *message, size_t message_size);
+    /* Optional (NULL = nothing to do): starts what every instance in a process shares, such
+       as an interpreter and its imports. Called once per process before the first create(),
+       with the run's cpu_threads; its time is the plugin's load time in the results. A
+       status other than GPUBENCH_OK fails every entry of the plugin in that process with the
+       message (GPUBENCH_NOT_SUPPORTED: skipped as unavailable). */
+    gpubench_status (*prepare)(int32_t cpu_threads, char *message, size_t message_size);
 } gpubench_plugin;
 
 /* Whether the translation unit that uses it was compiled with optimisation: the tail of

@@ -59,8 +59,8 @@ struct InvalidArgument : Error {
 class Params {
 public:
     Params() = default;
-    explicit Params(const char *text) {
-        std::string all = text ? text : "";
+    explicit Params(const char *text) : text_(text ? text : "") {
+        const std::string &all = text_;
         size_t start = 0;
         while (start <= all.size()) {
             size_t end = all.find(',', start);
@@ -100,7 +100,11 @@ public:
         return v;
     }
 
+    // As the runner passed it ("key=value,key=value"), for code that hands it on.
+    const std::string &text() const { return text_; }
+
 private:
+    std::string text_;
     std::map<std::string, std::string> values_;
 };
 

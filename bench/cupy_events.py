@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""The Python bridge's overhead: the same CuPy calls timed outside gpubench, with CuPy's events.
+
+Loads a workload's cupy.py (the very script matmul_cupy.so / vecadd_cupy.so embed), calls its
+setup() and upload() on a stream of its own, then times run() alone with cp.cuda.Event around
+each call on that stream, as a CuPy user would time it. With --results (a runner results file
+of the same entries), prints both medians and the difference; the goal is at most 3% more
+through the bridge at >= 1 ms and at most 5 us more per call below. Exit 1 when a goal is missed.
+
+    python3 bench/cupy_events.py --results results/h100-python-bridge.json \
+        matmul:4096 matmul:1024 vecadd:100000000 vecadd:1000
+"""
+import argparse
+import importlib.util
+import json
+import os
+import statistics
+import sys
+import types
+
+import cupy as cp
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def inputs_of(workload, size, rng):
+    """Host arrays shaped as the workload's C++ half makes them (values do not matter here)."""
+    if workload == "matmul":
+        a, b = (rng.random((size, size), dtype=np.float32) for _ in range(2))
+        return {"a": a, "b": b}, {"c": np.empty((size, size), np.float32)}
+    if workload == "vecadd":
+        a, b = (rng.random(size, dtype=np.float32) for _ in range(2))
+        return {"a": a, "b": b}, {"c": np.empty(size, np.float32)}
+    raise SystemExit("cupy_events.py: error: no inputs known for workload '%s'" % workload)
+
+
+def time_script(workload, size, min_time_s, min_samples):
+    path = os.path.join(ROOT, "plugins", workload, "cupy.py")
+    spec = importlib.util.spec_from_file_location("bench_" + workload + "_cupy", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    stream = cp.cuda.Stream(non_blocking=True)
+    inputs, outputs = inputs_of(workload, size, np.random.default_rng(42))
+    ctx = types.SimpleNamespace(size=size, seed=42, threads=1, device=0, stream=stream.ptr,
+                                params={}, inputs=inputs, outputs=outputs, constants={})
+    state = script.setup(ctx)
+    script.upload(state)
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    samples = []
+    for _ in range(3):  # warm-up: kernels compiled, pools filled, clocks up
+        script.run(state)
+    stream.synchronize()
+    while len(samples) < min_samples or sum(samples) < min_time_s:
+        start.record(stream)
+        script.run(state)
+        end.record(stream)
+        end.synchronize()
+        samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+        if len(samples) >= 100000:
+            break
+    return statistics.median(samples), len(samples)
+
+
+def bridge_medians(path):
+    """(plugin, size) -> the runner's median single-launch run() time, from a results file."""
+    with open(path) as f:
+        results = json.load(f)
+    medians = {}
+    for e in results.get("entries", []):
+        run = e.get("timing", {}).get("run") or {}
+        if e.get("status") == "ok" and "median" in run:  # each call between two events
+            medians[(e["plugin"], e["size"])] = run["median"]
+    return medians
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("entries", nargs="+", help="workload:size, e.g. matmul:4096")
+    parser.add_argument("--results", help="a runner results file with the same entries")
+    parser.add_argument("--min-time", type=float, default=1.0, help="seconds of samples per entry")
+    parser.add_argument("--min-samples", type=int, default=50)
+    args = parser.parse_args()
+    bridge = bridge_medians(args.results) if args.results else {}
+    missed = False
+    print("%-10s %12s %14s %14s %12s  %s" % ("WORKLOAD", "SIZE", "CUPY EVENTS", "BRIDGE", "DIFFERENCE", "GOAL"))
+    for entry in args.entries:
+        workload, _, size_text = entry.partition(":")
+        size = int(size_text)
+        alone, count = time_script(workload, size, args.min_time, args.min_samples)
+        through = bridge.get((workload + "_cupy", size))
+        if through is None:
+            print("%-10s %12d %11.3f us %14s %12s  (n=%d)" % (workload, size, alone * 1e6, "-", "-", count))
+            continue
+        if alone >= 1e-3:
+            ok = through <= alone * 1.03
+            goal = "<= 3%: " + ("met" if ok else "MISSED")
+            difference = "%+.2f%%" % ((through / alone - 1) * 100)
+        else:
+            ok = through - alone <= 5e-6
+            goal = "<= 5 us: " + ("met" if ok else "MISSED")
+            difference = "%+.2f us" % ((through - alone) * 1e6)
+        missed |= not ok
+        print("%-10s %12d %11.3f us %11.3f us %12s  %s (n=%d)" %
+              (workload, size, alone * 1e6, through * 1e6, difference, goal, count))
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,114 @@
+#include "report_studies.hpp"
+
+#include "text_format.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <tuple>
+
+namespace gpubench {
+
+namespace {
+
+std::string language_of(const ReportColumn &c) { return c.build ? c.build->language : ""; }
+
+// 0 compiled (C, C++, CUDA), 1 Python, 2 another language, 3 unknown (no build record).
+int language_group(const std::string &language) {
+    if (language == "C" || language == "C++" || language == "CUDA") return 0;
+    if (language == "Python") return 1;
+    return language.empty() ? 3 : 2;
+}
+
+// Text from a build record in a table cell: a '|' would end the cell.
+std::string cell(const std::string &text) {
+    std::string out;
+    for (char ch : text) out += ch == '|' ? std::string("\\|") : std::string(1, ch);
+    return out;
+}
+
+std::string percent(std::optional<double> value, const char *format) {
+    if (!value) return "—";
+    char text[32];
+    std::snprintf(text, sizeof text, format, *value);
+    return text;
+}
+
+// Compiled code: its build's compile time. Python: the first run's extra time (JIT
+// compilation, lazy imports) and the plugin's loading (interpreter start and imports).
+std::string compile_cell(const ReportColumn &c, const ReportPoint &p) {
+    if (c.build && c.build->compile_s) return format_seconds(*c.build->compile_s);
+    if (language_of(c) != "Python") return "—";
+    return "JIT " + format_seconds(std::max(0.0, p.first_run_s - p.run_s)) + ", load " +
+           format_seconds(p.load_s);
+}
+
+void write_row(std::ostream &out, const std::string &size, const ReportColumn &c,
+               const ReportPoint &p) {
+    const auto &r = p.resources;
+    const std::string language = language_of(c);
+    out << "| " << size << " | " << (language.empty() ? "unknown" : cell(language)) << " | "
+        << c.label() << " | " << format_seconds(p.compute_s) << " | "
+        << (r ? format_memory(double(r->peak_rss_bytes)) : "—") << " | "
+        << (r && r->device_allocated_bytes ? format_memory(double(*r->device_allocated_bytes)) : "—")
+        << " | " << percent(r ? r->cpu_percent : std::nullopt, "%.1f%%") << " | "
+        << percent(r && r->gpu_busy ? std::optional(*r->gpu_busy * 100) : std::nullopt, "%.0f%%")
+        << " | " << compile_cell(c, p) << " | "
+        << (c.build ? std::to_string(c.build->source_lines) : "—") << " |\n";
+}
+
+// The shared lines once per set of shared files, with the backends that share them.
+void write_shared(std::ostream &out, const std::vector<const ReportColumn *> &columns) {
+    std::map<std::vector<std::string>, std::pair<const BuildRecord *, std::string>> sets;
+    for (const ReportColumn *c : columns) {
+        if (!c->build || c->build->shared_files.empty()) continue;
+        auto &[record, users] = sets[c->build->shared_files];
+        record = &*c->build;
+        if (users.find(c->backend) == std::string::npos) users += (users.empty() ? "" : ", ") + c->backend;
+    }
+    for (const auto &[files, shared] : sets) {
+        std::string names;
+        for (const std::string &file : files) names += (names.empty() ? "" : ", ") + cell(file);
+        out << "\nShared by " << shared.second << ": " << shared.first->shared_lines
+            << " lines of code (" << names << ")";
+        if (shared.first->shared_compile_s)
+            out << ", compiled once in " << format_seconds(*shared.first->shared_compile_s);
+        out << '.';
+    }
+    if (!sets.empty()) out << '\n';
+}
+
+}  // namespace
+
+void write_studies_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports) {
+    for (const WorkloadReport &r : reports) {
+        std::vector<const ReportColumn *> columns;
+        for (const ReportColumn &c : r.columns) columns.push_back(&c);
+        std::stable_sort(columns.begin(), columns.end(), [](const ReportColumn *a, const ReportColumn *b) {
+            const std::string la = language_of(*a), lb = language_of(*b);
+            return std::tuple(language_group(la), la, a->gpu, a->backend) <
+                   std::tuple(language_group(lb), lb, b->gpu, b->backend);
+        });
+        out << "## " << r.title() << ": studies view\n\n"
+               "Per size, each backend by language (from its build record): median compute "
+               "time, peak CPU memory (the measuring process's resident set), GPU memory held, "
+               "CPU use (% of the host's cores), GPU busy time; compile: the build's time for "
+               "the backend's own files, or for Python the first run's extra time (JIT) and "
+               "the loading (interpreter and imports); lines: the backend's own lines of code "
+               "(neither blank nor only a comment).\n\n"
+               "| size | language | backend | time | CPU RAM | GPU RAM | CPU % | GPU % | compile | lines |\n"
+               "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+        for (uint64_t size : r.sizes) {
+            std::string shown = format_size(size);  // on the size's first row only
+            for (const ReportColumn *c : columns)
+                if (const auto p = c->points.find(size); p != c->points.end()) {
+                    write_row(out, shown, *c, p->second);
+                    shown.clear();
+                }
+        }
+        write_shared(out, columns);
+        out << '\n';
+    }
+}
+
+}  // namespace gpubench

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Issue 14 on a GPU machine over a carried build folder (default build-device): the Python
+# backends beside the C++ and CUDA ones.
+#   tests   every test (the contract test runs every Python backend at the contract sizes)
+#   sweeps  each workload, all its backends, at the studies' sizes (one results file each,
+#           with its report and plots), then bench/cupy_events.py against the cupy entries
+# Logs and results go to ${OUT:-out}.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-device}
+mode=${2:-tests}
+out=${OUT:-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+python3 -c 'import sys, numpy, cupy, numba; from numba import cuda
+print("python", sys.version.split()[0], "numpy", numpy.__version__, "cupy", cupy.__version__,
+      "numba", numba.__version__, "numba.cuda available:", cuda.is_available())'
+runner="$build/bin/runner"
+
+if [ "$mode" = tests ]; then
+  ctest --test-dir "$build" -j4 --output-on-failure > "$out/ctest.log" 2>&1
+  grep -E "tests passed|tests failed|Failed|\*\*\*|^SKIPPED" "$out/ctest.log" | head -40
+  grep -h "not tested:" "$build"/Testing/Temporary/LastTest.log | sort -u | head
+  "$runner" --list > "$out/list.txt" 2>&1
+  grep -E "_(numpy|numba|numba_cuda|cupy) " "$out/list.txt" | awk '{print $1, $5}'
+  exit 0
+fi
+
+# One workload: all backends at the sizes every backend runs, then (resumed into the same
+# file) the GPU backends at the large sizes.
+quick="--threads 16 --min-time 0.2 --max-time 3"
+sweep() {
+  local name=$1 all_sizes=$2 gpu_plugins=$3 gpu_sizes=$4
+  shift 4
+  local file="$out/$name.json"
+  rm -f "$file"
+  "$runner" --plugin "${name%%-*}_*" --sizes "$all_sizes" $quick "$@" -o "$file" > "$out/$name.txt" 2>&1
+  if [ -n "$gpu_sizes" ]; then
+    "$runner" --plugin "$gpu_plugins" --sizes "$gpu_sizes" $quick "$@" --resume "$file" >> "$out/$name.txt" 2>&1
+  fi
+  grep -E "^[0-9]+ ok" "$out/$name.txt" | tr '\n' ' '
+  echo "<- $name"
+}
+gpu() { echo "$1_cuda,$1_cublas,$1_thrust,$1_cupy,$1_numba_cuda"; }
+began=$(date +%s)
+sweep matmul 128,1024,4096 "$(gpu matmul)" 8192
+sweep vecadd 1000,1000000,100000000 "$(gpu vecadd)" 1000000000
+sweep vecadd-increment 1000,1000000,100000000 "$(gpu vecadd)" "" --param variant=increment
+sweep sort 10000,1000000 "$(gpu sort)" 100000000,1000000000
+sweep mandelbrot 256,1024 "$(gpu mandelbrot)" 8192
+sweep logreg 600,6000 "$(gpu logreg)" 60000
+sweep solvebak 10000,100000 "$(gpu solvebak)" 1000000
+echo "sweeps took $(( $(date +%s) - began )) s"
+for f in "$out"/*.json; do
+  "$runner" report "$f" --output "${f%.json}.md" > /dev/null 2>&1
+done
+python3 runner/plot_results.py "$out"/*.json --name h100-python --out-dir "$out/plots" > /dev/null 2>&1 \
+  || echo "plots failed"
+
+echo "== CuPy's own events vs the bridge"
+python3 bench/cupy_events.py --results "$out/matmul.json" matmul:128 matmul:1024 matmul:4096 matmul:8192 \
+  2>&1 | tee "$out/cupy-events.txt"
+python3 bench/cupy_events.py --results "$out/vecadd.json" vecadd:1000 vecadd:1000000 vecadd:100000000 \
+  vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"

@@ -1,0 +1,315 @@
+#include "python_plugin.hpp"
+
+#include "python_runtime.hpp"
+
+#include <gpubench/plugin.hpp>
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+// bridge_helper.py, embedded at build time (NUL-terminated).
+extern const unsigned char gpubench_bridge_helper_source[];
+
+namespace gpubench::python {
+namespace {
+
+const Definition *definition = nullptr;  // the library's one plugin (set by describe)
+
+constexpr int buffer_read = 0x100, buffer_write = 0x200;  // PyBUF_READ, PyBUF_WRITE
+
+std::vector<std::string> required_modules() {
+    std::vector<std::string> modules = {"numpy"};  // the bridge's own arrays
+    const std::string list = definition->script.modules;
+    for (size_t start = 0; start < list.size();) {
+        size_t end = list.find(',', start);
+        if (end == std::string::npos) end = list.size();
+        const std::string module = list.substr(start, end - start);
+        if (!module.empty() && module != "numpy") modules.push_back(module);
+        start = end + 1;
+    }
+    return modules;
+}
+
+// The process's interpreter with the bridge helper and this plugin's script loaded: started
+// by the first create(), once per worker process. A failure is kept and given again.
+struct Session {
+    const Api *api = nullptr;
+    Ref helper, module, guarded;
+    Metric interpreter;  // which Python ran the entry, recorded with its metrics
+
+    Ref str(const std::string &text) const {
+        return Ref(api, api->PyUnicode_FromString(text.c_str()));
+    }
+    Ref share(Object *object) const {  // a new reference to a borrowed object
+        api->Py_IncRef(object);
+        return Ref(api, object);
+    }
+    Ref integer(long long value) const { return Ref(api, api->PyLong_FromLongLong(value)); }
+    Ref tuple(std::vector<Ref> items) const {
+        Ref t(api, api->PyTuple_New(static_cast<intptr_t>(items.size())));
+        if (!t) throw Error(GPUBENCH_ERROR, "PyTuple_New failed: " + take_error(*api));
+        for (size_t i = 0; i < items.size(); ++i) {
+            if (!items[i]) throw Error(GPUBENCH_ERROR, "bridge: " + take_error(*api));
+            api->PyTuple_SetItem(t.get(), static_cast<intptr_t>(i), items[i].release());
+        }
+        return t;
+    }
+    Ref attribute(const Ref &object, const char *name) const {
+        Ref a(api, api->PyObject_GetAttrString(object.get(), name));
+        if (!a) throw Error(GPUBENCH_ERROR, std::string("bridge: ") + name + ": " + take_error(*api));
+        return a;
+    }
+    // helper.guarded(script, helper.<function>, args...): the value, or the script's error
+    // as a gpubench::Error with its status.
+    Ref call(const char *function, std::vector<Ref> args) const {
+        std::vector<Ref> all;
+        all.push_back(str(definition->script.file));
+        all.push_back(attribute(helper, function));
+        for (Ref &a : args) all.push_back(std::move(a));
+        Ref arguments = tuple(std::move(all));
+        Ref result(api, api->PyObject_CallObject(guarded.get(), arguments.get()));
+        if (!result) throw Error(GPUBENCH_ERROR, "bridge: " + take_error(*api));
+        const long long status = api->PyLong_AsLongLong(api->PyTuple_GetItem(result.get(), 0));
+        if (status != GPUBENCH_OK) {
+            Ref utf8(api, api->PyUnicode_AsUTF8String(api->PyTuple_GetItem(result.get(), 1)));
+            throw Error(static_cast<gpubench_status>(status),
+                        utf8 ? api->PyBytes_AsString(utf8.get()) : "Python error");
+        }
+        return share(api->PyTuple_GetItem(result.get(), 2));
+    }
+
+    // compile() and exec() the helper into a module of its own: no file to find at run time.
+    void load_helper() {
+        Ref builtins(api, api->PyImport_ImportModule("builtins"));
+        Ref types(api, api->PyImport_ImportModule("types"));
+        if (!builtins || !types) throw NotSupported("bridge: " + take_error(*api));
+        Ref module_type = attribute(types, "ModuleType");
+        Ref made(api, api->PyObject_CallObject(module_type.get(),
+                                               tuple(build(str("gpubench_bridge"))).get()));
+        if (!made) throw NotSupported("bridge: " + take_error(*api));
+        Ref code(api, api->PyObject_CallObject(
+                          attribute(builtins, "compile").get(),
+                          tuple(build(str(reinterpret_cast<const char *>(gpubench_bridge_helper_source)),
+                                      str("<gpubench bridge>"), str("exec")))
+                              .get()));
+        Ref namespace_ = code ? attribute(made, "__dict__") : Ref();
+        Ref done(api, code ? api->PyObject_CallObject(attribute(builtins, "exec").get(),
+                                                      tuple(build(std::move(code), std::move(namespace_))).get())
+                           : nullptr);
+        if (!done) throw NotSupported("bridge helper: " + take_error(*api));
+        helper = std::move(made);
+        guarded = attribute(helper, "guarded");
+    }
+    template <class... R>
+    static std::vector<Ref> build(R &&...refs) {
+        std::vector<Ref> v;
+        (v.push_back(std::move(refs)), ...);
+        return v;
+    }
+};
+
+Session &session(int cpu_threads) {
+    static std::mutex mutex;
+    static Session *started = nullptr;  // never destroyed: Python is never finalised, and
+                                        // at exit the GIL is not ours to take
+    static std::optional<Error> failed;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (started) return *started;
+    if (failed) throw *failed;
+    try {
+        const Interpreter interpreter = find_interpreter(required_modules());
+        const Api &api = start_interpreter(interpreter, cpu_threads);
+        Gil gil(api);  // before the session: its references go first, with the GIL held
+        auto s = std::make_unique<Session>();
+        s->api = &api;
+        s->interpreter = {"python", std::atof(interpreter.version.c_str()), "",
+                          "python " + interpreter.version + " (" + interpreter.executable + ")"};
+        s->load_helper();
+        std::vector<Ref> configure = Session::build(s->str(interpreter.executable), s->str(interpreter.prefix));
+        for (const std::string &entry : interpreter.path) configure.push_back(s->str(entry));
+        s->call("configure", std::move(configure));
+        const Script &script = definition->script;
+        s->module = s->call("load", Session::build(
+            s->str(std::string(reinterpret_cast<const char *>(script.source), script.source_size)),
+            s->str(script.file), s->str(script.module_name)));
+        started = s.release();
+        return *started;
+    } catch (const Error &e) {
+        failed = e;
+        throw;
+    }
+}
+
+// Waits for the runner's stream before the C++ check reads the outputs (the download may
+// have been an asynchronous copy). The driver is looked up, not linked: a CPU build has none.
+void synchronize(void *stream) {
+    using Sync = int (*)(void *);
+    static Sync sync = [] {
+        void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+        return driver ? reinterpret_cast<Sync>(dlsym(driver, "cuStreamSynchronize")) : nullptr;
+    }();
+    if (sync && sync(stream) != 0)
+        throw Error(GPUBENCH_DEVICE_ERROR, "cuStreamSynchronize failed before verify");
+}
+
+// One instance: the workload's host data, and the script's state built over it.
+class Problem {
+public:
+    explicit Problem(const Setup &setup)
+        : data_(definition->workload ? definition->workload->create(definition->backend, setup)
+                                     : nullptr),
+          session_(session(setup.cpu_threads)),
+          stream_(setup.cuda_stream) {
+        const Api &api = *session_.api;
+        Gil gil(api);
+        try {
+            start(setup);
+        } catch (...) {
+            end_script();  // under the GIL, as every Python reference
+            throw;
+        }
+    }
+    ~Problem() {
+        Gil gil(*session_.api);
+        end_script();
+    }
+    static Work work(uint64_t size, const Params &params) {
+        if (definition->workload) return definition->workload->work(definition->backend, size, params);
+        const Session &s = session(0);  // before prepare() only in a budget's prediction
+        Gil gil(*s.api);
+        Ref w = s.call("work", Session::build(s.share(s.module.get()),
+                                              s.integer(static_cast<long long>(size)), s.str(params.text())));
+        Work out;
+        out.flops = s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), 0));
+        out.bytes = s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), 1));
+        out.items = s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), 2));
+        return out;
+    }
+    void upload() { phase("upload"); }
+    void reset() { phase("reset"); }
+    void run() { phase("run"); }
+    void download() { phase("download"); }
+    Verification verify() {
+        if (definition->backend.device_kind == GPUBENCH_DEVICE_CUDA) synchronize(stream_);
+        if (data_) return data_->verify();
+        const Api &api = *session_.api;
+        Gil gil(api);
+        Ref r = session_.call("verify", Session::build(session_.share(session_.module.get()),
+                                                        session_.share(state_.get())));
+        Verification v;
+        v.passed = api.PyLong_AsLongLong(api.PyTuple_GetItem(r.get(), 0)) != 0;
+        v.max_error = api.PyFloat_AsDouble(api.PyTuple_GetItem(r.get(), 1));
+        v.tolerance = api.PyFloat_AsDouble(api.PyTuple_GetItem(r.get(), 2));
+        v.checked = static_cast<uint64_t>(api.PyLong_AsLongLong(api.PyTuple_GetItem(r.get(), 3)));
+        Ref detail(&api, api.PyUnicode_AsUTF8String(api.PyTuple_GetItem(r.get(), 4)));
+        if (detail) v.detail = api.PyBytes_AsString(detail.get());
+        return v;
+    }
+    std::vector<Metric> metrics() {
+        std::vector<Metric> all = data_ ? data_->metrics() : std::vector<Metric>{};
+        all.push_back(session_.interpreter);
+        return all;
+    }
+
+private:
+    // Builds the script's arrays over the data and calls its setup(ctx).
+    void start(const Setup &setup) {
+        const Api &api = *session_.api;
+        std::vector<Ref> arrays, views;
+        for (const Array &a : data_ ? data_->arrays() : std::vector<Array>{}) {
+            std::vector<Ref> shape;
+            for (size_t extent : a.shape) shape.push_back(session_.integer(static_cast<long long>(extent)));
+            Ref view(&api, api.PyMemoryView_FromMemory(static_cast<char *>(a.data),
+                                                       static_cast<intptr_t>(a.bytes),
+                                                       a.output ? buffer_write : buffer_read));
+            if (!view) throw Error(GPUBENCH_ERROR, "bridge: " + take_error(api));
+            views.push_back(session_.share(view.get()));
+            arrays.push_back(session_.tuple(Session::build(session_.str(a.name), session_.str(a.dtype),
+                                                           session_.tuple(std::move(shape)), std::move(view),
+                                                           session_.integer(a.output))));
+        }
+        views_ = session_.tuple(std::move(views));
+        std::vector<Ref> constants;
+        for (const auto &[name, value] : data_ ? data_->constants() : std::vector<std::pair<std::string, double>>{})
+            constants.push_back(session_.tuple(
+                Session::build(session_.str(name), Ref(&api, api.PyFloat_FromDouble(value)))));
+        state_ = session_.call(
+            "setup", Session::build(
+                         session_.share(session_.module.get()),
+                         session_.integer(static_cast<long long>(setup.size)),
+                         Ref(&api, api.PyLong_FromUnsignedLongLong(setup.seed)),
+                         session_.integer(setup.cpu_threads), session_.integer(setup.cuda_device),
+                         Ref(&api, api.PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(setup.cuda_stream))),
+                         session_.str(setup.params.text()), session_.tuple(std::move(arrays)),
+                         session_.tuple(std::move(constants))));
+    }
+    // Drops the script's state, then ends the memoryviews over the data.
+    void end_script() {
+        const Api &api = *session_.api;
+        state_.reset();
+        long long busy = views_ ? 1 : 0;
+        try {
+            if (views_) busy = api.PyLong_AsLongLong(session_.call("release", Session::build(std::move(views_))).get());
+        } catch (...) {
+        }
+        views_.reset();
+        // Arrays the script kept past destroy still point into the data: leak it, safely.
+        if (busy != 0) (void)data_.release();
+    }
+    void phase(const char *name) {
+        const Api &api = *session_.api;
+        Gil gil(api);
+        session_.call("phase", Session::build(
+                                   session_.share(session_.module.get()),
+                                   session_.str(name),
+                                   session_.share(state_.get())));
+    }
+
+    std::unique_ptr<Data> data_;
+    Session &session_;
+    void *stream_;
+    Ref views_, state_;
+};
+
+gpubench_status prepare(int32_t cpu_threads, char *message, size_t message_size) noexcept {
+    return detail::guarded(message, message_size, [&] { session(cpu_threads); });
+}
+
+gpubench_status available(char *message, size_t message_size) noexcept {
+    return detail::guarded(message, message_size, [] { find_interpreter(required_modules()); });
+}
+
+}  // namespace
+
+const gpubench_plugin *describe(const Definition &d, const char *build_info) {
+    static std::once_flag once;
+    static gpubench_plugin descriptor{};
+    static Info info{};
+    std::call_once(once, [&] {
+        definition = &d;
+        if (d.workload) {
+            info = d.workload->info(d.backend);
+        } else {
+            const BackendSpec &b = d.backend;
+            const Standalone &s = d.standalone;
+            info = Info{b.name, s.workload, b.backend, b.device_kind, b.description, s.size_meaning,
+                        "1.0", s.params_help, s.min_size, b.max_size, b.default_sizes, nullptr,
+                        GPUBENCH_HEADLINE_AUTO, s.param_names};
+        }
+        descriptor = detail::make_descriptor<Problem>(info, build_info);
+        if (!d.script.has_upload) descriptor.upload = nullptr;
+        if (!d.script.has_reset) descriptor.reset = nullptr;
+        if (!d.script.has_download) descriptor.download = nullptr;
+        descriptor.available = &available;
+        descriptor.prepare = &prepare;  // the interpreter's start: the plugin's load time
+    });
+    return &descriptor;
+}
+
+}  // namespace gpubench::python

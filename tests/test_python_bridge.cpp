@@ -1,0 +1,179 @@
+// The Python bridge, through the runner as a user runs it: the interpreter found at run time,
+// started once per worker (its start is the entry's load time), data made and checked in C++,
+// and every way a script can fail turned into a one-line entry, never a crash. The fixtures
+// (tests/fixtures/python) need NumPy in the interpreter; main.cpp picks one that has it.
+#include "runner_process.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+using namespace runner_process;
+
+namespace {
+
+const std::string python_fixtures = std::string("--plugin-dir ") + GPUBENCH_PYTHON_FIXTURE_DIR;
+
+// A run of pyfixture_misbehave with the given behaviour; the results file's entries.
+nlohmann::json misbehave(const std::string &behaviour, const std::string &sizes, Outcome &outcome) {
+    const auto results = temp_results("python_" + behaviour);
+    std::filesystem::remove(results);
+    outcome = run_runner(python_fixtures + " --plugin pyfixture_misbehave --sizes " + sizes + quick +
+                         "--param behaviour=" + behaviour + " --output " + results.string());
+    INFO(outcome.output);
+    REQUIRE(std::filesystem::exists(results));
+    nlohmann::json entries = read_json(results).at("entries");
+    std::filesystem::remove(results);
+    return entries;
+}
+
+void require_numpy() {
+    const char *chosen = std::getenv("GPUBENCH_PYTHON");
+    const std::string python = chosen && *chosen ? chosen : "python3";
+    if (std::system((python + " -c 'import numpy' >/dev/null 2>&1").c_str()) != 0)
+        test_support::skip_test("no interpreter with NumPy (" + python + "): install python3-numpy");
+}
+
+}  // namespace
+
+TEST_CASE("python: a script's plugin computes in the interpreter found at run time, started once per worker",
+          "[python]") {
+    require_numpy();
+    Outcome outcome;
+    const nlohmann::json entries = misbehave("ok", "1,10,1000", outcome);
+    INFO(outcome.output);
+    CHECK(outcome.status == 0);
+    REQUIRE(entries.size() == 3);
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const nlohmann::json &e = entries[i];
+        CHECK(e.at("status") == "ok");
+        CHECK(e.at("verification").at("passed") == true);
+        // The interpreter starts in prepare() (ABI 1.4): the load time of every entry of the
+        // worker, which serves them all.
+        CHECK(e.at("timing").at("load").get<double>() > 0.005);
+        CHECK(e.at("timing").at("load") == entries[0].at("timing").at("load"));
+        CHECK(e.at("harness").at("worker_entries_before") == i);
+    }
+    // Data went both ways: y[0] = 2 * x[0] = -6 came back, and the interpreter is named.
+    bool saw_first_y = false, saw_python = false;
+    for (const nlohmann::json &m : entries[0].at("metrics")) {
+        if (m.at("name") == "first_y") saw_first_y = m.at("value") == -6.0;
+        if (m.at("name") == "python") saw_python = m.at("text").get<std::string>().rfind("python 3.", 0) == 0;
+    }
+    CHECK(saw_first_y);
+    CHECK(saw_python);
+}
+
+TEST_CASE("python: the interpreter is python3 on PATH when GPUBENCH_PYTHON is unset", "[python]") {
+    require_numpy();
+    const char *chosen = std::getenv("GPUBENCH_PYTHON");
+    const std::string real = chosen && *chosen ? chosen : "python3";
+    // A folder of our own first on PATH, holding a python3 that notes its use and runs the real
+    // one (a script, not a link: a venv's python3 linked elsewhere would lose its venv).
+    const auto folder = std::filesystem::temp_directory_path() / ("gpubench_path_" + std::to_string(getpid()));
+    std::filesystem::create_directories(folder);
+    const auto marker = folder / "used";
+    const auto results = temp_results("python_path");
+    const Outcome outcome = run_command(
+        "real=\"$(command -v " + real + ")\" && printf '#!/bin/sh\\ntouch %s\\nexec %s \"$@\"\\n' '" +
+        marker.string() + "' \"$real\" > '" + (folder / "python3").string() + "' && chmod +x '" +
+        (folder / "python3").string() + "' && env -u GPUBENCH_PYTHON PATH='" + folder.string() + ":'\"$PATH\" " +
+        GPUBENCH_RUNNER + " " + python_fixtures + " --plugin pyfixture_misbehave --sizes 5" + quick +
+        "--output " + results.string());
+    INFO(outcome.output);
+    CHECK(outcome.status == 0);
+    CHECK(std::filesystem::exists(marker));
+    std::filesystem::remove_all(folder);
+    std::filesystem::remove(results);
+}
+
+TEST_CASE("python: what a script raises becomes the entry's status and a one-line message", "[python]") {
+    require_numpy();
+    struct Case {
+        const char *behaviour, *status, *message;
+    };
+    const Case cases[] = {
+        {"raise", "error", "ValueError: deliberate failure in run() (pyfixture/misbehave.py:"},
+        {"exit", "error", "SystemExit: 3 (pyfixture/misbehave.py:"},
+        {"notimpl", "skipped", "NotImplementedError: behaviour=notimpl is never supported"},
+        {"oom", "skipped", "MemoryError: pretend the host is full"},
+        {"wrong", "verification_failed", ""},
+    };
+    for (const Case &c : cases) {
+        DYNAMIC_SECTION("behaviour=" << c.behaviour) {
+            Outcome outcome;
+            const nlohmann::json entries = misbehave(c.behaviour, "10", outcome);
+            INFO(outcome.output);
+            REQUIRE(entries.size() == 1);
+            CHECK(entries[0].at("status") == c.status);
+            CHECK(entries[0].value("message", "").find(c.message) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("python: arrays a script keeps past destroy do not crash the worker", "[python]") {
+    require_numpy();
+    Outcome outcome;
+    const nlohmann::json entries = misbehave("keep", "10,20,30", outcome);
+    INFO(outcome.output);
+    CHECK(outcome.status == 0);
+    REQUIRE(entries.size() == 3);
+    for (const nlohmann::json &e : entries) {
+        CHECK(e.at("status") == "ok");
+    }
+    for (size_t i = 0; i < entries.size(); ++i)  // one worker served them all
+        CHECK(entries[i].at("harness").at("worker_entries_before") == i);
+}
+
+TEST_CASE("python: a script that does not compile fails its entries, naming the line", "[python]") {
+    require_numpy();
+    const Outcome outcome =
+        run_runner(python_fixtures + " --plugin pyfixture_broken --sizes 10" + std::string(quick));
+    INFO(outcome.output);
+    CHECK(outcome.status != 0);
+    CHECK(outcome.output.find("SyntaxError") != std::string::npos);
+    CHECK(outcome.output.find("(pyfixture/broken.py:6)") != std::string::npos);
+}
+
+TEST_CASE("python: a missing module or interpreter makes a plugin unavailable with the reason", "[python]") {
+    const Outcome listed = run_runner(python_fixtures + " --list");
+    INFO(listed.output);
+    CHECK(listed.output.find("has no module 'gpubench_no_such_module'") != std::string::npos);
+
+    const Outcome missing = run_command("GPUBENCH_PYTHON=/nonexistent/python3 " + std::string(GPUBENCH_RUNNER) +
+                                        " " + python_fixtures + " --list");
+    INFO(missing.output);
+    CHECK(missing.output.find("unavailable: GPUBENCH_PYTHON=/nonexistent/python3: cannot run it") !=
+          std::string::npos);
+
+    const Outcome swept = run_command("GPUBENCH_PYTHON=/nonexistent/python3 " + std::string(GPUBENCH_RUNNER) +
+                                      " " + python_fixtures + " --plugin pyfixture_misbehave --sizes 10" + quick);
+    INFO(swept.output);
+    CHECK(swept.output.find("skipped: unavailable: GPUBENCH_PYTHON=/nonexistent/python3") != std::string::npos);
+}
+
+TEST_CASE("python: a script without a C++ half makes, checks and describes its own work", "[python]") {
+    require_numpy();
+    const auto results = temp_results("python_standalone");
+    const Outcome ok = run_runner(python_fixtures + " --plugin myload_numpy --sizes 1,1000" + quick +
+                                  "--output " + results.string());
+    INFO(ok.output);
+    REQUIRE(ok.status == 0);
+    const nlohmann::json written = read_json(results);
+    for (const nlohmann::json &e : written.at("entries")) {
+        CHECK(e.at("status") == "ok");
+        CHECK(e.at("work").at("flops") == 2.0 * e.at("size").get<double>());
+        CHECK(e.at("verification").at("detail") == "relative error vs float64");
+    }
+    CHECK(written.dump().find("n: elements of x and y, float32") != std::string::npos);
+    // A parameter the script reads reaches it; one it does not declare is refused by the runner.
+    const Outcome scaled = run_runner(python_fixtures + " --plugin myload_numpy --sizes 10" + quick + "--param a=3");
+    CHECK(scaled.status == 0);
+    const Outcome typo = run_runner(python_fixtures + " --plugin myload_numpy --sizes 10" + quick + "--param b=3");
+    CHECK(typo.status != 0);
+    std::filesystem::remove(results);
+}
