@@ -2,8 +2,10 @@
 """The Python bridge's overhead: the same CuPy calls timed outside gpubench, with CuPy's events.
 
 Loads a workload's cupy.py (the very script matmul_cupy.so / vecadd_cupy.so embed), calls its
-setup() and upload() on a stream of its own, then times run() alone with cp.cuda.Event around
-each call on that stream, as a CuPy user would time it. With --results (a runner results file
+setup() on a stream of its own, then times run() alone with cp.cuda.Event around each call on
+that stream, as a CuPy user would time it. The host arrays are page-locked, as the bridge
+registers them. --protocol cycle (the default) repeats the runner's sample: upload, run,
+download, with only run() between the events; back-to-back runs run() alone, again and again. With --results (a runner results file
 of the same entries), prints both medians and the difference; the goal is at most 3% more
 through the bridge at >= 1 ms and at most 5 us more per call below. Exit 1 when a goal is missed.
 
@@ -27,21 +29,24 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def inputs_of(workload, size, rng):
     """Host arrays shaped as the workload's C++ half makes them (values do not matter here)."""
     if workload == "matmul":
-        a, b = (rng.random((size, size), dtype=np.float32) for _ in range(2))
+        a, b = (rng.random((size, size), dtype=np.float32) * 2 - 1 for _ in range(2))
         return {"a": a, "b": b}, {"c": np.empty((size, size), np.float32)}
     if workload == "vecadd":
-        a, b = (rng.random(size, dtype=np.float32) for _ in range(2))
+        a, b = (rng.random(size, dtype=np.float32) * 2 - 1 for _ in range(2))  # in (-1, 1) as gpubench's
         return {"a": a, "b": b}, {"c": np.empty(size, np.float32)}
     raise SystemExit("cupy_events.py: error: no inputs known for workload '%s'" % workload)
 
 
-def time_script(workload, size, min_time_s, min_samples):
+def time_script(workload, size, min_time_s, min_samples, protocol, blocking):
     path = os.path.join(ROOT, "plugins", workload, "cupy.py")
     spec = importlib.util.spec_from_file_location("bench_" + workload + "_cupy", path)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
-    stream = cp.cuda.Stream(non_blocking=True)
+    stream = cp.cuda.Stream(non_blocking=not blocking)  # the runner's: cudaStreamCreate, blocking
     inputs, outputs = inputs_of(workload, size, np.random.default_rng(42))
+    arrays = list(inputs.values()) + list(outputs.values())
+    for array in arrays:  # pinned, as in the bridge
+        cp.cuda.runtime.hostRegister(array.ctypes.data, array.nbytes, 0)
     ctx = types.SimpleNamespace(size=size, seed=42, threads=1, device=0, stream=stream.ptr,
                                 params={}, inputs=inputs, outputs=outputs, constants={})
     state = script.setup(ctx)
@@ -51,14 +56,22 @@ def time_script(workload, size, min_time_s, min_samples):
     for _ in range(3):  # warm-up: kernels compiled, pools filled, clocks up
         script.run(state)
     stream.synchronize()
+    cycle = protocol == "cycle"
     while len(samples) < min_samples or sum(samples) < min_time_s:
+        if cycle:
+            script.upload(state)
         start.record(stream)
         script.run(state)
         end.record(stream)
+        if cycle:
+            script.download(state)
         end.synchronize()
         samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
         if len(samples) >= 100000:
             break
+    stream.synchronize()
+    for array in arrays:
+        cp.cuda.runtime.hostUnregister(array.ctypes.data)
     return statistics.median(samples), len(samples)
 
 
@@ -80,14 +93,18 @@ def main():
     parser.add_argument("--results", help="a runner results file with the same entries")
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds of samples per entry")
     parser.add_argument("--min-samples", type=int, default=50)
+    parser.add_argument("--protocol", choices=["cycle", "back-to-back"], default="cycle")
+    parser.add_argument("--stream", choices=["blocking", "non-blocking"], default="blocking")
     args = parser.parse_args()
     bridge = bridge_medians(args.results) if args.results else {}
     missed = False
+    print("protocol:", args.protocol, "stream:", args.stream)
     print("%-10s %12s %14s %14s %12s  %s" % ("WORKLOAD", "SIZE", "CUPY EVENTS", "BRIDGE", "DIFFERENCE", "GOAL"))
     for entry in args.entries:
         workload, _, size_text = entry.partition(":")
         size = int(size_text)
-        alone, count = time_script(workload, size, args.min_time, args.min_samples)
+        alone, count = time_script(workload, size, args.min_time, args.min_samples, args.protocol,
+                                   args.stream == "blocking")
         through = bridge.get((workload + "_cupy", size))
         if through is None:
             print("%-10s %12d %11.3f us %14s %12s  (n=%d)" % (workload, size, alone * 1e6, "-", "-", count))

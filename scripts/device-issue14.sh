@@ -4,6 +4,8 @@
 #   tests   every test (the contract test runs every Python backend at the contract sizes)
 #   sweeps  each workload, all its backends, at the studies' sizes (one results file each,
 #           with its report and plots), then bench/cupy_events.py against the cupy entries
+#   large   the GPU backends at the largest sizes, resumed into the committed results, then
+#           the reports, plots and bench/cupy_events.py
 # Logs and results go to ${OUT:-out}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -42,15 +44,35 @@ sweep() {
   grep -E "^[0-9]+ ok" "$out/$name.txt" | tr '\n' ' '
   echo "<- $name"
 }
-gpu() { echo "$1_cuda,$1_cublas,$1_thrust,$1_cupy,$1_numba_cuda"; }
+# The workload's GPU plugins, as --list names them (a pattern that matches none is an error).
+gpu() { "$runner" --list | awk -v w="$1" '$2 == w && $4 == "cuda" {print $1}' | paste -sd, -; }
 began=$(date +%s)
-sweep matmul 128,1024,4096 "$(gpu matmul)" 8192
-sweep vecadd 1000,1000000,100000000 "$(gpu vecadd)" 1000000000
-sweep vecadd-increment 1000,1000000,100000000 "$(gpu vecadd)" "" --param variant=increment
-sweep sort 10000,1000000 "$(gpu sort)" 100000000,1000000000
-sweep mandelbrot 256,1024 "$(gpu mandelbrot)" 8192
-sweep logreg 600,6000 "$(gpu logreg)" 60000
-sweep solvebak 10000,100000 "$(gpu solvebak)" 1000000
+if [ "$mode" = large ]; then
+  # The GPU backends at the studies' large sizes, added to the committed sweeps (--resume).
+  large() {
+    local name=$1 sizes=$2
+    shift 2
+    cp "results/h100-python-$name-2026-11-24.json" "$out/$name.json"
+    "$runner" --plugin "$(gpu "${name%%-*}")" --sizes "$sizes" $quick "$@" --resume "$out/$name.json" \
+      > "$out/$name-large.txt" 2>&1
+    grep -E "^[0-9]+ ok" "$out/$name-large.txt" | tr '\n' ' '
+    echo "<- $name $sizes $*"
+  }
+  large matmul 8192
+  large sort 100000000,1000000000
+  large logreg 60000 --param iterations=10
+  large solvebak 1000000
+  large mandelbrot 1024,8192 --param iterations=256
+  cp results/h100-python-vecadd-2026-11-24.json "$out/vecadd.json"  # for the bench below
+else
+  sweep matmul 128,1024,4096 "$(gpu matmul)" 8192
+  sweep vecadd 1000,1000000,100000000 "$(gpu vecadd)" 1000000000
+  sweep vecadd-increment 1000,1000000,100000000 "$(gpu vecadd)" "" --param variant=increment
+  sweep sort 10000,1000000 "$(gpu sort)" 100000000,1000000000
+  sweep mandelbrot 256,1024 "$(gpu mandelbrot)" 8192
+  sweep logreg 600,6000 "$(gpu logreg)" 60000
+  sweep solvebak 10000,100000 "$(gpu solvebak)" 1000000
+fi
 echo "sweeps took $(( $(date +%s) - began )) s"
 for f in "$out"/*.json; do
   "$runner" report "$f" --output "${f%.json}.md" > /dev/null 2>&1
@@ -59,7 +81,9 @@ python3 runner/plot_results.py "$out"/*.json --name h100-python --out-dir "$out/
   || echo "plots failed"
 
 echo "== CuPy's own events vs the bridge"
-python3 bench/cupy_events.py --results "$out/matmul.json" matmul:128 matmul:1024 matmul:4096 matmul:8192 \
-  2>&1 | tee "$out/cupy-events.txt"
-python3 bench/cupy_events.py --results "$out/vecadd.json" vecadd:1000 vecadd:1000000 vecadd:100000000 \
-  vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"
+for protocol in cycle back-to-back; do
+  python3 -W ignore::DeprecationWarning bench/cupy_events.py --protocol $protocol --results "$out/matmul.json" \
+    matmul:128 matmul:1024 matmul:4096 matmul:8192 2>&1 | tee -a "$out/cupy-events.txt"
+  python3 -W ignore::DeprecationWarning bench/cupy_events.py --protocol $protocol --results "$out/vecadd.json" \
+    vecadd:1000 vecadd:1000000 vecadd:100000000 vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"
+done

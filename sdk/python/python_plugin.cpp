@@ -146,17 +146,51 @@ Session &session(int cpu_threads) {
     }
 }
 
-// Waits for the runner's stream before the C++ check reads the outputs (the download may
-// have been an asynchronous copy). The driver is looked up, not linked: a CPU build has none.
-void synchronize(void *stream) {
-    using Sync = int (*)(void *);
-    static Sync sync = [] {
-        void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
-        return driver ? reinterpret_cast<Sync>(dlsym(driver, "cuStreamSynchronize")) : nullptr;
+// The few CUDA driver calls the bridge makes itself, looked up, not linked: a CPU build has
+// no driver, and a CuPy or Numba process may bring its own runtime.
+struct Driver {
+    int (*stream_synchronize)(void *) = nullptr;
+    int (*host_register)(void *, size_t, unsigned) = nullptr;
+    int (*host_unregister)(void *) = nullptr;
+};
+const Driver &driver() {
+    static const Driver d = [] {
+        Driver found;
+        if (void *library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL)) {
+            found.stream_synchronize = reinterpret_cast<int (*)(void *)>(dlsym(library, "cuStreamSynchronize"));
+            found.host_register = reinterpret_cast<int (*)(void *, size_t, unsigned)>(dlsym(library, "cuMemHostRegister_v2"));
+            found.host_unregister = reinterpret_cast<int (*)(void *)>(dlsym(library, "cuMemHostUnregister"));
+        }
+        return found;
     }();
-    if (sync && sync(stream) != 0)
+    return d;
+}
+
+// Waits for the runner's stream before the C++ check reads the outputs (the download may
+// have been an asynchronous copy).
+void synchronize(void *stream) {
+    const Driver &d = driver();
+    if (d.stream_synchronize && d.stream_synchronize(stream) != 0)
         throw Error(GPUBENCH_DEVICE_ERROR, "cuStreamSynchronize failed before verify");
 }
+
+// Page-locks a GPU plugin's host arrays, as the C++ GPU plugins allocate theirs pinned, so that
+// the timed transfers of both run at the same speed (CuPy and Numba copy from registered memory
+// directly). Untimed, in create(); an array that cannot be registered stays pageable.
+class PinnedArrays {
+public:
+    void add(void *data, size_t bytes) {
+        const Driver &d = driver();
+        if (bytes && d.host_register && d.host_unregister && d.host_register(data, bytes, 0) == 0)
+            registered_.push_back(data);
+    }
+    ~PinnedArrays() {
+        for (void *data : registered_) driver().host_unregister(data);
+    }
+
+private:
+    std::vector<void *> registered_;
+};
 
 // One instance: the workload's host data, and the script's state built over it.
 class Problem {
@@ -222,7 +256,9 @@ private:
     void start(const Setup &setup) {
         const Api &api = *session_.api;
         std::vector<Ref> arrays, views;
+        if (definition->backend.device_kind == GPUBENCH_DEVICE_CUDA) pinned_ = std::make_unique<PinnedArrays>();
         for (const Array &a : data_ ? data_->arrays() : std::vector<Array>{}) {
+            if (pinned_) pinned_->add(a.data, a.bytes);
             std::vector<Ref> shape;
             for (size_t extent : a.shape) shape.push_back(session_.integer(static_cast<long long>(extent)));
             Ref view(&api, api.PyMemoryView_FromMemory(static_cast<char *>(a.data),
@@ -260,7 +296,11 @@ private:
         }
         views_.reset();
         // Arrays the script kept past destroy still point into the data: leak it, safely.
-        if (busy != 0) (void)data_.release();
+        if (busy != 0) {
+            (void)pinned_.release();
+            (void)data_.release();
+        }
+        pinned_.reset();
     }
     void phase(const char *name) {
         const Api &api = *session_.api;
@@ -274,6 +314,7 @@ private:
     std::unique_ptr<Data> data_;
     Session &session_;
     void *stream_;
+    std::unique_ptr<PinnedArrays> pinned_;  // unregistered before data_ is freed
     Ref views_, state_;
 };
 
