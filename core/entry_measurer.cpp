@@ -84,9 +84,6 @@ double EntryMeasurer::prepare_seconds(const Plugin &plugin) const {
 EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
                                    const MeasureOptions &options, const StageObserver &observe,
                                    const std::optional<RunBudget> &budget) {
-    if (budget && size_range_problem(plugin.info(), size).empty())
-        if (std::string why = over_budget(plugin, size, options.params, *budget); !why.empty())
-            return skipped_entry(plugin.info(), size, why);
     if (std::string why = prepare(plugin, options.cuda_device); !why.empty())
         return skipped_entry(plugin.info(), size, "unavailable: " + why);
     if (const Prepared &p = prepare_once(plugin, options.cpu_threads); p.status != GPUBENCH_OK) {
@@ -97,6 +94,11 @@ EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
         }
         return failed;
     }
+    // After prepare(): the prediction calls work(), which a Python plugin answers in the
+    // interpreter that prepare() started with the run's thread caps.
+    if (budget && size_range_problem(plugin.info(), size).empty())
+        if (std::string why = over_budget(plugin, size, options.params, *budget); !why.empty())
+            return skipped_entry(plugin.info(), size, why);
     PhaseTimer &timer = plugin.is_cuda() ? *cuda_timer_ : static_cast<PhaseTimer &>(host_timer_);
     EntryResult entry = measure_entry(plugin, size, options, timer, observe);
     if (plugin.is_cuda())

@@ -215,7 +215,7 @@ public:
     }
     static Work work(uint64_t size, const Params &params) {
         if (definition->workload) return definition->workload->work(definition->backend, size, params);
-        const Session &s = session(0);  // before prepare() only in a budget's prediction
+        const Session &s = session(0);  // started by prepare() already, where a runner calls
         Gil gil(*s.api);
         Ref w = s.call("work", Session::build(s.share(s.module.get()),
                                               s.integer(static_cast<long long>(size)), s.str(params.text())));
