@@ -1,13 +1,21 @@
 // The plugin class of a workload whose problem type depends on a parameter (float or double
-// elements, keys or pairs...): it holds the one problem create() chose and forwards each
-// plugin call to it. upload, reset, download and metrics exist only where the first problem
-// type has them (a plugin's problem types share one set), so GPUBENCH_PLUGIN leaves them
-// NULL for problems without them, such as CPU ones without transfers.
+// elements, keys or pairs...), written once for every such workload.
+//
+// OneOfProblems holds the one problem create() chose and forwards each plugin call to it.
+// upload, reset, download and metrics exist only where the first problem type has them (a
+// plugin's problem types share one set), so GPUBENCH_PLUGIN leaves them NULL for problems
+// without them, such as CPU ones without transfers.
+//
+// ProblemChosenByParams is the class a backend hands GPUBENCH_PLUGIN: its Problem template
+// over the workload's Variants, the backend's own BackendSpec, and the workload's rules.
 #pragma once
 
+#include <gpubench/backend_spec.hpp>
 #include <gpubench/plugin.hpp>
 
+#include <cstddef>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -17,9 +25,9 @@ namespace gpubench {
 template <class First, class... Others>
 class OneOfProblems {
 public:
-    using Choice = std::variant<std::unique_ptr<First>, std::unique_ptr<Others>...>;
+    using Held = std::variant<std::unique_ptr<First>, std::unique_ptr<Others>...>;
 
-    explicit OneOfProblems(Choice problem) : problem_(std::move(problem)) {}
+    explicit OneOfProblems(Held problem) : problem_(std::move(problem)) {}
 
     void upload()
         requires requires(First &p) { p.upload(); }
@@ -54,7 +62,49 @@ private:
         return std::visit([&](auto &problem) -> decltype(auto) { return f(*problem); },
                           problem_);
     }
-    Choice problem_;
+    Held problem_;
+};
+
+// What a workload's choose() returns: which of the Variants to build, and the arguments its
+// Problem<Variant> is constructed from.
+template <class... Arguments>
+struct ProblemChoice {
+    size_t variant;
+    std::tuple<Arguments...> arguments;
+};
+
+// Workload provides
+//   static ProblemChoice<...> choose(const BackendSpec &, const Setup &);  // may throw
+//   static Work make_work(const BackendSpec &, uint64_t size, const Params &);
+// so a backend's plugin class is one line, for example
+//   using CudaPlugin = ProblemChosenByParams<matmul::Rules, kCuda, CudaProblem, float, double>;
+template <class Workload, const BackendSpec &Spec, template <class> class Problem,
+          class... Variants>
+class ProblemChosenByParams : public OneOfProblems<Problem<Variants>...> {
+    using Base = OneOfProblems<Problem<Variants>...>;
+
+public:
+    explicit ProblemChosenByParams(const Setup &setup)
+        : Base(make(Workload::choose(Spec, setup))) {}
+    static Work work(uint64_t size, const Params &params) {
+        return Workload::make_work(Spec, size, params);
+    }
+
+private:
+    template <size_t I = 0, class Choice>
+    static typename Base::Held make(const Choice &choice) {
+        using Variant = std::tuple_element_t<I, std::tuple<Variants...>>;
+        if constexpr (I + 1 < sizeof...(Variants)) {
+            if (choice.variant != I) return make<I + 1>(choice);
+        } else if (choice.variant != I) {
+            throw Error(GPUBENCH_ERROR, "choose() named a problem variant the plugin lacks");
+        }
+        return std::apply(
+            [](const auto &...arguments) {
+                return typename Base::Held(std::make_unique<Problem<Variant>>(arguments...));
+            },
+            choice.arguments);
+    }
 };
 
 }  // namespace gpubench

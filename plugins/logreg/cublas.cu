@@ -12,6 +12,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kCublas{
+    "logreg_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
+    "softmax regression, full-batch gradient descent; cublasSgemm for X theta, a "
+    "softmax kernel, cublasSgemm for the gradient with the update fused (beta 1)",
+    logreg::kMaxSamples, {60, 600, 6000, 60000}};
+
 using namespace logreg;
 
 constexpr int kThreads = 256;
@@ -31,6 +37,11 @@ __global__ void __launch_bounds__(kThreads)
 
 class CublasTrainer {
 public:
+    // The logits and cuBLAS's workspace.
+    static double scratch_bytes(uint64_t n) {
+        return static_cast<double>(n) * kClasses * sizeof(float) + double(32 << 20);
+    }
+
     CublasTrainer(const Task &task, const gpubench::Setup &setup)
         : n_(static_cast<int>(task.samples())),
           settings_(task.settings()),
@@ -63,8 +74,8 @@ private:
     gpubench::cuda::DeviceBuffer<float> logits_;  // Z, then D in place; n x 10
 };
 
-using CublasPlugin = DevicePlugin<Backend::cublas, CublasTrainer>;
+using CublasPlugin = DevicePlugin<kCublas, CublasTrainer>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CublasPlugin, make_info(Backend::cublas))
+GPUBENCH_PLUGIN(CublasPlugin, make_info(kCublas))

@@ -17,6 +17,13 @@
 
 namespace {
 
+const gpubench::BackendSpec kCuda{
+    "logreg_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+    "softmax regression, full-batch gradient descent; hand-written CUDA: fused "
+    "forward + softmax + partial gradient per sample chunk (theta in shared "
+    "memory), deterministic reduce-and-update",
+    logreg::kMaxSamples, {60, 600, 6000, 60000}};
+
 using namespace logreg;
 
 constexpr int kThreads = 256;
@@ -117,6 +124,11 @@ __global__ void __launch_bounds__(kReduceEntries *kReduceRows)
 
 class CudaTrainer {
 public:
+    // The partial gradients of the sample chunks.
+    static double scratch_bytes(uint64_t n) {
+        return static_cast<double>(gradient_chunks(n)) * kThetaSize * sizeof(float);
+    }
+
     CudaTrainer(const Task &task, const gpubench::Setup &setup)
         : n_(static_cast<int>(task.samples())),
           settings_(task.settings()),
@@ -151,8 +163,8 @@ private:
     gpubench::cuda::DeviceBuffer<float> partials_;  // chunks x 7850
 };
 
-using CudaPlugin = DevicePlugin<Backend::cuda, CudaTrainer>;
+using CudaPlugin = DevicePlugin<kCuda, CudaTrainer>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CudaPlugin, make_info(Backend::cuda))
+GPUBENCH_PLUGIN(CudaPlugin, make_info(kCuda))

@@ -12,53 +12,12 @@ namespace {
 using gpubench::BackendSpec;
 
 constexpr uint64_t kMinSamples = 10;
-constexpr uint64_t kMaxSamples = kTrainImages;  // the whole training set
 constexpr int kMaxIterations = 100000;
 constexpr const char *kParamsHelp =
     "iterations=N (full-batch steps, default 100), lr=X (learning rate, default 0.1; above "
     "~0.2 the descent oscillates), data=DIR (MNIST-format IDX files; default "
     "$GPUBENCH_MNIST_DIR, else /usr/share/datasets/fashion-mnist; synthetic data when none "
     "there)";
-
-BackendSpec spec_of(Backend backend) {
-    const std::vector<uint64_t> study_sweep{60, 600, 6000, 60000};  // every C++ backend
-    switch (backend) {
-    case Backend::naive:
-        return {"logreg_naive", "naive", GPUBENCH_DEVICE_CPU,
-                "softmax regression, full-batch gradient descent; plain per-sample loops on "
-                "one thread (n = 60000, the whole training set, takes about 20-40 s per run)",
-                kMaxSamples, study_sweep};
-    case Backend::omp:
-        return {"logreg_omp", "omp", GPUBENCH_DEVICE_CPU,
-                "softmax regression, full-batch gradient descent; OpenMP over sample blocks "
-                "with per-thread gradients, SIMD over 16 padded classes",
-                kMaxSamples, study_sweep};
-    case Backend::cuda:
-        return {"logreg_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                "softmax regression, full-batch gradient descent; hand-written CUDA: fused "
-                "forward + softmax + partial gradient per sample chunk (theta in shared "
-                "memory), deterministic reduce-and-update",
-                kMaxSamples, study_sweep};
-    case Backend::cublas:
-        return {"logreg_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-                "softmax regression, full-batch gradient descent; cublasSgemm for X theta, a "
-                "softmax kernel, cublasSgemm for the gradient with the update fused (beta 1)",
-                kMaxSamples, study_sweep};
-    }
-    throw gpubench::Error(GPUBENCH_ERROR, "unknown logreg backend");
-}
-
-// Device memory an instance keeps beside X, the labels and theta: logreg_cuda's partial
-// gradients, logreg_cublas's logits and cuBLAS workspace; any other CUDA backend (the
-// Python ones) its probabilities and one-hot labels (n x 10 floats each) and a gradient.
-double device_scratch(const BackendSpec &spec, uint64_t n) {
-    const std::string_view backend = spec.backend;
-    const double samples = static_cast<double>(n), logits = samples * kClasses * sizeof(float);
-    if (backend == "cuda")
-        return static_cast<double>(gradient_chunks(n)) * kThetaSize * sizeof(float);
-    if (backend == "cublas") return logits + double(32 << 20);
-    return 2 * logits + kThetaSize * sizeof(float);
-}
 
 // Test-accuracy floors with the default settings (iterations=100, lr=0.1), by size: 5-13
 // points below the accuracy measured on Fashion-MNIST (36.7% at n = 10, 57.8% at 33,
@@ -113,8 +72,6 @@ Settings parse_settings(const gpubench::Params &params) {
     return s;
 }
 
-gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
-
 gpubench::Info make_info(const BackendSpec &s) {
     gpubench::Info info{s.name,
                         "logreg",
@@ -133,11 +90,13 @@ gpubench::Info make_info(const BackendSpec &s) {
     return info;
 }
 
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
-    return make_work(spec_of(backend), n, params);
+double array_library_scratch_bytes(uint64_t n) {
+    const double logits = static_cast<double>(n) * kClasses * sizeof(float);
+    return 2 * logits + kThetaSize * sizeof(float);
 }
 
-gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
+gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params,
+                         double device_scratch_bytes) {
     const Settings settings = parse_settings(params);
     const double samples = static_cast<double>(n), steps = settings.iterations;
     const double x_bytes = samples * kFeatures * sizeof(float);
@@ -150,16 +109,13 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
     const double images = (samples + kTestImages) * (kPixels + 1);
     w.host_bytes = x_bytes + images + samples * kClasses * sizeof(float);
     if (spec.device_kind == GPUBENCH_DEVICE_CUDA)
-        w.device_bytes = x_bytes + samples + kThetaSize * sizeof(float) + device_scratch(spec, n);
+        w.device_bytes = x_bytes + samples + kThetaSize * sizeof(float) + device_scratch_bytes;
     return w;
 }
 
-Task::Task(Backend backend, const gpubench::Setup &setup) : Task(spec_of(backend), setup) {
-    is_reference_ = backend == Backend::naive;
-}
-
-Task::Task(const BackendSpec &backend, const gpubench::Setup &setup)
-    : n_(gpubench::checked_size(make_info(backend), setup.size)),
+Task::Task(const BackendSpec &backend, const gpubench::Setup &setup, bool theta_is_reference)
+    : is_reference_(theta_is_reference),
+      n_(gpubench::checked_size(make_info(backend), setup.size)),
       settings_(parse_settings(setup.params)),
       data_(load_dataset(setup.params, setup.seed, n_)) {}
 

@@ -26,7 +26,8 @@ namespace logreg {
 constexpr size_t kFeatures = kPixels + 1;            // pixels and the bias feature
 constexpr size_t kThetaSize = kFeatures * kClasses;  // 7850
 
-enum class Backend { naive, omp, cuda, cublas };
+// The largest size: the whole training set.
+constexpr uint64_t kMaxSamples = kTrainImages;
 
 struct Settings {
     int iterations = 100;
@@ -36,16 +37,20 @@ struct Settings {
 // iterations=N and lr=X; InvalidArgument for values out of range.
 Settings parse_settings(const gpubench::Params &params);
 
-// Descriptor data for one backend (name "logreg_<backend>", sizes, descriptions). The
-// BackendSpec overload describes a backend outside the enum (the Python backends).
-gpubench::Info make_info(Backend backend);
+// Descriptor data for one backend: its own row (name, device, sizes, description) plus
+// what every logreg backend shares.
 gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // Per run: 4 n 785 10 flops of the two products plus the softmax and update, X read twice,
 // n * iterations sample-steps; memory of an instance on the host and (CUDA) the device.
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+// device_scratch_bytes: what a CUDA backend keeps on the device beside X, the labels and
+// theta (ignored for CPU backends).
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
-                         const gpubench::Params &params);
+                         const gpubench::Params &params, double device_scratch_bytes);
+
+// The device scratch of an array-library backend (CuPy...): probabilities and one-hot
+// labels, n x 10 floats each, and a gradient.
+double array_library_scratch_bytes(uint64_t n);
 
 // Sample chunks of logreg_cuda's partial gradients: a fixed function of n (never of the
 // device), so that its summation order, hence its result, is the same on every GPU.
@@ -105,9 +110,10 @@ double cross_entropy(const float *x, const uint8_t *labels, size_t n, const floa
 // checks of the theta it trains.
 class Task {
 public:
-    Task(Backend backend, const gpubench::Setup &setup);
-    // A backend outside the enum (never the reference itself): n checked against its range.
-    Task(const gpubench::BackendSpec &backend, const gpubench::Setup &setup);
+    // n checked against the backend's range. theta_is_reference: the backend trains with
+    // the reference arithmetic itself (logreg_naive), so verify() compares nothing.
+    Task(const gpubench::BackendSpec &backend, const gpubench::Setup &setup,
+         bool theta_is_reference = false);
 
     size_t samples() const { return n_; }
     const Settings &settings() const { return settings_; }
@@ -133,19 +139,23 @@ private:
 // Fills `count` floats with NaN, so that a theta a backend never writes fails verify().
 void poison(float *values, size_t count);
 
+// Whether Trainer declares static constexpr bool is_reference = true (logreg_naive).
+template <class Trainer>
+constexpr bool trains_reference = requires { requires Trainer::is_reference; };
+
 // The class GPUBENCH_PLUGIN wraps for CPU backends. Trainer is constructed from (task,
 // setup) and called as trainer.train(x, labels, theta) to run one whole training.
-template <Backend B, class Trainer>
+template <const gpubench::BackendSpec &Spec, class Trainer>
 class HostPlugin {
 public:
     explicit HostPlugin(const gpubench::Setup &setup)
-        : task_(B, setup), x_(task_.samples() * kFeatures), theta_(kThetaSize),
+        : task_(Spec, setup, trains_reference<Trainer>), x_(task_.samples() * kFeatures), theta_(kThetaSize),
           trainer_(task_, setup) {
         task_.fill_features(x_.data());
         poison(theta_.data(), theta_.size());
     }
     static gpubench::Work work(uint64_t n, const gpubench::Params &params) {
-        return make_work(B, n, params);
+        return make_work(Spec, n, params, 0);
     }
     void run() { trainer_.train(x_.data(), task_.labels(), theta_.data()); }
     gpubench::Verification verify() { return task_.verify(x_.data(), theta_.data()); }

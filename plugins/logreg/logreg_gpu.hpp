@@ -31,12 +31,13 @@ __device__ __forceinline__ void softmax_residual_in_place(float (&z)[kClasses],
 // The class GPUBENCH_PLUGIN wraps for CUDA backends. Trainer is constructed from (task,
 // setup) and called as trainer.train(x, labels, theta) with device pointers; it enqueues one
 // whole training (theta from zero) on gpubench::cuda::stream_of(setup), without
-// synchronising or allocating.
-template <Backend B, class Trainer>
+// synchronising or allocating. Its static scratch_bytes(n) is the device memory it keeps
+// (for the work model).
+template <const gpubench::BackendSpec &Spec, class Trainer>
 class DevicePlugin {
 public:
     explicit DevicePlugin(const gpubench::Setup &setup)
-        : task_(B, setup),
+        : task_(Spec, setup),
           stream_(gpubench::cuda::stream_of(setup)),
           x_host_(task_.samples() * kFeatures), labels_host_(task_.samples()),
           theta_host_(kThetaSize),
@@ -50,7 +51,7 @@ public:
         GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // create may block
     }
     static gpubench::Work work(uint64_t n, const gpubench::Params &params) {
-        return make_work(B, n, params);
+        return make_work(Spec, n, params, Trainer::scratch_bytes(n));
     }
 
     void upload() {

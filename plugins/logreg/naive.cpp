@@ -5,8 +5,16 @@
 
 namespace {
 
+const gpubench::BackendSpec kNaive{
+    "logreg_naive", "naive", GPUBENCH_DEVICE_CPU,
+    "softmax regression, full-batch gradient descent; plain per-sample loops on "
+    "one thread (n = 60000, the whole training set, takes about 20-40 s per run)",
+    logreg::kMaxSamples, {60, 600, 6000, 60000}};
+
 class NaiveTrainer {
 public:
+    static constexpr bool is_reference = true;  // train_reference's arithmetic
+
     NaiveTrainer(const logreg::Task &task, const gpubench::Setup &)
         : n_(task.samples()), settings_(task.settings()), grad_(logreg::kThetaSize) {}
 
@@ -31,8 +39,8 @@ private:
     std::vector<float> grad_;
 };
 
-using NaivePlugin = logreg::HostPlugin<logreg::Backend::naive, NaiveTrainer>;
+using NaivePlugin = logreg::HostPlugin<kNaive, NaiveTrainer>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(NaivePlugin, logreg::make_info(logreg::Backend::naive))
+GPUBENCH_PLUGIN(NaivePlugin, logreg::make_info(kNaive))

@@ -12,6 +12,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kOmp{
+    "logreg_omp", "omp", GPUBENCH_DEVICE_CPU,
+    "softmax regression, full-batch gradient descent; OpenMP over sample blocks "
+    "with per-thread gradients, SIMD over 16 padded classes",
+    logreg::kMaxSamples, {60, 600, 6000, 60000}};
+
 using namespace logreg;
 
 constexpr size_t kLanes = 16;  // classes padded to a whole number of vectors
@@ -127,8 +133,8 @@ private:
     std::vector<float> tails_;  // per thread: its short last tile, zero-padded to kTile rows
 };
 
-using OmpPlugin = HostPlugin<Backend::omp, OmpTrainer>;
+using OmpPlugin = HostPlugin<kOmp, OmpTrainer>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(OmpPlugin, make_info(Backend::omp))
+GPUBENCH_PLUGIN(OmpPlugin, make_info(kOmp))

@@ -49,7 +49,7 @@ gpubench::Info info(const gpubench::BackendSpec &backend) { return logreg::make_
 
 gpubench::Work work(const gpubench::BackendSpec &backend, uint64_t n,
                     const gpubench::Params &params) {
-    return logreg::make_work(backend, n, params);
+    return logreg::make_work(backend, n, params, logreg::array_library_scratch_bytes(n));
 }
 
 }  // namespace

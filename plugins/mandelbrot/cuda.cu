@@ -6,6 +6,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kCuda{
+    "mandelbrot_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+    "Mandelbrot escape counts, CUDA kernel with one thread per pixel on a 2-D "
+    "grid of 32x8 blocks; max 16384 rows (24576 x 16384)",
+    mandelbrot::kMaxGpuRows, {256, 512, 1024, 2048, 4096}};
+
 constexpr int kBlockX = 32, kBlockY = 8;
 // gridDim.y is limited to 65535 blocks: 16384 rows need 2048.
 static_assert((mandelbrot::kMaxGpuRows + kBlockY - 1) / kBlockY <= 65535);
@@ -36,8 +42,8 @@ private:
     dim3 grid_;
 };
 
-using CudaPlugin = mandelbrot::DeviceProblem<mandelbrot::Backend::cuda, CudaKernel>;
+using CudaPlugin = mandelbrot::DeviceProblem<kCuda, CudaKernel>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CudaPlugin, mandelbrot::make_info(mandelbrot::Backend::cuda))
+GPUBENCH_PLUGIN(CudaPlugin, mandelbrot::make_info(kCuda))

@@ -72,35 +72,7 @@ uint64_t allowed_on_gpu(const Geometry &g) {
 
 using gpubench::BackendSpec;
 
-BackendSpec spec_of(Backend backend) {
-    switch (backend) {
-    case Backend::naive:
-        return {"mandelbrot_naive", "naive", GPUBENCH_DEVICE_CPU,
-                "Mandelbrot escape counts, the obvious row/column loop on one CPU thread; "
-                "max 8192 rows (12288 x 8192 at 256 iterations: ~20 s a run, measured)",
-                8192, {256, 512, 1024, 2048}};
-    case Backend::omp:
-        return {"mandelbrot_omp", "omp", GPUBENCH_DEVICE_CPU,
-                "Mandelbrot escape counts, OpenMP over rows with a dynamic schedule (rows "
-                "inside the set cost far more); max 8192 rows",
-                8192, {256, 512, 1024, 2048}};
-    case Backend::cuda:
-        return {"mandelbrot_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                "Mandelbrot escape counts, CUDA kernel with one thread per pixel on a 2-D "
-                "grid of 32x8 blocks; max 16384 rows (24576 x 16384)",
-                kMaxGpuRows, {256, 512, 1024, 2048, 4096}};
-    case Backend::thrust:
-        return {"mandelbrot_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
-                "Mandelbrot escape counts, thrust::transform over a counting iterator of "
-                "pixel indices on the runner's stream; max 16384 rows (24576 x 16384)",
-                kMaxGpuRows, {256, 512, 1024, 2048, 4096}};
-    }
-    throw gpubench::Error(GPUBENCH_ERROR, "unknown mandelbrot backend");
-}
-
 }  // namespace
-
-gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
 
 gpubench::Info make_info(const BackendSpec &s) {
     return gpubench::Info{
@@ -114,10 +86,6 @@ gpubench::Info make_info(const BackendSpec &s) {
         "iterations,dtype,image"};
 }
 
-gpubench::Work make_work(Backend backend, uint64_t height, const gpubench::Params &params) {
-    return make_work(spec_of(backend), height, params);
-}
-
 gpubench::Work make_work(const BackendSpec &spec, uint64_t height,
                          const gpubench::Params &params) {
     parse_params(params);  // a bad parameter fails here already
@@ -129,10 +97,6 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t height,
     w.host_bytes = 2.0 * pixels;
     w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? 2.0 * pixels : 0.0;
     return w;
-}
-
-Geometry make_geometry(Backend backend, const gpubench::Setup &setup) {
-    return make_geometry(spec_of(backend), setup);
 }
 
 Geometry make_geometry(const BackendSpec &spec, const gpubench::Setup &setup) {
@@ -153,9 +117,6 @@ Geometry make_geometry(const BackendSpec &spec, const gpubench::Setup &setup) {
 }
 
 void poison(uint16_t *image, size_t pixels) { std::fill(image, image + pixels, uint16_t{0xFFFF}); }
-
-Checker::Checker(Backend backend, const gpubench::Setup &setup)
-    : Checker(spec_of(backend), setup) {}
 
 Checker::Checker(const BackendSpec &spec, const gpubench::Setup &setup)
     : on_gpu_(spec.device_kind == GPUBENCH_DEVICE_CUDA),

@@ -25,16 +25,14 @@
 
 namespace mandelbrot {
 
-enum class Backend { naive, omp, cuda, thrust };
 enum class Dtype { float64, float32 };
 
-// Descriptor data for one backend (name "mandelbrot_<backend>", sizes, descriptions).
-gpubench::Info make_info(Backend backend);
+// Descriptor data for one backend: its own row (name, device, sizes, description) plus
+// what every mandelbrot backend shares.
 gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // items = W*H pixels, bytes = W*H*2 (the image written), flops = 0: the iterations are data
 // dependent, so they are reported as the metric total_iterations instead.
-gpubench::Work make_work(Backend backend, uint64_t height, const gpubench::Params &params);
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t height,
                          const gpubench::Params &params);
 
@@ -58,7 +56,6 @@ struct Geometry {
 // Size and parameters of `setup` for `backend`: NotSupported outside the size range or when
 // pixels x iterations exceeds that of max_size at 256 iterations; InvalidArgument for a bad
 // iterations, dtype or image value.
-Geometry make_geometry(Backend backend, const gpubench::Setup &setup);
 Geometry make_geometry(const gpubench::BackendSpec &spec, const gpubench::Setup &setup);
 
 // The view sampled at the image's pixels, in precision T. Computed once on the host and
@@ -124,8 +121,7 @@ void poison(uint16_t *image, size_t pixels);
 // was given.
 class Checker {
 public:
-    Checker(Backend backend, const gpubench::Setup &setup);
-    Checker(const gpubench::BackendSpec &spec, const gpubench::Setup &setup);  // any backend
+    Checker(const gpubench::BackendSpec &spec, const gpubench::Setup &setup);
     const Geometry &geometry() const { return geometry_; }
 
     gpubench::Verification verify(const uint16_t *image);
@@ -141,17 +137,17 @@ private:
 
 // The CPU problem: the image in host memory. Render has static
 // image(const Geometry &, uint16_t *image, int threads) computing all of it.
-template <Backend B, class Render>
+template <const gpubench::BackendSpec &Spec, class Render>
 class HostProblem {
 public:
     explicit HostProblem(const gpubench::Setup &setup)
-        : checker_(B, setup),
+        : checker_(Spec, setup),
           threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1),
           image_(checker_.geometry().pixels()) {
         poison(image_.data(), image_.size());
     }
     static gpubench::Work work(uint64_t height, const gpubench::Params &params) {
-        return make_work(B, height, params);
+        return make_work(Spec, height, params);
     }
     void run() { Render::image(checker_.geometry(), image_.data(), threads_); }
     gpubench::Verification verify() { return checker_.verify(image_.data()); }

@@ -11,11 +11,11 @@ namespace mandelbrot {
 // Kernel is constructed from (geometry, setup) and called as kernel.render(frame, image)
 // with a Frame<float> or Frame<double> and a device pointer; it enqueues the whole image on
 // the runner's stream. There are no inputs, so no upload().
-template <Backend B, class Kernel>
+template <const gpubench::BackendSpec &Spec, class Kernel>
 class DeviceProblem {
 public:
     explicit DeviceProblem(const gpubench::Setup &setup)
-        : checker_(B, setup),
+        : checker_(Spec, setup),
           stream_(gpubench::cuda::stream_of(setup)),
           image_host_(checker_.geometry().pixels()),
           image_(checker_.geometry().pixels()),
@@ -26,7 +26,7 @@ public:
         GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // create may block
     }
     static gpubench::Work work(uint64_t height, const gpubench::Params &params) {
-        return make_work(B, height, params);
+        return make_work(Spec, height, params);
     }
 
     void run() {

@@ -5,6 +5,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kOmp{
+    "mandelbrot_omp", "omp", GPUBENCH_DEVICE_CPU,
+    "Mandelbrot escape counts, OpenMP over rows with a dynamic schedule (rows "
+    "inside the set cost far more); max 8192 rows",
+    8192, {256, 512, 1024, 2048}};
+
 struct OmpRender {
     static void image(const mandelbrot::Geometry &g, uint16_t *image, int threads) {
         mandelbrot::with_precision(g.dtype, [&](auto zero) {
@@ -15,8 +21,8 @@ struct OmpRender {
     }
 };
 
-using OmpPlugin = mandelbrot::HostProblem<mandelbrot::Backend::omp, OmpRender>;
+using OmpPlugin = mandelbrot::HostProblem<kOmp, OmpRender>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(OmpPlugin, mandelbrot::make_info(mandelbrot::Backend::omp))
+GPUBENCH_PLUGIN(OmpPlugin, mandelbrot::make_info(kOmp))

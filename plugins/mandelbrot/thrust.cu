@@ -9,6 +9,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kThrust{
+    "mandelbrot_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
+    "Mandelbrot escape counts, thrust::transform over a counting iterator of "
+    "pixel indices on the runner's stream; max 16384 rows (24576 x 16384)",
+    mandelbrot::kMaxGpuRows, {256, 512, 1024, 2048, 4096}};
+
 // int pixel indices (a 32-bit division is cheaper): kMaxGpuRows guarantees they fit.
 template <class T>
 struct PixelOfIndex {
@@ -36,8 +42,8 @@ private:
     cudaStream_t stream_;
 };
 
-using ThrustPlugin = mandelbrot::DeviceProblem<mandelbrot::Backend::thrust, ThrustKernel>;
+using ThrustPlugin = mandelbrot::DeviceProblem<kThrust, ThrustKernel>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(ThrustPlugin, mandelbrot::make_info(mandelbrot::Backend::thrust))
+GPUBENCH_PLUGIN(ThrustPlugin, mandelbrot::make_info(kThrust))

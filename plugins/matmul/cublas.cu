@@ -8,6 +8,11 @@
 
 namespace {
 
+const gpubench::BackendSpec kCublas{
+    "matmul_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
+    "C = A*B with cublasSgemm/cublasDgemm (default math mode, no TF32)",
+    32768, {64, 128, 256, 512, 1024, 2048, 4096}};
+
 template <class T>
 class CublasKernel {
 public:
@@ -33,8 +38,8 @@ private:
 
 template <class T>
 using CublasProblem = matmul::DeviceProblem<T, CublasKernel<T>>;
-using CublasPlugin = matmul::Plugin<matmul::Backend::cublas, CublasProblem>;
+using CublasPlugin = matmul::Plugin<kCublas, CublasProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CublasPlugin, matmul::make_info(matmul::Backend::cublas))
+GPUBENCH_PLUGIN(CublasPlugin, matmul::make_info(kCublas))

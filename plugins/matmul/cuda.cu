@@ -16,6 +16,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kCuda{
+    "matmul_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+    "C = A*B, hand-written CUDA GEMM: 128x128 shared-memory tiles, 8x8 outputs "
+    "per thread",
+    32768, {64, 128, 256, 512, 1024, 2048, 4096}};
+
 constexpr int kThreads = 256;
 constexpr int kBM = 128, kBN = 128, kBK = 8;  // block tile: C rows, C columns, K depth
 constexpr int kSub = 4;                       // thread tile: 2 x 2 sub-blocks of 4 x 4,
@@ -200,8 +206,8 @@ private:
 
 template <class T>
 using CudaProblem = matmul::DeviceProblem<T, CudaKernel<T>>;
-using CudaPlugin = matmul::Plugin<matmul::Backend::cuda, CudaProblem>;
+using CudaPlugin = matmul::Plugin<kCuda, CudaProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CudaPlugin, matmul::make_info(matmul::Backend::cuda))
+GPUBENCH_PLUGIN(CudaPlugin, matmul::make_info(kCuda))

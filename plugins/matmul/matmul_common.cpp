@@ -14,31 +14,6 @@ namespace {
 
 using gpubench::BackendSpec;
 
-BackendSpec spec_of(Backend backend) {
-    switch (backend) {
-    case Backend::naive:
-        return {"matmul_naive", "naive", GPUBENCH_DEVICE_CPU,
-                "C = A*B, plain i-j-k triple loop on one CPU thread (baseline; N > 2048 takes "
-                "minutes, so max_size is 2048)",
-                2048, {64, 128, 256, 512}};
-    case Backend::omp:
-        return {"matmul_omp", "omp", GPUBENCH_DEVICE_CPU,
-                "C = A*B, cache-blocked GEMM with packed panels and a SIMD micro-kernel, "
-                "OpenMP over tiles",
-                8192, {64, 128, 256, 512, 1024}};
-    case Backend::cuda:
-        return {"matmul_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                "C = A*B, hand-written CUDA GEMM: 128x128 shared-memory tiles, 8x8 outputs "
-                "per thread",
-                32768, {64, 128, 256, 512, 1024, 2048, 4096}};
-    case Backend::cublas:
-        return {"matmul_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-                "C = A*B with cublasSgemm/cublasDgemm (default math mode, no TF32)",
-                32768, {64, 128, 256, 512, 1024, 2048, 4096}};
-    }
-    throw gpubench::Error(GPUBENCH_ERROR, "unknown matmul backend");
-}
-
 // N^2 must fit the int index arithmetic of the GPU kernel.
 static_assert(32768ull * 32768ull < (1ull << 31));
 
@@ -80,8 +55,6 @@ std::vector<size_t> indices_to_check(size_t n, uint64_t salt) {
 
 }  // namespace
 
-gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
-
 gpubench::Info make_info(const BackendSpec &s) {
     return gpubench::Info{s.name,
                           "matmul",
@@ -106,10 +79,6 @@ Dtype parse_dtype(const gpubench::Params &params) {
     throw gpubench::InvalidArgument("dtype='" + dtype + "': expected float32 or float64");
 }
 
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
-    return make_work(spec_of(backend), n, params);
-}
-
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const double element = parse_dtype(params) == Dtype::float64 ? 8.0 : 4.0;
     const double nd = static_cast<double>(n);
@@ -122,8 +91,6 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
     w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? matrices_bytes : 0.0;
     return w;
 }
-
-size_t checked_size(Backend backend, uint64_t n) { return checked_size(spec_of(backend), n); }
 
 size_t checked_size(const BackendSpec &s, uint64_t n) {
     if (n < 1 || n > s.max_size)

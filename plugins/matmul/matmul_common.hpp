@@ -15,15 +15,13 @@
 
 namespace matmul {
 
-enum class Backend { naive, omp, cuda, cublas };
 enum class Dtype { float32, float64 };
 
-// Descriptor data for one backend (name "matmul_<backend>", sizes, descriptions).
-gpubench::Info make_info(Backend backend);
+// Descriptor data for one backend: its own row (name, device, sizes, description) plus
+// what every matmul backend shares.
 gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // flops = 2 N^3; bytes = 3 N^2 elements (A, B read, C written); device bytes for GPUs only.
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
@@ -31,7 +29,6 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
 Dtype parse_dtype(const gpubench::Params &params);
 
 // N as a size_t, or NotSupported outside [min_size, max_size] of the backend.
-size_t checked_size(Backend backend, uint64_t n);
 size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
 
 // Fills row-major N x N A and B. Element i of each is a pure function of (seed, which
@@ -71,24 +68,21 @@ private:
     Kernel kernel_;
 };
 
-// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.
-template <Backend B, template <class> class Problem>
-class Plugin : public gpubench::OneOfProblems<Problem<float>, Problem<double>> {
-    using Base = gpubench::OneOfProblems<Problem<float>, Problem<double>>;
-
-public:
-    explicit Plugin(const gpubench::Setup &setup) : Base(make(setup)) {}
-    static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
-        return make_work(B, size, params);
+// How the dtype parameter picks Problem<float> or Problem<double> (one_of_problems.hpp).
+struct Rules {
+    static gpubench::ProblemChoice<size_t, const gpubench::Setup &> choose(
+        const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
+        const size_t n = checked_size(spec, setup.size);
+        return {parse_dtype(setup.params) == Dtype::float64 ? 1u : 0u, {n, setup}};
     }
-
-private:
-    static typename Base::Choice make(const gpubench::Setup &setup) {
-        const size_t n = checked_size(B, setup.size);
-        if (parse_dtype(setup.params) == Dtype::float64)
-            return std::make_unique<Problem<double>>(n, setup);
-        return std::make_unique<Problem<float>>(n, setup);
+    static gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
+                                    const gpubench::Params &params) {
+        return matmul::make_work(spec, n, params);
     }
 };
+
+// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.
+template <const gpubench::BackendSpec &Spec, template <class> class Problem>
+using Plugin = gpubench::ProblemChosenByParams<Rules, Spec, Problem, float, double>;
 
 }  // namespace matmul

@@ -3,6 +3,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kNaive{
+    "matmul_naive", "naive", GPUBENCH_DEVICE_CPU,
+    "C = A*B, plain i-j-k triple loop on one CPU thread (baseline; N > 2048 takes "
+    "minutes, so max_size is 2048)",
+    2048, {64, 128, 256, 512}};
+
 template <class T>
 class NaiveKernel {
 public:
@@ -23,8 +29,8 @@ private:
 
 template <class T>
 using NaiveProblem = matmul::HostProblem<T, NaiveKernel<T>>;
-using NaivePlugin = matmul::Plugin<matmul::Backend::naive, NaiveProblem>;
+using NaivePlugin = matmul::Plugin<kNaive, NaiveProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(NaivePlugin, matmul::make_info(matmul::Backend::naive))
+GPUBENCH_PLUGIN(NaivePlugin, matmul::make_info(kNaive))

@@ -19,6 +19,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kOmp{
+    "matmul_omp", "omp", GPUBENCH_DEVICE_CPU,
+    "C = A*B, cache-blocked GEMM with packed panels and a SIMD micro-kernel, "
+    "OpenMP over tiles",
+    8192, {64, 128, 256, 512, 1024}};
+
 constexpr size_t kPanelBytes = 64;   // width of a B panel: 1 AVX-512, 2 AVX2, 4 SSE vectors
 constexpr size_t kKC = 256;          // depth of a slice: a B panel is 16 KiB, it stays in L1
 constexpr size_t kMC = 96;           // rows of a C tile: 96 KiB of float A, in L2
@@ -207,8 +213,8 @@ private:
 
 template <class T>
 using OmpProblem = matmul::HostProblem<T, OmpKernel<T>>;
-using OmpPlugin = matmul::Plugin<matmul::Backend::omp, OmpProblem>;
+using OmpPlugin = matmul::Plugin<kOmp, OmpProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(OmpPlugin, matmul::make_info(matmul::Backend::omp))
+GPUBENCH_PLUGIN(OmpPlugin, matmul::make_info(kOmp))

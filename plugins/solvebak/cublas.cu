@@ -13,6 +13,13 @@
 
 namespace {
 
+const gpubench::BackendSpec kCublas{
+    "solvebak_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
+    "SolveBak least squares by coordinate descent with cuBLAS: dot + axpy per column "
+    "(batch=1) or two gemv per block, scalars kept on the device (pointer mode "
+    "device) (max_size 4e6: X is 32 GB in float64)",
+    4'000'000, {1'000, 10'000, 100'000, 1'000'000}, solvebak::kGpuParams};
+
 // float/double overloads of the three cuBLAS calls (unit strides, device scalars).
 cublasStatus_t dot(cublasHandle_t h, int n, const float *x, const float *y, float *result) {
     return cublasSdot(h, n, x, 1, y, 1, result);
@@ -99,8 +106,8 @@ private:
 
 template <class T>
 using CublasProblem = solvebak::DeviceProblem<T, CublasSolver<T>>;
-using CublasPlugin = solvebak::Plugin<solvebak::Backend::cublas, CublasProblem>;
+using CublasPlugin = solvebak::Plugin<kCublas, CublasProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CublasPlugin, solvebak::make_info(solvebak::Backend::cublas))
+GPUBENCH_PLUGIN(CublasPlugin, solvebak::make_info(kCublas))

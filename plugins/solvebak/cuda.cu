@@ -20,6 +20,14 @@
 
 namespace {
 
+const gpubench::BackendSpec kCuda{
+    "solvebak_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+    "SolveBak least squares by coordinate descent, one hand-written CUDA kernel per "
+    "column step (previous step's residual update fused with this step's dot "
+    "products; the last thread block divides and updates a on the device) "
+    "(max_size 4e6: X is 32 GB in float64)",
+    4'000'000, {1'000, 10'000, 100'000, 1'000'000}, solvebak::kGpuParams};
+
 constexpr int kThreads = 256, kWarps = kThreads / 32;
 constexpr int kMaxRowsPerThread = 8;  // rows of e a thread keeps in registers
 
@@ -181,8 +189,8 @@ private:
 
 template <class T>
 using CudaProblem = solvebak::DeviceProblem<T, CudaSolver<T>>;
-using CudaPlugin = solvebak::Plugin<solvebak::Backend::cuda, CudaProblem>;
+using CudaPlugin = solvebak::Plugin<kCuda, CudaProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CudaPlugin, solvebak::make_info(solvebak::Backend::cuda))
+GPUBENCH_PLUGIN(CudaPlugin, solvebak::make_info(kCuda))

@@ -21,6 +21,13 @@
 
 namespace {
 
+const gpubench::BackendSpec kOmp{
+    "solvebak_omp", "omp", GPUBENCH_DEVICE_CPU,
+    "SolveBak least squares by coordinate descent, one OpenMP region: each thread "
+    "owns a slice of the rows (its part of the residual stays in its cache), one "
+    "barrier per column step (max_size 2e6: X is 16 GB in float64)",
+    2'000'000, {1'000, 10'000, 100'000}, solvebak::kCpuParams};
+
 constexpr size_t kMinRowsPerThread = 4096;  // below this a thread costs more than it saves
 constexpr size_t kLine = 64;                // bytes of a cache line
 
@@ -89,8 +96,8 @@ private:
 
 template <class T>
 using OmpProblem = solvebak::HostProblem<T, OmpSolver<T>>;
-using OmpPlugin = solvebak::Plugin<solvebak::Backend::omp, OmpProblem>;
+using OmpPlugin = solvebak::Plugin<kOmp, OmpProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(OmpPlugin, solvebak::make_info(solvebak::Backend::omp))
+GPUBENCH_PLUGIN(OmpPlugin, solvebak::make_info(kOmp))

@@ -10,51 +10,20 @@
 #include <string>
 
 namespace solvebak {
-namespace inputs = gpubench::inputs;
-namespace {
-
-using gpubench::BackendSpec;
 
 // The GPU backends take one parameter more; adjacent literals join at compile time.
 #define SOLVEBAK_PARAMS                                                                         \
     "vars=N (columns of X, default 1000), iterations=N (sweeps over the columns, default 10), " \
     "batch=N (columns per step, default 1 = sequential; batch > 1 needs obs >= 8*batch), "      \
     "dtype=float64|float32 (default float64)"
-constexpr const char *kCpuParams = SOLVEBAK_PARAMS;
-constexpr const char *kGpuParams =
+const char *const kCpuParams = SOLVEBAK_PARAMS;
+const char *const kGpuParams =
     SOLVEBAK_PARAMS ", graph=1|0 (launch each iteration as one CUDA graph, default 1)";
 #undef SOLVEBAK_PARAMS
+namespace inputs = gpubench::inputs;
+namespace {
 
-BackendSpec spec_of(Backend backend) {
-    switch (backend) {
-    case Backend::naive:
-        return {"solvebak_naive", "naive", GPUBENCH_DEVICE_CPU,
-                "SolveBak least squares by coordinate descent, plain loops on one CPU thread: "
-                "per column a dot product and an update of the residual (obs=2e6 at vars=1000, "
-                "10 iterations takes ~30 s and X is 16 GB in float64, so max_size is 2e6)",
-                2'000'000, {1'000, 10'000, 100'000}, kCpuParams};
-    case Backend::omp:
-        return {"solvebak_omp", "omp", GPUBENCH_DEVICE_CPU,
-                "SolveBak least squares by coordinate descent, one OpenMP region: each thread "
-                "owns a slice of the rows (its part of the residual stays in its cache), one "
-                "barrier per column step (max_size 2e6: X is 16 GB in float64)",
-                2'000'000, {1'000, 10'000, 100'000}, kCpuParams};
-    case Backend::cuda:
-        return {"solvebak_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                "SolveBak least squares by coordinate descent, one hand-written CUDA kernel per "
-                "column step (previous step's residual update fused with this step's dot "
-                "products; the last thread block divides and updates a on the device) "
-                "(max_size 4e6: X is 32 GB in float64)",
-                4'000'000, {1'000, 10'000, 100'000, 1'000'000}, kGpuParams};
-    case Backend::cublas:
-        return {"solvebak_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-                "SolveBak least squares by coordinate descent with cuBLAS: dot + axpy per column "
-                "(batch=1) or two gemv per block, scalars kept on the device (pointer mode "
-                "device) (max_size 4e6: X is 32 GB in float64)",
-                4'000'000, {1'000, 10'000, 100'000, 1'000'000}, kGpuParams};
-    }
-    throw gpubench::Error(GPUBENCH_ERROR, "unknown solvebak backend");
-}
+using gpubench::BackendSpec;
 
 // The sizes of the descriptor hold at the default vars=1000 and iterations=10; other values
 // scale the limits: X may hold max_size*1000 elements (memory) and a run may take
@@ -76,11 +45,9 @@ size_t parse_count(const gpubench::Params &params, const char *key, long long fa
 
 }  // namespace
 
-gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
-
 gpubench::Info make_info(const BackendSpec &s) {
-    // A backend outside the enum (the Python ones) has no params_help: it reads the
-    // parameters every backend reads, not the CUDA backends' graph.
+    // A backend without params_help (the Python ones) reads the parameters every backend
+    // reads, not the CUDA backends' graph.
     const bool reads_graph = s.params_help == kGpuParams;
     return gpubench::Info{s.name,
                           "solvebak",
@@ -113,10 +80,6 @@ Config parse_params(const gpubench::Params &params) {
     return c;
 }
 
-Config checked_config(Backend backend, uint64_t obs, const gpubench::Params &params) {
-    return checked_config(spec_of(backend), obs, params);
-}
-
 Config checked_config(const BackendSpec &s, uint64_t obs, const gpubench::Params &params) {
     Config c = parse_params(params);
     c.obs = gpubench::checked_size(make_info(s), obs);
@@ -138,10 +101,6 @@ Config checked_config(const BackendSpec &s, uint64_t obs, const gpubench::Params
                                      std::to_string(kObsPerBatchColumn * c.batch) +
                                      ": with fewer rows the block step diverges");
     return c;
-}
-
-gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &params) {
-    return make_work(spec_of(backend), obs, params);
 }
 
 gpubench::Work make_work(const BackendSpec &spec, uint64_t obs, const gpubench::Params &params) {

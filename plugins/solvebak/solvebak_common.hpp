@@ -25,7 +25,6 @@
 
 namespace solvebak {
 
-enum class Backend { naive, omp, cuda, cublas };
 enum class Dtype { float32, float64 };
 
 struct Config {
@@ -38,9 +37,13 @@ struct Config {
     size_t blocks_per_iteration() const { return (vars + batch - 1) / batch; }
 };
 
-// Descriptor data for one backend (name "solvebak_<backend>", sizes, descriptions). The
-// BackendSpec overloads here describe a backend outside the enum (the Python backends).
-gpubench::Info make_info(Backend backend);
+// The parameters the CPU backends read, and the GPU ones (which add graph=): a backend's
+// BackendSpec names one of them as its params_help.
+extern const char *const kCpuParams;
+extern const char *const kGpuParams;
+
+// Descriptor data for one backend: its own row (name, device, sizes, description,
+// parameters) plus what every solvebak backend shares.
 gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // The parameters alone (vars, iterations, batch, dtype): InvalidArgument when malformed or
@@ -48,13 +51,11 @@ gpubench::Info make_info(const gpubench::BackendSpec &spec);
 Config parse_params(const gpubench::Params &params);
 
 // parse_params plus the size and the limits of the backend: NotSupported outside them.
-Config checked_config(Backend backend, uint64_t obs, const gpubench::Params &params);
 Config checked_config(const gpubench::BackendSpec &spec, uint64_t obs,
                       const gpubench::Params &params);
 
 // flops 4 obs vars iterations (a dot and an update per column); bytes: X read twice per
 // iteration; items: column updates (vars x iterations).
-gpubench::Work make_work(Backend backend, uint64_t obs, const gpubench::Params &params);
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t obs,
                          const gpubench::Params &params);
 
@@ -119,23 +120,21 @@ private:
     Solver solver_;
 };
 
-// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.
-template <Backend B, template <class> class Problem>
-class Plugin : public gpubench::OneOfProblems<Problem<float>, Problem<double>> {
-    using Base = gpubench::OneOfProblems<Problem<float>, Problem<double>>;
-
-public:
-    explicit Plugin(const gpubench::Setup &setup) : Base(make(setup)) {}
-    static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
-        return make_work(B, size, params);
+// How the dtype parameter picks Problem<float> or Problem<double> (one_of_problems.hpp).
+struct Rules {
+    static gpubench::ProblemChoice<Config, const gpubench::Setup &> choose(
+        const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
+        const Config config = checked_config(spec, setup.size, setup.params);
+        return {config.dtype == Dtype::float64 ? 1u : 0u, {config, setup}};
     }
-
-private:
-    static typename Base::Choice make(const gpubench::Setup &setup) {
-        const Config config = checked_config(B, setup.size, setup.params);
-        if (config.dtype == Dtype::float64) return std::make_unique<Problem<double>>(config, setup);
-        return std::make_unique<Problem<float>>(config, setup);
+    static gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t obs,
+                                    const gpubench::Params &params) {
+        return solvebak::make_work(spec, obs, params);
     }
 };
+
+// The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.
+template <const gpubench::BackendSpec &Spec, template <class> class Problem>
+using Plugin = gpubench::ProblemChosenByParams<Rules, Spec, Problem, float, double>;
 
 }  // namespace solvebak

@@ -8,6 +8,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kNaive{
+    "sort_naive", "naive", GPUBENCH_DEVICE_CPU,
+    "top-down recursive merge sort on one CPU thread (merge into one scratch "
+    "buffer, copy back); up to 1e8 keys (about 10-20 s per run)",
+    100'000'000ull, {1'000, 10'000, 100'000, 1'000'000}};
+
 template <class Element>
 class MergeSorter {
 public:
@@ -44,8 +50,8 @@ private:
 
 template <class Layout>
 using NaiveProblem = sort::HostProblem<Layout, MergeSorter>;
-using NaivePlugin = sort::Plugin<sort::Backend::naive, NaiveProblem>;
+using NaivePlugin = sort::Plugin<kNaive, NaiveProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(NaivePlugin, sort::make_info(sort::Backend::naive))
+GPUBENCH_PLUGIN(NaivePlugin, sort::make_info(kNaive))

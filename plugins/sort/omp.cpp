@@ -11,6 +11,13 @@
 
 namespace {
 
+const gpubench::BackendSpec kOmp{
+    "sort_omp", "omp", GPUBENCH_DEVICE_CPU,
+    "std::sort of one chunk per OpenMP thread, then rounds of pairwise merges, "
+    "each split over all threads by merge-path binary search; up to 2e9 keys "
+    "(3 arrays: 24 GB float32, 48 GB uint64/pairs)",
+    2'000'000'000ull, {1'000, 10'000, 100'000, 1'000'000, 10'000'000}};
+
 constexpr size_t kPiecesPerThread = 4;  // load balance of the merge rounds
 
 // How many of the first k records of merge(a, b) come from a. Ties go to a first, as in
@@ -93,8 +100,8 @@ private:
 
 template <class Layout>
 using OmpProblem = sort::HostProblem<Layout, ParallelMergeSorter>;
-using OmpPlugin = sort::Plugin<sort::Backend::omp, OmpProblem>;
+using OmpPlugin = sort::Plugin<kOmp, OmpProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(OmpPlugin, sort::make_info(sort::Backend::omp))
+GPUBENCH_PLUGIN(OmpPlugin, sort::make_info(kOmp))

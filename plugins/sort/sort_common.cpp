@@ -16,36 +16,6 @@ namespace {
 
 using gpubench::BackendSpec;
 
-BackendSpec spec_of(Backend backend) {
-    switch (backend) {
-    case Backend::naive:
-        return {"sort_naive", "naive", GPUBENCH_DEVICE_CPU,
-                "top-down recursive merge sort on one CPU thread (merge into one scratch "
-                "buffer, copy back); up to 1e8 keys (about 10-20 s per run)",
-                100'000'000ull, {1'000, 10'000, 100'000, 1'000'000}};
-    case Backend::omp:
-        return {"sort_omp", "omp", GPUBENCH_DEVICE_CPU,
-                "std::sort of one chunk per OpenMP thread, then rounds of pairwise merges, "
-                "each split over all threads by merge-path binary search; up to 2e9 keys "
-                "(3 arrays: 24 GB float32, 48 GB uint64/pairs)",
-                2'000'000'000ull, {1'000, 10'000, 100'000, 1'000'000, 10'000'000}};
-    case Backend::cuda:
-        return {"sort_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                "hand-written LSD radix sort, 8-bit digits (4 passes float32, 8 uint64): "
-                "per-block digit counts, one-block scan, stable scatter via a shared-memory "
-                "tile ranked with __match_any_sync; up to 1e9 keys (3 device arrays, 12-24 GB)",
-                1'000'000'000ull,
-                {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
-    case Backend::thrust:
-        return {"sort_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
-                "thrust::sort (sort_by_key for pairs; CUB radix sort) on the runner's stream, "
-                "temporary storage preallocated; up to 1e9 keys (3 device arrays, 12-24 GB)",
-                1'000'000'000ull,
-                {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
-    }
-    throw gpubench::Error(GPUBENCH_ERROR, "unknown sort backend");
-}
-
 constexpr uint32_t kSignBit = 0x80000000u;
 constexpr uint32_t kExponentBits = 0x7F800000u;
 constexpr uint32_t kLargestFiniteBits = 0x7F7FFFFFu;  // FLT_MAX; positive floats order as bits
@@ -99,8 +69,6 @@ void parallel_for(size_t n, int threads, Body body) {
 
 }  // namespace
 
-gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
-
 gpubench::Info make_info(const BackendSpec &s) {
     return gpubench::Info{s.name,
                           "sort",
@@ -137,14 +105,8 @@ Config parse_config(const gpubench::Params &params) {
     return config;
 }
 
-size_t checked_size(Backend backend, uint64_t n) { return checked_size(spec_of(backend), n); }
-
 size_t checked_size(const BackendSpec &spec, uint64_t n) {
     return gpubench::checked_size(make_info(spec), n);
-}
-
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
-    return make_work(spec_of(backend), n, params);
 }
 
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {

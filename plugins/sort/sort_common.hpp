@@ -22,8 +22,7 @@
 
 namespace sort {
 
-enum class Backend { naive, omp, cuda, thrust };
-enum class Keys { float32, uint64, pairs };
+enum class Keys { float32, uint64, pairs };  // in the order of Plugin's layouts
 enum class Input { random, descending };
 
 struct Config {
@@ -62,12 +61,11 @@ struct Float32Pairs {
     static constexpr bool kPairs = true;
 };
 
-// Descriptor data for one backend (name "sort_<backend>", sizes, descriptions).
-gpubench::Info make_info(Backend backend);
+// Descriptor data for one backend: its own row (name, device, sizes, description) plus
+// what every sort backend shares.
 gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // bytes = 2 n records (each read and written once); items = n keys; flops = 0.
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
@@ -75,7 +73,6 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
 Config parse_config(const gpubench::Params &params);
 
 // n as a size_t, or NotSupported outside [min_size, max_size] of the backend.
-size_t checked_size(Backend backend, uint64_t n);
 size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
 
 // Below, Element is float, uint64_t or KeyValue (CPU records, GPU key arrays).
@@ -144,30 +141,25 @@ private:
     const Element *sorted_;
 };
 
-// The class GPUBENCH_PLUGIN wraps: Problem<Float32Keys>, Problem<Uint64Keys> or
-// Problem<Float32Pairs> as `keys` says.
-template <Backend B, template <class> class Problem>
-class Plugin : public gpubench::OneOfProblems<Problem<Float32Keys>, Problem<Uint64Keys>,
-                                              Problem<Float32Pairs>> {
-    using Base = gpubench::OneOfProblems<Problem<Float32Keys>, Problem<Uint64Keys>,
-                                         Problem<Float32Pairs>>;
-
-public:
-    explicit Plugin(const gpubench::Setup &setup) : Base(make(setup)) {}
-    static gpubench::Work work(uint64_t size, const gpubench::Params &params) {
-        return make_work(B, size, params);
-    }
-
-private:
-    static typename Base::Choice make(const gpubench::Setup &setup) {
-        const size_t n = checked_size(B, setup.size);
+// How keys= picks the layout (one_of_problems.hpp); Problem<Layout> is constructed from
+// (n, setup, input).
+struct Rules {
+    static gpubench::ProblemChoice<size_t, const gpubench::Setup &, Input> choose(
+        const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
+        const size_t n = checked_size(spec, setup.size);
         const Config config = parse_config(setup.params);
-        if (config.keys == Keys::uint64)
-            return std::make_unique<Problem<Uint64Keys>>(n, setup, config.input);
-        if (config.keys == Keys::pairs)
-            return std::make_unique<Problem<Float32Pairs>>(n, setup, config.input);
-        return std::make_unique<Problem<Float32Keys>>(n, setup, config.input);
+        return {static_cast<size_t>(config.keys), {n, setup, config.input}};
+    }
+    static gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
+                                    const gpubench::Params &params) {
+        return sort::make_work(spec, n, params);
     }
 };
+
+// The class GPUBENCH_PLUGIN wraps: Problem<Float32Keys>, Problem<Uint64Keys> or
+// Problem<Float32Pairs> as `keys` says.
+template <const gpubench::BackendSpec &Spec, template <class> class Problem>
+using Plugin = gpubench::ProblemChosenByParams<Rules, Spec, Problem, Float32Keys, Uint64Keys,
+                                               Float32Pairs>;
 
 }  // namespace sort

@@ -12,6 +12,13 @@
 
 namespace {
 
+const gpubench::BackendSpec kThrust{
+    "sort_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
+    "thrust::sort (sort_by_key for pairs; CUB radix sort) on the runner's stream, "
+    "temporary storage preallocated; up to 1e9 keys (3 device arrays, 12-24 GB)",
+    1'000'000'000ull,
+    {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
+
 // Hands Thrust one preallocated device buffer. While growing is allowed (the constructor's
 // sizing sort) a larger request reallocates it; afterwards a request that does not fit, or
 // a second one while the first is held, throws instead of allocating in a timed run.
@@ -81,8 +88,8 @@ private:
 
 template <class Layout>
 using ThrustProblem = sort::DeviceProblem<Layout, ThrustSorter>;
-using ThrustPlugin = sort::Plugin<sort::Backend::thrust, ThrustProblem>;
+using ThrustPlugin = sort::Plugin<kThrust, ThrustProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(ThrustPlugin, sort::make_info(sort::Backend::thrust))
+GPUBENCH_PLUGIN(ThrustPlugin, sort::make_info(kThrust))

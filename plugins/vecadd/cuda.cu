@@ -12,6 +12,13 @@
 
 namespace {
 
+const gpubench::BackendSpec kCuda{
+    "vecadd_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+    "c = a + b, grid-stride CUDA kernel with float4 loads/stores (scalar tail), grid "
+    "sized from the SM count; read against the device copy bandwidth (copy_cuda); up to "
+    "1e9 elements (12 GB)",
+    1'000'000'000, {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
+
 constexpr int kThreads = 256;
 
 // One element-wise operation, applied to a float4 vector or one scalar element.
@@ -86,8 +93,8 @@ private:
     size_t full_grid_;  // blocks that fill every SM once
 };
 
-using CudaPlugin = vecadd::DeviceProblem<vecadd::Backend::cuda, CudaKernel>;
+using CudaPlugin = vecadd::DeviceProblem<kCuda, CudaKernel>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CudaPlugin, vecadd::make_info(vecadd::Backend::cuda))
+GPUBENCH_PLUGIN(CudaPlugin, vecadd::make_info(kCuda))

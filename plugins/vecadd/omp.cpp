@@ -6,6 +6,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kOmp{
+    "vecadd_omp", "omp", GPUBENCH_DEVICE_CPU,
+    "c = a + b, OpenMP parallel for simd with a static schedule; arrays first touched "
+    "by the same split (NUMA placement); up to 1e9 elements (12 GB)",
+    1'000'000'000, {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
+
 struct OmpLoop {
     static void add(const float *a, const float *b, float *c, size_t n, int threads) {
         const int64_t count = static_cast<int64_t>(n);
@@ -19,8 +25,8 @@ struct OmpLoop {
     }
 };
 
-using OmpPlugin = vecadd::HostProblem<vecadd::Backend::omp, OmpLoop>;
+using OmpPlugin = vecadd::HostProblem<kOmp, OmpLoop>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(OmpPlugin, vecadd::make_info(vecadd::Backend::omp))
+GPUBENCH_PLUGIN(OmpPlugin, vecadd::make_info(kOmp))

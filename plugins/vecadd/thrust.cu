@@ -9,6 +9,12 @@
 
 namespace {
 
+const gpubench::BackendSpec kThrust{
+    "vecadd_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
+    "c = a + b with thrust::transform(thrust::plus) on the runner's stream; up to 1e9 "
+    "elements (12 GB)",
+    1'000'000'000, {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
+
 struct AddOne {
     __host__ __device__ float operator()(float x) const { return x + 1.0f; }
 };
@@ -33,8 +39,8 @@ private:
     cudaStream_t stream_;
 };
 
-using ThrustPlugin = vecadd::DeviceProblem<vecadd::Backend::thrust, ThrustKernel>;
+using ThrustPlugin = vecadd::DeviceProblem<kThrust, ThrustKernel>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(ThrustPlugin, vecadd::make_info(vecadd::Backend::thrust))
+GPUBENCH_PLUGIN(ThrustPlugin, vecadd::make_info(kThrust))

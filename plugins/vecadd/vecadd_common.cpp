@@ -24,43 +24,7 @@ float expected_at(Variant variant, uint64_t key_a, uint64_t key_b, size_t i) {
 
 using gpubench::BackendSpec;
 
-BackendSpec spec_of(Backend backend) {
-    // What the backends' rows share; each case below adds its name, device and description.
-    const auto info = [](const char *name, const char *backend_name, gpubench_device_kind kind,
-                         const char *description) {
-        return BackendSpec{name, backend_name, kind, description, 1'000'000'000ull,
-                           {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
-    };
-    switch (backend) {
-    case Backend::naive:
-        return info("vecadd_naive", "naive", GPUBENCH_DEVICE_CPU,
-                    "c = a + b, the obvious loop on one CPU thread (the compiler may vectorise "
-                    "it); up to 1e9 elements (about 1 s per run, 12 GB)");
-    case Backend::omp:
-        return info("vecadd_omp", "omp", GPUBENCH_DEVICE_CPU,
-                    "c = a + b, OpenMP parallel for simd with a static schedule; arrays first "
-                    "touched by the same split (NUMA placement); up to 1e9 elements (12 GB)");
-    case Backend::cuda:
-        return info("vecadd_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                    "c = a + b, grid-stride CUDA kernel with float4 loads/stores (scalar tail), "
-                    "grid sized from the SM count; read against the device copy bandwidth "
-                    "(copy_cuda); up to 1e9 elements (12 GB)");
-    case Backend::thrust:
-        return info("vecadd_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
-                    "c = a + b with thrust::transform(thrust::plus) on the runner's stream; "
-                    "up to 1e9 elements (12 GB)");
-    case Backend::cublas:
-        return info("vecadd_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-                    "c = a + b as cudaMemcpyAsync(c <- b) then cublasSaxpy(1, a, c): moves 5n "
-                    "floats instead of 3n (increment: axpy of a device array of ones, 3n "
-                    "instead of 2n); up to 1e9 elements (12 GB)");
-    }
-    throw gpubench::Error(GPUBENCH_ERROR, "unknown vecadd backend");
-}
-
 }  // namespace
-
-gpubench::Info make_info(Backend backend) { return make_info(spec_of(backend)); }
 
 gpubench::Info make_info(const BackendSpec &s) {
     return gpubench::Info{
@@ -78,14 +42,6 @@ Variant parse_variant(const gpubench::Params &params) {
     throw gpubench::InvalidArgument("variant='" + variant + "': expected add or increment");
 }
 
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params) {
-    gpubench::Work w = make_work(spec_of(backend), n, params);
-    // cublas's increment is an axpy of a device array of ones.
-    if (backend == Backend::cublas && parse_variant(params) == Variant::increment)
-        w.device_bytes += 4.0 * static_cast<double>(n);
-    return w;
-}
-
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const bool add = parse_variant(params) == Variant::add;
     const double nd = static_cast<double>(n);
@@ -99,10 +55,6 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
     if (add) w.flags |= GPUBENCH_WORK_RUN_REPEATABLE;
     if (spec.device_kind == GPUBENCH_DEVICE_CUDA) w.device_bytes = arrays_bytes;
     return w;
-}
-
-Instance make_instance(Backend backend, const gpubench::Setup &setup) {
-    return make_instance(spec_of(backend), setup);
 }
 
 Instance make_instance(const BackendSpec &spec, const gpubench::Setup &setup) {

@@ -16,16 +16,14 @@
 
 namespace vecadd {
 
-enum class Backend { naive, omp, cuda, thrust, cublas };
 enum class Variant { add, increment };
 
-// Descriptor data for one backend (name "vecadd_<backend>", sizes, descriptions).
-gpubench::Info make_info(Backend backend);
+// Descriptor data for one backend: its own row (name, device, sizes, description) plus
+// what every vecadd backend shares.
 gpubench::Info make_info(const gpubench::BackendSpec &spec);
 
 // flops = n; bytes = the minimum traffic, 3n floats (add) or 2n (increment); items = n.
-// Device bytes for GPUs only (cublas's increment adds its device array of ones).
-gpubench::Work make_work(Backend backend, uint64_t n, const gpubench::Params &params);
+// Device bytes for GPUs only (a backend adds its own scratch, as vecadd_cublas does).
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
@@ -39,7 +37,6 @@ struct Instance {
     int threads;      // CPU threads for the OpenMP loops (and the omp backend's run)
     Variant variant;
 };
-Instance make_instance(Backend backend, const gpubench::Setup &setup);
 Instance make_instance(const gpubench::BackendSpec &spec, const gpubench::Setup &setup);
 
 // Element i of a (stream 0) and b (stream 1): exact floats in (-1, 1) from the shared
@@ -62,11 +59,11 @@ gpubench::Verification verify_result(const Instance &instance, const float *c);
 // The CPU problem: a, b, c in host memory. Loop has static add(a, b, c, n, threads) and
 // increment(c, n, threads). Arrays are allocated untouched and first touched by the
 // parallel fill, so pages land near the threads of an OpenMP static loop.
-template <Backend B, class Loop>
+template <const gpubench::BackendSpec &Spec, class Loop>
 class HostProblem {
 public:
     explicit HostProblem(const gpubench::Setup &setup)
-        : instance_(make_instance(B, setup)),
+        : instance_(make_instance(Spec, setup)),
           a_(new float[instance_.n]),
           b_(instance_.variant == Variant::add ? new float[instance_.n] : nullptr),
           c_(new float[instance_.n]) {
@@ -74,7 +71,7 @@ public:
         poison(instance_, c_.get());
     }
     static gpubench::Work work(uint64_t n, const gpubench::Params &params) {
-        return make_work(B, n, params);
+        return make_work(Spec, n, params);
     }
     void reset() {
         if (instance_.variant == Variant::increment) copy(instance_, a_.get(), c_.get());

@@ -10,12 +10,13 @@ namespace vecadd {
 
 // Kernel is constructed from (n, setup, variant) and called as kernel.add(a, b, c) or
 // kernel.increment(c) with device pointers; it enqueues its work on the runner's stream
-// and allocates nothing there.
-template <Backend B, class Kernel>
+// and allocates nothing there. A Kernel that holds device memory of its own declares it as
+// static double scratch_bytes(n, params), for the work model.
+template <const gpubench::BackendSpec &Spec, class Kernel>
 class DeviceProblem {
 public:
     explicit DeviceProblem(const gpubench::Setup &setup)
-        : instance_(make_instance(B, setup)),
+        : instance_(make_instance(Spec, setup)),
           stream_(gpubench::cuda::stream_of(setup)),
           a_host_(instance_.n), b_host_(b_count()), c_host_(instance_.n),
           a_(instance_.n), b_(b_count()), c_(instance_.n),
@@ -27,7 +28,10 @@ public:
         GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // create may block
     }
     static gpubench::Work work(uint64_t n, const gpubench::Params &params) {
-        return make_work(B, n, params);
+        gpubench::Work w = make_work(Spec, n, params);
+        if constexpr (requires { Kernel::scratch_bytes(n, params); })
+            w.device_bytes += Kernel::scratch_bytes(n, params);
+        return w;
     }
 
     void upload() {
