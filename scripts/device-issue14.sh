@@ -6,6 +6,8 @@
 #           with its report and plots), then bench/cupy_events.py against the cupy entries
 #   large   the GPU backends at the largest sizes, resumed into the committed results, then
 #           the reports, plots and bench/cupy_events.py
+#   bridge  the bridge's cost alone: the cupy entries of matmul and vecadd through the runner,
+#           then the same calls with CuPy's events outside (bench/cupy_events.py), twice
 # Logs and results go to ${OUT:-out}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +28,20 @@ if [ "$mode" = tests ]; then
   grep -h "not tested:" "$build"/Testing/Temporary/LastTest.log | sort -u | head
   "$runner" --list > "$out/list.txt" 2>&1
   grep -E "_(numpy|numba|numba_cuda|cupy) " "$out/list.txt" | awk '{print $1, $5}'
+  exit 0
+fi
+
+if [ "$mode" = bridge ]; then
+  for round in 1 2; do
+    "$runner" --plugin matmul_cupy --sizes 128,1024,4096,8192 --quiet -o "$out/bridge-matmul-$round.json" > /dev/null 2>&1
+    "$runner" --plugin vecadd_cupy --sizes 1000,1000000,100000000,1000000000 --quiet -o "$out/bridge-vecadd-$round.json" > /dev/null 2>&1
+    for protocol in phases back-to-back; do
+      python3 -W ignore::DeprecationWarning bench/cupy_events.py --protocol $protocol --results "$out/bridge-matmul-$round.json" \
+        matmul:128 matmul:1024 matmul:4096 matmul:8192 2>&1 | tee -a "$out/cupy-events.txt"
+      python3 -W ignore::DeprecationWarning bench/cupy_events.py --protocol $protocol --results "$out/bridge-vecadd-$round.json" \
+        vecadd:1000 vecadd:1000000 vecadd:100000000 vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"
+    done
+  done
   exit 0
 fi
 

@@ -99,10 +99,6 @@ def setup(module, size, seed, threads, device, stream, params, arrays, constants
     return module.setup(ctx)
 
 
-def phase(module, name, state):
-    getattr(module, name)(state)
-
-
 def work(module, size, params):
     """A script without a C++ half: its work(size, params) dict as (flops, bytes, items)."""
     declared = getattr(module, "work", None)

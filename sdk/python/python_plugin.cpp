@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 
+#include <array>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -68,11 +69,18 @@ struct Session {
     // helper.guarded(script, helper.<function>, args...): the value, or the script's error
     // as a gpubench::Error with its status.
     Ref call(const char *function, std::vector<Ref> args) const {
+        return invoke(prepare(attribute(helper, function), std::move(args)));
+    }
+    // The arguments of guarded() for calling `function(args...)`, built once for a call that
+    // is made again and again (the timed phases: no allocation between the runner's events).
+    Ref prepare(Ref function, std::vector<Ref> args) const {
         std::vector<Ref> all;
         all.push_back(str(definition->script.file));
-        all.push_back(attribute(helper, function));
+        all.push_back(std::move(function));
         for (Ref &a : args) all.push_back(std::move(a));
-        Ref arguments = tuple(std::move(all));
+        return tuple(std::move(all));
+    }
+    Ref invoke(const Ref &arguments) const {
         Ref result(api, api->PyObject_CallObject(guarded.get(), arguments.get()));
         if (!result) throw Error(GPUBENCH_ERROR, "bridge: " + take_error(*api));
         const long long status = api->PyLong_AsLongLong(api->PyTuple_GetItem(result.get(), 0));
@@ -225,10 +233,10 @@ public:
         out.items = s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), 2));
         return out;
     }
-    void upload() { phase("upload"); }
-    void reset() { phase("reset"); }
-    void run() { phase("run"); }
-    void download() { phase("download"); }
+    void upload() { phase(Phase::upload); }
+    void reset() { phase(Phase::reset); }
+    void run() { phase(Phase::run); }
+    void download() { phase(Phase::download); }
     Verification verify() {
         if (definition->backend.device_kind == GPUBENCH_DEVICE_CUDA) synchronize(stream_);
         if (data_) return data_->verify();
@@ -284,10 +292,19 @@ private:
                          Ref(&api, api.PyLong_FromUnsignedLongLong(reinterpret_cast<uintptr_t>(setup.cuda_stream))),
                          session_.str(setup.params.text()), session_.tuple(std::move(arrays)),
                          session_.tuple(std::move(constants))));
+        // The script's own phase functions, called through guarded() with the state: what the
+        // helper's phase() would look up on every call, looked up once.
+        const Script &script = definition->script;
+        const bool defined[] = {script.has_upload, script.has_reset, true, script.has_download};
+        for (size_t i = 0; i < phase_calls_.size(); ++i)
+            if (defined[i])
+                phase_calls_[i] = session_.prepare(session_.attribute(session_.module, kPhaseNames[i]),
+                                                   Session::build(session_.share(state_.get())));
     }
     // Drops the script's state, then ends the memoryviews over the data.
     void end_script() {
         const Api &api = *session_.api;
+        for (Ref &call : phase_calls_) call.reset();
         state_.reset();
         long long busy = views_ ? 1 : 0;
         try {
@@ -302,13 +319,11 @@ private:
         }
         pinned_.reset();
     }
-    void phase(const char *name) {
-        const Api &api = *session_.api;
-        Gil gil(api);
-        session_.call("phase", Session::build(
-                                   session_.share(session_.module.get()),
-                                   session_.str(name),
-                                   session_.share(state_.get())));
+    enum class Phase { upload, reset, run, download };  // kPhaseNames' order
+    static constexpr const char *kPhaseNames[] = {"upload", "reset", "run", "download"};
+    void phase(Phase which) {
+        Gil gil(*session_.api);
+        session_.invoke(phase_calls_[static_cast<size_t>(which)]);
     }
 
     std::unique_ptr<Data> data_;
@@ -316,6 +331,7 @@ private:
     void *stream_;
     std::unique_ptr<PinnedArrays> pinned_;  // unregistered before data_ is freed
     Ref views_, state_;
+    std::array<Ref, 4> phase_calls_;  // guarded()'s arguments for each Phase the script has
 };
 
 gpubench_status prepare(int32_t cpu_threads, char *message, size_t message_size) noexcept {
