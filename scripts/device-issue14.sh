@@ -32,15 +32,14 @@ if [ "$mode" = tests ]; then
 fi
 
 if [ "$mode" = bridge ]; then
-  for round in 1 2; do
-    "$runner" --plugin matmul_cupy --sizes 128,1024,4096,8192 --quiet -o "$out/bridge-matmul-$round.json" > /dev/null 2>&1
-    "$runner" --plugin vecadd_cupy --sizes 1000,1000000,100000000,1000000000 --quiet -o "$out/bridge-vecadd-$round.json" > /dev/null 2>&1
-    for protocol in phases back-to-back; do
-      python3 -W ignore::DeprecationWarning bench/cupy_events.py --protocol $protocol --results "$out/bridge-matmul-$round.json" \
-        matmul:128 matmul:1024 matmul:4096 matmul:8192 2>&1 | tee -a "$out/cupy-events.txt"
-      python3 -W ignore::DeprecationWarning bench/cupy_events.py --protocol $protocol --results "$out/bridge-vecadd-$round.json" \
-        vecadd:1000 vecadd:1000000 vecadd:100000000 vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"
-    done
+  # Rounds alternate the runner and the bench, so that drift in the machine shows in both.
+  for round in 1 2 3; do
+    "$runner" --plugin matmul_cupy --sizes 128,1024,4096,8192 --max-time 3 --quiet -o "$out/bridge-matmul-$round.json" > /dev/null 2>&1
+    "$runner" --plugin vecadd_cupy --sizes 1000,1000000,100000000,1000000000 --max-time 3 --quiet -o "$out/bridge-vecadd-$round.json" > /dev/null 2>&1
+    python3 -W ignore::DeprecationWarning bench/cupy_events.py --min-time 0.5 --min-samples 30 --results "$out/bridge-matmul-$round.json" \
+      matmul:128 matmul:1024 matmul:4096 matmul:8192 2>&1 | tee -a "$out/cupy-events.txt"
+    python3 -W ignore::DeprecationWarning bench/cupy_events.py --min-time 0.5 --min-samples 30 --results "$out/bridge-vecadd-$round.json" \
+      vecadd:1000 vecadd:1000000 vecadd:100000000 vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"
   done
   exit 0
 fi
