@@ -2,9 +2,11 @@
 
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -48,6 +50,17 @@ bool write_all(int fd, const std::string &text) {
 
 bool write_json_line(int fd, const nlohmann::json &message) {
     return write_all(fd, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+}
+
+bool start_helper() {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1) return false;  // orphaned before prctl took effect
+    std::signal(SIGINT, SIG_IGN);
+    return true;
+}
+
+void report_or_exit(int fd, const nlohmann::json &message) {
+    if (!write_json_line(fd, message)) std::_Exit(0);
 }
 
 bool parse_small_int(const char *text, int &out) {

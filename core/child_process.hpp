@@ -26,6 +26,14 @@ bool write_all(int fd, const std::string &text);
 // Writes `message` as one line (invalid UTF-8 replaced); false when the reader is gone.
 bool write_json_line(int fd, const nlohmann::json &message);
 
+// In a helper: the start every helper makes. It dies with the runner that started it, and
+// leaves Ctrl-C to the runner (which stops it itself); false when the runner is already gone.
+bool start_helper();
+
+// In a helper: writes `message` as one line, or ends the process at once (status 0) when the
+// runner is gone, as nothing is left to do then.
+void report_or_exit(int fd, const nlohmann::json &message);
+
 // A helper's numeric argument (a descriptor, a device): decimal, 0 to 2^20.
 bool parse_small_int(const char *text, int &out);
 

@@ -135,6 +135,9 @@ std::string plugin_info_problem(const PluginInfo &info) {
                    std::to_string(info.min_size) + ".." + std::to_string(info.max_size);
     if (info.headline < GPUBENCH_HEADLINE_AUTO || info.headline > GPUBENCH_HEADLINE_ITEMS)
         return "unknown headline " + std::to_string(info.headline);
+    if (info.max_devices < 1 || info.max_devices > max_plugin_devices)
+        return "max_devices " + std::to_string(info.max_devices) + " is outside 1.." +
+               std::to_string(max_plugin_devices);
     return "";
 }
 
@@ -203,6 +206,8 @@ std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
     }
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, prepare))
         read.function(reinterpret_cast<const void *>(d.prepare), "prepare", false);
+    if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, max_devices))
+        info.max_devices = std::max<uint32_t>(d.max_devices, 1);  // 0: a single-device plugin
     if (!read.problem.empty()) return read.problem;
     if (std::string problem = plugin_info_problem(info); !problem.empty()) return problem;
     return info;

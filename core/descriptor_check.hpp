@@ -19,6 +19,7 @@ namespace gpubench {
 inline constexpr uint32_t max_descriptor_size = 64 * 1024;
 inline constexpr size_t max_descriptor_string = 4096;  // bytes, with the terminating NUL
 inline constexpr uint32_t max_default_sizes = 1024;
+inline constexpr uint32_t max_plugin_devices = 1024;  // max_devices (v1.5)
 
 // Which addresses may be read and which hold code. The process's own map in production
 // (ProcessAddressSpace); a test or fuzz target describes its buffers instead.

@@ -4,6 +4,7 @@
 #include "plugin_instance.hpp"
 #include "text_format.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
@@ -23,10 +24,10 @@ namespace {
 
 // The reason to skip `size` under `budget`, or "" (also when work() fails: measuring says why).
 std::string over_budget(const Plugin &plugin, uint64_t size, const std::string &params,
-                        const RunBudget &budget) {
+                        const RunBudget &budget, int devices) {
     double predicted = 0;
     try {
-        predicted = predicted_run_s(budget, query_work(plugin.api(), size, params), size);
+        predicted = predicted_run_s(budget, query_work(plugin.api(), size, params, devices), size);
     } catch (const PluginFailure &) {
         return "";
     }
@@ -76,6 +77,17 @@ const EntryMeasurer::Prepared &EntryMeasurer::prepare_once(const Plugin &plugin,
     return prepared_.emplace(&plugin.api(), std::move(p)).first->second;
 }
 
+PhaseTimer &EntryMeasurer::timer_for(const Plugin &plugin, const std::vector<int> &devices) {
+    if (!plugin.is_cuda()) return host_timer_;
+    if (devices.size() <= 1) return *cuda_timer_;
+    if (!multi_device_timer_ || multi_devices_ != devices) {
+        multi_device_timer_.reset();  // its streams and events go before another's are made
+        multi_device_timer_ = make_multi_device_timer(devices);
+        multi_devices_ = devices;
+    }
+    return *multi_device_timer_;
+}
+
 double EntryMeasurer::prepare_seconds(const Plugin &plugin) const {
     auto found = prepared_.find(&plugin.api());
     return found == prepared_.end() ? 0 : found->second.seconds;
@@ -96,14 +108,23 @@ EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
     }
     // After prepare(): the prediction calls work(), which a Python plugin answers in the
     // interpreter that prepare() started with the run's thread caps.
+    const std::vector<int> devices = entry_cuda_devices(plugin.info(), options);
+    const int device_count = std::max(1, static_cast<int>(devices.size()));
     if (budget && size_range_problem(plugin.info(), size).empty())
-        if (std::string why = over_budget(plugin, size, options.params, *budget); !why.empty())
+        if (std::string why = over_budget(plugin, size, options.params, *budget, device_count);
+            !why.empty())
             return skipped_entry(plugin.info(), size, why);
-    PhaseTimer &timer = plugin.is_cuda() ? *cuda_timer_ : static_cast<PhaseTimer &>(host_timer_);
-    EntryResult entry = measure_entry(plugin, size, options, timer, observe);
+    PhaseTimer *timer = nullptr;
+    try {
+        timer = &timer_for(plugin, devices);
+    } catch (const std::exception &e) {
+        return skipped_entry(plugin.info(), size, std::string("unavailable: ") + e.what());
+    }
+    EntryResult entry = measure_entry(plugin, size, options, *timer, observe);
     if (plugin.is_cuda())
         if (std::string why = note_lost_cuda_context(entry); !why.empty()) {
             lost_ = why;
+            multi_device_timer_.reset();
             cuda_timer_.reset();
         }
     return entry;

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -53,10 +54,16 @@ private:
         double seconds = 0;
     };
     const Prepared &prepare_once(const Plugin &plugin, int cpu_threads);
+    // The clock of an entry on `devices`: the host's, the CUDA timer of one device, or (ABI
+    // 1.5) a timer across several, kept while the next entry needs the same devices. Throws
+    // std::runtime_error when that timer cannot be made.
+    PhaseTimer &timer_for(const Plugin &plugin, const std::vector<int> &devices);
 
     std::map<const gpubench_plugin *, Prepared> prepared_;
     SteadyClockTimer host_timer_;
     std::unique_ptr<PhaseTimer> cuda_timer_;
+    std::unique_ptr<PhaseTimer> multi_device_timer_;  // on multi_devices_
+    std::vector<int> multi_devices_;
     std::string cuda_unavailable_;  // why cuda_timer_ could not be made
     std::string lost_;              // the sticky error that ended the CUDA context
 };

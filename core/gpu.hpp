@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -23,6 +24,7 @@ struct GpuInfo {
     std::string driver_release;  // the kernel driver's own version, e.g. "580.159.04"
     int runtime_version = 0;
     std::string pci_bus_id;
+    std::string uuid;  // "GPU-xxxxxxxx-...", as nvidia-smi -L prints it: stable across reboots
     // Peak rates from device attributes (0 when not known for this architecture): FP32 and
     // FP64 without tensor cores, SMs x boost clock x lanes per SM x 2 (an FMA is 2 FLOP);
     // memory bandwidth, memory clock x bus width x 2 (double data rate).
@@ -33,9 +35,27 @@ struct GpuInfo {
 // Looks for CUDA device `device`; never throws.
 GpuInfo probe_gpu(int device);
 
+// How many CUDA devices this process sees (0 without a driver or a toolkit); never throws.
+int cuda_device_count();
+
+// Which device an entry ran on, as each entry records it (--devices): enough to tell two GPUs
+// of one model apart (uuid, PCI bus id) and GPUs of different models (name).
+struct DeviceIdentity {
+    int index = 0;
+    std::string name, uuid, pci_bus_id;  // "" when the device was not probed
+};
+inline DeviceIdentity identity_of(const GpuInfo &gpu) {
+    return {gpu.device, gpu.name, gpu.uuid, gpu.pci_bus_id};
+}
+
 // A timer recording CUDA events around each phase on a stream it owns, on `device`.
 // Throws std::runtime_error when no CUDA device can be used.
 std::unique_ptr<PhaseTimer> make_cuda_event_timer(int device);
+
+// The timer of a plugin working across several GPUs (ABI 1.5): a stream and begin/end events
+// on each of `devices`; a phase's time is the longest of the per-device spans. The first
+// device gives the memory, NVML and roofline readings. Throws std::runtime_error like above.
+std::unique_ptr<PhaseTimer> make_multi_device_timer(const std::vector<int> &devices);
 
 // "" while the device is usable; otherwise the sticky error that made it unusable (after an
 // illegal address, say, every later CUDA call in this process fails).

@@ -1,9 +1,12 @@
 #include "gpu.hpp"
 
+#include "cuda_check.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <future>
 #include <utility>
@@ -13,13 +16,8 @@
 namespace gpubench {
 namespace {
 
-std::string describe(cudaError_t status) {
-    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
-}
-
-void check(cudaError_t status, const char *what) {
-    if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + describe(status));
-}
+using cuda_check::check;
+using cuda_check::describe;
 
 double seconds_since(std::chrono::steady_clock::time_point began) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
@@ -49,7 +47,7 @@ private:
 
 class CudaEventTimer final : public PhaseTimer {
 public:
-    explicit CudaEventTimer(int device) {
+    explicit CudaEventTimer(int device) : device_(device) {
         // NVML starts beside the CUDA context (tens of milliseconds each): the bus id needs
         // only the driver, not a context.
         char bus[32] = {};
@@ -84,10 +82,11 @@ public:
     }
     const char *clock_name() const override { return "cuda_event"; }
     void *cuda_stream() const override { return stream_; }
+    std::vector<int> cuda_devices() const override { return {device_}; }
     std::optional<DeviceMemory> device_memory() const override {
         size_t free = 0, total = 0;
         if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
-        return DeviceMemory{free, total};
+        return DeviceMemory{free, total, nvml_ ? nvml_->compute_processes() : std::nullopt};
     }
     void start() override { check(cudaEventRecord(begin_, stream_), "cudaEventRecord"); }
     // Writes a buffer twice the size of L2 on the stream: whatever the plugin left in L2 is
@@ -174,6 +173,7 @@ public:
     }
 
 private:
+    int device_;
     cudaStream_t stream_ = nullptr;
     cudaEvent_t begin_ = nullptr, end_ = nullptr;
     std::unique_ptr<NvmlProbe> nvml_;  // null: no NVML, see nvml_note_
@@ -221,7 +221,28 @@ void set_peaks(GpuInfo &info) {
     info.peak_bytes_per_s = 2.0 * (memory_clock_khz * 1e3) * bus_bits / 8;
 }
 
+// nvidia-smi's spelling: GPU-8-4-4-4-12 hex digits.
+std::string uuid_text(const cudaUUID_t &uuid) {
+    std::string text = "GPU-";
+    for (int i = 0; i < 16; ++i) {
+        char hex[3];
+        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
+        text += hex;
+        if (i == 3 || i == 5 || i == 7 || i == 9) text += '-';
+    }
+    return text;
+}
+
 }  // namespace
+
+int cuda_device_count() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
 
 GpuInfo probe_gpu(int device) {
     GpuInfo info;
@@ -259,6 +280,7 @@ GpuInfo probe_gpu(int device) {
     info.l2_bytes = static_cast<uint64_t>(prop.l2CacheSize);
     char bus[32] = {};
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) info.pci_bus_id = bus;
+    info.uuid = uuid_text(prop.uuid);
     set_peaks(info);
     return info;
 }

@@ -12,7 +12,13 @@ GpuInfo probe_gpu(int device) {
     return info;
 }
 
+int cuda_device_count() { return 0; }
+
 std::unique_ptr<PhaseTimer> make_cuda_event_timer(int) {
+    throw std::runtime_error("gpubench was built without the CUDA toolkit");
+}
+
+std::unique_ptr<PhaseTimer> make_multi_device_timer(const std::vector<int> &) {
     throw std::runtime_error("gpubench was built without the CUDA toolkit");
 }
 

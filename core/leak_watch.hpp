@@ -19,6 +19,7 @@ namespace gpubench {
 struct MemoryReading {
     size_t runs = 0;                        // run() calls completed when read
     std::optional<uint64_t> device_used;    // the device's used bytes (nullopt: host clock)
+    bool device_shared = false;             // another process had a context there: not ours alone
     uint64_t host_allocated = 0;            // malloc'd and not freed (mallinfo2: arenas + mmapped)
     uint64_t host_resident = 0;             // resident set
 };

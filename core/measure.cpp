@@ -69,6 +69,30 @@ std::string size_range_problem(const PluginInfo &plugin, uint64_t size) {
 
 namespace {
 
+// How many of `offered` devices a plugin takes: up to its max_devices (one before ABI 1.5).
+size_t devices_taken(const PluginInfo &plugin, size_t offered) {
+    return std::min<size_t>(offered, std::max<uint32_t>(plugin.max_devices, 1));
+}
+
+}  // namespace
+
+std::vector<int> selected_cuda_devices(const MeasureOptions &options) {
+    std::vector<int> devices{options.cuda_device};
+    for (int device : options.cuda_devices)
+        if (std::find(devices.begin(), devices.end(), device) == devices.end())
+            devices.push_back(device);
+    return devices;
+}
+
+std::vector<int> entry_cuda_devices(const PluginInfo &plugin, const MeasureOptions &options) {
+    if (!plugin.is_cuda()) return {};
+    std::vector<int> devices = selected_cuda_devices(options);
+    devices.resize(devices_taken(plugin, devices.size()));
+    return devices;
+}
+
+namespace {
+
 EntryStatus status_for_failure(gpubench_status status) {
     return status == GPUBENCH_OUT_OF_MEMORY || status == GPUBENCH_NOT_SUPPORTED
                ? EntryStatus::skipped
@@ -186,9 +210,19 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         result.plugin_time_s = before + std::chrono::duration<double>(
                                             std::chrono::steady_clock::now() - began).count();
     };
+    // The timer's devices and streams, as many as the plugin takes (one unless its
+    // max_devices is above 1); none for a host clock.
+    std::vector<int32_t> devices;
+    for (int device : timer.cuda_devices()) devices.push_back(device);
+    std::vector<void *> streams = timer.cuda_streams();
+    const size_t taken = devices_taken(plugin.info(), devices.size());
+    devices.resize(taken);
+    streams.resize(std::min(streams.size(), taken));
+    result.cuda_devices.assign(devices.begin(), devices.end());
     try {
         stage("work");
-        result.work = query_work(api, size, options.params);
+        const int work_devices = std::max(1, static_cast<int>(taken));
+        result.work = query_work(api, size, options.params, work_devices);
         const Roofline &roofline = timer.roofline();
         result.peak_flops = roofline.flops_for(result.work.math);
         result.peak_bytes_per_s = roofline.bytes_per_s;
@@ -201,9 +235,12 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         args.size = size;
         args.seed = options.seed;
         args.cpu_threads = options.cpu_threads;
-        args.cuda_device = options.cuda_device;
+        args.cuda_device = devices.empty() ? options.cuda_device : devices.front();
         args.cuda_stream = timer.cuda_stream();
         args.params = options.params.c_str();
+        args.device_count = static_cast<int32_t>(devices.size());
+        args.cuda_devices = devices.empty() ? nullptr : devices.data();
+        args.cuda_streams = streams.empty() ? nullptr : streams.data();
         stage("setup");
         ResourceWatch watch(timer);
         leaks.emplace(timer);

@@ -2,6 +2,7 @@
 // The same procedure for every plugin; only the clock differs (see PhaseTimer).
 #pragma once
 
+#include "gpu.hpp"
 #include "phase_timer.hpp"
 #include "plugin_library.hpp"
 #include "resource_watch.hpp"
@@ -19,6 +20,9 @@ struct MeasureOptions {
     uint64_t seed = 42;
     int cpu_threads = 1;
     int cuda_device = 0;
+    // The CUDA devices the run selected, for plugins that work across GPUs (ABI 1.5): with
+    // cuda_device first (selected_cuda_devices); empty = cuda_device alone.
+    std::vector<int> cuda_devices;
     std::string params;         // "key=value,..." passed to the plugin
     int warmup_runs = 1;        // full upload/run/download cycles before sampling
     size_t min_samples = 10;
@@ -95,6 +99,10 @@ struct EntryResult {
     bool worker_started = false;    // a worker process was started for this entry
     size_t worker_entries_before = 0;  // entries its worker measured before it (0: fresh)
     double finished_after_s = 0;    // since the runner started
+    std::vector<int> cuda_devices;  // the CUDA devices it ran on (ABI 1.5); empty: a CPU plugin
+    // Those devices' names, UUIDs and bus ids, filled by the sweep from its probe (the worker
+    // reports indices only); an index alone where the sweep did not probe the device.
+    std::vector<DeviceIdentity> devices;
 };
 
 // The headline compute time: per launch for short GPU runs, else single run() calls.
@@ -106,6 +114,12 @@ EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string r
 
 // The one-line reason `size` is outside the plugin's declared range, or "".
 std::string size_range_problem(const PluginInfo &plugin, uint64_t size);
+
+// The CUDA devices the run selected: cuda_device, then the others of cuda_devices in order.
+std::vector<int> selected_cuda_devices(const MeasureOptions &options);
+// The devices an entry of `plugin` runs on: as many of the selected ones as its max_devices
+// allows (the first alone for a single-device plugin); none for a CPU plugin.
+std::vector<int> entry_cuda_devices(const PluginInfo &plugin, const MeasureOptions &options);
 
 // Told the name of each stage as it begins ("work", "setup", "warm-up", "samples",
 // "verify", "metrics", "teardown"), so that a crash can be placed.

@@ -26,6 +26,8 @@ struct Nvml {
     int (*throttle_reasons)(nvml_device, unsigned long long *);
     int (*utilization)(nvml_device, NvmlUtilization *);
     int (*memory)(nvml_device, NvmlMemory *);
+    // Counted, never listed: called with no room for the list, whose struct differs by version.
+    int (*processes)(nvml_device, unsigned *, void *);
 };
 
 // Loaded and initialised once per process; nullptr (and why) when that failed.
@@ -56,6 +58,9 @@ const Nvml *nvml(std::string &why_not) {
             bind(api.throttle_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
         bind(api.utilization, "nvmlDeviceGetUtilizationRates");
         bind(api.memory, "nvmlDeviceGetMemoryInfo");
+        if (!bind(api.processes, "nvmlDeviceGetComputeRunningProcesses_v3") &&
+            !bind(api.processes, "nvmlDeviceGetComputeRunningProcesses_v2"))
+            bind(api.processes, "nvmlDeviceGetComputeRunningProcesses");
         if (int status = api.init(); status != 0) {
             failure = "nvmlInit_v2 failed (NVML status " + std::to_string(status) + ")";
             return nullptr;
@@ -102,6 +107,7 @@ nlohmann::json gpu_state_json(const GpuState &s) {
     put("energy_mj", s.energy_mj);
     put("throttle_reasons", s.throttle_reasons);
     put("memory_used_bytes", s.memory_used_bytes);
+    put("compute_processes", s.compute_processes);
     if (s.throttle_reasons) j["throttled"] = s.throttled();
     return j;
 }
@@ -119,6 +125,7 @@ GpuState gpu_state_from_json(const nlohmann::json &j) {
     get("energy_mj", s.energy_mj);
     get("throttle_reasons", s.throttle_reasons);
     get("memory_used_bytes", s.memory_used_bytes);
+    get("compute_processes", s.compute_processes);
     return s;
 }
 
@@ -152,7 +159,19 @@ GpuState NvmlProbe::read() const {
         s.utilization_percent = utilization.gpu;
     NvmlMemory memory{};
     if (api.memory && api.memory(device_, &memory) == 0) s.memory_used_bytes = memory.used;
+    s.compute_processes = compute_processes();
     return s;
+}
+
+std::optional<unsigned> NvmlProbe::compute_processes() const {
+    std::string ignored;
+    const Nvml &api = *nvml(ignored);
+    constexpr int nvml_success = 0, nvml_insufficient_size = 7;
+    unsigned count = 0;
+    if (!api.processes) return std::nullopt;
+    const int status = api.processes(device_, &count, nullptr);
+    if (status != nvml_success && status != nvml_insufficient_size) return std::nullopt;
+    return count;
 }
 
 }  // namespace gpubench

@@ -20,11 +20,15 @@ struct GpuState {
     std::optional<uint64_t> energy_mj;           // since the driver loaded
     std::optional<uint64_t> throttle_reasons;    // NVML's clock event reasons (bitmask)
     std::optional<uint64_t> memory_used_bytes;   // the whole device's, anyone's
+    std::optional<unsigned> compute_processes;   // processes with a CUDA context on it, ours included
 
     // A power or thermal slowdown (not idle, application clocks or sync boost) is active.
     bool throttled() const;
     // The active slowdown reasons in words, "" when none.
     std::string throttle_text() const;
+    // Another process computes on this GPU too (two shards on one GPU, another user): device
+    // times may include its work, and the device's used memory moves with its allocations.
+    bool shared() const { return compute_processes && *compute_processes > 1; }
 };
 
 nlohmann::json gpu_state_json(const GpuState &state);  // absent readings are left out
@@ -36,6 +40,7 @@ public:
     // `why_not` (no libnvidia-ml.so.1, init failed, no such device).
     static std::unique_ptr<NvmlProbe> open(const std::string &pci_bus_id, std::string &why_not);
     GpuState read() const;
+    std::optional<unsigned> compute_processes() const;  // GpuState::compute_processes alone
 
 private:
     explicit NvmlProbe(void *device) : device_(device) {}

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -29,9 +30,18 @@ public:
     virtual const char *clock_name() const = 0;
     // The stream CUDA plugins enqueue on (a cudaStream_t), or nullptr.
     virtual void *cuda_stream() const { return nullptr; }
+    // The CUDA devices the timed work runs on and the stream of each, in the same order (the
+    // first are cuda_stream() and its device); empty for a host clock. Several for a plugin
+    // that works across GPUs (ABI 1.5).
+    virtual std::vector<int> cuda_devices() const { return {}; }
+    virtual std::vector<void *> cuda_streams() const {
+        if (void *stream = cuda_stream()) return {stream};
+        return {};
+    }
     // Memory of the device this timer works on, or nullopt (host clock).
     struct DeviceMemory {
         uint64_t free = 0, total = 0;
+        std::optional<unsigned> processes;  // with a CUDA context on the device (NVML), ours too
     };
     virtual std::optional<DeviceMemory> device_memory() const { return std::nullopt; }
     // --cold: evicts the device's L2 cache, outside any timed region (enqueued before the

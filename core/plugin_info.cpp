@@ -38,6 +38,7 @@ nlohmann::json plugin_info_to_json(const PluginInfo &info) {
                            {"headline", info.headline}};
     if (info.param_names) json["param_names"] = *info.param_names;
     if (info.has_availability_probe) json["availability_probe"] = true;
+    json["max_devices"] = info.max_devices;
     if (!info.unavailable_reason.empty()) json["unavailable"] = info.unavailable_reason;
     return json;
 }
@@ -64,6 +65,7 @@ PluginInfo plugin_info_from_json(const nlohmann::json &json, const std::filesyst
     json.at("headline").get_to(info.headline);
     if (json.contains("param_names")) info.param_names = json["param_names"].get<std::vector<std::string>>();
     info.has_availability_probe = json.value("availability_probe", false);
+    info.max_devices = json.value("max_devices", 1u);
     info.unavailable_reason = json.value("unavailable", std::string());
     return info;
 }

@@ -31,6 +31,7 @@ struct PluginInfo {
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;    // v1.1
     std::optional<std::vector<std::string>> param_names;    // v1.2; nullopt = not declared
     bool has_availability_probe = false;                    // v1.4: available() is set
+    uint32_t max_devices = 1;  // v1.5: GPUs it works across at once; 1 = single-device (0 read as 1)
     std::string unavailable_reason;  // what available() said in the scan; "" = available
     // Not from the descriptor: the build record beside the file, read by discover_plugins.
     std::optional<BuildRecord> build_record;

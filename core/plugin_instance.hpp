@@ -44,7 +44,8 @@ private:
     double plugin_time_s_ = 0;
 };
 
-// The plugin's work() for (size, params).
-Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params);
+// The plugin's work() for (size, params) on `devices` devices (gpubench_work.devices, ABI 1.5).
+Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params,
+                int devices = 1);
 
 }  // namespace gpubench

@@ -4,24 +4,14 @@
 #include "descriptor_check.hpp"
 #include "plugin_library.hpp"
 #include "plugin_scan_cache.hpp"
+#include "reporting_child.hpp"
 #include "text_format.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
-#include <algorithm>
-#include <cerrno>
-#include <chrono>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
-#include <list>
-#include <thread>
 
 namespace gpubench {
 
@@ -38,13 +28,9 @@ int scan_main(int argc, const char *const *argv) {
                   << "(started by the runner, not by hand)\n";
         return 2;
     }
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlives the runner
-    if (getppid() == 1) return 0;
-    std::signal(SIGINT, SIG_IGN);
+    if (!start_helper()) return 0;
     std::string stage;
-    const auto report = [&](const nlohmann::json &message) {
-        if (!write_json_line(report_fd, message)) std::_Exit(0);  // the runner is gone
-    };
+    const auto report = [&](const nlohmann::json &message) { report_or_exit(report_fd, message); };
     auto loaded = load_plugin(argv[2], [&](const char *name) {
         stage = name;
         report({{"stage", name}});
@@ -70,66 +56,39 @@ int scan_main(int argc, const char *const *argv) {
 
 namespace {
 
-constexpr size_t max_report_bytes = 4 << 20;  // far above any descriptor's copy
-
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
-
 // One file being scanned by a scanner process.
 class ScanJob {
 public:
-    ScanJob(size_t index, const fs::path &file, const ScanSettings &settings, int null_fd)
-        : index(index), file(file) {
-        int pipe_fds[2];
-        if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-            result = Refusal{file, "cannot scan: no pipe"};
-            return;
-        }
-        fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
+    ScanJob(size_t index, const fs::path &file, const ScanSettings &settings, int stdout_fd)
+        : index(index), file(file), settings_(settings) {
         try {
-            pid_ = spawn_child({settings.runner.string(), scan_flag, file.string(), "3"},
-                               {{pipe_fds[1], 3}}, null_fd);  // a constructor's chatter: nowhere
+            child_.emplace(std::vector<std::string>{settings.runner.string(), scan_flag, file.string(), "3"},
+                           stdout_fd);
         } catch (const std::exception &e) {
             result = Refusal{file, std::string("cannot scan: ") + e.what()};
             cacheable = false;
         }
-        close(pipe_fds[1]);
-        fd_ = pipe_fds[0];
     }
-    ~ScanJob() {
-        stop();
-        if (fd_ >= 0) close(fd_);
-    }
-    ScanJob(const ScanJob &) = delete;
-    ScanJob &operator=(const ScanJob &) = delete;
 
     const size_t index;
     const fs::path file;
     std::optional<ScanResult> result;
     bool cacheable = true;  // a time-out, or an environment's loader error, is asked again
-    int fd() const { return fd_; }
+    int fd() const { return child_ ? child_->fd() : -1; }
 
     // Reads what the scanner wrote, and notes its end; true once the job has a result.
-    bool advance(const ScanSettings &settings) {
+    bool advance() {
         if (result) return true;
-        read_available();
+        read_lines();
         if (result) return true;
-        siginfo_t ended{};
-        if (waitid(P_PID, pid_, &ended, WEXITED | WNOHANG | WNOWAIT) == 0 && ended.si_pid == pid_) {
-            // Unreaped, it still holds its group's id: what a constructor started dies with it.
-            kill(-pid_, SIGKILL);
-            int status = 0;
-            while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-            }
-            pid_ = -1;
-            read_available();  // what it wrote just before it ended
-            if (!result) refuse_after_exit(status);
+        if (const std::optional<int> status = child_->ended()) {
+            read_lines();  // what it wrote just before it ended
+            if (!result) refuse_after_exit(*status);
             return true;
         }
-        if (seconds_since(started_) > settings.timeout_s) {
+        if (child_->seconds() > settings_.timeout_s) {
             char text[64];
-            std::snprintf(text, sizeof text, "%g", settings.timeout_s);
+            std::snprintf(text, sizeof text, "%g", settings_.timeout_s);
             result = Refusal{file, "still " + stage_ + " after " + text +
                                        " s (a constructor that blocks?): killed (--scan-timeout)"};
             cacheable = false;
@@ -138,21 +97,13 @@ public:
     }
 
 private:
-    void read_available() {
-        char buffer[65536];
-        for (;;) {
-            const ssize_t got = read(fd_, buffer, sizeof buffer);
-            if (got <= 0) break;
-            pending_.append(buffer, static_cast<size_t>(got));
-            if (pending_.size() > max_report_bytes) {
-                result = Refusal{file, "the scanner's report is larger than " +
-                                           std::to_string(max_report_bytes) + " bytes"};
-                return;
-            }
-        }
-        for (size_t end; !result && (end = pending_.find('\n')) != std::string::npos;) {
-            take_line(pending_.substr(0, end));
-            pending_.erase(0, end + 1);
+    void read_lines() {
+        try {
+            for (const std::string &line : child_->take_lines())
+                if (!result) take_line(line);
+        } catch (const std::length_error &) {
+            result = Refusal{file, "the scanner's report is larger than " +
+                                       std::to_string(max_report_bytes) + " bytes"};
         }
     }
     void take_line(const std::string &line) {
@@ -182,48 +133,25 @@ private:
                                        " while " + stage_ + ", without a report (a constructor "
                                        "that calls exit()?)"};
     }
-    void stop() {
-        if (pid_ <= 0) return;
-        kill(-pid_, SIGKILL);  // its process group: whatever a constructor started too
-        while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-        }
-        pid_ = -1;
-    }
 
-    pid_t pid_ = -1;
-    int fd_ = -1;
-    std::string pending_;
+    const ScanSettings &settings_;
+    std::optional<ReportingChild> child_;
     std::string stage_ = "starting the scanner";
-    const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 // Scans `todo` (indices into `files`) in scanner processes, a few at a time.
 void run_scanners(const std::vector<fs::path> &files, const std::vector<size_t> &todo,
                   const ScanSettings &settings, std::vector<std::optional<ScanResult>> &results,
                   std::vector<bool> &cacheable) {
-    const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
-    const size_t parallel = std::clamp<size_t>(std::thread::hardware_concurrency(), 2, 8);
-    std::list<ScanJob> running;
-    size_t next = 0;
-    while (next < todo.size() || !running.empty()) {
-        while (next < todo.size() && running.size() < parallel) {
-            const size_t index = todo[next++];
-            running.emplace_back(index, files[index], settings, null_fd >= 0 ? null_fd : STDERR_FILENO);
-        }
-        std::vector<pollfd> waiting;
-        for (const ScanJob &job : running) waiting.push_back({job.fd(), POLLIN, 0});
-        poll(waiting.data(), waiting.size(), 20);
-        for (auto job = running.begin(); job != running.end();) {
-            if (job->advance(settings)) {
-                results[job->index] = std::move(job->result);
-                cacheable[job->index] = job->cacheable;
-                job = running.erase(job);  // kills and reaps what is left of it
-            } else {
-                ++job;
-            }
-        }
-    }
-    if (null_fd >= 0) close(null_fd);
+    run_helpers(
+        todo.size(),
+        [&](size_t i, int stdout_fd) {
+            return std::make_unique<ScanJob>(todo[i], files[todo[i]], settings, stdout_fd);
+        },
+        [&](ScanJob &job) {
+            results[job.index] = std::move(job.result);
+            cacheable[job.index] = job.cacheable;
+        });
 }
 
 }  // namespace

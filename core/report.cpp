@@ -87,6 +87,9 @@ std::vector<WorkloadReport> build_report(
         const std::string &label = labelled.first;
         const ResultsDocument &document = labelled.second;
         const auto kinds = plugin_kinds(document);
+        std::set<std::string> gpu_models;
+        for (const RecordedEntry &entry : document.entries)
+            if (!entry.gpu_model.empty()) gpu_models.insert(entry.gpu_model);
         for (const RecordedEntry &entry : document.entries) {
             if (!entry.record.valid || !entry.timing) continue;
             const auto kind = kinds.find(entry.record.plugin);
@@ -95,12 +98,13 @@ std::vector<WorkloadReport> build_report(
             WorkloadReport &report = by_workload[{kind->second.workload, params}];
             report.workload = kind->second.workload;
             report.params = params;
+            const std::string gpu_model = gpu_models.size() > 1 ? entry.gpu_model : "";
             auto column = std::find_if(report.columns.begin(), report.columns.end(), [&](const ReportColumn &c) {
-                return c.backend == kind->second.backend && c.source == label;
+                return c.backend == kind->second.backend && c.source == label && c.gpu_model == gpu_model;
             });
             if (column == report.columns.end()) {
-                report.columns.push_back(
-                    {kind->second.backend, label, kind->second.gpu, {}, kind->second.build});
+                report.columns.push_back({kind->second.backend, label, kind->second.gpu, {},
+                                          kind->second.build, gpu_model});
                 column = report.columns.end() - 1;
             }
             const TimingRecord &t = *entry.timing;
@@ -115,7 +119,8 @@ std::vector<WorkloadReport> build_report(
         // CPU backends first, then GPU ones; by name within each, sources in file order.
         std::stable_sort(report.columns.begin(), report.columns.end(),
                          [](const ReportColumn &a, const ReportColumn &b) {
-                             return std::tie(a.gpu, a.backend) < std::tie(b.gpu, b.backend);
+                             return std::tie(a.gpu, a.backend, a.gpu_model) <
+                                    std::tie(b.gpu, b.backend, b.gpu_model);
                          });
         std::set<uint64_t> sizes;
         for (const ReportColumn &c : report.columns)
@@ -197,7 +202,7 @@ std::string join_flags(const std::vector<std::string> &flags) {
 
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
     out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
-           "speedup_compute,speedup_end_to_end,crossover,flags\n";
+           "speedup_compute,speedup_end_to_end,crossover,flags,gpu_model\n";
     const auto number = [](std::optional<double> v) {
         if (!v) return std::string();
         char text[32];
@@ -221,7 +226,7 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
                     << number(p.compute_s) << ',' << number(p.end_to_end_s) << ','
                     << number(speedup(r, c, size, false)) << ','
                     << number(speedup(r, c, size, true)) << ',' << crossover << ','
-                    << quoted(join_flags(p.flags)) << '\n';
+                    << quoted(join_flags(p.flags)) << ',' << quoted(c.gpu_model) << '\n';
         }
 }
 
@@ -240,6 +245,7 @@ json report_json(const std::vector<WorkloadReport> &reports) {
             }
             columns.push_back({{"backend", c.backend}, {"source", c.source},
                                {"device", c.gpu ? "gpu" : "cpu"}, {"points", points}});
+            if (!c.gpu_model.empty()) columns.back()["gpu_model"] = c.gpu_model;
         }
         json crossover = json::object();
         for (const auto &[label, size] : r.crossover)

@@ -31,7 +31,13 @@ struct ReportColumn {
     bool gpu = false;
     std::map<uint64_t, ReportPoint> points;  // by size; verified entries only
     std::optional<BuildRecord> build;        // the plugin's build record, where the file has it
-    std::string label() const { return source.empty() ? backend : backend + " @ " + source; }
+    // The GPU model its entries ran on, where one file holds entries on several models (a
+    // --devices sweep on unlike GPUs, merged shards of unlike machines): one column per model.
+    std::string gpu_model;
+    std::string label() const {
+        return backend + (gpu_model.empty() ? "" : " on " + gpu_model) +
+               (source.empty() ? "" : " @ " + source);
+    }
 };
 
 // The table of one workload (and one parameter setting: "sort [input=descending]").

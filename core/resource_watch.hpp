@@ -31,6 +31,9 @@ struct EntryResources {
     // The host while sampling: how much the rest of the machine took, how long the worker's
     // threads waited for a CPU, and whether that makes the entry "contended".
     std::optional<HostLoad> host_load;
+    bool gpu_shared() const {
+        return (gpu_before && gpu_before->shared()) || (gpu_after && gpu_after->shared());
+    }
     bool throttled() const {
         return (gpu_before && gpu_before->throttled()) || (gpu_after && gpu_after->throttled());
     }

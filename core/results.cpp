@@ -1,6 +1,7 @@
 #include "results.hpp"
 
 #include "host_resources.hpp"
+#include "shard_plan.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
@@ -71,6 +72,7 @@ std::vector<std::string> entry_flags(const EntryResult &e) {
     std::vector<std::string> flags;
     if (e.noise_required && !e.noise_converged && !e.run_s.empty()) flags.push_back("noisy");
     if (e.resources.throttled()) flags.push_back("throttled");
+    if (e.resources.gpu_shared()) flags.push_back("gpu_shared");
     if (e.cache == "cold") flags.push_back("cold");
     if (e.resources.host_load && e.resources.host_load->contended()) flags.push_back("contended");
     if (e.unoptimized) flags.push_back("unoptimized");
@@ -166,6 +168,25 @@ json harness_json(const EntryResult &e) {
     return h;
 }
 
+namespace {
+
+// The CUDA devices an entry ran on, each with what tells GPUs apart where it is known.
+json devices_json(const EntryResult &e) {
+    json devices = json::array();
+    for (int index : e.cuda_devices) {
+        json &device = devices.emplace_back(json{{"index", index}});
+        for (const DeviceIdentity &known : e.devices)
+            if (known.index == index && !known.name.empty()) {
+                device["name"] = known.name;
+                device["uuid"] = known.uuid;
+                device["pci_bus_id"] = known.pci_bus_id;
+            }
+    }
+    return devices;
+}
+
+}  // namespace
+
 json entry_json(const EntryResult &e, const MeasureOptions &options) {
     json entry = EntryRecord{.plugin = e.plugin,
                              .size = e.size,
@@ -178,6 +199,7 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
                              .flags = entry_flags(e)};
     entry["work"] = work_json(e.work, e.item_name);
     entry["harness"] = harness_json(e);
+    if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0)
         entry["stream_audit"] = {{"checks", e.stream_audit.audits},
@@ -284,6 +306,14 @@ ResultsFile ResultsFile::resume(const std::filesystem::path &from, std::filesyst
     return file;
 }
 
+void ResultsFile::write_whole(std::filesystem::path path, json document) {
+    ResultsFile file;
+    file.document_ = std::move(document);
+    file.path_ = std::move(path);
+    file.open_target();
+    file.write();
+}
+
 void ResultsFile::add_plugin(const json &plugin) {
     for (const json &known : document_["plugins"])
         if (known.value("name", "") == plugin.value("name", "")) return;
@@ -304,6 +334,7 @@ const json *ResultsFile::find_entry(const std::string &plugin, uint64_t size,
 
 void ResultsFile::add_entry(const json &entry) {
     document_["entries"].push_back(entry);
+    no_longer_missing(document_, entry);
     write();
 }
 

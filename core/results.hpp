@@ -69,9 +69,12 @@ public:
     // nothing is written when it fails: throws std::runtime_error naming what is wrong.
     static ResultsFile resume(const std::filesystem::path &from, std::filesystem::path path,
                               const nlohmann::json &resumption);
+    // Writes `document`, complete, to `path` at once, as the constructor and add_* write
+    // (runner merge): locked while it is written.
+    static void write_whole(std::filesystem::path path, nlohmann::json document);
 
     void add_plugin(const nlohmann::json &plugin);  // once per plugin name
-    void add_entry(const nlohmann::json &entry);
+    void add_entry(const nlohmann::json &entry);  // a merged file's "missing" loses it
     // The recorded entry of (plugin, size) measured with these params and seed, or nullptr.
     const nlohmann::json *find_entry(const std::string &plugin, uint64_t size,
                                      const std::string &params, uint64_t seed) const;

@@ -30,7 +30,7 @@ inline constexpr int results_schema_version = 1;
 
 // The measurement options: the file's "options" (and each "resumed" one's), a worker request's.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_threads, cuda_device,
-                                                params, warmup_runs, min_samples, max_samples,
+                                                cuda_devices, params, warmup_runs, min_samples, max_samples,
                                                 min_time_s, max_noise, max_time_s, cold,
                                                 audit_streams)
 // Statistics of a series of samples: timing.run, .upload, .download, .end_to_end...
@@ -118,6 +118,8 @@ struct RecordedEntry {
     EntryRecord record;
     std::optional<TimingRecord> timing;  // absent when no sample was taken
     std::optional<ResourcesRecord> resources;
+    std::optional<double> entry_wall_s;  // harness.entry_wall_s: absent in older files
+    std::string gpu_model;  // the name of the (first) device it ran on; "": CPU, or not recorded
     // What makes entries of two files the same measurement: "plugin|size|params".
     std::string identity() const;
 };

@@ -4,8 +4,12 @@
 #include "plugin_library.hpp"
 #include "statistics.hpp"
 
+#include <atomic>
 #include <cstdio>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <thread>
 
 namespace gpubench {
 namespace {
@@ -56,11 +60,156 @@ std::vector<std::pair<const PluginInfo *, uint64_t>> sweep_entries(
     return entries;
 }
 
-SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
-                     const MeasureOptions &options, GpuInfo gpu, ResultsFile &results,
-                     WorkerPool &pool, const SweepMode &mode, SweepObserver &observer) {
+namespace {
+
+// Counts, records and shows each entry as it finishes. The device lanes of --devices finish
+// entries concurrently, so all of it happens under one lock.
+class EntryRecorder {
+public:
+    EntryRecorder(ResultsFile &results, SweepObserver &observer, SweepTally &tally,
+                  const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
+                  std::chrono::steady_clock::time_point started)
+        : results_(results), observer_(observer), tally_(tally), options_(options), gpus_(gpus),
+          started_(started) {}
+    void begin(const PluginInfo &plugin, uint64_t size) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        observer_.begin(plugin, size);
+    }
+    void finished(EntryResult entry) {
+        entry.finished_after_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+        for (int index : entry.cuda_devices)
+            for (const GpuInfo &gpu : gpus_)
+                if (gpu.available && gpu.device == index) entry.devices.push_back(identity_of(gpu));
+        std::lock_guard<std::mutex> lock(mutex_);
+        count(tally_, entry.status);
+        results_.add_entry(entry_json(entry, options_));
+        observer_.finished(entry);
+    }
+    void interrupted() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        tally_.interrupted = true;
+    }
+
+private:
+    std::mutex mutex_;
+    ResultsFile &results_;
+    SweepObserver &observer_;
+    SweepTally &tally_;
+    const MeasureOptions &options_;  // the sweep's: entries record its params, seed, threads
+    const std::vector<GpuInfo> &gpus_;
+    std::chrono::steady_clock::time_point started_;
+};
+
+using Entries = std::vector<std::pair<const PluginInfo *, uint64_t>>;
+
+// Measures entries one after the other where they are handed in: in `pool`'s workers on the
+// devices `options` names, or in this process. Keeps each plugin's last good entry for the
+// default sweep's predictions, so one plugin's sizes must come to one Sequence in order.
+class Sequence {
+public:
+    Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
+             EntryRecorder &recorder)
+        : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder) {}
+
+    // false: interrupted (the entry under way is not recorded).
+    bool measure(const PluginInfo &plugin, uint64_t size, const MeasureOptions &options) {
+        if (mode_.launch.interrupted && mode_.launch.interrupted()) return false;
+        recorder_.begin(plugin, size);
+        const auto began = std::chrono::steady_clock::now();
+        std::optional<RunBudget> budget;
+        if (const auto smaller = last_ok_.find(&plugin);
+            mode_.predicted_run_limit_s > 0 && smaller != last_ok_.end())
+            budget = RunBudget{mode_.predicted_run_limit_s, smaller->second.size,
+                               summarize(smaller->second.run_s).median, smaller->second.work};
+        EntryResult entry;
+        if (!plugin.is_available()) {
+            entry = skipped_entry(plugin, size, "unavailable: " + plugin.unavailable_reason);
+        } else if (plugin.is_cuda() && !gpu_.available) {
+            entry = skipped_entry(plugin, size, "unavailable: " + gpu_.unavailable_reason);
+        } else if (mode_.isolated) {
+            std::optional<EntryResult> measured = pool_.measure(plugin, size, options, budget);
+            if (!measured) return false;
+            entry = std::move(*measured);
+        } else {
+            entry = in_process_.measure(plugin, size, options, budget);
+            entry.entry_wall_s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        }
+        if (entry.status == EntryStatus::ok) last_ok_[&plugin] = entry;
+        recorder_.finished(std::move(entry));
+        return true;
+    }
+
+private:
+    const SweepMode &mode_;
+    const GpuInfo &gpu_;
+    WorkerPool &pool_;
+    InProcess &in_process_;
+    EntryRecorder &recorder_;
+    std::map<const PluginInfo *, EntryResult> last_ok_;
+};
+
+// An entry that --devices runs on one of its GPUs, beside the others: a CUDA plugin that can
+// run here and takes one device. CPU entries, and plugins across several GPUs, run alone.
+bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
+    return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices <= 1;
+}
+
+// --devices: one lane per GPU, each with its own worker; a lane takes a whole plugin (its
+// sizes in order, in one worker) whenever it is free, so that each plugin pays its start once.
+void run_lanes(const Entries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
+               WorkerPool &first_pool, const SweepMode &mode, InProcess &in_process,
+               EntryRecorder &recorder) {
+    std::vector<std::pair<const PluginInfo *, std::vector<uint64_t>>> plugins;
+    for (const auto &[plugin, size] : entries) {
+        if (plugins.empty() || plugins.back().first != plugin) plugins.push_back({plugin, {}});
+        plugins.back().second.push_back(size);
+    }
+    std::atomic<size_t> next{0};
+    std::atomic<bool> stop{false};
+    std::mutex failure_mutex;
+    std::exception_ptr failure;  // the first lane's exception (a results file that cannot be written)
+    const auto lane = [&](size_t index) {
+        try {
+            std::optional<WorkerPool> own_pool;
+            if (index > 0) own_pool.emplace(mode.launch);
+            WorkerPool &pool = index > 0 ? *own_pool : first_pool;
+            MeasureOptions on_device = options;
+            on_device.cuda_device = gpus[index].device;
+            on_device.cuda_devices.clear();
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder);
+            while (!stop) {
+                const size_t taken = next++;
+                if (taken >= plugins.size()) return;
+                for (uint64_t size : plugins[taken].second)
+                    if (stop || !sequence.measure(*plugins[taken].first, size, on_device)) {
+                        if (!stop.exchange(true)) recorder.interrupted();
+                        return;
+                    }
+            }
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(failure_mutex);
+            if (!failure) failure = std::current_exception();
+            stop = true;
+        }
+    };
+    std::vector<std::thread> lanes;
+    for (size_t index = 1; index < gpus.size(); ++index) lanes.emplace_back(lane, index);
+    lane(0);
+    for (std::thread &t : lanes) t.join();
+    if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
+
+SweepTally run_sweep(const Entries &entries, const MeasureOptions &options,
+                     const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
+                     const SweepMode &mode, SweepObserver &observer) {
     SweepTally tally;
-    std::vector<std::pair<const PluginInfo *, uint64_t>> todo;
+    Entries alone, in_lanes;
+    const GpuInfo &gpu = gpus.at(0);
+    const bool lanes = mode.isolated && gpus.size() > 1;
     for (const auto &[plugin, size] : entries) {
         results.add_plugin(plugin_json(*plugin));
         if (const nlohmann::json *done =
@@ -68,50 +217,20 @@ SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> 
             count(tally, entry_status_from_string(done->value("status", "error")));
             ++tally.resumed;
         } else {
-            todo.emplace_back(plugin, size);
+            (lanes && runs_in_a_lane(*plugin, gpu) ? in_lanes : alone).emplace_back(plugin, size);
         }
     }
     InProcess in_process(mode.launch.host_roofline);
-    const auto interrupted = [&] { return mode.launch.interrupted && mode.launch.interrupted(); };
-    observer.planned(todo.size());
-    std::map<const PluginInfo *, EntryResult> last_ok;  // for the default sweep's predictions
-    for (const auto &[plugin, size] : todo) {
-        if (interrupted()) {
-            tally.interrupted = true;
-            break;
+    EntryRecorder recorder(results, observer, tally, options, gpus, mode.started);
+    observer.planned(alone.size() + in_lanes.size());
+    // First what must run alone (CPU entries, plugins across all the GPUs), then the lanes.
+    Sequence sequence(mode, gpu, pool, in_process, recorder);
+    for (const auto &[plugin, size] : alone)
+        if (!sequence.measure(*plugin, size, options)) {
+            recorder.interrupted();
+            return tally;
         }
-        observer.begin(*plugin, size);
-        const auto began = std::chrono::steady_clock::now();
-        EntryResult entry;
-        std::optional<RunBudget> budget;
-        if (mode.predicted_run_limit_s > 0 && last_ok.count(plugin)) {
-            const EntryResult &smaller = last_ok[plugin];
-            budget = RunBudget{mode.predicted_run_limit_s, smaller.size,
-                               summarize(smaller.run_s).median, smaller.work};
-        }
-        if (!plugin->is_available()) {
-            entry = skipped_entry(*plugin, size, "unavailable: " + plugin->unavailable_reason);
-        } else if (plugin->is_cuda() && !gpu.available) {
-            entry = skipped_entry(*plugin, size, "unavailable: " + gpu.unavailable_reason);
-        } else if (mode.isolated) {
-            std::optional<EntryResult> measured = pool.measure(*plugin, size, options, budget);
-            if (!measured) {
-                tally.interrupted = true;
-                break;
-            }
-            entry = std::move(*measured);
-        } else {
-            entry = in_process.measure(*plugin, size, options, budget);
-            entry.entry_wall_s =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-        }
-        entry.finished_after_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - mode.started).count();
-        if (entry.status == EntryStatus::ok) last_ok[plugin] = entry;
-        count(tally, entry.status);
-        results.add_entry(entry_json(entry, options));
-        observer.finished(entry);
-    }
+    if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder);
     return tally;
 }
 

@@ -47,11 +47,18 @@ std::vector<std::pair<const PluginInfo *, uint64_t>> sweep_entries(
     const std::vector<const PluginInfo *> &plugins, const std::optional<std::vector<uint64_t>> &sizes);
 
 // Measures `entries` (those the results file does not hold yet: --resume) and adds each to
-// `results` as it finishes. CUDA plugins run only while `gpu` is available; otherwise their
-// entries are recorded as skipped with the reason. `pool` may already hold a worker started
-// for the first entry (WorkerPool::prestart).
+// `results` as it finishes. `gpus` are the devices the sweep runs on, the first being
+// options.cuda_device's; CUDA plugins run only while it is available, otherwise their entries
+// are recorded as skipped with the reason. `pool` may already hold a worker started for the
+// first entry (WorkerPool::prestart).
+//
+// With several `gpus` (--devices) and workers, the entries that take one GPU run in lanes,
+// one worker per GPU, concurrently: each lane takes the next plugin whole (its sizes in order)
+// when it is free. Everything else runs first and alone: CPU entries, which GPU workers beside
+// them would slow down, and plugins across several GPUs, which take all of them.
 SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
-                     const MeasureOptions &options, GpuInfo gpu, ResultsFile &results,
-                     WorkerPool &pool, const SweepMode &mode, SweepObserver &observer);
+                     const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
+                     ResultsFile &results, WorkerPool &pool, const SweepMode &mode,
+                     SweepObserver &observer);
 
 }  // namespace gpubench

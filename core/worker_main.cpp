@@ -4,23 +4,15 @@
 #include "entry_measurer.hpp"
 #include "worker_protocol.hpp"
 
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
-#include <csignal>
-#include <cstdlib>
 #include <iostream>
 #include <optional>
 
 namespace gpubench {
 namespace {
-
-// One JSON document per line, written at once, so the runner sees each as it happens.
-void send(int fd, const nlohmann::json &message) {
-    if (!write_json_line(fd, message)) std::_Exit(0);  // the runner is gone: nothing left to do
-}
 
 // The next request line, or nullopt once the runner closed the pipe.
 std::optional<std::string> next_line(int fd, std::string &pending) {
@@ -59,10 +51,7 @@ int worker_main(int argc, const char *const *argv) {
                   << "REQUEST_FD REPORT_FD (started by the runner, not by hand)\n";
         return 2;
     }
-    // A worker never outlives the runner that started it.
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() == 1) return 0;
-    std::signal(SIGINT, SIG_IGN);  // Ctrl-C is the runner's to handle: it stops us itself
+    if (!start_helper()) return 0;  // a worker never outlives the runner that started it
 
     const auto load_began = std::chrono::steady_clock::now();
     auto loaded = load_plugin(argv[2]);
@@ -89,12 +78,11 @@ int worker_main(int argc, const char *const *argv) {
                             std::get<Refusal>(loaded).reason;
         } else {
             measurer.set_host_roofline(request.host_roofline);
-            entry = measurer.measure(*plugin, request.size, request.options,
-                                      [&](const char *stage) { send(report_fd, {{"stage", stage}}); },
-                                      request.budget);
+            const auto stage = [&](const char *name) { report_or_exit(report_fd, {{"stage", name}}); };
+            entry = measurer.measure(*plugin, request.size, request.options, stage, request.budget);
             entry.load_s = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
         }
-        send(report_fd, {{"entry", entry_to_wire(entry)}});
+        report_or_exit(report_fd, {{"entry", entry_to_wire(entry)}});
         if (!plugin || measurer.cuda_context_lost()) break;  // a fresh process is needed
     }
     return 0;

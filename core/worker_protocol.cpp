@@ -91,7 +91,8 @@ json entry_to_wire(const EntryResult &e) {
             {"verification", verification_json(e.verification)},
             {"metrics", metrics_json(e.metrics)},
             {"resources", resources_json(e.resources)},
-            {"headline", e.headline}};
+            {"headline", e.headline},
+            {"cuda_devices", e.cuda_devices}};
 }
 
 EntryResult entry_from_wire(const json &w) {
@@ -141,6 +142,7 @@ EntryResult entry_from_wire(const json &w) {
     e.item_name = work.at("item_name").get<std::string>();
     e.resources = resources_from_json(w.at("resources"));
     e.headline = w.at("headline").get<gpubench_headline>();
+    e.cuda_devices = w.at("cuda_devices").get<std::vector<int>>();
     return e;
 }
 

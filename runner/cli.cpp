@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include "child_process.hpp"
 #include "host_resources.hpp"
 #include "plugin_catalog.hpp"
 #include "sanitizer.hpp"
@@ -8,6 +9,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <sstream>
@@ -24,8 +26,14 @@ const char *epilogue = R"(
 With neither --plugin nor --sizes (the default sweep): every plugin at its default sizes, at
 most 1 s of samples per entry (unless --max-time), and sizes whose run() is predicted from the
 plugin's previous size to take over 2 s are skipped with the prediction (--sizes runs them).
-Also: runner report RESULTS.json... (tables, speedups, crossover) and
-      runner compare BASELINE.json CANDIDATE.json (regressions); each has --help.
+Also: runner report RESULTS.json... (tables, speedups, crossover),
+      runner compare BASELINE.json CANDIDATE.json (regressions) and
+      runner merge SHARD.json... --output FILE (the shards of one sweep); each has --help.
+Sharded sweeps: --shard I/N measures the 0-based shard I of N of the sweep; every shard
+computes the same partition, on any machine. --shard auto takes I and N from a Slurm job
+array (SLURM_ARRAY_TASK_ID, _MIN, _COUNT or _MAX, _STEP), else from the task's rank:
+SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/_SIZE or PMI_RANK/PMI_SIZE. Then runner
+merge joins the shards' files, and runner --resume MERGED.json measures what none delivered.
 Sizes: 10,100,1e6 | 2^10..2^20 (powers of two) | 10..1e6:*10 | 100..1000:+100
 Plugins are searched in --plugin-dir, then $GPUBENCH_PLUGIN_PATH (':'-separated absolute
 paths; relative ones are ignored with a warning), then <runner's folder>/../lib/gpubench/plugins;
@@ -63,7 +71,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     CommandLine cli;
     MeasureOptions &m = cli.measure;
     int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    std::string sizes_text, seed_text;
+    std::string sizes_text, seed_text, shard_text, devices_text;
     std::vector<std::string> params;
     bool oversubscribe = false;
     po::options_description options("Usage: runner [options]\nOptions");
@@ -83,7 +91,8 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "load plugin files and folders that users other than their owner and root can write "
          "(refused by default: a plugin runs with your rights)")
         ("scan-timeout", po::value<double>(&cli.scan_timeout_s)->default_value(cli.scan_timeout_s),
-         "seconds a plugin file may take to load and describe itself in its scanner process")
+         "seconds a plugin file may take to load and describe itself in its scanner process "
+         "(or to declare its work, for --shard)")
         ("rescan-plugins", po::bool_switch(&cli.rescan_plugins),
          "scan every plugin file again instead of trusting the scan cache")
         ("param", po::value<std::vector<std::string>>(&params),
@@ -96,6 +105,10 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("seed", po::value<std::string>(&seed_text)->default_value(std::to_string(m.seed)),
          "input seed, a whole number from 0 to 2^64-1")
         ("device", po::value<int>(&m.cuda_device)->default_value(0), "CUDA device index")
+        ("devices", po::value<std::string>(&devices_text),
+         "run on these CUDA devices at once: 0,1,... or all. Entries that take one GPU run "
+         "concurrently, one worker per device, each entry on one device; CPU entries and "
+         "plugins across several GPUs (allreduce_nccl) run alone, the latter on all of them")
         ("warmup", po::value<int>(&m.warmup_runs)->default_value(m.warmup_runs),
          "untimed warm-up cycles per entry")
         ("min-samples", po::value<size_t>(&m.min_samples)->default_value(m.min_samples),
@@ -129,7 +142,13 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("sanitize", po::value<std::string>(&cli.sanitize),
          "run each entry's worker under compute-sanitizer with this tool (memcheck, "
          "racecheck, initcheck or synccheck): entries with errors fail, and their times "
-         "are marked not comparable (flag 'sanitized')");
+         "are marked not comparable (flag 'sanitized')")
+        ("shard", po::value<std::string>(&shard_text),
+         "measure only shard I of N of the sweep: I/N, 0-based (0/4 ... 3/4), or auto (from "
+         "Slurm's or MPI's variables, see below); the results file records the whole plan")
+        ("shard-costs", po::value<std::string>(&cli.shard_costs),
+         "balance the shards by each entry's wall time in this earlier results file "
+         "(default: by the plugins' declared work); every shard must be given the same file");
     po::options_description all;
     all.add(options);
     std::ostringstream usage;
@@ -190,8 +209,38 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
                                     "' is not one of memcheck, racecheck, initcheck, synccheck");
     if (!cli.sanitize.empty() && cli.in_process)
         throw std::invalid_argument("--sanitize runs workers: it cannot go with --in-process");
+    if (vm.count("shard")) cli.shard = parse_shard_option(shard_text, process_environment());
+    if (!cli.shard_costs.empty() && !cli.shard)
+        throw std::invalid_argument("--shard-costs balances shards: it needs --shard");
+    if (vm.count("devices")) {
+        if (!vm["device"].defaulted())
+            throw std::invalid_argument("--device and --devices both choose GPUs: give one");
+        if (cli.in_process)
+            throw std::invalid_argument("--devices runs a worker per GPU: it cannot go with --in-process");
+        if (trim(devices_text) == "all")
+            cli.all_devices = true;
+        else
+            cli.devices = parse_device_list(devices_text);
+    }
     m.cpu_threads = threads;
     return cli;
+}
+
+std::vector<int> parse_device_list(const std::string &text) {
+    std::vector<int> devices;
+    for (const std::string &item : split_list(text)) {
+        const std::string word = trim(item);
+        int device = -1;
+        if (!parse_small_int(word.c_str(), device) || device < 0 || device > 1023)
+            throw std::invalid_argument("--devices '" + text + "': '" + word +
+                                        "' is not a CUDA device index (0, 1, ...) or all");
+        if (std::find(devices.begin(), devices.end(), device) != devices.end())
+            throw std::invalid_argument("--devices '" + text + "': device " + word +
+                                        " is listed twice");
+        devices.push_back(device);
+    }
+    if (devices.empty()) throw std::invalid_argument("--devices needs a device list or all");
+    return devices;
 }
 
 }  // namespace gpubench

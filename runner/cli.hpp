@@ -2,6 +2,7 @@
 #pragma once
 
 #include "measure.hpp"
+#include "shard.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -27,11 +28,20 @@ struct CommandLine {
     bool allow_insecure_plugins = false;         // load plugins others could have written
     double scan_timeout_s = 10;                  // per plugin file, in its scanner process
     bool rescan_plugins = false;                 // ignore the plugin scan cache
+    std::optional<ShardSpec> shard;              // --shard: measure only this shard's entries
+    std::string shard_costs;                     // --shard-costs: earlier results; "" = none
+    // --devices: the GPUs to run on at once, one worker each; all_devices: every one this
+    // machine has (the runner resolves it). Neither: --device alone.
+    std::vector<int> devices;
+    bool all_devices = false;
     std::string usage;                           // the --help text
 };
 
 // Parses argv. Throws std::invalid_argument with a one-line message on bad input.
 CommandLine parse_command_line(int argc, const char *const *argv);
+
+// "0,2,3" as device indices; throws std::invalid_argument naming a bad or repeated one.
+std::vector<int> parse_device_list(const std::string &text);
 
 // Exit statuses, documented in the README and --help.
 enum ExitStatus : int {

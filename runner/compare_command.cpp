@@ -1,6 +1,7 @@
 #include "cli.hpp"
 #include "compare.hpp"
 #include "results_model.hpp"
+#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
@@ -29,22 +30,9 @@ int compare_command(int argc, const char *const *argv) {
          "relative change below which an entry counts as the same (0.05 = 5%)")
         ("alpha", po::value<double>(&options.alpha)->default_value(options.alpha),
          "significance level of the U test");
-    po::options_description hidden;
-    hidden.add_options()("files", po::value<std::vector<std::string>>(&files));
-    po::options_description all;
-    all.add(described).add(hidden);
-    po::positional_options_description positional;
-    positional.add("files", -1);
     Comparison comparison;
     try {
-        po::variables_map vm;
-        // argv[0] is "compare": the parser skips it as it would a program name.
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << described;
-            return exit_ok;
-        }
+        if (parse_subcommand(argc, argv, described, files)) return exit_ok;
         if (files.size() != 2)
             throw std::invalid_argument("expected two results files, BASELINE and CANDIDATE (got " +
                                         std::to_string(files.size()) + ")");

@@ -64,7 +64,7 @@ std::string format_bytes(uint64_t bytes) {
     return text;
 }
 
-// What a reader must know before trusting the row (entry_flags: noisy, throttled, cold,
+// What a reader must know before trusting the row (entry_flags: noisy, throttled, gpu_shared, cold,
 // contended, unoptimized, sanitized).
 std::string flags_of(const EntryResult &e) {
     std::string flags;

@@ -10,9 +10,11 @@
 #include "results.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
+#include "sharding.hpp"
 #include "sweep.hpp"
 #include "system_info.hpp"
 #include "subcommands.hpp"
+#include "work_query.hpp"
 #include "worker_main.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -46,7 +48,7 @@ int fail(const std::string &message, int status) {
     return status;
 }
 
-nlohmann::json options_json(const CommandLine &cli) {
+nlohmann::json options_json(const CommandLine &cli, bool default_sweep) {
     nlohmann::json options = measure_options_json(cli.measure);
     options["timeout_s"] = cli.timeout_s;
     options["isolation"] = cli.in_process           ? "in-process"
@@ -54,7 +56,7 @@ nlohmann::json options_json(const CommandLine &cli) {
                            : cli.worker_per_entry     ? "worker process per entry"
                                                       : "worker process per plugin";
     if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
-    if (cli.plugin_patterns.empty() && !cli.sizes)
+    if (default_sweep)
         options["default_sweep"] = "at most 1 s of samples per entry unless --max-time; sizes "
                                    "predicted to run over 2 s per run() skipped";
     return options;
@@ -91,12 +93,41 @@ private:
     Progress progress_;
 };
 
+// --devices: the listed devices, or every one here (all), become cuda_device and the rest.
+// A listed device this machine lacks is an error; on a machine with no CUDA device at all,
+// the GPU entries are recorded as skipped with the reason, as without --devices.
+std::string choose_devices(CommandLine &cli) {
+    if (cli.devices.empty() && !cli.all_devices) return "";
+    const int count = cuda_device_count();
+    std::vector<int> devices = cli.devices;
+    if (cli.all_devices)
+        for (int device = 0; device < count; ++device) devices.push_back(device);
+    for (int device : devices)
+        if (count > 0 && device >= count)
+            return "--devices: CUDA device " + std::to_string(device) + " does not exist (" +
+                   std::to_string(count) + " found)";
+    if (devices.empty()) devices.push_back(cli.measure.cuda_device);
+    cli.measure.cuda_device = devices.front();
+    cli.measure.cuda_devices = devices;
+    return "";
+}
+
+// The sweep's GPUs, probed: cuda_device's first (`probed` when the caller has it already).
+std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed) {
+    std::vector<GpuInfo> gpus;
+    for (int device : selected_cuda_devices(options))
+        gpus.push_back(gpus.empty() && probed ? *probed : probe_gpu(device));
+    return gpus;
+}
+
 int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
     if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
     if (is_scan_command_line(argc, argv)) return scan_main(argc, argv);
+    if (is_work_query_command_line(argc, argv)) return work_query_main(argc, argv);
     if (argc > 1 && std::string(argv[1]) == "report") return report_command(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "compare") return compare_command(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 1, argv + 1);
     CommandLine cli;
     try {
         cli = parse_command_line(argc, argv);
@@ -117,6 +148,18 @@ int run(int argc, char **argv) {
     for (const std::string &dir : cli.plugin_dirs)
         if (!std::filesystem::is_directory(dir))
             return fail("plugin directory '" + dir + "' does not exist", exit_usage);
+    if (std::string problem = choose_devices(cli); !problem.empty()) return fail(problem, exit_usage);
+    // Resuming a shard's or a merged file: the entries it was planned to hold.
+    std::optional<ResumedPlan> resumed;
+    if (!cli.resume.empty()) try {
+            resumed = resumed_plan(cli);
+        } catch (const std::exception &e) {
+            return fail("cannot resume: " + std::string(e.what()), exit_usage);
+        }
+    if (resumed) cli.plugin_patterns = plugin_names(resumed->entries);
+    // The default sweep is an overview that should take minutes: a tighter time per entry,
+    // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
+    const bool default_sweep = resumed ? resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
 
     std::error_code ec;
     const std::filesystem::path runner_file = boost::dll::program_location(ec);
@@ -138,18 +181,19 @@ int run(int argc, char **argv) {
         return exit_ok;
     }
 
-    // The default sweep needs the GPU's answer first: it runs what can run here.
+    // The default sweep needs the GPU's answer first: it runs what can run here. A shard of
+    // it plans every plugin, so that shards on unlike machines plan the same sweep (what
+    // cannot run here is recorded as skipped).
     std::optional<GpuInfo> probed;
     if (cli.plugin_patterns.empty()) probed = probe_gpu(cli.measure.cuda_device);
     std::vector<const PluginInfo *> selected;
     if (cli.plugin_patterns.empty()) {
         for (const PluginInfo &p : catalog.plugins)
-            if (!p.is_available())
-                std::cout << "note: " << p.name << " unavailable: " << p.unavailable_reason << '\n';
-            else if (!p.is_cuda() || probed->available)
+            if ((p.is_available() && (!p.is_cuda() || probed->available)) || cli.shard)
                 selected.push_back(&p);
             else
-                std::cout << "note: " << p.name << " unavailable: " << probed->unavailable_reason << '\n';
+                std::cout << "note: " << p.name << " unavailable: "
+                          << (p.is_available() ? probed->unavailable_reason : p.unavailable_reason) << '\n';
     } else {
         try {
             selected = select_plugins(catalog, cli.plugin_patterns);
@@ -183,28 +227,48 @@ int run(int argc, char **argv) {
         launch.sanitizer_program = *program;
         cli.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
     }
-    // The default sweep is an overview that should take minutes: a tighter time per entry,
-    // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
-    const bool default_sweep = cli.plugin_patterns.empty() && !cli.sizes;
     if (default_sweep && !cli.max_time_given) cli.measure.max_time_s = 1.0;
-    const auto entries = sweep_entries(selected, cli.sizes);
+    SweepEntries entries;
+    nlohmann::json shard_header;
+    try {
+        entries = resumed ? entries_with_plugins(selected, resumed->entries)
+                          : sweep_entries(selected, cli.sizes);
+        if (cli.shard && !resumed) {
+            ShardedSweep sharded = shard_sweep(entries, cli, runner_file);
+            for (const std::string &note : sharded.notes) std::cout << "note: " << note << '\n';
+            entries = std::move(sharded.own);
+            shard_header = std::move(sharded.record);
+        }
+    } catch (const std::exception &e) {
+        return fail(e.what(), exit_usage);
+    }
     // The first worker starts now, loading its plugin and creating its CUDA context while
     // this process probes the GPU, reads the host's peaks and writes the results header.
     WorkerPool pool(launch);
     if (!cli.in_process && !entries.empty())
         pool.prestart(*entries.front().first, cli.measure.cuda_device);
-    const GpuInfo gpu = probed ? *probed : probe_gpu(cli.measure.cuda_device);
+    const std::vector<GpuInfo> gpus = probe_gpus(cli.measure, probed);
+    const GpuInfo &gpu = gpus.front();
     std::optional<HostPeaks> peaks;
     for (const PluginInfo *plugin : selected)
         if (!plugin->is_cuda() && !peaks) peaks = host_peaks();  // measured once per machine
     if (peaks) pool.set_host_roofline(launch.host_roofline = host_roofline(*peaks));
 
+    // Shards started together on one host (mpirun) get files of their own by default.
+    const std::string shard_suffix =
+        cli.shard ? "-shard-" + std::to_string(cli.shard->index) + "of" + std::to_string(cli.shard->count) : "";
     std::string output = !cli.output.empty() ? cli.output
-                         : !cli.resume.empty() ? cli.resume
-                                               : "results/" + host_name() + "-" + utc_timestamp(true) + ".json";
+                         : !cli.resume.empty()
+                             ? cli.resume
+                             : "results/" + host_name() + "-" + utc_timestamp(true) + shard_suffix + ".json";
     nlohmann::json document =
-        results_header(std::vector<std::string>(argv, argv + argc), gpu, options_json(cli),
+        results_header(std::vector<std::string>(argv, argv + argc), gpu, options_json(cli, default_sweep),
                        peaks ? std::optional<Roofline>(launch.host_roofline) : std::nullopt);
+    if (!shard_header.is_null()) document["shard"] = shard_header;
+    if (!cli.measure.cuda_devices.empty()) {
+        document["gpus"] = nlohmann::json::array();
+        for (const GpuInfo &each : gpus) document["gpus"].push_back(gpu_json(each));
+    }
     std::unique_ptr<ResultsFile> results;
     try {
         if (cli.resume.empty())
@@ -220,9 +284,19 @@ int run(int argc, char **argv) {
                                        : "cannot resume: " + std::string(e.what()),
                     exit_usage);
     }
-    std::cout << "gpubench " << document["build"]["gpubench_version"].get<std::string>() << " | GPU: "
-              << (gpu.available ? gpu.name : "none (" + gpu.unavailable_reason + ")")
-              << " | CPU threads: " << cli.measure.cpu_threads << " | results: " << output << "\n\n";
+    std::string gpu_names = gpu.available ? "" : "none (" + gpu.unavailable_reason + ")";
+    for (const GpuInfo &each : gpus)
+        if (each.available)
+            gpu_names += (gpu_names.empty() ? "" : ", ") +
+                         (gpus.size() > 1 ? std::to_string(each.device) + ": " : "") + each.name;
+    std::cout << "gpubench " << document["build"]["gpubench_version"].get<std::string>()
+              << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names
+              << " | CPU threads: " << cli.measure.cpu_threads << " | results: " << output << '\n';
+    if (!shard_header.is_null())
+        std::cout << "shard " << cli.shard->index << "/" << cli.shard->count << " (" << cli.shard->source
+                  << "): " << entries.size() << " of the sweep's " << shard_header["planned"].size()
+                  << " entries\n";
+    std::cout << '\n';
 
     catch_stop_signals();
     SweepMode mode;
@@ -233,7 +307,7 @@ int run(int argc, char **argv) {
     SweepTally tally;
     try {
         ConsoleObserver console(std::cout, cli.quiet);
-        tally = run_sweep(entries, cli.measure, gpu, *results, pool, mode, console);
+        tally = run_sweep(entries, cli.measure, gpus, *results, pool, mode, console);
     } catch (const std::exception &e) {  // the results file could not be written (a full disk)
         return fail(std::string(e.what()) + "; the entries written before are in " + output,
                     exit_failed);

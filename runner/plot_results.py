@@ -75,6 +75,16 @@ def style_key(languages):
     return "; ".join(f"{style}: {', '.join(names)}" for style, names in by_style.items())
 
 
+def entry_gpu_model(entry):
+    """The name of the GPU an entry ran on, where it recorded one (runner --devices)."""
+    devices = entry.get("devices") or [{}]
+    return devices[0].get("name", "")
+
+
+def gpu_models(document):
+    return {entry_gpu_model(e) for e in document.get("entries", [])} - {""}
+
+
 def load_series(documents):
     """({workload: {line label: [point]}}, {workload: rate label}, {line label: language}) of
     the verified entries of every document; a point is a dict of size, compute, e2e, rate and,
@@ -86,7 +96,8 @@ def load_series(documents):
     machines = [machine_of(d) for d in documents]
     several_machines = len(set(machines)) > 1  # then each line names its machine
     series, rate_label, languages = {}, {}, {}
-    for machine, entry in ((m, e) for m, d in zip(machines, documents) for e in d.get("entries", [])):
+    for machine, entry, models in ((m, e, gpu_models(d)) for m, d in zip(machines, documents)
+                                   for e in d.get("entries", [])):
         if not entry.get("valid"):
             continue
         timing = entry["timing"]
@@ -108,6 +119,8 @@ def load_series(documents):
         line = entry["plugin"] + (f" [{entry['params']}]" if entry.get("params") else "")
         if language:
             line += f" ({language})"
+        if len(models) > 1 and entry_gpu_model(entry):
+            line += f" on {entry_gpu_model(entry)}"  # one file, unlike GPUs (--devices, merge)
         if several_machines:
             line += f" @ {machine}"
         languages[line] = language

@@ -2,6 +2,7 @@
 #include "report.hpp"
 #include "report_studies.hpp"
 #include "results_model.hpp"
+#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 
 #include <boost/program_options.hpp>
@@ -59,21 +60,8 @@ int report_command(int argc, const char *const *argv) {
         ("format", po::value<std::string>(&format)->default_value(format),
          "markdown, csv, json, or gbench (one file in Google Benchmark's JSON format)")
         ("output,o", po::value<std::string>(&output), "write to this file instead of stdout");
-    po::options_description hidden;
-    hidden.add_options()("files", po::value<std::vector<std::string>>(&files));
-    po::options_description all;
-    all.add(options).add(hidden);
-    po::positional_options_description positional;
-    positional.add("files", -1);
-    po::variables_map vm;
     try {
-        // argv[0] is "report": the parser skips it as it would a program name.
-        po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
-        po::notify(vm);
-        if (vm.count("help")) {
-            std::cout << options;
-            return exit_ok;
-        }
+        if (parse_subcommand(argc, argv, options, files)) return exit_ok;
         if (files.empty()) throw std::invalid_argument("no results file given");
         if (format != "markdown" && format != "csv" && format != "json" && format != "gbench")
             throw std::invalid_argument("--format '" + format +

@@ -24,14 +24,7 @@ namespace {
 
 Plugin load(const std::string &file) { return test_support::load_fixture(file); }
 
-MeasureOptions quick() {
-    MeasureOptions options;
-    options.min_samples = 20;
-    options.max_samples = 20;
-    options.min_time_s = 0;
-    options.max_noise = 0;
-    return options;
-}
+MeasureOptions quick() { return test_support::sampled(20, 20); }
 
 // The host clock with the host's measured roofline, as a worker measures CPU entries.
 EntryResult measure_mistake(uint64_t size, MeasureOptions options = quick()) {
@@ -112,6 +105,46 @@ TEST_CASE("memory that grows with every run() is a leak, named with its rate", "
     CHECK_THAT(leak_between(1, 0, 2, 256ull << 20, 4, 768ull << 20, "device memory"),
                Catch::StartsWith("leaks 256 MiB of device memory per run()"));
     CHECK(leak_between(1, 0, 2, 1 << 20, 4, 3 << 20, "host memory").empty());  // under 16 MiB
+}
+
+namespace {
+
+// A device whose used memory grows by 256 MiB between readings, with `processes` contexts on it.
+class GrowingDeviceTimer final : public PhaseTimer {
+public:
+    explicit GrowingDeviceTimer(unsigned processes) : processes_(processes) {}
+    const char *clock_name() const override { return "growing_device"; }
+    void start() override {}
+    double stop() override { return 0; }
+    std::optional<DeviceMemory> device_memory() const override {
+        used_ += 256ull << 20;
+        return DeviceMemory{(80ull << 30) - used_, 80ull << 30, processes_};
+    }
+
+private:
+    unsigned processes_;
+    mutable uint64_t used_ = 0;
+};
+
+std::string device_leak_seen(unsigned processes) {
+    GrowingDeviceTimer timer(processes);
+    LeakWatch leaks(timer);
+    for (size_t runs : {1, 2, 4}) leaks.read_now(runs);
+    return leaks.leak();
+}
+
+}  // namespace
+
+TEST_CASE("device memory that grows while another process computes on the GPU is no leak verdict",
+          "[checks]") {
+    CHECK_THAT(device_leak_seen(1), Catch::StartsWith("leaks ") && Catch::Contains("of device memory"));
+    CHECK(device_leak_seen(2).empty());  // two shards on one GPU: the other's allocations count too
+    EntryResult entry;
+    entry.resources.gpu_after = GpuState{};
+    entry.resources.gpu_after->compute_processes = 1;
+    CHECK(entry_flags(entry).empty());
+    entry.resources.gpu_after->compute_processes = 2;
+    CHECK(entry_flags(entry) == std::vector<std::string>{"gpu_shared"});
 }
 
 TEST_CASE("out of memory after runs succeeded is an error, not a skip", "[checks]") {

@@ -125,6 +125,18 @@ TEST_CASE("descriptor check: each malformed field is named", "[descriptor]") {
         f.d.device_kind = 7;
         CHECK_THAT(f.problem(), Catch::Contains("unknown device kind 7"));
     }
+    SECTION("max_devices (v1.5): 0 is one device, above 1024 refused, unread before 1.5") {
+        const auto max_devices = [&] {
+            return std::get<PluginInfo>(read_descriptor(&f.d, f.memory)).max_devices;
+        };
+        CHECK(max_devices() == 1);  // 0: a single-device plugin
+        f.d.max_devices = 8;
+        CHECK(max_devices() == 8);
+        f.d.max_devices = 5000;
+        CHECK_THAT(f.problem(), Catch::Contains("max_devices 5000 is outside 1..1024"));
+        f.d.struct_size = offsetof(gpubench_plugin, max_devices);  // a 1.4 plugin's
+        CHECK(max_devices() == 1);
+    }
     SECTION("another ABI major is refused before anything else is read") {
         f.d.abi_major = GPUBENCH_ABI_MAJOR + 1;
         f.d.struct_size = 0xFFFFFFFFu;

@@ -1,6 +1,7 @@
 // What only a GPU can show: cold L2 samples, batched short launches, device memory and busy
 // fraction, and a poisoned CUDA context that ends only its own entry. Skipped, with the
 // reason, where no GPU can be used.
+#include "entry_measurer.hpp"
 #include "gpu.hpp"
 #include "measure.hpp"
 #include "results.hpp"
@@ -28,14 +29,7 @@ Plugin load_shipped(const std::string &name) {
     return std::move(std::get<Plugin>(loaded));
 }
 
-MeasureOptions quick() {
-    MeasureOptions options;
-    options.min_samples = 10;
-    options.max_samples = 50;
-    options.min_time_s = 0;
-    options.max_noise = 0;
-    return options;
-}
+MeasureOptions quick() { return test_support::sampled(10, 50); }
 
 }  // namespace
 
@@ -189,4 +183,47 @@ TEST_CASE("sanitized runs: memcheck records each entry's error summary and fails
     CHECK(clean["sanitizer"] == "compute-sanitizer memcheck: 0 errors");
     CHECK(clean["flags"].dump().find("sanitized") != std::string::npos);
     std::filesystem::remove(path);
+}
+
+TEST_CASE("allreduce_nccl sums across the selected GPUs, verified, and records them", "[gpu]") {
+    require_gpu();
+    if (!std::filesystem::exists(std::filesystem::path(GPUBENCH_PLUGIN_DIR) / "allreduce_nccl.so"))
+        test_support::skip_test("allreduce_nccl was not built (no NCCL found at configure time)");
+    // Through the runner, 1 MiB per GPU, on every GPU there is (--devices all).
+    const auto path = runner_process::temp_results("allreduce");
+    const runner_process::Outcome o = runner_process::run_runner(
+        std::string("--plugin allreduce_nccl --sizes 1048576 --devices all") + runner_process::quick +
+        "-o " + path.string());
+    INFO(o.output);
+    CHECK(o.status == 0);
+    const nlohmann::json document = runner_process::read_json(path);
+    REQUIRE(document["entries"].size() == 1);
+    const nlohmann::json &entry = document["entries"][0];
+    CHECK(entry["status"] == "ok");
+    REQUIRE(entry["devices"].size() == document["gpus"].size());
+    for (size_t i = 0; i < entry["devices"].size(); ++i) {
+        const nlohmann::json &device = entry["devices"][i];
+        CHECK(device["index"] == document["gpus"][i]["device"]);
+        CHECK(device["name"] == document["gpus"][i]["name"]);
+        CHECK(device["uuid"].get<std::string>().rfind("GPU-", 0) == 0);
+        CHECK(device["pci_bus_id"] == document["gpus"][i]["pci_bus_id"]);
+    }
+    CHECK(entry["verification"]["passed"] == true);
+    std::filesystem::remove(path);
+
+    // Every visible GPU, as the runner's measurer does it for a selected device list.
+    std::vector<int> all;
+    for (int device = 0; probe_gpu(device).available; ++device) all.push_back(device);
+    MeasureOptions options = quick();
+    options.cuda_devices = all;
+    EntryMeasurer measurer{Roofline{}};
+    const EntryResult e = measurer.measure(load_shipped("allreduce_nccl"), 1 << 20, options);
+    INFO(e.message);
+    CHECK(e.status == EntryStatus::ok);
+    CHECK(e.cuda_devices == all);
+    CHECK(e.verification.checked == (1u << 18) * all.size());  // every float on every GPU
+    const double n = static_cast<double>(all.size());
+    CHECK(e.work.items == 1 << 20);                                // algbw: bytes per GPU
+    CHECK(e.work.bytes == Approx((1 << 20) * 2 * (n - 1) / n));  // busbw (0 on one GPU)
+    CHECK(e.clock == (all.size() > 1 ? "cuda_event_multi_device" : "cuda_event"));
 }

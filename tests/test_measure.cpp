@@ -21,11 +21,7 @@ namespace {
 Plugin load(const std::string &file) { return test_support::load_fixture(file); }
 
 MeasureOptions quick(std::string params = "") {
-    MeasureOptions options;
-    options.min_samples = 3;
-    options.max_samples = 5;
-    options.min_time_s = 0;
-    options.max_noise = 0;  // stop at min_samples: these tests count samples
+    MeasureOptions options = test_support::sampled(3, 5);  // these tests count samples
     options.params = std::move(params);
     return options;
 }

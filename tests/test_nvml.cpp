@@ -31,6 +31,13 @@ TEST_CASE("a GPU state keeps only the readings NVML gave, and names real slowdow
     CHECK(back.energy_mj == s.energy_mj);
     CHECK(back.throttle_reasons == s.throttle_reasons);
     CHECK_FALSE(back.temperature_c.has_value());
+
+    CHECK_FALSE(s.shared());  // not read: not known to be shared
+    s.compute_processes = 1;  // the worker alone
+    CHECK_FALSE(s.shared());
+    s.compute_processes = 2;
+    CHECK(s.shared());
+    CHECK(gpu_state_from_json(gpu_state_json(s)).compute_processes == 2u);
 }
 
 TEST_CASE("opening NVML for a device that is not there says why instead of failing",

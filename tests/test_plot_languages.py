@@ -38,4 +38,15 @@ assert styles == {"matmul_cuda (CUDA)": "-", "matmul_naive (C++)": "-",
                   "matmul_numpy (Python)": "--", "matmul_old": "-"}, styles
 key = plot.style_key(set(languages.values()))
 assert key == "solid: unknown, C++, CUDA; dashed: Python", key
+
+# One file with entries on two GPU models (runner --devices on unlike GPUs): a line per model.
+on_a, on_b = entry("matmul_cuda"), entry("matmul_cuda")
+on_a["devices"] = [{"index": 0, "name": "model A"}]
+on_b["devices"] = [{"index": 1, "name": "model B"}]
+on_b["size"] = 128
+two_models = {"plugins": [plugin("matmul_cuda", "CUDA")], "entries": [on_a, on_b]}
+lines = sorted(plot.load_series([two_models])[0]["matmul"])
+assert lines == ["matmul_cuda (CUDA) on model A", "matmul_cuda (CUDA) on model B"], lines
+on_b["devices"][0]["name"] = "model A"  # one model: no model in the label
+assert sorted(plot.load_series([two_models])[0]["matmul"]) == ["matmul_cuda (CUDA)"]
 print("ok:", key)

@@ -82,6 +82,34 @@ json study() {
 
 }  // namespace
 
+TEST_CASE("a report tells apart entries of one file on different GPU models", "[report][devices]") {
+    json document = study();
+    // sort_cuda's three entries: two on one model, one on another (--devices on unlike GPUs).
+    const std::vector<std::string> models{"GPU model A", "GPU model A", "GPU model B"};
+    size_t next = 0;
+    for (json &entry : document["entries"])
+        if (entry["plugin"] == "sort_cuda")
+            entry["devices"] = json::array({json{{"index", next}, {"name", models.at(next)}}}), ++next;
+    const std::vector<WorkloadReport> reports = build_report({{"", typed(document)}}, {});
+    REQUIRE(reports.size() == 1);
+    std::vector<std::string> labels;
+    for (const ReportColumn &c : reports[0].columns) labels.push_back(c.label());
+    CHECK(labels == std::vector<std::string>{"naive", "omp", "cuda on GPU model A", "cuda on GPU model B"});
+    CHECK(reports[0].crossover.count("cuda on GPU model B"));
+    std::ostringstream csv;
+    write_csv(csv, reports);
+    CHECK_THAT(csv.str(), Catch::Contains("sort,,,cuda,gpu,100000,0.0005,0.0015,200,66.6667,100000,noisy,GPU model B"));
+    CHECK(report_json(reports).at(0).at("columns").at(3).at("gpu_model") == "GPU model B");
+
+    // One model in the file: no model in the labels, as before.
+    for (json &entry : document["entries"])
+        if (entry.contains("devices")) entry["devices"].at(0)["name"] = "GPU model A";
+    labels.clear();
+    const std::vector<WorkloadReport> one_model = build_report({{"", typed(document)}}, {});
+    for (const ReportColumn &c : one_model.at(0).columns) labels.push_back(c.label());
+    CHECK(labels == std::vector<std::string>{"naive", "omp", "cuda"});
+}
+
 TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedup and crossover",
           "[report]") {
     const std::vector<WorkloadReport> reports = build_report({{"", typed(study())}}, {});

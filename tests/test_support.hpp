@@ -1,6 +1,7 @@
 // Shared by the test files: paths the build passes in, and skipping with a reason.
 #pragma once
 
+#include "measure.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_library.hpp"
 
@@ -20,6 +21,17 @@ namespace test_support {
 
 inline std::filesystem::path fixture(const std::string &file) {
     return std::filesystem::path(GPUBENCH_FIXTURE_DIR) / file;
+}
+
+// Options that sample between `min_samples` and `max_samples` times, with no minimum time and
+// no noise criterion: quick, and a known number of samples.
+inline gpubench::MeasureOptions sampled(size_t min_samples, size_t max_samples) {
+    gpubench::MeasureOptions options;
+    options.min_samples = min_samples;
+    options.max_samples = max_samples;
+    options.min_time_s = 0;
+    options.max_noise = 0;
+    return options;
 }
 
 // A plugin file, loaded; the test fails (with the reason) when it is refused.

@@ -31,6 +31,23 @@ inline cudaStream_t stream_of(const Setup &setup) {
     return static_cast<cudaStream_t>(setup.cuda_stream);
 }
 
+// Makes `device` current for the scope and the previous device current again after it: for
+// plugins across several GPUs (ABI 1.5), whose allocations and launches go to each device in
+// turn, while the runner expects setup.cuda_devices[0] current between calls.
+class CurrentDevice {
+public:
+    explicit CurrentDevice(int device) {
+        check(cudaGetDevice(&previous_), "cudaGetDevice");
+        check(cudaSetDevice(device), "cudaSetDevice");
+    }
+    ~CurrentDevice() { cudaSetDevice(previous_); }
+    CurrentDevice(const CurrentDevice &) = delete;
+    CurrentDevice &operator=(const CurrentDevice &) = delete;
+
+private:
+    int previous_ = 0;
+};
+
 // Device memory of `count` elements of T.
 template <class T>
 class DeviceBuffer {

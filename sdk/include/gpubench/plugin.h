@@ -56,6 +56,16 @@
  *   and replayed, or, where capture fails (a synchronising call, cudaMalloc...), called back to
  *   back. Either way run() must enqueue the same work each time it is called.
  *
+ * Several devices (v1.5, a descriptor with max_devices > 1)
+ *   The plugin enqueues each device's timed work on that device's stream (args->cuda_streams,
+ *   in the order of args->cuda_devices); the current device when it is called is the first.
+ *   The runner records a begin and an end event on every stream around each call, and the
+ *   call's time is the longest of the per-device spans: events of different devices cannot
+ *   be compared with one another, and the call is done only when its slowest device is. Such
+ *   work is not captured into a graph: short runs are timed per launch back to back. The
+ *   stream check waits for each device. device_bytes in gpubench_work is per device, and the
+ *   memory checks read the first device.
+ *
  * Checks the runner makes on every entry (see the README, "How measurement works")
  *   - Faster than the hardware: flops or bytes per second above the device's peak for the
  *     declared gpubench_work.math (bytes only when one run's bytes exceed the cache) make
@@ -82,7 +92,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 4
+#define GPUBENCH_ABI_MINOR 5
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -142,6 +152,11 @@ typedef struct gpubench_work {
     /* v1.3 */
     gpubench_math math;         /* what the flops are; GPUBENCH_MATH_FP32 when not said */
     uint32_t flags;             /* GPUBENCH_WORK_* bits */
+    /* v1.5 */
+    int32_t devices;            /* INPUT, set by the runner before work() is called: how many
+                                   devices create() will be given (1 unless the plugin's
+                                   max_devices is above 1). A runner older than 1.5 leaves it
+                                   out: check GPUBENCH_HAS_FIELD and take 1. */
 } gpubench_work;
 
 /* Everything create() needs. Owned by the runner. */
@@ -153,6 +168,13 @@ typedef struct gpubench_setup_args {
     int32_t cuda_device;        /* CUDA plugins: the device the runner made current */
     void *cuda_stream;          /* CUDA plugins: cudaStream_t to enqueue timed work on */
     const char *params;         /* "key=value,key=value" plugin parameters, never NULL */
+    /* v1.5: every device the plugin works on, and the cudaStream_t to enqueue device i's timed
+       work on; element 0 is cuda_device and cuda_stream. The runner sets them for every CUDA
+       plugin (device_count 1 unless the descriptor's max_devices is above 1; 0 and NULL for
+       CPU plugins). A runner older than 1.5 leaves them out: check GPUBENCH_HAS_FIELD. */
+    int32_t device_count;
+    const int32_t *cuda_devices;
+    void *const *cuda_streams;
 } gpubench_setup_args;
 
 /* Verification outcome. Owned by the runner. */
@@ -251,6 +273,12 @@ typedef struct gpubench_plugin {
        status other than GPUBENCH_OK fails every entry of the plugin in that process with the
        message (GPUBENCH_NOT_SUPPORTED: skipped as unavailable). */
     gpubench_status (*prepare)(int32_t cpu_threads, char *message, size_t message_size);
+
+    /* ---- v1.5 ---- */
+    /* 0 or 1: a single-device plugin. N > 1 (at most 1024): the plugin works across up to N
+       GPUs at once and is given every device the run selected, up to N (setup args'
+       device_count, cuda_devices, cuda_streams; gpubench_work.devices). */
+    uint32_t max_devices;
 } gpubench_plugin;
 
 /* Whether the translation unit that uses it was compiled with optimisation: the tail of

@@ -4,6 +4,8 @@
 //    public:
 //     explicit MyBench(const gpubench::Setup &setup);     // create: allocate, make inputs
 //     static gpubench::Work work(uint64_t size, const gpubench::Params &params);
+//     // or, across several GPUs (Info::max_devices > 1), with the number it will be given:
+//     // static gpubench::Work work(uint64_t size, const gpubench::Params &, int devices);
 //     void upload();                                      // optional (CUDA plugins)
 //     void reset();                                       // optional (in-place runs)
 //     void run();
@@ -116,6 +118,11 @@ struct Setup {
     int cuda_device = 0;
     void *cuda_stream = nullptr;  // a cudaStream_t; see gpubench/cuda.hpp for a typed accessor
     Params params;
+    // ABI 1.5: every device the plugin works on and the stream of each (element 0 is
+    // cuda_device and cuda_stream); one device unless Info::max_devices is above 1. Filled
+    // from the single device and stream when the runner is older; empty for CPU plugins.
+    std::vector<int> cuda_devices;
+    std::vector<void *> cuda_streams;
 };
 
 struct Work {
@@ -153,6 +160,8 @@ struct Info {
     // The keys Params::get reads, comma-separated; "" = none; nullptr = not declared (the
     // runner then cannot catch a mistyped --param for this plugin).
     const char *param_names = nullptr;
+    // ABI 1.5: how many GPUs the plugin can work across at once; 1 = a single-device plugin.
+    uint32_t max_devices = 1;
 };
 
 namespace detail {
@@ -194,6 +203,35 @@ GPUBENCH_DETAIL_HAS_METHOD(download)
 GPUBENCH_DETAIL_HAS_METHOD(metrics)
 #undef GPUBENCH_DETAIL_HAS_METHOD
 
+// T::work with a device count (multi-device plugins), preferred over T::work(size, params).
+// Detected the C++17 way: the helper must compile for plugins built as C++17.
+template <class T, class = void>
+struct has_work_for_devices : std::false_type {};
+template <class T>
+struct has_work_for_devices<
+    T, std::void_t<decltype(T::work(uint64_t{}, std::declval<const Params &>(), int{}))>>
+    : std::true_type {};
+
+template <class T>
+Work work_of(uint64_t size, const Params &params, int devices) {
+    if constexpr (has_work_for_devices<T>::value)
+        return T::work(size, params, devices);
+    else
+        return T::work(size, params);
+}
+
+// The devices and streams of create()'s arguments; the single pair from a runner before 1.5.
+inline void read_devices(const gpubench_setup_args &args, Setup &setup) {
+    if (GPUBENCH_HAS_FIELD(&args, gpubench_setup_args, cuda_streams) && args.device_count > 0 &&
+        args.cuda_devices && args.cuda_streams) {
+        setup.cuda_devices.assign(args.cuda_devices, args.cuda_devices + args.device_count);
+        setup.cuda_streams.assign(args.cuda_streams, args.cuda_streams + args.device_count);
+    } else if (args.cuda_stream) {
+        setup.cuda_devices = {args.cuda_device};
+        setup.cuda_streams = {args.cuda_stream};
+    }
+}
+
 template <class T>
 struct Adapter {
     static T &self(gpubench_instance *instance) { return *reinterpret_cast<T *>(instance); }
@@ -201,7 +239,9 @@ struct Adapter {
     static gpubench_status work(uint64_t size, const char *params, gpubench_work *out,
                                 char *message, size_t message_size) noexcept {
         return guarded(message, message_size, [&] {
-            Work w = T::work(size, Params(params));
+            const bool told = GPUBENCH_HAS_FIELD(out, gpubench_work, devices) && out->devices > 0;
+            const int devices = told ? out->devices : 1;  // a runner before 1.5: one device
+            Work w = work_of<T>(size, Params(params), devices);
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, flops)) out->flops = w.flops;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, bytes)) out->bytes = w.bytes;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, host_bytes)) out->host_bytes = w.host_bytes;
@@ -223,6 +263,7 @@ struct Adapter {
             setup.cuda_device = args->cuda_device;
             setup.cuda_stream = args->cuda_stream;
             setup.params = Params(args->params);
+            read_devices(*args, setup);
             *out = reinterpret_cast<gpubench_instance *>(new T(setup));
         });
     }
@@ -311,6 +352,7 @@ gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
     d.headline = info.headline;
     d.metrics = has_metrics<T>::value ? &Adapter<T>::metrics : nullptr;
     d.param_names = info.param_names;
+    d.max_devices = info.max_devices;
     return d;
 }
 

@@ -1,0 +1,92 @@
+// A helper process that reports JSON lines through a pipe (its descriptor 3), as the plugin
+// scanner (plugin_scan.hpp) and the work query (work_query.hpp) do: started in a process
+// group of its own, its lines read without blocking as they arrive, and killed with its group
+// once its owner is done with it. run_helpers() keeps a few of them running at a time.
+#pragma once
+
+#include <poll.h>
+#include <sys/types.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace gpubench {
+
+// Far above any honest report (a descriptor's copy, a list of declared work).
+inline constexpr size_t max_report_bytes = 4 << 20;
+
+class ReportingChild {
+public:
+    // Starts `words` (spawn_child) with the pipe as its descriptor 3 and its stdout on
+    // `stdout_target`. Throws std::runtime_error when it cannot start.
+    ReportingChild(std::vector<std::string> words, int stdout_target);
+    ~ReportingChild();  // kills its process group and reaps it
+    ReportingChild(const ReportingChild &) = delete;
+    ReportingChild &operator=(const ReportingChild &) = delete;
+
+    int fd() const { return fd_; }
+    double seconds() const;  // since it started
+    // The whole lines that arrived since the last call. Throws std::length_error when more
+    // than max_report_bytes are waiting.
+    std::vector<std::string> take_lines();
+    // Its wait status once it has ended, else nullopt. Once ended it is reaped and its process
+    // group killed (what it started dies with it); the lines it wrote before stay readable.
+    std::optional<int> ended();
+
+private:
+    void stop();
+    pid_t pid_ = -1;
+    int fd_ = -1;
+    std::string pending_;
+    std::optional<int> status_;
+    const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
+
+// /dev/null opened for writing, for helpers' stdout (a constructor's chatter must not reach
+// the runner's table); closed when dropped. fd() is stderr when it cannot be opened.
+class NullOutput {
+public:
+    NullOutput();
+    ~NullOutput();
+    NullOutput(const NullOutput &) = delete;
+    NullOutput &operator=(const NullOutput &) = delete;
+    int fd() const;
+
+private:
+    int fd_;
+};
+
+// Runs `count` jobs, `start(i, stdout_fd)` making job i (a std::unique_ptr<Job>) whose helper
+// writes its stdout to stdout_fd (/dev/null), at most a few at a time, and calls
+// `finish(job)` once its advance() says it is done, before dropping it. A Job has
+// `int fd() const` (its pipe, -1 when none) and `bool advance()` (reads what arrived, notes
+// an end or a time-out; true once done).
+template <class Start, class Finish>
+void run_helpers(size_t count, Start start, Finish finish) {
+    const size_t parallel = std::clamp<size_t>(std::thread::hardware_concurrency(), 2, 8);
+    const NullOutput quiet;
+    std::list<decltype(start(size_t{}, 0))> running;
+    for (size_t next = 0; next < count || !running.empty();) {
+        while (next < count && running.size() < parallel) running.push_back(start(next++, quiet.fd()));
+        std::vector<pollfd> waiting;
+        for (const auto &job : running)
+            if (job->fd() >= 0) waiting.push_back({job->fd(), POLLIN, 0});
+        poll(waiting.data(), waiting.size(), 20);
+        for (auto job = running.begin(); job != running.end();)
+            if ((*job)->advance()) {
+                finish(**job);
+                job = running.erase(job);  // kills and reaps what is left of it
+            } else {
+                ++job;
+            }
+    }
+}
+
+}  // namespace gpubench

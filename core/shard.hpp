@@ -1,0 +1,54 @@
+// Splitting one sweep over several processes or machines (--shard I/N): which shard this
+// process is, from the command line or from the variables a job launcher sets, and a
+// partition of the sweep's entries that every shard computes alike, on any machine.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+// One shard of a sweep: index is 0-based, 0 <= index < count.
+struct ShardSpec {
+    uint32_t index = 0, count = 1;
+    std::string source;  // where it came from: "--shard 1/4", "SLURM_ARRAY_TASK_ID=5 (...)"
+};
+
+// Reads an environment variable: its value, or nullopt when it is not set. Injected so that
+// tests can resolve "auto" without touching the process's environment.
+using EnvironmentLookup = std::function<std::optional<std::string>(const std::string &name)>;
+EnvironmentLookup process_environment();
+
+// --shard's value: "I/N" (decimal, 0 <= I < N), or "auto": a Slurm array task
+// (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT or _MAX, and
+// SLURM_ARRAY_TASK_STEP), else a task's rank: SLURM_PROCID/SLURM_NTASKS,
+// OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE (those present must agree).
+// Throws std::invalid_argument with one line on junk, an index out of range, no variable
+// set, or values that contradict each other.
+ShardSpec parse_shard_option(const std::string &text, const EnvironmentLookup &environment);
+
+// What makes two entries of a sweep the same measurement (ResultsFile::find_entry's test).
+struct EntryKey {
+    std::string plugin;
+    uint64_t size = 0;
+    std::string params;
+    uint64_t seed = 0;
+    auto operator<=>(const EntryKey &) const = default;
+    std::string text() const;  // "matmul_naive 128 (params 'dtype=float64', seed 42)"
+};
+
+struct CostedEntry {
+    EntryKey key;
+    double cost = 1;  // any unit, the same for all entries; not finite or negative: 0
+};
+
+// The shard of each entry, in input order: longest processing time first (costs descending,
+// ties by key), each into the least-loaded shard (ties: the lowest index). Deterministic:
+// the same entries in any order give each the same shard. No shard's load exceeds the
+// average load plus the largest cost.
+std::vector<uint32_t> partition_by_cost(const std::vector<CostedEntry> &entries, uint32_t count);
+
+}  // namespace gpubench

@@ -1,0 +1,183 @@
+#include "shard_merge.hpp"
+
+#include "system_info.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+struct Shard {
+    const ShardFile *file;
+    ShardRecord record;
+};
+
+[[noreturn]] void refuse(const std::string &why) { throw std::runtime_error(why); }
+
+// The first field of two objects that differs, as "build.git_revision is "a" in A, "b" in B".
+std::string first_difference(const json &a, const json &b, const std::string &section,
+                             const std::string &a_name, const std::string &b_name) {
+    std::set<std::string> keys;
+    for (const auto &[key, value] : a.items()) keys.insert(key);
+    for (const auto &[key, value] : b.items()) keys.insert(key);
+    for (const std::string &key : keys) {
+        const std::string in_a = a.contains(key) ? a[key].dump() : "absent";
+        const std::string in_b = b.contains(key) ? b[key].dump() : "absent";
+        if (in_a != in_b)
+            return section + "." + key + " is " + in_a + " in " + a_name + ", " + in_b + " in " + b_name;
+    }
+    return "";
+}
+
+json shared_options(json options) {
+    for (const char *key : per_machine_options) options.erase(key);
+    return options;
+}
+
+std::map<EntryKey, uint32_t> shard_by_entry(const ShardRecord &record) {
+    std::map<EntryKey, uint32_t> by_entry;
+    for (const PlannedEntry &p : record.planned) by_entry.emplace(p.key, p.shard);
+    return by_entry;
+}
+
+// Everything that must hold between two shards of one sweep, `b` checked against `a`.
+void check_same_sweep(const Shard &a, const Shard &b) {
+    const std::string &an = a.file->name, &bn = b.file->name;
+    const json &ad = a.file->document, &bd = b.file->document;
+    if (std::string d = first_difference(ad.at("build"), bd.at("build"), "build", an, bn); !d.empty())
+        refuse(an + " and " + bn + " are of different builds: " + d);
+    if (std::string d = first_difference(shared_options(ad.at("options")), shared_options(bd.at("options")),
+                                         "options", an, bn);
+        !d.empty())
+        refuse(an + " and " + bn + " were measured with different options: " + d);
+    const auto shard_text = [](const ShardRecord &r) {
+        return std::to_string(r.index) + "/" + std::to_string(r.count);
+    };
+    if (a.record.count != b.record.count)
+        refuse(an + " is shard " + shard_text(a.record) + " and " + bn + " is shard " +
+               shard_text(b.record) + ": different shard counts");
+    if (a.record.index == b.record.index)
+        refuse(an + " and " + bn + " are both shard " + shard_text(a.record));
+    const auto plan_a = shard_by_entry(a.record), plan_b = shard_by_entry(b.record);
+    for (const auto &[one, other, one_name, other_name] :
+         {std::tuple{&plan_a, &plan_b, an, bn}, std::tuple{&plan_b, &plan_a, bn, an}})
+        for (const auto &[key, shard] : *one) {
+            const auto there = other->find(key);
+            if (there == other->end())
+                refuse(one_name + " and " + other_name + " planned different sweeps: " + key.text() +
+                       " is planned in " + one_name + " only");
+            if (there->second != shard)
+                refuse(one_name + " and " + other_name + " planned different sweeps: " + key.text() +
+                       " is shard " + std::to_string(shard) + "'s in " + one_name + ", shard " +
+                       std::to_string(there->second) + "'s in " + other_name);
+        }
+}
+
+json shard_context(const Shard &shard) {
+    const json &d = shard.file->document;
+    json context = {{"index", shard.record.index},
+                    {"file", shard.file->name},
+                    {"source", shard.record.source},
+                    {"costs", shard.record.costs},
+                    {"created", d.at("created")},
+                    {"command_line", d.at("command_line")},
+                    {"host", d.at("host")},
+                    {"gpu", d.at("gpu")},
+                    {"options", d.at("options")}};
+    if (d.contains("gpus")) context["gpus"] = d.at("gpus");
+    if (d.contains("resumed")) context["resumed"] = d.at("resumed");
+    return context;
+}
+
+}  // namespace
+
+MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::string> command_line) {
+    if (files.empty()) refuse("no shard files given");
+    std::vector<Shard> shards;
+    for (const ShardFile &file : files) {
+        if (file.document.contains("merged"))
+            refuse(file.name + " is a merged file: merge the shards' own files");
+        auto record = shard_record(file.document);
+        if (!record)
+            refuse(file.name + " is not a shard of a sweep (no \"shard\": it was not run with --shard)");
+        if (record->index >= record->count)
+            refuse(file.name + " says it is shard " + std::to_string(record->index) + " of " +
+                   std::to_string(record->count) + ", which does not exist");
+        shards.push_back({&file, std::move(*record)});
+    }
+    for (size_t i = 1; i < shards.size(); ++i)
+        for (size_t j = 0; j < i; ++j) check_same_sweep(shards[j], shards[i]);
+    std::sort(shards.begin(), shards.end(),
+              [](const Shard &a, const Shard &b) { return a.record.index < b.record.index; });
+
+    // Who delivered each entry; an entry measured by two shards is refused.
+    std::map<EntryKey, std::pair<const Shard *, const json *>> delivered;
+    for (const Shard &shard : shards)
+        for (const json &entry : shard.file->document.at("entries")) {
+            const auto [at, fresh] = delivered.emplace(entry.get<EntryKey>(), std::pair{&shard, &entry});
+            if (!fresh && at->second.first != &shard)
+                refuse("entry " + at->first.text() + " is in both " + at->second.first->file->name +
+                       " and " + shard.file->name);
+        }
+
+    const Shard &first = shards.front();
+    MergedSweep merged;
+    merged.shards_given = shards.size();
+    merged.shard_count = first.record.count;
+    json &d = merged.document;
+    d = first.file->document;  // the header: schema_version, host, build, gpu, options
+    d.erase("shard");
+    d.erase("resumed");
+    d["created"] = utc_timestamp();
+    d["command_line"] = std::move(command_line);
+    d["plugins"] = json::array();
+    d["entries"] = json::array();
+    std::set<std::string> plugins;
+    for (const Shard &shard : shards)
+        for (const json &plugin : shard.file->document.at("plugins"))
+            if (plugins.insert(plugin.at("name").get<std::string>()).second) d["plugins"].push_back(plugin);
+    const auto add_entry = [&](const Shard &shard, const json &entry) {
+        json &added = d["entries"].emplace_back(entry);
+        added["shard"] = shard.record.index;
+        ++merged.entries;
+    };
+    // Entries in the sweep's order, then any a shard holds beyond its plan (lose nothing).
+    for (const PlannedEntry &planned : first.record.planned) {
+        const auto found = delivered.find(planned.key);
+        if (found == delivered.end()) {
+            merged.missing.push_back(planned);
+            continue;
+        }
+        add_entry(*found->second.first, *found->second.second);
+        delivered.erase(found);
+    }
+    for (const Shard &shard : shards)
+        for (const json &entry : shard.file->document.at("entries"))
+            if (const auto found = delivered.find(entry.get<EntryKey>());
+                found != delivered.end() && found->second.second == &entry) {
+                add_entry(shard, entry);
+                delivered.erase(found);
+            }
+    json contexts = json::array();
+    std::set<uint32_t> given;
+    for (const Shard &shard : shards) {
+        contexts.push_back(shard_context(shard));
+        given.insert(shard.record.index);
+    }
+    for (uint32_t index = 0; index < merged.shard_count; ++index)
+        if (!given.count(index)) merged.missing_shards.push_back(index);
+    d["merged"] = {{"count", merged.shard_count},
+                   {"shards", std::move(contexts)},
+                   {"missing_shards", merged.missing_shards},
+                   {"planned", first.record.planned},
+                   {"missing", merged.missing}};
+    return merged;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,36 @@
+// Joining the results files of one sharded sweep (runner merge) into one results file that
+// report, compare and --resume read like any other. Shards of different builds or options,
+// of different shard counts, the same shard twice, or entries measured by two shards are
+// refused; each shard's host, GPU and options are kept beside the entries it delivered.
+#pragma once
+
+#include "shard_plan.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+struct ShardFile {
+    std::string name;         // as given on the command line, for messages
+    nlohmann::json document;  // read and checked against the schema (read_results_json)
+};
+
+struct MergedSweep {
+    nlohmann::json document;
+    size_t shards_given = 0, shard_count = 0, entries = 0;
+    std::vector<uint32_t> missing_shards;  // indices with no file given
+    std::vector<PlannedEntry> missing;     // planned entries that no shard delivered
+};
+
+// Options that may differ between the shards of one sweep: each machine's own. Every other
+// field of "options" must be equal.
+inline const char *const per_machine_options[] = {"cpu_threads", "cuda_device", "cuda_devices"};
+
+// Throws std::runtime_error with one line naming the files and the field that differs, or the
+// entry measured twice, when the files are not the shards of one sweep.
+MergedSweep merge_shards(const std::vector<ShardFile> &shards, std::vector<std::string> command_line);
+
+}  // namespace gpubench

@@ -1,0 +1,63 @@
+#include "shard_plan.hpp"
+
+#include <stdexcept>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+void to_json(json &j, const PlannedEntry &entry) {
+    j = entry.key;
+    j["shard"] = entry.shard;
+    j["cost"] = entry.cost;
+}
+
+void from_json(const json &j, PlannedEntry &entry) {
+    entry.key = j.get<EntryKey>();
+    entry.shard = j.at("shard").get<uint32_t>();
+    entry.cost = j.at("cost").get<double>();
+}
+
+std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
+                                      const std::vector<double> &costs, uint32_t count) {
+    if (costs.size() != entries.size()) throw std::logic_error("plan_shards: one cost per entry");
+    std::vector<CostedEntry> costed;
+    for (size_t i = 0; i < entries.size(); ++i) costed.push_back({entries[i], costs[i]});
+    const std::vector<uint32_t> shard_of = partition_by_cost(costed, count);
+    std::vector<PlannedEntry> plan;
+    for (size_t i = 0; i < entries.size(); ++i) plan.push_back({entries[i], shard_of[i], costs[i]});
+    return plan;
+}
+
+std::optional<ShardRecord> shard_record(const json &document) {
+    const auto found = document.find("shard");
+    if (found == document.end()) return std::nullopt;
+    return found->get<ShardRecord>();
+}
+
+std::optional<std::vector<EntryKey>> planned_entries(const json &document) {
+    std::vector<EntryKey> keys;
+    if (const auto shard = shard_record(document)) {
+        for (const PlannedEntry &p : shard->planned)
+            if (p.shard == shard->index) keys.push_back(p.key);
+        return keys;
+    }
+    const auto merged = document.find("merged");
+    if (merged == document.end()) return std::nullopt;
+    for (const json &p : merged->at("planned")) keys.push_back(p.get<EntryKey>());
+    return keys;
+}
+
+void no_longer_missing(json &document, const json &entry) {
+    const auto merged = document.find("merged");
+    if (merged == document.end()) return;
+    json &missing = merged->at("missing");
+    const EntryKey measured = entry.get<EntryKey>();
+    for (auto it = missing.begin(); it != missing.end(); ++it)
+        if (it->get<EntryKey>() == measured) {
+            missing.erase(it);
+            return;
+        }
+}
+
+}  // namespace gpubench

@@ -1,0 +1,53 @@
+// The plan of a sharded sweep as its results files record it (results/README.md, "Sharded
+// sweeps"): every entry of the whole sweep with the shard it was given, in each shard's file
+// ("shard") and in the merged file ("merged"), so that what no shard delivered can be named
+// even when a shard's file never arrived.
+#pragma once
+
+#include "shard.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EntryKey, plugin, size, params, seed)
+
+struct PlannedEntry {
+    EntryKey key;
+    uint32_t shard = 0;
+    double cost = 0;  // the estimate the partition used
+};
+// As JSON, one flat object: {"plugin", "size", "params", "seed", "shard", "cost"}.
+void to_json(nlohmann::json &json, const PlannedEntry &entry);
+void from_json(const nlohmann::json &json, PlannedEntry &entry);
+
+// The sweep's entries, each given a shard by partition_by_cost.
+std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
+                                      const std::vector<double> &costs, uint32_t count);
+
+// A shard's file's "shard": which one it is, where that came from, how costs were estimated,
+// and the whole sweep's plan.
+struct ShardRecord {
+    uint32_t index = 0, count = 1;
+    std::string source;  // ShardSpec::source
+    std::string costs;   // "declared work at nominal rates..." or "from earlier results: FILE"
+    std::vector<PlannedEntry> planned;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardRecord, index, count, source, costs, planned)
+
+// The "shard" of a results document (checked against the schema), or nullopt.
+std::optional<ShardRecord> shard_record(const nlohmann::json &document);
+
+// The entries a results document was planned to hold, in sweep order: a shard's own, or a
+// merged file's whole sweep; nullopt for a file that records no plan (a whole sweep).
+std::optional<std::vector<EntryKey>> planned_entries(const nlohmann::json &document);
+
+// A merged file lists the planned entries that no shard delivered ("merged"."missing"): once
+// `entry` (a results entry) is measured, it is no longer missing.
+void no_longer_missing(nlohmann::json &document, const nlohmann::json &entry);
+
+}  // namespace gpubench

@@ -1,0 +1,77 @@
+#include "cli.hpp"
+#include "results.hpp"
+#include "shard_merge.hpp"
+#include "subcommand_options.hpp"
+#include "subcommands.hpp"
+
+#include <boost/program_options.hpp>
+
+#include <iostream>
+
+namespace gpubench {
+
+namespace po = boost::program_options;
+
+namespace {
+
+void print_missing(const MergedSweep &merged, const std::string &output) {
+    std::cout << "missing: " << merged.missing.size()
+              << (merged.missing.size() == 1 ? " planned entry" : " planned entries") << " no shard delivered";
+    if (!merged.missing_shards.empty()) {
+        std::cout << " (no file given for shard";
+        for (size_t i = 0; i < merged.missing_shards.size(); ++i)
+            std::cout << (i ? ", " : " ") << merged.missing_shards[i];
+        std::cout << ")";
+    }
+    std::cout << ":\n";
+    for (const PlannedEntry &entry : merged.missing)
+        std::cout << "  " << entry.key.text() << ", shard " << entry.shard << '\n';
+    std::cout << "runner --resume " << output << " (with the sweep's options) measures them\n";
+}
+
+}  // namespace
+
+int merge_command(int argc, const char *const *argv) {
+    std::vector<std::string> files;
+    std::string output;
+    po::options_description described(
+        "Usage: runner merge SHARD.json... --output MERGED.json\n"
+        "Joins the results files of one sharded sweep (runner --shard I/N) into one, which\n"
+        "report, compare and --resume read like any other. Refuses files of different builds or\n"
+        "measurement options, of different shard counts, the same shard twice, or an entry in\n"
+        "two files, naming them; nothing is written then. Lists the planned entries that no\n"
+        "shard delivered (a shard's file may be missing): runner --resume MERGED.json measures\n"
+        "them. Exit status 0 when every planned entry is there, 3 when some are missing, 2 on\n"
+        "bad input.\nOptions");
+    described.add_options()
+        ("help,h", "show this help")
+        ("output,o", po::value<std::string>(&output), "the merged results file (required)");
+    MergedSweep merged;
+    try {
+        if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+        if (files.empty()) throw std::invalid_argument("no shard files given");
+        if (output.empty()) throw std::invalid_argument("--output names the merged file: it is required");
+        // Each file checked against results/schema.json before anything is read from it.
+        std::vector<ShardFile> shards;
+        for (const std::string &file : files) shards.push_back({file, read_results_json(file)});
+        std::vector<std::string> command_line{"runner"};
+        command_line.insert(command_line.end(), argv, argv + argc);
+        merged = merge_shards(shards, command_line);
+    } catch (const std::exception &e) {
+        std::cerr << "runner merge: error: " << e.what() << '\n';
+        return exit_usage;
+    }
+    try {
+        ResultsFile::write_whole(output, merged.document);
+    } catch (const std::exception &e) {
+        std::cerr << "runner merge: error: " << e.what() << '\n';
+        return exit_failed;
+    }
+    std::cout << "merged " << merged.shards_given << " of " << merged.shard_count << " shards, "
+              << merged.entries << " entries, into " << output << '\n';
+    if (merged.missing.empty()) return exit_ok;
+    print_missing(merged, output);
+    return exit_skipped;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,95 @@
+#include "sharding.hpp"
+
+#include "results_model.hpp"
+#include "shard_costs.hpp"
+
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace gpubench {
+
+namespace {
+
+EntryKey key_of(const PluginInfo &plugin, uint64_t size, const MeasureOptions &options) {
+    return {plugin.name, size, options.params, options.seed};
+}
+
+std::string shard_text(uint32_t index, uint32_t count) {
+    return std::to_string(index) + "/" + std::to_string(count);
+}
+
+}  // namespace
+
+std::optional<ResumedPlan> resumed_plan(const CommandLine &cli) {
+    const nlohmann::json document = read_results_json(cli.resume);
+    const std::optional<ShardRecord> shard = shard_record(document);
+    const bool merged = document.contains("merged");
+    const bool own_sweep = !cli.plugin_patterns.empty() || cli.sizes;
+    if (cli.shard && !shard)
+        throw std::runtime_error(cli.resume + (merged ? " is a merged file, resumed whole: drop --shard"
+                                                      : " is not a shard's file: drop --shard"));
+    if (shard && cli.shard && (cli.shard->index != shard->index || cli.shard->count != shard->count))
+        throw std::runtime_error(cli.resume + " is shard " + shard_text(shard->index, shard->count) +
+                                 ", not " + shard_text(cli.shard->index, cli.shard->count));
+    if (shard && !cli.shard && own_sweep)
+        throw std::runtime_error(cli.resume + " is shard " + shard_text(shard->index, shard->count) +
+                                 ": with --plugin or --sizes, give its --shard too");
+    if (own_sweep) return std::nullopt;
+    std::optional<std::vector<EntryKey>> planned = planned_entries(document);
+    if (!planned) return std::nullopt;
+    // Entries are the same measurement only with the same params and seed (find_entry).
+    for (const EntryKey &key : *planned)
+        if (key.params != cli.measure.params || key.seed != cli.measure.seed)
+            throw std::runtime_error(cli.resume + " planned its entries with --seed " +
+                                     std::to_string(key.seed) + " and params '" + key.params +
+                                     "': resume it with the same (this run has --seed " +
+                                     std::to_string(cli.measure.seed) + ", params '" +
+                                     cli.measure.params + "')");
+    return ResumedPlan{std::move(*planned), document.at("options").contains("default_sweep")};
+}
+
+std::vector<std::string> plugin_names(const std::vector<EntryKey> &entries) {
+    std::vector<std::string> names;
+    std::set<std::string> seen;
+    for (const EntryKey &key : entries)
+        if (seen.insert(key.plugin).second) names.push_back(key.plugin);
+    return names;
+}
+
+SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
+                                  const std::vector<EntryKey> &entries) {
+    std::map<std::string, const PluginInfo *> by_name;
+    for (const PluginInfo *plugin : plugins) by_name.emplace(plugin->name, plugin);
+    SweepEntries sweep;
+    for (const EntryKey &key : entries) {
+        const auto found = by_name.find(key.plugin);
+        if (found == by_name.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
+        sweep.emplace_back(found->second, key.size);
+    }
+    return sweep;
+}
+
+ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
+                         const std::filesystem::path &runner) {
+    std::vector<EntryKey> keys;
+    for (const auto &[plugin, size] : entries) keys.push_back(key_of(*plugin, size, cli.measure));
+    EntryCosts costs;
+    if (cli.shard_costs.empty())
+        costs = costs_from_declared_work(entries, cli.measure, runner, cli.scan_timeout_s);
+    else try {
+            costs = costs_from_results(keys, read_results_file(cli.shard_costs), cli.shard_costs);
+        } catch (const std::exception &e) {
+            throw std::runtime_error("--shard-costs: " + std::string(e.what()));
+        }
+    ShardRecord record{cli.shard->index, cli.shard->count, cli.shard->source, costs.source,
+                       plan_shards(keys, costs.costs, cli.shard->count)};
+    ShardedSweep sharded;
+    for (size_t i = 0; i < entries.size(); ++i)
+        if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);
+    sharded.record = record;
+    sharded.notes = std::move(costs.notes);
+    return sharded;
+}
+
+}  // namespace gpubench

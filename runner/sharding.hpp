@@ -1,0 +1,54 @@
+// Which entries a run measures when sweeps are sharded: this shard's part of the command
+// line's sweep (--shard, --shard-costs), or, resuming a shard's or a merged file, the
+// entries that file was planned to hold.
+#pragma once
+
+#include "cli.hpp"
+#include "plugin_info.hpp"
+#include "shard_plan.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+using SweepEntries = std::vector<std::pair<const PluginInfo *, uint64_t>>;
+
+struct ResumedPlan {
+    std::vector<EntryKey> entries;  // in sweep order
+    bool default_sweep = false;     // the file was written by the default sweep
+};
+
+// With --resume FILE: when FILE records a plan and the command line names no --plugin or
+// --sizes, the entries it was planned to hold (a shard's own, or a merged file's whole
+// sweep); nullopt when the command line's sweep is to be run. Throws std::runtime_error, one
+// line, when FILE cannot be read, or --shard, --param or --seed contradict it.
+std::optional<ResumedPlan> resumed_plan(const CommandLine &cli);
+
+// The plugins of `entries`, each named once, in order.
+std::vector<std::string> plugin_names(const std::vector<EntryKey> &entries);
+
+// `entries` with their plugins among `plugins`; throws std::runtime_error naming a plugin
+// that is not among them.
+SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
+                                  const std::vector<EntryKey> &entries);
+
+struct ShardedSweep {
+    SweepEntries own;                // this shard's entries, in sweep order
+    nlohmann::json record;           // the results file's "shard" (ShardRecord)
+    std::vector<std::string> notes;  // entries whose cost could not be estimated, and why
+};
+
+// This shard's part of `entries` (cli.shard), balanced by --shard-costs when given, else by
+// the plugins' declared work, asked of helper processes started from `runner` (each within
+// --scan-timeout). Throws std::runtime_error when the costs file cannot be read or is not a
+// results file.
+ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
+                         const std::filesystem::path &runner);
+
+}  // namespace gpubench

@@ -1,0 +1,143 @@
+// --devices, as far as a machine without a GPU can show it: CPU-only entries give the same
+// results as a plain sweep; the sweep's lanes (one worker per device, a plugin at a time)
+// measure every entry once, each plugin's sizes on one device, after the entries that run
+// alone; bad device lists are refused. The lanes' timing on real GPUs is in the README.
+#include "gpu.hpp"
+#include "plugin_catalog.hpp"
+#include "results.hpp"
+#include "runner_process.hpp"
+#include "sweep.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+using namespace gpubench;
+using namespace runner_process;
+using nlohmann::json;
+
+namespace {
+
+// (plugin, size, status) of each entry, sorted: what two sweeps must agree on.
+std::multiset<std::tuple<std::string, uint64_t, std::string>> entries_of(const json &document) {
+    std::multiset<std::tuple<std::string, uint64_t, std::string>> out;
+    for (const json &e : document["entries"])
+        out.insert({e["plugin"].get<std::string>(), e["size"].get<uint64_t>(), e["status"].get<std::string>()});
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("runner --devices with CPU-only entries: the entries of a plain sweep, no device on any",
+          "[cli][devices]") {
+    const std::string plugins = fixtures() + " --plugin fixture_good,fixture_multi_device --sizes 1,10,100";
+    const auto plain_path = temp_results("devices_plain"), devices_path = temp_results("devices_two");
+    // Two devices where there is none (accepted: GPU entries would be skipped), else every one.
+    const int count = cuda_device_count();
+    const std::string list = count == 0 ? "0,1" : "all";
+    const Outcome plain = run_runner(plugins + quick + "-o " + plain_path.string());
+    const Outcome devices = run_runner(plugins + quick + "--devices " + list + " -o " + devices_path.string());
+    INFO(plain.output << devices.output);
+    REQUIRE(plain.status == 0);
+    REQUIRE(devices.status == 0);
+    const json a = read_json(plain_path), b = read_json(devices_path);
+    CHECK(entries_of(a).size() == 6);
+    CHECK(entries_of(a) == entries_of(b));
+    json listed = json::array();
+    for (int device = 0; device < std::max(count, 2 * (count == 0)); ++device) listed.push_back(device);
+    CHECK(b["options"]["cuda_devices"] == listed);
+    CHECK(b["gpus"].size() == listed.size());  // each probed (without a GPU: with the reason)
+    CHECK_FALSE(a.contains("gpus"));
+    for (const json &e : b["entries"]) CHECK_FALSE(e.contains("devices"));  // CPU entries
+    std::filesystem::remove(plain_path);
+    std::filesystem::remove(devices_path);
+}
+
+TEST_CASE("runner --devices: a bad list is one line and exit status 2, before anything runs", "[cli][devices]") {
+    for (const auto &[arguments, says] : std::vector<std::pair<std::string, std::string>>{
+             {"--devices 0,0", "device 0 is listed twice"},
+             {"--devices 0,x", "'x' is not a CUDA device index"},
+             {"--devices -1", "'-1' is not a CUDA device index"},
+             {"--devices ,", "needs a device list or all"},
+             {"--devices 0 --device 1", "--device and --devices both choose GPUs"},
+             {"--devices all --in-process", "cannot go with --in-process"}}) {
+        const Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 1 " + arguments);
+        INFO(arguments << ": " << o.output);
+        CHECK(o.status == 2);
+        CHECK_THAT(o.output, Catch::Contains(says) && Catch::StartsWith("runner: error: --device"));
+        CHECK(std::count(o.output.begin(), o.output.end(), '\n') == 1);
+    }
+}
+
+// The lanes without a GPU: plugins that claim to be CUDA plugins (in the catalog this test
+// builds) but are measured on the host, so that each lane's worker runs them; the fixture's
+// cuda_device metric says which lane's device create() was given.
+TEST_CASE("runner --devices lanes: every entry once, a plugin's sizes on one device, alone-entries first",
+          "[devices]") {
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}),
+                                             {"fixture_multi_device", "fixture_good"});
+    const PluginInfo *multi = nullptr, *good = nullptr;
+    for (const PluginInfo &p : catalog.plugins) {
+        if (p.name == "fixture_multi_device") multi = &p;
+        if (p.name == "fixture_good") good = &p;
+    }
+    REQUIRE(multi);
+    REQUIRE(good);
+    PluginInfo claimed = *multi;  // a CUDA plugin on one device, as far as the sweep knows
+    claimed.device_kind = GPUBENCH_DEVICE_CUDA;
+    claimed.max_devices = 1;
+    // Four "plugins" (one file): sizes tell them apart in the results.
+    const std::vector<uint64_t> first_sizes{1, 3, 5, 7};
+    std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{good, 100}};
+    for (uint64_t size : first_sizes) entries.insert(entries.end(), {{&claimed, size}, {&claimed, size + 1}});
+    // Each pair of sizes is one plugin to the lanes only when the plugin changes between
+    // pairs: four distinct PluginInfo objects.
+    std::vector<PluginInfo> four(4, claimed);
+    for (size_t i = 0; i < entries.size(); ++i)
+        if (entries[i].first == &claimed) entries[i].first = &four[(entries[i].second - 1) / 2];
+
+    std::vector<GpuInfo> gpus(2);
+    for (int device = 0; device < 2; ++device) {
+        gpus[device].available = true;  // claimed: the entries are measured on the host
+        gpus[device].device = device;
+        gpus[device].name = "claimed GPU " + std::to_string(device);
+    }
+    MeasureOptions options = test_support::sampled(2, 3);
+    options.cuda_devices = {0, 1};
+    WorkerLaunch launch;
+    launch.runner = GPUBENCH_RUNNER;
+    launch.timeout_s = 60;
+    SweepMode mode;
+    mode.launch = launch;
+    const auto path = temp_results("devices_lanes");
+    ResultsFile results(path, results_header({"runner"}, gpus[0], measure_options_json(options), std::nullopt));
+    WorkerPool pool(launch);
+    SweepObserver quiet;
+    const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);
+    CHECK(tally.ok == entries.size());
+    CHECK_FALSE(tally.interrupted);
+
+    const json document = read_json(path);
+    REQUIRE(document["entries"].size() == entries.size());
+    CHECK(document["entries"][0]["size"] == 100);  // fixture_good ran alone, before the lanes
+    std::map<uint64_t, int> device_of_size;
+    std::set<int> devices_used;
+    for (const json &e : document["entries"]) {
+        if (e["size"] == 100) continue;
+        double device = -1;
+        for (const json &m : e["metrics"])
+            if (m["name"] == "cuda_device") device = m["value"].get<double>();
+        INFO("size " << e["size"]);
+        CHECK((device == 0 || device == 1));
+        CHECK(device_of_size.emplace(e["size"].get<uint64_t>(), int(device)).second);  // once
+        devices_used.insert(int(device));
+    }
+    CHECK(device_of_size.size() == 8);
+    for (uint64_t size : first_sizes) CHECK(device_of_size[size] == device_of_size[size + 1]);
+    CHECK(devices_used == std::set<int>{0, 1});  // both lanes took plugins
+    std::filesystem::remove(path);
+}

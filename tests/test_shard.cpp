@@ -1,0 +1,224 @@
+// Sharded sweeps, the parts without a runner: --shard's value and "auto" from each launcher's
+// variables, the partition (complete, disjoint, balanced, the same in any input order), and
+// costs from earlier results.
+#include "shard.hpp"
+#include "shard_costs.hpp"
+#include "shard_plan.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <random>
+#include <set>
+
+using namespace gpubench;
+
+namespace {
+
+EnvironmentLookup environment(std::map<std::string, std::string> variables) {
+    return [variables = std::move(variables)](const std::string &name) -> std::optional<std::string> {
+        const auto found = variables.find(name);
+        return found == variables.end() ? std::nullopt : std::optional<std::string>(found->second);
+    };
+}
+
+std::pair<uint32_t, uint32_t> shard_from(std::map<std::string, std::string> variables) {
+    const ShardSpec spec = parse_shard_option("auto", environment(std::move(variables)));
+    return {spec.index, spec.count};
+}
+
+void check_refused(const std::string &text, std::map<std::string, std::string> variables,
+                   const std::string &says) {
+    INFO(text << " with " << variables.size() << " variables");
+    CHECK_THROWS_WITH(parse_shard_option(text, environment(std::move(variables))), Catch::Contains(says));
+}
+
+std::vector<CostedEntry> synthetic(size_t n, uint32_t seed) {
+    std::mt19937 random(seed);
+    std::uniform_real_distribution<double> cost(0.01, 100);
+    std::vector<CostedEntry> entries;
+    for (size_t i = 0; i < n; ++i)
+        entries.push_back({{"plugin_" + std::to_string(i % 7), i, i % 3 ? "" : "dtype=float64", 42}, cost(random)});
+    return entries;
+}
+
+std::vector<double> loads(const std::vector<CostedEntry> &entries, const std::vector<uint32_t> &shard_of,
+                          uint32_t count) {
+    std::vector<double> load(count, 0.0);
+    for (size_t i = 0; i < entries.size(); ++i) load[shard_of[i]] += entries[i].cost;
+    return load;
+}
+
+}  // namespace
+
+TEST_CASE("a shard is I/N, 0-based, and junk, I >= N and N = 0 are refused in one line", "[shard]") {
+    const ShardSpec spec = parse_shard_option("3/4", environment({}));
+    CHECK(spec.index == 3);
+    CHECK(spec.count == 4);
+    CHECK(spec.source == "--shard 3/4");
+    CHECK(parse_shard_option("0/1", environment({})).count == 1);
+    check_refused("4/4", {}, "shard 4 of 4 does not exist (0-based: 0 to 3)");
+    check_refused("0/0", {}, "the shard count must be at least 1");
+    check_refused("0/100000", {}, "at most 65536 shards");
+    for (const char *junk : {"", "abc", "1", "1/", "/4", "-1/4", "1/-4", "1/4x", " 1/4", "1/4/5",
+                             "1.0/4", "0x1/4", "99999999999999999999/4"})
+        check_refused(junk, {}, "expected I/N, the 0-based shard I of N");
+}
+
+TEST_CASE("shard auto: a Slurm job array's task, by MIN, STEP and COUNT or MAX", "[shard]") {
+    CHECK(shard_from({{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "4"},
+                      {"SLURM_ARRAY_TASK_COUNT", "4"}}) == std::pair<uint32_t, uint32_t>{1, 4});
+    CHECK(shard_from({{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "0"},
+                      {"SLURM_ARRAY_TASK_MAX", "3"}}) == std::pair<uint32_t, uint32_t>{3, 4});
+    // --array=4-10:2 is tasks 4, 6, 8, 10.
+    CHECK(shard_from({{"SLURM_ARRAY_TASK_ID", "8"}, {"SLURM_ARRAY_TASK_MIN", "4"},
+                      {"SLURM_ARRAY_TASK_MAX", "10"}, {"SLURM_ARRAY_TASK_STEP", "2"},
+                      {"SLURM_ARRAY_TASK_COUNT", "4"}}) == std::pair<uint32_t, uint32_t>{2, 4});
+    // The array's variables come before a rank's (a batch script has SLURM_PROCID=0 too).
+    CHECK(shard_from({{"SLURM_ARRAY_TASK_ID", "2"}, {"SLURM_ARRAY_TASK_MIN", "0"},
+                      {"SLURM_ARRAY_TASK_COUNT", "3"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}}) ==
+          std::pair<uint32_t, uint32_t>{2, 3});
+    const ShardSpec spec = parse_shard_option(
+        "auto", environment({{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "2"}}));
+    CHECK_THAT(spec.source, Catch::Contains("SLURM_ARRAY_TASK_ID=1") && Catch::Contains("SLURM_ARRAY_TASK_COUNT=2"));
+
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_COUNT", "2"}},
+                  "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_MIN is not");
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "0"}},
+                  "neither SLURM_ARRAY_TASK_COUNT nor SLURM_ARRAY_TASK_MAX");
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_MIN", "4"},
+                           {"SLURM_ARRAY_TASK_STEP", "2"}, {"SLURM_ARRAY_TASK_MAX", "10"}},
+                  "task 5 is not in the array's range from 4 by 2");
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "4"}, {"SLURM_ARRAY_TASK_MAX", "10"}},
+                  "task 3 is not in the array's range");
+    // --array=1,3,7: three tasks over a range of seven, positions unknown.
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "3"}, {"SLURM_ARRAY_TASK_MIN", "1"},
+                           {"SLURM_ARRAY_TASK_MAX", "7"}, {"SLURM_ARRAY_TASK_COUNT", "3"}},
+                  "the job array is not a range");
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "9"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "4"}},
+                  "shard 9 of 4 does not exist");
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "x"}, {"SLURM_ARRAY_TASK_MIN", "0"}, {"SLURM_ARRAY_TASK_COUNT", "4"}},
+                  "SLURM_ARRAY_TASK_ID='x' is not a whole number");
+    check_refused("auto", {{"SLURM_ARRAY_TASK_ID", "1"}, {"SLURM_ARRAY_TASK_MIN", "0"},
+                           {"SLURM_ARRAY_TASK_COUNT", "4"}, {"SLURM_ARRAY_TASK_STEP", "0"}},
+                  "SLURM_ARRAY_TASK_STEP is 0");
+}
+
+TEST_CASE("shard auto: a task's rank from Slurm, Open MPI or PMI, which must agree", "[shard]") {
+    CHECK(shard_from({{"SLURM_PROCID", "2"}, {"SLURM_NTASKS", "4"}}) == std::pair<uint32_t, uint32_t>{2, 4});
+    CHECK(shard_from({{"OMPI_COMM_WORLD_RANK", "1"}, {"OMPI_COMM_WORLD_SIZE", "3"}}) ==
+          std::pair<uint32_t, uint32_t>{1, 3});
+    CHECK(shard_from({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}}) == std::pair<uint32_t, uint32_t>{0, 2});
+    CHECK(shard_from({{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}, {"PMI_RANK", "1"}, {"PMI_SIZE", "2"}}) ==
+          std::pair<uint32_t, uint32_t>{1, 2});
+    CHECK(parse_shard_option("auto", environment({{"PMI_RANK", "0"}, {"PMI_SIZE", "2"}})).source ==
+          "PMI_RANK=0, PMI_SIZE=2");
+
+    check_refused("auto", {}, "no launcher variables found (looked for SLURM_ARRAY_TASK_ID, "
+                              "SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, "
+                              "PMI_RANK/PMI_SIZE); give --shard I/N");
+    check_refused("auto", {{"SLURM_PROCID", "1"}}, "SLURM_PROCID is set but SLURM_NTASKS is not");
+    check_refused("auto", {{"OMPI_COMM_WORLD_SIZE", "4"}}, "OMPI_COMM_WORLD_SIZE is set but OMPI_COMM_WORLD_RANK is not");
+    check_refused("auto", {{"PMI_RANK", "4"}, {"PMI_SIZE", "4"}}, "shard 4 of 4 does not exist");
+    check_refused("auto", {{"PMI_RANK", "0"}, {"PMI_SIZE", "0"}}, "the shard count must be at least 1");
+    check_refused("auto", {{"OMPI_COMM_WORLD_RANK", "one"}, {"OMPI_COMM_WORLD_SIZE", "4"}},
+                  "OMPI_COMM_WORLD_RANK='one' is not a whole number");
+    // mpirun inside a Slurm job: every process inherits the job's SLURM_PROCID.
+    check_refused("auto", {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "4"}, {"OMPI_COMM_WORLD_RANK", "2"},
+                           {"OMPI_COMM_WORLD_SIZE", "4"}},
+                  "SLURM_PROCID=0, SLURM_NTASKS=4 but OMPI_COMM_WORLD_RANK=2, OMPI_COMM_WORLD_SIZE=4: "
+                  "the launcher's variables disagree");
+}
+
+TEST_CASE("the partition gives every entry exactly one shard, for many sweeps and shard counts",
+          "[shard]") {
+    for (size_t n : {0, 1, 2, 5, 17, 100, 333})
+        for (uint32_t count : {1u, 2u, 3u, 4u, 7u, 16u, 400u}) {
+            const std::vector<CostedEntry> entries = synthetic(n, static_cast<uint32_t>(n * 1000 + count));
+            std::vector<EntryKey> keys;
+            std::vector<double> costs;
+            for (const CostedEntry &e : entries) keys.push_back(e.key), costs.push_back(e.cost);
+            const std::vector<PlannedEntry> plan = plan_shards(keys, costs, count);
+            REQUIRE(plan.size() == n);
+            // What each shard runs, as shard_sweep picks it: together all, none twice.
+            std::multiset<EntryKey> measured;
+            for (uint32_t shard = 0; shard < count; ++shard)
+                for (size_t i = 0; i < n; ++i)
+                    if (plan[i].shard == shard) measured.insert(plan[i].key);
+            INFO(n << " entries, " << count << " shards");
+            CHECK(measured == std::multiset<EntryKey>(keys.begin(), keys.end()));
+            for (const PlannedEntry &p : plan) CHECK(p.shard < count);
+        }
+}
+
+TEST_CASE("the partition is balanced: within the largest cost of the average, and LPT's on a known list",
+          "[shard]") {
+    for (uint32_t count : {2u, 3u, 5u, 8u}) {
+        const std::vector<CostedEntry> entries = synthetic(200, count);
+        const std::vector<double> load = loads(entries, partition_by_cost(entries, count), count);
+        double total = 0, largest = 0;
+        for (const CostedEntry &e : entries) total += e.cost, largest = std::max(largest, e.cost);
+        INFO(count << " shards");
+        CHECK(*std::max_element(load.begin(), load.end()) <= total / count + largest + 1e-9);
+    }
+    // One long entry and ten short ones over two shards: round robin would load 15 and 5.
+    std::vector<CostedEntry> skewed{{{"long", 1, "", 0}, 10}};
+    for (uint64_t size = 1; size <= 10; ++size) skewed.push_back({{"short", size, "", 0}, 1});
+    CHECK(loads(skewed, partition_by_cost(skewed, 2), 2) == std::vector<double>{10, 10});
+    // 7, 5, 4, 3, 3, 2 over two: 7 | 5, 5+4 | 7+3 | 9+3 | 10+2: both 12, the optimum.
+    const std::vector<CostedEntry> known{{{"a", 1, "", 0}, 7}, {{"b", 1, "", 0}, 5}, {{"c", 1, "", 0}, 4},
+                                         {{"d", 1, "", 0}, 3}, {{"e", 1, "", 0}, 3}, {{"f", 1, "", 0}, 2}};
+    CHECK(partition_by_cost(known, 2) == std::vector<uint32_t>{0, 1, 1, 0, 1, 0});
+    // Equal costs: dealt in key order, size numerically, the lowest shard first.
+    const std::vector<CostedEntry> equal{{{"p", 100, "", 0}, 1}, {{"p", 20, "", 0}, 1}, {{"p", 3, "", 0}, 1}};
+    CHECK(partition_by_cost(equal, 2) == std::vector<uint32_t>{0, 1, 0});
+    // Costs that are no number count as nothing, and do not upset the order.
+    const std::vector<CostedEntry> odd{{{"a", 1, "", 0}, std::nan("")}, {{"b", 1, "", 0}, -5}, {{"c", 1, "", 0}, 2}};
+    CHECK(partition_by_cost(odd, 2) == std::vector<uint32_t>{1, 1, 0});
+}
+
+TEST_CASE("the partition is the same whatever order the entries come in", "[shard]") {
+    std::vector<CostedEntry> entries = synthetic(150, 7);
+    for (size_t i = 0; i < entries.size(); i += 3) entries[i].cost = 1;  // ties, broken by key
+    const auto by_key = [](const std::vector<CostedEntry> &e, const std::vector<uint32_t> &shard_of) {
+        std::map<EntryKey, uint32_t> m;
+        for (size_t i = 0; i < e.size(); ++i) m[e[i].key] = shard_of[i];
+        return m;
+    };
+    const auto first = by_key(entries, partition_by_cost(entries, 6));
+    std::mt19937 random(3);
+    for (int round = 0; round < 5; ++round) {
+        std::shuffle(entries.begin(), entries.end(), random);
+        CHECK(by_key(entries, partition_by_cost(entries, 6)) == first);
+    }
+}
+
+TEST_CASE("costs from earlier results: wall time, else samples, skipped 0, unknown the median",
+          "[shard]") {
+    ResultsDocument earlier;
+    const auto recorded = [&](const std::string &plugin, uint64_t size, std::optional<double> wall,
+                              std::optional<TimingRecord> timing) {
+        RecordedEntry e;
+        e.record.plugin = plugin;
+        e.record.size = size;
+        e.record.seed = 99;  // another seed: costs match by plugin, size and params
+        e.entry_wall_s = wall;
+        e.timing = timing;
+        earlier.entries.push_back(e);
+    };
+    TimingRecord timed;
+    timed.run.median = 0.5;
+    timed.run.count = 4;
+    timed.first_run = 1;
+    recorded("a", 1, 8.0, std::nullopt);
+    recorded("a", 2, std::nullopt, timed);        // 0.5 x 4 + 1
+    recorded("a", 3, std::nullopt, std::nullopt); // skipped: no time
+    const std::vector<EntryKey> keys{{"a", 1, "", 42}, {"a", 2, "", 42}, {"a", 3, "", 42}, {"b", 1, "", 42},
+                                     {"a", 1, "k=v", 42}};
+    const EntryCosts costs = costs_from_results(keys, earlier, "old.json");
+    CHECK(costs.costs == std::vector<double>{8, 3, 0, 3, 3});
+    CHECK(costs.source == "from earlier results: old.json");
+    CHECK(costs_from_results(keys, ResultsDocument{}, "empty.json").costs == std::vector<double>(5, 1.0));
+}

@@ -1,0 +1,195 @@
+// Shard costs from the plugins' declared work, asked of helper processes (work_query.hpp):
+// the nominal cost of an entry, the answers of real and hostile plugin files, and the plan
+// they make: deterministic, complete, better balanced than 1 per entry, and never failed by
+// a plugin whose work cannot be read.
+#include "plugin_catalog.hpp"
+#include "runner_process.hpp"
+#include "shard_costs.hpp"
+#include "shard_plan.hpp"
+#include "test_support.hpp"
+#include "work_query.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace gpubench;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Entries = std::vector<std::pair<const PluginInfo *, uint64_t>>;
+
+// copy_omp and matmul_naive, scanned as the runner scans them.
+struct RealPlugins {
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_PLUGIN_DIR}),
+                                             {"copy_omp", "matmul_naive"});
+    const PluginInfo &named(const std::string &name) {
+        return *select_plugins(catalog, {name}).front();
+    }
+};
+
+Entries entries_of(const PluginInfo &plugin, const std::vector<uint64_t> &sizes) {
+    Entries entries;
+    for (uint64_t size : sizes) entries.emplace_back(&plugin, size);
+    return entries;
+}
+
+std::vector<EntryKey> keys_of(const Entries &entries, const MeasureOptions &options) {
+    std::vector<EntryKey> keys;
+    for (const auto &[plugin, size] : entries) keys.push_back({plugin->name, size, options.params, options.seed});
+    return keys;
+}
+
+double largest_load(const std::vector<PlannedEntry> &plan, const std::vector<double> &costs, uint32_t count) {
+    std::vector<double> load(count, 0.0);
+    for (size_t i = 0; i < plan.size(); ++i) load[plan[i].shard] += costs[i];
+    return *std::max_element(load.begin(), load.end());
+}
+
+EntryCosts declared(const Entries &entries, const MeasureOptions &options, double timeout_s = 10) {
+    return costs_from_declared_work(entries, options, GPUBENCH_RUNNER, timeout_s);
+}
+
+}  // namespace
+
+TEST_CASE("nominal entry cost: a fixed part, then warm-up and sampling by the options' rule",
+          "[shard]") {
+    const MeasureOptions options{};  // 1 warm-up run; 10 to 1000 samples, 0.5 s to 10 s
+    Work work;
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05));
+    work.flops = 1e13;  // one second per run on a GPU: warm-up, then 10 runs (10 s, the most)
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 10));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 100 + 10));  // a hundredth
+    work = {};
+    work.bytes = 1e9;  // 1 ms per run: 0.5 s of samples, the least
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1e-3 + 0.5));
+    work.bytes = 1e6;  // 1 us per run: 1000 samples, the most, before 0.5 s
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1e-6 + 1e-3));
+    work = {};
+    work.items = 1e10;  // items count only when neither flops nor bytes are declared
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 10));
+}
+
+TEST_CASE("work queries: answers in order from real plugins, reasons from failing and hostile files",
+          "[shard]") {
+    const fs::path fixtures(GPUBENCH_FIXTURE_DIR), hostile(GPUBENCH_HOSTILE_DIR);
+    const std::vector<WorkQuery> queries{
+        {fixtures / "fixture_good.so", "", 1, {3, 5, 3}},
+        {fs::path(GPUBENCH_PLUGIN_DIR) / "matmul_naive.so", "dtype=float16", 1, {64}},
+        {fixtures / "fixture_not_a_library.so", "", 1, {1, 2}},
+        {hostile / "hostile_constructor_hang.so", "", 1, {1}},
+        {hostile / "hostile_constructor_abort.so", "", 1, {1}},
+        {fixtures / "fixture_good.so", "", 1, {}}};
+    const auto answers = query_declared_work(queries, GPUBENCH_RUNNER, 1.0);
+    REQUIRE(answers.size() == queries.size());
+    REQUIRE(answers[0].size() == 3);
+    for (size_t i = 0; i < 3; ++i) {
+        const Work *work = std::get_if<Work>(&answers[0][i]);
+        REQUIRE(work);
+        const double size = double(queries[0].sizes[i]);
+        CHECK(work->flops == size);  // fixture_work: size flops, 8 bytes and 1 item per element
+        CHECK(work->bytes == 8 * size);
+        CHECK(work->items == size);
+    }
+    const auto reason = [&](size_t query, size_t size) {
+        const std::string *text = std::get_if<std::string>(&answers.at(query).at(size));
+        return text ? *text : std::string("(answered)");
+    };
+    CHECK(reason(1, 0) == "work: dtype='float16': expected float32 or float64");
+    for (size_t size : {0, 1}) CHECK_THAT(reason(2, size), Catch::StartsWith("cannot load the plugin: "));
+    CHECK(reason(3, 0) == "no answer after 1 s (--scan-timeout)");
+    CHECK_THAT(reason(4, 0), Catch::StartsWith("the helper crashed: SIGABRT") ||
+                                 Catch::StartsWith("the helper exited with status"));  // sanitized
+    CHECK(answers[5].empty());
+}
+
+TEST_CASE("costs from declared work: the same plan every time, complete, and better balanced than "
+          "1 per entry", "[shard]") {
+    RealPlugins real;
+    const PluginInfo &copy = real.named("copy_omp"), &matmul = real.named("matmul_naive");
+    Entries entries = entries_of(copy, {1'000, 100'000, 10'000'000, 100'000'000});
+    for (auto entry : entries_of(matmul, {64, 128, 256, 512, 1024, 2048, 4096})) entries.push_back(entry);
+    const MeasureOptions options{};
+    const EntryCosts costs = declared(entries, options);
+    INFO(costs.source);
+    CHECK(costs.source == "declared work at nominal rates");
+    CHECK(costs.notes.empty());
+    Work matmul_2048;  // as matmul's work() declares it: 2 N^3 flops, three float32 matrices
+    matmul_2048.flops = 2.0 * 2048 * 2048 * 2048;
+    matmul_2048.bytes = 3.0 * 2048 * 2048 * 4;
+    CHECK(costs.costs[9] == Approx(nominal_entry_s(matmul_2048, GPUBENCH_DEVICE_CPU, options)));
+    CHECK(costs.costs[10] == Approx(0.05));  // 4096 is above matmul_naive's range: skipped at once
+    CHECK(costs.costs[9] > 10 * costs.costs[0]);
+
+    const uint32_t shards = 3;
+    const std::vector<EntryKey> keys = keys_of(entries, options);
+    const std::vector<PlannedEntry> plan = plan_shards(keys, costs.costs, shards);
+    // Complete: every entry in exactly one shard.
+    std::multiset<EntryKey> planned;
+    for (const PlannedEntry &p : plan) {
+        CHECK(p.shard < shards);
+        planned.insert(p.key);
+    }
+    CHECK(planned == std::multiset<EntryKey>(keys.begin(), keys.end()));
+    // Better balanced, by these costs, than dealing the entries in turn.
+    const std::vector<PlannedEntry> dealt = plan_shards(keys, std::vector<double>(keys.size(), 1.0), shards);
+    CHECK(largest_load(plan, costs.costs, shards) < largest_load(dealt, costs.costs, shards));
+    // The same plan when asked again, with the entries in another order.
+    Entries reversed(entries.rbegin(), entries.rend());
+    const std::vector<PlannedEntry> again =
+        plan_shards(keys_of(reversed, options), declared(reversed, options).costs, shards);
+    std::map<EntryKey, uint32_t> first, second;
+    for (const PlannedEntry &p : plan) first[p.key] = p.shard;
+    for (const PlannedEntry &p : again) second[p.key] = p.shard;
+    CHECK(first == second);
+}
+
+TEST_CASE("costs from declared work: a plugin whose work cannot be read still gets planned, at "
+          "the median", "[shard]") {
+    RealPlugins real;
+    const PluginInfo &copy = real.named("copy_omp"), &matmul = real.named("matmul_naive");
+    PluginInfo hanging;  // loading never ends
+    hanging.name = "hostile_constructor_hang";
+    hanging.file = fs::path(GPUBENCH_HOSTILE_DIR) / "hostile_constructor_hang.so";
+    hanging.max_size = 100;
+    Entries entries = entries_of(copy, {1'000, 10'000'000, 100'000'000});
+    for (auto entry : entries_of(matmul, {64, 128})) entries.push_back(entry);
+    entries.emplace_back(&hanging, 1);
+    MeasureOptions options;
+    options.params = "dtype=float16";  // matmul's work() refuses it; copy reads no params
+    const EntryCosts costs = declared(entries, options, 1.0);
+    CHECK(costs.source == "declared work at nominal rates, unknown for 3 of 6 entries (costed as the median)");
+    const double median = costs.costs[1];  // of copy's three
+    for (size_t i : {3, 4, 5}) CHECK(costs.costs[i] == median);
+    REQUIRE(costs.notes.size() == 2);
+    CHECK(costs.notes[0] == "cannot read the declared work of matmul_naive at 2 of 2 sizes (work: "
+                            "dtype='float16': expected float32 or float64): costed as the median");
+    CHECK(costs.notes[1] == "cannot read the declared work of hostile_constructor_hang at 1 of 1 sizes "
+                            "(no answer after 1 s (--scan-timeout)): costed as the median");
+    const std::vector<PlannedEntry> plan = plan_shards(keys_of(entries, options), costs.costs, 2);
+    CHECK(plan.size() == entries.size());
+}
+
+TEST_CASE("the runner plans a shard by declared work, and notes a plugin whose work() fails",
+          "[shard]") {
+    using namespace runner_process;
+    const test_support::TempFolder folder;
+    const fs::path file = folder.path() / "shard.json";
+    const Outcome o = run_runner("--plugin copy_omp,matmul_naive --sizes 16,64 --param dtype=float16 --warmup 0" +
+                                 std::string(quick) + "--shard 1/2 -o " + file.string());
+    INFO(o.output);
+    CHECK(o.status == 1);  // matmul's entries fail in setup too
+    CHECK_THAT(o.output, Catch::StartsWith("note: cannot read the declared work of matmul_naive at 2 of 2 "
+                                           "sizes (work: dtype='float16'"));
+    const nlohmann::json shard = read_json(file)["shard"];
+    CHECK(shard["costs"] == "declared work at nominal rates, unknown for 2 of 4 entries (costed as the median)");
+    REQUIRE(shard["planned"].size() == 4);
+    std::set<std::pair<std::string, uint64_t>> planned;
+    for (const nlohmann::json &p : shard["planned"])
+        planned.emplace(p["plugin"].get<std::string>(), p["size"].get<uint64_t>());
+    CHECK(planned == std::set<std::pair<std::string, uint64_t>>{
+                         {"copy_omp", 16}, {"copy_omp", 64}, {"matmul_naive", 16}, {"matmul_naive", 64}});
+}
