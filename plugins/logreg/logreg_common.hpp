@@ -55,7 +55,7 @@ double array_library_scratch_bytes(uint64_t n);
 // Sample chunks of logreg_cuda's partial gradients: a fixed function of n (never of the
 // device), so that its summation order, hence its result, is the same on every GPU.
 constexpr size_t kChunkSamples = 32;  // samples per chunk at least, a multiple of 32
-constexpr size_t kMaxChunks = 512;
+constexpr size_t kMaxChunks = 256;  // few partials to sum, and about 2 per SM on an H100
 constexpr size_t gradient_chunks(size_t n) {
     const size_t tiles = (n + kChunkSamples - 1) / kChunkSamples;
     return std::min(tiles, kMaxChunks);
