@@ -107,8 +107,10 @@ RecordedEntry recorded_entry(const json &entry) {
                                       optional_field<double>(*found, "gpu_busy")};
     if (const auto found = entry.find("harness"); found != entry.end())
         r.entry_wall_s = optional_field<double>(*found, "entry_wall_s");
-    if (const auto found = entry.find("devices"); found != entry.end() && !found->empty())
+    if (const auto found = entry.find("devices"); found != entry.end() && !found->empty()) {
         r.gpu_model = optional_field<std::string>(found->front(), "name").value_or("");
+        r.device = found->front().at("index").get<int>();
+    }
     return r;
 }
 

@@ -10,14 +10,32 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 namespace gpubench {
 
 namespace po = boost::program_options;
 
+namespace {
+
+// --candidate-device: the candidate's entries that ran on `device`, and the baseline's
+// entries of the same identity; an error when the candidate has none there.
+void keep_entries_on_device(ResultsDocument &baseline, ResultsDocument &candidate, int device) {
+    std::set<std::string> kept;
+    std::erase_if(candidate.entries, [&](const RecordedEntry &e) { return e.device != device; });
+    for (const RecordedEntry &e : candidate.entries) kept.insert(e.identity());
+    if (kept.empty())
+        throw std::invalid_argument("--candidate-device " + std::to_string(device) +
+                                    ": the candidate has no entry measured on that device");
+    std::erase_if(baseline.entries, [&](const RecordedEntry &e) { return !kept.count(e.identity()); });
+}
+
+}  // namespace
+
 int compare_command(int argc, const char *const *argv) {
     std::vector<std::string> files;
     CompareOptions options;
+    int candidate_device = -1;
     po::options_description described(
         "Usage: runner compare BASELINE.json CANDIDATE.json [options]\n"
         "Matches entries by plugin, size and params and tests each pair's run() samples\n"
@@ -29,7 +47,10 @@ int compare_command(int argc, const char *const *argv) {
         ("threshold", po::value<double>(&options.threshold)->default_value(options.threshold),
          "relative change below which an entry counts as the same (0.05 = 5%)")
         ("alpha", po::value<double>(&options.alpha)->default_value(options.alpha),
-         "significance level of the U test");
+         "significance level of the U test")
+        ("candidate-device", po::value<int>(&candidate_device),
+         "compare only the candidate's entries measured on this CUDA device (a --devices "
+         "sweep), with the baseline's same entries: does GPU N agree with the baseline's?");
     Comparison comparison;
     try {
         if (parse_subcommand(argc, argv, described, files)) return exit_ok;
@@ -39,7 +60,9 @@ int compare_command(int argc, const char *const *argv) {
         if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
             throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
         // Each file checked against results/schema.json before anything is read from it.
-        comparison = compare_results(read_results_file(files[0]), read_results_file(files[1]), options);
+        ResultsDocument baseline = read_results_file(files[0]), candidate = read_results_file(files[1]);
+        if (candidate_device >= 0) keep_entries_on_device(baseline, candidate, candidate_device);
+        comparison = compare_results(baseline, candidate, options);
     } catch (const std::exception &e) {
         std::cerr << "runner compare: error: " << e.what() << '\n';
         return exit_usage;

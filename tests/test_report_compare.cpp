@@ -224,6 +224,37 @@ TEST_CASE("compare: identical is same, shifted is slower with a failing exit, fa
     CHECK_THAT(machines.warning, Catch::Contains("different GPUs"));
 }
 
+TEST_CASE("runner compare --candidate-device: the candidate's entries on one GPU against the baseline's",
+          "[compare][devices]") {
+    using namespace runner_process;
+    auto base = temp_results("cmpdev_base"), cand = temp_results("cmpdev_cand");
+    std::ofstream(base) << study().dump();
+    json on_two = study();  // sort_cuda's three sizes on devices 1, 0, 1; 1.5x slower on 1
+    int next = 0;
+    for (json &e : on_two["entries"])
+        if (e["plugin"] == "sort_cuda") {
+            const int device = next++ % 2 == 0 ? 1 : 0;
+            e["devices"] = json::array({json{{"index", device}, {"name", "GPU model A"}}});
+            if (device == 1)
+                for (json &sample : e["timing"]["samples"]["run"]) sample = sample.get<double>() * 1.5;
+        }
+    std::ofstream(cand) << on_two.dump();
+    const Outcome on_0 = run_runner("compare " + base.string() + " " + cand.string() + " --candidate-device 0");
+    INFO(on_0.output);
+    CHECK(on_0.status == 0);
+    CHECK_THAT(on_0.output, Catch::Contains("| sort_cuda | 10000 |") && Catch::Contains("1 same") &&
+                                !Catch::Contains("sort_naive") && !Catch::Contains("| 1000 |"));
+    const Outcome on_1 = run_runner("compare " + base.string() + " " + cand.string() + " --candidate-device 1");
+    INFO(on_1.output);
+    CHECK(on_1.status == 1);  // GPU 1 is slower than the baseline's GPU
+    CHECK_THAT(on_1.output, Catch::Contains("2 slower or failed") && Catch::Contains("0 same"));
+    const Outcome none = run_runner("compare " + base.string() + " " + cand.string() + " --candidate-device 7");
+    CHECK(none.status == 2);
+    CHECK_THAT(none.output, Catch::Contains("--candidate-device 7: the candidate has no entry measured on that device"));
+    std::filesystem::remove(base);
+    std::filesystem::remove(cand);
+}
+
 TEST_CASE("runner report and runner compare from the command line", "[compare]") {
     using namespace runner_process;
     const auto write = [](const std::filesystem::path &path, const json &doc) {
