@@ -17,8 +17,7 @@ const uint64_t contract_sizes[] = {1, 7, 33, 1000};
 void check_contract(bool cuda) {
     std::unique_ptr<PhaseTimer> timer;
     if (cuda) {
-        GpuInfo gpu = probe_gpu(0);
-        if (!gpu.available) test_support::skip_test("no usable CUDA GPU: " + gpu.unavailable_reason);
+        test_support::require_gpu();
         timer = make_cuda_event_timer(0);
     } else {
         timer = std::make_unique<SteadyClockTimer>();

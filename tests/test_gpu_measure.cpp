@@ -15,14 +15,6 @@ using namespace gpubench;
 
 namespace {
 
-void require_gpu() {
-#ifndef GPUBENCH_HAVE_CUDA
-    test_support::skip_test("gpubench was built without the CUDA toolkit");
-#endif
-    GpuInfo gpu = probe_gpu(0);
-    if (!gpu.available) test_support::skip_test("no usable CUDA GPU: " + gpu.unavailable_reason);
-}
-
 Plugin load_shipped(const std::string &name) {
     auto loaded = load_plugin(std::filesystem::path(GPUBENCH_PLUGIN_DIR) / (name + ".so"));
     if (auto *r = std::get_if<Refusal>(&loaded)) FAIL(name << " refused: " << r->reason);
@@ -35,7 +27,7 @@ MeasureOptions quick() { return test_support::sampled(10, 50); }
 
 TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fraction, NVML",
           "[gpu]") {
-    require_gpu();
+    test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
     // copy_cuda (no reset()) at 1e6 floats: a few-microsecond copy, replayed from a graph.
     Plugin copy = load_shipped("copy_cuda");
@@ -89,7 +81,7 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
 }
 
 TEST_CASE("a kernel that poisons its CUDA context ends only its own entry", "[gpu]") {
-    require_gpu();
+    test_support::require_gpu();
     using namespace runner_process;
     auto path = temp_results("cuda_fault");
     Outcome o = run_runner(fixtures() + " --plugin fixture_cuda_fault --sizes 1,2,3" +
@@ -109,7 +101,7 @@ TEST_CASE("a kernel that poisons its CUDA context ends only its own entry", "[gp
 
 TEST_CASE("a CUDA plugin's mistakes are caught: own stream, device leak, impossible flops",
           "[gpu]") {
-    require_gpu();
+    test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
     const EntryResult own_stream = measure_entry(mistakes, 1, quick(), *timer);
@@ -138,7 +130,7 @@ TEST_CASE("a CUDA plugin's mistakes are caught: own stream, device leak, impossi
 }
 
 TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]") {
-    require_gpu();
+    test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
     auto loaded = load_plugin(test_support::fixture("fixture_cuda_mistakes.so"));
     REQUIRE(std::holds_alternative<Plugin>(loaded));
@@ -155,7 +147,7 @@ TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]
 
 TEST_CASE("sanitized runs: memcheck records each entry's error summary and fails the faulty one",
           "[gpu]") {
-    require_gpu();
+    test_support::require_gpu();
     if (!find_compute_sanitizer(""))
         test_support::skip_test("compute-sanitizer is not installed");
     using namespace runner_process;
@@ -186,7 +178,7 @@ TEST_CASE("sanitized runs: memcheck records each entry's error summary and fails
 }
 
 TEST_CASE("allreduce_nccl sums across the selected GPUs, verified, and records them", "[gpu]") {
-    require_gpu();
+    test_support::require_gpu();
     if (!std::filesystem::exists(std::filesystem::path(GPUBENCH_PLUGIN_DIR) / "allreduce_nccl.so"))
         test_support::skip_test("allreduce_nccl was not built (no NCCL found at configure time)");
     // Through the runner, 1 MiB per GPU, on every GPU there is (--devices all).

@@ -1,13 +1,16 @@
 // Shared by the test files: paths the build passes in, and skipping with a reason.
 #pragma once
 
+#include "gpu.hpp"
 #include "measure.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_library.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -116,6 +119,26 @@ private:
     std::printf("SKIPPED: %s\n", reason.c_str());
     std::fflush(stdout);
     std::_Exit(skip_exit_code);
+}
+
+// For a test that measures on the GPU: skipped with the reason where there is none; else
+// this test process takes the GPU alone until it ends (an exclusive lock on a file that
+// every such test takes), so that ctest -j runs the GPU tests one at a time. Two tests on
+// one GPU see each other's work in the device-wide readings (the stream audit's drain, the
+// device's used memory), which the runner rightly cannot attribute.
+inline void require_gpu() {
+#ifndef GPUBENCH_HAVE_CUDA
+    skip_test("gpubench was built without the CUDA toolkit");
+#endif
+    const gpubench::GpuInfo gpu = gpubench::probe_gpu(0);
+    if (!gpu.available) skip_test("no usable CUDA GPU: " + gpu.unavailable_reason);
+    static const int lock = [] {
+        const std::string path = std::filesystem::temp_directory_path() / "gpubench-tests-gpu.lock";
+        const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+        if (fd >= 0) flock(fd, LOCK_EX);  // released when the process ends
+        return fd;
+    }();
+    (void)lock;
 }
 
 }  // namespace test_support
