@@ -14,7 +14,7 @@ MemoryReading read_memory(const PhaseTimer &timer, size_t runs) {
     reading.runs = runs;
     if (const auto device = timer.device_memory()) {
         reading.device_used = device->total - device->free;
-        reading.device_shared = device->processes && *device->processes > 1;
+        reading.device_shared = device->shared();
     }
     // Counts memory that malloc handed out even where it was never touched (no RSS yet).
     const struct mallinfo2 info = mallinfo2();

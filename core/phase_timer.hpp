@@ -42,6 +42,9 @@ public:
     struct DeviceMemory {
         uint64_t free = 0, total = 0;
         std::optional<unsigned> processes;  // with a CUDA context on the device (NVML), ours too
+        // Another process computes there too: the device's used memory and busy time are
+        // not this plugin's alone (GpuState::shared, read at one moment).
+        bool shared() const { return processes && *processes > 1; }
     };
     virtual std::optional<DeviceMemory> device_memory() const { return std::nullopt; }
     // --cold: evicts the device's L2 cache, outside any timed region (enqueued before the

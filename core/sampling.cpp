@@ -65,7 +65,7 @@ public:
         // Another process computing on this GPU keeps it busy after the phase too, at every
         // check when it is busy enough: no verdict then (the entry is flagged gpu_shared).
         if (audit.escaped)
-            if (const auto memory = timer_.device_memory(); memory && memory->processes > 1u)
+            if (const auto memory = timer_.device_memory(); memory && memory->shared())
                 audit.escaped = false;
         return audit;
     }

@@ -11,21 +11,14 @@
 # Logs and results go to ${OUT:-out}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build-device}
-mode=${2:-tests}
-out=${OUT:-out}
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
+source scripts/device-common.sh "${1:-}" "${2:-}" tests
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c 'import sys, numpy, cupy, numba; from numba import cuda
 print("python", sys.version.split()[0], "numpy", numpy.__version__, "cupy", cupy.__version__,
       "numba", numba.__version__, "numba.cuda available:", cuda.is_available())'
-runner="$build/bin/runner"
 
 if [ "$mode" = tests ]; then
-  ctest --test-dir "$build" -j4 --output-on-failure > "$out/ctest.log" 2>&1
-  grep -E "tests passed|tests failed|Failed|\*\*\*|^SKIPPED" "$out/ctest.log" | head -40
-  grep -h "not tested:" "$build"/Testing/Temporary/LastTest.log | sort -u | head
+  run_ctest "$build"
   "$runner" --list > "$out/list.txt" 2>&1
   grep -E "_(numpy|numba|numba_cuda|cupy) " "$out/list.txt" | awk '{print $1, $5}'
   exit 0

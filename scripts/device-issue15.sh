@@ -7,20 +7,10 @@
 # Logs and results go to ${OUT:-out}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build-device}
-mode=${2:-tests}
-out=${OUT:-out}
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
-# The machines' notes: NVLink multicast stays off in every process.
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-nvidia-smi -L
-runner="$build/bin/runner"
+source scripts/device-common.sh "${1:-}" "${2:-}" tests
 
 if [ "$mode" = tests ]; then
-  ctest --test-dir "$build/tests" -j4 --output-on-failure > "$out/ctest.log" 2>&1
-  grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test" "$out/ctest.log" | head -40
-  grep -h "not tested:" "$build"/tests/Testing/Temporary/LastTest.log | sort -u | head
+  run_ctest "$build/tests"  # the tests folder alone: the whole build folder is over 64 MiB
   exit 0
 fi
 

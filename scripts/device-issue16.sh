@@ -8,15 +8,7 @@
 # SWEEP_PART=0 or all runs one half (default both).
 set -uo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build-device}
-mode=${2:-sweep}
-out=${OUT:-out}
-mkdir -p "$out"
-export PATH=/usr/local/cuda/bin:$PATH
-# The machines' notes: NVLink multicast stays off in every process.
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-nvidia-smi -L
-runner="$build/bin/runner"
+source scripts/device-common.sh "${1:-}" "${2:-}" sweep
 gpus=$(nvidia-smi -L | grep -c '^GPU')
 
 if [ "$mode" = sweep ]; then
