@@ -84,7 +84,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("sizes,s", po::value<std::string>(&sizes_text),
          "sizes to run (see below); default: each plugin's default sizes")
         ("output,o", po::value<std::string>(&cli.output),
-         "results file; default results/<host>-<timestamp>.json")
+         "results file; default results/<host>-<timestamp>.json (-2, -3... when taken)")
         ("plugin-dir", po::value<std::vector<std::string>>(&cli.plugin_dirs),
          "extra plugin directory (repeatable)")
         ("allow-insecure-plugins", po::bool_switch(&cli.allow_insecure_plugins),

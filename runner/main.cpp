@@ -22,6 +22,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -257,10 +258,11 @@ int run(int argc, char **argv) {
     // Shards started together on one host (mpirun) get files of their own by default.
     const std::string shard_suffix =
         cli.shard ? "-shard-" + std::to_string(cli.shard->index) + "of" + std::to_string(cli.shard->count) : "";
+    const bool default_output = cli.output.empty() && cli.resume.empty();
+    const std::string default_stem = "results/" + host_name() + "-" + utc_timestamp(true) + shard_suffix;
     std::string output = !cli.output.empty() ? cli.output
-                         : !cli.resume.empty()
-                             ? cli.resume
-                             : "results/" + host_name() + "-" + utc_timestamp(true) + shard_suffix + ".json";
+                         : !cli.resume.empty() ? cli.resume
+                                               : default_stem + ".json";
     nlohmann::json document =
         results_header(std::vector<std::string>(argv, argv + argc), gpu, options_json(cli, default_sweep),
                        peaks ? std::optional<Roofline>(launch.host_roofline) : std::nullopt);
@@ -271,7 +273,22 @@ int run(int argc, char **argv) {
     }
     std::unique_ptr<ResultsFile> results;
     try {
-        if (cli.resume.empty())
+        if (default_output)
+            // Runners started in the same second on one host (a CI matrix, ctest -j) would
+            // share the default name: a later one takes the next free "-2", "-3"...
+            for (int copy = 2;; ++copy) {
+                namespace fs = std::filesystem;
+                if (!fs::exists(output) && !fs::exists(output + ".lock")) try {
+                        results = std::make_unique<ResultsFile>(output, document);
+                        break;
+                    } catch (const std::exception &) {
+                        if (copy > 100 || !fs::exists(output + ".lock")) throw;  // not a race
+                    }
+                else if (copy > 100)
+                    throw std::runtime_error("the default names are all taken: name one with --output");
+                output = default_stem + "-" + std::to_string(copy) + ".json";
+            }
+        else if (cli.resume.empty())
             results = std::make_unique<ResultsFile>(output, document);
         else
             results = std::make_unique<ResultsFile>(ResultsFile::resume(

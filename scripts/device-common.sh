@@ -18,3 +18,13 @@ run_ctest() {
   grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test|^SKIPPED" "$out/ctest.log" | head -40
   grep -h "not tested:" "$1"/Testing/Temporary/LastTest.log | sort -u | head
 }
+
+# report_and_plot NAME: a report (.md) beside every results file in $out, and the plots of
+# them all in $out/plots, named NAME-<workload>.
+report_and_plot() {
+  for f in "$out"/*.json; do
+    "$runner" report "$f" --output "${f%.json}.md" > /dev/null 2>&1
+  done
+  python3 runner/plot_results.py "$out"/*.json --name "$1" --out-dir "$out/plots" > /dev/null 2>&1 \
+    || echo "plots failed"
+}

@@ -82,11 +82,7 @@ else
   sweep solvebak 10000,100000 "$(gpu solvebak)" 1000000
 fi
 echo "sweeps took $(( $(date +%s) - began )) s"
-for f in "$out"/*.json; do
-  "$runner" report "$f" --output "${f%.json}.md" > /dev/null 2>&1
-done
-python3 runner/plot_results.py "$out"/*.json --name h100-python --out-dir "$out/plots" > /dev/null 2>&1 \
-  || echo "plots failed"
+report_and_plot h100-python
 
 echo "== CuPy's own events vs the bridge"
 for protocol in cycle back-to-back; do

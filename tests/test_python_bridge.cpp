@@ -150,8 +150,11 @@ TEST_CASE("python: a missing module or interpreter makes a plugin unavailable wi
     CHECK(missing.output.find("unavailable: GPUBENCH_PYTHON=/nonexistent/python3: cannot run it") !=
           std::string::npos);
 
+    // Its own results file: the default name (host and second) can be another test's at -j4.
+    const auto results = temp_results("python_missing_interpreter");
     const Outcome swept = run_command("GPUBENCH_PYTHON=/nonexistent/python3 " + std::string(GPUBENCH_RUNNER) +
-                                      " " + python_fixtures + " --plugin pyfixture_misbehave --sizes 10" + quick);
+                                      " " + python_fixtures + " --plugin pyfixture_misbehave --sizes 10" + quick +
+                                      "--output " + results.string());
     INFO(swept.output);
     CHECK(swept.output.find("skipped: unavailable: GPUBENCH_PYTHON=/nonexistent/python3") != std::string::npos);
 }

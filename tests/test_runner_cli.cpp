@@ -5,6 +5,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <ctime>
+#include <fstream>
+#include <string>
+
 using namespace runner_process;
 
 TEST_CASE("runner --list shows plugins and refused files with reasons", "[cli]") {
@@ -138,4 +142,42 @@ TEST_CASE("progress goes to stderr as plain lines off a terminal, and quiet prin
     CHECK_THAT(quiet.output, Catch::Contains("2 ok, 0 failed verification"));
     CHECK(read_json(path)["entries"].size() == 2);  // the results are the same
     std::filesystem::remove(path);
+}
+
+TEST_CASE("runners started in the same second with the default results name get files of their own",
+          "[cli]") {
+    test_support::TempFolder folder;
+    const std::string in_folder = "cd " + folder.path().string() + " && " + GPUBENCH_RUNNER + " " + fixtures() +
+                                  " --plugin fixture_good --sizes 1" + quick;
+    // "results: results/<host>-<timestamp>.json" on the first line.
+    const auto results_path = [](const std::string &output) {
+        const size_t at = output.find("results: ");
+        return at == std::string::npos ? std::string() : output.substr(at + 9, output.find('\n', at) - at - 9);
+    };
+    const Outcome first = run_command(in_folder);
+    INFO(first.output);
+    REQUIRE(first.status == 0);
+    const std::string first_path = results_path(first.output);
+    const size_t stamp = first_path.rfind('-');
+    REQUIRE(stamp != std::string::npos);
+    // Every default name of the next 30 seconds taken, as by runners started then.
+    const std::time_t now = std::time(nullptr);
+    for (int second = 0; second < 30; ++second) {
+        const std::time_t then = now + second;
+        std::tm utc{};
+        gmtime_r(&then, &utc);
+        char text[32];
+        std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+        std::ofstream(folder.path() / (first_path.substr(0, stamp + 1) + text + ".json")) << "taken\n";
+    }
+    const Outcome second = run_command(in_folder);
+    INFO(second.output);
+    REQUIRE(second.status == 0);
+    const std::string second_path = results_path(second.output);
+    CHECK_THAT(second_path, Catch::EndsWith("-2.json"));
+    CHECK(read_json(folder.path() / second_path)["entries"].size() == 1);
+    std::ifstream taken(folder.path() / second_path.substr(0, second_path.size() - 7).append(".json"));
+    std::string line;
+    std::getline(taken, line);
+    CHECK(line == "taken");  // the name's holder is untouched
 }

@@ -30,6 +30,26 @@ gpubench::cuda::PinnedBuffer<T> pinned_copy(const std::vector<T> &values) {
     return copy;
 }
 
+// gram (kNeurons x kNeurons; only its diagonal is touched, so either storage order) gets
+// kRidge * trace(gram) / kNeurons added to its diagonal. One block of kRidgeThreads, the
+// trace summed in a fixed tree. Internal linkage: each backend's .so has its own copy.
+constexpr int kRidgeThreads = 256;
+static __global__ void __launch_bounds__(kRidgeThreads) add_ridge(double *gram) {
+    __shared__ double partial[kRidgeThreads];
+    double sum = 0;
+    for (int k = threadIdx.x; k < int(kNeurons); k += kRidgeThreads)
+        sum += gram[size_t(k) * (kNeurons + 1)];
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    for (int half = kRidgeThreads / 2; half > 0; half /= 2) {
+        if (int(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+        __syncthreads();
+    }
+    const double ridge = kRidge * partial[0] / double(kNeurons);
+    for (int k = threadIdx.x; k < int(kNeurons); k += kRidgeThreads)
+        gram[size_t(k) * (kNeurons + 1)] += ridge;
+}
+
 // The class GPUBENCH_PLUGIN wraps for CUDA backends. Trainer is constructed from (task, setup)
 // and called as trainer.train(data, model) with device pointers (the inputs and subsets every
 // backend gets); it enqueues one whole training and the test predictions on

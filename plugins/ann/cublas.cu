@@ -47,21 +47,6 @@ __global__ void tanh_in_place(double *values, size_t count) {
         values[i] = tanh(values[i]);
 }
 
-// g (kNeurons x kNeurons) += kRidge * trace(g) / kNeurons on the diagonal; one block.
-__global__ void add_ridge(double *g) {
-    __shared__ double partial[kThreads];
-    double sum = 0;
-    for (int k = threadIdx.x; k < int(kNeurons); k += kThreads) sum += g[size_t(k) * (kNeurons + 1)];
-    partial[threadIdx.x] = sum;
-    __syncthreads();
-    for (int half = kThreads / 2; half > 0; half /= 2) {
-        if (int(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
-        __syncthreads();
-    }
-    const double ridge = ann::kRidge * partial[0] / double(kNeurons);
-    for (int k = threadIdx.x; k < int(kNeurons); k += kThreads) g[size_t(k) * (kNeurons + 1)] += ridge;
-}
-
 class CublasTrainer {
 public:
     // H (obs x 1000), H^T H, the gathered fit blocks and cuSOLVER's workspace.
@@ -114,7 +99,7 @@ public:
                                           gram_.data(), kNeurons));
         GPUBENCH_CUBLAS_CHECK(cublasDgemv(blas_.get(), CUBLAS_OP_N, kNeurons, obs_, &one,
                                           hidden_.data(), kNeurons, data.y, 1, &zero, model.v, 1));
-        add_ridge<<<1, kThreads, 0, stream_>>>(gram_.data());
+        ann::add_ridge<<<1, ann::kRidgeThreads, 0, stream_>>>(gram_.data());
         gpubench::cuda::check_launch("add_ridge");
         ANN_CUSOLVER_CHECK(cusolverDnDpotrf(solver_.get(), CUBLAS_FILL_MODE_LOWER, kNeurons,
                                             gram_.data(), kNeurons, workspace_.data(), work,

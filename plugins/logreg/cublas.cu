@@ -37,6 +37,7 @@ __global__ void __launch_bounds__(kThreads)
 
 class CublasTrainer {
 public:
+    static constexpr size_t kRowFloats = kFeatures;  // X as the host holds it
     // The logits and cuBLAS's workspace.
     static double scratch_bytes(uint64_t n) {
         return static_cast<double>(n) * kClasses * sizeof(float) + double(32 << 20);

@@ -1,16 +1,22 @@
 // Hand-written CUDA training, two kernels per step and no atomics. A step is bound by
 // reading X (n x 785 floats, 188 MB at 60000 samples: 63 us at 3 TB/s), so X is read from
-// DRAM once per step, and with enough bytes in flight to reach that rate:
+// DRAM once per step, with enough bytes in flight to reach that rate, and the arithmetic
+// (2 x 785 x 10 FMAs a sample) is laid out so that it keeps up:
 //
-// 1. fused_gradients: one 256-thread block per SM, each taking whole sample chunks in turn.
-//    A chunk streams through shared memory in tiles of 8 samples, 4 tiles in flight
-//    (cp.async), so the loads never wait for the arithmetic. Thread t owns features t,
-//    t + 256, t + 512 (and t + 768 for t < 17), holding theta's 10 classes of them in
-//    registers for the whole step. Per tile it adds its features' share of the 8 x 10
-//    logits, the warp halves the 80 partial sums in a butterfly (80 shuffles, not 400), the
-//    8 warps' sums give the logits, one warp per sample takes the softmax residual, and each
-//    thread adds x_sj * d_sc to the gradient of its features, in registers. At a chunk's end
-//    the block writes the chunk's partial gradient.
+// 1. fused_gradients: 256-thread blocks, two per SM (so that one block's barriers and
+//    serial softmax overlap the other's FMAs), each taking whole sample chunks in turn.
+//    A chunk streams through shared memory in tiles of 8 samples, 3 tiles in flight
+//    (16-byte cp.async: X's rows are padded to 788 floats on the device, so a tile is one
+//    aligned run and 4 features load as one 16-byte vector). Per tile:
+//    - forward (logits, 8 x 10 = tile x theta): thread (sample s, slice h) takes every
+//      32nd group of 4 features, theta's 10 classes of them read from shared memory as
+//      16-byte broadcasts, so a loaded x value feeds 10 FMAs. A warp's 4 slices are added
+//      by shuffles, the 8 warps' sums in a fixed order by 16 lanes per sample, which also
+//      take the softmax residual d = softmax(z) - onehot(label);
+//    - backward (gradient += tile^T d): thread q owns features 4q..4q+3 and their 40
+//      gradient entries in registers; per sample one 16-byte load of x and three of d
+//      (broadcast) feed 40 FMAs.
+//    Three barriers a tile. At a chunk's end the block writes the chunk's partial gradient.
 // 2. reduce_and_descend: per theta entry, the chunks' partials summed in a fixed order (a
 //    strided pass, then a tree over 8 rows), and theta -= lr / n * sum.
 //
@@ -25,69 +31,126 @@ namespace {
 const gpubench::BackendSpec kCuda{
     "logreg_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
     "softmax regression, full-batch gradient descent; hand-written CUDA: X streamed "
-    "once per step through shared memory (cp.async), fused forward + softmax + "
-    "gradient with theta in registers, deterministic reduce-and-update",
+    "once per step through shared memory (cp.async, 8-sample tiles, 2 blocks per SM), "
+    "fused forward + softmax + gradient, deterministic reduce-and-update",
     logreg::kMaxSamples, {60, 600, 6000, 60000}};
 
 using namespace logreg;
 
-constexpr int kThreads = 256;
-constexpr int kWarps = kThreads / 32;
-constexpr int kTileSamples = kWarps;  // one sample per warp in the softmax
-constexpr int kStages = 4;            // tiles in flight
-constexpr int kTileFloats = kTileSamples * int(kFeatures);
-constexpr int kLogits = kTileSamples * int(kClasses);  // 80, sample-major
-constexpr int kSlots = (int(kFeatures) + kThreads - 1) / kThreads;  // features per thread: 4
-constexpr size_t kStageBytes = sizeof(float) * kStages * kTileFloats;
+constexpr int kThreads = 256, kWarps = kThreads / 32, kBlocksPerSm = 2;
+constexpr int kTileSamples = 8;
+constexpr int kStages = 3;                                   // tiles in flight
+constexpr int kQuads = (int(kFeatures) + 3) / 4;             // 197 groups of 4 features
+constexpr int kRowFloats = 4 * kQuads;                       // 788: a padded row of X
+// Forward: lane = 8 * slice + sample, so a warp holds 8 samples x 4 feature slices.
+constexpr int kSlicesPerWarp = 32 / kTileSamples, kSlices = kWarps * kSlicesPerWarp;  // 32
+constexpr int kQuadsPerSlice = (kQuads + kSlices - 1) / kSlices;                       // 7
+constexpr int kSoftmaxLanes = 16;    // softmax: 16 lanes a sample, one class a lane
+constexpr int kResidualStride = 12;  // d rows padded to 3 float4
 constexpr int kReduceEntries = 32, kReduceRows = 8;  // reduce_and_descend's block shape
 static_assert(kChunkSamples % kTileSamples == 0, "chunks hold whole tiles");
-// A tile starts at a multiple of 8 rows: 8 x 785 x 4 bytes is a multiple of 16 (cp.async).
-static_assert((kTileSamples * kFeatures * sizeof(float)) % 16 == 0);
-static_assert(kLogits == 16 * 5, "the butterfly halves 80 sums four times, to 5 per lane");
+static_assert(kQuads <= kThreads, "one backward thread per group of 4 features");
+static_assert(kTileSamples * kSoftmaxLanes <= kThreads && int(kClasses) <= kSoftmaxLanes);
 
-// The first `rows` samples of a tile, from row `row0`, into `stage`: 16-byte cp.async for
-// all but the last 0-3 floats.
-__device__ __forceinline__ void load_tile(float *stage, const float *x, int row0, int rows) {
-    const int count = rows * int(kFeatures), vectors = count / 4;
-    const float *source = x + size_t(row0) * kFeatures;
-    for (int i = threadIdx.x; i < vectors; i += kThreads)
-        __pipeline_memcpy_async(stage + 4 * i, source + 4 * i, 16);
-    if (int rest = int(threadIdx.x) + 4 * vectors; rest < count) stage[rest] = source[rest];
+// Shared memory of fused_gradients (dynamic: 108 KB, so that two blocks fit an SM).
+struct SharedTiles {
+    float4 theta[kQuads][kClasses];  // theta[q][c] = classes c of features 4q..4q+3
+    float tiles[kStages][kTileSamples][kRowFloats];
+    float warp_sums[kWarps][kClasses][kTileSamples];  // each warp's 4 slices added
+    alignas(16) float residual[kTileSamples][kResidualStride];
+};
+
+// The first `rows` samples of a tile, from row `row0`, into `tile`: X's rows are padded to
+// 788 floats on the device too, so the tile is one contiguous run of 16-byte pieces.
+__device__ __forceinline__ void load_tile(float (*tile)[kRowFloats], const float *x, int row0,
+                                          int rows) {
+    const float4 *source = reinterpret_cast<const float4 *>(x + size_t(row0) * kRowFloats);
+    float4 *target = reinterpret_cast<float4 *>(&tile[0][0]);
+    for (int i = threadIdx.x; i < rows * (kRowFloats / 4); i += kThreads)
+        __pipeline_memcpy_async(target + i, source + i, sizeof(float4));
 }
 
-// One halving step of the butterfly: of the first N sums, a lane keeps one half (the upper
-// if its `offset` bit is set) and adds its partner's copy of that half.
-template <int N>
-__device__ __forceinline__ void keep_half(float (&sums)[kLogits], int lane, int offset) {
-    const bool upper = lane & offset;
+// theta (785 x 10, feature-major) into shared memory as float4 quads of features, zero past
+// feature 784 (the padding of X's rows is zero too).
+__device__ void load_theta(SharedTiles &shared, const float *theta) {
+    for (int i = threadIdx.x; i < kQuads * int(kClasses); i += kThreads) {
+        const int q = i / int(kClasses), c = i - q * int(kClasses);
+        float v[4];
 #pragma unroll
-    for (int i = 0; i < N / 2; ++i) {
-        const float send = upper ? sums[i] : sums[i + N / 2];
-        const float keep = upper ? sums[i + N / 2] : sums[i];
-        sums[i] = keep + __shfl_xor_sync(0xFFFFFFFFu, send, offset);
+        for (int k = 0; k < 4; ++k) {
+            const int j = 4 * q + k;
+            v[k] = j < int(kFeatures) ? theta[j * kClasses + c] : 0.0f;
+        }
+        shared.theta[q][c] = make_float4(v[0], v[1], v[2], v[3]);
     }
 }
 
-__global__ void __launch_bounds__(kThreads, 1)
+// Thread (sample s, slice h)'s share of sample s's logits: features 4q..4q+3 for
+// q = h, h + 32, ...
+__device__ __forceinline__ void forward_slice(const SharedTiles &shared, const float *row,
+                                              int slice, float (&z)[kClasses]) {
+#pragma unroll
+    for (int c = 0; c < int(kClasses); ++c) z[c] = 0;
+#pragma unroll
+    for (int i = 0; i < kQuadsPerSlice; ++i) {
+        const int q = slice + i * kSlices;
+        if (q >= kQuads) break;
+        const float4 x = *reinterpret_cast<const float4 *>(row + 4 * q);
+#pragma unroll
+        for (int c = 0; c < int(kClasses); ++c) {
+            const float4 t = shared.theta[q][c];
+            z[c] = fmaf(x.w, t.w, fmaf(x.z, t.z, fmaf(x.y, t.y, fmaf(x.x, t.x, z[c]))));
+        }
+    }
+}
+
+// Sample s's residual d = softmax(z) - onehot(label) from the warps' sums, by 16 lanes (one
+// class each; lanes 10-15 write d's zero padding), as softmax_residual_in_place computes it.
+__device__ __forceinline__ void softmax_row(SharedTiles &shared, int s, int c, bool valid,
+                                            unsigned label) {
+    float z = 0;
+    if (c < int(kClasses))
+#pragma unroll
+        for (int w = 0; w < kWarps; ++w) z += shared.warp_sums[w][c][s];
+    float top = c < int(kClasses) ? z : -INFINITY;
+#pragma unroll
+    for (int offset = kSoftmaxLanes / 2; offset > 0; offset /= 2)
+        top = fmaxf(top, __shfl_xor_sync(0xFFFFFFFFu, top, offset));
+    const float e = c < int(kClasses) ? expf(z - top) : 0.0f;
+    float sum = e;
+#pragma unroll
+    for (int offset = kSoftmaxLanes / 2; offset > 0; offset /= 2)
+        sum += __shfl_xor_sync(0xFFFFFFFFu, sum, offset);
+    if (c < kResidualStride)
+        shared.residual[s][c] =
+            valid && c < int(kClasses) ? e * (1.0f / sum) - (unsigned(c) == label ? 1.0f : 0.0f)
+                                       : 0.0f;
+}
+
+// Thread q's gradient entries (features 4q..4q+3, all classes) += tile sample s's.
+__device__ __forceinline__ void backward_sample(const SharedTiles &shared,
+                                                const float (*tile)[kRowFloats], int s, int q,
+                                                float (&grad)[4][kClasses]) {
+    const float4 x = *reinterpret_cast<const float4 *>(&tile[s][4 * q]);
+    const float4 *d4 = reinterpret_cast<const float4 *>(shared.residual[s]);
+    const float4 a = d4[0], b = d4[1], e = d4[2];
+    const float d[kClasses] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, e.x, e.y};
+    const float xs[4] = {x.x, x.y, x.z, x.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k)
+#pragma unroll
+        for (int c = 0; c < int(kClasses); ++c) grad[k][c] = fmaf(xs[k], d[c], grad[k][c]);
+}
+
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     fused_gradients(const float *__restrict__ x, const uint8_t *__restrict__ labels,
                     const float *__restrict__ theta, int n, int chunk_samples, int chunks,
                     float *__restrict__ partials) {
-    extern __shared__ float4 stage_memory[];
-    float *stages = reinterpret_cast<float *>(stage_memory);
-    __shared__ float warp_logits[kWarps][kLogits];
-    __shared__ float residual[kTileSamples][kClasses];
+    extern __shared__ float4 shared_memory[];
+    SharedTiles &shared = *reinterpret_cast<SharedTiles *>(shared_memory);
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
-    float my_theta[kSlots][kClasses];
-#pragma unroll
-    for (int k = 0; k < kSlots; ++k)
-#pragma unroll
-        for (int c = 0; c < int(kClasses); ++c) {
-            const int j = tid + k * kThreads;
-            my_theta[k][c] = j < int(kFeatures) ? theta[j * kClasses + c] : 0.0f;
-        }
-    // Where this lane's 5 sums land among the 80 after the butterfly.
-    const int sums_at = (lane & 16 ? 40 : 0) + (lane & 8 ? 20 : 0) + (lane & 4 ? 10 : 0) +
-                        (lane & 2 ? 5 : 0);
+    const int sample = lane % kTileSamples, slice = warp * kSlicesPerWarp + lane / kTileSamples;
+    load_theta(shared, theta);
 
     for (int chunk = blockIdx.x; chunk < chunks; chunk += gridDim.x) {
         const int first = chunk * chunk_samples, end = min(n, first + chunk_samples);
@@ -95,83 +158,57 @@ __global__ void __launch_bounds__(kThreads, 1)
         const auto issue = [&](int tile) {
             if (tile < tiles) {
                 const int row0 = first + tile * kTileSamples;
-                load_tile(stages + (tile % kStages) * kTileFloats, x, row0,
-                          min(kTileSamples, end - row0));
+                load_tile(shared.tiles[tile % kStages], x, row0, min(kTileSamples, end - row0));
             }
             __pipeline_commit();  // an empty group past the end keeps the count uniform
         };
         for (int tile = 0; tile < kStages - 1; ++tile) issue(tile);
-        float grad[kSlots][kClasses] = {};
+        float grad[4][kClasses] = {};
         for (int tile = 0; tile < tiles; ++tile) {
-            issue(tile + kStages - 1);
-            __pipeline_wait_prior(kStages - 1);  // this thread's copies of `tile` landed
-            __syncthreads();                     // everyone's did
-            const float *samples = stages + (tile % kStages) * kTileFloats;
+            __pipeline_wait_prior(kStages - 2);  // this thread's copies of `tile` landed
+            __syncthreads();  // everyone's did, and everyone is done with tile - 1
+            issue(tile + kStages - 1);  // into tile - 1's stage
+            const float(*samples)[kRowFloats] = shared.tiles[tile % kStages];
             const int row0 = first + tile * kTileSamples, rows = min(kTileSamples, end - row0);
 
-            float sums[kLogits] = {};  // this thread's features' share of the tile's logits
+            float z[kClasses];
+            forward_slice(shared, samples[sample], slice, z);
 #pragma unroll
-            for (int k = 0; k < kSlots; ++k) {
-                const int j = tid + k * kThreads;
-                if (j >= int(kFeatures)) continue;
-#pragma unroll
-                for (int s = 0; s < kTileSamples; ++s) {
-                    const float xs = s < rows ? samples[s * int(kFeatures) + j] : 0.0f;
-#pragma unroll
-                    for (int c = 0; c < int(kClasses); ++c)
-                        sums[s * kClasses + c] += xs * my_theta[k][c];
-                }
+            for (int c = 0; c < int(kClasses); ++c) {  // the warp's 4 slices: lanes 8 apart
+                z[c] += __shfl_xor_sync(0xFFFFFFFFu, z[c], kTileSamples);
+                z[c] += __shfl_xor_sync(0xFFFFFFFFu, z[c], 2 * kTileSamples);
             }
-            keep_half<80>(sums, lane, 16);
-            keep_half<40>(sums, lane, 8);
-            keep_half<20>(sums, lane, 4);
-            keep_half<10>(sums, lane, 2);
+            if (lane < kTileSamples)
 #pragma unroll
-            for (int i = 0; i < 5; ++i) sums[i] += __shfl_xor_sync(0xFFFFFFFFu, sums[i], 1);
-            if (!(lane & 1))
-#pragma unroll
-                for (int i = 0; i < 5; ++i) warp_logits[warp][sums_at + i] = sums[i];
+                for (int c = 0; c < int(kClasses); ++c) shared.warp_sums[warp][c][sample] = z[c];
             __syncthreads();
-
-            if (lane == 0) {  // warp w: sample w's residual
-                float z[kClasses];
-#pragma unroll
-                for (int c = 0; c < int(kClasses); ++c) {
-                    z[c] = 0;
-                    for (int w = 0; w < kWarps; ++w) z[c] += warp_logits[w][warp * kClasses + c];
-                }
-                if (warp < rows) softmax_residual_in_place(z, labels[row0 + warp]);
-#pragma unroll
-                for (int c = 0; c < int(kClasses); ++c)
-                    residual[warp][c] = warp < rows ? z[c] : 0.0f;
+            if (tid < kTileSamples * kSoftmaxLanes) {
+                const int s = tid / kSoftmaxLanes;
+                softmax_row(shared, s, tid % kSoftmaxLanes, s < rows,
+                            s < rows ? labels[row0 + s] : 0u);
             }
             __syncthreads();
-
+            if (tid < kQuads) {
+                if (rows == kTileSamples) {
 #pragma unroll
-            for (int s = 0; s < kTileSamples; ++s) {
-                float d[kClasses];
-#pragma unroll
-                for (int c = 0; c < int(kClasses); ++c) d[c] = residual[s][c];
-#pragma unroll
-                for (int k = 0; k < kSlots; ++k) {
-                    const int j = tid + k * kThreads;
-                    if (j >= int(kFeatures)) continue;
-                    const float xs = s < rows ? samples[s * int(kFeatures) + j] : 0.0f;
-#pragma unroll
-                    for (int c = 0; c < int(kClasses); ++c) grad[k][c] += xs * d[c];
+                    for (int s = 0; s < kTileSamples; ++s)
+                        backward_sample(shared, samples, s, tid, grad);
+                } else {
+                    for (int s = 0; s < rows; ++s) backward_sample(shared, samples, s, tid, grad);
                 }
             }
-            __syncthreads();  // the stage is read before a later issue() refills it
         }
         __pipeline_wait_prior(0);  // no copy outlives its chunk
+        __syncthreads();           // and every thread is done with the tiles
         float *out = partials + size_t(chunk) * kThetaSize;
+        if (tid < kQuads)
 #pragma unroll
-        for (int k = 0; k < kSlots; ++k) {
-            const int j = tid + k * kThreads;
-            if (j < int(kFeatures))
+            for (int k = 0; k < 4; ++k) {
+                const int j = 4 * tid + k;
+                if (j < int(kFeatures))
 #pragma unroll
-                for (int c = 0; c < int(kClasses); ++c) out[j * kClasses + c] = grad[k][c];
-        }
+                    for (int c = 0; c < int(kClasses); ++c) out[j * kClasses + c] = grad[k][c];
+            }
     }
 }
 
@@ -196,6 +233,7 @@ __global__ void __launch_bounds__(kReduceEntries *kReduceRows)
 
 class CudaTrainer {
 public:
+    static constexpr size_t kRowFloats = ::kRowFloats;  // X's rows padded to 788 on the device
     // The partial gradients of the sample chunks.
     static double scratch_bytes(uint64_t n) {
         return static_cast<double>(gradient_chunks(n)) * kThetaSize * sizeof(float);
@@ -213,9 +251,14 @@ public:
         int sms = 0;
         GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount,
                                                    setup.cuda_device));
-        blocks_ = std::min(chunks_, sms);  // one block per SM: it holds 255 registers a thread
-        GPUBENCH_CUDA_CHECK(cudaFuncSetAttribute(
-            fused_gradients, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kStageBytes)));
+        blocks_ = std::min(chunks_, kBlocksPerSm * sms);
+        GPUBENCH_CUDA_CHECK(cudaFuncSetAttribute(fused_gradients,
+                                                cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                int(sizeof(SharedTiles))));
+        // All of the SM's 228 KB as shared memory, so that two blocks fit.
+        GPUBENCH_CUDA_CHECK(cudaFuncSetAttribute(fused_gradients,
+                                                cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                int(cudaSharedmemCarveoutMaxShared)));
     }
 
     void train(const float *x, const uint8_t *labels, float *theta) {
@@ -223,7 +266,7 @@ public:
         const float step = settings_.lr / static_cast<float>(n_);
         const int reduce_blocks = (int(kThetaSize) + kReduceEntries - 1) / kReduceEntries;
         for (int i = 0; i < settings_.iterations; ++i) {
-            fused_gradients<<<blocks_, kThreads, kStageBytes, stream_>>>(
+            fused_gradients<<<blocks_, kThreads, sizeof(SharedTiles), stream_>>>(
                 x, labels, theta, n_, chunk_samples_, chunks_, partials_.data());
             gpubench::cuda::check_launch("fused_gradients");
             reduce_and_descend<<<reduce_blocks, dim3(kReduceEntries, kReduceRows), 0,

@@ -32,7 +32,8 @@ __device__ __forceinline__ void softmax_residual_in_place(float (&z)[kClasses],
 // setup) and called as trainer.train(x, labels, theta) with device pointers; it enqueues one
 // whole training (theta from zero) on gpubench::cuda::stream_of(setup), without
 // synchronising or allocating. Its static scratch_bytes(n) is the device memory it keeps
-// (for the work model).
+// (for the work model). Its kRowFloats (>= 785) is the pitch of X's rows on the device: the
+// upload pads each row to it with zeros, so a kernel may copy rows in aligned 16-byte pieces.
 template <const gpubench::BackendSpec &Spec, class Trainer>
 class DevicePlugin {
 public:
@@ -41,13 +42,15 @@ public:
           stream_(gpubench::cuda::stream_of(setup)),
           x_host_(task_.samples() * kFeatures), labels_host_(task_.samples()),
           theta_host_(kThetaSize),
-          x_(x_host_.size()), labels_(labels_host_.size()), theta_(kThetaSize),
+          x_(task_.samples() * Trainer::kRowFloats), labels_(labels_host_.size()),
+          theta_(kThetaSize),
           trainer_(task_, setup) {
         task_.fill_features(x_host_.data());
         std::copy_n(task_.labels(), task_.samples(), labels_host_.data());
         poison(theta_host_.data(), theta_host_.size());
         // All bytes 0xFF is a float NaN: a theta the training never writes fails verify.
         GPUBENCH_CUDA_CHECK(cudaMemsetAsync(theta_.data(), 0xFF, theta_.bytes(), stream_));
+        GPUBENCH_CUDA_CHECK(cudaMemsetAsync(x_.data(), 0, x_.bytes(), stream_));  // the padding
         GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // create may block
     }
     static gpubench::Work work(uint64_t n, const gpubench::Params &params) {
@@ -55,7 +58,11 @@ public:
     }
 
     void upload() {
-        gpubench::cuda::copy_async(x_, x_host_, stream_);
+        static_assert(Trainer::kRowFloats >= kFeatures);
+        GPUBENCH_CUDA_CHECK(cudaMemcpy2DAsync(
+            x_.data(), Trainer::kRowFloats * sizeof(float), x_host_.data(),
+            kFeatures * sizeof(float), kFeatures * sizeof(float), task_.samples(),
+            cudaMemcpyHostToDevice, stream_));
         gpubench::cuda::copy_async(labels_, labels_host_, stream_);
     }
     void run() { trainer_.train(x_.data(), labels_.data(), theta_.data()); }

@@ -1,207 +1,234 @@
-// A hand-written CUDA GEMM: shared-memory tiling plus register blocking.
+// A hand-written CUDA GEMM: float32 on the FP32 pipes (plain FFMA, no tensor cores, so the
+// results stay FP32), float64 on the FP64 tensor cores (matmul_dmma.cuh).
 //
-// Each 256-thread block computes a 128 x 128 tile of C, stepping through K 8 at a time.
-// Per step it stages a 128 x 8 slice of A (stored transposed, so a column is contiguous)
-// and an 8 x 128 slice of B in shared memory, double-buffered: the global loads for step
-// t+1 are issued before the math of step t and land in the other buffer afterwards, so
-// one __syncthreads per step suffices. Each thread owns an 8 x 8 block of C in registers,
-// split into 2 x 2 sub-blocks of 4 x 4 spaced 64 apart: its shared-memory reads are
-// 16-byte vectors, contiguous across the warp (no bank conflicts), and every value read
-// feeds 8 FMAs. Blocks are ordered in groups of 8 tile rows so that blocks running at the
-// same time share A and B tiles in L2.
+// Both kernels stream K through shared memory in a cp.async pipeline three stages deep
+// (matmul_dmma.cuh): the copies of the next two K steps are in flight while the math of the
+// current one runs, with no staging registers and one barrier per step.
 //
-// When N is a multiple of 128 every tile is whole: 16-byte global loads and stores, no
-// bounds checks. Otherwise the Checked instantiation bounds-checks every element.
+// float32: a 256-thread block computes a 128 x 128 tile of C, 32 K columns per stage, two
+// blocks per SM. A is stored transposed in shared memory (as[k][m]) by 4-byte copies, so
+// that a thread's A values of one k are contiguous; B keeps its layout and comes in 16-byte
+// copies. Each warp owns a 64 x 32 sub-tile, its lanes as 8 x 4, each lane an 8 x 8 block
+// of C in registers made of 4 x 4 sub-blocks 32 rows / 16 columns apart: per k a lane's
+// shared reads are four 16-byte vectors that fall in distinct banks across the warp, and
+// every value read feeds 8 FMAs. The copy offsets are worked out once per thread, so the
+// K loop is FFMAs and shared loads plus a few copies per stage.
+//
+// When N is a multiple of the tile every tile is whole: 16-byte copies and stores, no bounds
+// checks. Otherwise the Checked instantiations copy element by element with zero fill and
+// bounds-check the stores.
 #include "matmul_gpu.hpp"
+#include "matmul_dmma.cuh"
+
+#include <initializer_list>
+#include <type_traits>
 
 namespace {
 
+using namespace matmul_tiles;
+
 const gpubench::BackendSpec kCuda{
     "matmul_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-    "C = A*B, hand-written CUDA GEMM: 128x128 shared-memory tiles, 8x8 outputs "
-    "per thread",
+    "C = A*B, hand-written CUDA GEMM with 3-stage cp.async shared-memory pipelines: "
+    "float32 on FFMA (128x128x32 tiles, 8x8 outputs per thread), float64 on the FP64 "
+    "tensor cores (mma.sync m16n8k8, 128x64x16 tiles)",
     32768, {64, 128, 256, 512, 1024, 2048, 4096}};
 
+// ---- float32 on the FP32 pipes ----
+namespace sgemm {
+
 constexpr int kThreads = 256;
-constexpr int kBM = 128, kBN = 128, kBK = 8;  // block tile: C rows, C columns, K depth
-constexpr int kSub = 4;                       // thread tile: 2 x 2 sub-blocks of 4 x 4,
-constexpr int kTM = 2 * kSub, kTN = 2 * kSub;  // the second one 64 rows/columns further
-constexpr int kPadA = 4;      // pads the transposed A rows: its stores hit distinct banks
-constexpr int kGroupRows = 8;  // tile rows per group of the block order
-static_assert((kBM / kTM) * (kBN / kTN) == kThreads, "one thread per thread tile");
+constexpr int kLaneRows = 8, kLaneCols = 4;  // a warp's lanes as 8 x 4
+constexpr int kSub = 4;                      // lane tiles are made of 4 x 4 sub-blocks
 
-template <class T>
-constexpr int kVec = 16 / sizeof(T);  // elements per 16-byte vector
-template <class T>
-constexpr int kALoads = kBM * kBK / (kThreads * kVec<T>);  // vectors per thread per step
-template <class T>
-constexpr int kBLoads = kBK * kBN / (kThreads * kVec<T>);
-// float needs ~128 registers: 2 blocks per SM. double needs twice the accumulator space.
-template <class T>
-constexpr int kMinBlocksPerSM = sizeof(T) == 4 ? 2 : 1;
+template <int BM_, int BN_, int BK_, int TM_, int TN_, int Stages_, int MinBlocksPerSM_>
+struct Config {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_;  // block tile, K depth per stage
+    static constexpr int TM = TM_, TN = TN_;  // lane tile
+    static constexpr int Stages = Stages_, MinBlocksPerSM = MinBlocksPerSM_;
+    static constexpr int WarpM = kLaneRows * TM, WarpN = kLaneCols * TN;  // warp tile
+    // as[k][m]: the pad puts the 4-byte copies of a warp (8 k x 4 m) in distinct banks.
+    static constexpr int AStride = BM + 4;
+    static constexpr int StageFloats = BK * AStride + BK * BN;
+    static constexpr int SharedBytes = Stages * StageFloats * sizeof(float);
+    static_assert((BM / WarpM) * (BN / WarpN) == kThreads / 32, "one warp per warp tile");
+    static_assert(BM % (kThreads / 8) == 0 && BK % 8 == 0, "A copies in whole passes");
+    using CopyB = TileCopy<float, BK, BN, BN, kThreads>;
+};
 
-// 16-byte vector moves between memory and a register array.
 __device__ __forceinline__ void load16(const float *from, float *to) {
     const float4 v = *reinterpret_cast<const float4 *>(from);
     to[0] = v.x, to[1] = v.y, to[2] = v.z, to[3] = v.w;
 }
-__device__ __forceinline__ void load16(const double *from, double *to) {
-    const double2 v = *reinterpret_cast<const double2 *>(from);
-    to[0] = v.x, to[1] = v.y;
-}
-__device__ __forceinline__ void store16(float *to, const float *from) {
-    *reinterpret_cast<float4 *>(to) = make_float4(from[0], from[1], from[2], from[3]);
-}
-__device__ __forceinline__ void store16(double *to, const double *from) {
-    *reinterpret_cast<double2 *>(to) = make_double2(from[0], from[1]);
-}
 
-template <class T>
-struct Stage {  // this thread's share of one K step of A and B, on its way to shared memory
-    T a[kALoads<T> * kVec<T>];
-    T b[kBLoads<T> * kVec<T>];
+// One thread's share of copying A[m0 .. m0+BM, k0 .. k0+BK) into as[k][m], 4 bytes per
+// copy. The 32 lanes of a warp take 8 consecutive k of 4 rows: whole 32-byte sectors in
+// global memory, and 32 distinct banks in shared memory (row stride BM + 4).
+template <class Cfg>
+struct TransposingCopy {
+    static constexpr int kRowsPerPass = kThreads / 8;
+    int row, col;     // this thread's first element in A, tile at k0 = 0
+    int dst;          // and in as
+    int pass_stride;  // kRowsPerPass rows of A
+
+    __device__ __forceinline__ TransposingCopy(int n, int m0) {
+        const int k = threadIdx.x % 8, m = threadIdx.x / 8;
+        row = m0 + m, col = k, dst = k * Cfg::AStride + m, pass_stride = kRowsPerPass * n;
+    }
+
+    template <bool Checked>
+    __device__ __forceinline__ void issue(const float *__restrict__ a, int n, int k0,
+                                          float *as) const {
+        const float *from = a + row * n + col + k0;
+#pragma unroll
+        for (int kh = 0; kh < Cfg::BK / 8; ++kh)
+#pragma unroll
+            for (int p = 0; p < Cfg::BM / kRowsPerPass; ++p) {
+                float *to = as + dst + kh * 8 * Cfg::AStride + p * kRowsPerPass;
+                if constexpr (!Checked) {
+                    copy_async<4>(to, from + p * pass_stride + kh * 8);
+                } else {
+                    const int r = row + p * kRowsPerPass, c = col + k0 + kh * 8;
+                    const bool inside = r < n && c < n;
+                    copy_async<4>(to, inside ? a + r * n + c : a, inside);
+                }
+            }
+    }
 };
 
-// Where this thread's s-th vector lies in a slice Cols elements wide: coalesced, since
-// consecutive threads take consecutive vectors of a row.
-template <class T, int Cols>
-__device__ __forceinline__ int2 slice_position(int s) {
-    const int v = threadIdx.x + s * kThreads, per_row = Cols / kVec<T>;
-    return make_int2(v / per_row, v % per_row * kVec<T>);
+struct LanePlace {  // the corner of a lane's first sub-block in the block tile
+    int row, col;
+};
+
+template <class Cfg>
+__device__ __forceinline__ LanePlace lane_place() {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    constexpr int warps_n = Cfg::BN / Cfg::WarpN;
+    return {warp / warps_n * Cfg::WarpM + lane % kLaneRows * kSub,
+            warp % warps_n * Cfg::WarpN + lane / kLaneRows * kSub};
 }
 
-// Global -> registers: this thread's vectors of the Rows x Cols slice of src at (row0, col0).
-template <class T, bool Checked, int Rows, int Cols>
-__device__ __forceinline__ void load_slice(const T *__restrict__ src, int n, int row0, int col0,
-                                           T *out) {
-    constexpr int vec = kVec<T>;
+// Row (column) offset of entry i of a lane's tile from its first sub-block.
+__device__ __forceinline__ int lane_offset(int i, int lanes) { return i / kSub * lanes * kSub + i % kSub; }
+
+// acc += the stage's BM x BK slice of A times its BK x BN slice of B.
+template <class Cfg>
+__device__ __forceinline__ void multiply_stage(const float *as, const float *bs, LanePlace p,
+                                               float (&acc)[Cfg::TM][Cfg::TN]) {
 #pragma unroll
-    for (int s = 0; s < Rows * Cols / (kThreads * vec); ++s) {
-        const int2 at = slice_position<T, Cols>(s);
-        const int row = row0 + at.x, col = col0 + at.y;
-        if constexpr (!Checked) {
-            load16(src + row * n + col, out + s * vec);
-        } else {
+    for (int k = 0; k < Cfg::BK; ++k) {
+        float a_frag[Cfg::TM], b_frag[Cfg::TN];
 #pragma unroll
-            for (int e = 0; e < vec; ++e)
-                out[s * vec + e] = row < n && col + e < n ? src[row * n + col + e] : T(0);
-        }
+        for (int i = 0; i < Cfg::TM; i += kSub)
+            load16(&as[k * Cfg::AStride + p.row + lane_offset(i, kLaneRows)], a_frag + i);
+#pragma unroll
+        for (int j = 0; j < Cfg::TN; j += kSub)
+            load16(&bs[k * Cfg::BN + p.col + lane_offset(j, kLaneCols)], b_frag + j);
+#pragma unroll
+        for (int i = 0; i < Cfg::TM; ++i)
+#pragma unroll
+            for (int j = 0; j < Cfg::TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
     }
 }
 
-// A[m0 .. m0+128, k0 .. k0+8) and B[k0 .. k0+8, n0 .. n0+128) into registers.
-template <class T, bool Checked>
-__device__ __forceinline__ void load_stage(const T *__restrict__ a, const T *__restrict__ b,
-                                           int n, int m0, int n0, int k0, Stage<T> &stage) {
-    load_slice<T, Checked, kBM, kBK>(a, n, m0, k0, stage.a);
-    load_slice<T, Checked, kBK, kBN>(b, n, k0, n0, stage.b);
-}
-
-// Registers -> shared memory, A transposed to as[k][m].
-template <class T>
-__device__ __forceinline__ void store_stage(const Stage<T> &stage, T (*as)[kBM + kPadA],
-                                            T (*bs)[kBN]) {
-    constexpr int vec = kVec<T>;
+template <class Cfg, bool Checked>
+__device__ __forceinline__ void store_tile(float *c, int n, int2 origin, LanePlace p,
+                                           const float (&acc)[Cfg::TM][Cfg::TN]) {
 #pragma unroll
-    for (int s = 0; s < kALoads<T>; ++s) {
-        const int2 at = slice_position<T, kBK>(s);
+    for (int i = 0; i < Cfg::TM; ++i) {
+        const int row = origin.x + p.row + lane_offset(i, kLaneRows);
 #pragma unroll
-        for (int e = 0; e < vec; ++e) as[at.y + e][at.x] = stage.a[s * vec + e];
-    }
-#pragma unroll
-    for (int s = 0; s < kBLoads<T>; ++s) {
-        const int2 at = slice_position<T, kBN>(s);
-        store16(&bs[at.x][at.y], stage.b + s * vec);
-    }
-}
-
-// Row (or column) of C, within the block tile, of entry i of a thread's 8-entry tile.
-__device__ __forceinline__ int tile_offset(int i, int thread_group, int block_extent) {
-    return i / kSub * (block_extent / 2) + thread_group * kSub + i % kSub;
-}
-
-template <class T, bool Checked>
-__global__ void __launch_bounds__(kThreads, kMinBlocksPerSM<T>)
-    gemm_kernel(const T *__restrict__ a, const T *__restrict__ b, T *__restrict__ c, int n) {
-    __shared__ __align__(16) T as[2][kBK][kBM + kPadA];
-    __shared__ __align__(16) T bs[2][kBK][kBN];
-    constexpr int vec = kVec<T>;
-
-    // Block order: down the tile rows of a group of kGroupRows, then across its columns.
-    const int tiles_m = (n + kBM - 1) / kBM, tiles_n = (n + kBN - 1) / kBN;
-    const int group = blockIdx.x / (kGroupRows * tiles_n);
-    const int first_m = group * kGroupRows;
-    const int group_m = min(tiles_m - first_m, kGroupRows);
-    const int in_group = blockIdx.x % (kGroupRows * tiles_n);
-    const int m0 = (first_m + in_group % group_m) * kBM, n0 = in_group / group_m * kBN;
-
-    const int tx = threadIdx.x % (kBN / kTN), ty = threadIdx.x / (kBN / kTN);
-    T acc[kTM][kTN] = {};
-    Stage<T> stage;
-    load_stage<T, Checked>(a, b, n, m0, n0, 0, stage);
-    store_stage(stage, as[0], bs[0]);
-    __syncthreads();
-
-    const int steps = (n + kBK - 1) / kBK;
-    for (int t = 0; t < steps; ++t) {
-        const int cur = t & 1;
-        const bool more = t + 1 < steps;
-        if (more) load_stage<T, Checked>(a, b, n, m0, n0, (t + 1) * kBK, stage);
-#pragma unroll
-        for (int k = 0; k < kBK; ++k) {
-            T a_frag[kTM], b_frag[kTN];
-#pragma unroll
-            for (int q = 0; q < kTM; q += vec)
-                load16(&as[cur][k][tile_offset(q, ty, kBM)], a_frag + q);
-#pragma unroll
-            for (int q = 0; q < kTN; q += vec)
-                load16(&bs[cur][k][tile_offset(q, tx, kBN)], b_frag + q);
-#pragma unroll
-            for (int i = 0; i < kTM; ++i)
-#pragma unroll
-                for (int j = 0; j < kTN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
-        }
-        if (more) {  // the other buffer was last read before the previous barrier
-            store_stage(stage, as[cur ^ 1], bs[cur ^ 1]);
-            __syncthreads();
-        }
-    }
-
-#pragma unroll
-    for (int i = 0; i < kTM; ++i) {
-        const int row = m0 + tile_offset(i, ty, kBM);
-#pragma unroll
-        for (int j = 0; j < kTN; j += vec) {
-            const int col = n0 + tile_offset(j, tx, kBN);
+        for (int j = 0; j < Cfg::TN; j += kSub) {
+            const int col = origin.y + p.col + lane_offset(j, kLaneCols);
             if constexpr (!Checked) {
-                store16(c + row * n + col, &acc[i][j]);
+                *reinterpret_cast<float4 *>(c + row * n + col) =
+                    make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]);
             } else {
 #pragma unroll
-                for (int e = 0; e < vec; ++e)
+                for (int e = 0; e < kSub; ++e)
                     if (row < n && col + e < n) c[row * n + col + e] = acc[i][j + e];
             }
         }
     }
 }
 
+template <class Cfg, bool Checked>
+__global__ void __launch_bounds__(kThreads, Cfg::MinBlocksPerSM)
+    sgemm_kernel(const float *__restrict__ a, const float *__restrict__ b,
+                 float *__restrict__ c, int n) {
+    extern __shared__ __align__(16) float shared[];
+    const int2 origin = tile_origin<Cfg::BM, Cfg::BN>(n);
+    const LanePlace p = lane_place<Cfg>();
+    const TransposingCopy<Cfg> copy_a(n, origin.x);
+    const typename Cfg::CopyB copy_b(n, 0, origin.y);
+    float acc[Cfg::TM][Cfg::TN] = {};
+
+    auto a_slot = [&](int slot) { return shared + slot * Cfg::StageFloats; };
+    auto b_slot = [&](int slot) { return shared + slot * Cfg::StageFloats + Cfg::BK * Cfg::AStride; };
+    auto load = [&](int slot, int step) {
+        copy_a.template issue<Checked>(a, n, step * Cfg::BK, a_slot(slot));
+        copy_b.template issue<Checked>(b, n, step * Cfg::BK, 0, b_slot(slot));
+    };
+    auto compute = [&](int slot) { multiply_stage<Cfg>(a_slot(slot), b_slot(slot), p, acc); };
+    pipeline_over_k<Cfg::Stages>((n + Cfg::BK - 1) / Cfg::BK, load, compute);
+
+    store_tile<Cfg, Checked>(c, n, origin, p, acc);
+}
+
+}  // namespace sgemm
+
+// Tile shapes, tuned on the H100 (see the header comments).
+using F32Tiles = sgemm::Config<128, 128, 32, 8, 8, 3, 2>;
+using F64Tiles = matmul_dmma::Config<64, 16, 3, 2>;
+
+// The two instantiations of a kernel (whole tiles, bounds-checked) and its launch shape.
+template <class T>
+struct Launcher {
+    using Kernel = void (*)(const T *, const T *, T *, int);
+    Kernel whole, checked;
+    int tile_m, tile_n, threads, shared_bytes;
+
+    void allow_shared_memory() const {  // above the 48 KiB a block gets by default
+        for (Kernel kernel : {whole, checked})
+            GPUBENCH_CUDA_CHECK(cudaFuncSetAttribute(
+                kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+    }
+
+    void launch(cudaStream_t stream, const T *a, const T *b, T *c, int n) const {
+        const int blocks = ((n + tile_m - 1) / tile_m) * ((n + tile_n - 1) / tile_n);
+        const Kernel kernel = n % tile_m == 0 && n % tile_n == 0 ? whole : checked;
+        kernel<<<blocks, threads, shared_bytes, stream>>>(a, b, c, n);
+        gpubench::cuda::check_launch("matmul_cuda gemm kernel");
+    }
+};
+
+template <class T>
+Launcher<T> launcher_for() {
+    if constexpr (std::is_same_v<T, float>)
+        return {sgemm::sgemm_kernel<F32Tiles, false>, sgemm::sgemm_kernel<F32Tiles, true>,
+                F32Tiles::BM, F32Tiles::BN, sgemm::kThreads, F32Tiles::SharedBytes};
+    else
+        return {matmul_dmma::dgemm_kernel<F64Tiles, false>,
+                matmul_dmma::dgemm_kernel<F64Tiles, true>, matmul_dmma::kBM, F64Tiles::BN,
+                F64Tiles::Threads, F64Tiles::SharedBytes};
+}
+
 template <class T>
 class CudaKernel {
 public:
     CudaKernel(size_t n, const gpubench::Setup &setup)
-        : n_(static_cast<int>(n)), stream_(gpubench::cuda::stream_of(setup)) {}
-
-    void multiply(const T *a, const T *b, T *c) {
-        const int blocks = ((n_ + kBM - 1) / kBM) * ((n_ + kBN - 1) / kBN);
-        if (n_ % kBM == 0 && n_ % kBN == 0)
-            gemm_kernel<T, false><<<blocks, kThreads, 0, stream_>>>(a, b, c, n_);
-        else
-            gemm_kernel<T, true><<<blocks, kThreads, 0, stream_>>>(a, b, c, n_);
-        gpubench::cuda::check_launch("gemm_kernel");
+        : n_(static_cast<int>(n)),
+          stream_(gpubench::cuda::stream_of(setup)),
+          launcher_(launcher_for<T>()) {
+        launcher_.allow_shared_memory();
     }
+
+    void multiply(const T *a, const T *b, T *c) { launcher_.launch(stream_, a, b, c, n_); }
 
 private:
     int n_;
     cudaStream_t stream_;
+    Launcher<T> launcher_;
 };
 
 template <class T>

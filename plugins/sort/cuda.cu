@@ -1,32 +1,37 @@
-// A hand-written LSD radix sort (no CUB, no Thrust): keys become bits whose unsigned order
-// is the key order, then one stable pass per 8-bit digit, least significant first, 4
-// passes for float32 and 8 for uint64, ping-ponging between the working array and one
-// scratch array (an even number of passes ends in the working array). Each pass is three
-// kernels (radix_kernels.cuh):
-//   count_digits    per-block digit counts of the block's run of 4096-key tiles;
-//   exclusive_scan  one block turns the digit-major counts into each (digit, block)'s
-//                   first output position;
-//   scatter_digits  each block walks its tiles in order, ranks keys within a warp with
-//                   __match_any_sync, sorts the tile by digit in shared memory (stable),
-//                   and writes each digit's keys to consecutive positions.
+// A hand-written onesweep LSD radix sort (after Adinets & Merrill, "Onesweep", 2022; no CUB,
+// no Thrust). Keys become bits whose unsigned order is the key order, then one stable pass
+// per 8-bit digit, least significant first, 4 passes for float32 and 8 for uint64,
+// ping-ponging between the working array and one scratch array (an even number of passes
+// ends in the working array). A sort enqueues:
+//   a memset           of the digit histograms and the per-pass tile counters (a few KiB);
+//   count_all_digits   reads the keys once and counts the 256 digits of every position
+//                      (radix_kernels.cuh);
+//   scan_digit_counts  turns each position's counts into each digit's first output slot;
+//   onesweep_pass      once per digit (onesweep_pass.cuh): each block takes the next tile
+//                      of 256 x kItems keys, ranks them by digit within the tile (a
+//                      match of lanes by 8 ballots, per-warp counters), publishes its
+//                      per-digit counts, learns the keys of each digit in earlier tiles by
+//                      decoupled look-back, sorts the tile by digit in shared memory and
+//                      writes each digit's keys to consecutive positions.
 // The first pass encodes the keys as it reads them and the last decodes as it writes.
-// Traffic per pass: keys read twice and written once (12 bytes per float key, 48 in all;
-// pairs add a value read and write per pass); the counts are 1 KiB per block. Blocks: as
-// many as fit on the GPU at once, so the scan stays a few hundred KiB at any n.
-#include "radix_kernels.cuh"
+// Traffic: the keys are read once for the histograms, then read and written once per pass
+// (4 + 4 x 8 = 36 bytes per float key; pairs add a value read and write per pass). The
+// look-back status is one 32-bit word per (tile, digit): 1 KiB per tile, about n/6 bytes
+// for float keys (tiles of 6144) and n/4 for uint64 and pairs (tiles of 4096).
+#include "onesweep_pass.cuh"
 #include "sort_gpu.hpp"
 
 #include <algorithm>
 #include <type_traits>
-#include <utility>
 
 namespace {
 
 const gpubench::BackendSpec kCuda{
     "sort_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-    "hand-written LSD radix sort, 8-bit digits (4 passes float32, 8 uint64): "
-    "per-block digit counts, one-block scan, stable scatter via a shared-memory "
-    "tile ranked with __match_any_sync; up to 1e9 keys (3 device arrays, 12-24 GB)",
+    "hand-written onesweep LSD radix sort, 8-bit digits (4 passes float32, 8 uint64): one "
+    "read for all digit histograms, then one kernel per pass (tile ranked by warp ballots, "
+    "decoupled look-back, scatter staged in shared memory); up to 1e9 keys "
+    "(3 device arrays plus n/6-n/4 bytes of look-back status, 12-24 GB)",
     1'000'000'000ull,
     {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
 namespace radix = sort::radix;
@@ -36,103 +41,91 @@ using KeyBitsOf =
     std::conditional_t<std::is_same_v<Key, float>, radix::FloatKeyBits, radix::Uint64KeyBits>;
 
 template <class Key>
-class RadixSorter {
+class OnesweepSorter {
     using Traits = KeyBitsOf<Key>;
     using Bits = typename Traits::Bits;
+    static constexpr int kPasses = Traits::kPasses;
     static_assert(sizeof(Bits) == sizeof(Key));
-    static_assert(Traits::kPasses % 2 == 0, "the sorted keys must end in the working array");
+    static_assert(kPasses % 2 == 0, "the sorted keys must end in the working array");
     static constexpr bool kMayCarryValues = std::is_same_v<Key, float>;  // pairs: float keys
+    // Keys per thread in a pass tile: as many as the 48 KiB of static shared memory and
+    // three blocks' registers per SM allow (the tile is staged in shared memory, with its
+    // values for pairs).
+    static constexpr int kKeyItems = sizeof(Bits) == 4 ? 24 : 16;
+    static constexpr int kPairItems = 16;
+    // The state buffer: digit counts [pass][digit], tile counters [pass], tile status.
+    static constexpr size_t kTileCountersAt = size_t{kPasses} * radix::kRadix;
+    static constexpr size_t kStatusAt = kTileCountersAt + kPasses;
 
 public:
-    RadixSorter(size_t n, const gpubench::Setup &setup, bool pairs)
+    OnesweepSorter(size_t n, const gpubench::Setup &setup, bool pairs)
         : n_(n), pairs_(pairs), stream_(gpubench::cuda::stream_of(setup)) {
-        if (n >= (size_t{1} << 32))  // counts and offsets are 32-bit; max_size is 1e9
-            throw gpubench::NotSupported("sort_cuda's 32-bit digit offsets need n < 2^32");
-        int sms = 0;
+        if (n >= radix::kMaxKeys)  // max_size is 1e9
+            throw gpubench::NotSupported("sort_cuda's 30-bit look-back counts need n < 2^30");
+        int sms = 0, blocks_per_sm = 0;
         GPUBENCH_CUDA_CHECK(
             cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, setup.cuda_device));
-        const size_t tiles = (n + radix::kTile - 1) / radix::kTile;
-        const size_t resident =
-            static_cast<size_t>(std::max(1, sms) * std::max(1, scatter_blocks_per_sm(pairs)));
-        tiles_per_block_ = static_cast<unsigned>((tiles + resident - 1) / resident);
-        blocks_ = static_cast<unsigned>((tiles + tiles_per_block_ - 1) / tiles_per_block_);
+        GPUBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+            &blocks_per_sm, radix::count_all_digits<Traits>, radix::kCountThreads, 0));
+        // count_all_digits: one full wave of blocks, fewer if a round of each covers n.
+        const size_t keys_per_round = size_t{radix::kCountThreads} * radix::kCountVectors *
+                                      radix::KeyVector<Bits>::kKeys;
+        count_blocks_ = static_cast<unsigned>(
+            std::min<size_t>(size_t(std::max(1, sms * blocks_per_sm)),
+                             std::max<size_t>(1, (n + keys_per_round - 1) / keys_per_round)));
+        const size_t tile = size_t{radix::kPassThreads} * (pairs ? kPairItems : kKeyItems);
+        tiles_ = static_cast<unsigned>((n + tile - 1) / tile);
         scratch_keys_ = gpubench::cuda::DeviceBuffer<Bits>(n);
         scratch_values_ = gpubench::cuda::DeviceBuffer<uint32_t>(pairs ? n : 0);
-        counts_ = gpubench::cuda::DeviceBuffer<unsigned>(size_t{radix::kRadix} * blocks_);
+        state_ =
+            gpubench::cuda::DeviceBuffer<unsigned>(kStatusAt + size_t{tiles_} * radix::kRadix);
+        // Zero once: each pass leaves the status words reading "nothing yet" to the next.
+        GPUBENCH_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, state_.bytes(), stream_));
     }
 
     void sort(Key *keys, uint32_t *values) {
-        Bits *from = reinterpret_cast<Bits *>(keys), *to = scratch_keys_.data();
-        uint32_t *values_from = values, *values_to = scratch_values_.data();
-        for (int pass = 0; pass < Traits::kPasses; ++pass) {
-            const int shift = pass * radix::kDigitBits;
-            if (pass == 0)
-                count_and_scatter<true, false>(from, to, values_from, values_to, shift);
-            else if (pass == Traits::kPasses - 1)
-                count_and_scatter<false, true>(from, to, values_from, values_to, shift);
-            else
-                count_and_scatter<false, false>(from, to, values_from, values_to, shift);
-            std::swap(from, to);
-            std::swap(values_from, values_to);
-        }
-    }
-
-private:
-    // How many scatter blocks an SM holds at once (registers and shared memory differ with
-    // pairs): the grid is one full wave of them.
-    static int scatter_blocks_per_sm(bool pairs) {
-        int blocks = 0;
-        if constexpr (kMayCarryValues) {
-            if (pairs) {
-                GPUBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    &blocks, radix::scatter_digits<Traits, false, false, true>, radix::kThreads,
-                    0));
-                return blocks;
-            }
-        }
-        GPUBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            &blocks, radix::scatter_digits<Traits, false, false, false>, radix::kThreads, 0));
-        return blocks;
-    }
-
-    template <bool kEncode, bool kDecode>
-    void count_and_scatter(const Bits *from, Bits *to, const uint32_t *values_from,
-                           uint32_t *values_to, int shift) {
-        radix::count_digits<Traits, kEncode><<<blocks_, radix::kThreads, 0, stream_>>>(
-            from, n_, tiles_per_block_, shift, counts_.data());
-        gpubench::cuda::check_launch("count_digits");
-        radix::exclusive_scan<<<1, radix::kScanThreads, 0, stream_>>>(counts_.data(),
-                                                                      counts_.size());
-        gpubench::cuda::check_launch("exclusive_scan");
+        Bits *bits = reinterpret_cast<Bits *>(keys);
+        GPUBENCH_CUDA_CHECK(
+            cudaMemsetAsync(state_.data(), 0, kStatusAt * sizeof(unsigned), stream_));
+        radix::count_all_digits<Traits>
+            <<<count_blocks_, radix::kCountThreads, 0, stream_>>>(bits, n_, state_.data());
+        gpubench::cuda::check_launch("count_all_digits");
+        radix::scan_digit_counts<<<kPasses, radix::kRadix, 0, stream_>>>(state_.data());
+        gpubench::cuda::check_launch("scan_digit_counts");
         if constexpr (kMayCarryValues) {
             if (pairs_) {
-                scatter<kEncode, kDecode, true>(from, to, values_from, values_to, shift);
+                passes<kPairItems, true>(bits, scratch_keys_.data(), values,
+                                         scratch_values_.data());
                 return;
             }
         }
-        scatter<kEncode, kDecode, false>(from, to, nullptr, nullptr, shift);
+        passes<kKeyItems, false>(bits, scratch_keys_.data(), nullptr, nullptr);
     }
 
-    template <bool kEncode, bool kDecode, bool kPairs>
-    void scatter(const Bits *from, Bits *to, const uint32_t *values_from, uint32_t *values_to,
-                 int shift) {
-        radix::scatter_digits<Traits, kEncode, kDecode, kPairs>
-            <<<blocks_, radix::kThreads, 0, stream_>>>(from, to, values_from, values_to, n_,
-                                                       tiles_per_block_, shift, counts_.data());
-        gpubench::cuda::check_launch("scatter_digits");
+private:
+    // Launches pass kPass and, after it, the later ones, swapping the arrays each time.
+    template <int kItems, bool kPairs, int kPass = 0>
+    void passes(Bits *from, Bits *to, uint32_t *values_from, uint32_t *values_to) {
+        radix::onesweep_pass<Traits, kPass, kItems, kPairs>
+            <<<tiles_, radix::kPassThreads, 0, stream_>>>(
+                from, to, values_from, values_to, n_, state_.data() + kPass * radix::kRadix,
+                state_.data() + kStatusAt, state_.data() + kTileCountersAt + kPass);
+        gpubench::cuda::check_launch("onesweep_pass");
+        if constexpr (kPass + 1 < kPasses)
+            passes<kItems, kPairs, kPass + 1>(to, from, values_to, values_from);
     }
 
     size_t n_;
     bool pairs_;
     cudaStream_t stream_;
-    unsigned tiles_per_block_ = 1, blocks_ = 1;
+    unsigned count_blocks_ = 1, tiles_ = 1;
     gpubench::cuda::DeviceBuffer<Bits> scratch_keys_;
     gpubench::cuda::DeviceBuffer<uint32_t> scratch_values_;  // pairs only
-    gpubench::cuda::DeviceBuffer<unsigned> counts_;  // digit-major: [digit * blocks + block]
+    gpubench::cuda::DeviceBuffer<unsigned> state_;           // counts, counters, tile status
 };
 
 template <class Layout>
-using CudaProblem = sort::DeviceProblem<Layout, RadixSorter>;
+using CudaProblem = sort::DeviceProblem<Layout, OnesweepSorter>;
 using CudaPlugin = sort::Plugin<kCuda, CudaProblem>;
 
 }  // namespace

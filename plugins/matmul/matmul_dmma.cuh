@@ -1,0 +1,261 @@
+// The parts of matmul_cuda that both kernels share -- asynchronous global -> shared copies
+// (cp.async), the multi-stage pipeline over K and the block order -- and the float64 kernel,
+// on the FP64 tensor cores (DMMA, through inline PTX mma.sync). Included by cuda.cu only.
+//
+// float64: a 128-thread block computes a 128 x 64 tile of C, 16 K columns per stage, three
+// stages deep; two blocks per SM, so that one block's barrier waits are covered by the
+// other's math. Each of the 4 warps owns a 64 x 32 sub-tile as 2 x 8 blocks on which
+// mma.sync.m16n8k8.row.col.f64 computes C^T = B^T A^T (16 columns x 8 rows of C each; 64
+// accumulators per lane). PTX ISA fragment layouts, lane = 4 g + t: of the 16 x 8 operand X
+// it holds X(g, t), X(g+8, t), X(g, t+4), X(g+8, t+4); of the 8 x 8 operand Y, Y(t, g) and
+// Y(t+4, g); of the result D(g, 2t), D(g, 2t+1), D(g+8, 2t), D(g+8, 2t+1). Two relabelings
+// make every operand whole 16-byte shared-memory loads straight into the registers the
+// instruction reads: mma k index t + 4j is K column 2t + j of the slab (the order of the
+// sum is free), and mma row g + 8h is column 2g + h of the 16-column block. A lane's
+// X = B^T values are then B(2t + j, 2g + h): two adjacent pairs; its Y = A^T values
+// A(g, 2t + j): one pair; and it ends up with C(2t + h, 2g + i): 16-byte stores.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace matmul_tiles {
+
+// ---- asynchronous copies ----
+
+// Copies Bytes (4, 8 or 16) from global to shared memory without passing through registers.
+// When !valid, writes zeros and reads nothing (src must still be a valid address).
+template <int Bytes>
+__device__ __forceinline__ void copy_async(void *dst, const void *src, bool valid = true) {
+    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    const int src_bytes = valid ? Bytes : 0;
+    if constexpr (Bytes == 16)  // .cg: bypass L1, the block's tiles are read once per SM
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src),
+                     "r"(src_bytes) : "memory");
+    else
+        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(to), "l"(src),
+                     "n"(Bytes), "r"(src_bytes) : "memory");
+}
+__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+template <int Pending>  // waits until at most Pending groups of this thread are in flight
+__device__ __forceinline__ void wait_copies() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+}
+
+// One thread's share of copying a Rows x Cols tile of a row-major n x n matrix into shared
+// memory (row stride DstStride), in 16-byte pieces that consecutive threads take along a row
+// (coalesced). Offsets are worked out once; a K step only moves the tile.
+template <class T, int Rows, int Cols, int DstStride, int Threads>
+struct TileCopy {
+    static constexpr int kVec = 16 / sizeof(T), kPiecesPerRow = Cols / kVec;
+    static constexpr int kRowsPerPass = Threads / kPiecesPerRow;  // one piece per thread
+    static_assert(Threads % kPiecesPerRow == 0 && Rows % kRowsPerPass == 0, "whole passes");
+
+    int row, col;     // this thread's first piece in the matrix, tile at its start
+    int dst;          // and in the shared tile
+    int pass_stride;  // kRowsPerPass rows of the matrix
+
+    __device__ __forceinline__ TileCopy(int n, int row0, int col0) {
+        const int r = threadIdx.x / kPiecesPerRow, c = threadIdx.x % kPiecesPerRow * kVec;
+        row = row0 + r, col = col0 + c, dst = r * DstStride + c, pass_stride = kRowsPerPass * n;
+    }
+
+    // Copies the tile moved down by drow rows and right by dcol columns. Checked: element
+    // by element, zeros outside the matrix (then rows need not be 16-byte aligned).
+    template <bool Checked>
+    __device__ __forceinline__ void issue(const T *__restrict__ src, int n, int drow, int dcol,
+                                          T *tile) const {
+        const T *from = src + (row + drow) * n + col + dcol;
+#pragma unroll
+        for (int p = 0; p < Rows / kRowsPerPass; ++p) {
+            T *to = tile + dst + p * kRowsPerPass * DstStride;
+            if constexpr (!Checked) {
+                copy_async<16>(to, from + p * pass_stride);
+            } else {
+                const int r = row + drow + p * kRowsPerPass, c = col + dcol;
+#pragma unroll
+                for (int e = 0; e < kVec; ++e) {
+                    const bool inside = r < n && c + e < n;
+                    copy_async<sizeof(T)>(to + e, inside ? src + r * n + c + e : src, inside);
+                }
+            }
+        }
+    }
+};
+
+// The K loop as a Stages-deep pipeline: the copies of step t + Stages - 1 are issued before
+// the math of step t, into the slot that step t - 1 used (every thread has left it: the
+// barrier). load(slot, step) issues a step's copies, compute(slot) consumes one.
+template <int Stages, class Load, class Compute>
+__device__ __forceinline__ void pipeline_over_k(int steps, Load load, Compute compute) {
+#pragma unroll
+    for (int s = 0; s < Stages - 1; ++s) {
+        if (s < steps) load(s, s);
+        commit_copies();  // one group per step, empty ones included, keeps the count simple
+    }
+    int load_slot = Stages - 1, compute_slot = 0;
+    for (int t = 0; t < steps; ++t) {
+        wait_copies<Stages - 2>();  // this thread's copies of step t have landed ...
+        __syncthreads();            // ... and everyone's; slot (t - 1) % Stages is free
+        if (t + Stages - 1 < steps) load(load_slot, t + Stages - 1);
+        commit_copies();
+        compute(compute_slot);
+        load_slot = load_slot + 1 == Stages ? 0 : load_slot + 1;
+        compute_slot = compute_slot + 1 == Stages ? 0 : compute_slot + 1;
+    }
+}
+
+// ---- block order ----
+
+constexpr int kGroupRows = 8;  // tile rows per group of the block order
+
+// Top-left corner of this block's tile. Blocks go down a group of kGroupRows tile rows, then
+// across its columns, so blocks running at the same time share A and B tiles in L2.
+template <int BM, int BN>
+__device__ __forceinline__ int2 tile_origin(int n) {
+    const int tiles_m = (n + BM - 1) / BM, tiles_n = (n + BN - 1) / BN;
+    const int group = blockIdx.x / (kGroupRows * tiles_n);
+    const int first_m = group * kGroupRows;
+    const int group_m = min(tiles_m - first_m, kGroupRows);
+    const int in_group = blockIdx.x % (kGroupRows * tiles_n);
+    return make_int2((first_m + in_group % group_m) * BM, in_group / group_m * BN);
+}
+
+}  // namespace matmul_tiles
+
+// ---- float64 on the tensor cores ----
+namespace matmul_dmma {
+
+using namespace matmul_tiles;
+
+constexpr int kBM = 128;                 // block tile rows
+constexpr int kWarpM = 64, kWarpN = 32;  // warp tile; 2 warps down the block tile
+constexpr int kMBlocks = kWarpM / 8;     // 8-row blocks of C per warp (the mma's N side)
+constexpr int kNBlocks = kWarpN / 16;    // 16-column blocks of C per warp (the mma's M side)
+
+// Block tile kBM x BN, K depth BK per stage, Stages-deep pipeline.
+template <int BN_, int BK_, int Stages_, int MinBlocksPerSM_>
+struct Config {
+    static constexpr int BN = BN_, BK = BK_, Stages = Stages_;
+    static constexpr int MinBlocksPerSM = MinBlocksPerSM_;
+    static constexpr int WarpsN = BN / kWarpN, Threads = 32 * (kBM / kWarpM) * WarpsN;
+    // Row strides in doubles. The 8 lanes of a 16-byte load phase (g = 0, 1; t = 0..3) read
+    // A rows g, columns 2t and B rows 2t + j, columns 2g: these strides put them in 8
+    // distinct 16-byte bank groups.
+    static constexpr int AStride = BK + 8, BStride = BN + 2;
+    static constexpr int StageDoubles = kBM * AStride + BK * BStride;
+    static constexpr int SharedBytes = Stages * StageDoubles * sizeof(double);
+    static_assert(AStride % 16 == 8 && BStride % 8 == 2, "conflict-free fragment loads");
+    static_assert(BK % 8 == 0, "whole 8-deep slabs");
+    using CopyA = TileCopy<double, kBM, BK, AStride, Threads>;
+    using CopyB = TileCopy<double, BK, BN, BStride, Threads>;
+};
+
+// d += x y on one 16 x 8 block of C^T, 8 deep.
+__device__ __forceinline__ void mma(double (&d)[4], const double (&x)[4], const double (&y)[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
+                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
+                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+                 : "d"(x[0]), "d"(x[1]), "d"(x[2]), "d"(x[3]), "d"(y[0]), "d"(y[1]));
+}
+
+// A lane's operands for one 8-deep slab of K (columns kk + 2t, kk + 2t + 1 of A, the same
+// rows of B), in the registers order the mma takes them.
+struct Slab {
+    double b[kNBlocks][4];  // mma A: B(2t, 2g), B(2t, 2g+1), B(2t+1, 2g), B(2t+1, 2g+1)
+    double a[kMBlocks][2];  // mma B: A(g, 2t), A(g, 2t+1)
+};
+
+struct WarpPlace {  // where a lane's fragments lie in the block tile
+    int row, col;   // warp tile corner
+    int g, t;       // lane = 4 g + t
+};
+
+template <class Cfg>
+__device__ __forceinline__ WarpPlace warp_place() {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return {warp / Cfg::WarpsN * kWarpM, warp % Cfg::WarpsN * kWarpN, lane / 4, lane % 4};
+}
+
+__device__ __forceinline__ void load16(const double *from, double *to) {
+    const double2 v = *reinterpret_cast<const double2 *>(from);
+    to[0] = v.x, to[1] = v.y;
+}
+
+// Slab kk .. kk+8 of the stage in shared memory (as: [m][k], bs: [k][n]): 16-byte loads.
+template <class Cfg>
+__device__ __forceinline__ void load_slab(const double *as, const double *bs, int kk,
+                                          const WarpPlace &w, Slab &s) {
+#pragma unroll
+    for (int nb = 0; nb < kNBlocks; ++nb) {
+        const double *from = &bs[(kk + 2 * w.t) * Cfg::BStride + w.col + nb * 16 + 2 * w.g];
+        load16(from, &s.b[nb][0]);
+        load16(from + Cfg::BStride, &s.b[nb][2]);
+    }
+#pragma unroll
+    for (int mb = 0; mb < kMBlocks; ++mb)
+        load16(&as[(w.row + mb * 8 + w.g) * Cfg::AStride + kk + 2 * w.t], s.a[mb]);
+}
+
+// acc += the stage's kBM x BK slice of A times its BK x BN slice of B.
+template <class Cfg>
+__device__ __forceinline__ void multiply_stage(const double *as, const double *bs,
+                                               const WarpPlace &w,
+                                               double (&acc)[kNBlocks][kMBlocks][4]) {
+#pragma unroll
+    for (int kk = 0; kk < Cfg::BK; kk += 8) {
+        Slab s;
+        load_slab<Cfg>(as, bs, kk, w, s);
+#pragma unroll
+        for (int nb = 0; nb < kNBlocks; ++nb)
+#pragma unroll
+            for (int mb = 0; mb < kMBlocks; ++mb) mma(acc[nb][mb], s.b[nb], s.a[mb]);
+    }
+}
+
+// Writes the warp's fragments. Block (nb, mb) holds C^T: a lane has C(2t, 2g .. 2g+1) in
+// d[0], d[2] and C(2t + 1, 2g .. 2g+1) in d[1], d[3], relative to the block's corner.
+template <bool Checked>
+__device__ __forceinline__ void store_tile(double *c, int n, int2 origin, const WarpPlace &w,
+                                           const double (&acc)[kNBlocks][kMBlocks][4]) {
+#pragma unroll
+    for (int nb = 0; nb < kNBlocks; ++nb)
+#pragma unroll
+        for (int mb = 0; mb < kMBlocks; ++mb)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = origin.x + w.row + mb * 8 + 2 * w.t + h;
+                const int col = origin.y + w.col + nb * 16 + 2 * w.g;
+                const double v0 = acc[nb][mb][h], v1 = acc[nb][mb][h + 2];
+                if constexpr (!Checked) {
+                    *reinterpret_cast<double2 *>(c + row * n + col) = make_double2(v0, v1);
+                } else if (row < n) {
+                    if (col < n) c[row * n + col] = v0;
+                    if (col + 1 < n) c[row * n + col + 1] = v1;
+                }
+            }
+}
+
+template <class Cfg, bool Checked>
+__global__ void __launch_bounds__(Cfg::Threads, Cfg::MinBlocksPerSM)
+    dgemm_kernel(const double *__restrict__ a, const double *__restrict__ b,
+                 double *__restrict__ c, int n) {
+    extern __shared__ __align__(16) double shared[];
+    const int2 origin = tile_origin<kBM, Cfg::BN>(n);
+    const WarpPlace w = warp_place<Cfg>();
+    const typename Cfg::CopyA copy_a(n, origin.x, 0);
+    const typename Cfg::CopyB copy_b(n, 0, origin.y);
+    double acc[kNBlocks][kMBlocks][4] = {};
+
+    auto a_slot = [&](int slot) { return shared + slot * Cfg::StageDoubles; };
+    auto b_slot = [&](int slot) { return a_slot(slot) + kBM * Cfg::AStride; };
+    auto load = [&](int slot, int step) {
+        copy_a.template issue<Checked>(a, n, 0, step * Cfg::BK, a_slot(slot));
+        copy_b.template issue<Checked>(b, n, step * Cfg::BK, 0, b_slot(slot));
+    };
+    auto compute = [&](int slot) { multiply_stage<Cfg>(a_slot(slot), b_slot(slot), w, acc); };
+    pipeline_over_k<Cfg::Stages>((n + Cfg::BK - 1) / Cfg::BK, load, compute);
+
+    store_tile<Checked>(c, n, origin, w, acc);
+}
+
+}  // namespace matmul_dmma
