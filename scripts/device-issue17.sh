@@ -41,7 +41,7 @@ sweep sort 10000,1000000,100000000,1000000000
 sweep sort-descending 100000000,1000000000 --param input=descending
 sweep logreg 600,6000,60000
 sweep logreg-10steps 60000 --param iterations=10
-sweep matmul 128,1024,4096,8192,16384
+sweep matmul 128,1024,4096,8192
 sweep matmul-float64 1024,4096,8192 --param dtype=float64
 sweep mandelbrot 256,1024,8192 --param iterations=256
 sweep ann 10000,100000,1000000
