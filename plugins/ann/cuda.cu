@@ -21,6 +21,7 @@
 // Every sum is in a fixed order (slices, chunks, warp butterflies): runs are bitwise repeatable.
 #include "ann_cusolver.hpp"
 #include "ann_gpu.hpp"
+#include "mma_f64.cuh"
 
 #include <algorithm>
 
@@ -186,16 +187,11 @@ __device__ __forceinline__ void load_stage(const double *h, size_t row0, int col
     commit_copies();
 }
 
-// d += a b on the FP64 tensor cores, 16 x 8 x 16 (sm_90; the 8 x 8 x 4 shape runs at half
-// Hopper's FP64 tensor rate). Lane 4 g + t holds A[g + 8 (i % 2)][t + 4 (i / 2)] in a[i],
-// B[t + 4 i][g] in b[i] and D[g + 8 (i / 2)][2 t + i % 2] in d[i].
+// d += a b, 16 x 8 x 16, on the FP64 tensor cores (sm_90; the 8 x 8 x 4 shape runs at half
+// Hopper's FP64 tensor rate). Fragment layout: plugins/common/mma_f64.cuh.
 __device__ __forceinline__ void mma_16x8x16(double (&d)[4], const double (&a)[8],
                                             const double (&b)[4]) {
-    asm("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
-        "{%4,%5,%6,%7,%8,%9,%10,%11}, {%12,%13,%14,%15}, {%0,%1,%2,%3};\n"
-        : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
-          "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+    plugin_common::mma_m16n8k16_f64(d, a, b);
 }
 static_assert(kStepRows == 16, "a stage is one k of mma_16x8x16");
 

@@ -16,6 +16,8 @@
 // A(g, 2t + j): one pair; and it ends up with C(2t + h, 2g + i): 16-byte stores.
 #pragma once
 
+#include "mma_f64.cuh"
+
 #include <cuda_runtime.h>
 
 namespace matmul_tiles {
@@ -150,12 +152,9 @@ struct Config {
     using CopyB = TileCopy<double, BK, BN, BStride, Threads>;
 };
 
-// d += x y on one 16 x 8 block of C^T, 8 deep.
+// d += x y on one 16 x 8 block of C^T, 8 deep (FP64 tensor cores on sm_90).
 __device__ __forceinline__ void mma(double (&d)[4], const double (&x)[4], const double (&y)[2]) {
-    asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, "
-                 "{%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
-                 : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
-                 : "d"(x[0]), "d"(x[1]), "d"(x[2]), "d"(x[3]), "d"(y[0]), "d"(y[1]));
+    plugin_common::mma_m16n8k8_f64(d, x, y);
 }
 
 // A lane's operands for one 8-deep slab of K (columns kk + 2t, kk + 2t + 1 of A, the same
