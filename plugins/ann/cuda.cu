@@ -21,6 +21,7 @@
 // Every sum is in a fixed order (slices, chunks, warp butterflies): runs are bitwise repeatable.
 #include "ann_cusolver.hpp"
 #include "ann_gpu.hpp"
+#include "cp_async.cuh"
 #include "mma_f64.cuh"
 
 #include <algorithm>
@@ -158,18 +159,7 @@ struct GramStage {
 };
 constexpr int kGramShared = kStages * int(sizeof(GramStage));  // 101 KB: opted in
 
-__device__ __forceinline__ void copy16_async(void *to_shared, const void *from_global) {
-    const unsigned to = unsigned(__cvta_generic_to_shared(to_shared));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(to), "l"(from_global)
-                 : "memory");
-}
-__device__ __forceinline__ void commit_copies() {
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-template <int Pending>
-__device__ __forceinline__ void wait_copies() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-}
+using plugin_common::commit_copies, plugin_common::copy_async, plugin_common::wait_copies;
 
 // Rows [row0, row0 + kStepRows) of h, columns [col_a, +kTile) and [col_b, +kTile), into a stage.
 __device__ __forceinline__ void load_stage(const double *h, size_t row0, int col_a, int col_b,
@@ -181,8 +171,8 @@ __device__ __forceinline__ void load_stage(const double *h, size_t row0, int col
         const int p = threadIdx.x + s * kGramThreads;
         const int row = p / (kTile / 2), col = p % (kTile / 2) * 2;
         const double *from = h + (row0 + row) * kColumns + col;
-        copy16_async(&stage.a[row][col], from + col_a);
-        copy16_async(&stage.b[row][col], from + col_b);
+        copy_async<16>(&stage.a[row][col], from + col_a);
+        copy_async<16>(&stage.b[row][col], from + col_b);
     }
     commit_copies();
 }

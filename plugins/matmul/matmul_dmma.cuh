@@ -16,32 +16,17 @@
 // A(g, 2t + j): one pair; and it ends up with C(2t + h, 2g + i): 16-byte stores.
 #pragma once
 
+#include "cp_async.cuh"
 #include "mma_f64.cuh"
 
 #include <cuda_runtime.h>
 
 namespace matmul_tiles {
 
-// ---- asynchronous copies ----
-
-// Copies Bytes (4, 8 or 16) from global to shared memory without passing through registers.
-// When !valid, writes zeros and reads nothing (src must still be a valid address).
-template <int Bytes>
-__device__ __forceinline__ void copy_async(void *dst, const void *src, bool valid = true) {
-    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    const int src_bytes = valid ? Bytes : 0;
-    if constexpr (Bytes == 16)  // .cg: bypass L1, the block's tiles are read once per SM
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(to), "l"(src),
-                     "r"(src_bytes) : "memory");
-    else
-        asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(to), "l"(src),
-                     "n"(Bytes), "r"(src_bytes) : "memory");
-}
-__device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-template <int Pending>  // waits until at most Pending groups of this thread are in flight
-__device__ __forceinline__ void wait_copies() {
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
-}
+// The copies themselves: plugins/common/cp_async.cuh.
+using plugin_common::commit_copies;
+using plugin_common::copy_async;
+using plugin_common::wait_copies;
 
 // One thread's share of copying a Rows x Cols tile of a row-major n x n matrix into shared
 // memory (row stride DstStride), in 16-byte pieces that consecutive threads take along a row
