@@ -121,6 +121,24 @@ std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::option
     return gpus;
 }
 
+// The default results file, stem.json, or stem-2.json, stem-3.json... when runners started
+// in the same second on one host (a CI matrix, ctest -j) hold the earlier names. `output`
+// names the file tried last (for an error message).
+std::unique_ptr<ResultsFile> open_default_results(const std::string &stem, const nlohmann::json &document,
+                                                  std::string &output) {
+    namespace fs = std::filesystem;
+    for (int copy = 1; copy <= 100; ++copy) {
+        output = copy == 1 ? stem + ".json" : stem + "-" + std::to_string(copy) + ".json";
+        if (fs::exists(output) || fs::exists(output + ".lock")) continue;
+        try {
+            return std::make_unique<ResultsFile>(output, document);
+        } catch (const std::exception &) {
+            if (!fs::exists(output + ".lock")) throw;  // not another runner's race: a real error
+        }
+    }
+    throw std::runtime_error("the default names are all taken: name one with --output");
+}
+
 int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
     if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
@@ -274,20 +292,7 @@ int run(int argc, char **argv) {
     std::unique_ptr<ResultsFile> results;
     try {
         if (default_output)
-            // Runners started in the same second on one host (a CI matrix, ctest -j) would
-            // share the default name: a later one takes the next free "-2", "-3"...
-            for (int copy = 2;; ++copy) {
-                namespace fs = std::filesystem;
-                if (!fs::exists(output) && !fs::exists(output + ".lock")) try {
-                        results = std::make_unique<ResultsFile>(output, document);
-                        break;
-                    } catch (const std::exception &) {
-                        if (copy > 100 || !fs::exists(output + ".lock")) throw;  // not a race
-                    }
-                else if (copy > 100)
-                    throw std::runtime_error("the default names are all taken: name one with --output");
-                output = default_stem + "-" + std::to_string(copy) + ".json";
-            }
+            results = open_default_results(default_stem, document, output);
         else if (cli.resume.empty())
             results = std::make_unique<ResultsFile>(output, document);
         else
