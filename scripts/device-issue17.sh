@@ -3,9 +3,10 @@
 # hand-written kernels against their libraries.
 #   check   every test, then matmul_cuda against cuBLAS in both dtypes at odd and large N,
 #           and ncu readings of the GEMM kernels at 8192
-#   sweeps  the GPU backends of the changed workloads (sort, logreg, matmul, mandelbrot, ann)
-#           back to back at the studies' sizes: one results file each, its report and plots,
-#           and runner compare against the committed study sweep's same entries
+#   sweeps [NAME...]  the GPU backends of the changed workloads (sort, logreg, matmul,
+#           mandelbrot, ann) back to back at the studies' sizes: one results file each, its
+#           report and plots, and runner compare against the committed study sweep's same
+#           entries. NAMEs (sort, logreg-10steps...) run only those sweeps.
 # Logs and results go to ${OUT:-out}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -29,9 +30,11 @@ if [ "$mode" = check ]; then
 fi
 
 began=$(date +%s)
+only=" ${*:3} "
 sweep() {  # name sizes [options...]: the workload's GPU backends, back to back
   local name=$1 sizes=$2
   shift 2
+  [ "$only" = "  " ] || [[ "$only" == *" $name "* ]] || return 0
   "$runner" --plugin "$(gpu "${name%%-*}")" --sizes "$sizes" $quick "$@" -o "$out/$name.json" \
     > "$out/$name.txt" 2>&1
   grep -E "^[0-9]+ ok" "$out/$name.txt" | tr '\n' ' '
@@ -48,6 +51,7 @@ sweep ann 10000,100000,1000000
 echo "sweeps took $(( $(date +%s) - began )) s"
 report_and_plot h100-issue17
 for name in sort logreg matmul mandelbrot; do  # the committed study sweep as the baseline
+  [ -f "$out/$name.json" ] || continue
   echo "== $name: this run against results/h100-python-$name-2026-11-24.json"
   "$runner" compare "results/h100-python-$name-2026-11-24.json" "$out/$name.json" 2>&1 \
     | grep -v "only in baseline" | head -30

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 using namespace gpubench;
 
 namespace {
@@ -87,4 +89,34 @@ TEST_CASE("contract: every CUDA plugin verifies at small and odd sizes", "[contr
     test_support::skip_test("gpubench was built without the CUDA toolkit");
 #endif
     check_contract(true);
+}
+
+// logreg_cublas cuts its gradient product into chunks of samples from 30000 samples on
+// (plugins/logreg/cublas.cu): both paths, and a short last chunk, must verify.
+TEST_CASE("logreg_cublas verifies on both sides of its gradient chunking", "[contract][cuda]") {
+#ifndef GPUBENCH_HAVE_CUDA
+    test_support::skip_test("gpubench was built without the CUDA toolkit");
+#endif
+    test_support::require_gpu();
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_PLUGIN_DIR}));
+    const auto info = std::find_if(catalog.plugins.begin(), catalog.plugins.end(),
+                                   [](const PluginInfo &p) { return p.name == "logreg_cublas"; });
+    if (info == catalog.plugins.end())
+        test_support::skip_test("logreg_cublas was not built (no cuBLAS)");
+    const Plugin plugin = test_support::load_file(info->file);
+    const auto timer = make_cuda_event_timer(0);
+    MeasureOptions options;
+    options.min_samples = 1;
+    options.max_samples = 1;
+    options.min_time_s = 0;
+    options.params = "iterations=3";
+    for (uint64_t size : {29999, 30000, 30001, 45677}) {  // one product; 60 chunks; 59 + 1
+        DYNAMIC_SECTION("at size " << size) {
+            EntryResult e = measure_entry(plugin, size, options, *timer);
+            INFO(e.message);
+            CHECK(e.status == EntryStatus::ok);
+            CHECK(e.verification.passed);
+            CHECK(e.verification.checked > 0);
+        }
+    }
 }
