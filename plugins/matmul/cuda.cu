@@ -124,10 +124,17 @@ __device__ __forceinline__ void multiply_stage(const float *as, const float *bs,
 #pragma unroll
         for (int j = 0; j < Cfg::TN; j += kSub)
             load16(&bs[k * Cfg::BN + p.col + lane_offset(j, kLaneCols)], b_frag + j);
+        // Rows in snake order (odd rows right to left), so that consecutive FFMAs across a
+        // row end share b_frag[j]. Same instructions and results as row order, but ptxas's
+        // schedule of it stalls less at dispatch (ncu, H100, 8192: 0.29 against 0.49 per
+        // instruction): 16384 in 174.1 instead of 179.0 ms, 0.933 of cuBLAS.
 #pragma unroll
         for (int i = 0; i < Cfg::TM; ++i)
 #pragma unroll
-            for (int j = 0; j < Cfg::TN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
+            for (int step = 0; step < Cfg::TN; ++step) {
+                const int j = i % 2 == 0 ? step : Cfg::TN - 1 - step;
+                acc[i][j] += a_frag[i] * b_frag[j];
+            }
     }
 }
 
