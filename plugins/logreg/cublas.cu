@@ -16,9 +16,9 @@
 // Z^T. So Z^T = theta^T X^T is a plain N,N product and theta^T += D^T X an N,T product.
 #include "logreg_gpu.hpp"
 
-#include <gpubench/cublas.hpp>
+#include "fill.cuh"
 
-#include <vector>
+#include <gpubench/cublas.hpp>
 
 namespace {
 
@@ -80,11 +80,8 @@ public:
           logits_(task.samples() * kClasses),
           partials_(size_t(chunks_.partials()) * kThetaSize),
           ones_(chunks_.partials()) {
-        if (ones_.size() == 0) return;
-        const std::vector<float> ones(ones_.size(), 1.0f);
-        GPUBENCH_CUDA_CHECK(cudaMemcpyAsync(ones_.data(), ones.data(), ones_.bytes(),
-                                            cudaMemcpyHostToDevice, stream_));
-        GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // before `ones` goes
+        // DevicePlugin synchronises the stream after constructing the trainer.
+        plugin_common::fill(ones_.data(), ones_.size(), 1.0f, stream_);
     }
 
     void train(const float *x, const uint8_t *labels, float *theta) {

@@ -4,10 +4,10 @@
 // minimum, so the bandwidth shown is the useful one and the gap is the point of comparing.
 // increment (a += 1) is an axpy of a device array of ones: 3n floats instead of 2n.
 #include "vecadd_gpu.hpp"
+#include "fill.cuh"
 
 #include <gpubench/cublas.hpp>
 
-#include <algorithm>
 #include <climits>
 
 namespace {
@@ -19,13 +19,6 @@ const gpubench::BackendSpec kCublas{
     "1e9 elements (12 GB)",
     1'000'000'000, {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
 
-__global__ void fill_ones(float *x, size_t n) {
-    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-    for (size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        x[i] = 1.0f;
-}
-
 class CublasKernel {
 public:
     CublasKernel(size_t n, const gpubench::Setup &setup, vecadd::Variant variant)
@@ -34,11 +27,8 @@ public:
           handle_(stream_),
           ones_(variant == vecadd::Variant::increment ? n : 0) {
         if (n > INT_MAX) throw gpubench::NotSupported("cublasSaxpy takes an int length");
-        if (ones_.size()) {  // made once here, untimed; the stream is synchronised by create
-            const size_t blocks = std::min<size_t>((n + 255) / 256, 4096);
-            fill_ones<<<static_cast<unsigned>(blocks), 256, 0, stream_>>>(ones_.data(), n);
-            gpubench::cuda::check_launch("fill_ones");
-        }
+        // Made once here, untimed; the stream is synchronised by create.
+        plugin_common::fill(ones_.data(), ones_.size(), 1.0f, stream_);
     }
 
     // Device memory beyond the arrays every backend holds: increment's array of ones.
