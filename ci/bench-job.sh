@@ -6,12 +6,19 @@
 # same runner class, ci/baselines/<class>/<backend>-<group>.json: exit 1 on a regression (a
 # significant slowdown beyond 5%, or a failed verification). Without a baseline it says so
 # and passes; GPUBENCH_UPDATE_BASELINE=1 stores the new results as the baseline.
-# A cell's sweep can be sharded over jobs (README, "Sharded sweeps"): GPUBENCH_SHARD=I/N
+# A cell's sweep can be sharded over jobs (docs/scale-out.md): GPUBENCH_SHARD=I/N
 # measures only shard I of N (runner --shard) into <class>-<backend>-<group>-shard-I.json and
 # compares nothing; then GPUBENCH_MERGE=1, instead of measuring, joins every such file into
 # <class>-<backend>-<group>.json (runner merge) and compares that: exit 1 also when a planned
 # entry is missing (a shard's job failed), after comparing what is there (stored as no baseline).
 # GPUBENCH_CI_RESULTS and GPUBENCH_CI_BASELINES move the two folders (the test does).
+# The cell's results (measured, or merged) are then added to a history database
+# (docs/history.md; GPUBENCH_HISTORY_DB, default ci-history/history.sqlite) as the commit
+# GPUBENCH_COMMIT (else git's HEAD, else the file's build revision); the job fails (exit 1)
+# when, there, the newest commits of a series form a slower step (runner history regressions,
+# steps of more than GPUBENCH_HISTORY_THRESHOLD, default 0.05, that began within the newest
+# GPUBENCH_HISTORY_WITHIN runs, default 5: an accepted slowdown stops failing the job after
+# that many runs), and writes <results folder>/report.html, the results with that history.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 3 ]; then
@@ -63,11 +70,44 @@ if [ "${GPUBENCH_UPDATE_BASELINE:-0}" = 1 ] && [ "$incomplete" -eq 0 ]; then
   cp "$results" "$baseline"
   echo "bench-job: $baseline updated"
 elif [ -f "$baseline" ]; then
-  "$runner" compare "$baseline" "$results" --threshold 0.05
+  compared=0
+  "$runner" compare "$baseline" "$results" --threshold 0.05 || compared=$?
+  # 2: bad input, as before; 1 (slower) fails the job below, after the history has the run.
+  [ "$compared" -ne 2 ] || exit 2
+  [ "$compared" -eq 0 ] || failed="the comparison with $baseline found a regression"
 else
   echo "bench-job: no baseline $baseline yet (GPUBENCH_UPDATE_BASELINE=1 stores one); not compared"
 fi
+
+# The history: this run added as its commit, then the trend of every series checked.
+history_db=${GPUBENCH_HISTORY_DB:-ci-history/history.sqlite}
+commit=${GPUBENCH_COMMIT:-$(git rev-parse HEAD 2>/dev/null || true)}
+"$runner" history add "$results" --db "$history_db" ${commit:+--commit "$commit"}
+regressions=0
+"$runner" history regressions --db "$history_db" --threshold "${GPUBENCH_HISTORY_THRESHOLD:-0.05}" \
+  --within "${GPUBENCH_HISTORY_WITHIN:-5}" || regressions=$?
+[ "$regressions" -ne 2 ] || exit 2
+[ "$regressions" -eq 0 ] || failed="${failed:+$failed; }the history's newest commits are slower (above)"
+
+# The report, with the history's trends, next to the results.
+report="$results_dir/report.html"
+if "$runner" report "$results" --format html --history "$history_db" --output "$report" 2>"$report.log"; then
+  echo "bench-job: report with the history in $report"
+elif grep -q "plotly.js" "$report.log"; then
+  # Missing plotly.js (python3-plotly) costs the page, not the job: the verdicts above stand.
+  echo "bench-job: warning: no $report: $(cat "$report.log")" >&2
+else
+  cat "$report.log" >&2
+  echo "bench-job: the HTML report failed" >&2
+  exit 1
+fi
+rm -f "$report.log"
+
 if [ "$incomplete" -ne 0 ]; then
   echo "bench-job: some planned entries are missing from $results (did a shard's job fail?); no baseline stored" >&2
+  exit 1
+fi
+if [ -n "${failed:-}" ]; then
+  echo "bench-job: failed: $failed" >&2
   exit 1
 fi

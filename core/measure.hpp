@@ -23,7 +23,8 @@ struct MeasureOptions {
     // The CUDA devices the run selected, for plugins that work across GPUs (ABI 1.5): with
     // cuda_device first (selected_cuda_devices); empty = cuda_device alone.
     std::vector<int> cuda_devices;
-    std::string params;         // "key=value,..." passed to the plugin
+    std::string params;         // "key=value,..." passed to the plugin (a sweep's entry's
+                                // own; the sweep's: the keys of one value, see ParamAxis)
     int warmup_runs = 1;        // full upload/run/download cycles before sampling
     size_t min_samples = 10;
     size_t max_samples = 1000;
@@ -36,6 +37,14 @@ struct MeasureOptions {
     // the sanitizer's own device work outlives the spans.
     bool audit_streams = true;
 };
+
+// One --param key with its values ("--param dtype=float32,float64"): a sweep measures each
+// plugin at every combination of the values of the keys it reads (param_settings, sweep.hpp).
+struct ParamAxis {
+    std::string key;
+    std::vector<std::string> values;  // in command-line order, each once, none empty
+};
+using ParamAxes = std::vector<ParamAxis>;  // in command-line order, each key once
 
 enum class EntryStatus { ok, verification_failed, error, skipped };
 const char *to_string(EntryStatus status);

@@ -107,6 +107,8 @@ std::vector<WorkloadReport> build_report(
                                           kind->second.build, gpu_model});
                 column = report.columns.end() - 1;
             }
+            // Files before build records had none: a column of several files takes one that has.
+            if (!column->build) column->build = kind->second.build;
             const TimingRecord &t = *entry.timing;
             column->points[entry.record.size] = {t.headline_median(), t.end_to_end.median,
                                                  entry.record.flags,  t.run.median,
@@ -127,6 +129,8 @@ std::vector<WorkloadReport> build_report(
             for (const auto &[size, point] : c.points) sizes.insert(size);
         report.sizes.assign(sizes.begin(), sizes.end());
         report.baseline = pick_baseline(report, options.baseline_backend);
+        for (const ReportColumn &c : report.columns)
+            report.cpu_measured = report.cpu_measured || (!c.gpu && !c.points.empty());
         for (const ReportColumn &c : report.columns)
             if (c.gpu) report.crossover[c.label()] = crossover_of(report, c);
         reports.push_back(std::move(report));
@@ -181,13 +185,18 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
         if (!r.crossover.empty()) {
             out << "\nCrossover, end to end (the smallest size from which the GPU backend beats "
                    "the best CPU backend at every larger measured size):";
-            for (const auto &[label, size] : r.crossover)
-                out << "\n- " << label << ": "
-                    << (size ? "from " + format_size(*size) : std::string("never, at the sizes measured"));
+            for (const auto &[label, size] : r.crossover) out << "\n- " << label << ": " << crossover_text(r, size);
             out << '\n';
         }
         out << '\n';
     }
+    write_flag_glossary(out, reports);
+}
+
+std::string crossover_text(const WorkloadReport &report, const std::optional<uint64_t> &size, bool csv) {
+    if (size) return csv ? std::to_string(*size) : "from " + format_size(*size);
+    if (!report.cpu_measured) return csv ? "not measured" : "not measured (no CPU backend was measured)";
+    return csv ? "never" : "never, at the sizes measured";
 }
 
 namespace {
@@ -219,7 +228,7 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
         for (const ReportColumn &c : r.columns) {
             std::string crossover;
             if (auto it = r.crossover.find(c.label()); it != r.crossover.end())
-                crossover = it->second ? std::to_string(*it->second) : "never";
+                crossover = crossover_text(r, it->second, true);
             for (const auto &[size, p] : c.points)
                 out << quoted(r.workload) << ',' << quoted(r.params) << ',' << quoted(c.source) << ','
                     << quoted(c.backend) << ',' << (c.gpu ? "gpu" : "cpu") << ',' << size << ','
@@ -251,7 +260,7 @@ json report_json(const std::vector<WorkloadReport> &reports) {
         for (const auto &[label, size] : r.crossover)
             crossover[label] = size ? json(*size) : json(nullptr);
         all.push_back({{"workload", r.workload}, {"params", r.params}, {"baseline", r.baseline},
-                       {"columns", columns}, {"crossover", crossover}});
+                       {"columns", columns}, {"crossover", crossover}, {"cpu_measured", r.cpu_measured}});
     }
     return all;
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "results_model.hpp"
+#include "run_header.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -47,8 +48,11 @@ struct WorkloadReport {
     std::vector<uint64_t> sizes;                // every size any column measured, ascending
     std::string baseline;                       // the column label speedups are against
     // Per GPU column: the smallest measured size from which it beats the best CPU column end
-    // to end at every larger size both measured; nullopt: it never does.
+    // to end at every larger size both measured; nullopt: it never does, or no CPU column was
+    // measured to compare with (cpu_measured tells which).
     std::map<std::string, std::optional<uint64_t>> crossover;
+    bool cpu_measured = false;                  // some CPU column has a point
+
     std::string title() const { return params.empty() ? workload : workload + " [" + params + "]"; }
 };
 
@@ -71,8 +75,20 @@ std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &
 // "<plugin>/<size>[/<params>]"), then its mean and median as "aggregate" records.
 nlohmann::json gbench_json(const ResultsDocument &results_document);
 
+// The top of a Markdown report: for each results file, the run that wrote it (machine, GPUs,
+// driver, commit, date, build, options, command line).
+void write_markdown_header(std::ostream &out, const std::vector<RunHeader> &runs);
+// The tables, then write_flag_glossary.
 void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports);
+// "## Flags": what each flag that marks an entry of `reports` means (flag_glossary), so that
+// no "*noisy*" in a table is left unexplained; nothing when no entry is flagged.
+void write_flag_glossary(std::ostream &out, const std::vector<WorkloadReport> &reports);
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports);
 nlohmann::json report_json(const std::vector<WorkloadReport> &reports);
+
+// A crossover as the Markdown, CSV and HTML reports print it: "from 4096", "never, at the
+// sizes measured" (`never` for CSV), or "not measured" when no CPU backend was.
+std::string crossover_text(const WorkloadReport &report, const std::optional<uint64_t> &size,
+                           bool csv = false);
 
 }  // namespace gpubench

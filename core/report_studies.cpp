@@ -43,17 +43,22 @@ std::string compile_cell(const ReportColumn &c, const ReportPoint &p) {
            format_seconds(p.load_s);
 }
 
+// `gpu_columns`: the table has GPU RAM and GPU % (some backend of it ran on a GPU).
 void write_row(std::ostream &out, const std::string &size, const ReportColumn &c,
-               const ReportPoint &p) {
+               const ReportPoint &p, bool gpu_columns) {
     const auto &r = p.resources;
     const std::string language = language_of(c);
     out << "| " << size << " | " << (language.empty() ? "unknown" : cell(language)) << " | "
         << c.label() << " | " << format_seconds(p.compute_s) << " | "
-        << (r ? format_memory(double(r->peak_rss_bytes)) : "—") << " | "
-        << (r && r->device_allocated_bytes ? format_memory(double(*r->device_allocated_bytes)) : "—")
-        << " | " << percent(r ? r->cpu_percent : std::nullopt, "%.1f%%") << " | "
-        << percent(r && r->gpu_busy ? std::optional(*r->gpu_busy * 100) : std::nullopt, "%.0f%%")
-        << " | " << compile_cell(c, p) << " | "
+        << (r ? format_memory(double(r->peak_rss_bytes)) : "—") << " | ";
+    if (gpu_columns)
+        out << (r && r->device_allocated_bytes ? format_memory(double(*r->device_allocated_bytes)) : "—")
+            << " | ";
+    out << percent(r ? r->cpu_percent : std::nullopt, "%.1f%%") << " | ";
+    if (gpu_columns)
+        out << percent(r && r->gpu_busy ? std::optional(*r->gpu_busy * 100) : std::nullopt, "%.0f%%")
+            << " | ";
+    out << compile_cell(c, p) << " | "
         << (c.build ? std::to_string(c.build->source_lines) : "—") << " |\n";
 }
 
@@ -89,20 +94,27 @@ void write_studies_markdown(std::ostream &out, const std::vector<WorkloadReport>
             return std::tuple(language_group(la), la, a->gpu, a->backend) <
                    std::tuple(language_group(lb), lb, b->gpu, b->backend);
         });
+        // Without a GPU backend, GPU columns would be all dashes, as if GPU use was unknown.
+        const bool gpu = std::any_of(columns.begin(), columns.end(), [](const ReportColumn *c) { return c->gpu; });
         out << "## " << r.title() << ": studies view\n\n"
                "Per size, each backend by language (from its build record): median compute "
-               "time, peak CPU memory (the measuring process's resident set), GPU memory held, "
-               "CPU use (% of the host's cores), GPU busy time; compile: the build's time for "
+               "time, peak CPU memory (the measuring process's resident set), "
+            << (gpu ? "GPU memory held, " : "") << "CPU use (% of the host's cores)"
+            << (gpu ? ", GPU busy time" : "")
+            << "; compile: the build's time for "
                "the backend's own files, or for Python the first run's extra time (JIT) and "
                "the loading (interpreter and imports); lines: the backend's own lines of code "
-               "(neither blank nor only a comment).\n\n"
-               "| size | language | backend | time | CPU RAM | GPU RAM | CPU % | GPU % | compile | lines |\n"
-               "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n";
+               "(neither blank nor only a comment)."
+            << (gpu ? "" : " No GPU backend was measured: no GPU columns.") << "\n\n"
+            << (gpu ? "| size | language | backend | time | CPU RAM | GPU RAM | CPU % | GPU % | compile | lines |\n"
+                      "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+                    : "| size | language | backend | time | CPU RAM | CPU % | compile | lines |\n"
+                      "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
         for (uint64_t size : r.sizes) {
             std::string shown = format_size(size);  // on the size's first row only
             for (const ReportColumn *c : columns)
                 if (const auto p = c->points.find(size); p != c->points.end()) {
-                    write_row(out, shown, *c, p->second);
+                    write_row(out, shown, *c, p->second, gpu);
                     shown.clear();
                 }
         }

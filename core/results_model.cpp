@@ -1,6 +1,6 @@
 #include "results_model.hpp"
 
-#include "results_schema.hpp"  // generated from results/schema.json (core/CMakeLists.txt)
+#include "results_schema.hpp"  // generated from core/results_schema.json (core/CMakeLists.txt)
 #include "system_info.hpp"
 
 #include <cerrno>
@@ -163,9 +163,7 @@ void check_results_document(const json &document, const std::string &source) {
         throw std::runtime_error(source + ": " + violation->text());
 }
 
-namespace {
-
-ResultsDocument typed_document(const json &document) {  // checked already
+ResultsDocument typed_results_document(const json &document) {  // checked already
     ResultsDocument d;
     d.created = document.at("created").get<std::string>();
     const json &host = document.at("host");
@@ -182,11 +180,9 @@ ResultsDocument typed_document(const json &document) {  // checked already
     return d;
 }
 
-}  // namespace
-
 ResultsDocument results_document(const json &document, const std::string &source) {
     check_results_document(document, source);
-    return typed_document(document);
+    return typed_results_document(document);
 }
 
 json read_results_json(const std::filesystem::path &path) {
@@ -206,7 +202,7 @@ json read_results_json(const std::filesystem::path &path) {
 }
 
 ResultsDocument read_results_file(const std::filesystem::path &path) {
-    return typed_document(read_results_json(path));
+    return typed_results_document(read_results_json(path));
 }
 
 }  // namespace gpubench

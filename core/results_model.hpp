@@ -1,4 +1,4 @@
-// The results document's model (results/schema.json; explained in results/README.md): its
+// The results document's model (core/results_schema.json; explained in docs/results-format.md): its
 // typed parts, whose fields are declared once here and used by the writer (results.cpp), the
 // worker protocol and the readers; the header of a new file; and reading a file back, which
 // hands a reader nothing that has not passed the schema.
@@ -139,7 +139,7 @@ struct ResultsDocument {
     std::vector<RecordedEntry> entries;
 };
 
-// The first place where `document` breaks results/schema.json (built into the binary), or
+// The first place where `document` breaks core/results_schema.json (built into the binary), or
 // nullopt.
 std::optional<SchemaViolation> results_schema_violation(const nlohmann::json &document);
 const nlohmann::json &results_schema();
@@ -149,6 +149,8 @@ const nlohmann::json &results_schema();
 // field: "run.json: /entries/2/timing: required field 'run' missing").
 void check_results_document(const nlohmann::json &document, const std::string &source);
 ResultsDocument results_document(const nlohmann::json &document, const std::string &source);
+// The typed model of a document read_results_json has checked already (no second check).
+ResultsDocument typed_results_document(const nlohmann::json &checked_document);
 
 // Results files nest about 6 levels deep; anything far deeper is refused while parsing, as
 // the walks over a parsed document (dump, the schema check) recurse.

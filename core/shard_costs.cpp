@@ -35,23 +35,22 @@ std::vector<double> median_for_unknown(const std::vector<std::optional<double>> 
     return costs;
 }
 
-// Each entry's declared work, one query per plugin of its sizes within its range (a size
-// outside is skipped at once: no work); a note for each plugin whose work could not be read.
-std::vector<WorkAnswer> ask_declared_work(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
-                                          const MeasureOptions &options, const std::filesystem::path &runner,
+// Each entry's declared work, one query per plugin and setting of its sizes within its range (a
+// size outside is skipped at once: no work); a note for each whose work could not be read.
+std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, const std::filesystem::path &runner,
                                           double timeout_s, std::vector<std::string> &notes) {
     std::vector<WorkQuery> queries;
     std::vector<const PluginInfo *> queried;
-    std::map<const PluginInfo *, size_t> query_of;
+    std::map<std::pair<const PluginInfo *, std::string>, size_t> query_of;  // by plugin, params
     std::vector<std::optional<size_t>> asked_in(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
-        const auto &[plugin, size] = entries[i];
+        const auto &[plugin, size, params] = entries[i];
         if (!size_range_problem(*plugin, size).empty()) continue;
-        const auto [found, fresh] = query_of.emplace(plugin, queries.size());
+        const auto [found, fresh] = query_of.emplace(std::pair(plugin, params), queries.size());
         if (fresh) {
             // As on one device: the devices a shard runs on are its machine's (--devices), and
             // every shard must compute the same plan.
-            queries.push_back({plugin->file, options.params, 1, {}});
+            queries.push_back({plugin->file, params, 1, {}});
             queried.push_back(plugin);
         }
         queries[found->second].sizes.push_back(size);
@@ -63,7 +62,8 @@ std::vector<WorkAnswer> ask_declared_work(const std::vector<std::pair<const Plug
         for (const WorkAnswer &reply : replies[q])
             if (const auto *reason = std::get_if<std::string>(&reply)) reasons.push_back(reason);
         if (!reasons.empty())
-            notes.push_back("cannot read the declared work of " + queried[q]->name + " at " +
+            notes.push_back("cannot read the declared work of " + queried[q]->name +
+                            (queries[q].params.empty() ? "" : " [" + queries[q].params + "]") + " at " +
                             std::to_string(reasons.size()) + " of " + std::to_string(replies[q].size()) +
                             " sizes (" + *reasons.front() + "): costed as the median");
     }
@@ -100,16 +100,16 @@ double nominal_entry_s(const Work &work, gpubench_device_kind device, const Meas
     return nominal_entry_overhead_s + run_s * options.warmup_runs + sampling_s;
 }
 
-EntryCosts costs_from_declared_work(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
+EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s) {
     EntryCosts costs{{}, "declared work at nominal rates", {}};
-    const std::vector<WorkAnswer> answers = ask_declared_work(entries, options, runner, timeout_s, costs.notes);
+    const std::vector<WorkAnswer> answers = ask_declared_work(entries, runner, timeout_s, costs.notes);
     std::vector<std::optional<double>> found;
     size_t unknown = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
         const Work *work = std::get_if<Work>(&answers[i]);
-        found.push_back(work ? std::optional(nominal_entry_s(*work, entries[i].first->device_kind, options))
+        found.push_back(work ? std::optional(nominal_entry_s(*work, entries[i].plugin->device_kind, options))
                              : std::nullopt);
         unknown += !work;
     }

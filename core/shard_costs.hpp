@@ -9,6 +9,7 @@
 #include "plugin_info.hpp"
 #include "results_model.hpp"
 #include "shard.hpp"
+#include "sweep.hpp"
 #include "work_query.hpp"
 
 #include <filesystem>
@@ -39,12 +40,12 @@ EntryCosts costs_from_results(const std::vector<EntryKey> &entries, const Result
 // fixed, so that every machine computes the same costs: a rough proxy.
 double nominal_entry_s(const Work &work, gpubench_device_kind device, const MeasureOptions &options);
 
-// Each entry's nominal_entry_s, its work asked of its plugin in a helper process
-// (query_declared_work, each within `timeout_s`). A size outside the plugin's range costs the
+// Each entry's nominal_entry_s, its work asked of its plugin with the entry's params in a
+// helper process (query_declared_work, each within `timeout_s`). A size outside the plugin's range costs the
 // fixed part alone (it is skipped at once). An entry whose work cannot be read costs the
 // median of the others (1 when none can be); `notes` names each plugin concerned, and why.
 // Never throws for a plugin's failure.
-EntryCosts costs_from_declared_work(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
+EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s);
 

@@ -1,4 +1,4 @@
-// The plan of a sharded sweep as its results files record it (results/README.md, "Sharded
+// The plan of a sharded sweep as its results files record it (docs/results-format.md, "Sharded
 // sweeps"): every entry of the whole sweep with the shard it was given, in each shard's file
 // ("shard") and in the merged file ("merged"), so that what no shard delivered can be named
 // even when a shard's file never arrived.

@@ -4,6 +4,7 @@
 #include "plugin_library.hpp"
 #include "statistics.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <exception>
@@ -52,11 +53,27 @@ private:
 
 }  // namespace
 
-std::vector<std::pair<const PluginInfo *, uint64_t>> sweep_entries(
-    const std::vector<const PluginInfo *> &plugins, const std::optional<std::vector<uint64_t>> &sizes) {
-    std::vector<std::pair<const PluginInfo *, uint64_t>> entries;
+std::vector<std::string> param_settings(const ParamAxes &axes, const PluginInfo &plugin) {
+    std::vector<std::string> settings{""};
+    for (const ParamAxis &axis : axes) {
+        const auto &read = plugin.param_names;
+        if (read && std::find(read->begin(), read->end(), axis.key) == read->end()) continue;
+        std::vector<std::string> longer;
+        for (const std::string &setting : settings)
+            for (const std::string &value : axis.values)
+                longer.push_back(setting + (setting.empty() ? "" : ",") + axis.key + "=" + value);
+        settings = std::move(longer);
+    }
+    return settings;
+}
+
+SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
+                           const std::optional<std::vector<uint64_t>> &sizes, const ParamAxes &axes) {
+    SweepEntries entries;
     for (const PluginInfo *plugin : plugins)
-        for (uint64_t size : sizes ? *sizes : plugin->default_sizes) entries.emplace_back(plugin, size);
+        for (const std::string &params : param_settings(axes, *plugin))
+            for (uint64_t size : sizes ? *sizes : plugin->default_sizes)
+                entries.push_back({plugin, size, params});
     return entries;
 }
 
@@ -67,15 +84,14 @@ namespace {
 class EntryRecorder {
 public:
     EntryRecorder(ResultsFile &results, SweepObserver &observer, SweepTally &tally,
-                  const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-                  std::chrono::steady_clock::time_point started)
-        : results_(results), observer_(observer), tally_(tally), options_(options), gpus_(gpus),
-          started_(started) {}
+                  const std::vector<GpuInfo> &gpus, std::chrono::steady_clock::time_point started)
+        : results_(results), observer_(observer), tally_(tally), gpus_(gpus), started_(started) {}
     void begin(const PluginInfo &plugin, uint64_t size) {
         std::lock_guard<std::mutex> lock(mutex_);
         observer_.begin(plugin, size);
     }
-    void finished(EntryResult entry) {
+    // Recorded with `options`: the entry's own params, the sweep's seed and threads.
+    void finished(EntryResult entry, const MeasureOptions &options) {
         entry.finished_after_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
         for (int index : entry.cuda_devices)
@@ -83,8 +99,8 @@ public:
                 if (gpu.available && gpu.device == index) entry.devices.push_back(identity_of(gpu));
         std::lock_guard<std::mutex> lock(mutex_);
         count(tally_, entry.status);
-        results_.add_entry(entry_json(entry, options_));
-        observer_.finished(entry);
+        results_.add_entry(entry_json(entry, options));
+        observer_.finished(entry, options.params);
     }
     void interrupted() {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -96,16 +112,14 @@ private:
     ResultsFile &results_;
     SweepObserver &observer_;
     SweepTally &tally_;
-    const MeasureOptions &options_;  // the sweep's: entries record its params, seed, threads
     const std::vector<GpuInfo> &gpus_;
     std::chrono::steady_clock::time_point started_;
 };
 
-using Entries = std::vector<std::pair<const PluginInfo *, uint64_t>>;
-
 // Measures entries one after the other where they are handed in: in `pool`'s workers on the
-// devices `options` names, or in this process. Keeps each plugin's last good entry for the
-// default sweep's predictions, so one plugin's sizes must come to one Sequence in order.
+// devices `options` names, or in this process. Keeps each plugin's last good entry per
+// setting for the default sweep's predictions, so one plugin's sizes at one setting must come
+// to one Sequence in order.
 class Sequence {
 public:
     Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
@@ -113,12 +127,17 @@ public:
         : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder) {}
 
     // false: interrupted (the entry under way is not recorded).
-    bool measure(const PluginInfo &plugin, uint64_t size, const MeasureOptions &options) {
+    bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
         if (mode_.launch.interrupted && mode_.launch.interrupted()) return false;
+        const PluginInfo &plugin = *planned.plugin;
+        const uint64_t size = planned.size;
+        MeasureOptions options = sweep_options;
+        options.params = planned.params;
+        const std::pair<const PluginInfo *, std::string> setting{&plugin, planned.params};
         recorder_.begin(plugin, size);
         const auto began = std::chrono::steady_clock::now();
         std::optional<RunBudget> budget;
-        if (const auto smaller = last_ok_.find(&plugin);
+        if (const auto smaller = last_ok_.find(setting);
             mode_.predicted_run_limit_s > 0 && smaller != last_ok_.end())
             budget = RunBudget{mode_.predicted_run_limit_s, smaller->second.size,
                                summarize(smaller->second.run_s).median, smaller->second.work};
@@ -136,8 +155,8 @@ public:
             entry.entry_wall_s =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         }
-        if (entry.status == EntryStatus::ok) last_ok_[&plugin] = entry;
-        recorder_.finished(std::move(entry));
+        if (entry.status == EntryStatus::ok) last_ok_[setting] = entry;
+        recorder_.finished(std::move(entry), options);
         return true;
     }
 
@@ -147,7 +166,7 @@ private:
     WorkerPool &pool_;
     InProcess &in_process_;
     EntryRecorder &recorder_;
-    std::map<const PluginInfo *, EntryResult> last_ok_;
+    std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_ok_;  // by setting
 };
 
 // An entry that --devices runs on one of its GPUs, beside the others: a CUDA plugin that can
@@ -157,14 +176,14 @@ bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
 }
 
 // --devices: one lane per GPU, each with its own worker; a lane takes a whole plugin (its
-// sizes in order, in one worker) whenever it is free, so that each plugin pays its start once.
-void run_lanes(const Entries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
+// entries in order, in one worker) whenever it is free, so that each plugin pays its start once.
+void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                WorkerPool &first_pool, const SweepMode &mode, InProcess &in_process,
                EntryRecorder &recorder) {
-    std::vector<std::pair<const PluginInfo *, std::vector<uint64_t>>> plugins;
-    for (const auto &[plugin, size] : entries) {
-        if (plugins.empty() || plugins.back().first != plugin) plugins.push_back({plugin, {}});
-        plugins.back().second.push_back(size);
+    std::vector<SweepEntries> plugins;  // the entries of each plugin
+    for (const SweepEntry &entry : entries) {
+        if (plugins.empty() || plugins.back().front().plugin != entry.plugin) plugins.emplace_back();
+        plugins.back().push_back(entry);
     }
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
@@ -182,8 +201,8 @@ void run_lanes(const Entries &entries, const MeasureOptions &options, const std:
             while (!stop) {
                 const size_t taken = next++;
                 if (taken >= plugins.size()) return;
-                for (uint64_t size : plugins[taken].second)
-                    if (stop || !sequence.measure(*plugins[taken].first, size, on_device)) {
+                for (const SweepEntry &entry : plugins[taken])
+                    if (stop || !sequence.measure(entry, on_device)) {
                         if (!stop.exchange(true)) recorder.interrupted();
                         return;
                     }
@@ -203,35 +222,44 @@ void run_lanes(const Entries &entries, const MeasureOptions &options, const std:
 
 }  // namespace
 
-SweepTally run_sweep(const Entries &entries, const MeasureOptions &options,
+SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                      const SweepMode &mode, SweepObserver &observer) {
     SweepTally tally;
-    Entries alone, in_lanes;
+    SweepEntries alone, in_lanes;
     const GpuInfo &gpu = gpus.at(0);
     const bool lanes = mode.isolated && gpus.size() > 1;
-    for (const auto &[plugin, size] : entries) {
-        results.add_plugin(plugin_json(*plugin));
+    for (const SweepEntry &entry : entries) {
+        results.add_plugin(plugin_json(*entry.plugin));
         if (const nlohmann::json *done =
-                results.find_entry(plugin->name, size, options.params, options.seed)) {
+                results.find_entry(entry.plugin->name, entry.size, entry.params, options.seed)) {
             count(tally, entry_status_from_string(done->value("status", "error")));
             ++tally.resumed;
         } else {
-            (lanes && runs_in_a_lane(*plugin, gpu) ? in_lanes : alone).emplace_back(plugin, size);
+            (lanes && runs_in_a_lane(*entry.plugin, gpu) ? in_lanes : alone).push_back(entry);
         }
     }
     InProcess in_process(mode.launch.host_roofline);
-    EntryRecorder recorder(results, observer, tally, options, gpus, mode.started);
+    EntryRecorder recorder(results, observer, tally, gpus, mode.started);
     observer.planned(alone.size() + in_lanes.size());
     // First what must run alone (CPU entries, plugins across all the GPUs), then the lanes.
     Sequence sequence(mode, gpu, pool, in_process, recorder);
-    for (const auto &[plugin, size] : alone)
-        if (!sequence.measure(*plugin, size, options)) {
+    for (const SweepEntry &entry : alone)
+        if (!sequence.measure(entry, options)) {
             recorder.interrupted();
             return tally;
         }
     if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder);
     return tally;
+}
+
+SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
+                     const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
+                     ResultsFile &results, WorkerPool &pool, const SweepMode &mode,
+                     SweepObserver &observer) {
+    SweepEntries planned;
+    for (const auto &[plugin, size] : entries) planned.push_back({plugin, size, options.params});
+    return run_sweep(planned, options, gpus, results, pool, mode, observer);
 }
 
 }  // namespace gpubench

@@ -28,7 +28,8 @@ public:
     virtual void planned(size_t entries) { (void)entries; }
     virtual void begin(const PluginInfo &plugin, uint64_t size) { (void)plugin, (void)size; }
     virtual void tick() {}  // about 10 times a second while an entry is measured
-    virtual void finished(const EntryResult &entry) { (void)entry; }
+    // `params`: the entry's setting ("key=value,...", "" = none).
+    virtual void finished(const EntryResult &entry, const std::string &params) { (void)entry, (void)params; }
 };
 
 struct SweepMode {
@@ -42,12 +43,27 @@ struct SweepMode {
     double predicted_run_limit_s = 0;
 };
 
-// The (plugin, size) pairs of a sweep, in order: `sizes`, or each plugin's default sizes.
-std::vector<std::pair<const PluginInfo *, uint64_t>> sweep_entries(
-    const std::vector<const PluginInfo *> &plugins, const std::optional<std::vector<uint64_t>> &sizes);
+// The parameter settings `plugin` is swept over: the cartesian product of the axes it reads
+// (its param_names; every axis when it declares none), each "key=value,..." with the keys in
+// axis order and the last axis varying fastest; {""} when it reads none of them. A key it
+// does not read is never passed to it, so it is not measured once per value of that key.
+std::vector<std::string> param_settings(const ParamAxes &axes, const PluginInfo &plugin);
+
+// One entry of a sweep: a plugin at a size with one parameter setting ("" = none).
+struct SweepEntry {
+    const PluginInfo *plugin = nullptr;
+    uint64_t size = 0;
+    std::string params;
+};
+using SweepEntries = std::vector<SweepEntry>;
+
+// The entries of a sweep, in order: per plugin, per setting (param_settings), `sizes` or the
+// plugin's default sizes.
+SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
+                           const std::optional<std::vector<uint64_t>> &sizes, const ParamAxes &axes = {});
 
 // Measures `entries` (those the results file does not hold yet: --resume) and adds each to
-// `results` as it finishes. `gpus` are the devices the sweep runs on, the first being
+// `results` as it finishes, each with `options` but its own params. `gpus` are the devices the sweep runs on, the first being
 // options.cuda_device's; CUDA plugins run only while it is available, otherwise their entries
 // are recorded as skipped with the reason. `pool` may already hold a worker started for the
 // first entry (WorkerPool::prestart).
@@ -56,6 +72,10 @@ std::vector<std::pair<const PluginInfo *, uint64_t>> sweep_entries(
 // one worker per GPU, concurrently: each lane takes the next plugin whole (its sizes in order)
 // when it is free. Everything else runs first and alone: CPU entries, which GPU workers beside
 // them would slow down, and plugins across several GPUs, which take all of them.
+SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
+                     const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
+                     const SweepMode &mode, SweepObserver &observer);
+// The same, every (plugin, size) with options.params (one setting).
 SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
                      const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                      ResultsFile &results, WorkerPool &pool, const SweepMode &mode,

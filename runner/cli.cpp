@@ -96,7 +96,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("rescan-plugins", po::bool_switch(&cli.rescan_plugins),
          "scan every plugin file again instead of trusting the scan cache")
         ("param", po::value<std::vector<std::string>>(&params),
-         "plugin parameter key=value (repeatable), passed to every plugin; a key that no selected plugin reads is an error")
+         "plugin parameter key=value, or key=v1,v2,... to sweep its values (repeatable, one "
+         "key each): each plugin is measured at every combination of the values of the keys "
+         "it reads, in one results file; a key that no selected plugin reads is an error")
         ("threads", po::value<int>(&threads)->default_value(threads),
          "CPU threads a CPU plugin may use (at most the host's logical cores, unless "
          "--oversubscribe)")
@@ -171,15 +173,15 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
             for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);
     if (vm.count("sizes")) cli.sizes = parse_sizes(sizes_text);
     for (const std::string &p : params) {
-        // Trimmed: ' dtype=float64' is the key the user meant, never a key of its own.
-        const size_t eq = p.find('=');
-        const std::string key = eq == std::string::npos ? "" : trim(p.substr(0, eq));
-        const std::string value = eq == std::string::npos ? "" : trim(p.substr(eq + 1));
-        if (key.empty() || p.find(',') != std::string::npos)
-            throw std::invalid_argument("--param '" + p + "' is not key=value");
-        if (key.find_first_of(" \t=") != std::string::npos)
-            throw std::invalid_argument("--param '" + p + "': a key has no spaces");
-        m.params += (m.params.empty() ? "" : ",") + key + "=" + value;
+        ParamAxis axis = parse_param_axis(p);
+        for (const ParamAxis &earlier : cli.param_axes)
+            if (earlier.key == axis.key)
+                throw std::invalid_argument("--param " + axis.key +
+                                            " is given twice: list its values in one, " + axis.key + "=a,b");
+        // The sweep's own params: the keys of one value (entries record their own).
+        if (axis.values.size() == 1)
+            m.params += (m.params.empty() ? "" : ",") + axis.key + "=" + axis.values.front();
+        cli.param_axes.push_back(std::move(axis));
     }
     m.seed = parse_seed(seed_text);
     for (const auto &[name, value] : {std::pair<const char *, double>{"min-time", m.min_time_s},
@@ -224,6 +226,40 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     }
     m.cpu_threads = threads;
     return cli;
+}
+
+ParamAxis parse_param_axis(const std::string &text) {
+    // Trimmed: ' dtype=float64' is the key the user meant, never a key of its own.
+    const size_t eq = text.find('=');
+    ParamAxis axis{eq == std::string::npos ? "" : trim(text.substr(0, eq)), {}};
+    if (axis.key.empty()) throw std::invalid_argument("--param '" + text + "' is not key=value");
+    if (axis.key.find_first_of(" \t=,") != std::string::npos)
+        throw std::invalid_argument("--param '" + text + "': a key has no spaces or commas");
+    const std::string values = text.substr(eq + 1);
+    for (size_t begin = 0;;) {  // not split_list: it would drop an empty value silently
+        const size_t end = std::min(values.find(',', begin), values.size());
+        std::string value = trim(values.substr(begin, end - begin));
+        if (value.empty())
+            throw std::invalid_argument("--param '" + text + "': an empty value (key=value or key=v1,v2)");
+        if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())
+            throw std::invalid_argument("--param '" + text + "': the value '" + value + "' is listed twice");
+        axis.values.push_back(std::move(value));
+        if (end == values.size()) break;
+        begin = end + 1;
+    }
+    return axis;
+}
+
+nlohmann::json param_axes_json(const ParamAxes &axes) {
+    nlohmann::json json = nlohmann::json::object();
+    for (const ParamAxis &axis : axes) json[axis.key] = axis.values;
+    return json;
+}
+
+std::string param_keys(const ParamAxes &axes) {
+    std::string keys;
+    for (const ParamAxis &axis : axes) keys += (keys.empty() ? "" : ",") + axis.key + "=";
+    return keys;
 }
 
 std::vector<int> parse_device_list(const std::string &text) {

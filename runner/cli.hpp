@@ -4,6 +4,8 @@
 #include "measure.hpp"
 #include "shard.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,7 +19,8 @@ struct CommandLine {
     std::optional<std::vector<uint64_t>> sizes;  // empty: each plugin's default sizes
     std::string output;                          // empty: results/<host>-<timestamp>.json
     std::vector<std::string> plugin_dirs;
-    MeasureOptions measure;
+    MeasureOptions measure;                      // its params: the --param keys of one value
+    ParamAxes param_axes;                        // every --param key with its values
     double timeout_s = 600;                      // per entry, in its worker process
     bool in_process = false;                     // no worker processes (for a debugger)
     bool worker_per_entry = false;               // a fresh worker for every entry
@@ -39,6 +42,14 @@ struct CommandLine {
 
 // Parses argv. Throws std::invalid_argument with a one-line message on bad input.
 CommandLine parse_command_line(int argc, const char *const *argv);
+
+// --param's "key=value[,value...]" as an axis; throws std::invalid_argument naming an empty
+// key or value, a key with spaces, or a value given twice.
+ParamAxis parse_param_axis(const std::string &text);
+// The results file's options.param_axes: {"key": ["value", ...], ...}.
+nlohmann::json param_axes_json(const ParamAxes &axes);
+// The keys of `axes` as "key=,key2=" (for unread_param_problem, which reads the keys only).
+std::string param_keys(const ParamAxes &axes);
 
 // "0,2,3" as device indices; throws std::invalid_argument naming a bad or repeated one.
 std::vector<int> parse_device_list(const std::string &text);

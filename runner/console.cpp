@@ -72,6 +72,14 @@ std::string flags_of(const EntryResult &e) {
     return flags.empty() ? "-" : flags;
 }
 
+// The PLUGIN cell, and the PARAMS one after it when the table has it, padded to their widths.
+std::string padded(const std::string &text, size_t width) {
+    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
+}
+std::string first_cells(const std::string &plugin, const std::string &params, size_t params_width) {
+    return padded(plugin, w_plugin) + (params_width ? " " + padded(params.empty() ? "-" : params, params_width) : "");
+}
+
 // How the COMPUTE time was taken: single launches, or per launch (see per_launch.hpp).
 std::string how_of(const EntryResult &e) {
     const std::string method = headline_method(e);
@@ -80,19 +88,28 @@ std::string how_of(const EntryResult &e) {
     return method;
 }
 
+// The --param keys a plugin reads, for --list: "dtype,iterations", "-" (none), or "any" when
+// it does not declare them.
+std::string params_read(const PluginInfo &p) {
+    if (!p.param_names) return "any";
+    std::string keys;
+    for (const std::string &key : *p.param_names) keys += (keys.empty() ? "" : ",") + key;
+    return keys.empty() ? "-" : printable_text(keys);
+}
+
 }  // namespace
 
 void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu) {
     std::vector<std::vector<std::string>> rows = {
-        {"PLUGIN", "WORKLOAD", "BACKEND", "DEVICE", "STATUS", "SIZES", "SIZE MEANING", "ABI",
-         "FILE"}};
+        {"PLUGIN", "WORKLOAD", "BACKEND", "DEVICE", "STATUS", "SIZES", "SIZE MEANING", "PARAMS",
+         "ABI", "FILE"}};
     for (const PluginInfo &p : catalog.plugins) {
         std::string status = !p.is_available()                ? "unavailable: " + p.unavailable_reason
                              : !p.is_cuda() || gpu.available ? "available"
                                                              : "unavailable: " + gpu.unavailable_reason;
         rows.push_back({p.name, p.workload, p.backend, p.device_kind_name(), status,
                         std::to_string(p.min_size) + ".." + std::to_string(p.max_size),
-                        p.size_meaning, p.abi_text(), printable_text(p.file.string())});
+                        p.size_meaning, params_read(p), p.abi_text(), printable_text(p.file.string())});
     }
     print_table(out, rows);
     if (catalog.plugins.empty()) out << "(no plugins found)\n";
@@ -103,20 +120,21 @@ void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const Gp
     }
 }
 
-void print_sweep_header(std::ostream &out) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%-*s %*s %*s %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n", w_plugin,
-                  "PLUGIN", w_size, "SIZE", w_n, "N", w_time, "COMPUTE", w_how, "TIMED", w_spread, "SPREAD",
+void print_sweep_header(std::ostream &out, size_t params_width) {
+    char line[1024];
+    std::snprintf(line, sizeof line, "%s %*s %*s %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
+                  first_cells("PLUGIN", "PARAMS", params_width).c_str(), w_size, "SIZE", w_n, "N", w_time, "COMPUTE", w_how, "TIMED", w_spread, "SPREAD",
                   w_time, "END-TO-END", w_thr, "THROUGHPUT", w_peak, "%PEAK", w_mem, "GPU MEM",
                   w_flags, "FLAGS", "VERIFICATION");
     out << line << std::flush;
 }
 
-void print_sweep_row(std::ostream &out, const EntryResult &e) {
+void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string &params,
+                     size_t params_width) {
     char line[1024];
+    const std::string first = first_cells(e.plugin, params, params_width);
     if (e.run_s.empty()) {  // skipped or failed before any sample
-        std::snprintf(line, sizeof line, "%-*s %*llu  %s: %s\n", w_plugin, e.plugin.c_str(),
-                      w_size, static_cast<unsigned long long>(e.size),
+        std::snprintf(line, sizeof line, "%s %*llu  %s: %s\n", first.c_str(), w_size, static_cast<unsigned long long>(e.size),
                       e.status == EntryStatus::skipped ? "skipped" : "ERROR", e.message.c_str());
         out << line << std::flush;
         return;
@@ -141,8 +159,8 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
         verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
                   e.message;
     }
-    std::snprintf(line, sizeof line, "%-*s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
-                  w_plugin, e.plugin.c_str(), w_size, static_cast<unsigned long long>(e.size),
+    std::snprintf(line, sizeof line, "%s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
+                  first.c_str(), w_size, static_cast<unsigned long long>(e.size),
                   w_n, f.compute.count, w_time, format_seconds(f.compute.median).c_str(), w_how,
                   how_of(e).c_str(), w_spread, spread,
                   w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(),
@@ -150,7 +168,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e) {
     out << line;
     // The plugin's own figures (accuracy, loss...) on an indented line below the row.
     if (!e.metrics.empty()) {
-        std::string figures = std::string(w_plugin + 1, ' ');
+        std::string figures = std::string(first.size() + 1, ' ');
         for (size_t i = 0; i < e.metrics.size(); ++i) {
             const Metric &m = e.metrics[i];
             char value[64];

@@ -17,7 +17,10 @@ std::string format_throughput(const EntryFigures &figures, const std::string &it
 
 void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu);
 
-void print_sweep_header(std::ostream &out);
-void print_sweep_row(std::ostream &out, const EntryResult &entry);
+// The sweep table: with a PARAMS column `params_width` wide after PLUGIN when it is not 0 (a
+// sweep whose entries have params: each row then shows its entry's).
+void print_sweep_header(std::ostream &out, size_t params_width = 0);
+void print_sweep_row(std::ostream &out, const EntryResult &entry, const std::string &params = "",
+                     size_t params_width = 0);
 
 }  // namespace gpubench

@@ -19,6 +19,7 @@
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -57,6 +58,7 @@ nlohmann::json options_json(const CommandLine &cli, bool default_sweep) {
                            : cli.worker_per_entry     ? "worker process per entry"
                                                       : "worker process per plugin";
     if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
+    if (!cli.param_axes.empty()) options["param_axes"] = param_axes_json(cli.param_axes);
     if (default_sweep)
         options["default_sweep"] = "at most 1 s of samples per entry unless --max-time; sizes "
                                    "predicted to run over 2 s per run() skipped";
@@ -70,20 +72,22 @@ int exit_status(const SweepTally &tally) {
     return exit_ok;
 }
 
-// The table on stdout and the progress line on stderr, as entries finish.
+// The table on stdout and the progress line on stderr, as entries finish. `params_width`:
+// the widest params of the sweep's entries (0: none has any, and the table has no PARAMS).
 class ConsoleObserver final : public SweepObserver {
 public:
-    ConsoleObserver(std::ostream &out, bool quiet)
-        : out_(out), quiet_(quiet), progress_(Progress::style_for_stderr(quiet), 0) {}
+    ConsoleObserver(std::ostream &out, bool quiet, size_t params_width)
+        : out_(out), quiet_(quiet), params_width_(params_width),
+          progress_(Progress::style_for_stderr(quiet), 0) {}
     void planned(size_t entries) override {
         progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
-        if (!quiet_) print_sweep_header(out_);
+        if (!quiet_) print_sweep_header(out_, params_width_);
     }
     void begin(const PluginInfo &plugin, uint64_t size) override { progress_.begin(plugin.name, size); }
     void tick() override { progress_.tick(); }
-    void finished(const EntryResult &entry) override {
+    void finished(const EntryResult &entry, const std::string &params) override {
         progress_.clear();
-        if (!quiet_) print_sweep_row(out_, entry);
+        if (!quiet_) print_sweep_row(out_, entry, params, params_width_);
         progress_.end();
     }
     ~ConsoleObserver() override { progress_.clear(); }
@@ -91,6 +95,7 @@ public:
 private:
     std::ostream &out_;
     bool quiet_;
+    size_t params_width_;
     Progress progress_;
 };
 
@@ -147,6 +152,7 @@ int run(int argc, char **argv) {
     if (argc > 1 && std::string(argv[1]) == "report") return report_command(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "compare") return compare_command(argc - 1, argv + 1);
     if (argc > 1 && std::string(argv[1]) == "merge") return merge_command(argc - 1, argv + 1);
+    if (argc > 1 && std::string(argv[1]) == "history") return history_command(argc - 1, argv + 1);
     CommandLine cli;
     try {
         cli = parse_command_line(argc, argv);
@@ -227,7 +233,7 @@ int run(int argc, char **argv) {
                   << (catalog.refused.size() == 1 ? " file was" : " files were")
                   << " refused as plugins (runner --list says why)\n";
     // A mistyped key would otherwise be measured as the default, silently.
-    if (std::string problem = unread_param_problem(selected, cli.measure.params); !problem.empty())
+    if (std::string problem = unread_param_problem(selected, param_keys(cli.param_axes)); !problem.empty())
         return fail(problem, exit_usage);
 
     WorkerLaunch launch;
@@ -251,7 +257,7 @@ int run(int argc, char **argv) {
     nlohmann::json shard_header;
     try {
         entries = resumed ? entries_with_plugins(selected, resumed->entries)
-                          : sweep_entries(selected, cli.sizes);
+                          : sweep_entries(selected, cli.sizes, cli.param_axes);
         if (cli.shard && !resumed) {
             ShardedSweep sharded = shard_sweep(entries, cli, runner_file);
             for (const std::string &note : sharded.notes) std::cout << "note: " << note << '\n';
@@ -265,7 +271,7 @@ int run(int argc, char **argv) {
     // this process probes the GPU, reads the host's peaks and writes the results header.
     WorkerPool pool(launch);
     if (!cli.in_process && !entries.empty())
-        pool.prestart(*entries.front().first, cli.measure.cuda_device);
+        pool.prestart(*entries.front().plugin, cli.measure.cuda_device);
     const std::vector<GpuInfo> gpus = probe_gpus(cli.measure, probed);
     const GpuInfo &gpu = gpus.front();
     std::optional<HostPeaks> peaks;
@@ -328,7 +334,9 @@ int run(int argc, char **argv) {
     if (default_sweep) mode.predicted_run_limit_s = 2.0;
     SweepTally tally;
     try {
-        ConsoleObserver console(std::cout, cli.quiet);
+        size_t params_width = 0;
+        for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
+        ConsoleObserver console(std::cout, cli.quiet, params_width);
         tally = run_sweep(entries, cli.measure, gpus, *results, pool, mode, console);
     } catch (const std::exception &e) {  // the results file could not be written (a full disk)
         return fail(std::string(e.what()) + "; the entries written before are in " + output,

@@ -1,32 +1,53 @@
 #!/usr/bin/env python3
-"""Plot gpubench results: per workload, median time vs size on log-log axes, one colour per
-backend, compute-only and end-to-end with transfers (dotted); and a panel each for
-throughput, % of the GPU's roofline, GPU memory, CPU use and GPU use vs size: the figures of
-the studies. A workload's backends in every language share its figure: solid lines for
-compiled ones (C++, CUDA), dashed for Python (the language from the plugins' build records;
-solid where unknown), each labelled with its language. PNG and SVG.
+"""Plot gpubench results: one figure per workload and parameter setting, size on the x axis.
 
     plot_results.py RESULTS.json [MORE.json ...] [--out-dir DIR] [--name STEM]
-        -> DIR/<STEM>-<workload>.png and .svg   (STEM: the first file's name unless --name)
+        -> DIR/<STEM>-<workload>.png and .svg, or, for entries run with plugin parameters,
+           DIR/<STEM>-<workload>-<key>-<value>[-<key>-<value>].png and .svg (one per setting)
+           (DIR: beside the first file unless --out-dir; STEM: the first file's name unless --name)
 
-Several files are drawn together: separate sweeps of one study (GPU and CPU backends run with
-different options), or several machines, whose lines are then labelled "@ <GPU or host>".
-An entry run with plugin parameters is labelled with them, so `vecadd_cuda
-[variant=increment]` and `vecadd_cuda` stay separate lines.
+Panels, only those the results have data for (the layout adapts, no panel is left empty):
+  time                  median compute time (the headline: per launch for short GPU runs, else
+                        single runs), log-log
+  end to end            median upload + run + download per sample, drawn when some backend
+                        moves data: a panel of its own, in the same colours and line styles
+                        (so never mistaken for a Python line); CPU backends: their run alone
+  throughput            the plugins' headline rate (GFLOP/s, GB/s or items/s)
+  % of GPU roofline     GPU backends against the GPU's roofline (gpu.roofline)
+  % of host roofline    CPU backends against the host's measured roofline (host.roofline),
+                        never a CPU backend against a GPU peak. Both: each entry's recorded
+                        percent_of_peak where it was taken against that device, else worked
+                        out from the roofline. Above 100%: past the roofline, e.g. data held
+                        in a cache faster than the memory the roofline assumes
+  GPU memory            device memory held at the peak
+  CPU use               cores busy (CPU time / wall time), from 0
+  GPU use               fraction of wall time the GPU was busy, from 0
+Shaded bands: the interquartile range of the samples each median came from.
 
-Needs matplotlib (Debian: apt-get install python3-matplotlib). Only entries that verified are
-plotted: a wrong result is never drawn as a fast one.
+Lines: one colour per backend, the same in every figure and every run (a fixed palette keyed by
+backend name); solid for compiled code (C, C++, CUDA), dashed for Python, dash-dot for other
+languages (from the plugins' build records; solid where unknown). Several files are drawn
+together: separate sweeps of one study, or several machines, whose lines are then labelled
+"@ <GPU or host>" and told apart by marker. The x axis says what the size counts (the plugins'
+size_meaning, shortened). Only entries that verified are plotted: a wrong result is never drawn
+as a fast one. Needs matplotlib (Debian: apt-get install python3-matplotlib).
 """
 import argparse
+import collections
 import json
+import math
 import os
+import re
+import statistics
 import sys
+import zlib
 
 
 def import_pyplot():
     try:
         import matplotlib
         matplotlib.use("Agg")
+        matplotlib.rcParams["svg.fonttype"] = "none"  # SVG text stays text: searchable
         import matplotlib.pyplot as plt
         return plt
     except ImportError:
@@ -38,6 +59,42 @@ def import_pyplot():
             os.execv(system, [system] + sys.argv)
         sys.exit("plot_results.py: error: matplotlib is not installed "
                  "(Debian: sudo apt-get install python3-matplotlib)")
+
+
+# 24 distinct colours: matplotlib's tab10, then Kelly's colours of maximum contrast.
+PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf", "#222222", "#875692", "#a1caf1", "#be0032",
+           "#c2b280", "#008856", "#f3c300", "#604e97", "#882d17", "#8db600", "#654522",
+           "#e68fac", "#2b3d26", "#f99379"]
+# Known backends take the first colours in this order, so they never change.
+KNOWN_BACKENDS = ["naive", "omp", "cuda", "cublas", "thrust", "numpy", "numba", "numba_cuda",
+                  "cupy", "torch", "nccl", "cusolver", "jax", "triton"]
+
+
+def backend_colour(backend):
+    """The backend's colour: its place among the known backends, else one of the remaining
+    colours by a stable hash of its name (never by the order backends appear in a file)."""
+    if backend in KNOWN_BACKENDS:
+        return PALETTE[KNOWN_BACKENDS.index(backend)]
+    spare = PALETTE[len(KNOWN_BACKENDS):]
+    return spare[zlib.crc32(backend.encode()) % len(spare)]
+
+
+LANGUAGE_STYLES = {"C": "-", "C++": "-", "CUDA": "-", "Python": "--"}
+STYLE_NAMES = {"-": "solid", "--": "dashed", "-.": "dash-dot"}
+MARKERS = "osD^vPX*"  # one per machine (or GPU model) when several are drawn together
+
+
+def line_style(language):
+    return LANGUAGE_STYLES.get(language, "-." if language else "-")
+
+
+def style_key(languages):
+    """Which style is which language, e.g. 'solid: C++, CUDA; dashed: Python'."""
+    by_style = {}
+    for language in sorted(languages):
+        by_style.setdefault(STYLE_NAMES[line_style(language)], []).append(language or "unknown")
+    return "; ".join(f"{style}: {', '.join(names)}" for style, names in by_style.items())
 
 
 RATE_LABELS = {"gflops": "GFLOP/s", "gbytes_per_s": "GB/s", "items_per_s": "{item}/s"}
@@ -58,137 +115,303 @@ def machine_of(document):
         document.get("host", {}).get("host_name", "host")
 
 
-# Line style by language: compiled code solid, Python dashed, any other dash-dotted.
-LANGUAGE_STYLES = {"C": "-", "C++": "-", "CUDA": "-", "Python": "--"}
-STYLE_NAMES = {"-": "solid", "--": "dashed", "-.": "dash-dot"}
-
-
-def line_style(language):
-    return LANGUAGE_STYLES.get(language, "-." if language else "-")
-
-
-def style_key(languages):
-    """The legend's title: which style is which language, e.g. 'solid: C++, CUDA; dashed: Python'."""
-    by_style = {}
-    for language in sorted(languages):
-        by_style.setdefault(STYLE_NAMES[line_style(language)], []).append(language or "unknown")
-    return "; ".join(f"{style}: {', '.join(names)}" for style, names in by_style.items())
-
-
 def entry_gpu_model(entry):
     """The name of the GPU an entry ran on, where it recorded one (runner --devices)."""
     devices = entry.get("devices") or [{}]
     return devices[0].get("name", "")
 
 
-def gpu_models(document):
-    return {entry_gpu_model(e) for e in document.get("entries", [])} - {""}
+def entry_device(entry, plugin):
+    """'gpu' or 'cpu': the device an entry ran on (the plugin's kind; older files: its devices)."""
+    kind = plugin.get("device_kind")
+    if kind:
+        return "cpu" if kind == "cpu" else "gpu"
+    return "gpu" if entry.get("devices") else "cpu"
+
+
+def quartiles(samples):
+    """(first, third) quartile of the samples (linear interpolation), None without samples."""
+    if len(samples) < 2:
+        return (samples[0], samples[0]) if samples else None
+    first, _, third = statistics.quantiles(samples, n=4, method="inclusive")
+    return first, third
+
+
+def headline_samples(timing):
+    """The samples the headline median came from: per launch where it was timed so."""
+    per_launch = timing.get("per_launch", {})
+    if "compute" in timing and per_launch.get("samples"):
+        return per_launch["samples"]
+    return timing.get("samples", {}).get("run", [])
+
+
+def end_to_end_samples(timing):
+    """Per sample: upload + run + download, where the three lists line up."""
+    samples = timing.get("samples", {})
+    run = samples.get("run", [])
+    parts = [samples.get(name) or [0.0] * len(run) for name in ("upload", "download")]
+    if not all(len(part) == len(run) for part in parts):
+        return []
+    return [sum(values) for values in zip(run, *parts)]
+
+
+def device_roofline(document, device):
+    """gpu.roofline or host.roofline of a results file ({flops: {math: rate}, bytes_per_s})."""
+    return document.get("host" if device == "cpu" else "gpu", {}).get("roofline")
+
+
+def percent_of_own_peak(entry, device, document):
+    """The entry's % of its own device's roofline: the recorded percent_of_peak where it was
+    taken against that device, else worked out as the runner does (the larger of the flop and
+    byte rates over their peaks); None where that device's roofline is not known."""
+    throughput = entry.get("throughput", {})
+    recorded = throughput.get("percent_of_peak")
+    roofline = device_roofline(document, device)
+    ceiling = throughput.get("ceiling")
+    if recorded is not None and recorded > 0:
+        if device == "gpu" or (ceiling and roofline
+                               and ceiling.get("bytes_per_s") == roofline.get("bytes_per_s")):
+            return recorded  # a CPU figure counts only when its ceiling is the host's
+    if not roofline:
+        return None
+    math_kind = entry.get("work", {}).get("math") or "fp32"
+    flops_peak = roofline.get("flops", {}).get(math_kind, 0)
+    bytes_peak = roofline.get("bytes_per_s", 0)
+    ratios = [throughput.get("gflops", 0) * 1e9 / flops_peak if flops_peak else 0,
+              throughput.get("gbytes_per_s", 0) * 1e9 / bytes_peak if bytes_peak else 0]
+    return 100 * max(ratios) if max(ratios) > 0 else None
+
+
+def entry_point(entry, device, document):
+    """One entry as a point: size, medians with their quartile bands, and the other panels'
+    figures (None where the results lack them)."""
+    timing, resources = entry["timing"], entry.get("resources", {})
+    compute = timing.get("compute", timing["run"])["median"]
+    band = quartiles(headline_samples(timing))
+    rate = entry["throughput"].get(headline_of(entry)[0]) or None
+    percent = percent_of_own_peak(entry, device, document)
+    # Rates scale as 1/time, so the time band gives the rate band.
+    scale = (compute / band[1], compute / band[0]) if band and min(band) > 0 else None
+    return {"size": entry["size"], "compute": compute, "compute_band": band,
+            "e2e": timing["end_to_end"]["median"],
+            "moves_data": any(timing.get(phase, {}).get("count") for phase in ("upload",
+                                                                                "download")),
+            "e2e_band": quartiles(end_to_end_samples(timing)),
+            "rate": rate, "rate_band": scale and rate and (rate * scale[0], rate * scale[1]),
+            "pct_" + device: percent,
+            "pct_" + device + "_band": scale and percent and (percent * scale[0],
+                                                               percent * scale[1]),
+            "gpu_mib": resources["device_allocated_bytes"] / 2**20
+            if "device_allocated_bytes" in resources else None,
+            "cpu_cores": resources.get("cpu_cores"), "gpu_busy": resources.get("gpu_busy")}
+
+
+def line_label(entry, language, machine, models, several_machines):
+    label = entry["plugin"] + (f" ({language})" if language else "")
+    if len(models) > 1 and entry_gpu_model(entry):
+        label += f" on {entry_gpu_model(entry)}"  # one file, unlike GPUs (--devices, merge)
+    if several_machines:
+        label += f" @ {machine}"
+    return label
 
 
 def load_series(documents):
-    """({workload: {line label: [point]}}, {workload: rate label}, {line label: language}) of
-    the verified entries of every document; a point is a dict of size, compute, e2e, rate and,
-    where the results have them, pct_peak, gpu_mib, cpu_cores and gpu_busy. A line's label
-    names its language where the plugin's build record gives it."""
-    workload_of = {p["name"]: p["workload"] for d in documents for p in d.get("plugins", [])}
-    language_of = {p["name"]: p.get("build_record", {}).get("language", "")
-                   for d in documents for p in d.get("plugins", [])}
+    """{(workload, params): figure} of the verified entries of every document. A figure is a
+    dict: lines ({label: line}), rate_label, params, size_meanings (a Counter). A line is a dict:
+    backend, language, marker and points sorted by size (see entry_point)."""
     machines = [machine_of(d) for d in documents]
     several_machines = len(set(machines)) > 1  # then each line names its machine
-    series, rate_label, languages = {}, {}, {}
-    for machine, entry, models in ((m, e, gpu_models(d)) for m, d in zip(machines, documents)
-                                   for e in d.get("entries", [])):
-        if not entry.get("valid"):
-            continue
-        timing = entry["timing"]
-        key, label = headline_of(entry)
-        workload = workload_of.get(entry["plugin"], "unknown")
-        resources = entry.get("resources", {})
-        # The headline: per launch for short GPU runs (timing.compute), else single runs.
-        compute = timing.get("compute", timing["run"])["median"]
-        point = {"size": entry["size"], "compute": compute,
-                 "e2e": timing["end_to_end"]["median"],
-                 "rate": entry["throughput"].get(key, 0.0),
-                 "pct_peak": entry["throughput"].get("percent_of_peak"),
-                 "gpu_mib": (resources["device_allocated_bytes"] / 2**20
-                             if "device_allocated_bytes" in resources else None),
-                 "cpu_cores": resources.get("cpu_cores"),
-                 "gpu_busy": resources.get("gpu_busy")}
-        rate_label.setdefault(workload, label)
-        language = language_of.get(entry["plugin"], "")
-        line = entry["plugin"] + (f" [{entry['params']}]" if entry.get("params") else "")
-        if language:
-            line += f" ({language})"
-        if len(models) > 1 and entry_gpu_model(entry):
-            line += f" on {entry_gpu_model(entry)}"  # one file, unlike GPUs (--devices, merge)
-        if several_machines:
-            line += f" @ {machine}"
-        languages[line] = language
-        series.setdefault(workload, {}).setdefault(line, []).append(point)
-    for plugins in series.values():
-        for points in plugins.values():
-            points.sort(key=lambda p: p["size"])
-    return series, rate_label, languages
+    marker_keys = []
+    figures = {}
+    for machine, document in zip(machines, documents):
+        plugins = {p["name"]: p for p in document.get("plugins", [])}
+        models = {entry_gpu_model(e) for e in document.get("entries", [])} - {""}
+        for entry in document.get("entries", []):
+            if not entry.get("valid"):
+                continue
+            plugin = plugins.get(entry["plugin"], {})
+            language = plugin.get("build_record", {}).get("language", "")
+            device = entry_device(entry, plugin)
+            params = entry.get("params", "")
+            figure = figures.setdefault((plugin.get("workload", "unknown"), params), {
+                "lines": {}, "rate_label": headline_of(entry)[1], "params": params,
+                "size_meanings": collections.Counter()})
+            figure["size_meanings"][plugin.get("size_meaning", "")] += 1
+            marker_key = (machine, entry_gpu_model(entry) if len(models) > 1 else "")
+            if marker_key not in marker_keys:
+                marker_keys.append(marker_key)
+            label = line_label(entry, language, machine, models, several_machines)
+            line = figure["lines"].setdefault(label, {
+                "backend": plugin.get("backend") or entry["plugin"].split("_", 1)[-1],
+                "language": language, "points": [],
+                "marker": MARKERS[marker_keys.index(marker_key) % len(MARKERS)]})
+            line["points"].append(entry_point(entry, device, document))
+    for figure in figures.values():
+        for line in figure["lines"].values():
+            line["points"].sort(key=lambda p: p["size"])
+    return figures
 
 
-# The panels after time vs size: (point key, y label, title, log y).
-PANELS = [("rate", None, "throughput", True),
-          ("pct_peak", "% of the GPU's roofline", "% of peak (GPU backends)", False),
-          ("gpu_mib", "device memory held [MiB]", "GPU memory", True),
-          ("cpu_cores", "CPU cores busy (CPU time / wall time)", "CPU use", False),
-          ("gpu_busy", "fraction of wall time the GPU was busy", "GPU use", False)]
+def size_label(meanings, params=""):
+    """The x axis label from the plugins' size_meaning (the most common one where backends
+    disagree), shortened: up to its first '(' or ';', then up to its first ',' if still long,
+    then the part before ':' if still long; the element type the figure's dtype parameter
+    sets. 'size' when none is known."""
+    counts = collections.Counter(meanings)  # a list of meanings, or a Counter of them
+    counts.pop("", None)
+    if not counts:
+        return "size"
+    meaning = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[0][0]
+    text = re.split(r"[(;]", meaning)[0].strip()
+    if len(text) > 40:
+        text = text.split(",")[0].strip()
+    if len(text) > 40 and ":" in text:
+        text = text.split(":")[0].strip()
+    dtype = dict(s.split("=", 1) for s in params.split(",") if "=" in s).get("dtype")
+    return re.sub(r"\b(float|int|uint)\d+\b", dtype, text) if dtype else text or "size"
 
 
-def plot_workload(plt, workload, plugins, languages, rate_label, title, stem):
-    figure, axes = plt.subplots(2, 3, figsize=(18, 10))
-    time_axes, panel_axes = axes.flat[0], list(axes.flat[1:])
-    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-    for index, (plugin, points) in enumerate(sorted(plugins.items())):
-        colour = colours[index % len(colours)]
-        style = "o" + line_style(languages.get(plugin, ""))
-        sizes = [p["size"] for p in points]
-        time_axes.plot(sizes, [p["compute"] for p in points], style, color=colour,
-                       label=plugin + " compute")
-        if any(p["e2e"] > p["compute"] for p in points):
-            time_axes.plot(sizes, [p["e2e"] for p in points], "s:", color=colour, alpha=0.7,
-                           label=plugin + " end to end")
-        for panel, (key, _, _, _) in zip(panel_axes, PANELS):
-            known = [p for p in points if p[key] is not None]
-            if known:
-                panel.plot([p["size"] for p in known], [p[key] for p in known], style,
-                           color=colour, label=plugin)
-    time_axes.set(xscale="log", yscale="log", xlabel="size", ylabel="median time [s]",
-                  title=f"{workload}: time vs size (end to end dotted)")
-    drawn = {languages.get(plugin, "") for plugin in plugins}
-    time_axes.legend(fontsize="x-small", title=style_key(drawn) if any(drawn) else None,
-                     title_fontsize="x-small")
-    for panel, (key, ylabel, name, log_y) in zip(panel_axes, PANELS):
-        panel.set(xscale="log", xlabel="size", ylabel=ylabel or rate_label,
-                  title=f"{workload}: {name}")
-        if panel.lines:
-            if log_y:
-                panel.set_yscale("log")
-            panel.legend(fontsize="x-small")
-        else:
-            panel.text(0.5, 0.5, "not in these results", ha="center", va="center",
-                       transform=panel.transAxes, color="grey")
-    for ax in axes.flat:
-        ax.grid(True, which="both", alpha=0.3)
-    figure.suptitle(title, fontsize="small")
-    figure.tight_layout()
-    paths = [stem + ".png", stem + ".svg"]
+# The panels: (point key, title, y label, y axis kind). Kinds: log, or a linear axis from 0
+# with a minimum top (percent, fraction, cores).
+PANELS = [("compute", "time (compute)", "median time [s]", "log"),
+          ("e2e", "end to end: upload + run + download", "median time [s]", "log"),
+          ("rate", "throughput", None, "log"),
+          ("pct_gpu", "GPU backends: % of the GPU's roofline", "% of gpu.roofline", "percent"),
+          ("pct_cpu", "CPU backends: % of the host's roofline", "% of host.roofline", "percent"),
+          ("gpu_mib", "GPU memory", "device memory held [MiB]", "log"),
+          ("cpu_cores", "CPU use", "CPU cores busy (CPU time / wall time)", "cores"),
+          ("gpu_busy", "GPU use", "fraction of wall time the GPU was busy", "fraction")]
+MINIMUM_TOP = {"percent": 110.0, "fraction": 1.05, "cores": 2.0}
+
+
+def panels_with_data(lines):
+    """The PANELS some line has a value for, in order: never an empty panel. End to end only
+    where some backend moves data (else it would repeat the time panel)."""
+    points = [p for line in lines.values() for p in line["points"]]
+    return [panel for panel in PANELS if any(p.get(panel[0]) is not None for p in points)
+            and (panel[0] != "e2e" or any(p.get("moves_data") for p in points))]
+
+
+def grid_shape(count):
+    """(rows, columns) for count panels: one row up to three, then two rows."""
+    columns = count if count <= 3 else math.ceil(count / 2) if count <= 8 else 3
+    return math.ceil(count / columns), columns
+
+
+def axis_range(kind, values):
+    """(bottom, top) of a y axis. Linear kinds start at 0 and reach at least their minimum
+    top, so noise never looks like a trend; log axes span at least a factor of 10."""
+    values = [v for v in values if v is not None and v > 0] if kind == "log" else \
+        [v for v in values if v is not None]
+    if kind == "log":
+        if not values:
+            return None
+        low, high = min(values), max(values)
+        middle = math.sqrt(low * high)
+        return min(low / 1.3, middle / math.sqrt(10)), max(high * 1.3, middle * math.sqrt(10))
+    return 0.0, max([MINIMUM_TOP[kind]] + [1.1 * v for v in values])
+
+
+def figure_file_stem(stem, workload, params):
+    """<stem>-<workload>, then -<key>-<value> for each parameter; safe in any file system."""
+    parts = [stem, workload]
+    for setting in filter(None, (params or "").split(",")):
+        parts.extend(setting.split("=", 1))
+    return "-".join(re.sub(r"[^A-Za-z0-9._+-]+", "_", part).strip("_") or "_" for part in parts)
+
+
+def draw_line(axes, key, line, label):
+    """One backend's line on one panel, with its quartile band where known."""
+    points = [p for p in line["points"] if p.get(key) is not None]
+    if not points:
+        return
+    colour = backend_colour(line["backend"])
+    sizes = [p["size"] for p in points]
+    axes.plot(sizes, [p[key] for p in points], line["marker"] + line_style(line["language"]),
+              color=colour, label=label, markersize=4)
+    banded = [p for p in points if p.get(key + "_band")]
+    if banded:
+        axes.fill_between([p["size"] for p in banded], [p[key + "_band"][0] for p in banded],
+                          [p[key + "_band"][1] for p in banded], color=colour, alpha=0.2,
+                          linewidth=0)
+
+
+def draw_panel(axes, panel, figure, x_label):
+    key, title, y_label, kind = panel
+    values = []
+    for label, line in sorted(figure["lines"].items()):
+        draw_line(axes, key, line, label)
+        values += [p[key] for p in line["points"] if p.get(key) is not None]
+        values += [b for p in line["points"] if p.get(key + "_band") for b in p[key + "_band"]]
+    axes.set(xscale="log", xlabel=x_label, ylabel=y_label or figure["rate_label"], title=title)
+    if kind == "log":
+        axes.set_yscale("log")
+    axes.set_ylim(*axis_range(kind, values))
+    if kind == "percent":
+        axes.axhline(100, color="grey", linewidth=0.8, linestyle=":")
+        if max(values, default=0) > 100:
+            axes.text(0.01, 0.99, "above 100%: past the roofline (e.g. data held in a cache)",
+                      transform=axes.transAxes, va="top", fontsize="x-small", color="grey")
+    axes.grid(True, which="both", alpha=0.3)
+
+
+def legend_title(figure, panels):
+    """The key to the encodings: line style by language, bands, the end-to-end panel."""
+    languages = {line["language"] for line in figure["lines"].values()}
+    key = [style_key(languages) if any(languages) else "line style: no language recorded",
+           "shaded: interquartile range of the samples"]
+    if any(panel[0] == "e2e" for panel in panels):
+        key.append("end to end (with transfers): its own panel")
+    return "\n".join(key)
+
+
+def plot_figure(plt, figure, title, path_stem):
+    """One figure: the panels with data, one legend outside them; PNG and SVG."""
+    panels = panels_with_data(figure["lines"])
+    rows, columns = grid_shape(len(panels))
+    canvas, axes = plt.subplots(rows, columns, figsize=(5.2 * columns, 4.0 * rows),
+                                squeeze=False)
+    x_label = size_label(figure["size_meanings"], figure["params"])
+    for panel_axes, panel in zip(axes.flat, panels):
+        draw_panel(panel_axes, panel, figure, x_label)
+    for unused in list(axes.flat)[len(panels):]:
+        unused.remove()  # a grid with a spare cell: leave it blank, not an empty panel
+    canvas.suptitle(title)
+    canvas.tight_layout(rect=(0, 0, 1, 1 - 0.35 / canvas.get_figheight()))  # room for the title
+    handles, labels = axes.flat[0].get_legend_handles_labels()  # time: every line
+    canvas.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.0, 0.95),
+                  fontsize="small", title=legend_title(figure, panels), title_fontsize="small",
+                  ncol=2 if len(labels) > 24 else 1, frameon=False)
+    paths = [path_stem + ".png", path_stem + ".svg"]
     for path in paths:
-        figure.savefig(path, dpi=110)
-    plt.close(figure)
+        canvas.savefig(path, dpi=110, bbox_inches="tight")  # the box takes the legend in
+    plt.close(canvas)
     return paths
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def machines_title(documents):
+    """Where the results were measured: host, CPU and GPU of each distinct machine."""
+    machines = []
+    for document in documents:
+        host, gpu = document.get("host", {}), document.get("gpu", {})
+        machines.append(f"{host.get('host_name', '?')}: {host.get('cpu_model', '?')}, GPU "
+                        + (gpu.get("name", "?") if gpu.get("available") else "none"))
+    return "; ".join(dict.fromkeys(machines))  # each once, in order
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(
+        prog="plot_results.py", description=__doc__.split("\n\n", 1)[0],
+        epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", nargs="+", help="gpubench results JSON files")
-    parser.add_argument("--out-dir", help="where to write the PNG files (default: beside the first file)")
-    parser.add_argument("--name", help="stem of the PNG names (default: the first file's name)")
-    args = parser.parse_args()
+    parser.add_argument("--out-dir",
+                        help="where to write the figures (default: beside the first file)")
+    parser.add_argument("--name", help="stem of the file names (default: the first file's name)")
+    return parser.parse_args()
+
+
+def main():
+    args = parse_arguments()
     documents = []
     for path in args.results:
         try:
@@ -196,20 +419,18 @@ def main():
                 documents.append(json.load(handle))
         except (OSError, ValueError) as error:
             sys.exit(f"plot_results.py: error: cannot read {path}: {error}")
-    series, rate_labels, languages = load_series(documents)
-    if not series:
+    figures = load_series(documents)
+    if not figures:
         sys.exit(f"plot_results.py: error: {', '.join(args.results)}: no verified entries to plot")
     plt = import_pyplot()
     out_dir = args.out_dir or os.path.dirname(os.path.abspath(args.results[0]))
     os.makedirs(out_dir, exist_ok=True)
     stem = args.name or os.path.splitext(os.path.basename(args.results[0]))[0]
-    gpu = documents[0].get("gpu", {})
-    host = documents[0].get("host", {})
-    title = f"{host.get('host_name', '?')}: {host.get('cpu_model', '?')}, " \
-            f"GPU {gpu.get('name', 'none') if gpu.get('available') else 'none'}"
-    for workload, plugins in sorted(series.items()):
-        for path in plot_workload(plt, workload, plugins, languages, rate_labels[workload], title,
-                                  os.path.join(out_dir, f"{stem}-{workload}")):
+    where = machines_title(documents)
+    for (workload, params), figure in sorted(figures.items()):
+        title = f"{workload}" + (f" [{params}]" if params else "") + f"  —  {where}"
+        path_stem = os.path.join(out_dir, figure_file_stem(stem, workload, params))
+        for path in plot_figure(plt, figure, title, path_stem):
             print(path)
 
 

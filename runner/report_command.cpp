@@ -1,5 +1,7 @@
 #include "cli.hpp"
+#include "history_store.hpp"
 #include "report.hpp"
+#include "report_html.hpp"
 #include "report_studies.hpp"
 #include "results_model.hpp"
 #include "subcommand_options.hpp"
@@ -11,6 +13,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
+#include <map>
+#include <optional>
 #include <set>
 
 namespace gpubench {
@@ -22,14 +27,15 @@ namespace {
 // What names a file's columns: its GPU, else its host. Files of one machine that measured
 // different things (a GPU sweep and a CPU sweep of one study) share the name and so one
 // table; files of one machine that measured the same things (two commits) are told apart
-// by their file names.
+// by their file names (after --newest, none are).
 std::vector<std::string> source_labels(const std::vector<std::string> &paths,
                                        const std::vector<ResultsDocument> &documents) {
     std::vector<std::string> labels;
     for (const ResultsDocument &d : documents) labels.push_back(d.gpu_name.value_or(d.host_name));
     std::vector<std::set<std::string>> identities(documents.size());
     for (size_t i = 0; i < documents.size(); ++i)
-        for (const RecordedEntry &e : documents[i].entries) identities[i].insert(e.identity());
+        for (const RecordedEntry &e : documents[i].entries)
+            if (e.record.valid) identities[i].insert(e.identity());  // only verified ones are reported
     std::vector<std::string> named = labels;
     for (size_t i = 0; i < labels.size(); ++i)
         for (size_t j = 0; j < labels.size(); ++j) {
@@ -41,13 +47,46 @@ std::vector<std::string> source_labels(const std::vector<std::string> &paths,
     return named;
 }
 
+std::string read_text(const std::filesystem::path &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (!in.good() && !in.eof()) throw std::runtime_error("cannot read " + path.string());
+    return text;
+}
+
+// --newest: where several files of one machine hold the same verified entry, only the newest
+// file's stays (the typed entries and the documents' "entries" alike, which stay parallel).
+void keep_newest_entries(std::vector<ResultsDocument> &documents, std::vector<nlohmann::json> &raw) {
+    std::map<std::string, size_t> newest;  // machine|identity -> the document holding it last
+    auto key = [&](size_t i, const RecordedEntry &e) {
+        return documents[i].gpu_name.value_or(documents[i].host_name) + "|" + e.identity();
+    };
+    for (size_t i = 0; i < documents.size(); ++i)
+        for (const RecordedEntry &e : documents[i].entries) {
+            if (!e.record.valid) continue;
+            auto [it, added] = newest.emplace(key(i, e), i);
+            if (!added && documents[i].created >= documents[it->second].created) it->second = i;
+        }
+    for (size_t i = 0; i < documents.size(); ++i) {
+        std::vector<RecordedEntry> &entries = documents[i].entries;
+        nlohmann::json &raw_entries = raw[i].at("entries");
+        for (size_t j = entries.size(); j-- > 0;)
+            if (entries[j].record.valid && newest.at(key(i, entries[j])) != i) {
+                entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(j));
+                raw_entries.erase(j);
+            }
+    }
+}
+
 }  // namespace
 
 int report_command(int argc, const char *const *argv) {
     std::vector<std::string> files;
-    std::string baseline = "naive", format = "markdown", output;
+    std::string baseline = "naive", format = "markdown", output, plotly_js_path, history;
+    bool newest = false;
     po::options_description options(
         "Usage: runner report RESULTS.json [MORE.json...] [options]\n"
+        "       runner report --format html --history DB [RESULTS.json...] [-o PAGE.html]\n"
         "Per workload: median compute and end-to-end time by size and backend, speedups over a\n"
         "baseline, and the size from which each GPU backend beats the best CPU one end to end;\n"
         "in Markdown then the studies view: per size, each backend's time, memory, CPU and GPU\n"
@@ -58,19 +97,44 @@ int report_command(int argc, const char *const *argv) {
         ("baseline", po::value<std::string>(&baseline)->default_value(baseline),
          "backend the speedups are against (falls back to the first CPU backend)")
         ("format", po::value<std::string>(&format)->default_value(format),
-         "markdown, csv, json, or gbench (one file in Google Benchmark's JSON format)")
-        ("output,o", po::value<std::string>(&output), "write to this file instead of stdout");
+         "markdown, csv, json, gbench (one file in Google Benchmark's JSON format), or html (one "
+         "self-contained interactive page: docs/html-report.md)")
+        ("output,o", po::value<std::string>(&output), "write to this file instead of stdout")
+        ("newest", po::bool_switch(&newest),
+         "where several files of one machine hold the same entry, report only the newest file's "
+         "(a folder of runs over time, reported as its latest state)")
+        ("plotly-js", po::value<std::string>(&plotly_js_path),
+         "html: the plotly.js to embed (default: $GPUBENCH_PLOTLY_JS, else the installed one, "
+         "else /usr/share/python3-plotly/plotly.js)")
+        ("history", po::value<std::string>(&history),
+         "html: add each entry's trend over commits from this history database (runner history); "
+         "with no results file, a page of the history alone");
     try {
         if (parse_subcommand(argc, argv, options, files)) return exit_ok;
-        if (files.empty()) throw std::invalid_argument("no results file given");
-        if (format != "markdown" && format != "csv" && format != "json" && format != "gbench")
+        const bool html = format == "html";
+        if (files.empty() && !(html && !history.empty()))
+            throw std::invalid_argument("no results file given");
+        if (format != "markdown" && format != "csv" && format != "json" && format != "gbench" && !html)
             throw std::invalid_argument("--format '" + format +
-                                        "': expected markdown, csv, json or gbench");
+                                        "': expected markdown, csv, json or gbench (or html)");
+        if (!html && (!history.empty() || !plotly_js_path.empty()))
+            throw std::invalid_argument("--history and --plotly-js are for --format html");
+        // html: plotly.js and the history read before anything is written.
+        const std::string plotly_js = html ? read_text(find_plotly_js(plotly_js_path)) : "";
+        std::optional<std::vector<HistorySeries>> history_series_read;
+        if (!history.empty()) history_series_read = history_series(history);
         if (format == "gbench" && files.size() != 1)
             throw std::invalid_argument("--format gbench converts one results file at a time");
-        // Each file checked against results/schema.json before anything is read from it.
+        // Each file checked against core/results_schema.json before anything is read from it.
+        std::vector<nlohmann::json> raw_documents;  // the header, and what the typed model leaves out
         std::vector<ResultsDocument> documents;
-        for (const std::string &file : files) documents.push_back(read_results_file(file));
+        for (const std::string &file : files) {
+            raw_documents.push_back(read_results_json(file));
+            documents.push_back(typed_results_document(raw_documents.back()));
+        }
+        if (newest) keep_newest_entries(documents, raw_documents);
+        std::vector<RunHeader> headers;
+        for (size_t i = 0; i < files.size(); ++i) headers.push_back(run_header(raw_documents[i], files[i]));
         const std::vector<std::string> labels = source_labels(files, documents);
         // One source (all files of one machine, or one file): no machine in the column names.
         const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
@@ -87,12 +151,21 @@ int report_command(int argc, const char *const *argv) {
         }
         std::ostream &out = output.empty() ? std::cout : file;
         if (format == "markdown") {
+            write_markdown_header(out, headers);
             write_markdown(out, reports);
             write_studies_markdown(out, reports);
         }
         if (format == "csv") write_csv(out, reports);
         if (format == "json") out << report_json(reports).dump(1) << '\n';
         if (format == "gbench") out << gbench_json(labelled.front().second).dump(1) << '\n';
+        if (html) {
+            write_html_report(out,
+                              {files, std::move(raw_documents), std::move(labelled), reports,
+                               std::move(history_series_read), baseline},
+                              plotly_js);
+            if (!out.flush()) throw std::runtime_error("cannot write " + (output.empty() ? "stdout" : output));
+            if (files.empty()) return exit_ok;  // a page of the history alone
+        }
         return reports.empty() ? exit_skipped : exit_ok;
     } catch (const std::exception &e) {
         std::cerr << "runner report: error: " << e.what() << '\n';

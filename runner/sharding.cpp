@@ -1,5 +1,6 @@
 #include "sharding.hpp"
 
+#include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "shard_costs.hpp"
 
@@ -11,8 +12,32 @@ namespace gpubench {
 
 namespace {
 
-EntryKey key_of(const PluginInfo &plugin, uint64_t size, const MeasureOptions &options) {
-    return {plugin.name, size, options.params, options.seed};
+EntryKey key_of(const SweepEntry &entry, const MeasureOptions &options) {
+    return {entry.plugin->name, entry.size, entry.params, options.seed};
+}
+
+// The --param axes a results file's options record: param_axes, or, in a file written before
+// value lists, its params (one value per key).
+nlohmann::json recorded_param_axes(const nlohmann::json &options) {
+    if (options.contains("param_axes")) return options["param_axes"];
+    ParamAxes axes;
+    for (const std::string &item : split_list(options.value("params", ""))) {
+        const size_t eq = item.find('=');
+        axes.push_back({item.substr(0, eq), {eq == std::string::npos ? "" : item.substr(eq + 1)}});
+    }
+    return param_axes_json(axes);
+}
+
+// Axes as the command line gives them: "--param a=1,2 --param b=x", or "no --param".
+std::string param_axes_text(const nlohmann::json &axes) {
+    std::string text;
+    for (const auto &[key, values] : axes.items()) {
+        std::string list;
+        for (const nlohmann::json &value : values)
+            list += (list.empty() ? "" : ",") + value.get<std::string>();
+        text += (text.empty() ? "--param " : " --param ") + key + "=" + list;
+    }
+    return text.empty() ? "no --param" : text;
 }
 
 std::string shard_text(uint32_t index, uint32_t count) {
@@ -40,12 +65,14 @@ std::optional<ResumedPlan> resumed_plan(const CommandLine &cli) {
     if (!planned) return std::nullopt;
     // Entries are the same measurement only with the same params and seed (find_entry).
     for (const EntryKey &key : *planned)
-        if (key.params != cli.measure.params || key.seed != cli.measure.seed)
+        if (key.seed != cli.measure.seed)
             throw std::runtime_error(cli.resume + " planned its entries with --seed " +
-                                     std::to_string(key.seed) + " and params '" + key.params +
-                                     "': resume it with the same (this run has --seed " +
-                                     std::to_string(cli.measure.seed) + ", params '" +
-                                     cli.measure.params + "')");
+                                     std::to_string(key.seed) + ": resume it with the same (this run has --seed " +
+                                     std::to_string(cli.measure.seed) + ")");
+    const nlohmann::json recorded = recorded_param_axes(document.at("options"));
+    if (const nlohmann::json given = param_axes_json(cli.param_axes); recorded != given)
+        throw std::runtime_error(cli.resume + " planned its entries with " + param_axes_text(recorded) +
+                                 ": resume it with the same (this run has " + param_axes_text(given) + ")");
     return ResumedPlan{std::move(*planned), document.at("options").contains("default_sweep")};
 }
 
@@ -65,7 +92,7 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
     for (const EntryKey &key : entries) {
         const auto found = by_name.find(key.plugin);
         if (found == by_name.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
-        sweep.emplace_back(found->second, key.size);
+        sweep.push_back({found->second, key.size, key.params});
     }
     return sweep;
 }
@@ -73,7 +100,7 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
 ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
                          const std::filesystem::path &runner) {
     std::vector<EntryKey> keys;
-    for (const auto &[plugin, size] : entries) keys.push_back(key_of(*plugin, size, cli.measure));
+    for (const SweepEntry &entry : entries) keys.push_back(key_of(entry, cli.measure));
     EntryCosts costs;
     if (cli.shard_costs.empty())
         costs = costs_from_declared_work(entries, cli.measure, runner, cli.scan_timeout_s);

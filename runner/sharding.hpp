@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "plugin_info.hpp"
 #include "shard_plan.hpp"
+#include "sweep.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -17,8 +18,6 @@
 
 namespace gpubench {
 
-using SweepEntries = std::vector<std::pair<const PluginInfo *, uint64_t>>;
-
 struct ResumedPlan {
     std::vector<EntryKey> entries;  // in sweep order
     bool default_sweep = false;     // the file was written by the default sweep
@@ -27,14 +26,15 @@ struct ResumedPlan {
 // With --resume FILE: when FILE records a plan and the command line names no --plugin or
 // --sizes, the entries it was planned to hold (a shard's own, or a merged file's whole
 // sweep); nullopt when the command line's sweep is to be run. Throws std::runtime_error, one
-// line, when FILE cannot be read, or --shard, --param or --seed contradict it.
+// line, when FILE cannot be read, or --shard, --param or --seed contradict it (its options'
+// param_axes, or params in a file written before them).
 std::optional<ResumedPlan> resumed_plan(const CommandLine &cli);
 
 // The plugins of `entries`, each named once, in order.
 std::vector<std::string> plugin_names(const std::vector<EntryKey> &entries);
 
-// `entries` with their plugins among `plugins`; throws std::runtime_error naming a plugin
-// that is not among them.
+// `entries` with their plugins among `plugins`, each with its planned params; throws
+// std::runtime_error naming a plugin that is not among them.
 SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
                                   const std::vector<EntryKey> &entries);
 

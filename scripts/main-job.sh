@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # README command 1: install what is missing, build, run the default sweep of every available
-# plugin, report and plot it. Results: results/<host>-<timestamp>.json, its report (.md) and
-# one figure per workload (.png and .svg) beside it.
+# plugin, report and plot it. Results: results/<host>-<timestamp>.json, its reports (.md, and
+# .html: one self-contained interactive page) and one figure per workload (.png, .svg) beside it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -18,5 +18,7 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
   exit "$status"
 fi
 /usr/bin/python3 runner/plot_results.py "$results"
-"$build_dir/bin/runner" report "$results" --output "${results%.json}.md" || [ $? -eq 3 ]  # 3: nothing verified to report
-echo "report: ${results%.json}.md"
+# 3: nothing verified to report.
+"$build_dir/bin/runner" report "$results" --output "${results%.json}.md" || [ $? -eq 3 ]
+"$build_dir/bin/runner" report "$results" --format html --output "${results%.json}.html" || [ $? -eq 3 ]
+echo "reports: ${results%.json}.md, ${results%.json}.html (open it in a browser)"

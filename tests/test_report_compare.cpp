@@ -11,6 +11,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 using namespace gpubench;
 using nlohmann::json;
@@ -383,4 +384,76 @@ TEST_CASE("the studies view: per size, backends grouped by language with memory,
                                    "plugins/matmul/matmul_gpu.hpp), compiled once in 1.400 s.") &&
                        Catch::Contains("Shared by numpy: 38 lines of code (plugins/matmul/python.cpp)."));
     CHECK(md.find("Shared by naive") == md.rfind("Shared by naive"));
+}
+
+TEST_CASE("crossover: 'never' when the GPU backend loses, 'not measured' when no CPU backend was measured",
+          "[report]") {
+    json slow = study();  // the GPU never catches up
+    for (json &e : slow["entries"])
+        if (e["plugin"] == "sort_cuda") e["timing"]["end_to_end"]["median"] = 1.0;
+    const json gpu_only = results({{"sort_cuda", 1000, around(0.5e-3), 1e-3}});
+    const auto texts = [](const json &document) {
+        const std::vector<WorkloadReport> reports = build_report({{"", typed(document)}}, {});
+        std::ostringstream md, csv;
+        write_markdown(md, reports);
+        write_csv(csv, reports);
+        return std::tuple(reports.at(0), md.str(), csv.str(), report_json(reports).at(0));
+    };
+    const auto [lost, lost_md, lost_csv, lost_json] = texts(slow);
+    CHECK(lost.cpu_measured);
+    CHECK_THAT(lost_md, Catch::Contains("- cuda: never, at the sizes measured"));
+    CHECK_THAT(lost_csv, Catch::Contains(",never,"));
+    CHECK(lost_json["crossover"]["cuda"].is_null());
+    CHECK(lost_json["cpu_measured"] == true);
+
+    const auto [alone, alone_md, alone_csv, alone_json] = texts(gpu_only);
+    CHECK_FALSE(alone.cpu_measured);
+    CHECK_FALSE(alone.crossover.at("cuda").has_value());
+    CHECK_THAT(alone_md, Catch::Contains("- cuda: not measured (no CPU backend was measured)") &&
+                             !Catch::Contains("never"));
+    CHECK_THAT(alone_csv, Catch::Contains("sort,,,cuda,gpu,1000,0.0005,0.0015,1,1,not measured,"));
+    CHECK(alone_json["crossover"]["cuda"].is_null());
+    CHECK(alone_json["cpu_measured"] == false);
+}
+
+TEST_CASE("the Markdown report starts with each file's run and explains the flags that occur", "[report]") {
+    using namespace runner_process;
+    json document = study();  // its entries are flagged noisy (too few samples for --max-noise)
+    document["command_line"] = {"runner", "--plugin", "sort_*", "--param", "input=random, sorted"};
+    document["build"]["git_revision"] = "0123abc";
+    document["entries"][0]["flags"] = {"noisy", "contended"};
+    const auto file = temp_results("report_header");
+    std::ofstream(file) << document.dump();
+    const Outcome md = run_runner("report " + file.string());
+    INFO(md.output);
+    CHECK(md.status == 0);
+    CHECK_THAT(md.output, Catch::StartsWith("# gpubench report\n\n**" + file.string() + "**\n\n- machine: testhost"));
+    CHECK_THAT(md.output, Catch::Contains("- GPUs: NVIDIA H100 80GB HBM3") && Catch::Contains("- commit: 0123abc") &&
+                              Catch::Contains("- date: " + document["created"].get<std::string>()) &&
+                              Catch::Contains("- options: ") && Catch::Contains("seed 42") &&
+                              Catch::Contains("- command line: ` runner --plugin 'sort_*' --param 'input=random, sorted' `"));
+    // The header comes first, the glossary after the tables: of the flags that occur only.
+    const size_t table = md.output.find("## sort"), flags = md.output.find("## Flags");
+    CHECK(md.output.find("- machine:") < table);
+    REQUIRE(flags != std::string::npos);
+    CHECK(table < flags);
+    CHECK_THAT(md.output.substr(flags), Catch::Contains("- *noisy*: the noise criterion") &&
+                                            Catch::Contains("- *contended*: the host was crowded") &&
+                                            !Catch::Contains("*throttled*"));
+    std::filesystem::remove(file);
+
+    // No flag in the tables: no glossary.
+    for (json &entry : document["entries"]) entry["flags"] = json::array();
+    std::ostringstream clean;
+    write_markdown(clean, build_report({{"", typed(document)}}, {}));
+    CHECK_THAT(clean.str(), !Catch::Contains("## Flags"));
+}
+
+TEST_CASE("the studies view of a sweep without a GPU backend has no GPU columns", "[report]") {
+    const json cpu_only = results({{"sort_naive", 1000, around(1e-3)}, {"sort_omp", 1000, around(0.1e-3)}});
+    std::ostringstream out;
+    write_studies_markdown(out, build_report({{"", typed(cpu_only)}}, {}));
+    INFO(out.str());
+    CHECK_THAT(out.str(), Catch::Contains("| size | language | backend | time | CPU RAM | CPU % | compile | lines |") &&
+                              Catch::Contains("No GPU backend was measured") && !Catch::Contains("GPU RAM"));
 }

@@ -1,6 +1,6 @@
-// The results model: every reader checks a file against results/schema.json and names the
-// first offending field in one line (exit 2), whatever the file holds; the committed results
-// validate; what the writer writes reads back the same; and the built-in validator agrees
+// The results model: every reader checks a file against core/results_schema.json and names the
+// first offending field in one line (exit 2), whatever the file holds; the recorded studies'
+// files validate; what the writer writes reads back the same; and the built-in validator agrees
 // with python's jsonschema, where that is installed.
 #include "json_schema.hpp"
 #include "results.hpp"
@@ -24,9 +24,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path results_dir = fs::path(GPUBENCH_SOURCE_DIR) / "results";
+const fs::path schema_file = fs::path(GPUBENCH_SOURCE_DIR) / "core" / "results_schema.json";
+// The recorded studies' results files (docs/studies/README.md), one folder per machine.
+const fs::path studies_data = fs::path(GPUBENCH_SOURCE_DIR) / "docs" / "studies" / "data";
 // A real results file of a GPU sweep: per-launch headlines, NVML readings, energy, rooflines.
-const fs::path recorded = results_dir / "h100-n10-2026-11-23.json";
+const fs::path recorded = studies_data / "h100" / "harness-cost-n10-2026-11-23.json";
 
 // The recorded file with `change` made at a JSON pointer: a value put there, or (null
 // change) the field removed.
@@ -158,23 +160,23 @@ TEST_CASE("resuming a file with wrong field types: one line, exit 2, the file un
     fs::remove_all(dir);
 }
 
-TEST_CASE("every committed results file validates", "[results-model]") {
-    // Files in results/ that are no results files: the schema itself and a bench summary.
-    const std::set<std::string> others = {"schema.json", "h100-sweep-cost-2026-11-23.json"};
+TEST_CASE("every recorded results file validates", "[results-model]") {
+    // Files beside them that are no results files: a bench summary (bench/sweep_cost.sh).
+    const std::set<std::string> others = {"harness-cost-summary-2026-11-23.json"};
     size_t checked = 0;
-    for (const auto &item : fs::directory_iterator(results_dir)) {
+    for (const auto &item : fs::recursive_directory_iterator(studies_data)) {
         const fs::path path = item.path();
         if (path.extension() != ".json" || others.count(path.filename().string())) continue;
         INFO(path);
         CHECK_NOTHROW(read_results_file(path));
         ++checked;
     }
-    CHECK(checked >= 18);
+    CHECK(checked >= 30);  // the folder is there and read
 }
 
-TEST_CASE("the built-in schema is results/schema.json, and refuses what it cannot enforce",
+TEST_CASE("the built-in schema is core/results_schema.json, and refuses what it cannot enforce",
           "[results-model]") {
-    CHECK(results_schema() == json::parse(slurp(results_dir / "schema.json")));
+    CHECK(results_schema() == json::parse(slurp(schema_file)));
     CHECK_THROWS_WITH(JsonSchema(json{{"type", "string"}, {"pattern", "^a"}}),
                       Catch::Contains("keyword 'pattern' is not supported"));
     CHECK_THROWS_WITH(JsonSchema(json{{"$ref", "#/$defs/nowhere"}}), Catch::Contains("leads nowhere"));
@@ -297,7 +299,7 @@ TEST_CASE("python's jsonschema accepts the schema and agrees with the built-in v
         "    print('valid' if check.is_valid(json.load(open(path))) else 'invalid')\n";
     write(dir / "agree.py", script);
     const Outcome python = run_command("python3 " + (dir / "agree.py").string() + " " +
-                                       (results_dir / "schema.json").string() + files);
+                                       schema_file.string() + files);
     INFO(python.output);
     CHECK(python.status == 0);
     CHECK(python.output == expected);

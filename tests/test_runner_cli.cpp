@@ -119,7 +119,7 @@ TEST_CASE("a parameter no selected plugin reads is refused before anything runs"
                                 Catch::Contains("fixture_good reads none") &&
                                 Catch::Contains("fixture_status reads reject_odd, fail_run"));
     CHECK_FALSE(std::filesystem::exists(path));
-    // Read by one of the selected plugins: passed to all, the others ignore it.
+    // Read by one of the selected plugins: passed to that one only (test_param_axes.cpp).
     Outcome shared = run_runner(fixtures() + " --plugin fixture_good,fixture_status --sizes 8 --param reject_odd=1" + quick + "-o " + path.string());
     CHECK(shared.status == 0);
     // A plugin that does not declare its keys (ABI 1.0 here) may read any: not refused.

@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Entries = std::vector<std::pair<const PluginInfo *, uint64_t>>;
+using Entries = SweepEntries;
 
 // copy_omp and matmul_naive, scanned as the runner scans them.
 struct RealPlugins {
@@ -31,15 +31,16 @@ struct RealPlugins {
     }
 };
 
-Entries entries_of(const PluginInfo &plugin, const std::vector<uint64_t> &sizes) {
+Entries entries_of(const PluginInfo &plugin, const std::vector<uint64_t> &sizes,
+                   const std::string &params = "") {
     Entries entries;
-    for (uint64_t size : sizes) entries.emplace_back(&plugin, size);
+    for (uint64_t size : sizes) entries.push_back({&plugin, size, params});
     return entries;
 }
 
 std::vector<EntryKey> keys_of(const Entries &entries, const MeasureOptions &options) {
     std::vector<EntryKey> keys;
-    for (const auto &[plugin, size] : entries) keys.push_back({plugin->name, size, options.params, options.seed});
+    for (const auto &[plugin, size, params] : entries) keys.push_back({plugin->name, size, params, options.seed});
     return keys;
 }
 
@@ -156,16 +157,16 @@ TEST_CASE("costs from declared work: a plugin whose work cannot be read still ge
     hanging.file = fs::path(GPUBENCH_HOSTILE_DIR) / "hostile_constructor_hang.so";
     hanging.max_size = 100;
     Entries entries = entries_of(copy, {1'000, 10'000'000, 100'000'000});
-    for (auto entry : entries_of(matmul, {64, 128})) entries.push_back(entry);
-    entries.emplace_back(&hanging, 1);
+    // matmul's work() refuses dtype=float16; each entry is asked with its own params.
+    for (auto entry : entries_of(matmul, {64, 128}, "dtype=float16")) entries.push_back(entry);
+    entries.push_back({&hanging, 1, ""});
     MeasureOptions options;
-    options.params = "dtype=float16";  // matmul's work() refuses it; copy reads no params
     const EntryCosts costs = declared(entries, options, 1.0);
     CHECK(costs.source == "declared work at nominal rates, unknown for 3 of 6 entries (costed as the median)");
     const double median = costs.costs[1];  // of copy's three
     for (size_t i : {3, 4, 5}) CHECK(costs.costs[i] == median);
     REQUIRE(costs.notes.size() == 2);
-    CHECK(costs.notes[0] == "cannot read the declared work of matmul_naive at 2 of 2 sizes (work: "
+    CHECK(costs.notes[0] == "cannot read the declared work of matmul_naive [dtype=float16] at 2 of 2 sizes (work: "
                             "dtype='float16': expected float32 or float64): costed as the median");
     CHECK(costs.notes[1] == "cannot read the declared work of hostile_constructor_hang at 1 of 1 sizes "
                             "(no answer after 1 s (--scan-timeout)): costed as the median");
@@ -182,8 +183,8 @@ TEST_CASE("the runner plans a shard by declared work, and notes a plugin whose w
                                  std::string(quick) + "--shard 1/2 -o " + file.string());
     INFO(o.output);
     CHECK(o.status == 1);  // matmul's entries fail in setup too
-    CHECK_THAT(o.output, Catch::StartsWith("note: cannot read the declared work of matmul_naive at 2 of 2 "
-                                           "sizes (work: dtype='float16'"));
+    CHECK_THAT(o.output, Catch::StartsWith("note: cannot read the declared work of matmul_naive [dtype=float16] at "
+                                           "2 of 2 sizes (work: dtype='float16'"));
     const nlohmann::json shard = read_json(file)["shard"];
     CHECK(shard["costs"] == "declared work at nominal rates, unknown for 2 of 4 entries (costed as the median)");
     REQUIRE(shard["planned"].size() == 4);

@@ -160,7 +160,9 @@ TEST_CASE("a shard's file resumes its own entries, and refuses another shard's o
     const std::pair<std::string, std::string> refused[] = {
         {options + " --shard 1/4", "cannot resume: " + file.string() + " is shard 3/4, not 1/4"},
         {sweep, "is shard 3/4: with --plugin or --sizes, give its --shard too"},
-        {" --seed 6 --warmup 0" + std::string(quick), "planned its entries with --seed 5 and params ''"}};
+        {" --seed 6 --warmup 0" + std::string(quick), "planned its entries with --seed 5: resume it with the same"},
+        {" --seed 5 --warmup 0 --param reject_odd=1" + std::string(quick),
+         "planned its entries with no --param: resume it with the same (this run has --param reject_odd=1)"}};
     for (const auto &[arguments, says] : refused) {
         const Outcome o = run_runner(fixtures() + arguments + " --resume " + file.string());
         INFO(arguments << ": " << o.output);

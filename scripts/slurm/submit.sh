@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Submits a sharded sweep to Slurm (README, "Sharded sweeps"): a job array of N tasks of
+# Submits a sharded sweep to Slurm (docs/scale-out.md): a job array of N tasks of
 # scripts/slurm/sweep.sbatch, one shard and one GPU each, then scripts/slurm/merge.sbatch as a
 # job that starts once every task has ended (afterany) and merges the shards into
 # $RESULTS_DIR/merged.json (exit 3 there: some entries missing; its log says how to --resume).

@@ -66,7 +66,7 @@
  *   stream check waits for each device. device_bytes in gpubench_work is per device, and the
  *   memory checks read the first device.
  *
- * Checks the runner makes on every entry (see the README, "How measurement works")
+ * Checks the runner makes on every entry (see docs/measurement.md)
  *   - Faster than the hardware: flops or bytes per second above the device's peak for the
  *     declared gpubench_work.math (bytes only when one run's bytes exceed the cache) make
  *     the entry invalid: the timing or the declared work is wrong.

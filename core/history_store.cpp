@@ -1,0 +1,117 @@
+#include "history_store.hpp"
+
+#include "history_database.hpp"
+#include "results_model.hpp"
+#include "run_header.hpp"
+#include "text_format.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace gpubench {
+
+namespace {
+
+// What tells two results files apart: a 64-bit FNV-1a hash of the bytes, and their count.
+std::string content_hash(const std::filesystem::path &file) {
+    std::ifstream in(file, std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    if (!in.eof() && in.fail()) throw std::runtime_error("cannot read " + file.string());
+    uint64_t hash = 14695981039346656037ull;
+    for (unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ull;
+    char text[64];
+    std::snprintf(text, sizeof text, "fnv1a64:%016llx:%zu", static_cast<unsigned long long>(hash), bytes.size());
+    return text;
+}
+
+// The q-quantile of sorted values, interpolated between neighbours.
+double quantile(const std::vector<double> &sorted, double q) {
+    if (sorted.empty()) return 0;
+    const double position = q * static_cast<double>(sorted.size() - 1);
+    const size_t below = static_cast<size_t>(position);
+    const size_t above = std::min(below + 1, sorted.size() - 1);
+    return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
+std::string joined(const std::vector<std::string> &items) {
+    std::string text;
+    for (const std::string &item : items) text += (text.empty() ? "" : ",") + item;
+    return text;
+}
+
+// The verified entries of a checked results document, as points of run `run_id`.
+size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDocument &results, bool several_gpus) {
+    HistoryStatement insert(db, "INSERT INTO points (run_id, plugin, size, params, device, median, q1, q3, "
+                                "min, max, samples, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+    size_t stored = 0;
+    for (const RecordedEntry &entry : results.entries) {
+        if (!entry.record.valid || !entry.timing) continue;
+        std::vector<double> samples = entry.timing->headline_samples();
+        std::sort(samples.begin(), samples.end());
+        const int64_t device = several_gpus && entry.device ? *entry.device : -1;
+        insert.bind(1, run_id).bind(2, entry.record.plugin).bind(3, static_cast<int64_t>(entry.record.size));
+        insert.bind(4, entry.record.params).bind(5, device).bind(6, entry.timing->headline_median());
+        insert.bind(7, quantile(samples, 0.25)).bind(8, quantile(samples, 0.75));
+        insert.bind(9, samples.empty() ? 0.0 : samples.front()).bind(10, samples.empty() ? 0.0 : samples.back());
+        insert.bind(11, static_cast<int64_t>(samples.size())).bind(12, joined(entry.record.flags));
+        insert.step();
+        insert.reset();
+        ++stored;
+    }
+    return stored;
+}
+
+}  // namespace
+
+std::string HistorySeries::label() const {
+    std::string text = plugin + " " + format_size(size);
+    if (!params.empty()) text += " [" + params + "]";
+    if (device >= 0) text += " on device " + std::to_string(device);
+    return text;
+}
+
+HistoryAdded history_add_file(const std::filesystem::path &database, const std::filesystem::path &results_file,
+                              const std::string &commit) {
+    // The file is checked whole before the database is touched: a bad one leaves no trace.
+    const nlohmann::json document = read_results_json(results_file);
+    const ResultsDocument results = results_document(document, results_file.string());
+    const RunHeader header = run_header(document, results_file.string());
+    const std::string hash = content_hash(results_file);
+    HistoryAdded added;
+    added.commit = commit.empty() ? header.commit : commit;
+    added.date = header.created;
+
+    if (database.has_parent_path()) std::filesystem::create_directories(database.parent_path());
+    HistoryDatabase db(database, HistoryDatabase::Access::write);
+    HistoryTransaction transaction(db);
+    HistoryStatement existing(db, "SELECT id FROM runs WHERE content_hash = ?1");
+    if (existing.bind(1, hash).step()) {
+        added.run_id = existing.integer(0);
+        added.already_stored = true;
+        return added;
+    }
+    HistoryStatement run(db, "INSERT INTO runs (machine, gpus, build, commit_id, created, source, content_hash) "
+                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+    run.bind(1, header.machine()).bind(2, header.gpu_list()).bind(3, header.build()).bind(4, added.commit);
+    run.bind(5, header.created).bind(6, std::filesystem::absolute(results_file).string()).bind(7, hash);
+    run.step();
+    added.run_id = db.last_insert_id();
+    added.points = insert_points(db, added.run_id, results, header.gpus.size() > 1);
+    transaction.commit();
+    return added;
+}
+
+std::vector<int64_t> history_add(const std::filesystem::path &database,
+                                 const std::vector<std::filesystem::path> &results_files) {
+    std::vector<int64_t> runs;
+    for (const auto &file : results_files) {
+        const HistoryAdded added = history_add_file(database, file);
+        if (!added.already_stored) runs.push_back(added.run_id);
+    }
+    return runs;
+}
+
+}  // namespace gpubench

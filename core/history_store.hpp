@@ -1,0 +1,75 @@
+// The history of results across commits: runs kept in an SQLite database (runner history add),
+// read back as one series per entry and machine (runner history show / regressions, the HTML
+// report's trends). Safe for concurrent writers: several processes adding at once lose nothing.
+#pragma once
+
+#include "change_points.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+// What a stored run is keyed by.
+struct HistoryRun {
+    int64_t id = 0;
+    std::string machine;  // the host's name and CPU
+    std::string gpus;     // the GPU models it ran on, "" without one
+    std::string build;    // build type, compilers, gpubench version
+    std::string commit;   // build.git_revision
+    std::string date;     // the results file's "created" (ISO 8601, UTC)
+    std::string source;   // the file it came from
+};
+
+// One verified entry of one run.
+struct HistoryPoint {
+    int64_t run_id = 0;
+    std::string commit, date;
+    double median = 0;     // the headline median, seconds
+    double low = 0, high = 0;  // its spread: the quartiles of the headline samples
+    double min = 0, max = 0;   // the fastest and slowest headline sample
+    uint64_t samples = 0;      // how many headline samples
+    std::string flags;         // the entry's flags, comma-separated ("noisy,contended")
+};
+
+// One entry on one machine (and GPUs and build), oldest run first.
+struct HistorySeries {
+    std::string plugin, params;
+    uint64_t size = 0;
+    std::string machine, gpus, build;
+    std::vector<HistoryPoint> points;
+    std::vector<ChangePoint> change_points;  // filled by history_series
+    std::string label() const;               // "matmul_cuda 4096 [dtype=float64]"
+    // The GPU of a sweep over several (runner --devices) the entry ran on, else -1; labelled
+    // "... on device 1".
+    int device = -1;
+};
+
+// Stores every results file in one transaction each; returns the ids of the runs added. A file
+// already stored (same file content) is not stored twice. Throws std::runtime_error with one
+// line naming the file or the database on any failure; nothing of a failed file is kept.
+std::vector<int64_t> history_add(const std::filesystem::path &database,
+                                 const std::vector<std::filesystem::path> &results_files);
+
+// What history_add_file did with one results file.
+struct HistoryAdded {
+    int64_t run_id = 0;           // the new run, or the one that already holds the file
+    bool already_stored = false;  // the same file content was added before: nothing stored
+    size_t points = 0;            // verified entries stored
+    std::string commit, date;     // the run's key, as stored
+};
+
+// Stores one results file as one run, in its own transaction; `commit`, when not empty,
+// replaces the file's build.git_revision (a CI build's "-dirty" or "unknown"). The database
+// and its folder are created when missing. Throws as history_add.
+HistoryAdded history_add_file(const std::filesystem::path &database, const std::filesystem::path &results_file,
+                              const std::string &commit = "");
+
+// Every series of the database, with its change points. Throws std::runtime_error with one
+// line when the database cannot be read or is not a gpubench history.
+std::vector<HistorySeries> history_series(const std::filesystem::path &database,
+                                          const ChangePointOptions &options = {});
+
+}  // namespace gpubench

@@ -1,0 +1,61 @@
+// The self-contained HTML report (runner report --format html): per workload, interactive
+// plots (plotly.js, embedded) and the tables of the Markdown report, the studies view, the
+// flags explained and a header naming the machine, GPUs, driver, commit, date and options;
+// with a history database, each entry's trend over commits with its change points.
+//
+// The C++ side gathers the page's data into one JSON object (html_report_data) and writes the
+// page around it; the drawing is core/report_page/report.js, compiled in. docs/html-report.md
+// is the user's manual.
+#pragma once
+
+#include "history_store.hpp"
+#include "report.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+struct HtmlReportInput {
+    std::vector<std::string> files;         // the results files, as given
+    std::vector<nlohmann::json> documents;  // each read and checked (read_results_json)
+    // The same, typed, with each file's column source ("" for one source): build_report's input.
+    std::vector<std::pair<std::string, ResultsDocument>> labelled;
+    std::vector<WorkloadReport> reports;  // build_report over them
+    std::optional<std::vector<HistorySeries>> history;  // --history
+    std::string baseline_backend;
+};
+
+// The page's data: "files" (each run_header, options explained), "flags" (the glossary),
+// "backends" (name -> colour, one per backend across the page), "workloads" (per report:
+// columns with per-size summaries, crossover, sizes' meaning) and "history" (series with
+// "change_points"). Only the documents' verified entries appear.
+nlohmann::json html_report_data(const HtmlReportInput &input);
+
+// The colour of each backend name: a fixed palette, assigned in name order, distinct for the
+// first 48 names (then reused).
+nlohmann::json backend_colours(const std::vector<std::string> &backends);
+
+// JSON text that is safe inside <script>: '<', '>' and '&' written as \u escapes, invalid
+// UTF-8 replaced.
+std::string script_safe_json(const nlohmann::json &value);
+
+// Where plotly.js is: `explicit_path` (--plotly-js) when given, else $GPUBENCH_PLOTLY_JS, else
+// <runner's dir>/../share/gpubench/plotly.js, else Debian's /usr/share/python3-plotly/plotly.js.
+// Throws std::runtime_error with one line naming what to install when none is readable.
+std::filesystem::path find_plotly_js(const std::string &explicit_path);
+
+// `text` gzip-compressed (zlib, best compression) then base64-encoded: how the page carries
+// plotly.js, which it inflates with DecompressionStream('gzip').
+std::string gzip_base64(const std::string &text);
+
+// The whole page. `plotly_js` is the library's text.
+void write_html_report(std::ostream &out, const HtmlReportInput &input, const std::string &plotly_js);
+
+}  // namespace gpubench

@@ -1,0 +1,124 @@
+// The HTML report's data around the workloads (report_html.hpp): each file's header and its
+// options explained, the flags glossary, the page's backend colours, the history's series.
+#include "report_html.hpp"
+
+#include "run_header.hpp"
+
+#include <map>
+#include <set>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+// What each option a results file records means (its "options": MeasureOptions and the
+// sweep's own, runner/main.cpp), with the command-line option that sets it.
+const std::map<std::string, std::string> &option_meanings() {
+    static const std::map<std::string, std::string> meanings = {
+        {"seed", "--seed: the seed of every plugin's input data"},
+        {"cpu_threads", "--threads: the CPU threads a CPU plugin may use"},
+        {"cuda_device", "--device: the CUDA device index"},
+        {"cuda_devices", "--devices: the CUDA devices the sweep ran on at once (empty: --device alone)"},
+        {"params", "--param: the plugin parameters (key=value) passed to every plugin"},
+        {"warmup_runs", "--warmup: untimed warm-up cycles per entry"},
+        {"min_samples", "--min-samples: the fewest timed samples per entry"},
+        {"max_samples", "--max-samples: the most timed samples per entry"},
+        {"min_time_s", "--min-time: seconds of timed run() collected per entry at least"},
+        {"max_noise", "--max-noise: sampling went on until the median's relative standard error "
+                      "was below this (0.005 = 0.5%; 0: stop at --min-samples and --min-time)"},
+        {"max_time_s", "--max-time: seconds after which an entry stopped sampling (it keeps at "
+                       "least one sample); an entry stopped before --max-noise was met is flagged noisy"},
+        {"cold", "--cold: the GPU's L2 cache was flushed before each timed run (false: hot, "
+                 "inputs may be cached from the previous run)"},
+        {"audit_streams", "whether the plugin's stream use was audited (work outside its stream)"},
+        {"timeout_s", "--timeout: seconds an entry could take in all before its worker was killed"},
+        {"isolation", "where entries were measured: worker processes (--worker-per-entry, "
+                      "--in-process change it)"},
+        {"sanitize", "--sanitize: the compute-sanitizer tool the sweep ran under"},
+        {"default_sweep", "the sweep ran at the default sizes and limits"},
+    };
+    return meanings;
+}
+
+json options_json(const json &options) {
+    json rows = json::array();
+    if (!options.is_object()) return rows;
+    for (const auto &[key, value] : options.items()) {
+        const auto meaning = option_meanings().find(key);
+        rows.push_back({{"key", key}, {"value", value.is_string() ? value.get<std::string>() : value.dump()},
+                        {"meaning", meaning == option_meanings().end() ? "" : meaning->second}});
+    }
+    return rows;
+}
+
+json file_json(const RunHeader &h, const std::string &label) {
+    return {{"file", h.file},          {"label", label},          {"created", h.created},
+            {"machine", h.machine()},  {"os", h.os},              {"gpus", h.gpu_list()},
+            {"driver", h.driver},      {"commit", h.commit},      {"build", h.build()},
+            {"plugin_abi", h.plugin_abi}, {"command_line", h.command_line},
+            {"options", options_json(h.options)}};
+}
+
+json history_json(const std::vector<HistorySeries> &history) {
+    json series = json::array();
+    for (const HistorySeries &s : history) {
+        json points = json::array(), steps = json::array();
+        for (const HistoryPoint &p : s.points)
+            points.push_back({{"commit", p.commit}, {"date", p.date}, {"median", p.median},
+                              {"low", p.low}, {"high", p.high}});
+        for (const ChangePoint &c : s.change_points)
+            steps.push_back({{"index", c.index}, {"before", c.before}, {"after", c.after},
+                             {"relative_step", c.relative_step()}});
+        series.push_back({{"label", s.label()}, {"plugin", s.plugin}, {"params", s.params},
+                          {"size", s.size}, {"machine", s.machine}, {"gpus", s.gpus},
+                          {"build", s.build}, {"points", std::move(points)},
+                          {"change_points", std::move(steps)}});
+    }
+    return series;
+}
+
+}  // namespace
+
+json workloads_json(const HtmlReportInput &input);  // report_html_data.cpp
+
+json backend_colours(const std::vector<std::string> &backends) {
+    // Tableau 10, then its light variants, then more saturated and dark tones: neighbours in
+    // name order get unlike hues; 48 distinct colours.
+    static const char *const palette[] = {
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+        "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+        "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5", "#393b79", "#637939", "#8c6d31", "#843c39",
+        "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c",
+        "#74c476", "#9e9ac8", "#969696", "#5254a3", "#8ca252", "#bd9e39", "#ad494a", "#a55194",
+        "#08519c", "#a63603", "#006d2c", "#54278f", "#252525", "#e7ba52", "#d6616b", "#ce6dbd"};
+    constexpr size_t count = sizeof palette / sizeof *palette;
+    const std::set<std::string> names(backends.begin(), backends.end());
+    json colours = json::object();
+    size_t i = 0;
+    for (const std::string &name : names) colours[name] = palette[i++ % count];
+    return colours;
+}
+
+json html_report_data(const HtmlReportInput &input) {
+    json files = json::array();
+    for (size_t i = 0; i < input.documents.size(); ++i)
+        files.push_back(file_json(run_header(input.documents[i], input.files.at(i)),
+                                  i < input.labelled.size() ? input.labelled[i].first : ""));
+    json flags = json::array();
+    for (const auto &[flag, meaning] : flag_glossary()) flags.push_back({{"flag", flag}, {"meaning", meaning}});
+    std::vector<std::string> backends;
+    for (const WorkloadReport &r : input.reports)
+        for (const ReportColumn &c : r.columns) backends.push_back(c.backend);
+    json data = {{"generator", "gpubench runner report --format html"},
+                 {"baseline", input.baseline_backend},
+                 {"files", std::move(files)},
+                 {"flags", std::move(flags)},
+                 {"backends", backend_colours(backends)},
+                 {"workloads", workloads_json(input)}};
+    if (input.history) data["history"] = history_json(*input.history);
+    return data;
+}
+
+}  // namespace gpubench

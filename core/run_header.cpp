@@ -1,0 +1,100 @@
+#include "run_header.hpp"
+
+#include <map>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+
+std::string text(const json &object, const char *key) {
+    if (!object.is_object()) return "";
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// NVML/CUDA encode the driver's CUDA version as 1000 * major + 10 * minor.
+std::string driver_text(const json &gpu) {
+    auto it = gpu.find("driver_version");
+    if (it == gpu.end() || !it->is_number_integer()) return "";
+    const int v = it->get<int>();
+    return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+}  // namespace
+
+RunHeader run_header(const json &document, const std::string &file) {
+    RunHeader h;
+    h.file = file;
+    h.created = text(document, "created");
+    const json host = document.value("host", json::object());
+    h.host_name = text(host, "host_name");
+    h.cpu_model = text(host, "cpu_model");
+    h.os = text(host, "os");
+    h.logical_cores = host.value("logical_cores", uint64_t{0});
+    // A --devices sweep lists every GPU in "gpus"; otherwise "gpu" is the one, if available.
+    const json gpus = document.value("gpus", json::array());
+    const json gpu = document.value("gpu", json::object());
+    for (const json &g : gpus.is_array() ? gpus : json::array())
+        if (g.value("available", true) && !text(g, "name").empty()) h.gpus.push_back(text(g, "name"));
+    if (h.gpus.empty() && gpu.value("available", false) && !text(gpu, "name").empty())
+        h.gpus.push_back(text(gpu, "name"));
+    if (!h.gpus.empty()) h.driver = driver_text(gpu);
+    const json build = document.value("build", json::object());
+    h.commit = text(build, "git_revision");
+    if (h.commit.empty()) h.commit = "unknown";
+    h.build_type = text(build, "build_type");
+    h.cxx_compiler = text(build, "cxx_compiler");
+    h.cuda_compiler = text(build, "cuda_compiler");
+    h.gpubench_version = text(build, "gpubench_version");
+    h.plugin_abi = text(build, "plugin_abi");
+    for (const json &arg : document.value("command_line", json::array()))
+        if (arg.is_string()) h.command_line.push_back(arg.get<std::string>());
+    h.options = document.value("options", json::object());
+    return h;
+}
+
+std::string RunHeader::machine() const {
+    std::string details = cpu_model;
+    if (logical_cores) details += (details.empty() ? "" : ", ") + std::to_string(logical_cores) + " cores";
+    return host_name + (details.empty() ? "" : " (" + details + ")");
+}
+
+std::string RunHeader::gpu_list() const {
+    // Runs of one model are counted: "2 x NVIDIA H100", else listed in order.
+    std::string list;
+    for (size_t i = 0; i < gpus.size();) {
+        size_t j = i;
+        while (j < gpus.size() && gpus[j] == gpus[i]) ++j;
+        list += (list.empty() ? "" : ", ") + (j - i > 1 ? std::to_string(j - i) + " x " : "") + gpus[i];
+        i = j;
+    }
+    return list;
+}
+
+std::string RunHeader::build() const {
+    std::string b = build_type;
+    for (const std::string &part : {cxx_compiler, cuda_compiler == "none" ? std::string() : cuda_compiler,
+                                    gpubench_version.empty() ? std::string() : "gpubench " + gpubench_version})
+        if (!part.empty()) b += (b.empty() ? "" : ", ") + part;
+    return b;
+}
+
+const std::vector<std::pair<std::string, std::string>> &flag_glossary() {
+    static const std::vector<std::pair<std::string, std::string>> glossary = {
+        {"noisy", "the noise criterion (--max-noise) was not met before a limit (--max-time, "
+                  "--max-samples) stopped sampling: the median is less certain than asked"},
+        {"throttled", "NVML reported a power or thermal slowdown of the GPU while sampling"},
+        {"gpu_shared", "another process had a CUDA context on the entry's GPU: its device times "
+                       "may include the other's work"},
+        {"cold", "--cold: the GPU's L2 cache was flushed before each timed run"},
+        {"contended", "the host was crowded while sampling (other processes kept its cores busy "
+                      "and the worker's threads waited for a CPU): CPU times may be inflated"},
+        {"unoptimized", "the plugin was compiled without optimisation: its times say little"},
+        {"sanitized", "measured under compute-sanitizer: times are not comparable"},
+    };
+    return glossary;
+}
+
+}  // namespace gpubench

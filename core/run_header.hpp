@@ -1,0 +1,39 @@
+// What a results file says about the run that wrote it: machine, GPUs, driver, commit, date,
+// build and options. Reports print it as their header; the history keys its runs by it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+struct RunHeader {
+    std::string file;     // the results file, as given
+    std::string created;  // ISO 8601, UTC
+    std::string host_name, cpu_model, os;
+    uint64_t logical_cores = 0;
+    std::vector<std::string> gpus;  // the GPU models of the sweep ("gpus", else "gpu"); empty: none
+    std::string driver;             // the CUDA driver version ("13.0"), "" without a GPU
+    std::string commit;             // build.git_revision ("unknown" when not built from git)
+    std::string build_type, cxx_compiler, cuda_compiler, gpubench_version, plugin_abi;
+    std::vector<std::string> command_line;
+    nlohmann::json options = nlohmann::json::object();  // the file's "options", as written
+
+    std::string machine() const;    // "vm (Intel Xeon, 16 cores)"
+    std::string gpu_list() const;   // "2 x NVIDIA H100 80GB HBM3", "" without a GPU
+    std::string build() const;      // "Release, GNU 12.2.0, nvcc 13.0.88, gpubench 0.1.0"
+};
+
+// Reads the header of a checked results document (read_results_json); fields a file lacks stay
+// empty.
+RunHeader run_header(const nlohmann::json &document, const std::string &file);
+
+// Each entry flag (results "flags") with what a reader must know about it, in the order the
+// runner sets them.
+const std::vector<std::pair<std::string, std::string>> &flag_glossary();
+
+}  // namespace gpubench

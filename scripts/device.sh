@@ -1,0 +1,224 @@
+#!/usr/bin/env bash
+# The GPU machine's jobs, from the repository root:
+#   scripts/device.sh MODE [ARGS...]
+# Modes:
+#   build [CMAKE ARGS...]  on the build machine: the sm_90 Release build folder, with the Debian
+#                          libraries a GPU machine may lack (Boost, SQLite, Google Benchmark) copied into its lib/
+#                          and every binary finding them through an $ORIGIN RPATH, so that the
+#                          folder can be carried to the GPU machine and run there as it is
+#   test                   every test of the build folder (the GPU ones run there)
+#   study NAME...          the runner commands behind docs/studies/data/h100/: each study's
+#                          results files, named as there with today's date. NAMEs: matmul sort
+#                          logreg mandelbrot vecadd copy solvebak ann resources harness-cost
+#   sweep                  the default sweep (runner with no arguments)
+#   ncu                    Nsight Compute's readings of matmul_cuda at 8192, float32 and float64
+#   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
+#   sharding               one sweep plain, with --devices all, and as two MPI ranks merged
+#                          (the same entries each way), then allreduce_nccl on every GPU
+#   devices                on several GPUs: the GPU backends with --devices 0, then all, compared
+#   allreduce              allreduce_nccl up to 4 GiB per GPU on every GPU, then PyTorch's
+#   hostile                the default sweep with the hostile test plugins on the plugin path
+# The build folder is ${GPUBENCH_BUILD_DIR:-build-device}; results and logs go to ${OUT:-out}.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { awk 'NR > 1 && !/^#/ {exit} NR > 1 {sub(/^# ?/, ""); print}' "$0"; }
+mode=${1:-}
+[ -n "$mode" ] || { usage >&2; exit 2; }
+shift
+case $mode in -h|--help|help) usage; exit 0 ;; esac
+
+build=${GPUBENCH_BUILD_DIR:-build-device}
+out=${OUT:-out}
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+# NVLink multicast stays off in every process (the GPU machines' notes say why).
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+runner="$build/bin/runner"
+today=$(date -u +%F)
+quick="--min-time 0.2 --max-time 3"
+
+need_runner() {
+  [ -x "$runner" ] || { echo "device.sh: error: no runner at $runner (scripts/device.sh build)" >&2; exit 2; }
+  command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+}
+
+# The workload's plugins as --list names them: gpu W (CUDA device kind), cpp W (no Python backend).
+gpu() { "$runner" --list | awk -v w="$1" '$2 == w && $4 == "cuda" {print $1}' | paste -sd, -; }
+cpp() {
+  "$runner" --list | awk -v w="$1" '$2 == w && $3 !~ /^(numpy|numba|numba_cuda|cupy)$/ {print $1}' \
+    | paste -sd, -
+}
+
+# measure NAME RUNNER-ARGS...: one results file $out/NAME-<today>.json, the console table beside it.
+measure() {
+  local name=$1
+  shift
+  "$runner" "$@" -o "$out/$name-$today.json" > "$out/$name-$today.txt" 2>&1
+  echo "$name: exit $?, $(grep -E '^[0-9]+ ok' "$out/$name-$today.txt" | tr '\n' ' ')"
+}
+
+# every_backend NAME ALL_SIZES GPU_SIZES [OPTIONS...]: every backend at ALL_SIZES, then the GPU
+# ones at GPU_SIZES resumed into the same file.
+every_backend() {
+  local name=$1 all=$2 large=$3 workload=${1%%-*}
+  shift 3
+  measure "$name" --plugin "${workload}_*" --sizes "$all" $quick "$@"
+  [ -z "$large" ] || "$runner" --plugin "$(gpu "$workload")" --sizes "$large" $quick "$@" \
+    --resume "$out/$name-$today.json" >> "$out/$name-$today.txt" 2>&1
+}
+
+study() {
+  case $1 in
+    matmul)
+      measure matmul-gpu --plugin "$(gpu matmul)" --sizes 128,1024,4096,8192 $quick
+      measure matmul-float64-gpu --plugin "$(gpu matmul)" --sizes 1024,4096,8192 $quick --param dtype=float64
+      for dtype in float32 float64; do
+        local name=matmul-odd-and-16384
+        [ $dtype = float32 ] || name=matmul-float64-odd-and-16384
+        measure $name --plugin matmul_cuda,matmul_cublas --sizes 100,777,1000,4096,8192,16384 $quick --param dtype=$dtype
+      done
+      every_backend matmul-cpp-and-python 128,1024,4096 8192
+      measure matmul-cpp --plugin "$(cpp matmul)" --sizes 128,1024,4096,8192
+      measure matmul-float64-cpp --plugin "$(cpp matmul)" --sizes 1,7,33,1000,4096 --param dtype=float64 --min-time 0.1 ;;
+    sort)
+      measure sort-gpu --plugin "$(gpu sort)" --sizes 1e4,1e6,1e8,1e9 $quick
+      measure sort-descending-gpu --plugin "$(gpu sort)" --sizes 1e8,1e9 $quick --param input=descending
+      every_backend sort-cpp-and-python 1e4,1e6 1e8,1e9
+      measure sort-cpu --plugin sort_naive,sort_omp --sizes '10..1e8:*10' --max-time 5
+      measure sort-descending-cpu --plugin sort_naive,sort_omp --sizes 1e6,1e8 --param input=descending --max-time 5 ;;
+    logreg)
+      measure logreg-gpu --plugin "$(gpu logreg)" --sizes 600,6000,60000 $quick
+      measure logreg-10steps-gpu --plugin "$(gpu logreg)" --sizes 60000 $quick --param iterations=10
+      every_backend logreg-cpp-and-python 600,6000 ""
+      "$runner" --plugin "$(gpu logreg)" --sizes 60000 $quick --param iterations=10 \
+        --resume "$out/logreg-cpp-and-python-$today.json" >> "$out/logreg-cpp-and-python-$today.txt" 2>&1
+      measure logreg-cpp --plugin "$(cpp logreg)" --sizes 60,600,6000,60000 --max-time 5 ;;
+    mandelbrot)
+      measure mandelbrot-gpu --plugin "$(gpu mandelbrot)" --sizes 256,1024,8192 $quick --param iterations=256
+      every_backend mandelbrot-cpp-and-python 256,1024 ""
+      "$runner" --plugin "$(gpu mandelbrot)" --sizes 1024,8192 $quick --param iterations=256 \
+        --resume "$out/mandelbrot-cpp-and-python-$today.json" >> "$out/mandelbrot-cpp-and-python-$today.txt" 2>&1
+      measure mandelbrot-cpp --plugin "$(cpp mandelbrot)" --sizes 1024,2048,4096,8192 --param iterations=256 --max-time 5 ;;
+    vecadd)
+      measure vecadd-cpp --plugin "$(cpp vecadd)" --sizes '1e3..1e9:*10'
+      measure vecadd-increment-cpp --plugin "$(cpp vecadd)" --sizes '1e3..1e9:*10' --param variant=increment
+      every_backend vecadd-cpp-and-python 1e3,1e6,1e8 1e9
+      every_backend vecadd-increment-cpp-and-python 1e3,1e6,1e8 "" --param variant=increment ;;
+    copy)
+      measure copy-cpp --plugin 'copy_*' --sizes '1e3..1e9:*10' ;;
+    solvebak)
+      measure solvebak-cpp --plugin "$(cpp solvebak)" --sizes 1e4,1e5,1e6 --max-time 5
+      measure solvebak-batch100-cpp --plugin "$(cpp solvebak)" --sizes 1e4,1e5,1e6 --param batch=100 --max-time 5
+      every_backend solvebak-cpp-and-python 1e4,1e5 1e6 ;;
+    ann)
+      measure ann-gpu --plugin "$(gpu ann)" --sizes 1e4,1e5,1e6 $quick ;;
+    resources)
+      measure resources-matmul-vecadd --plugin "$(cpp matmul),$(cpp vecadd)" --sizes 256,1024,4096,1e6,1e8 \
+        --max-time 3 --worker-per-entry
+      measure resources-cublas-4096-200-samples --plugin matmul_cublas --sizes 4096 --min-samples 200 \
+        --max-samples 200 --max-noise 0
+      echo "the same SGEMM timed by bench/cublas_reference (must agree within 2%):"
+      "$build/bin/cublas_reference" 4096 200 ;;
+    harness-cost)
+      measure harness-cost-n10 --plugin vecadd_cuda,copy_cuda,matmul_cublas --sizes 10
+      OUT=$out bench/sweep_cost.sh "$build" | tee "$out/sweep-cost.txt"
+      mv "$out/sweep-cost.json" "$out/harness-cost-summary-$today.json"
+      mv "$out/default-sweep.json" "$out/harness-cost-default-sweep-$today.json" ;;
+    *) echo "device.sh: error: unknown study '$1' (scripts/device.sh --help lists them)" >&2; exit 2 ;;
+  esac
+}
+
+case $mode in
+  build)
+    # Release, sm_90; every binary looks in ../lib beside it, where the libraries go.
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      '-DCMAKE_BUILD_RPATH=$ORIGIN/../lib' "$@" || exit 1
+    cmake --build "$build" --parallel || exit 1
+    mkdir -p "$build/lib"
+    find "$build/bin" -maxdepth 1 -type f -executable -exec ldd {} + 2>/dev/null \
+      | awk '$3 ~ /^\// {print $3}' | grep -E 'libboost|libsqlite3|libbenchmark' | sort -u \
+      | xargs -r cp -L -t "$build/lib/"
+    echo "built $build; libraries beside it: $(ls "$build/lib" | grep -E 'boost|sqlite|benchmark' | paste -sd' ' -)" ;;
+  test)
+    need_runner
+    ctest --test-dir "$build" -j4 --output-on-failure > "$out/ctest.log" 2>&1
+    grep -E "tests passed|tests failed|Failed|\*\*\*|Total Test|^SKIPPED" "$out/ctest.log" | head -40
+    grep -h "not tested:" "$build"/Testing/Temporary/LastTest.log | sort -u | head ;;
+  study)
+    need_runner
+    [ $# -gt 0 ] || { echo "device.sh: error: study needs a NAME (scripts/device.sh --help lists them)" >&2; exit 2; }
+    for name in "$@"; do study "$name"; done ;;
+  sweep)
+    need_runner
+    measure default-sweep ;;
+  ncu)
+    need_runner
+    profile="--in-process --plugin matmul_cuda --sizes 8192 --warmup 0 --min-samples 1 --max-samples 1 --min-time 0 -q"
+    for dtype in float32 float64; do
+      ncu --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
+        "$runner" $profile --param dtype=$dtype 2>&1 | tee "$out/ncu-matmul-$dtype.txt" \
+        | grep -E "^  [a-z_]|Duration|Throughput|Pipe|Ipc|Achieved Occ|Registers" | head -16
+    done ;;
+  bridge)
+    need_runner
+    source scripts/python-env.sh
+    # Rounds alternate the runner and the bench, so that drift in the machine shows in both.
+    bench="python3 -W ignore::DeprecationWarning bench/cupy_events.py --min-time 0.5 --min-samples 30"
+    for round in 1 2 3; do
+      "$runner" --plugin matmul_cupy --sizes 128,1024,4096,8192 --max-time 3 -q -o "$out/bridge-matmul-$round.json" > /dev/null 2>&1
+      "$runner" --plugin vecadd_cupy --sizes 1e3,1e6,1e8,1e9 --max-time 3 -q -o "$out/bridge-vecadd-$round.json" > /dev/null 2>&1
+      $bench --results "$out/bridge-matmul-$round.json" matmul:128 matmul:1024 matmul:4096 matmul:8192 2>&1 | tee -a "$out/cupy-events.txt"
+      $bench --results "$out/bridge-vecadd-$round.json" vecadd:1000 vecadd:1000000 vecadd:100000000 vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"
+    done ;;
+  sharding)
+    need_runner
+    # The same entries three ways (CPU entries among them: they run alone under --devices).
+    sweep="--plugin vecadd_cuda,vecadd_cublas,sort_cuda,sort_thrust,matmul_cublas,matmul_cuda,vecadd_cupy,vecadd_omp"
+    sweep="$sweep --sizes 4096,1048576 --min-time 0.05 --max-time 0.3 --quiet"
+    "$runner" $sweep -o "$out/plain.json" > "$out/plain.log" 2>&1; echo "plain: exit $?"
+    "$runner" $sweep --devices all -o "$out/devices-all.json" > "$out/devices-all.log" 2>&1; echo "--devices all: exit $?"
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    mpirun -np 2 --oversubscribe --bind-to none sh -c \
+      "exec $runner --shard auto $sweep -o $out/shard-\$OMPI_COMM_WORLD_RANK.json" > "$out/mpirun.log" 2>&1
+    echo "mpirun -np 2: exit $?"
+    "$runner" merge "$out"/shard-0.json "$out"/shard-1.json -o "$out/multi-gpu-mpirun-2-shards-merged-$today.json"
+    for other in devices-all.json "multi-gpu-mpirun-2-shards-merged-$today.json"; do
+      echo "== $other against plain.json (every entry should be in both)"
+      "$runner" compare "$out/plain.json" "$out/$other" | grep -E "only in|^[0-9]+ " | head -20
+    done
+    gpus=$(nvidia-smi -L | grep -c '^GPU')
+    measure "multi-gpu-allreduce-nccl-${gpus}gpu" --plugin allreduce_nccl --devices all \
+      --sizes 8388608,67108864,268435456,1073741824 --min-time 0.2 --max-time 2 ;;
+  devices)
+    need_runner
+    # Every GPU backend at its default sizes with --devices 0, then --devices all: the wall-time
+    # ratio, and runner compare of each GPU's entries against the one-GPU run.
+    for devices in 0 all; do
+      started=$(date +%s)
+      "$runner" --plugin '*_cuda,*_cublas,*_thrust,*_cupy,*_numba_cuda' --max-time 1 --quiet \
+        --devices $devices -o "$out/gpu-sweep-devices-$devices.json" > "$out/gpu-sweep-devices-$devices.log" 2>&1
+      echo "--devices $devices: exit $?, $(( $(date +%s) - started )) s wall"
+    done
+    for device in $(seq 0 $(( $(nvidia-smi -L | grep -c '^GPU') - 1 ))); do
+      echo "== the entries GPU $device measured against --devices 0"
+      "$runner" compare "$out/gpu-sweep-devices-0.json" "$out/gpu-sweep-devices-all.json" --candidate-device "$device" | tail -2
+    done ;;
+  allreduce)
+    need_runner
+    # allreduce_nccl from 8 MiB to 4 GiB per GPU on every GPU, then PyTorch's on the same GPUs.
+    gpus=$(nvidia-smi -L | grep -c '^GPU')
+    measure "multi-gpu-allreduce-nccl-${gpus}gpu" --plugin allreduce_nccl --devices all \
+      --sizes 8388608,67108864,268435456,1073741824,4294967296 --min-time 0.5 --max-time 5
+    python3 bench/torch_allreduce.py --sizes 8MiB,64MiB,256MiB,1GiB,4GiB --json "$out/torch-allreduce-${gpus}gpu.json" ;;
+  hostile)
+    need_runner
+    hostile=$(mktemp -d)  # 0700: a folder only we can write
+    cp "$build"/tests/hostile/*.so "$hostile"/
+    GPUBENCH_PLUGIN_PATH=$hostile "$runner" --scan-timeout 5 -o "$out/hostile-sweep.json" > "$out/hostile-sweep.txt" 2>&1
+    echo "runner exit status $?"
+    grep -E "^note:|^[0-9]+ ok, " "$out/hostile-sweep.txt"
+    GPUBENCH_PLUGIN_PATH=$hostile "$runner" --list --scan-timeout 5 | sed -n '/^Refused:/,$p'
+    rm -rf "$hostile" ;;
+  *) echo "device.sh: error: unknown mode '$mode'" >&2; usage >&2; exit 2 ;;
+esac
