@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole chain on a build folder made by scripts/test.sh: a quick sweep of every plugin
-# that runs here (CPU plugins on a machine without a GPU) at small sizes, its report and
-# plots, and a comparison of the results with themselves, which must find every entry the
+# that runs here (CPU plugins on a machine without a GPU) at small sizes, its reports (the
+# HTML page too) and plots, its history, and a comparison of the results with themselves, which must find every entry the
 # same. Output in ${GPUBENCH_BUILD_DIR:-build}/ci-chain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,7 +25,10 @@ echo "== report"
 "$runner" report "$out/results.json" --output "$out/report.md"
 "$runner" report "$out/results.json" --format csv --output "$out/report.csv"
 "$runner" report "$out/results.json" --format gbench --output "$out/gbench.json"
+"$runner" history add "$out/results.json" --db "$out/history.sqlite"
+"$runner" report "$out/results.json" --format html --history "$out/history.sqlite" --output "$out/report.html"
 head -n 12 "$out/report.md"
+echo "report.html: $(wc -c < "$out/report.html") bytes"
 
 echo "== plots"
 /usr/bin/python3 runner/plot_results.py "$out/results.json" --out-dir "$out"
@@ -36,4 +39,4 @@ grep -q "^0 slower or failed, 0 faster, .* same, 0 ambiguous" "$out/compare.md" 
   echo "ci-chain: a results file compared with itself is not all 'same'" >&2
   exit 1
 }
-echo "ci-chain: sweep, report, plots and compare all worked"
+echo "ci-chain: sweep, reports, history, plots and compare all worked"
