@@ -1,5 +1,7 @@
 #include "change_points.hpp"
 
+#include "statistics.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -10,18 +12,9 @@ namespace gpubench {
 
 namespace {
 
-double median_of(std::vector<double> values) {
-    if (values.empty()) return 0;
-    const size_t half = values.size() / 2;
-    std::nth_element(values.begin(), values.begin() + half, values.end());
-    const double upper = values[half];
-    if (values.size() % 2) return upper;
-    return 0.5 * (*std::max_element(values.begin(), values.begin() + half) + upper);
-}
-
 double segment_median(const std::vector<double> &series, size_t begin, size_t end) {
-    return median_of({series.begin() + static_cast<std::ptrdiff_t>(begin),
-                      series.begin() + static_cast<std::ptrdiff_t>(end)});
+    return summarize({series.begin() + static_cast<std::ptrdiff_t>(begin),
+                      series.begin() + static_cast<std::ptrdiff_t>(end)}).median;
 }
 
 // The L1 cost of a growing segment, sum |x - median|, kept as values are appended: the lower
@@ -117,8 +110,8 @@ double series_noise(const std::vector<double> &series) {
     for (double x : series) magnitudes.push_back(std::fabs(x));
     // The difference of two points has sqrt(2) times their noise; 1.4826 x MAD is a standard
     // deviation for Gaussian noise.
-    const double from_differences = 1.4826 * median_of(differences) / std::sqrt(2.0);
-    const double floor = 1e-3 * median_of(magnitudes);
+    const double from_differences = 1.4826 * summarize(differences).median / std::sqrt(2.0);
+    const double floor = 1e-3 * summarize(magnitudes).median;
     return std::max({from_differences, floor, std::numeric_limits<double>::min()});
 }
 

@@ -3,6 +3,7 @@
 #include "history_database.hpp"
 #include "results_model.hpp"
 #include "run_header.hpp"
+#include "statistics.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
@@ -25,15 +26,6 @@ std::string content_hash(const std::filesystem::path &file) {
     char text[64];
     std::snprintf(text, sizeof text, "fnv1a64:%016llx:%zu", static_cast<unsigned long long>(hash), bytes.size());
     return text;
-}
-
-// The q-quantile of sorted values, interpolated between neighbours.
-double quantile(const std::vector<double> &sorted, double q) {
-    if (sorted.empty()) return 0;
-    const double position = q * static_cast<double>(sorted.size() - 1);
-    const size_t below = static_cast<size_t>(position);
-    const size_t above = std::min(below + 1, sorted.size() - 1);
-    return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
 }
 
 std::string joined(const std::vector<std::string> &items) {
@@ -77,7 +69,7 @@ HistoryAdded history_add_file(const std::filesystem::path &database, const std::
                               const std::string &commit) {
     // The file is checked whole before the database is touched: a bad one leaves no trace.
     const nlohmann::json document = read_results_json(results_file);
-    const ResultsDocument results = results_document(document, results_file.string());
+    const ResultsDocument results = typed_results_document(document);  // checked on reading
     const RunHeader header = run_header(document, results_file.string());
     const std::string hash = content_hash(results_file);
     HistoryAdded added;

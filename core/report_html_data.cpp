@@ -3,6 +3,7 @@
 // throughput, % of peak, memory, CPU and GPU use, energy. Figures the typed report lacks are
 // read from the entries themselves, matched to columns as build_report matches them.
 #include "report_html.hpp"
+#include "statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,15 +21,6 @@ std::string point_key(const std::string &workload, const std::string &params, co
                       const std::string &source, const std::string &gpu_model, uint64_t size) {
     return workload + '\n' + params + '\n' + backend + '\n' + source + '\n' + gpu_model + '\n' +
            std::to_string(size);
-}
-
-// The q-quantile of sorted samples, interpolated linearly.
-double quantile(const std::vector<double> &sorted, double q) {
-    if (sorted.empty()) return 0;
-    const double at = q * double(sorted.size() - 1);
-    const size_t below = size_t(std::floor(at));
-    const size_t above = std::min(below + 1, sorted.size() - 1);
-    return sorted[below] + (at - double(below)) * (sorted[above] - sorted[below]);
 }
 
 std::optional<double> number_at(const json &object, const char *key) {

@@ -43,4 +43,12 @@ std::vector<double> add_samples(const std::vector<double> &a, const std::vector<
     return sum;
 }
 
+double quantile(const std::vector<double> &sorted, double q) {
+    if (sorted.empty()) return 0;
+    const double position = q * static_cast<double>(sorted.size() - 1);
+    const size_t below = static_cast<size_t>(position);
+    const size_t above = std::min(below + 1, sorted.size() - 1);
+    return sorted[below] + (position - static_cast<double>(below)) * (sorted[above] - sorted[below]);
+}
+
 }  // namespace gpubench

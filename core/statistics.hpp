@@ -21,6 +21,10 @@ Summary summarize(std::vector<double> samples);
 // to the odd outlier): 1.2533 * 1.4826 * MAD / sqrt(n) / median. 0 for fewer than 2 samples.
 double median_relative_standard_error(std::vector<double> samples);
 
+// The q-quantile (0 <= q <= 1) of `sorted` (ascending), interpolated linearly between
+// neighbours; 0 for an empty input. Quartiles: q = 0.25 and 0.75.
+double quantile(const std::vector<double> &sorted, double q);
+
 // Elementwise sums of equally long sample series (e.g. upload + run + download).
 std::vector<double> add_samples(const std::vector<double> &a, const std::vector<double> &b);
 
