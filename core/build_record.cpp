@@ -22,6 +22,7 @@ json build_record_json(const BuildRecord &r) {
     if (r.compile_s) j["compile_s"] = *r.compile_s;
     if (r.bridge_compile_s) j["bridge_compile_s"] = *r.bridge_compile_s;
     if (r.shared_compile_s) j["shared_compile_s"] = *r.shared_compile_s;
+    if (!r.imports.empty()) j["imports"] = r.imports;
     return j;
 }
 
@@ -36,6 +37,7 @@ BuildRecord build_record_from_json(const json &j) {
                               {"bridge_compile_s", &r.bridge_compile_s},
                               {"shared_compile_s", &r.shared_compile_s}})
         if (j.contains(key)) *field = j.at(key).get<double>();
+    if (j.contains("imports")) j.at("imports").get_to(r.imports);
     return r;
 }
 
@@ -109,6 +111,7 @@ BuildRecordRead read_build_record(const std::filesystem::path &plugin_file) {
         make_printable(record.language);
         for (std::string &file : record.source_files) make_printable(file);
         for (std::string &file : record.shared_files) make_printable(file);
+        for (std::string &module : record.imports) make_printable(module);
         result.record = std::move(record);
     } catch (const json::exception &) {
         return refuse("not JSON");

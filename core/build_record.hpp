@@ -26,6 +26,9 @@ struct BuildRecord {
     std::vector<std::string> shared_files;    // the workload's files all its backends share
     uint64_t shared_lines = 0;
     std::optional<double> shared_compile_s;   // compiling those once
+    // A Python backend's top-level imports ("numba", "cupy"...): what its start will cost
+    // (entry_cost.hpp). Empty for other languages.
+    std::vector<std::string> imports;
 };
 
 nlohmann::json build_record_json(const BuildRecord &record);

@@ -149,30 +149,4 @@ std::string EntryKey::text() const {
            std::to_string(seed) + ")";
 }
 
-std::vector<uint32_t> partition_by_cost(const std::vector<CostedEntry> &entries, uint32_t count) {
-    if (count == 0) throw std::invalid_argument("partition_by_cost: no shards");
-    const auto cost = [&](size_t i) {
-        const double c = entries[i].cost;
-        return std::isfinite(c) && c > 0 ? c : 0.0;
-    };
-    std::vector<size_t> order(entries.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        if (cost(a) != cost(b)) return cost(a) > cost(b);
-        return entries[a].key < entries[b].key;
-    });
-    // (load, shard), smallest on top: the least-loaded shard, the lowest index among equals.
-    using Load = std::pair<double, uint32_t>;
-    std::priority_queue<Load, std::vector<Load>, std::greater<>> loads;
-    for (uint32_t shard = 0; shard < count; ++shard) loads.push({0.0, shard});
-    std::vector<uint32_t> shard_of(entries.size());
-    for (size_t i : order) {
-        auto [load, shard] = loads.top();
-        loads.pop();
-        shard_of[i] = shard;
-        loads.push({load + cost(i), shard});
-    }
-    return shard_of;
-}
-
 }  // namespace gpubench

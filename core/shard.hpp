@@ -40,15 +40,4 @@ struct EntryKey {
     std::string text() const;  // "matmul_naive 128 (params 'dtype=float64', seed 42)"
 };
 
-struct CostedEntry {
-    EntryKey key;
-    double cost = 1;  // any unit, the same for all entries; not finite or negative: 0
-};
-
-// The shard of each entry, in input order: longest processing time first (costs descending,
-// ties by key), each into the least-loaded shard (ties: the lowest index). Deterministic:
-// the same entries in any order give each the same shard. No shard's load exceeds the
-// average load plus the largest cost.
-std::vector<uint32_t> partition_by_cost(const std::vector<CostedEntry> &entries, uint32_t count);
-
 }  // namespace gpubench

@@ -8,11 +8,6 @@ namespace gpubench {
 
 namespace {
 
-// Fixed, so that every machine computes the same costs (nominal_entry_s): about a GPU's.
-constexpr double nominal_flops_per_s = 1e13, nominal_bytes_per_s = 1e12, nominal_items_per_s = 1e10;
-constexpr double nominal_cpu_slowdown = 100;
-constexpr double nominal_entry_overhead_s = 0.05;
-
 double recorded_cost(const RecordedEntry &entry) {
     if (entry.entry_wall_s) return *entry.entry_wall_s;
     if (entry.timing)
@@ -79,8 +74,16 @@ std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, const std
 EntryCosts costs_from_results(const std::vector<EntryKey> &entries, const ResultsDocument &earlier,
                               const std::string &file_name) {
     std::map<std::string, double> recorded;  // by RecordedEntry::identity(); the first one wins
-    for (const RecordedEntry &entry : earlier.entries)
-        recorded.emplace(entry.identity(), recorded_cost(entry));
+    StartCosts start_costs;
+    for (const RecordedEntry &entry : earlier.entries) {
+        double cost = recorded_cost(entry);
+        if (const double load = entry.timing ? entry.timing->load : 0; load > 0 && entry.entry_wall_s &&
+                                                                          !start_costs.count(entry.record.plugin)) {
+            start_costs[entry.record.plugin] = load;
+            cost = std::max(0.0, cost - load);
+        }
+        recorded.emplace(entry.identity(), cost);
+    }
     std::vector<std::optional<double>> found;
     for (const EntryKey &key : entries) {
         const RecordedEntry as_recorded{
@@ -88,22 +91,15 @@ EntryCosts costs_from_results(const std::vector<EntryKey> &entries, const Result
         const auto hit = recorded.find(as_recorded.identity());
         found.push_back(hit == recorded.end() ? std::nullopt : std::optional<double>(hit->second));
     }
-    return {median_for_unknown(found), "from earlier results: " + file_name, {}};
-}
-
-double nominal_entry_s(const Work &work, gpubench_device_kind device, const MeasureOptions &options) {
-    double run_s = work.flops / nominal_flops_per_s + work.bytes / nominal_bytes_per_s;
-    if (run_s == 0) run_s = work.items / nominal_items_per_s;
-    if (device != GPUBENCH_DEVICE_CUDA) run_s *= nominal_cpu_slowdown;
-    const double sampling_s = std::min({std::max(run_s * double(options.min_samples), options.min_time_s),
-                                        run_s * double(options.max_samples), options.max_time_s});
-    return nominal_entry_overhead_s + run_s * options.warmup_runs + sampling_s;
+    return {median_for_unknown(found), "from earlier results: " + file_name, {}, std::move(start_costs)};
 }
 
 EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s) {
-    EntryCosts costs{{}, "declared work at nominal rates", {}};
+    EntryCosts costs{{}, "declared work at nominal rates", {}, {}};
+    for (const SweepEntry &entry : entries)
+        costs.start_costs.emplace(entry.plugin->name, nominal_start_cost(*entry.plugin).seconds);
     const std::vector<WorkAnswer> answers = ask_declared_work(entries, runner, timeout_s, costs.notes);
     std::vector<std::optional<double>> found;
     size_t unknown = 0;

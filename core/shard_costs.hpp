@@ -5,7 +5,9 @@
 // host, and the nominal rates are fixed.
 #pragma once
 
+#include "entry_cost.hpp"
 #include "measure.hpp"
+#include "shard_partition.hpp"
 #include "plugin_info.hpp"
 #include "results_model.hpp"
 #include "shard.hpp"
@@ -23,27 +25,22 @@ struct EntryCosts {
     std::vector<double> costs;  // one per entry, in order
     std::string source;         // how they were estimated, for the results file
     std::vector<std::string> notes;  // what could not be estimated, and why: one line each
+    StartCosts start_costs;     // each plugin's start, paid once by a shard that holds it
 };
 
 // From an earlier sweep's results (--shard-costs), matched by plugin, size and params: the
 // entry's recorded wall time (harness.entry_wall_s), else its samples' run time plus its first
 // run; an entry recorded without either (skipped) costs 0. Entries the earlier file lacks cost
-// the median of those it holds (1 when it holds none of them).
+// the median of those it holds (1 when it holds none of them). A plugin's start is the load
+// time recorded with its first entry that has one, taken out of that entry's cost.
 EntryCosts costs_from_results(const std::vector<EntryKey> &entries, const ResultsDocument &earlier,
                               const std::string &file_name);
-
-// Nominal seconds of an entry of a plugin on `device` whose run() declares `work`: a fixed
-// 0.05 s (worker request, setup, verification) plus warm-up and sampling by the sampling rule
-// of `options` (at least min_samples runs and min_time_s of run time, at most max_samples
-// runs and max_time_s), one run() taking flops / 1e13 + bytes / 1e12 seconds, or items /
-// 1e10 when it declares neither; a CPU plugin's at a hundredth of those rates. The rates are
-// fixed, so that every machine computes the same costs: a rough proxy.
-double nominal_entry_s(const Work &work, gpubench_device_kind device, const MeasureOptions &options);
 
 // Each entry's nominal_entry_s, its work asked of its plugin with the entry's params in a
 // helper process (query_declared_work, each within `timeout_s`). A size outside the plugin's range costs the
 // fixed part alone (it is skipped at once). An entry whose work cannot be read costs the
 // median of the others (1 when none can be); `notes` names each plugin concerned, and why.
+// Each plugin's start is its nominal_start_cost.
 // Never throws for a plugin's failure.
 EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,

@@ -19,11 +19,12 @@ void from_json(const json &j, PlannedEntry &entry) {
 }
 
 std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
-                                      const std::vector<double> &costs, uint32_t count) {
+                                      const std::vector<double> &costs, uint32_t count,
+                                      const StartCosts &start_costs) {
     if (costs.size() != entries.size()) throw std::logic_error("plan_shards: one cost per entry");
     std::vector<CostedEntry> costed;
     for (size_t i = 0; i < entries.size(); ++i) costed.push_back({entries[i], costs[i]});
-    const std::vector<uint32_t> shard_of = partition_by_cost(costed, count);
+    const std::vector<uint32_t> shard_of = partition_by_cost(costed, count, start_costs);
     std::vector<PlannedEntry> plan;
     for (size_t i = 0; i < entries.size(); ++i) plan.push_back({entries[i], shard_of[i], costs[i]});
     return plan;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "shard.hpp"
+#include "shard_partition.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -27,7 +28,8 @@ void from_json(const nlohmann::json &json, PlannedEntry &entry);
 
 // The sweep's entries, each given a shard by partition_by_cost.
 std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
-                                      const std::vector<double> &costs, uint32_t count);
+                                      const std::vector<double> &costs, uint32_t count,
+                                      const StartCosts &start_costs = {});
 
 // A shard's file's "shard": which one it is, where that came from, how costs were estimated,
 // and the whole sweep's plan.
@@ -35,9 +37,11 @@ struct ShardRecord {
     uint32_t index = 0, count = 1;
     std::string source;  // ShardSpec::source
     std::string costs;   // "declared work at nominal rates..." or "from earlier results: FILE"
+    StartCosts start_costs;  // what a shard pays once per plugin it holds (partition_by_cost)
     std::vector<PlannedEntry> planned;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(ShardRecord, index, count, source, costs, planned)
+// start_costs is absent from files written before the plan counted them: read as none.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardRecord, index, count, source, costs, start_costs, planned)
 
 // The "shard" of a results document (checked against the schema), or nullopt.
 std::optional<ShardRecord> shard_record(const nlohmann::json &document);

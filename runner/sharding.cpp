@@ -109,8 +109,8 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
         } catch (const std::exception &e) {
             throw std::runtime_error("--shard-costs: " + std::string(e.what()));
         }
-    ShardRecord record{cli.shard->index, cli.shard->count, cli.shard->source, costs.source,
-                       plan_shards(keys, costs.costs, cli.shard->count)};
+    ShardRecord record{cli.shard->index, cli.shard->count, cli.shard->source, costs.source, costs.start_costs,
+                       plan_shards(keys, costs.costs, cli.shard->count, costs.start_costs)};
     ShardedSweep sharded;
     for (size_t i = 0; i < entries.size(); ++i)
         if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);

@@ -134,6 +134,30 @@ function(describe_files out lines_out)
   set(${lines_out} ${total} PARENT_SCOPE)
 endfunction()
 
+# The top-level modules a Python script imports at its top level ("import numba",
+# "from cupy import ..."), as a JSON array into `out`: the runner predicts a backend's start
+# (a JIT compiler's first compilation) from them.
+function(python_imports out script)
+  file(STRINGS "${script}" lines REGEX "^(import|from)[ \t]+[A-Za-z_]")
+  set(modules "")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "^(import|from)[ \t]+" "" rest "${line}")
+    string(REGEX REPLACE "[^A-Za-z0-9_,. \t].*$" "" rest "${rest}")  # up to " import ..." or " as"
+    string(REGEX REPLACE "[ \t]+(import|as)([ \t].*)?$" "" rest "${rest}")
+    string(REPLACE "," ";" names "${rest}")
+    foreach(name IN LISTS names)
+      string(STRIP "${name}" name)
+      string(REGEX REPLACE "[ \t.].*$" "" name "${name}")  # "numba.cuda as nc" -> "numba"
+      if(name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+        list(APPEND modules "\"${name}\"")
+      endif()
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES modules)
+  list(JOIN modules ", " modules)
+  set(${out} "[${modules}]" PARENT_SCOPE)
+endfunction()
+
 set(object_records "")
 foreach(object IN LISTS OBJECTS)
   list(APPEND object_records "${object}.compile_s")
@@ -156,6 +180,11 @@ if(NOT compile_s STREQUAL "")
 endif()
 string(APPEND json "  \"source_files\": ${source_files},\n  \"source_lines\": ${source_lines},\n"
                    "  \"shared_files\": ${shared_files},\n  \"shared_lines\": ${shared_lines}")
+if(LANGUAGE STREQUAL "Python")
+  list(GET BACKEND_FILES 0 script)
+  python_imports(imports "${script}")
+  string(APPEND json ",\n  \"imports\": ${imports}")
+endif()
 if(SHARED_OBJECTS AND NOT shared_compile_s STREQUAL "")
   string(APPEND json ",\n  \"shared_compile_s\": ${shared_compile_s}")
 endif()
