@@ -108,6 +108,7 @@ struct EntryResult {
     bool worker_started = false;    // a worker process was started for this entry
     size_t worker_entries_before = 0;  // entries its worker measured before it (0: fresh)
     double finished_after_s = 0;    // since the runner started
+    double sampling_budget_s = 0;   // max_time_s as --budget cut it for this entry (0: not cut)
     std::vector<int> cuda_devices;  // the CUDA devices it ran on (ABI 1.5); empty: a CPU plugin
     // Those devices' names, UUIDs and bus ids, filled by the sweep from its probe (the worker
     // reports indices only); an index alone where the sweep did not probe the device.

@@ -165,6 +165,7 @@ json harness_json(const EntryResult &e) {
         h["overhead_s"] = std::max(0.0, e.entry_wall_s - e.plugin_time_s);
     }
     if (e.finished_after_s > 0) h["finished_after_s"] = e.finished_after_s;
+    if (e.sampling_budget_s > 0) h["sampling_budget_s"] = e.sampling_budget_s;
     return h;
 }
 

@@ -1,8 +1,10 @@
 #include "sweep.hpp"
 
+#include "entry_cost.hpp"
 #include "entry_measurer.hpp"
 #include "plugin_library.hpp"
 #include "statistics.hpp"
+#include "sweep_budget.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -122,16 +124,18 @@ private:
 // to one Sequence in order.
 class Sequence {
 public:
+    // `budget`: the sweep's, or null; `in_lane`: this sequence is one of --devices' lanes.
     Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
-             EntryRecorder &recorder)
-        : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder) {}
+             EntryRecorder &recorder, SweepBudget *budget, bool in_lane)
+        : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
+          budget_(budget), in_lane_(in_lane) {}
 
     // false: interrupted (the entry under way is not recorded).
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
         if (mode_.launch.interrupted && mode_.launch.interrupted()) return false;
         const PluginInfo &plugin = *planned.plugin;
         const uint64_t size = planned.size;
-        MeasureOptions options = sweep_options;
+        MeasureOptions options = budget_ ? budget_->limit(sweep_options) : sweep_options;
         options.params = planned.params;
         const std::pair<const PluginInfo *, std::string> setting{&plugin, planned.params};
         recorder_.begin(plugin, size);
@@ -156,6 +160,9 @@ public:
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         }
         if (entry.status == EntryStatus::ok) last_ok_[setting] = entry;
+        if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
+            entry.sampling_budget_s = options.max_time_s;
+        if (budget_) budget_->finished(planned, in_lane_, entry);
         recorder_.finished(std::move(entry), options);
         return true;
     }
@@ -166,6 +173,8 @@ private:
     WorkerPool &pool_;
     InProcess &in_process_;
     EntryRecorder &recorder_;
+    SweepBudget *budget_;
+    bool in_lane_;
     std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_ok_;  // by setting
 };
 
@@ -179,12 +188,19 @@ bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
 // entries in order, in one worker) whenever it is free, so that each plugin pays its start once.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                WorkerPool &first_pool, const SweepMode &mode, InProcess &in_process,
-               EntryRecorder &recorder) {
+               EntryRecorder &recorder, SweepBudget *budget) {
     std::vector<SweepEntries> plugins;  // the entries of each plugin
     for (const SweepEntry &entry : entries) {
         if (plugins.empty() || plugins.back().front().plugin != entry.plugin) plugins.emplace_back();
         plugins.back().push_back(entry);
     }
+    // Longest first: the plugins' starts and their entries at the sampling rule's bound.
+    const auto predicted_s = [&](const SweepEntries &plugin) {
+        return nominal_start_cost(*plugin.front().plugin).seconds +
+               double(plugin.size()) * nominal_unknown_entry_s(options);
+    };
+    std::stable_sort(plugins.begin(), plugins.end(),
+                     [&](const SweepEntries &a, const SweepEntries &b) { return predicted_s(a) > predicted_s(b); });
     std::atomic<size_t> next{0};
     std::atomic<bool> stop{false};
     std::mutex failure_mutex;
@@ -197,7 +213,7 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             MeasureOptions on_device = options;
             on_device.cuda_device = gpus[index].device;
             on_device.cuda_devices.clear();
-            Sequence sequence(mode, gpus[index], pool, in_process, recorder);
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder, budget, true);
             while (!stop) {
                 const size_t taken = next++;
                 if (taken >= plugins.size()) return;
@@ -242,14 +258,26 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     InProcess in_process(mode.launch.host_roofline);
     EntryRecorder recorder(results, observer, tally, gpus, mode.started);
     observer.planned(alone.size() + in_lanes.size());
+    std::optional<SweepBudget> budget;
+    if (mode.budget_s > 0) {  // shared among the entries that will be measured
+        SweepEntries measured;
+        std::vector<bool> lane_flags;
+        for (const SweepEntries *part : {&alone, &in_lanes})
+            for (const SweepEntry &entry : *part)
+                if (entry.plugin->is_available() && (!entry.plugin->is_cuda() || gpu.available) &&
+                    size_range_problem(*entry.plugin, entry.size).empty())
+                    measured.push_back(entry), lane_flags.push_back(part == &in_lanes);
+        budget.emplace(mode.budget_s, measured, lane_flags, gpus.size(), mode.started);
+    }
+    SweepBudget *shared_budget = budget ? &*budget : nullptr;
     // First what must run alone (CPU entries, plugins across all the GPUs), then the lanes.
-    Sequence sequence(mode, gpu, pool, in_process, recorder);
+    Sequence sequence(mode, gpu, pool, in_process, recorder, shared_budget, false);
     for (const SweepEntry &entry : alone)
         if (!sequence.measure(entry, options)) {
             recorder.interrupted();
             return tally;
         }
-    if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder);
+    if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder, shared_budget);
     return tally;
 }
 

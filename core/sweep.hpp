@@ -41,6 +41,9 @@ struct SweepMode {
     // (RunBudget: its plugin's previous size's median, scaled by the declared work) is skipped
     // with the prediction. 0: no limit.
     double predicted_run_limit_s = 0;
+    // --budget (the default sweep's 150 s): the wall time the sweep should end within; each
+    // entry's sampling time is cut to its part of what is left (sweep_budget.hpp). 0: none.
+    double budget_s = 0;
 };
 
 // The parameter settings `plugin` is swept over: the cartesian product of the axes it reads
@@ -71,7 +74,9 @@ SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
 // With several `gpus` (--devices) and workers, the entries that take one GPU run in lanes,
 // one worker per GPU, concurrently: each lane takes the next plugin whole (its sizes in order)
 // when it is free. Everything else runs first and alone: CPU entries, which GPU workers beside
-// them would slow down, and plugins across several GPUs, which take all of them.
+// them would slow down, and plugins across several GPUs, which take all of them. The lanes
+// take the plugins predicted to cost most first (their starts and entries, entry_cost.hpp),
+// so that the last to finish is a short one.
 SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                      const SweepMode &mode, SweepObserver &observer);

@@ -74,6 +74,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     std::string sizes_text, seed_text, shard_text, devices_text;
     std::vector<std::string> params;
     bool oversubscribe = false;
+    double budget_s = 0;
     po::options_description options("Usage: runner [options]\nOptions");
     options.add_options()
         ("help,h", "show this help")
@@ -124,6 +125,10 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "(0.005 = 0.5%; 0: stop at --min-samples and --min-time)")
         ("max-time", po::value<double>(&m.max_time_s)->default_value(m.max_time_s),
          "seconds after which an entry stops sampling (it keeps >= 1 sample)")
+        ("budget", po::value<double>(&budget_s),
+         "seconds the whole sweep should end within: before each entry, what is left is "
+         "shared among the entries still to run, after their predicted starts and set-ups, and "
+         "the entry's --max-time is cut to its part (default sweep: 150; 0: no budget)")
         ("cold", po::bool_switch(&m.cold),
          "flush the GPU's L2 cache before each timed run() (default: hot, inputs may be "
          "cached from the previous run)")
@@ -186,6 +191,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     m.seed = parse_seed(seed_text);
     for (const auto &[name, value] : {std::pair<const char *, double>{"min-time", m.min_time_s},
                                       {"max-time", m.max_time_s},
+                                      {"budget", budget_s},
                                       {"max-noise", m.max_noise},
                                       {"timeout", cli.timeout_s},
                                       {"scan-timeout", cli.scan_timeout_s}})
@@ -204,6 +210,8 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     require_at_least("min-time", m.min_time_s, 0.0);
     require_at_least("max-time", m.max_time_s, 0.0);
     require_at_least("max-noise", m.max_noise, 0.0);
+    require_at_least("budget", budget_s, 0.0);
+    if (vm.count("budget")) cli.budget_s = budget_s;
     if (!(cli.timeout_s > 0)) throw std::invalid_argument("--timeout must be above 0");
     if (!(cli.scan_timeout_s > 0)) throw std::invalid_argument("--scan-timeout must be above 0");
     if (!cli.sanitize.empty() && !sanitizer_tool_from_string(cli.sanitize))
@@ -214,6 +222,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     if (vm.count("shard")) cli.shard = parse_shard_option(shard_text, process_environment());
     if (!cli.shard_costs.empty() && !cli.shard)
         throw std::invalid_argument("--shard-costs balances shards: it needs --shard");
+    cli.device_given = !vm["device"].defaulted();
     if (vm.count("devices")) {
         if (!vm["device"].defaulted())
             throw std::invalid_argument("--device and --devices both choose GPUs: give one");

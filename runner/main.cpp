@@ -50,7 +50,11 @@ int fail(const std::string &message, int status) {
     return status;
 }
 
-nlohmann::json options_json(const CommandLine &cli, bool default_sweep) {
+// The default sweep's wall-time target (--budget): one H100 with the Python backends should
+// finish in about three minutes.
+constexpr double default_sweep_budget_s = 150;
+
+nlohmann::json options_json(const CommandLine &cli, bool default_sweep, double budget_s) {
     nlohmann::json options = measure_options_json(cli.measure);
     options["timeout_s"] = cli.timeout_s;
     options["isolation"] = cli.in_process           ? "in-process"
@@ -59,9 +63,11 @@ nlohmann::json options_json(const CommandLine &cli, bool default_sweep) {
                                                       : "worker process per plugin";
     if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
     if (!cli.param_axes.empty()) options["param_axes"] = param_axes_json(cli.param_axes);
+    if (budget_s > 0) options["budget_s"] = budget_s;
     if (default_sweep)
-        options["default_sweep"] = "at most 1 s of samples per entry unless --max-time; sizes "
-                                   "predicted to run over 2 s per run() skipped";
+        options["default_sweep"] = "at most 1 s of samples per entry unless --max-time, cut to fit the budget "
+                                   "(budget_s) unless --budget; sizes predicted to run over 2 s per run() "
+                                   "skipped; every GPU unless --device or --devices";
     return options;
 }
 
@@ -101,8 +107,11 @@ private:
 
 // --devices: the listed devices, or every one here (all), become cuda_device and the rest.
 // A listed device this machine lacks is an error; on a machine with no CUDA device at all,
-// the GPU entries are recorded as skipped with the reason, as without --devices.
-std::string choose_devices(CommandLine &cli) {
+// the GPU entries are recorded as skipped with the reason, as without --devices. The default
+// sweep takes every GPU of a host with several, unless --device names one.
+std::string choose_devices(CommandLine &cli, bool default_sweep) {
+    if (default_sweep && cli.devices.empty() && !cli.device_given && cuda_device_count() > 1)
+        cli.all_devices = true;
     if (cli.devices.empty() && !cli.all_devices) return "";
     const int count = cuda_device_count();
     std::vector<int> devices = cli.devices;
@@ -173,7 +182,6 @@ int run(int argc, char **argv) {
     for (const std::string &dir : cli.plugin_dirs)
         if (!std::filesystem::is_directory(dir))
             return fail("plugin directory '" + dir + "' does not exist", exit_usage);
-    if (std::string problem = choose_devices(cli); !problem.empty()) return fail(problem, exit_usage);
     // Resuming a shard's or a merged file: the entries it was planned to hold.
     std::optional<ResumedPlan> resumed;
     if (!cli.resume.empty()) try {
@@ -185,6 +193,8 @@ int run(int argc, char **argv) {
     // The default sweep is an overview that should take minutes: a tighter time per entry,
     // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
     const bool default_sweep = resumed ? resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
+    if (std::string problem = choose_devices(cli, default_sweep); !problem.empty()) return fail(problem, exit_usage);
+    const double budget_s = cli.budget_s.value_or(default_sweep ? default_sweep_budget_s : 0);
 
     std::error_code ec;
     const std::filesystem::path runner_file = boost::dll::program_location(ec);
@@ -288,7 +298,7 @@ int run(int argc, char **argv) {
                          : !cli.resume.empty() ? cli.resume
                                                : default_stem + ".json";
     nlohmann::json document =
-        results_header(std::vector<std::string>(argv, argv + argc), gpu, options_json(cli, default_sweep),
+        results_header(std::vector<std::string>(argv, argv + argc), gpu, options_json(cli, default_sweep, budget_s),
                        peaks ? std::optional<Roofline>(launch.host_roofline) : std::nullopt);
     if (!shard_header.is_null()) document["shard"] = shard_header;
     if (!cli.measure.cuda_devices.empty()) {
@@ -317,6 +327,7 @@ int run(int argc, char **argv) {
         if (each.available)
             gpu_names += (gpu_names.empty() ? "" : ", ") +
                          (gpus.size() > 1 ? std::to_string(each.device) + ": " : "") + each.name;
+    if (default_sweep && gpus.size() > 1 && cli.all_devices) gpu_names += " (every GPU here: the default sweep)";
     std::cout << "gpubench " << document["build"]["gpubench_version"].get<std::string>()
               << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names
               << " | CPU threads: " << cli.measure.cpu_threads << " | results: " << output << '\n';
@@ -332,6 +343,7 @@ int run(int argc, char **argv) {
     mode.launch = launch;
     mode.started = started;
     if (default_sweep) mode.predicted_run_limit_s = 2.0;
+    mode.budget_s = budget_s;
     SweepTally tally;
     try {
         size_t params_width = 0;

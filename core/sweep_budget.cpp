@@ -1,0 +1,66 @@
+#include "sweep_budget.hpp"
+
+#include "statistics.hpp"
+
+#include <algorithm>
+
+namespace gpubench {
+
+SweepBudget::SweepBudget(double seconds, const SweepEntries &entries, const std::vector<bool> &in_lanes,
+                         size_t lanes, Clock::time_point started)
+    : seconds_(seconds), lanes_(std::max<size_t>(1, lanes)), started_(started) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+        PluginPlan &plan = plugins_[entries[i].plugin];
+        plan.nominal = nominal_start_cost(*entries[i].plugin);
+        ++plan.left[in_lanes[i] ? 1 : 0];
+    }
+}
+
+double SweepBudget::start_s(const PluginPlan &plan) const {
+    const auto measured = starts_by_kind_.find(plan.nominal.kind);
+    if (measured == starts_by_kind_.end()) return plan.nominal.seconds;
+    std::vector<double> starts = measured->second;
+    std::sort(starts.begin(), starts.end());
+    return quantile(starts, 0.5);
+}
+
+MeasureOptions SweepBudget::limit(MeasureOptions options) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // What the rest costs besides sampling, and how many share the sampling time: an entry in
+    // a lane takes 1/lanes of the wall time it runs for, one that runs alone all of it.
+    double fixed_s = 0, shares = 0;
+    for (const auto &[plugin, plan] : plugins_) {
+        for (int lane = 0; lane < 2; ++lane) {
+            if (!plan.left[lane]) continue;
+            const double weight = lane ? 1.0 / double(lanes_) : 1.0;
+            fixed_s += weight * (double(plan.left[lane]) * plan.overhead_s + (plan.started ? 0 : start_s(plan)));
+            shares += weight * double(plan.left[lane]);
+        }
+    }
+    const double left_s = seconds_ - std::chrono::duration<double>(Clock::now() - started_).count();
+    const double share_s = shares > 0 ? (left_s - fixed_s) / shares : options.max_time_s;
+    options.max_time_s = std::clamp(share_s, std::min(min_share_s, options.max_time_s), options.max_time_s);
+    options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
+    return options;
+}
+
+void SweepBudget::finished(const SweepEntry &entry, bool in_lane, const EntryResult &result) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = plugins_.find(entry.plugin);
+    // Not one the budget was shared among: skipped at once, as outside the plugin's sizes.
+    if (found == plugins_.end() || !size_range_problem(*entry.plugin, entry.size).empty()) return;
+    PluginPlan &plan = found->second;
+    size_t &left = plan.left[in_lane ? 1 : 0];
+    if (left) --left;
+    // Outside sampling: the worker's start (when it was started for this entry), setup,
+    // warm-up, verification, teardown.
+    const double outside_s = std::max(0.0, result.entry_wall_s - result.resources.sampling_wall_s);
+    if (result.worker_started && !plan.started) {
+        starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));
+    } else if (result.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
+        plan.overhead_s = outside_s;
+    }
+    plan.started = plan.started || result.worker_started || result.entry_wall_s > 0;
+}
+
+}  // namespace gpubench

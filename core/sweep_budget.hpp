@@ -1,0 +1,54 @@
+// A sweep that should end within a wall time (--budget; the default sweep's 150 s): before each
+// entry, what is left of the budget is shared among the entries still to run, after what they
+// are predicted to cost besides sampling (each plugin's start: its worker, CUDA context,
+// interpreter and first compilation; each entry's setup and verification), and the entry's
+// sampling time (max_time_s) is cut to its part. Predictions start nominal (entry_cost.hpp)
+// and follow what the sweep measures: a plugin's own entries, and the starts of plugins of its
+// kind. Entries that stop sampling early leave their part to the rest, as the next share is
+// taken from what is actually left. Thread-safe: the lanes of --devices share one budget.
+#pragma once
+
+#include "entry_cost.hpp"
+#include "measure.hpp"
+#include "sweep.hpp"
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+class SweepBudget {
+public:
+    using Clock = std::chrono::steady_clock;
+    // `entries`: those the sweep will measure; `in_lanes` says which of them run in one of
+    // `lanes` concurrent lanes (the others run alone, before them).
+    SweepBudget(double seconds, const SweepEntries &entries, const std::vector<bool> &in_lanes, size_t lanes,
+                Clock::time_point started);
+    // `options` with its sampling time cut to an entry's part of what is left (never below
+    // min_share_s, never above options.max_time_s); min_time_s at most half of it.
+    MeasureOptions limit(MeasureOptions options);
+    // What `entry` cost: its plugin's start, when its worker was started for it, and the rest.
+    void finished(const SweepEntry &entry, bool in_lane, const EntryResult &result);
+
+    static constexpr double min_share_s = 0.05;  // at least a few samples of a short run()
+
+private:
+    struct PluginPlan {
+        StartCost nominal;
+        size_t left[2] = {0, 0};  // entries still to run: alone, in a lane
+        bool started = false;
+        double overhead_s = 0.1;  // setup, verification...: nominal until one is measured
+    };
+    double start_s(const PluginPlan &plan) const;
+    std::mutex mutex_;
+    double seconds_;
+    size_t lanes_;
+    Clock::time_point started_;
+    std::map<const PluginInfo *, PluginPlan> plugins_;
+    std::map<std::string, std::vector<double>> starts_by_kind_;  // measured, by StartCost::kind
+};
+
+}  // namespace gpubench

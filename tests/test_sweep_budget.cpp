@@ -1,0 +1,99 @@
+// --budget: each entry's sampling time is its part of what is left of the budget, after the
+// predicted starts and set-ups of the entries still to run; what the sweep measures replaces
+// the nominal predictions.
+#include "plugin_info.hpp"
+#include "runner_process.hpp"
+#include "sweep_budget.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+using namespace gpubench;
+using namespace runner_process;
+
+namespace {
+
+PluginInfo cpu_plugin(const std::string &name) {
+    PluginInfo plugin;
+    plugin.name = name;
+    plugin.max_size = 1000;
+    return plugin;
+}
+
+}  // namespace
+
+TEST_CASE("the budget shares what is left among the entries still to run, after their starts", "[budget]") {
+    const PluginInfo a = cpu_plugin("a"), b = cpu_plugin("b");
+    SweepEntries entries;
+    for (uint64_t size = 1; size <= 4; ++size) entries.push_back({&a, size, ""}), entries.push_back({&b, size, ""});
+    MeasureOptions options;
+    options.max_time_s = 5;
+    options.min_time_s = 3;
+    const auto now = SweepBudget::Clock::now();
+    // Alone: 10 s, less 8 set-ups of 0.1 s and 2 starts of 0.05 s, over 8 entries.
+    SweepBudget alone(10, entries, std::vector<bool>(8, false), 1, now);
+    MeasureOptions cut = alone.limit(options);
+    CHECK(cut.max_time_s == Approx((10 - 0.8 - 0.1) / 8).epsilon(0.01));
+    CHECK(cut.min_time_s == Approx(cut.max_time_s / 2));
+    // In two lanes, each entry takes half the wall time it runs for.
+    SweepBudget lanes(10, entries, std::vector<bool>(8, true), 2, now);
+    CHECK(lanes.limit(options).max_time_s == Approx((10 - 0.45) / 4).epsilon(0.01));
+    // Never above --max-time, never below the floor, even past the budget.
+    SweepBudget generous(1000, entries, std::vector<bool>(8, false), 1, now);
+    CHECK(generous.limit(options).max_time_s == 5);
+    SweepBudget spent(1, entries, std::vector<bool>(8, false), 1, now - std::chrono::seconds(5));
+    CHECK(spent.limit(options).max_time_s == SweepBudget::min_share_s);
+}
+
+TEST_CASE("the budget learns a plugin's set-up and its kind's start from what the sweep measured", "[budget]") {
+    const PluginInfo a = cpu_plugin("a"), b = cpu_plugin("b");
+    SweepEntries entries{{&a, 1, ""}, {&a, 2, ""}, {&b, 1, ""}, {&b, 2, ""}};
+    MeasureOptions options;
+    options.max_time_s = 100;
+    const auto now = SweepBudget::Clock::now();
+    SweepBudget budget(20, entries, std::vector<bool>(4, false), 1, now);
+    // a's first entry: 3 s outside sampling, in a worker started for it: a start of 2.9 s
+    // (less the nominal 0.1 s set-up).
+    EntryResult first;
+    first.status = EntryStatus::ok;
+    first.worker_started = true;
+    first.entry_wall_s = 4;
+    first.resources.sampling_wall_s = 1;
+    budget.finished(entries[0], false, first);
+    // a's second: 0.5 s outside sampling, its set-up from now on.
+    EntryResult second = first;
+    second.worker_started = false;
+    second.entry_wall_s = 1.5;
+    budget.finished(entries[1], false, second);
+    // Left: b's two entries at a's measured set-up (0.5 s each) and b's start as its kind's
+    // measured one (2.9 s, instead of the nominal 0.05 s); 4 s of the 20 are not spent here.
+    const double share = budget.limit(options).max_time_s;
+    const double elapsed = std::chrono::duration<double>(SweepBudget::Clock::now() - now).count();
+    CHECK(share == Approx((20 - elapsed - 2 * 0.1 - 2.9) / 2).epsilon(0.01));
+}
+
+TEST_CASE("runner --budget cuts each entry's sampling to its part, and records it", "[budget][cli]") {
+    const test_support::TempFolder folder;
+    const auto file = folder.path() / "budget.json";
+    // Without a budget these five entries would sample 1 s each (no noise criterion).
+    const Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 1,2,3,4,5 --min-time 1 --max-time 1 "
+                                              "--max-noise 0 --max-samples 100000000 --budget 2 -q -o " + file.string());
+    INFO(o.output);
+    REQUIRE(o.status == 0);
+    const nlohmann::json document = read_json(file);
+    CHECK(document["options"]["budget_s"] == 2);
+    double budgets = 0;
+    for (const nlohmann::json &entry : document["entries"]) {
+        const double share = entry["harness"]["sampling_budget_s"].get<double>();
+        INFO(entry["size"]);
+        CHECK(share < 2.0 / 5 + 0.01);
+        CHECK(share >= SweepBudget::min_share_s);
+        // Sampling stopped at its cut (give or take the harness's own time on a busy
+        // machine), well before --max-time.
+        CHECK(entry["resources"]["sampling_wall_s"].get<double>() < 0.75);
+        budgets += share;
+    }
+    CHECK(budgets <= 2);
+}
