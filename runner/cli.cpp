@@ -70,7 +70,7 @@ void require_at_least(const char *option, T value, T minimum) {
 CommandLine parse_command_line(int argc, const char *const *argv) {
     CommandLine cli;
     MeasureOptions &m = cli.measure;
-    int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int threads = static_cast<int>(usable_cpus());  // what taskset or a launcher left us
     std::string sizes_text, seed_text, shard_text, devices_text;
     std::vector<std::string> params;
     bool oversubscribe = false;

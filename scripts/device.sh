@@ -10,12 +10,15 @@
 #   study NAME...          the runner commands behind docs/studies/data/h100/: each study's
 #                          results files, named as there with today's date. NAMEs: matmul sort
 #                          logreg mandelbrot vecadd copy solvebak ann resources harness-cost
-#   sweep                  the default sweep (runner with no arguments)
+#   sweep                  the default sweep (runner with no arguments), timed; on several GPUs
+#                          also on GPU 0 alone
 #   ncu                    Nsight Compute's readings of matmul_cuda at 8192, float32 and float64
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
-#   sharding               one sweep plain, with --devices all, and as two MPI ranks merged
-#                          (the same entries each way), then allreduce_nccl on every GPU
-#   devices                on several GPUs: the GPU backends with --devices 0, then all, compared
+#   sharding               on several GPUs (after devices): scale-out.md's mpirun recipe as written,
+#                          the GPU backends as two MPI ranks (each rank's wall time), and one
+#                          rank with --devices all
+#   devices                on several GPUs: the GPU backends with --devices 0, then all, timed,
+#                          each lane's share of the host, and each GPU's entries compared
 #   allreduce              allreduce_nccl up to 4 GiB per GPU on every GPU, then PyTorch's
 #   hostile                the default sweep with the hostile test plugins on the plugin path
 # The build folder is ${GPUBENCH_BUILD_DIR:-build-device}; results and logs go to ${OUT:-out}.
@@ -48,6 +51,17 @@ gpu() { "$runner" --list | awk -v w="$1" '$2 == w && $4 == "cuda" {print $1}' | 
 cpp() {
   "$runner" --list | awk -v w="$1" '$2 == w && $3 !~ /^(numpy|numba|numba_cuda|cupy)$/ {print $1}' \
     | paste -sd, -
+}
+
+# timed WHAT COMMAND...: runs it, then prints WHAT with its exit status and wall time.
+timed() {
+  local what=$1 started rc
+  shift
+  started=$(date +%s.%N)
+  "$@"
+  rc=$?
+  echo "$what: exit $rc, $(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $started}") s wall"
+  return $rc
 }
 
 # measure NAME RUNNER-ARGS...: one results file $out/NAME-<today>.json, the console table beside it.
@@ -151,7 +165,10 @@ case $mode in
     for name in "$@"; do study "$name"; done ;;
   sweep)
     need_runner
-    measure default-sweep ;;
+    # The default sweep, timed: on every GPU, then (on a host with several) on GPU 0 alone.
+    timed "default sweep" measure default-sweep
+    [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] ||
+      CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" measure default-sweep-one-gpu ;;
   ncu)
     need_runner
     profile="--in-process --plugin matmul_cuda --sizes 8192 --warmup 0 --min-samples 1 --max-samples 1 --min-time 0 -q"
@@ -173,33 +190,43 @@ case $mode in
     done ;;
   sharding)
     need_runner
-    # The same entries three ways (CPU entries among them: they run alone under --devices).
-    sweep="--plugin vecadd_cuda,vecadd_cublas,sort_cuda,sort_thrust,matmul_cublas,matmul_cuda,vecadd_cupy,vecadd_omp"
-    sweep="$sweep --sizes 4096,1048576 --min-time 0.05 --max-time 0.3 --quiet"
-    "$runner" $sweep -o "$out/plain.json" > "$out/plain.log" 2>&1; echo "plain: exit $?"
-    "$runner" $sweep --devices all -o "$out/devices-all.json" > "$out/devices-all.log" 2>&1; echo "--devices all: exit $?"
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    mpirun -np 2 --oversubscribe --bind-to none sh -c \
-      "exec $runner --shard auto $sweep -o $out/shard-\$OMPI_COMM_WORLD_RANK.json" > "$out/mpirun.log" 2>&1
-    echo "mpirun -np 2: exit $?"
-    "$runner" merge "$out"/shard-0.json "$out"/shard-1.json -o "$out/multi-gpu-mpirun-2-shards-merged-$today.json"
-    for other in devices-all.json "multi-gpu-mpirun-2-shards-merged-$today.json"; do
-      echo "== $other against plain.json (every entry should be in both)"
-      "$runner" compare "$out/plain.json" "$out/$other" | grep -E "only in|^[0-9]+ " | head -20
-    done
-    gpus=$(nvidia-smi -L | grep -c '^GPU')
-    measure "multi-gpu-allreduce-nccl-${gpus}gpu" --plugin allreduce_nccl --devices all \
-      --sizes 8388608,67108864,268435456,1073741824 --min-time 0.2 --max-time 2 ;;
+    # 1. docs/scale-out.md's recipe as written (one size is above matmul's range: skipped).
+    rm -f results/shard-*.json
+    timed "the recipe: mpirun -np 2" mpirun -np 2 sh -c 'exec build/bin/runner --shard auto --device ${OMPI_COMM_WORLD_LOCAL_RANK:-0} \
+      --plugin "matmul_cu*,sort_cu*,vecadd_cu*" --sizes 1e6,4096 -o results/shard-$OMPI_COMM_WORLD_RANK.json' \
+      > "$out/mpirun-recipe.log" 2>&1
+    "$runner" merge results/shard-*.json -o "$out/mpirun-recipe-merged.json" | tail -1; echo "merge: exit $?"
+    # 2. The GPU backends in two shards, one rank per GPU: each rank's wall time.
+    plugins='*_cuda,*_cublas,*_thrust,*_cupy'
+    mpirun -np 2 --bind-to none sh -c "s=\$(date +%s.%N); $runner --shard auto --device \$OMPI_COMM_WORLD_LOCAL_RANK \
+      --plugin '$plugins' --max-time 0.5 --quiet -o $out/gpu-shard-\$OMPI_COMM_WORLD_RANK.json > $out/gpu-shard-\$OMPI_COMM_WORLD_RANK.log 2>&1; \
+      rc=\$?; echo rank \$OMPI_COMM_WORLD_RANK: exit \$rc, \$(awk \"BEGIN {print \$(date +%s.%N) - \$s}\") s wall; exit \$rc"
+    echo "mpirun -np 2 (GPU backends): exit $?"
+    "$runner" merge "$out"/gpu-shard-0.json "$out"/gpu-shard-1.json -o "$out/multi-gpu-mpirun-2-shards-merged-$today.json" | tail -1
+    # 3. One rank per host taking every GPU.
+    timed "mpirun -np 1 --devices all" mpirun -np 1 "$runner" --shard auto --devices all --plugin "$plugins" \
+      --max-time 0.5 --quiet -o "$out/one-rank-devices-all.json" > "$out/one-rank-devices-all.log" 2>&1
+    "$runner" compare "$out/gpu-sweep-devices-0.json" "$out/one-rank-devices-all.json" 2>/dev/null | tail -1 ;;
   devices)
     need_runner
-    # Every GPU backend at its default sizes with --devices 0, then --devices all: the wall-time
-    # ratio, and runner compare of each GPU's entries against the one-GPU run.
+    # The GPU backends, C++ and Python, at their default sizes (--max-time 0.5) with --devices 0,
+    # then all: the wall-time ratio, each lane's share of the host, and runner compare of each
+    # GPU's entries against the one-GPU run.
     for devices in 0 all; do
-      started=$(date +%s)
-      "$runner" --plugin '*_cuda,*_cublas,*_thrust,*_cupy,*_numba_cuda' --max-time 1 --quiet \
+      timed "--devices $devices" "$runner" --plugin '*_cuda,*_cublas,*_thrust,*_cupy' --max-time 0.5 --quiet \
         --devices $devices -o "$out/gpu-sweep-devices-$devices.json" > "$out/gpu-sweep-devices-$devices.log" 2>&1
-      echo "--devices $devices: exit $?, $(( $(date +%s) - started )) s wall"
     done
+    python3 - "$out/gpu-sweep-devices-all.json" <<'PY'
+import json, sys
+shares = {}
+for e in json.load(open(sys.argv[1]))["entries"]:
+    s = e.get("host_share")
+    if s and e.get("devices"):
+        shares.setdefault(e["devices"][0]["index"], set()).add((s["cpus"], s["threads"], s.get("basis", "")))
+for device, seen in sorted(shares.items()):
+    print(f"GPU {device}'s lane:", "; ".join(f"CPUs {c}, {t} threads ({b})" for c, t, b in sorted(seen)))
+PY
     for device in $(seq 0 $(( $(nvidia-smi -L | grep -c '^GPU') - 1 ))); do
       echo "== the entries GPU $device measured against --devices 0"
       "$runner" compare "$out/gpu-sweep-devices-0.json" "$out/gpu-sweep-devices-all.json" --candidate-device "$device" | tail -2
