@@ -12,6 +12,9 @@ namespace {
 constexpr double nominal_flops_per_s = 1e13, nominal_bytes_per_s = 1e12, nominal_items_per_s = 1e10;
 constexpr double nominal_cpu_slowdown = 100;
 constexpr double nominal_entry_overhead_s = 0.05;
+// Making the inputs and checking the result on the host, per byte an instance holds there
+// (an H100 host's set-up of matmul at 8192 and sort at 1e8 took 0.6-1.2 s for 0.4-0.5 GB).
+constexpr double nominal_host_bytes_per_s = 0.5e9;
 
 // Starting a worker, as measured on an H100 host: a process with its plugin loaded; a CUDA
 // context (0.5 s); an interpreter with its imports (0.4-1.9 s); the first compilation of a JIT
@@ -33,7 +36,8 @@ double nominal_entry_s(const Work &work, gpubench_device_kind device, const Meas
     if (device != GPUBENCH_DEVICE_CUDA) run_s *= nominal_cpu_slowdown;
     const double sampling_s = std::min({std::max(run_s * double(options.min_samples), options.min_time_s),
                                         run_s * double(options.max_samples), options.max_time_s});
-    return nominal_entry_overhead_s + run_s * options.warmup_runs + sampling_s;
+    return nominal_entry_overhead_s + work.host_bytes / nominal_host_bytes_per_s + run_s * options.warmup_runs +
+           sampling_s;
 }
 
 double nominal_unknown_entry_s(const MeasureOptions &options) {

@@ -15,7 +15,8 @@
 namespace gpubench {
 
 // Nominal seconds of an entry of a plugin on `device` whose run() declares `work`: a fixed
-// 0.05 s (worker request, setup, verification) plus warm-up and sampling by the sampling rule
+// 0.05 s (worker request), the set-up and verification of its host_bytes at 0.5 GB/s, plus
+// warm-up and sampling by the sampling rule
 // of `options` (at least min_samples runs and min_time_s of run time, at most max_samples
 // runs and max_time_s), one run() taking flops / 1e13 + bytes / 1e12 seconds, or items /
 // 1e10 when it declares neither; a CPU plugin's at a hundredth of those rates.
