@@ -1,7 +1,7 @@
 #include "sweep.hpp"
 
-#include "entry_cost.hpp"
 #include "entry_measurer.hpp"
+#include "lane_queue.hpp"
 #include "plugin_library.hpp"
 #include "statistics.hpp"
 #include "sweep_budget.hpp"
@@ -118,33 +118,53 @@ private:
     std::chrono::steady_clock::time_point started_;
 };
 
+// Each plugin's last good entry per setting, for the default sweep's predictions of the next
+// size (RunBudget): shared by the lanes, which may measure one plugin's sizes in turn.
+class LastGood {
+public:
+    std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto smaller = last_.find({entry.plugin, entry.params});
+        if (limit_s <= 0 || smaller == last_.end()) return std::nullopt;
+        return RunBudget{limit_s, smaller->second.size, summarize(smaller->second.run_s).median, smaller->second.work};
+    }
+    void record(const SweepEntry &entry, const EntryResult &result) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (result.status == EntryStatus::ok) last_[{entry.plugin, entry.params}] = result;
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_;
+};
+
+// The parts of a sweep its sequences share: the budget (or null) and the predictions.
+struct SweepShared {
+    SweepBudget *budget = nullptr;
+    LastGood last_good;
+};
+
 // Measures entries one after the other where they are handed in: in `pool`'s workers on the
-// devices `options` names, or in this process. Keeps each plugin's last good entry per
-// setting for the default sweep's predictions, so one plugin's sizes at one setting must come
-// to one Sequence in order.
+// devices `options` names, or in this process.
 class Sequence {
 public:
-    // `budget`: the sweep's, or null; `in_lane`: this sequence is one of --devices' lanes.
+    // `in_lane`: this sequence is one of --devices' lanes.
     Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
-             EntryRecorder &recorder, SweepBudget *budget, bool in_lane)
+             EntryRecorder &recorder, SweepShared &shared, bool in_lane)
         : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
-          budget_(budget), in_lane_(in_lane) {}
+          shared_(shared), in_lane_(in_lane) {}
 
     // false: interrupted (the entry under way is not recorded).
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
         if (mode_.launch.interrupted && mode_.launch.interrupted()) return false;
         const PluginInfo &plugin = *planned.plugin;
         const uint64_t size = planned.size;
-        MeasureOptions options = budget_ ? budget_->limit(sweep_options) : sweep_options;
+        SweepBudget *const sweep_budget = shared_.budget;
+        MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options) : sweep_options;
         options.params = planned.params;
-        const std::pair<const PluginInfo *, std::string> setting{&plugin, planned.params};
         recorder_.begin(plugin, size);
         const auto began = std::chrono::steady_clock::now();
-        std::optional<RunBudget> budget;
-        if (const auto smaller = last_ok_.find(setting);
-            mode_.predicted_run_limit_s > 0 && smaller != last_ok_.end())
-            budget = RunBudget{mode_.predicted_run_limit_s, smaller->second.size,
-                               summarize(smaller->second.run_s).median, smaller->second.work};
+        const std::optional<RunBudget> budget = shared_.last_good.budget(planned, mode_.predicted_run_limit_s);
         EntryResult entry;
         if (!plugin.is_available()) {
             entry = skipped_entry(plugin, size, "unavailable: " + plugin.unavailable_reason);
@@ -159,10 +179,10 @@ public:
             entry.entry_wall_s =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         }
-        if (entry.status == EntryStatus::ok) last_ok_[setting] = entry;
+        shared_.last_good.record(planned, entry);
         if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
             entry.sampling_budget_s = options.max_time_s;
-        if (budget_) budget_->finished(planned, in_lane_, entry);
+        if (sweep_budget) sweep_budget->finished(planned, in_lane_, entry);
         recorder_.finished(std::move(entry), options);
         return true;
     }
@@ -173,9 +193,8 @@ private:
     WorkerPool &pool_;
     InProcess &in_process_;
     EntryRecorder &recorder_;
-    SweepBudget *budget_;
+    SweepShared &shared_;
     bool in_lane_;
-    std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_ok_;  // by setting
 };
 
 // An entry that --devices runs on one of its GPUs, beside the others: a CUDA plugin that can
@@ -184,24 +203,11 @@ bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
     return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices <= 1;
 }
 
-// --devices: one lane per GPU, each with its own worker; a lane takes a whole plugin (its
-// entries in order, in one worker) whenever it is free, so that each plugin pays its start once.
+// --devices: one lane per GPU, each with its own worker, taking entries from a LaneQueue.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                WorkerPool &first_pool, const SweepMode &mode, InProcess &in_process,
-               EntryRecorder &recorder, SweepBudget *budget) {
-    std::vector<SweepEntries> plugins;  // the entries of each plugin
-    for (const SweepEntry &entry : entries) {
-        if (plugins.empty() || plugins.back().front().plugin != entry.plugin) plugins.emplace_back();
-        plugins.back().push_back(entry);
-    }
-    // Longest first: the plugins' starts and their entries at the sampling rule's bound.
-    const auto predicted_s = [&](const SweepEntries &plugin) {
-        return nominal_start_cost(*plugin.front().plugin).seconds +
-               double(plugin.size()) * nominal_unknown_entry_s(options);
-    };
-    std::stable_sort(plugins.begin(), plugins.end(),
-                     [&](const SweepEntries &a, const SweepEntries &b) { return predicted_s(a) > predicted_s(b); });
-    std::atomic<size_t> next{0};
+               EntryRecorder &recorder, SweepShared &shared) {
+    LaneQueue queue(entries, options, gpus.size());
     std::atomic<bool> stop{false};
     std::mutex failure_mutex;
     std::exception_ptr failure;  // the first lane's exception (a results file that cannot be written)
@@ -213,16 +219,12 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             MeasureOptions on_device = options;
             on_device.cuda_device = gpus[index].device;
             on_device.cuda_devices.clear();
-            Sequence sequence(mode, gpus[index], pool, in_process, recorder, budget, true);
-            while (!stop) {
-                const size_t taken = next++;
-                if (taken >= plugins.size()) return;
-                for (const SweepEntry &entry : plugins[taken])
-                    if (stop || !sequence.measure(entry, on_device)) {
-                        if (!stop.exchange(true)) recorder.interrupted();
-                        return;
-                    }
-            }
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, true);
+            while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index))
+                if (!sequence.measure(*entry, on_device)) {
+                    if (!stop.exchange(true)) recorder.interrupted();
+                    return;
+                }
         } catch (...) {
             std::lock_guard<std::mutex> lock(failure_mutex);
             if (!failure) failure = std::current_exception();
@@ -258,6 +260,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     InProcess in_process(mode.launch.host_roofline);
     EntryRecorder recorder(results, observer, tally, gpus, mode.started);
     observer.planned(alone.size() + in_lanes.size());
+    SweepShared shared;
     std::optional<SweepBudget> budget;
     if (mode.budget_s > 0) {  // shared among the entries that will be measured
         SweepEntries measured;
@@ -269,15 +272,15 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                     measured.push_back(entry), lane_flags.push_back(part == &in_lanes);
         budget.emplace(mode.budget_s, measured, lane_flags, gpus.size(), mode.started);
     }
-    SweepBudget *shared_budget = budget ? &*budget : nullptr;
+    shared.budget = budget ? &*budget : nullptr;
     // First what must run alone (CPU entries, plugins across all the GPUs), then the lanes.
-    Sequence sequence(mode, gpu, pool, in_process, recorder, shared_budget, false);
+    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, false);
     for (const SweepEntry &entry : alone)
         if (!sequence.measure(entry, options)) {
             recorder.interrupted();
             return tally;
         }
-    if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder, shared_budget);
+    if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder, shared);
     return tally;
 }
 

@@ -72,11 +72,9 @@ SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
 // first entry (WorkerPool::prestart).
 //
 // With several `gpus` (--devices) and workers, the entries that take one GPU run in lanes,
-// one worker per GPU, concurrently: each lane takes the next plugin whole (its sizes in order)
-// when it is free. Everything else runs first and alone: CPU entries, which GPU workers beside
-// them would slow down, and plugins across several GPUs, which take all of them. The lanes
-// take the plugins predicted to cost most first (their starts and entries, entry_cost.hpp),
-// so that the last to finish is a short one.
+// one worker per GPU, concurrently, in LaneQueue's order (lane_queue.hpp). Everything else
+// runs first and alone: CPU entries, which GPU workers beside them would slow down, and
+// plugins across several GPUs, which take all of them.
 SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                      const SweepMode &mode, SweepObserver &observer);

@@ -1,0 +1,40 @@
+// The order in which --devices' lanes take entries. A lane takes a plugin whole (its sizes in
+// order, in one worker, so that it pays the plugin's start once), the plugins predicted to
+// cost most first, so that the last to finish is a short one. Once no plugin is left whole, a
+// free lane joins the plugin with the most entries left, when what it saves there outweighs
+// the start it pays: the sweep does not wait on one lane's long tail. Thread-safe.
+#pragma once
+
+#include "measure.hpp"
+#include "sweep.hpp"
+
+#include <cstddef>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+namespace gpubench {
+
+class LaneQueue {
+public:
+    // `entries` in sweep order (each plugin's entries together, sizes ascending); `options`
+    // give the sampling rule's bound of an entry's time (nominal_unknown_entry_s).
+    LaneQueue(const SweepEntries &entries, const MeasureOptions &options, size_t lanes);
+    // The next entry for `lane`, nullopt when there is none worth its taking.
+    std::optional<SweepEntry> next(size_t lane);
+
+private:
+    struct Plugin {
+        SweepEntries entries;
+        size_t taken = 0;    // entries handed out, from the front
+        size_t lanes_on = 0;  // lanes measuring it now
+        double start_s = 0;   // nominal_start_cost: what a lane pays to join it
+    };
+    std::optional<size_t> worth_joining() const;
+    std::mutex mutex_;
+    std::vector<Plugin> plugins_;                  // longest predicted first
+    std::vector<std::optional<size_t>> current_;  // per lane: the plugin it is on
+    double entry_s_;
+};
+
+}  // namespace gpubench
