@@ -39,13 +39,20 @@ results="$results_dir/$class-$backend-$group.json"
 runner="$build_dir/bin/runner"
 status=0
 if [ "${GPUBENCH_MERGE:-0}" = 1 ]; then
-  "$runner" merge "${results%.json}"-shard-*.json --output "$results" || status=$?
-  # 3: planned entries that no shard delivered, listed above: compared all the same, failed below.
-  if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
+  rm -f "$results"
+  merge_log="$results_dir/merge.log"
+  "$runner" merge "${results%.json}"-shard-*.json --output "$results" >"$merge_log" || status=$?
+  cat "$merge_log"
+  # Merge's status is the sweep's: 1 a failed entry (compare reports it), 3 skipped entries
+  # (sizes outside a plugin's range) or missing ones (listed: compared all the same, and
+  # failed below). Anything else, or no merged file, is a failed merge.
+  if { [ "$status" -ne 0 ] && [ "$status" -ne 1 ] && [ "$status" -ne 3 ]; } || [ ! -f "$results" ]; then
     echo "bench-job: merging the shards failed (exit status $status)" >&2
     exit 1
   fi
-  incomplete=$status
+  incomplete=0
+  if grep -q '^missing: ' "$merge_log"; then incomplete=1; fi
+  rm -f "$merge_log"
 else
   output=$results shard=()
   if [ -n "${GPUBENCH_SHARD:-}" ]; then
@@ -53,7 +60,8 @@ else
   fi
   "$runner" --quiet --plugin "*_$backend" --sizes "$sizes" --max-time 2 "${shard[@]}" \
     --output "$output" || status=$?
-  # 3: some sizes lie outside some plugins' ranges, recorded as skipped: not a failure here.
+  # 3: some sizes lie outside some plugins' ranges, recorded as skipped: not a failure here
+  # (a shard exits 0 then).
   if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
     echo "bench-job: the sweep failed (exit status $status); see $output" >&2
     exit 1

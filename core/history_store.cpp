@@ -1,5 +1,6 @@
 #include "history_store.hpp"
 
+#include "fnv_hash.hpp"
 #include "history_database.hpp"
 #include "results_model.hpp"
 #include "run_header.hpp"
@@ -21,8 +22,7 @@ std::string content_hash(const std::filesystem::path &file) {
     std::ifstream in(file, std::ios::binary);
     const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (!in.eof() && in.fail()) throw std::runtime_error("cannot read " + file.string());
-    uint64_t hash = 14695981039346656037ull;
-    for (unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ull;
+    const uint64_t hash = fnv1a_64(bytes);
     char text[64];
     std::snprintf(text, sizeof text, "fnv1a64:%016llx:%zu", static_cast<unsigned long long>(hash), bytes.size());
     return text;

@@ -107,6 +107,7 @@ std::optional<ShardSpec> from_ranks(const EnvironmentLookup &environment) {
                                         " is set but " + (rank ? family.size : family.rank) + " is not");
         const uint64_t index = v.number(family.rank), count = v.number(family.size);
         ShardSpec spec = checked(index, count, v.used(), "--shard auto (" + v.used() + ")");
+        spec.launched_ranks = true;
         if (!found)
             found = spec;
         else if (found->index != spec.index || found->count != spec.count)

@@ -15,6 +15,9 @@ namespace gpubench {
 struct ShardSpec {
     uint32_t index = 0, count = 1;
     std::string source;  // where it came from: "--shard 1/4", "SLURM_ARRAY_TASK_ID=5 (...)"
+    // From a task's rank (SLURM_PROCID, OMPI_COMM_WORLD_*, PMI_*): the shards run at once under
+    // a launcher that may stop them all when one exits with a failure (shard_barrier.hpp).
+    bool launched_ranks = false;
 };
 
 // Reads an environment variable: its value, or nullopt when it is not set. Injected so that

@@ -146,6 +146,10 @@ MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::s
         json &added = d["entries"].emplace_back(entry);
         added["shard"] = shard.record.index;
         ++merged.entries;
+        const std::string status = entry.at("status").get<std::string>();
+        merged.verification_failed += status == "verification_failed";
+        merged.errors += status == "error";
+        merged.skipped += status == "skipped";
     };
     // Entries in the sweep's order, then any a shard holds beyond its plan (lose nothing).
     for (const PlannedEntry &planned : first.record.planned) {

@@ -21,6 +21,7 @@ struct ShardFile {
 struct MergedSweep {
     nlohmann::json document;
     size_t shards_given = 0, shard_count = 0, entries = 0;
+    size_t verification_failed = 0, errors = 0, skipped = 0;  // merged entries by status
     std::vector<uint32_t> missing_shards;  // indices with no file given
     std::vector<PlannedEntry> missing;     // planned entries that no shard delivered
 };

@@ -47,7 +47,9 @@ after every entry;
 Ctrl-C stops at once, and --resume FILE continues where it stopped.
 Exit status: 0 all entries verified, 1 a verification failed or a plugin error (crashes and
 time-outs included), 2 bad input, 3 some requested entries were skipped (out of range, no
-GPU, out of memory), 130 interrupted.
+GPU, out of memory), 130 interrupted. Under --shard, skipped entries exit 0 (runner merge
+reports them), and ranks started together (--shard auto from SLURM_PROCID, OMPI_COMM_WORLD_RANK,
+PMI_RANK) wait for one another before exiting with a failure (docs/scale-out.md).
 )";
 
 uint64_t parse_seed(const std::string &text) {

@@ -10,9 +10,11 @@
 #include "results.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
+#include "shard_barrier.hpp"
 #include "sharding.hpp"
 #include "sweep.hpp"
 #include "system_info.hpp"
+#include "text_format.hpp"
 #include "subcommands.hpp"
 #include "work_query.hpp"
 #include "worker_main.hpp"
@@ -25,6 +27,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 
 using namespace gpubench;
@@ -71,10 +74,11 @@ nlohmann::json options_json(const CommandLine &cli, bool default_sweep, double b
     return options;
 }
 
-int exit_status(const SweepTally &tally) {
+// A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
+int exit_status(const SweepTally &tally, bool shard) {
     if (tally.interrupted) return exit_interrupted;
     if (tally.verification_failed || tally.errors) return exit_failed;
-    if (tally.skipped) return exit_skipped;
+    if (tally.skipped && !shard) return exit_skipped;
     return exit_ok;
 }
 
@@ -151,6 +155,36 @@ std::unique_ptr<ResultsFile> open_default_results(const std::string &stem, const
         }
     }
     throw std::runtime_error("the default names are all taken: name one with --output");
+}
+
+// Runs the sweep and prints its summary; returns the exit status.
+int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, const std::vector<GpuInfo> &gpus,
+                        ResultsFile &results, WorkerPool &pool, const SweepMode &mode, const std::string &output) {
+    SweepTally tally;
+    try {
+        size_t params_width = 0;
+        for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
+        ConsoleObserver console(std::cout, cli.quiet, params_width);
+        tally = run_sweep(entries, cli.measure, gpus, results, pool, mode, console);
+    } catch (const std::exception &e) {  // the results file could not be written (a full disk)
+        return fail(std::string(e.what()) + "; the entries written before are in " + output, exit_failed);
+    }
+    const int status = exit_status(tally, cli.shard.has_value());
+    if (tally.interrupted) {
+        std::cout << "\ninterrupted: the entries finished so far are in " << output
+                  << "; runner --resume " << output << " (with the same options) continues\n";
+        return status;
+    }
+    std::cout << "\n" << tally.ok << " ok, " << tally.verification_failed
+              << " failed verification, " << tally.errors << " errors, " << tally.skipped
+              << " skipped";
+    if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - mode.started).count();
+    std::cout << "; results written to " << output << " (" << format_seconds(took_s) << ")\n";
+    if (tally.skipped && cli.shard && status == exit_ok)
+        std::cout << "this shard exits with status 0: its skipped entries are recorded in " << output
+                  << ", and runner merge reports them (exit status 3 there)\n";
+    return status;
 }
 
 int run(int argc, char **argv) {
@@ -344,27 +378,13 @@ int run(int argc, char **argv) {
     mode.started = started;
     if (default_sweep) mode.predicted_run_limit_s = 2.0;
     mode.budget_s = budget_s;
-    SweepTally tally;
-    try {
-        size_t params_width = 0;
-        for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
-        ConsoleObserver console(std::cout, cli.quiet, params_width);
-        tally = run_sweep(entries, cli.measure, gpus, *results, pool, mode, console);
-    } catch (const std::exception &e) {  // the results file could not be written (a full disk)
-        return fail(std::string(e.what()) + "; the entries written before are in " + output,
-                    exit_failed);
-    }
-    if (tally.interrupted) {
-        std::cout << "\ninterrupted: the entries finished so far are in " << output
-                  << "; runner --resume " << output << " (with the same options) continues\n";
-        return exit_status(tally);
-    }
-    std::cout << "\n" << tally.ok << " ok, " << tally.verification_failed
-              << " failed verification, " << tally.errors << " errors, " << tally.skipped
-              << " skipped";
-    if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
-    std::cout << "; results written to " << output << '\n';
-    return exit_status(tally);
+    // Ranks started together hold a failing exit until the others are done (docs/scale-out.md).
+    const std::unique_ptr<ShardBarrier> barrier =
+        cli.shard ? start_shard_barrier(*cli.shard, resumed ? resumed->planned : shard_header["planned"],
+                                        output, process_environment(), std::cerr)
+                  : nullptr;
+    const int status = sweep_and_summarize(entries, cli, gpus, *results, pool, mode, output);
+    return barrier ? barrier->finish(status, [] { return stop_requested != 0; }, std::cout) : status;
 }
 
 }  // namespace

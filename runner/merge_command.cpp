@@ -29,6 +29,14 @@ void print_missing(const MergedSweep &merged, const std::string &output) {
     std::cout << "runner --resume " << output << " (with the sweep's options) measures them\n";
 }
 
+// The whole sweep's status, as the runner's for one process: 1 when a merged entry failed,
+// else 3 when entries were skipped or no shard delivered them, else 0.
+int merged_status(const MergedSweep &merged) {
+    if (merged.verification_failed || merged.errors) return exit_failed;
+    if (merged.skipped || !merged.missing.empty()) return exit_skipped;
+    return exit_ok;
+}
+
 }  // namespace
 
 int merge_command(int argc, const char *const *argv) {
@@ -41,8 +49,10 @@ int merge_command(int argc, const char *const *argv) {
         "measurement options, of different shard counts, the same shard twice, or an entry in\n"
         "two files, naming them; nothing is written then. Lists the planned entries that no\n"
         "shard delivered (a shard's file may be missing): runner --resume MERGED.json measures\n"
-        "them. Exit status 0 when every planned entry is there, 3 when some are missing, 2 on\n"
-        "bad input.\nOptions");
+        "them. Exit status, that of the whole sweep: 1 when a merged entry failed verification\n"
+        "or reported an error (or the merged file could not be written), else 3 when entries\n"
+        "were skipped or planned entries are missing, else 0 (every planned entry there and\n"
+        "verified); 2 on bad input.\nOptions");
     described.add_options()
         ("help,h", "show this help")
         ("output,o", po::value<std::string>(&output), "the merged results file (required)");
@@ -69,9 +79,11 @@ int merge_command(int argc, const char *const *argv) {
     }
     std::cout << "merged " << merged.shards_given << " of " << merged.shard_count << " shards, "
               << merged.entries << " entries, into " << output << '\n';
-    if (merged.missing.empty()) return exit_ok;
-    print_missing(merged, output);
-    return exit_skipped;
+    if (merged.verification_failed || merged.errors || merged.skipped)
+        std::cout << "of them: " << merged.verification_failed << " failed verification, " << merged.errors
+                  << " errors, " << merged.skipped << " skipped\n";
+    if (!merged.missing.empty()) print_missing(merged, output);
+    return merged_status(merged);
 }
 
 }  // namespace gpubench

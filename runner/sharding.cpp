@@ -5,6 +5,7 @@
 #include "shard_costs.hpp"
 
 #include <map>
+#include <ostream>
 #include <set>
 #include <stdexcept>
 
@@ -73,7 +74,8 @@ std::optional<ResumedPlan> resumed_plan(const CommandLine &cli) {
     if (const nlohmann::json given = param_axes_json(cli.param_axes); recorded != given)
         throw std::runtime_error(cli.resume + " planned its entries with " + param_axes_text(recorded) +
                                  ": resume it with the same (this run has " + param_axes_text(given) + ")");
-    return ResumedPlan{std::move(*planned), document.at("options").contains("default_sweep")};
+    return ResumedPlan{std::move(*planned), document.at("options").contains("default_sweep"),
+                       shard ? nlohmann::json(shard->planned) : nlohmann::json()};
 }
 
 std::vector<std::string> plugin_names(const std::vector<EntryKey> &entries) {
@@ -117,6 +119,19 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
     sharded.record = record;
     sharded.notes = std::move(costs.notes);
     return sharded;
+}
+
+std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
+                                                  const std::filesystem::path &results_file,
+                                                  const EnvironmentLookup &environment, std::ostream &warnings) {
+    if (!shard.launched_ranks || shard.count < 2) return nullptr;
+    std::string problem;
+    const BarrierTimes times = shard_barrier_times(environment, problem);
+    if (!problem.empty()) warnings << "runner: warning: " << problem << '\n';
+    const std::string job = launcher_job_identity(environment);
+    ShardBarrier::Place place{shard_barrier_folder(results_file, shard_barrier_id(job, shard.count, planned)),
+                              shard.index, shard.count, job.empty()};
+    return std::make_unique<ShardBarrier>(std::move(place), times, warnings);
 }
 
 }  // namespace gpubench

@@ -5,12 +5,15 @@
 
 #include "cli.hpp"
 #include "plugin_info.hpp"
+#include "shard_barrier.hpp"
 #include "shard_plan.hpp"
 #include "sweep.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -21,6 +24,7 @@ namespace gpubench {
 struct ResumedPlan {
     std::vector<EntryKey> entries;  // in sweep order
     bool default_sweep = false;     // the file was written by the default sweep
+    nlohmann::json planned;         // a shard's file: the whole sweep's plan; else null
 };
 
 // With --resume FILE: when FILE records a plan and the command line names no --plugin or
@@ -50,5 +54,13 @@ struct ShardedSweep {
 // results file.
 ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
                          const std::filesystem::path &runner);
+
+// Shards launched at once as ranks (ShardSpec::launched_ranks), more than one: the barrier that
+// holds a failing rank's exit until the other ranks have finished (shard_barrier.hpp), met
+// beside `results_file`, its times from `environment`; nullptr for other shards. `planned`:
+// the whole sweep's plan (ShardRecord::planned). Problems are warnings on `warnings`.
+std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
+                                                  const std::filesystem::path &results_file,
+                                                  const EnvironmentLookup &environment, std::ostream &warnings);
 
 }  // namespace gpubench

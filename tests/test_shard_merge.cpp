@@ -273,3 +273,48 @@ TEST_CASE("shard costs balance by an earlier sweep's wall times, read as untrust
     CHECK_THAT(bad.output, Catch::StartsWith("runner: error: --shard-costs: " + earlier.string() +
                                              ": the document: required field 'created' missing"));
 }
+
+TEST_CASE("a shard whose entries were only skipped exits 0, and runner merge exits with the sweep's status",
+          "[shard]") {
+    const test_support::TempFolder folder;
+    // fixture_good's sizes end at 1000: every entry of either shard is skipped.
+    std::vector<fs::path> skipped;
+    for (int i = 0; i < 2; ++i) {
+        skipped.push_back(folder.path() / ("skipped-" + std::to_string(i) + ".json"));
+        const Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 2000,3000" + options + " --shard " +
+                                     std::to_string(i) + "/2 -o " + skipped.back().string());
+        INFO(o.output);
+        CHECK(o.status == 0);
+        CHECK_THAT(o.output, Catch::Contains("this shard exits with status 0: its skipped entries are recorded in " +
+                                             skipped.back().string() + ", and runner merge reports them"));
+        const json document = read_json(skipped.back());
+        for (const json &entry : document["entries"]) CHECK(entry["status"] == "skipped");
+    }
+    const fs::path merged = folder.path() / "merged.json";
+    Outcome o = run_runner("merge" + joined(skipped) + " -o " + merged.string());
+    CHECK(o.status == 3);
+    CHECK_THAT(o.output, Catch::Contains("of them: 0 failed verification, 0 errors, 2 skipped"));
+
+    // A failed entry makes it 1, beside skipped and missing ones too; missing ones alone, 3.
+    std::vector<fs::path> mixed;
+    int failing = -1;
+    for (int i = 0; i < 2; ++i) {
+        mixed.push_back(folder.path() / ("mixed-" + std::to_string(i) + ".json"));
+        const Outcome shard = run_runner(fixtures() + " --plugin fixture_good,fixture_bad_verify --sizes 1,2000" +
+                                         options + " --shard " + std::to_string(i) + "/2 -o " + mixed.back().string());
+        INFO(shard.output);
+        const json document = read_json(mixed.back());
+        for (const json &entry : document["entries"])
+            if (entry["status"] == "verification_failed") failing = i;
+        CHECK(shard.status == (failing == i ? 1 : 0));
+    }
+    REQUIRE(failing >= 0);
+    o = run_runner("merge" + joined(mixed) + " -o " + merged.string());
+    INFO(o.output);
+    CHECK(o.status == 1);
+    CHECK_THAT(o.output, Catch::Contains("of them: 1 failed verification, 0 errors, 2 skipped"));
+    CHECK(run_runner("merge " + mixed[failing].string() + " -o " + merged.string()).status == 1);
+    o = run_runner("merge " + mixed[1 - failing].string() + " -o " + merged.string());
+    CHECK(o.status == 3);
+    CHECK_THAT(o.output, Catch::Contains("missing: "));
+}

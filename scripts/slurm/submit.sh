@@ -2,7 +2,8 @@
 # Submits a sharded sweep to Slurm (docs/scale-out.md): a job array of N tasks of
 # scripts/slurm/sweep.sbatch, one shard and one GPU each, then scripts/slurm/merge.sbatch as a
 # job that starts once every task has ended (afterany) and merges the shards into
-# $RESULTS_DIR/merged.json (exit 3 there: some entries missing; its log says how to --resume).
+# $RESULTS_DIR/merged.json (exit 1 there: an entry failed; 3: entries skipped or missing, the
+# missing ones listed in its log with how to --resume them).
 #   scripts/slurm/submit.sh N RUNNER_OPTION...
 #   e.g. scripts/slurm/submit.sh 4 --plugin 'matmul_*' --sizes 1024,4096
 # RUNNER_OPTION: the sweep's runner options, given to every task alike (not --output).
