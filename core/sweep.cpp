@@ -10,6 +10,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 namespace gpubench {
@@ -122,9 +123,11 @@ private:
 // to one Sequence in order.
 class Sequence {
 public:
+    // `share`: the CPUs its entries record (host_share), when the sweep has lanes.
     Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
-             EntryRecorder &recorder)
-        : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder) {}
+             EntryRecorder &recorder, std::optional<HostShare> share)
+        : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
+          share_(std::move(share)) {}
 
     // false: interrupted (the entry under way is not recorded).
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
@@ -156,6 +159,7 @@ public:
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         }
         if (entry.status == EntryStatus::ok) last_ok_[setting] = entry;
+        entry.host_share = share_;
         recorder_.finished(std::move(entry), options);
         return true;
     }
@@ -166,6 +170,7 @@ private:
     WorkerPool &pool_;
     InProcess &in_process_;
     EntryRecorder &recorder_;
+    std::optional<HostShare> share_;
     std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_ok_;  // by setting
 };
 
@@ -177,9 +182,11 @@ bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
 
 // --devices: one lane per GPU, each with its own worker; a lane takes a whole plugin (its
 // entries in order, in one worker) whenever it is free, so that each plugin pays its start once.
+// Each lane's worker is bound to its share of the host (`shares`, one per GPU), and its CPU
+// work gets no more threads than the share has.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-               WorkerPool &first_pool, const SweepMode &mode, InProcess &in_process,
-               EntryRecorder &recorder) {
+               const std::vector<HostShare> &shares, WorkerPool &first_pool, const SweepMode &mode,
+               InProcess &in_process, EntryRecorder &recorder) {
     std::vector<SweepEntries> plugins;  // the entries of each plugin
     for (const SweepEntry &entry : entries) {
         if (plugins.empty() || plugins.back().front().plugin != entry.plugin) plugins.emplace_back();
@@ -194,10 +201,12 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             std::optional<WorkerPool> own_pool;
             if (index > 0) own_pool.emplace(mode.launch);
             WorkerPool &pool = index > 0 ? *own_pool : first_pool;
+            pool.set_host_share(shares[index]);  // replaces a worker first_pool holds unbound
             MeasureOptions on_device = options;
             on_device.cuda_device = gpus[index].device;
             on_device.cuda_devices.clear();
-            Sequence sequence(mode, gpus[index], pool, in_process, recorder);
+            on_device.cpu_threads = std::max(1, std::min(options.cpu_threads, shares[index].threads));
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shares[index]);
             while (!stop) {
                 const size_t taken = next++;
                 if (taken >= plugins.size()) return;
@@ -243,13 +252,21 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     EntryRecorder recorder(results, observer, tally, gpus, mode.started);
     observer.planned(alone.size() + in_lanes.size());
     // First what must run alone (CPU entries, plugins across all the GPUs), then the lanes.
-    Sequence sequence(mode, gpu, pool, in_process, recorder);
+    // With lanes, every entry records the CPUs it had: all of them when it ran alone.
+    Sequence sequence(mode, gpu, pool, in_process, recorder,
+                      lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt);
     for (const SweepEntry &entry : alone)
         if (!sequence.measure(entry, options)) {
             recorder.interrupted();
             return tally;
         }
-    if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder);
+    if (in_lanes.empty()) return tally;
+    const std::vector<HostShare> shares =
+        mode.plan_host_shares ? mode.plan_host_shares(gpus) : plan_host_shares(gpus);
+    if (shares.size() != gpus.size())
+        throw std::logic_error("planned " + std::to_string(shares.size()) + " shares of the host for " +
+                               std::to_string(gpus.size()) + " GPUs");
+    run_lanes(in_lanes, options, gpus, shares, pool, mode, in_process, recorder);
     return tally;
 }
 
