@@ -3,6 +3,7 @@
 #pragma once
 
 #include "gpu.hpp"
+#include "host_share.hpp"
 #include "phase_timer.hpp"
 #include "plugin_library.hpp"
 #include "resource_watch.hpp"
@@ -11,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -113,6 +115,9 @@ struct EntryResult {
     // Those devices' names, UUIDs and bus ids, filled by the sweep from its probe (the worker
     // reports indices only); an index alone where the sweep did not probe the device.
     std::vector<DeviceIdentity> devices;
+    // The CPUs the entry's worker had in a --devices sweep (its lane's share, or every CPU for
+    // an entry that ran alone), filled by the sweep; nullopt in a sweep on one GPU.
+    std::optional<HostShare> host_share;
 };
 
 // The headline compute time: per launch for short GPU runs, else single run() calls.

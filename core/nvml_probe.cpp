@@ -28,6 +28,9 @@ struct Nvml {
     int (*memory)(nvml_device, NvmlMemory *);
     // Counted, never listed: called with no room for the list, whose struct differs by version.
     int (*processes)(nvml_device, unsigned *, void *);
+    // The device's ideal CPU affinity: a bit mask in `words` unsigned longs.
+    int (*cpu_affinity)(nvml_device, unsigned words, unsigned long *mask);
+    int (*numa_node)(nvml_device, unsigned *);  // newer drivers only
 };
 
 // Loaded and initialised once per process; nullptr (and why) when that failed.
@@ -61,6 +64,8 @@ const Nvml *nvml(std::string &why_not) {
         if (!bind(api.processes, "nvmlDeviceGetComputeRunningProcesses_v3") &&
             !bind(api.processes, "nvmlDeviceGetComputeRunningProcesses_v2"))
             bind(api.processes, "nvmlDeviceGetComputeRunningProcesses");
+        bind(api.cpu_affinity, "nvmlDeviceGetCpuAffinity");
+        bind(api.numa_node, "nvmlDeviceGetNumaNodeId");
         if (int status = api.init(); status != 0) {
             failure = "nvmlInit_v2 failed (NVML status " + std::to_string(status) + ")";
             return nullptr;
@@ -172,6 +177,28 @@ std::optional<unsigned> NvmlProbe::compute_processes() const {
     const int status = api.processes(device_, &count, nullptr);
     if (status != nvml_success && status != nvml_insufficient_size) return std::nullopt;
     return count;
+}
+
+std::vector<int> NvmlProbe::local_cpus() const {
+    std::string ignored;
+    const Nvml &api = *nvml(ignored);
+    constexpr unsigned words = 64;  // 4096 CPUs
+    constexpr unsigned bits = 8 * sizeof(unsigned long);
+    unsigned long mask[words] = {};
+    std::vector<int> cpus;
+    if (!api.cpu_affinity || api.cpu_affinity(device_, words, mask) != 0) return cpus;
+    for (unsigned word = 0; word < words; ++word)
+        for (unsigned bit = 0; bit < bits; ++bit)
+            if (mask[word] >> bit & 1UL) cpus.push_back(static_cast<int>(word * bits + bit));
+    return cpus;
+}
+
+std::optional<int> NvmlProbe::numa_node() const {
+    std::string ignored;
+    const Nvml &api = *nvml(ignored);
+    unsigned node = 0;
+    if (!api.numa_node || api.numa_node(device_, &node) != 0 || node > 1u << 16) return std::nullopt;
+    return static_cast<int>(node);
 }
 
 }  // namespace gpubench

@@ -1,7 +1,7 @@
-// The GPU's clocks, temperature, power, energy counter and throttle reasons, read through
-// NVML, which is loaded at run time from the driver's libnvidia-ml.so.1. Optional: where it
-// cannot be loaded, or a reading is not supported, that reading is absent ("n/a"), never an
-// error.
+// The GPU's clocks, temperature, power, energy counter and throttle reasons, and the CPUs
+// near it (host_share.hpp), read through NVML, which is loaded at run time from the driver's
+// libnvidia-ml.so.1. Optional: where it cannot be loaded, or a reading is not supported, that
+// reading is absent ("n/a"), never an error.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -41,6 +42,10 @@ public:
     static std::unique_ptr<NvmlProbe> open(const std::string &pci_bus_id, std::string &why_not);
     GpuState read() const;
     std::optional<unsigned> compute_processes() const;  // GpuState::compute_processes alone
+    // The CPUs NVML calls local to the device (its ideal affinity), ascending; empty when not
+    // known. And its NUMA node, where the driver tells it.
+    std::vector<int> local_cpus() const;
+    std::optional<int> numa_node() const;
 
 private:
     explicit NvmlProbe(void *device) : device_(device) {}

@@ -201,6 +201,7 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
     entry["work"] = work_json(e.work, e.item_name);
     entry["harness"] = harness_json(e);
     if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
+    if (e.host_share) entry["host_share"] = host_share_json(*e.host_share);
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0)
         entry["stream_audit"] = {{"checks", e.stream_audit.audits},

@@ -12,6 +12,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 namespace gpubench {
@@ -148,11 +149,12 @@ struct SweepShared {
 // devices `options` names, or in this process.
 class Sequence {
 public:
-    // `in_lane`: this sequence is one of --devices' lanes.
+    // `in_lane`: this sequence is one of --devices' lanes; `share`: the CPUs its entries
+    // record (host_share), when the sweep has lanes.
     Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
-             EntryRecorder &recorder, SweepShared &shared, bool in_lane)
+             EntryRecorder &recorder, SweepShared &shared, bool in_lane, std::optional<HostShare> share)
         : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
-          shared_(shared), in_lane_(in_lane) {}
+          shared_(shared), in_lane_(in_lane), share_(std::move(share)) {}
 
     // false: interrupted (the entry under way is not recorded).
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
@@ -183,6 +185,7 @@ public:
         if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
             entry.sampling_budget_s = options.max_time_s;
         if (sweep_budget) sweep_budget->finished(planned, in_lane_, entry);
+        entry.host_share = share_;
         recorder_.finished(std::move(entry), options);
         return true;
     }
@@ -195,6 +198,7 @@ private:
     EntryRecorder &recorder_;
     SweepShared &shared_;
     bool in_lane_;
+    std::optional<HostShare> share_;
 };
 
 // An entry that --devices runs on one of its GPUs, beside the others: a CUDA plugin that can
@@ -204,9 +208,11 @@ bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
 }
 
 // --devices: one lane per GPU, each with its own worker, taking entries from a LaneQueue.
+// Each lane's worker is bound to its share of the host (`shares`, one per GPU), and its CPU
+// work gets no more threads than the share has.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-               WorkerPool &first_pool, const SweepMode &mode, InProcess &in_process,
-               EntryRecorder &recorder, SweepShared &shared) {
+               const std::vector<HostShare> &shares, WorkerPool &first_pool, const SweepMode &mode,
+               InProcess &in_process, EntryRecorder &recorder, SweepShared &shared) {
     LaneQueue queue(entries, options, gpus.size());
     std::atomic<bool> stop{false};
     std::mutex failure_mutex;
@@ -216,10 +222,12 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             std::optional<WorkerPool> own_pool;
             if (index > 0) own_pool.emplace(mode.launch);
             WorkerPool &pool = index > 0 ? *own_pool : first_pool;
+            pool.set_host_share(shares[index]);  // replaces a worker first_pool holds unbound
             MeasureOptions on_device = options;
             on_device.cuda_device = gpus[index].device;
             on_device.cuda_devices.clear();
-            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, true);
+            on_device.cpu_threads = std::max(1, std::min(options.cpu_threads, shares[index].threads));
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, true, shares[index]);
             while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index))
                 if (!sequence.measure(*entry, on_device)) {
                     if (!stop.exchange(true)) recorder.interrupted();
@@ -274,13 +282,21 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     }
     shared.budget = budget ? &*budget : nullptr;
     // First what must run alone (CPU entries, plugins across all the GPUs), then the lanes.
-    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, false);
+    // With lanes, every entry records the CPUs it had: all of them when it ran alone.
+    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, false,
+                      lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt);
     for (const SweepEntry &entry : alone)
         if (!sequence.measure(entry, options)) {
             recorder.interrupted();
             return tally;
         }
-    if (!in_lanes.empty()) run_lanes(in_lanes, options, gpus, pool, mode, in_process, recorder, shared);
+    if (in_lanes.empty()) return tally;
+    const std::vector<HostShare> shares =
+        mode.plan_host_shares ? mode.plan_host_shares(gpus) : plan_host_shares(gpus);
+    if (shares.size() != gpus.size())
+        throw std::logic_error("planned " + std::to_string(shares.size()) + " shares of the host for " +
+                               std::to_string(gpus.size()) + " GPUs");
+    run_lanes(in_lanes, options, gpus, shares, pool, mode, in_process, recorder, shared);
     return tally;
 }
 

@@ -5,12 +5,14 @@
 #pragma once
 
 #include "gpu.hpp"
+#include "host_share.hpp"
 #include "measure.hpp"
 #include "plugin_info.hpp"
 #include "results.hpp"
 #include "worker_pool.hpp"
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -44,6 +46,9 @@ struct SweepMode {
     // --budget (the default sweep's 150 s): the wall time the sweep should end within; each
     // entry's sampling time is cut to its part of what is left (sweep_budget.hpp). 0: none.
     double budget_s = 0;
+    // --devices: each lane's share of the host, one per GPU, planned once per sweep; unset:
+    // plan_host_shares (this machine's CPUs and NVML). Tests give shares without GPUs here.
+    std::function<std::vector<HostShare>(const std::vector<GpuInfo> &)> plan_host_shares;
 };
 
 // The parameter settings `plugin` is swept over: the cartesian product of the axes it reads
@@ -74,7 +79,10 @@ SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
 // With several `gpus` (--devices) and workers, the entries that take one GPU run in lanes,
 // one worker per GPU, concurrently, in LaneQueue's order (lane_queue.hpp). Everything else
 // runs first and alone: CPU entries, which GPU workers beside them would slow down, and
-// plugins across several GPUs, which take all of them.
+// plugins across several GPUs, which take all of them. Each lane's worker is bound to the
+// lane's share of the host (SweepMode::plan_host_shares), and its cpu_threads is at most the
+// share's threads; entries that run alone keep every CPU and cpu_threads. Every entry of such
+// a sweep records its share (host_share).
 SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                      const SweepMode &mode, SweepObserver &observer);

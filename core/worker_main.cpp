@@ -38,20 +38,51 @@ bool is_worker_command_line(int argc, const char *const *argv) {
 
 std::vector<std::string> worker_command_line(const std::filesystem::path &runner,
                                              const std::filesystem::path &plugin_file,
-                                             int cuda_device, int request_fd, int report_fd) {
-    return {runner.string(), worker_flag, plugin_file.string(), std::to_string(cuda_device),
-            std::to_string(request_fd), std::to_string(report_fd)};
+                                             int cuda_device, int request_fd, int report_fd,
+                                             const std::optional<HostShare> &share) {
+    std::vector<std::string> words{runner.string(), worker_flag, plugin_file.string(),
+                                   std::to_string(cuda_device), std::to_string(request_fd),
+                                   std::to_string(report_fd)};
+    if (share)
+        words.insert(words.end(), {"--cpus", cpu_list_text(share->cpus), "--threads",
+                                   std::to_string(share->threads)});
+    return words;
 }
 
+namespace {
+
+// The optional "--cpus LIST --threads N" after the fixed arguments; false when malformed.
+bool parse_share(int argc, const char *const *argv, std::vector<int> &cpus, int &threads) {
+    if (argc == 6) return true;
+    if (argc != 10 || std::string(argv[6]) != "--cpus" || std::string(argv[8]) != "--threads" ||
+        !parse_small_int(argv[9], threads) || threads < 1)
+        return false;
+    try {
+        cpus = parse_cpu_list(argv[7]);
+    } catch (const std::invalid_argument &) {
+        return false;
+    }
+    return !cpus.empty();
+}
+
+}  // namespace
+
 int worker_main(int argc, const char *const *argv) {
-    int device = 0, request_fd = -1, report_fd = -1;
-    if (argc != 6 || !parse_small_int(argv[3], device) || !parse_small_int(argv[4], request_fd) ||
-        !parse_small_int(argv[5], report_fd)) {
+    int device = 0, request_fd = -1, report_fd = -1, threads = 0;
+    std::vector<int> cpus;
+    if (argc < 6 || !parse_small_int(argv[3], device) || !parse_small_int(argv[4], request_fd) ||
+        !parse_small_int(argv[5], report_fd) || !parse_share(argc, argv, cpus, threads)) {
         std::cerr << "runner " << worker_flag << ": error: expected PLUGIN_FILE CUDA_DEVICE "
-                  << "REQUEST_FD REPORT_FD (started by the runner, not by hand)\n";
+                  << "REQUEST_FD REPORT_FD [--cpus LIST --threads N] (started by the runner, not by hand)\n";
         return 2;
     }
     if (!start_helper()) return 0;  // a worker never outlives the runner that started it
+    // Before the plugin loads: its libraries read their thread counts once, when they start.
+    if (!cpus.empty())
+        if (const std::string why = apply_host_share(cpus, threads); !why.empty()) {
+            std::cerr << "runner " << worker_flag << ": error: " << why << '\n';
+            return 2;
+        }
 
     const auto load_began = std::chrono::steady_clock::now();
     auto loaded = load_plugin(argv[2]);

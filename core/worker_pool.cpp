@@ -50,14 +50,14 @@ struct Report {
 class WorkerProcess {
 public:
     WorkerProcess(const WorkerLaunch &launch, const PluginInfo &plugin, int cuda_device)
-        : file_(plugin.file) {
+        : file_(plugin.file), share_(launch.host_share) {
         int requests[2], reports[2];
         if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(reports, O_CLOEXEC) != 0)
             throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
         request_fd_ = requests[1];
         report_fd_ = reports[0];
         std::vector<std::string> words =
-            worker_command_line(launch.runner, file_, cuda_device, 3, 4);
+            worker_command_line(launch.runner, file_, cuda_device, 3, 4, share_);
         if (launch.sanitizer) {
             char name[64];
             std::snprintf(name, sizeof name, "gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
@@ -82,6 +82,7 @@ public:
         if (!sanitizer_log_.empty()) std::filesystem::remove(sanitizer_log_);
     }
     const std::filesystem::path &file() const { return file_; }
+    const std::optional<HostShare> &share() const { return share_; }
     const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
     size_t served = 0;  // entries it took: the first one paid for its start
 
@@ -145,6 +146,7 @@ public:
 
 private:
     std::filesystem::path file_;
+    std::optional<HostShare> share_;  // what it is bound to
     pid_t pid_ = -1;
     int request_fd_ = -1, report_fd_ = -1;
     std::string pending_;
@@ -188,7 +190,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         return skipped_entry(plugin, size, why);  // no process needed to say so
     EntryResult failed = skipped_entry(plugin, size, "");  // when the worker reports nothing
     failed.status = EntryStatus::error;
-    if (worker_ && worker_->file() != plugin.file) retire();
+    if (worker_ && (worker_->file() != plugin.file || worker_->share() != launch_.host_share)) retire();
     bool started = false;
     size_t entries_before = 0;
     const std::string request =

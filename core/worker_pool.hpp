@@ -7,6 +7,7 @@
 #pragma once
 
 #include "entry_measurer.hpp"
+#include "host_share.hpp"
 #include "measure.hpp"
 #include "plugin_info.hpp"
 #include "roofline.hpp"
@@ -32,6 +33,9 @@ struct WorkerLaunch {
     // --sanitize: the tool and where compute-sanitizer is; each entry in its own worker.
     std::optional<SanitizerTool> sanitizer;
     std::filesystem::path sanitizer_program;
+    // A --devices lane's share of the host (host_share.hpp): its workers are bound to it.
+    // nullopt: they keep every CPU the runner has.
+    std::optional<HostShare> host_share;
 };
 
 class WorkerProcess;
@@ -50,6 +54,9 @@ public:
                                        const MeasureOptions &options,
                                        const std::optional<RunBudget> &budget = std::nullopt);
     void set_host_roofline(const Roofline &roofline) { launch_.host_roofline = roofline; }
+    // The share the next workers are bound to; a worker in hand bound otherwise (one
+    // prestarted without a share, say) is replaced at the next entry.
+    void set_host_share(const std::optional<HostShare> &share) { launch_.host_share = share; }
 
 private:
     void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it

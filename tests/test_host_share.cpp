@@ -1,0 +1,215 @@
+// Each --devices lane's share of the host (host_share.hpp): the split rule on machines this
+// test describes (SMT siblings N apart, two NUMA nodes, taskset), CPU lists, the sysfs
+// topology reader and the worker's command line.
+#include "host_share.hpp"
+#include "worker_main.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <set>
+
+using namespace gpubench;
+
+namespace {
+
+std::vector<int> range(int first, int last) {  // first..last, inclusive
+    std::vector<int> ids(static_cast<size_t>(last - first + 1));
+    std::iota(ids.begin(), ids.end(), first);
+    return ids;
+}
+
+// 16 cores of 2 SMT siblings, cpu i and i + 16, as Linux numbers them on many servers.
+std::vector<std::vector<int>> siblings_16_apart() {
+    std::vector<std::vector<int>> cores;
+    for (int i = 0; i < 16; ++i) cores.push_back({i, i + 16});
+    return cores;
+}
+
+// The two NUMA nodes of that machine: cores 0-7 and 8-15, with their siblings.
+GpuLocality on_node(int node, int gpu) {
+    std::vector<int> cpus = range(8 * node, 8 * node + 7);
+    for (int cpu : range(8 * node + 16, 8 * node + 23)) cpus.push_back(cpu);
+    return {cpus, node, "GPU " + std::to_string(gpu) + " (NVML)"};
+}
+
+// No CPU in two shares, and every core's CPUs in one share (or none).
+void check_disjoint_whole_cores(const std::vector<HostShare> &shares,
+                                const std::vector<std::vector<int>> &cores) {
+    std::set<int> seen;
+    for (const HostShare &share : shares)
+        for (int cpu : share.cpus) CHECK(seen.insert(cpu).second);
+    for (const std::vector<int> &core : cores) {
+        std::set<size_t> holders;
+        for (size_t lane = 0; lane < shares.size(); ++lane)
+            for (int cpu : core)
+                if (std::count(shares[lane].cpus.begin(), shares[lane].cpus.end(), cpu)) holders.insert(lane);
+        INFO("core " << cpu_list_text(core));
+        CHECK(holders.size() <= 1);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("two lanes over 32 CPUs whose siblings are 16 apart: 8 whole cores each", "[host_share]") {
+    const auto cores = siblings_16_apart();
+    const std::vector<HostShare> shares = split_host_cpus(range(0, 31), cores, {}, 2);
+    REQUIRE(shares.size() == 2);
+    CHECK(cpu_list_text(shares[0].cpus) == "0-7,16-23");  // not 0-15: all first threads
+    CHECK(cpu_list_text(shares[1].cpus) == "8-15,24-31");
+    for (const HostShare &share : shares) {
+        CHECK(share.threads == 16);
+        CHECK(share.lanes == 2);
+        CHECK_FALSE(share.numa_node);
+        CHECK(share.basis == "an equal part (8 cores) of the 32 CPUs this process may use");
+    }
+    check_disjoint_whole_cores(shares, cores);
+    CHECK(split_host_cpus(range(0, 31), cores, {}, 2) == shares);  // deterministic
+}
+
+TEST_CASE("two NUMA nodes with a GPU each: each lane takes its GPU's node", "[host_share]") {
+    const auto cores = siblings_16_apart();
+    // GPU 0 on node 1, GPU 1 on node 0: the lanes follow their GPUs, not the node order.
+    const std::vector<HostShare> shares =
+        split_host_cpus(range(0, 31), cores, {on_node(1, 0), on_node(0, 1)}, 2);
+    REQUIRE(shares.size() == 2);
+    CHECK(cpu_list_text(shares[0].cpus) == "8-15,24-31");
+    CHECK(cpu_list_text(shares[1].cpus) == "0-7,16-23");
+    CHECK(shares[0].numa_node == 1);
+    CHECK(shares[1].numa_node == 0);
+    CHECK(shares[0].threads == 16);
+    CHECK(shares[0].basis == "NUMA node 1 of GPU 0 (NVML)");
+    check_disjoint_whole_cores(shares, cores);
+    // The same masks without node ids: grouped by the local CPUs themselves.
+    GpuLocality a = on_node(1, 0), b = on_node(0, 1);
+    a.numa_node = b.numa_node = std::nullopt;
+    const std::vector<HostShare> unnamed = split_host_cpus(range(0, 31), cores, {a, b}, 2);
+    CHECK(unnamed[0].cpus == shares[0].cpus);
+    CHECK(unnamed[0].basis == "the CPUs local to GPU 0 (NVML)");
+}
+
+TEST_CASE("three lanes on two nodes: two split their node, the third has its own", "[host_share]") {
+    const auto cores = siblings_16_apart();
+    const std::vector<HostShare> shares =
+        split_host_cpus(range(0, 31), cores, {on_node(0, 0), on_node(0, 1), on_node(1, 2)}, 3);
+    REQUIRE(shares.size() == 3);
+    CHECK(cpu_list_text(shares[0].cpus) == "0-3,16-19");
+    CHECK(cpu_list_text(shares[1].cpus) == "4-7,20-23");
+    CHECK(cpu_list_text(shares[2].cpus) == "8-15,24-31");
+    CHECK(shares[0].threads == 8);
+    CHECK(shares[2].threads == 16);
+    CHECK(shares[1].basis == "NUMA node 0 of GPU 1 (NVML): 4 of its 8 cores, shared by 2 lanes");
+    for (const HostShare &share : shares) CHECK(share.lanes == 3);
+    check_disjoint_whole_cores(shares, cores);
+    // Without locality: three parts of 5, 5 and 6 cores.
+    const std::vector<HostShare> even = split_host_cpus(range(0, 31), cores, {}, 3);
+    CHECK(cpu_list_text(even[0].cpus) == "0-4,16-20");
+    CHECK(cpu_list_text(even[2].cpus) == "10-15,26-31");
+    check_disjoint_whole_cores(even, cores);
+}
+
+TEST_CASE("four lanes on two CPUs share cores, one thread each", "[host_share]") {
+    const std::vector<HostShare> shares = split_host_cpus({0, 1}, {{0}, {1}}, {}, 4);
+    REQUIRE(shares.size() == 4);
+    for (size_t lane = 0; lane < 4; ++lane) {
+        CHECK(shares[lane].cpus == std::vector<int>{int(lane % 2)});
+        CHECK(shares[lane].threads == 1);
+        CHECK(shares[lane].lanes == 4);
+        CHECK_THAT(shares[lane].basis, Catch::Contains("fewer cores (2) than lanes (4)"));
+    }
+    // Two CPUs, two lanes (the CI machine): one each.
+    const std::vector<HostShare> two = split_host_cpus({0, 1}, {{0}, {1}}, {}, 2);
+    CHECK(two[0].cpus == std::vector<int>{0});
+    CHECK(two[1].cpus == std::vector<int>{1});
+    CHECK(two[1].threads == 1);
+}
+
+TEST_CASE("an allowed set smaller than the machine (taskset): only its CPUs, still whole cores",
+          "[host_share]") {
+    const auto cores = siblings_16_apart();
+    const std::vector<int> allowed{2, 3, 4, 5, 18, 19};  // cores 2 and 3 whole, 4 and 5 half
+    const std::vector<HostShare> shares = split_host_cpus(allowed, cores, {}, 2);
+    CHECK(cpu_list_text(shares[0].cpus) == "2-3,18-19");
+    CHECK(cpu_list_text(shares[1].cpus) == "4-5");
+    CHECK(shares[0].basis == "an equal part (2 cores) of the 6 CPUs this process may use");
+    check_disjoint_whole_cores(shares, cores);
+    // Taken to node 1 while both GPUs sit on node 0: node 0 has no allowed core, so the
+    // allowed ones are split evenly, and the basis says why.
+    const std::vector<HostShare> away =
+        split_host_cpus(range(8, 15), cores, {on_node(0, 0), on_node(0, 1)}, 2);
+    CHECK(cpu_list_text(away[0].cpus) == "8-11");
+    CHECK(cpu_list_text(away[1].cpus) == "12-15");
+    CHECK_FALSE(away[0].numa_node);
+    CHECK_THAT(away[0].basis, Catch::Contains("the CPUs local to GPU 0 (NVML) hold 0 cores for 2 lanes"));
+}
+
+TEST_CASE("CPU lists print as ranges and parse back, and a bad one is refused in one line", "[host_share]") {
+    CHECK(cpu_list_text({16, 0, 1, 2, 3, 17, 5}) == "0-3,5,16-17");
+    CHECK(cpu_list_text({}).empty());
+    CHECK(cpu_list_text({7}) == "7");
+    CHECK(parse_cpu_list("0-3,8,10-11\n") == std::vector<int>{0, 1, 2, 3, 8, 10, 11});
+    CHECK(parse_cpu_list(" 5 ") == std::vector<int>{5});
+    CHECK(parse_cpu_list("").empty());
+    CHECK(parse_cpu_list(cpu_list_text(range(0, 7))) == range(0, 7));
+    for (const char *bad : {"a", "3-1", "1,,2", "1-", "-1", "1,", "0-7;9", "99999999"}) {
+        INFO(bad);
+        CHECK_THROWS_WITH(parse_cpu_list(bad),
+                          std::string("'") + bad + "' is not a CPU list (like 0-7,16-23)");
+    }
+}
+
+TEST_CASE("physical cores come from the sysfs sibling lists, and an unreadable CPU is a core alone",
+          "[host_share]") {
+    const auto dir = std::filesystem::temp_directory_path() / "gpubench-host-share-sysfs";
+    std::filesystem::remove_all(dir);
+    const auto siblings = [&](int cpu, const std::string &list) {
+        std::filesystem::create_directories(dir / ("cpu" + std::to_string(cpu)) / "topology");
+        std::ofstream(dir / ("cpu" + std::to_string(cpu)) / "topology" / "thread_siblings_list") << list << '\n';
+    };
+    siblings(0, "0,2");
+    siblings(1, "1,3");
+    siblings(2, "0,2");
+    siblings(3, "1,3");
+    siblings(5, "garbage");
+    const std::vector<std::vector<int>> cores = physical_cores({3, 0, 1, 2, 4, 5}, dir);
+    CHECK(cores == std::vector<std::vector<int>>{{0, 2}, {1, 3}, {4}, {5}});
+    CHECK(physical_cores({0, 1}, dir) == std::vector<std::vector<int>>{{0}, {1}});  // of `cpus` only
+    std::filesystem::remove_all(dir);
+    // This machine: every allowed CPU in exactly one core.
+    const std::vector<int> allowed = allowed_cpus();
+    REQUIRE_FALSE(allowed.empty());
+    size_t counted = 0;
+    for (const auto &core : physical_cores(allowed)) counted += core.size();
+    CHECK(counted == allowed.size());
+}
+
+TEST_CASE("a share is written with numa_node only when known", "[host_share]") {
+    HostShare share{{0, 1, 2, 3, 8}, 5, std::nullopt, 2, "an equal part"};
+    nlohmann::json j = host_share_json(share);
+    CHECK(j == nlohmann::json{{"cpus", "0-3,8"}, {"threads", 5}, {"lanes", 2}, {"basis", "an equal part"}});
+    share.numa_node = 1;
+    CHECK(host_share_json(share)["numa_node"] == 1);
+    const HostShare whole = whole_host_share();
+    CHECK(whole.cpus == allowed_cpus());
+    CHECK(whole.threads == int(whole.cpus.size()));
+    CHECK(whole.lanes == 1);
+}
+
+TEST_CASE("the worker command line carries a share, and the old form stays valid", "[host_share]") {
+    const std::vector<std::string> plain = worker_command_line("/bin/runner", "p.so", 1, 3, 4);
+    CHECK(plain == std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "1", "3", "4"});
+    const HostShare share{{0, 1, 2, 3, 16, 17, 18, 19}, 8, 0, 2, "x"};
+    const std::vector<std::string> bound = worker_command_line("/bin/runner", "p.so", 1, 3, 4, share);
+    CHECK(bound == std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "1", "3", "4",
+                                            "--cpus", "0-3,16-19", "--threads", "8"});
+    // Malformed shares are refused before the worker does anything.
+    for (const std::vector<const char *> &argv :
+         {std::vector<const char *>{"runner", worker_flag, "p.so", "0", "3", "4", "--cpus", "x", "--threads", "2"},
+          {"runner", worker_flag, "p.so", "0", "3", "4", "--cpus", "0-1", "--threads", "0"},
+          {"runner", worker_flag, "p.so", "0", "3", "4", "--cpus", "0-1"},
+          {"runner", worker_flag, "p.so", "0", "3", "4", "--threads", "2", "--cpus", "0-1"}})
+        CHECK(worker_main(int(argv.size()), argv.data()) == 2);
+}

@@ -1,0 +1,192 @@
+// --devices lanes side by side never ask for more of the host than it has: each lane's worker
+// is bound to its share of the CPUs and gives its plugin no more threads than the share has
+// (two lanes each taking every core made a sweep slower than one GPU). Shown without a GPU,
+// as in test_devices.cpp: plugins that claim to be CUDA plugins, measured on the host, in two
+// lanes; a sampler counts the runnable threads of the worker processes meanwhile.
+#include "host_share.hpp"
+#include "plugin_catalog.hpp"
+#include "results.hpp"
+#include "runner_process.hpp"
+#include "sweep.hpp"
+#include "test_support.hpp"
+#include "worker_main.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <thread>
+
+using namespace gpubench;
+using namespace runner_process;
+using nlohmann::json;
+
+namespace {
+
+std::string read_text(const std::filesystem::path &path) {
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The state letter of a /proc .../stat line ("R": running or waiting for a CPU), and its ppid.
+char state_of(const std::string &stat) {
+    const size_t end = stat.rfind(')');
+    return end == std::string::npos || end + 2 >= stat.size() ? '?' : stat[end + 2];
+}
+long parent_of(const std::string &stat) {
+    const size_t end = stat.rfind(')');
+    return end == std::string::npos ? -1 : std::strtol(stat.c_str() + end + 3, nullptr, 10);
+}
+
+struct Worker {
+    int pid;
+    bool in_lane;  // started with a share (--cpus): a lane's worker
+};
+
+// The worker processes this test process started (runner --gpubench-worker ...).
+std::vector<Worker> worker_children() {
+    std::vector<Worker> workers;
+    std::error_code error;
+    for (const auto &entry : std::filesystem::directory_iterator("/proc", error)) {
+        const std::string name = entry.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (parent_of(read_text(entry.path() / "stat")) != getpid()) continue;
+        std::string command = read_text(entry.path() / "cmdline");
+        std::replace(command.begin(), command.end(), '\0', ' ');
+        if (command.find(std::string(" ") + worker_flag + " ") == std::string::npos) continue;
+        workers.push_back({std::stoi(name), command.find(" --cpus ") != std::string::npos});
+    }
+    return workers;
+}
+
+int runnable_threads(int pid) {
+    int runnable = 0;
+    std::error_code error;
+    for (const auto &task : std::filesystem::directory_iterator(
+             "/proc/" + std::to_string(pid) + "/task", error))
+        runnable += state_of(read_text(task.path() / "stat")) == 'R';
+    return runnable;
+}
+
+// Samples the workers' threads every ~2 ms until stopped: the most runnable at once, and the
+// most lane workers with a runnable thread at once.
+class RunnableSampler {
+public:
+    RunnableSampler() : thread_([this] { loop(); }) {}
+    ~RunnableSampler() { stop(); }
+    void stop() {
+        if (!done_.exchange(true)) thread_.join();
+    }
+    int most_runnable = 0, most_lanes_busy = 0;
+
+private:
+    void loop() {
+        std::vector<Worker> workers;
+        for (int round = 0; !done_; ++round) {
+            if (round % 5 == 0) workers = worker_children();  // a /proc scan: not every round
+            int runnable = 0, lanes_busy = 0;
+            for (const Worker &worker : workers) {
+                const int own = runnable_threads(worker.pid);
+                runnable += own;
+                lanes_busy += worker.in_lane && own > 0;
+            }
+            most_runnable = std::max(most_runnable, runnable);
+            most_lanes_busy = std::max(most_lanes_busy, lanes_busy);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        }
+    }
+    std::atomic<bool> done_{false};
+    std::thread thread_;
+};
+
+double metric(const json &entry, const std::string &name) {
+    for (const json &m : entry["metrics"])
+        if (m["name"] == name) return m["value"].get<double>();
+    FAIL("no metric " << name << " in " << entry.dump());
+    return 0;
+}
+
+}  // namespace
+
+TEST_CASE("two lanes never have more runnable threads than cores", "[devices][host_share]") {
+    const std::vector<int> allowed = allowed_cpus();
+    const int cpus = static_cast<int>(allowed.size());
+    if (physical_cores(allowed).size() < 2) test_support::skip_test("two lanes side by side need two cores");
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}), {"fixture_spin"});
+    REQUIRE(catalog.plugins.size() == 1);
+    const PluginInfo &spin = catalog.plugins.front();
+    // Four "CUDA plugins" (one file) of two sizes each, for the lanes; spin itself, a CPU
+    // plugin, runs alone first (size 100).
+    PluginInfo claimed = spin;
+    claimed.device_kind = GPUBENCH_DEVICE_CUDA;
+    claimed.max_devices = 1;
+    std::vector<PluginInfo> four(4, claimed);
+    std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{&spin, 100}};
+    for (uint64_t size = 1; size <= 8; ++size) entries.push_back({&four[(size - 1) / 2], size});
+
+    std::vector<GpuInfo> gpus(2);
+    for (int device = 0; device < 2; ++device) {
+        gpus[device].available = true;  // claimed: the entries are measured on the host
+        gpus[device].device = device;
+    }
+    MeasureOptions options = test_support::sampled(2, 3);
+    options.cpu_threads = cpus;  // the runner's default: every core
+    options.cuda_devices = {0, 1};
+    SweepMode mode;
+    mode.launch.runner = GPUBENCH_RUNNER;
+    mode.launch.timeout_s = 60;
+    std::vector<HostShare> planned;  // this machine's plan, kept to compare with the entries
+    mode.plan_host_shares = [&](const std::vector<GpuInfo> &g) { return planned = plan_host_shares(g); };
+    const auto path = temp_results("lane_shares");
+    ResultsFile results(path, results_header({"runner"}, gpus[0], measure_options_json(options), std::nullopt));
+    WorkerPool pool(mode.launch);
+    SweepObserver quiet;
+    RunnableSampler sampler;
+    const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);
+    sampler.stop();
+    CHECK(tally.ok == entries.size());
+    INFO("CPUs " << cpu_list_text(allowed) << "; most runnable at once " << sampler.most_runnable);
+    CHECK(sampler.most_runnable <= cpus);
+    CHECK(sampler.most_lanes_busy >= 2);  // both lanes were seen spinning at once
+    REQUIRE(planned.size() == 2);
+
+    const json document = read_json(path);
+    REQUIRE(document["entries"].size() == entries.size());
+    std::map<std::string, json> lane_shares;  // by cpus
+    for (const json &e : document["entries"]) {
+        INFO(e.dump());
+        REQUIRE(e.contains("host_share"));
+        const json &share = e["host_share"];
+        const int share_cpus = int(parse_cpu_list(share["cpus"]).size());
+        CHECK(metric(e, "affinity_cpus") == share_cpus);
+        CHECK(metric(e, "threads_used") == e["cpu_threads"].get<int>());
+        if (e["size"] == 100) {  // ran alone: every CPU, the sweep's threads, its environment
+            CHECK(share["lanes"] == 1);
+            CHECK(share["cpus"] == cpu_list_text(allowed));
+            CHECK(e["cpu_threads"] == cpus);
+            if (!std::getenv("OMP_NUM_THREADS")) CHECK(metric(e, "omp_num_threads") == -1);
+            continue;
+        }
+        CHECK(share["lanes"] == 2);
+        CHECK(e["cpu_threads"] == std::min(cpus, share["threads"].get<int>()));
+        CHECK(metric(e, "omp_num_threads") == share["threads"].get<int>());
+        lane_shares[share["cpus"]] = share;
+    }
+    REQUIRE(lane_shares.size() == 2);  // both lanes took plugins
+    std::set<int> seen;
+    int threads = 0;
+    for (const auto &[list, share] : lane_shares) {
+        for (int cpu : parse_cpu_list(list)) CHECK(seen.insert(cpu).second);  // disjoint
+        threads += share["threads"].get<int>();
+        CHECK((cpu_list_text(planned[0].cpus) == list || cpu_list_text(planned[1].cpus) == list));
+    }
+    CHECK(threads <= cpus);
+    std::filesystem::remove(path);
+}
