@@ -1,6 +1,5 @@
 #include "host_resources.hpp"
 
-#include <sched.h>
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -38,13 +37,6 @@ uint64_t peak_rss_bytes() {
 }
 
 unsigned logical_cores() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-unsigned usable_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return logical_cores();
-    return std::max(1, CPU_COUNT(&set));
-}
 
 ProcessUsage process_usage() {
     rusage usage{};

@@ -24,8 +24,5 @@ uint64_t peak_rss_bytes();
 
 // Logical CPU cores of the host (at least 1).
 unsigned logical_cores();
-// The logical CPUs this process may run on (its affinity: taskset, a cgroup's cpuset, an MPI
-// launcher's binding), at least 1: the default --threads.
-unsigned usable_cpus();
 
 }  // namespace gpubench

@@ -2,6 +2,7 @@
 
 #include "child_process.hpp"
 #include "host_resources.hpp"
+#include "host_share.hpp"
 #include "plugin_catalog.hpp"
 #include "sanitizer.hpp"
 #include "sizes.hpp"
@@ -72,7 +73,7 @@ void require_at_least(const char *option, T value, T minimum) {
 CommandLine parse_command_line(int argc, const char *const *argv) {
     CommandLine cli;
     MeasureOptions &m = cli.measure;
-    int threads = static_cast<int>(usable_cpus());  // what taskset or a launcher left us
+    int threads = static_cast<int>(allowed_cpus().size());  // what taskset or a launcher left us
     std::string sizes_text, seed_text, shard_text, devices_text;
     std::vector<std::string> params;
     bool oversubscribe = false;
@@ -225,6 +226,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     if (!cli.shard_costs.empty() && !cli.shard)
         throw std::invalid_argument("--shard-costs balances shards: it needs --shard");
     cli.device_given = !vm["device"].defaulted();
+    cli.threads_given = !vm["threads"].defaulted();
     if (vm.count("devices")) {
         if (!vm["device"].defaulted())
             throw std::invalid_argument("--device and --devices both choose GPUs: give one");

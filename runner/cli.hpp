@@ -30,6 +30,7 @@ struct CommandLine {
     bool max_time_given = false;                 // --max-time was on the command line
     std::optional<double> budget_s;              // --budget; nullopt: not given (0: none)
     bool device_given = false;                   // --device was on the command line
+    bool threads_given = false;                  // --threads was on the command line
     bool allow_insecure_plugins = false;         // load plugins others could have written
     double scan_timeout_s = 10;                  // per plugin file, in its scanner process
     bool rescan_plugins = false;                 // ignore the plugin scan cache

@@ -228,6 +228,17 @@ int run(int argc, char **argv) {
     // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
     const bool default_sweep = resumed ? resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
     if (std::string problem = choose_devices(cli, default_sweep); !problem.empty()) return fail(problem, exit_usage);
+    // Ranks launched together on one host share it, as lanes do (sharding.hpp).
+    std::optional<HostShare> rank_share;
+    if (cli.shard && cli.shard->launched_ranks) rank_share = local_rank_share(process_environment());
+    if (rank_share) {
+        if (std::string why = apply_host_share(rank_share->cpus, rank_share->threads); !why.empty()) {
+            std::cerr << "runner: warning: " << why << "; this rank keeps every CPU\n";
+            rank_share.reset();
+        } else if (!cli.threads_given) {
+            cli.measure.cpu_threads = rank_share->threads;
+        }
+    }
     const double budget_s = cli.budget_s.value_or(default_sweep ? default_sweep_budget_s : 0);
 
     std::error_code ec;
@@ -313,9 +324,14 @@ int run(int argc, char **argv) {
     }
     // The first worker starts now, loading its plugin and creating its CUDA context while
     // this process probes the GPU, reads the host's peaks and writes the results header.
+    // With several GPUs, that of the first entry to run alone: a lane starts its own workers,
+    // bound to its share of the host.
     WorkerPool pool(launch);
-    if (!cli.in_process && !entries.empty())
-        pool.prestart(*entries.front().plugin, cli.measure.cuda_device);
+    const bool lanes = cli.measure.cuda_devices.size() > 1;
+    const auto runs_first = std::find_if(entries.begin(), entries.end(), [&](const SweepEntry &entry) {
+        return !lanes || !entry.plugin->is_cuda() || entry.plugin->max_devices > 1;
+    });
+    if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, cli.measure.cuda_device);
     const std::vector<GpuInfo> gpus = probe_gpus(cli.measure, probed);
     const GpuInfo &gpu = gpus.front();
     std::optional<HostPeaks> peaks;
@@ -334,6 +350,7 @@ int run(int argc, char **argv) {
     nlohmann::json document =
         results_header(std::vector<std::string>(argv, argv + argc), gpu, options_json(cli, default_sweep, budget_s),
                        peaks ? std::optional<Roofline>(launch.host_roofline) : std::nullopt);
+    if (!shard_header.is_null() && rank_share) shard_header["host_share"] = host_share_json(*rank_share);
     if (!shard_header.is_null()) document["shard"] = shard_header;
     if (!cli.measure.cuda_devices.empty()) {
         document["gpus"] = nlohmann::json::array();
@@ -369,6 +386,9 @@ int run(int argc, char **argv) {
         std::cout << "shard " << cli.shard->index << "/" << cli.shard->count << " (" << cli.shard->source
                   << "): " << entries.size() << " of the sweep's " << shard_header["planned"].size()
                   << " entries\n";
+    if (rank_share)
+        std::cout << "this rank's share of the host: CPUs " << cpu_list_text(rank_share->cpus) << " ("
+                  << rank_share->basis << ")\n";
     std::cout << '\n';
 
     catch_stop_signals();

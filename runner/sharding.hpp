@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cli.hpp"
+#include "host_share.hpp"
 #include "plugin_info.hpp"
 #include "shard_barrier.hpp"
 #include "shard_plan.hpp"
@@ -62,5 +63,13 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
 std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
                                                   const std::filesystem::path &results_file,
                                                   const EnvironmentLookup &environment, std::ostream &warnings);
+
+// Ranks of one launch on one host (mpirun -np 2 on a host of two GPUs) share it as --devices'
+// lanes do: when the launcher left each rank the whole host (mpirun --bind-to none), local
+// rank R of L takes the R-th of L equal parts of its CPUs, by whole cores. The local rank and
+// count come from OMPI_COMM_WORLD_LOCAL_RANK/_LOCAL_SIZE (Open MPI), MPI_LOCALRANKID/
+// MPI_LOCALNRANKS (MPICH's hydra) or SLURM_LOCALID/SLURM_NTASKS_PER_NODE (srun). nullopt when
+// there is one rank here, or the launcher already bound it to fewer CPUs than the host has.
+std::optional<HostShare> local_rank_share(const EnvironmentLookup &environment);
 
 }  // namespace gpubench

@@ -190,3 +190,38 @@ TEST_CASE("two lanes never have more runnable threads than cores", "[devices][ho
     CHECK(threads <= cpus);
     std::filesystem::remove(path);
 }
+
+// Ranks that mpirun started together on one host without binding them share it as lanes do;
+// a rank the launcher (or taskset) already bound keeps what it was given.
+TEST_CASE("ranks launched together on one host each take their share of it", "[host_share][shard]") {
+    const std::vector<int> allowed = allowed_cpus();
+    const std::vector<HostShare> expected = split_host_cpus(allowed, physical_cores(allowed), {}, 2);
+    const test_support::TempFolder folder;
+    const auto rank = [&](int index, const std::string &prefix) {
+        const std::string file = (folder.path() / ("rank-" + std::to_string(index) + ".json")).string();
+        const runner_process::Outcome o = runner_process::run_command(
+            prefix + "env -u SLURM_PROCID -u SLURM_NTASKS -u PMI_RANK -u PMI_SIZE -u SLURM_ARRAY_TASK_ID " +
+            "OMPI_COMM_WORLD_RANK=" + std::to_string(index) + " OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_RANK=" +
+            std::to_string(index) + " OMPI_COMM_WORLD_LOCAL_SIZE=2 " + GPUBENCH_RUNNER + " " +
+            runner_process::fixtures() + " --plugin fixture_good --sizes 1,2,3,4 --shard auto" +
+            runner_process::quick + "-o " + file);
+        INFO(o.output);
+        REQUIRE(o.status == 0);
+        return std::pair(read_json(file), o.output);
+    };
+    for (int index : {0, 1}) {
+        const auto [document, output] = rank(index, "");
+        INFO(output);
+        const nlohmann::json &share = document["shard"]["host_share"];
+        CHECK(share["cpus"] == cpu_list_text(expected[index].cpus));
+        CHECK(share["threads"] == expected[index].threads);
+        CHECK_THAT(share["basis"].get<std::string>(), Catch::StartsWith("local rank " + std::to_string(index) + " of 2"));
+        for (const nlohmann::json &entry : document["entries"]) CHECK(entry["cpu_threads"] == expected[index].threads);
+        CHECK_THAT(output, Catch::Contains("this rank's share of the host: CPUs " + cpu_list_text(expected[index].cpus)));
+    }
+    // Bound by taskset to one CPU: that CPU, no share taken.
+    const auto [bound, output] = rank(1, "taskset -c " + std::to_string(allowed.front()) + " ");
+    INFO(output);
+    CHECK_FALSE(bound["shard"].contains("host_share"));
+    for (const nlohmann::json &entry : bound["entries"]) CHECK(entry["cpu_threads"] == 1);
+}
