@@ -68,6 +68,7 @@ void write_markdown_header(std::ostream &out, const std::vector<RunHeader> &runs
             << "\n- date: " << (h.created.empty() ? "unknown" : printable_text(h.created))
             << "\n- build: " << printable_text(h.build())
             << "\n- options: " << printable_text(options_text(h.options))
+            << (h.wall_s.empty() ? "" : "\n- wall time: " + h.wall_time() + " (until the last entry finished)")
             << "\n- command line: " << code_span(printable_text(shell_words(h.command_line))) << "\n\n";
     }
 }

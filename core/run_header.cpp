@@ -1,5 +1,7 @@
 #include "run_header.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <map>
 
 namespace gpubench {
@@ -52,7 +54,39 @@ RunHeader run_header(const json &document, const std::string &file) {
     for (const json &arg : document.value("command_line", json::array()))
         if (arg.is_string()) h.command_line.push_back(arg.get<std::string>());
     h.options = document.value("options", json::object());
+    std::map<int, double> last;
+    if (!document.contains("resumed"))
+        for (const json &entry : document.value("entries", json::array())) {
+            const double at = entry.value("harness", json::object()).value("finished_after_s", 0.0);
+            double &shard = last[entry.value("shard", -1)];
+            if (at > 0) shard = std::max(shard, at);
+        }
+    for (const auto &[shard, at] : last)
+        if (at > 0) h.wall_s.push_back({shard, at});
     return h;
+}
+
+std::string RunHeader::wall_time() const {
+    const auto seconds = [](double s) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f s", s);
+        return std::string(text);
+    };
+    if (wall_s.size() == 1 && wall_s.front().first < 0) return seconds(wall_s.front().second);
+    std::string text;
+    double shortest = 0, longest = 0;
+    for (const auto &[shard, at] : wall_s) {
+        text += (text.empty() ? "" : ", ") + (shard < 0 ? std::string("unsharded") : "shard " + std::to_string(shard)) +
+                ": " + seconds(at);
+        shortest = shortest == 0 ? at : std::min(shortest, at);
+        longest = std::max(longest, at);
+    }
+    if (wall_s.size() > 1 && shortest > 0) {
+        char ratio[48];
+        std::snprintf(ratio, sizeof ratio, " (the longest %.2fx the shortest)", longest / shortest);
+        text += ratio;
+    }
+    return text;
 }
 
 std::string RunHeader::machine() const {

@@ -22,10 +22,15 @@ struct RunHeader {
     std::string build_type, cxx_compiler, cuda_compiler, gpubench_version, plugin_abi;
     std::vector<std::string> command_line;
     nlohmann::json options = nlohmann::json::object();  // the file's "options", as written
+    // How long the sweep took: when its last entry finished after the runner started
+    // (harness.finished_after_s), per shard in a merged file (shard -1: a whole sweep). Empty
+    // for a file continued with --resume, whose runs each count from their own start.
+    std::vector<std::pair<int, double>> wall_s;
 
     std::string machine() const;    // "vm (Intel Xeon, 16 cores)"
     std::string gpu_list() const;   // "2 x NVIDIA H100 80GB HBM3", "" without a GPU
     std::string build() const;      // "Release, GNU 12.2.0, nvcc 13.0.88, gpubench 0.1.0"
+    std::string wall_time() const;  // "71.2 s", or "shard 0: 71.2 s, shard 1: 69.8 s (...)"
 };
 
 // Reads the header of a checked results document (read_results_json); fields a file lacks stay

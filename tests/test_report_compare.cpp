@@ -449,6 +449,25 @@ TEST_CASE("the Markdown report starts with each file's run and explains the flag
     CHECK_THAT(clean.str(), !Catch::Contains("## Flags"));
 }
 
+TEST_CASE("the report's header says how long a sweep took, per shard in a merged file", "[report]") {
+    json document = study();
+    for (size_t i = 0; i < document["entries"].size(); ++i)
+        document["entries"][i]["harness"]["finished_after_s"] = 10.0 * double(i + 1);
+    const double last = 10.0 * double(document["entries"].size());
+    RunHeader whole = run_header(document, "sweep.json");
+    REQUIRE(whole.wall_s.size() == 1);
+    CHECK(whole.wall_s[0] == std::pair<int, double>{-1, last});
+    CHECK(whole.wall_time() == std::to_string(int(last)) + ".0 s");
+    // A merged file: each entry names its shard; shard 1's last entry finished at 20 s.
+    for (size_t i = 0; i < document["entries"].size(); ++i) document["entries"][i]["shard"] = i == 1 ? 1 : 0;
+    const RunHeader merged = run_header(document, "merged.json");
+    REQUIRE(document["entries"].size() == 9);  // the last, shard 0's, at 90 s
+    CHECK(merged.wall_time() == "shard 0: 90.0 s, shard 1: 20.0 s (the longest 4.50x the shortest)");
+    // A file continued with --resume counts each run from its own start: no wall time.
+    document["resumed"] = json::array();
+    CHECK(run_header(document, "resumed.json").wall_s.empty());
+}
+
 TEST_CASE("the studies view of a sweep without a GPU backend has no GPU columns", "[report]") {
     const json cpu_only = results({{"sort_naive", 1000, around(1e-3)}, {"sort_omp", 1000, around(0.1e-3)}});
     std::ostringstream out;
