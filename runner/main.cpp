@@ -3,6 +3,7 @@
 #include "console.hpp"
 #include "gpu.hpp"
 #include "host_peaks.hpp"
+#include "host_resources.hpp"
 #include "cache_files.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_scan.hpp"
@@ -231,6 +232,10 @@ int run(int argc, char **argv) {
     // Ranks launched together on one host share it, as lanes do (sharding.hpp).
     std::optional<HostShare> rank_share;
     if (cli.shard && cli.shard->launched_ranks) rank_share = local_rank_share(process_environment());
+    if (cli.shard && cli.shard->launched_ranks && !rank_share && allowed_cpus().size() < logical_cores())
+        std::cout << "note: this rank may use " << allowed_cpus().size() << " of this host's " << logical_cores()
+                  << " CPUs (its launcher's binding: Open MPI's mpirun binds each rank to one core unless "
+                     "--bind-to none, and then ranks on one host share it by themselves)\n";
     if (rank_share) {
         if (std::string why = apply_host_share(rank_share->cpus, rank_share->threads); !why.empty()) {
             std::cerr << "runner: warning: " << why << "; this rank keeps every CPU\n";

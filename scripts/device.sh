@@ -53,12 +53,13 @@ cpp() {
     | paste -sd, -
 }
 
-# timed WHAT COMMAND...: runs it, then prints WHAT with its exit status and wall time.
+# timed WHAT LOG COMMAND...: runs it with its output into LOG, then prints WHAT with its exit
+# status and wall time.
 timed() {
-  local what=$1 started rc
-  shift
+  local what=$1 log=$2 started rc
+  shift 2
   started=$(date +%s.%N)
-  "$@"
+  "$@" > "$log" 2>&1
   rc=$?
   echo "$what: exit $rc, $(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $started}") s wall"
   return $rc
@@ -166,9 +167,9 @@ case $mode in
   sweep)
     need_runner
     # The default sweep, timed: on every GPU, then (on a host with several) on GPU 0 alone.
-    timed "default sweep" measure default-sweep
+    timed "default sweep" /dev/stdout measure default-sweep
     [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] ||
-      CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" measure default-sweep-one-gpu ;;
+      CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" /dev/stdout measure default-sweep-one-gpu ;;
   ncu)
     need_runner
     profile="--in-process --plugin matmul_cuda --sizes 8192 --warmup 0 --min-samples 1 --max-samples 1 --min-time 0 -q"
@@ -193,9 +194,9 @@ case $mode in
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     # 1. docs/scale-out.md's recipe as written (one size is above matmul's range: skipped).
     rm -f results/shard-*.json
-    timed "the recipe: mpirun -np 2" mpirun -np 2 sh -c 'exec build/bin/runner --shard auto --device ${OMPI_COMM_WORLD_LOCAL_RANK:-0} \
-      --plugin "matmul_cu*,sort_cu*,vecadd_cu*" --sizes 1e6,4096 -o results/shard-$OMPI_COMM_WORLD_RANK.json' \
-      > "$out/mpirun-recipe.log" 2>&1
+    timed "the recipe: mpirun -np 2" "$out/mpirun-recipe.log" \
+      mpirun -np 2 --bind-to none sh -c 'exec build/bin/runner --shard auto --device $OMPI_COMM_WORLD_LOCAL_RANK \
+      --plugin "matmul_cu*,sort_cu*,vecadd_cu*" --sizes 1e6,4096 -o results/shard-$OMPI_COMM_WORLD_RANK.json' 
     "$runner" merge results/shard-*.json -o "$out/mpirun-recipe-merged.json" | tail -1; echo "merge: exit $?"
     # 2. The GPU backends in two shards, one rank per GPU: each rank's wall time.
     plugins='*_cuda,*_cublas,*_thrust,*_cupy'
@@ -205,8 +206,8 @@ case $mode in
     echo "mpirun -np 2 (GPU backends): exit $?"
     "$runner" merge "$out"/gpu-shard-0.json "$out"/gpu-shard-1.json -o "$out/multi-gpu-mpirun-2-shards-merged-$today.json" | tail -1
     # 3. One rank per host taking every GPU.
-    timed "mpirun -np 1 --devices all" mpirun -np 1 "$runner" --shard auto --devices all --plugin "$plugins" \
-      --max-time 0.5 --quiet -o "$out/one-rank-devices-all.json" > "$out/one-rank-devices-all.log" 2>&1
+    timed "mpirun -np 1 --devices all" "$out/one-rank-devices-all.log" mpirun -np 1 --bind-to none \
+      "$runner" --shard auto --devices all --plugin "$plugins" --max-time 0.5 --quiet -o "$out/one-rank-devices-all.json"
     "$runner" compare "$out/gpu-sweep-devices-0.json" "$out/one-rank-devices-all.json" 2>/dev/null | tail -1 ;;
   devices)
     need_runner
@@ -214,8 +215,9 @@ case $mode in
     # then all: the wall-time ratio, each lane's share of the host, and runner compare of each
     # GPU's entries against the one-GPU run.
     for devices in 0 all; do
-      timed "--devices $devices" "$runner" --plugin '*_cuda,*_cublas,*_thrust,*_cupy' --max-time 0.5 --quiet \
-        --devices $devices -o "$out/gpu-sweep-devices-$devices.json" > "$out/gpu-sweep-devices-$devices.log" 2>&1
+      timed "--devices $devices" "$out/gpu-sweep-devices-$devices.log" "$runner" \
+        --plugin '*_cuda,*_cublas,*_thrust,*_cupy' --max-time 0.5 --quiet --devices $devices \
+        -o "$out/gpu-sweep-devices-$devices.json"
     done
     python3 - "$out/gpu-sweep-devices-all.json" <<'PY'
 import json, sys
