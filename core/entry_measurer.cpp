@@ -10,14 +10,32 @@
 
 namespace gpubench {
 
+namespace {
+
+// How much more `next` declares than `last`, by the first measure both declare (else sizes).
+double work_ratio(const std::vector<std::pair<double, double>> &measures, uint64_t from_size, uint64_t size) {
+    for (const auto &[last, next] : measures)
+        if (last > 0 && next > 0) return next / last;
+    return double(size) / double(from_size);
+}
+
+}  // namespace
+
 double predicted_run_s(const RunBudget &budget, const Work &next, uint64_t size) {
     const Work &last = budget.from_work;
     if (budget.from_median_s <= 0 || budget.from_size == 0 || budget.from_size >= size) return 0;
-    const double ratio = last.flops > 0 && next.flops > 0   ? next.flops / last.flops
-                         : last.bytes > 0 && next.bytes > 0 ? next.bytes / last.bytes
-                         : last.items > 0 && next.items > 0 ? next.items / last.items
-                                                            : double(size) / double(budget.from_size);
-    return budget.from_median_s * ratio;
+    return budget.from_median_s *
+           work_ratio({{last.flops, next.flops}, {last.bytes, next.bytes}, {last.items, next.items}},
+                      budget.from_size, size);
+}
+
+double predicted_outside_s(const RunBudget &budget, const Work &next, uint64_t size) {
+    const Work &last = budget.from_work;
+    if (budget.from_outside_s <= 0 || budget.from_size == 0 || budget.from_size >= size) return 0;
+    return budget.from_outside_s * work_ratio({{last.host_bytes, next.host_bytes},
+                                               {last.bytes, next.bytes},
+                                               {last.items, next.items}},
+                                              budget.from_size, size);
 }
 
 namespace {
@@ -25,20 +43,30 @@ namespace {
 // The reason to skip `size` under `budget`, or "" (also when work() fails: measuring says why).
 std::string over_budget(const Plugin &plugin, uint64_t size, const std::string &params,
                         const RunBudget &budget, int devices) {
-    double predicted = 0;
+    Work next;
     try {
-        predicted = predicted_run_s(budget, query_work(plugin.api(), size, params, devices), size);
+        next = query_work(plugin.api(), size, params, devices);
     } catch (const PluginFailure &) {
         return "";
     }
-    if (predicted <= budget.limit_s) return "";
-    char why[200];
-    std::snprintf(why, sizeof why,
-                  "over the default sweep's budget: one run() is predicted to take %.3g s (from "
-                  "size %llu), above %.3g s; --sizes %llu runs it", predicted,
-                  static_cast<unsigned long long>(budget.from_size), budget.limit_s,
-                  static_cast<unsigned long long>(size));
-    return why;
+    char why[240];
+    const auto from = static_cast<unsigned long long>(budget.from_size);
+    const auto at = static_cast<unsigned long long>(size);
+    if (const double run_s = predicted_run_s(budget, next, size); budget.limit_s > 0 && run_s > budget.limit_s) {
+        std::snprintf(why, sizeof why,
+                      "over the default sweep's budget: one run() is predicted to take %.3g s (from "
+                      "size %llu), above %.3g s; --sizes %llu runs it", run_s, from, budget.limit_s, at);
+        return why;
+    }
+    if (const double outside_s = predicted_outside_s(budget, next, size);
+        budget.outside_limit_s > 0 && outside_s > budget.outside_limit_s) {
+        std::snprintf(why, sizeof why,
+                      "over the sweep's budget, which is behind its schedule: its set-up and checks are "
+                      "predicted to take %.3g s (from size %llu), above %.3g s; --sizes %llu runs it",
+                      outside_s, from, budget.outside_limit_s, at);
+        return why;
+    }
+    return "";
 }
 
 }  // namespace

@@ -19,15 +19,22 @@ namespace gpubench {
 // The default sweep's budget for one entry: it is skipped, with the prediction, when one run()
 // is predicted to take longer than limit_s: the median of the plugin's previous size, scaled
 // by the ratio of declared work (flops, else bytes, else items, else sizes).
+// A sweep behind its --budget also skips an entry whose set-up and checks (its wall time
+// outside sampling) are predicted to take longer than outside_limit_s: the previous size's,
+// scaled by the ratio of declared host bytes (else bytes, items, sizes).
 struct RunBudget {
-    double limit_s = 0;
-    uint64_t from_size = 0;    // the plugin's previous size measured
-    double from_median_s = 0;  // its median run() time
-    Work from_work;            // its declared work
+    double limit_s = 0;          // 0: no limit on run()
+    uint64_t from_size = 0;      // the plugin's previous size measured
+    double from_median_s = 0;    // its median run() time
+    Work from_work;              // its declared work
+    double from_outside_s = 0;   // its wall time outside sampling
+    double outside_limit_s = 0;  // 0: no limit on set-up and checks
 };
 
 // The predicted run() time at `size`, whose declared work is `next`; 0 when nothing can be said.
 double predicted_run_s(const RunBudget &budget, const Work &next, uint64_t size);
+// The predicted set-up and checks at `size`; 0 when nothing can be said.
+double predicted_outside_s(const RunBudget &budget, const Work &next, uint64_t size);
 
 class EntryMeasurer {
 public:

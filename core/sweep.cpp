@@ -123,11 +123,14 @@ private:
 // size (RunBudget): shared by the lanes, which may measure one plugin's sizes in turn.
 class LastGood {
 public:
-    std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s) {
+    // The limits on run() (limit_s) and on set-up and checks (outside_limit_s), 0: none.
+    std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s, double outside_limit_s) {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto smaller = last_.find({entry.plugin, entry.params});
-        if (limit_s <= 0 || smaller == last_.end()) return std::nullopt;
-        return RunBudget{limit_s, smaller->second.size, summarize(smaller->second.run_s).median, smaller->second.work};
+        if ((limit_s <= 0 && outside_limit_s <= 0) || smaller == last_.end()) return std::nullopt;
+        const EntryResult &last = smaller->second;
+        const double outside_s = std::max(0.0, last.entry_wall_s - last.resources.sampling_wall_s);
+        return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s};
     }
     void record(const SweepEntry &entry, const EntryResult &result) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -162,11 +165,13 @@ public:
         const PluginInfo &plugin = *planned.plugin;
         const uint64_t size = planned.size;
         SweepBudget *const sweep_budget = shared_.budget;
-        MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options) : sweep_options;
+        double outside_limit_s = 0;
+        MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
         options.params = planned.params;
         recorder_.begin(plugin, size);
         const auto began = std::chrono::steady_clock::now();
-        const std::optional<RunBudget> budget = shared_.last_good.budget(planned, mode_.predicted_run_limit_s);
+        const std::optional<RunBudget> budget =
+            shared_.last_good.budget(planned, mode_.predicted_run_limit_s, outside_limit_s);
         EntryResult entry;
         if (!plugin.is_available()) {
             entry = skipped_entry(plugin, size, "unavailable: " + plugin.unavailable_reason);

@@ -24,7 +24,7 @@ double SweepBudget::start_s(const PluginPlan &plan) const {
     return quantile(starts, 0.5);
 }
 
-MeasureOptions SweepBudget::limit(MeasureOptions options) {
+MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
     std::lock_guard<std::mutex> lock(mutex_);
     // What the rest costs besides sampling, and how many share the sampling time: an entry in
     // a lane takes 1/lanes of the wall time it runs for, one that runs alone all of it.
@@ -39,6 +39,7 @@ MeasureOptions SweepBudget::limit(MeasureOptions options) {
     }
     const double left_s = seconds_ - std::chrono::duration<double>(Clock::now() - started_).count();
     const double share_s = shares > 0 ? (left_s - fixed_s) / shares : options.max_time_s;
+    outside_limit_s = share_s < min_share_s ? behind_outside_limit_s : 0;
     options.max_time_s = std::clamp(share_s, std::min(min_share_s, options.max_time_s), options.max_time_s);
     options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
     return options;

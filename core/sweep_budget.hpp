@@ -5,7 +5,9 @@
 // sampling time (max_time_s) is cut to its part. Predictions start nominal (entry_cost.hpp)
 // and follow what the sweep measures: a plugin's own entries, and the starts of plugins of its
 // kind. Entries that stop sampling early leave their part to the rest, as the next share is
-// taken from what is actually left. Thread-safe: the lanes of --devices share one budget.
+// taken from what is actually left. When even the least sampling cannot fit (the starts and
+// set-ups alone overrun), the entries whose set-up and checks are predicted to be long are
+// skipped, with the prediction, until the sweep is back on schedule. Thread-safe: the lanes of --devices share one budget.
 #pragma once
 
 #include "entry_cost.hpp"
@@ -28,12 +30,16 @@ public:
     SweepBudget(double seconds, const SweepEntries &entries, const std::vector<bool> &in_lanes, size_t lanes,
                 Clock::time_point started);
     // `options` with its sampling time cut to an entry's part of what is left (never below
-    // min_share_s, never above options.max_time_s); min_time_s at most half of it.
-    MeasureOptions limit(MeasureOptions options);
+    // min_share_s, never above options.max_time_s); min_time_s at most half of it. Behind
+    // schedule (the part would be below min_share_s), `outside_limit_s` is set to
+    // behind_outside_limit_s: an entry whose set-up and checks are predicted to take longer is
+    // skipped (RunBudget); else 0.
+    MeasureOptions limit(MeasureOptions options, double &outside_limit_s);
     // What `entry` cost: its plugin's start, when its worker was started for it, and the rest.
     void finished(const SweepEntry &entry, bool in_lane, const EntryResult &result);
 
     static constexpr double min_share_s = 0.05;  // at least a few samples of a short run()
+    static constexpr double behind_outside_limit_s = 1.0;
 
 private:
     struct PluginPlan {

@@ -19,7 +19,10 @@ json request_to_wire(const WorkerRequest &r) {
                           {"from_median_s", b->from_median_s},
                           {"from_flops", b->from_work.flops},
                           {"from_bytes", b->from_work.bytes},
-                          {"from_items", b->from_work.items}};
+                          {"from_items", b->from_work.items},
+                          {"from_host_bytes", b->from_work.host_bytes},
+                          {"from_outside_s", b->from_outside_s},
+                          {"outside_limit_s", b->outside_limit_s}};
     return wire;
 }
 
@@ -37,6 +40,9 @@ WorkerRequest request_from_wire(const json &w) {
         budget.from_work.flops = b.at("from_flops").get<double>();
         budget.from_work.bytes = b.at("from_bytes").get<double>();
         budget.from_work.items = b.at("from_items").get<double>();
+        budget.from_work.host_bytes = b.at("from_host_bytes").get<double>();
+        budget.from_outside_s = b.at("from_outside_s").get<double>();
+        budget.outside_limit_s = b.at("outside_limit_s").get<double>();
         r.budget = budget;
     }
     return r;

@@ -1,6 +1,7 @@
 // --budget: each entry's sampling time is its part of what is left of the budget, after the
 // predicted starts and set-ups of the entries still to run; what the sweep measures replaces
 // the nominal predictions.
+#include "entry_measurer.hpp"
 #include "plugin_info.hpp"
 #include "runner_process.hpp"
 #include "sweep_budget.hpp"
@@ -32,19 +33,22 @@ TEST_CASE("the budget shares what is left among the entries still to run, after 
     options.max_time_s = 5;
     options.min_time_s = 3;
     const auto now = SweepBudget::Clock::now();
+    double outside = -1;
     // Alone: 10 s, less 8 set-ups of 0.1 s and 2 starts of 0.05 s, over 8 entries.
     SweepBudget alone(10, entries, std::vector<bool>(8, false), 1, now);
-    MeasureOptions cut = alone.limit(options);
+    MeasureOptions cut = alone.limit(options, outside);
     CHECK(cut.max_time_s == Approx((10 - 0.8 - 0.1) / 8).epsilon(0.01));
     CHECK(cut.min_time_s == Approx(cut.max_time_s / 2));
+    CHECK(outside == 0);  // on schedule: no entry skipped for its set-up
     // In two lanes, each entry takes half the wall time it runs for.
     SweepBudget lanes(10, entries, std::vector<bool>(8, true), 2, now);
-    CHECK(lanes.limit(options).max_time_s == Approx((10 - 0.45) / 4).epsilon(0.01));
+    CHECK(lanes.limit(options, outside).max_time_s == Approx((10 - 0.45) / 4).epsilon(0.01));
     // Never above --max-time, never below the floor, even past the budget.
     SweepBudget generous(1000, entries, std::vector<bool>(8, false), 1, now);
-    CHECK(generous.limit(options).max_time_s == 5);
+    CHECK(generous.limit(options, outside).max_time_s == 5);
     SweepBudget spent(1, entries, std::vector<bool>(8, false), 1, now - std::chrono::seconds(5));
-    CHECK(spent.limit(options).max_time_s == SweepBudget::min_share_s);
+    CHECK(spent.limit(options, outside).max_time_s == SweepBudget::min_share_s);
+    CHECK(outside == SweepBudget::behind_outside_limit_s);  // behind: long set-ups are skipped
 }
 
 TEST_CASE("the budget learns a plugin's set-up and its kind's start from what the sweep measured", "[budget]") {
@@ -54,6 +58,7 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     options.max_time_s = 100;
     const auto now = SweepBudget::Clock::now();
     SweepBudget budget(20, entries, std::vector<bool>(4, false), 1, now);
+    double outside = 0;
     // a's first entry: 3 s outside sampling, in a worker started for it: a start of 2.9 s
     // (less the nominal 0.1 s set-up).
     EntryResult first;
@@ -69,7 +74,7 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     budget.finished(entries[1], false, second);
     // Left: b's two entries at a's measured set-up (0.5 s each) and b's start as its kind's
     // measured one (2.9 s, instead of the nominal 0.05 s); 4 s of the 20 are not spent here.
-    const double share = budget.limit(options).max_time_s;
+    const double share = budget.limit(options, outside).max_time_s;
     const double elapsed = std::chrono::duration<double>(SweepBudget::Clock::now() - now).count();
     CHECK(share == Approx((20 - elapsed - 2 * 0.1 - 2.9) / 2).epsilon(0.01));
 }
@@ -96,4 +101,40 @@ TEST_CASE("runner --budget cuts each entry's sampling to its part, and records i
         budgets += share;
     }
     CHECK(budgets <= 2);
+}
+
+TEST_CASE("a set-up is predicted from the previous size by declared host bytes, else bytes, items, sizes",
+          "[budget]") {
+    RunBudget budget;
+    budget.from_size = 1000;
+    budget.from_outside_s = 0.2;
+    budget.from_work.host_bytes = 8e3;
+    budget.from_work.bytes = 1;
+    Work next;
+    next.host_bytes = 8e5;
+    next.bytes = 1e9;
+    CHECK(predicted_outside_s(budget, next, 100000) == Approx(20));  // host bytes first
+    next.host_bytes = 0;
+    CHECK(predicted_outside_s(budget, next, 100000) == Approx(0.2e9));  // then bytes
+    CHECK(predicted_outside_s(budget, Work{}, 100000) == Approx(20));   // then sizes
+    CHECK(predicted_outside_s(budget, next, 1000) == 0);                // not a larger size
+    budget.from_outside_s = 0;
+    CHECK(predicted_outside_s(budget, next, 100000) == 0);              // nothing measured
+}
+
+TEST_CASE("a sweep behind its budget skips an entry whose set-up is predicted to be long", "[budget][cli]") {
+    const test_support::TempFolder folder;
+    const auto file = folder.path() / "behind.json";
+    // 1 ms of budget: behind from the first entry; 1e8 is predicted from 1e3, 10^5 times more.
+    const Outcome o = run_runner("--plugin vecadd_naive --sizes 1e3,1e8 --budget 0.001 -q -o " + file.string());
+    INFO(o.output);
+    CHECK(o.status == 3);
+    const nlohmann::json entries = read_json(file)["entries"];
+    REQUIRE(entries.size() == 2);
+    CHECK(entries[0]["status"] == "ok");  // nothing to predict it from
+    CHECK(entries[1]["status"] == "skipped");
+    CHECK_THAT(entries[1]["message"].get<std::string>(),
+               Catch::StartsWith("over the sweep's budget, which is behind its schedule: its set-up and checks are "
+                                 "predicted to take ") &&
+                   Catch::EndsWith("(from size 1000), above 1 s; --sizes 100000000 runs it"));
 }
