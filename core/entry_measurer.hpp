@@ -21,7 +21,8 @@ namespace gpubench {
 // by the ratio of declared work (flops, else bytes, else items, else sizes).
 // A sweep behind its --budget also skips an entry whose set-up and checks (its wall time
 // outside sampling) are predicted to take longer than outside_limit_s: the previous size's,
-// scaled by the ratio of declared host bytes (else bytes, items, sizes).
+// scaled by the ratio of declared host bytes (else bytes, items, sizes), when that size was
+// not its worker's first (whose one-off costs do not scale).
 struct RunBudget {
     double limit_s = 0;          // 0: no limit on run()
     uint64_t from_size = 0;      // the plugin's previous size measured

@@ -129,7 +129,11 @@ public:
         const auto smaller = last_.find({entry.plugin, entry.params});
         if ((limit_s <= 0 && outside_limit_s <= 0) || smaller == last_.end()) return std::nullopt;
         const EntryResult &last = smaller->second;
-        const double outside_s = std::max(0.0, last.entry_wall_s - last.resources.sampling_wall_s);
+        // Not from a worker's first entry: its start, first compilation and lazy set-up are
+        // paid once, and scaled by the work they would predict nonsense.
+        const double outside_s = last.worker_entries_before == 0
+                                     ? 0.0
+                                     : std::max(0.0, last.entry_wall_s - last.resources.sampling_wall_s);
         return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s};
     }
     void record(const SweepEntry &entry, const EntryResult &result) {
