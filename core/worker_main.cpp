@@ -78,11 +78,8 @@ int worker_main(int argc, const char *const *argv) {
     }
     if (!start_helper()) return 0;  // a worker never outlives the runner that started it
     // Before the plugin loads: its libraries read their thread counts once, when they start.
-    if (!cpus.empty())
-        if (const std::string why = apply_host_share(cpus, threads); !why.empty()) {
-            std::cerr << "runner " << worker_flag << ": error: " << why << '\n';
-            return 2;
-        }
+    // A share that cannot be taken is each entry's error, said as such (not a silent exit).
+    const std::string share_problem = cpus.empty() ? "" : apply_host_share(cpus, threads);
 
     const auto load_began = std::chrono::steady_clock::now();
     auto loaded = load_plugin(argv[2]);
@@ -102,7 +99,11 @@ int worker_main(int argc, const char *const *argv) {
             return 2;
         }
         EntryResult entry;
-        if (!plugin) {
+        if (!share_problem.empty()) {
+            entry.status = EntryStatus::error;
+            entry.size = request.size;
+            entry.message = "the worker could not take its share of the host: " + share_problem;
+        } else if (!plugin) {
             entry.status = EntryStatus::error;
             entry.size = request.size;
             entry.message = "the worker could not load " + std::string(argv[2]) + ": " +
@@ -114,7 +115,7 @@ int worker_main(int argc, const char *const *argv) {
             entry.load_s = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
         }
         report_or_exit(report_fd, {{"entry", entry_to_wire(entry)}});
-        if (!plugin || measurer.cuda_context_lost()) break;  // a fresh process is needed
+        if (!share_problem.empty() || !plugin || measurer.cuda_context_lost()) break;  // a fresh process is needed
     }
     return 0;
 }

@@ -225,3 +225,19 @@ TEST_CASE("ranks launched together on one host each take their share of it", "[h
     CHECK_FALSE(bound["shard"].contains("host_share"));
     for (const nlohmann::json &entry : bound["entries"]) CHECK(entry["cpu_threads"] == 1);
 }
+
+TEST_CASE("a worker that cannot take its share of the host says so in each entry", "[host_share]") {
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}), {"fixture_good"});
+    REQUIRE(catalog.plugins.size() == 1);
+    WorkerLaunch launch;
+    launch.runner = GPUBENCH_RUNNER;
+    launch.timeout_s = 60;
+    HostShare impossible;
+    impossible.cpus = {4000};  // no such CPU: sched_setaffinity refuses it
+    launch.host_share = impossible;
+    WorkerPool pool(launch);
+    const std::optional<EntryResult> entry = pool.measure(catalog.plugins.front(), 1, test_support::sampled(2, 3));
+    REQUIRE(entry);
+    CHECK(entry->status == EntryStatus::error);
+    CHECK_THAT(entry->message, Catch::StartsWith("the worker could not take its share of the host: cannot bind to CPUs 4000"));
+}
