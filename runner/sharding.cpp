@@ -1,12 +1,11 @@
 #include "sharding.hpp"
 
+#include "child_process.hpp"
 #include "host_resources.hpp"
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "shard_costs.hpp"
 
-#include <charconv>
-#include <fstream>
 #include <map>
 #include <ostream>
 #include <set>
@@ -137,43 +136,21 @@ std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const 
     return std::make_unique<ShardBarrier>(std::move(place), times, warnings);
 }
 
-namespace {
-
-// The host's online CPUs (sysfs), or as many as the standard library counts.
-size_t online_cpus() {
-    std::ifstream file("/sys/devices/system/cpu/online");
-    std::string text;
-    try {
-        if (std::getline(file, text)) return parse_cpu_list(text).size();
-    } catch (const std::exception &) {
-    }
-    return logical_cores();
-}
-
-std::optional<unsigned> whole_variable(const EnvironmentLookup &environment, const char *name) {
-    const std::optional<std::string> text = environment(name);
-    unsigned value = 0;
-    if (!text || text->empty() ||
-        std::from_chars(text->data(), text->data() + text->size(), value).ptr != text->data() + text->size())
-        return std::nullopt;
-    return value;
-}
-
-}  // namespace
-
 std::optional<HostShare> local_rank_share(const EnvironmentLookup &environment) {
     for (const auto &[rank_name, size_name] :
          {std::pair{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
           {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
           {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}}) {
-        const std::optional<unsigned> rank = whole_variable(environment, rank_name),
-                                      size = whole_variable(environment, size_name);
-        if (!rank || !size) continue;
+        const std::optional<std::string> rank_text = environment(rank_name), size_text = environment(size_name);
+        int rank = 0, size = 0;
+        if (!rank_text || !size_text || !parse_small_int(rank_text->c_str(), rank) ||
+            !parse_small_int(size_text->c_str(), size))
+            continue;
         const std::vector<int> allowed = allowed_cpus();
-        if (*size < 2 || *rank >= *size || allowed.size() < online_cpus()) return std::nullopt;
-        HostShare share = split_host_cpus(allowed, physical_cores(allowed), {}, *size).at(*rank);
-        share.basis = "local rank " + std::to_string(*rank) + " of " + std::to_string(*size) + " (" +
-                      rank_name + "): " + share.basis;
+        if (size < 2 || rank < 0 || rank >= size || allowed.size() < logical_cores()) return std::nullopt;
+        HostShare share = split_host_cpus(allowed, physical_cores(allowed), {}, size_t(size)).at(size_t(rank));
+        share.basis = "local rank " + std::to_string(rank) + " of " + std::to_string(size) + " (" + rank_name +
+                      "): " + share.basis;
         return share;
     }
     return std::nullopt;
