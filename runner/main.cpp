@@ -188,6 +188,27 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
     return status;
 }
 
+// Ranks launched together on one host share it, as lanes do (sharding.hpp): this rank's
+// share, taken (bound to, and --threads unless given), or nullopt with a note where its
+// launcher bound it to fewer CPUs than the host has.
+std::optional<HostShare> take_rank_share(CommandLine &cli) {
+    if (!cli.shard || !cli.shard->launched_ranks) return std::nullopt;
+    std::optional<HostShare> share = local_rank_share(process_environment());
+    if (!share) {
+        if (allowed_cpus().size() < logical_cores())
+            std::cout << "note: this rank may use " << allowed_cpus().size() << " of this host's " << logical_cores()
+                      << " CPUs (its launcher's binding: Open MPI's mpirun binds each rank to one core unless "
+                         "--bind-to none, and then ranks on one host share it by themselves)\n";
+        return std::nullopt;
+    }
+    if (std::string why = apply_host_share(share->cpus, share->threads); !why.empty()) {
+        std::cerr << "runner: warning: " << why << "; this rank keeps every CPU\n";
+        return std::nullopt;
+    }
+    if (!cli.threads_given) cli.measure.cpu_threads = share->threads;
+    return share;
+}
+
 int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
     if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
@@ -229,21 +250,7 @@ int run(int argc, char **argv) {
     // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
     const bool default_sweep = resumed ? resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
     if (std::string problem = choose_devices(cli, default_sweep); !problem.empty()) return fail(problem, exit_usage);
-    // Ranks launched together on one host share it, as lanes do (sharding.hpp).
-    std::optional<HostShare> rank_share;
-    if (cli.shard && cli.shard->launched_ranks) rank_share = local_rank_share(process_environment());
-    if (cli.shard && cli.shard->launched_ranks && !rank_share && allowed_cpus().size() < logical_cores())
-        std::cout << "note: this rank may use " << allowed_cpus().size() << " of this host's " << logical_cores()
-                  << " CPUs (its launcher's binding: Open MPI's mpirun binds each rank to one core unless "
-                     "--bind-to none, and then ranks on one host share it by themselves)\n";
-    if (rank_share) {
-        if (std::string why = apply_host_share(rank_share->cpus, rank_share->threads); !why.empty()) {
-            std::cerr << "runner: warning: " << why << "; this rank keeps every CPU\n";
-            rank_share.reset();
-        } else if (!cli.threads_given) {
-            cli.measure.cpu_threads = rank_share->threads;
-        }
-    }
+    const std::optional<HostShare> rank_share = take_rank_share(cli);
     const double budget_s = cli.budget_s.value_or(default_sweep ? default_sweep_budget_s : 0);
 
     std::error_code ec;
