@@ -10,6 +10,7 @@
 
 #include <gpubench/plugin.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -118,6 +119,9 @@ struct EntryResult {
     // The CPUs the entry's worker had in a --devices sweep (its lane's share, or every CPU for
     // an entry that ran alone), filled by the sweep; nullopt in a sweep on one GPU.
     std::optional<HostShare> host_share;
+
+    // Its wall time outside sampling: a started worker, set-up, warm-up, checks, teardown.
+    double outside_sampling_s() const { return std::max(0.0, entry_wall_s - resources.sampling_wall_s); }
 };
 
 // The headline compute time: per launch for short GPU runs, else single run() calls.

@@ -131,9 +131,7 @@ public:
         const EntryResult &last = smaller->second;
         // Not from a worker's first entry: its start, first compilation and lazy set-up are
         // paid once, and scaled by the work they would predict nonsense.
-        const double outside_s = last.worker_entries_before == 0
-                                     ? 0.0
-                                     : std::max(0.0, last.entry_wall_s - last.resources.sampling_wall_s);
+        const double outside_s = last.worker_entries_before == 0 ? 0.0 : last.outside_sampling_s();
         return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s};
     }
     void record(const SweepEntry &entry, const EntryResult &result) {

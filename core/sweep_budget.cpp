@@ -53,9 +53,7 @@ void SweepBudget::finished(const SweepEntry &entry, bool in_lane, const EntryRes
     PluginPlan &plan = found->second;
     size_t &left = plan.left[in_lane ? 1 : 0];
     if (left) --left;
-    // Outside sampling: the worker's start (when it was started for this entry), setup,
-    // warm-up, verification, teardown.
-    const double outside_s = std::max(0.0, result.entry_wall_s - result.resources.sampling_wall_s);
+    const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
     if (result.worker_started && !plan.started) {
         starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));
     } else if (result.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
