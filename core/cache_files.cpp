@@ -31,6 +31,11 @@ std::optional<fs::path> cache_file(const std::string &name) {
     return dir / name;
 }
 
+void export_cache_dir() {
+    if (const char *set = std::getenv("GPUBENCH_CACHE_DIR"); set && *set) return;
+    if (const auto file = cache_file("-")) setenv("GPUBENCH_CACHE_DIR", file->parent_path().c_str(), 1);
+}
+
 nlohmann::json read_cache(const fs::path &file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) return nlohmann::json::object();

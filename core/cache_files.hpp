@@ -15,6 +15,10 @@ namespace gpubench {
 // ~/.cache/gpubench/<name>; nullopt when there is no home to put it in.
 std::optional<std::filesystem::path> cache_file(const std::string &name);
 
+// Sets GPUBENCH_CACHE_DIR to cache_file's folder where it is unset: the runner's workers and
+// plugins (plugins/common/reference_cache.hpp) find the same folder there.
+void export_cache_dir();
+
 // The JSON object in `file`, or an empty object when it is missing, unreadable, not JSON or
 // not an object.
 nlohmann::json read_cache(const std::filesystem::path &file);

@@ -425,6 +425,7 @@ int main(int argc, char **argv) {
     // Past a file-size limit (ulimit -f) a write fails with EFBIG, reported as one line,
     // instead of the signal ending the runner.
     std::signal(SIGXFSZ, SIG_IGN);
+    export_cache_dir();  // before any worker starts: they and their plugins inherit it
     // Every error is meant to be handled where it happens; this is the last line of defence,
     // so that even an unforeseen one is a single line and a failure status, never an abort.
     try {

@@ -26,21 +26,8 @@ void spin_for(std::chrono::milliseconds duration) {
     while (std::chrono::steady_clock::now() < until) counter = counter + 1;
 }
 
-// A fresh, empty cache folder named by GPUBENCH_CACHE_DIR while it lives.
-struct TempCacheDir {
-    std::filesystem::path dir;
-    TempCacheDir() {
-        auto temp = std::filesystem::temp_directory_path() / "gpubench-peaks-XXXXXX";
-        std::string pattern = temp.string();
-        REQUIRE(mkdtemp(pattern.data()) != nullptr);
-        dir = pattern;
-        setenv("GPUBENCH_CACHE_DIR", dir.c_str(), 1);
-    }
-    ~TempCacheDir() {
-        unsetenv("GPUBENCH_CACHE_DIR");
-        std::error_code ec;
-        std::filesystem::remove_all(dir, ec);
-    }
+// The host-peaks file of a fresh, empty cache folder.
+struct TempCacheDir : test_support::TempCacheDir {
     std::filesystem::path file() const { return dir / "host-peaks.json"; }
     nlohmann::json read() const {
         std::ifstream in(file());

@@ -26,6 +26,24 @@ inline std::filesystem::path fixture(const std::string &file) {
     return std::filesystem::path(GPUBENCH_FIXTURE_DIR) / file;
 }
 
+// A fresh, empty cache folder named by GPUBENCH_CACHE_DIR while it lives.
+struct TempCacheDir {
+    std::filesystem::path dir;
+    TempCacheDir() {
+        std::string pattern = (std::filesystem::temp_directory_path() / "gpubench-cache-XXXXXX").string();
+        REQUIRE(mkdtemp(pattern.data()) != nullptr);
+        dir = pattern;
+        setenv("GPUBENCH_CACHE_DIR", dir.c_str(), 1);
+    }
+    TempCacheDir(const TempCacheDir &) = delete;
+    TempCacheDir &operator=(const TempCacheDir &) = delete;
+    ~TempCacheDir() {
+        unsetenv("GPUBENCH_CACHE_DIR");
+        std::error_code ec;
+        std::filesystem::remove_all(dir, ec);
+    }
+};
+
 // Options that sample between `min_samples` and `max_samples` times, with no minimum time and
 // no noise criterion: quick, and a known number of samples.
 inline gpubench::MeasureOptions sampled(size_t min_samples, size_t max_samples) {

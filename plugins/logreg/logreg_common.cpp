@@ -1,7 +1,9 @@
 #include "logreg_common.hpp"
 
+#include "reference_cache.hpp"
 #include "size_limits.hpp"
 
+#include <cstring>
 #include <limits>
 #include <string>
 #include <string_view>
@@ -128,6 +130,19 @@ void Task::fill_features(float *x) const {
     }
 }
 
+// Everything train_reference's result depends on, and the compiler that built it (float
+// arithmetic). v1: bump it when train_reference changes.
+std::string Task::reference_key(const float *x) const {
+    namespace cache = gpubench::reference_cache;
+    uint32_t lr_bits = 0;
+    std::memcpy(&lr_bits, &settings_.lr, sizeof lr_bits);
+    return "logreg naive reference v1, built by " __VERSION__ "; samples " + std::to_string(n_) +
+           ", iterations " + std::to_string(settings_.iterations) + ", lr bits " +
+           std::to_string(lr_bits) + "; X " +
+           cache::hex(cache::fingerprint(x, n_ * kFeatures * sizeof(float))) + ", labels " +
+           cache::hex(cache::fingerprint(labels(), n_));
+}
+
 gpubench::Verification Task::verify(const float *x, const float *theta) {
     gpubench::Verification v;
     v.tolerance = kThetaTolerance;
@@ -145,7 +160,9 @@ gpubench::Verification Task::verify(const float *x, const float *theta) {
         v.max_error = finite ? 0.0 : NAN;
     } else {
         std::vector<float> reference(kThetaSize);
-        train_reference(x, labels(), n_, settings_, reference.data());
+        const bool cached = gpubench::reference_cache::load_or_compute(
+            reference_key(x), reference.data(), kThetaSize,
+            [&](float *theta_ref) { train_reference(x, labels(), n_, settings_, theta_ref); });
         double scale = 0, deviation = 0;
         for (size_t e = 0; e < kThetaSize; ++e) {
             scale = std::max(scale, std::fabs(double(reference[e])));
@@ -154,7 +171,8 @@ gpubench::Verification Task::verify(const float *x, const float *theta) {
         }
         v.max_error = scale > 0 ? deviation / scale : deviation;
         v.checked += kThetaSize;
-        compared = "max|theta-ref|/max|ref| over 7850 entries vs the naive training";
+        compared = std::string("max|theta-ref|/max|ref| over 7850 entries vs the naive training") +
+                   (cached ? " (cached)" : "");
     }
     v.checked += data_.test.count;
     v.passed = finite && accurate && v.max_error <= v.tolerance;

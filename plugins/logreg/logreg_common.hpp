@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace logreg {
@@ -123,12 +124,15 @@ public:
 
     // (1) test accuracy of theta above the floor for this size and data; (2) max |theta -
     // theta_ref| / max |theta_ref| within tolerance, theta_ref from train_reference on the
-    // same features x (logreg_naive: skipped, its theta is the reference).
+    // same features x (logreg_naive: skipped, its theta is the reference), read from
+    // reference_cache.hpp's folder where another backend computed it.
     gpubench::Verification verify(const float *x, const float *theta);
     // test_accuracy, train_loss, train_samples, iterations, data source (after verify).
     std::vector<gpubench::Metric> metrics() const;
 
 private:
+    std::string reference_key(const float *x) const;  // reference_cache.hpp
+
     bool is_reference_ = false;  // logreg_naive: its theta is the reference
     size_t n_;
     Settings settings_;

@@ -77,7 +77,8 @@ template <class T>
 void poison(T *values, size_t count);
 
 // Checks a solver's result a (vars values): against the same algorithm run in float64 on the
-// CPU (computed on the first verify), and against a_true where the system pins it down.
+// CPU (computed on the first verify, or read from reference_cache.hpp's folder), and against
+// a_true where the system pins it down.
 // Keeps mean |a - a_true| and |y - X a| / |y| for metrics().
 template <class T>
 class Verifier {
@@ -91,6 +92,7 @@ private:
     Config config_;
     int threads_;
     std::vector<double> a_true_, a_reference_;
+    bool reference_cached_ = false;  // read from reference_cache.hpp's folder
     double mean_abs_error_ = 0, relative_residual_ = 0;
 };
 

@@ -1,6 +1,8 @@
 // The float64 CPU reference of the solver and the checks of a backend's result against it.
 #include "solvebak_common.hpp"
 
+#include "reference_cache.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -45,6 +47,18 @@ std::vector<double> reference_solve(const Config &c, const T *x, const T *y, con
             for (size_t b = 0; b < nb; ++b) a[j0 + b] += da[b];
         }
     return a;
+}
+
+// Everything reference_solve's result depends on. v1: bump it when reference_solve changes.
+template <class T>
+std::string reference_key(const Config &c, const T *x, const T *y, const T *x_x) {
+    namespace cache = gpubench::reference_cache;
+    return "solvebak float64 reference v1; element bytes " + std::to_string(sizeof(T)) +
+           "; obs " + std::to_string(c.obs) + ", vars " + std::to_string(c.vars) +
+           ", iterations " + std::to_string(c.iterations) + ", batch " + std::to_string(c.batch) +
+           "; X " + cache::hex(cache::fingerprint(x, c.obs * c.vars * sizeof(T))) + ", y " +
+           cache::hex(cache::fingerprint(y, c.obs * sizeof(T))) + ", |X_j|^2 " +
+           cache::hex(cache::fingerprint(x_x, c.vars * sizeof(T)));
 }
 
 // |y - X a| / |y| in float64.
@@ -95,7 +109,15 @@ Verifier<T>::Verifier(const Config &config, int threads)
 
 template <class T>
 gpubench::Verification Verifier<T>::verify(const T *x, const T *y, const T *x_x, const T *a) {
-    if (a_reference_.empty()) a_reference_ = reference_solve(config_, x, y, x_x, threads_);
+    if (a_reference_.empty()) {
+        a_reference_.resize(config_.vars);
+        reference_cached_ = gpubench::reference_cache::load_or_compute(
+            reference_key(config_, x, y, x_x), a_reference_.data(), config_.vars,
+            [&](double *reference) {
+                const std::vector<double> solved = reference_solve(config_, x, y, x_x, threads_);
+                std::copy(solved.begin(), solved.end(), reference);
+            });
+    }
     double scale = 1, true_error = 0, max_error = 0;
     for (double r : a_reference_) scale = std::max(scale, std::fabs(r));
     for (size_t j = 0; j < config_.vars; ++j) {
@@ -112,7 +134,8 @@ gpubench::Verification Verifier<T>::verify(const T *x, const T *y, const T *x_x,
     v.tolerance = reference_tolerance<T>(config_);
     v.passed = max_error <= v.tolerance;
     v.detail = "max|a-a_ref|/max(1,|a_ref|) over " + std::to_string(config_.vars) +
-               " unknowns vs a float64 CPU run of the same algorithm; mean|a-a_true| " +
+               " unknowns vs a float64 CPU run of the same algorithm" +
+               (reference_cached_ ? " (cached)" : "") + "; mean|a-a_true| " +
                format("%.2e", mean_abs_error_);
     if (a_true_is_identifiable(config_)) {
         const bool close = mean_abs_error_ <= kTrueErrorTolerance;  // false for NaN
