@@ -29,30 +29,59 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def inputs_of(workload, size, rng):
-    """Host arrays shaped as the workload's C++ half makes them (values do not matter here)."""
+    """Host inputs, outputs and constants shaped as the workload's C++ half makes them (the values
+    matter only where the work depends on them: logreg's labels, mandelbrot's frame)."""
     if workload == "matmul":
         a, b = (rng.random((size, size), dtype=np.float32) * 2 - 1 for _ in range(2))
-        return {"a": a, "b": b}, {"c": np.empty((size, size), np.float32)}
+        return {"a": a, "b": b}, {"c": np.empty((size, size), np.float32)}, {}
     if workload == "vecadd":
         a, b = (rng.random(size, dtype=np.float32) * 2 - 1 for _ in range(2))  # in (-1, 1) as gpubench's
-        return {"a": a, "b": b}, {"c": np.empty(size, np.float32)}
+        return {"a": a, "b": b}, {"c": np.empty(size, np.float32)}, {}
+    if workload == "sort":  # float32 keys; run() sorts the working copy in place
+        keys = rng.random(size, dtype=np.float32)
+        return {"keys": keys}, {"keys": keys.copy()}, {}
+    if workload == "logreg":  # n x 785 features (pixel / 255, bias 1), labels 0..9
+        x = rng.random((size, 785), dtype=np.float32)
+        x[:, 784] = 1
+        labels = rng.integers(0, 10, size, dtype=np.uint8)
+        return ({"x": x, "labels": labels}, {"theta": np.empty((785, 10), np.float32)},
+                {"iterations": 100, "lr": 0.1})
+    if workload == "mandelbrot":  # H x 1.5H of [-2, 1] x [-1, 1], 20 iterations, float64
+        height, width = size, size * 3 // 2
+        return ({}, {"image": np.empty((height, width), np.uint16)},
+                {"min_x": -2.0, "min_y": -1.0, "step_x": 3.0 / width, "step_y": 2.0 / height,
+                 "width": width, "height": height, "iterations": 20, "float_bits": 64})
     raise SystemExit("cupy_events.py: error: no inputs known for workload '%s'" % workload)
 
 
-def time_script(workload, size, min_time_s, min_samples, protocol, blocking):
-    path = os.path.join(ROOT, "plugins", workload, "cupy.py")
-    spec = importlib.util.spec_from_file_location("bench_" + workload + "_cupy", path)
+def open_script(workload, size, script_name="cupy", blocking=True):
+    """The workload's script (plugins/<workload>/<script_name>.py) set up on a CuPy stream of its
+    own, its inputs uploaded: (script, state, stream, close)."""
+    path = os.path.join(ROOT, "plugins", workload, script_name + ".py")
+    spec = importlib.util.spec_from_file_location("bench_%s_%s" % (workload, script_name), path)
     script = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(script)
     stream = cp.cuda.Stream(non_blocking=not blocking)  # the runner's: cudaStreamCreate, blocking
-    inputs, outputs = inputs_of(workload, size, np.random.default_rng(42))
+    inputs, outputs, constants = inputs_of(workload, size, np.random.default_rng(42))
     arrays = list(inputs.values()) + list(outputs.values())
     for array in arrays:  # pinned, as in the bridge
         cp.cuda.runtime.hostRegister(array.ctypes.data, array.nbytes, 0)
     ctx = types.SimpleNamespace(size=size, seed=42, threads=1, device=0, stream=stream.ptr,
-                                params={}, inputs=inputs, outputs=outputs, constants={})
+                                params={}, inputs=inputs, outputs=outputs, constants=constants)
     state = script.setup(ctx)
-    script.upload(state)
+    if hasattr(script, "upload"):  # an output-only workload (mandelbrot) has none
+        script.upload(state)
+
+    def close():
+        stream.synchronize()
+        for array in arrays:
+            cp.cuda.runtime.hostUnregister(array.ctypes.data)
+
+    return script, state, stream, close
+
+
+def time_script(workload, size, min_time_s, min_samples, protocol, blocking):
+    script, state, stream, close = open_script(workload, size, "cupy", blocking)
     start, end = cp.cuda.Event(), cp.cuda.Event()
     samples = []
     for _ in range(3):  # warm-up: kernels compiled, pools filled, clocks up
@@ -80,9 +109,7 @@ def time_script(workload, size, min_time_s, min_samples, protocol, blocking):
         samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
         if len(samples) >= 100000:
             break
-    stream.synchronize()
-    for array in arrays:
-        cp.cuda.runtime.hostUnregister(array.ctypes.data)
+    close()
     return statistics.median(samples), len(samples)
 
 

@@ -2,6 +2,7 @@
 
 #include "gpu.hpp"
 #include "plugin_instance.hpp"
+#include "run_hold.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
@@ -148,7 +149,17 @@ EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
     } catch (const std::exception &e) {
         return skipped_entry(plugin.info(), size, std::string("unavailable: ") + e.what());
     }
-    EntryResult entry = measure_entry(plugin, size, options, *timer, observe);
+    // A plugin whose hold needed its watchdog once is not held again in this process: each of
+    // its entries would otherwise wait for the watchdog too.
+    const auto unheld = unheld_.find(&plugin.api());
+    MeasureOptions entry_options = options;
+    if (unheld != unheld_.end()) entry_options.hold_stream = false;
+    EntryResult entry = measure_entry(plugin, size, entry_options, *timer, observe);
+    if (unheld != unheld_.end() && !entry.run_s.empty() && options.hold_stream)
+        entry.stream_hold = unheld->second;
+    else if (released_by_watchdog(entry.stream_hold))
+        unheld_[&plugin.api()] = "not held: at size " + std::to_string(size) + " " +
+                                 entry.stream_hold.substr(std::string("not held: ").size());
     if (plugin.is_cuda())
         if (std::string why = note_lost_cuda_context(entry); !why.empty()) {
             lost_ = why;

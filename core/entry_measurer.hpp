@@ -74,6 +74,8 @@ private:
     std::vector<int> multi_devices_;
     std::string cuda_unavailable_;  // why cuda_timer_ could not be made
     std::string lost_;              // the sticky error that ended the CUDA context
+    // Plugins whose stream hold was broken by its watchdog, with why (run_hold.hpp).
+    std::map<const gpubench_plugin *, std::string> unheld_;
 };
 
 }  // namespace gpubench

@@ -1,6 +1,7 @@
 #include "gpu.hpp"
 
 #include "cuda_check.hpp"
+#include "stream_hold.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -26,13 +27,22 @@ double seconds_since(std::chrono::steady_clock::time_point began) {
 // A CUDA graph replayed between the timer's events, on its stream.
 class CudaGraphWork final : public CapturedWork {
 public:
-    CudaGraphWork(cudaGraphExec_t exec, cudaStream_t stream, cudaEvent_t begin, cudaEvent_t end)
-        : exec_(exec), stream_(stream), begin_(begin), end_(end) {}
+    CudaGraphWork(cudaGraphExec_t exec, cudaStream_t stream, cudaEvent_t begin, cudaEvent_t end,
+                  StreamHold *hold)
+        : exec_(exec), stream_(stream), begin_(begin), end_(end), hold_(hold) {}
     ~CudaGraphWork() override { cudaGraphExecDestroy(exec_); }
-    double replay(size_t times) override {
+    double replay(size_t times, bool hold) override {
+        // Graph launches never wait for their own work: the timeout is a last resort.
+        const bool held = hold && hold_->available();
+        if (held) hold_->hold(1.0);
         check(cudaEventRecord(begin_, stream_), "cudaEventRecord");
-        for (size_t i = 0; i < times; ++i) check(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+        for (size_t i = 0; i < times; ++i) {
+            const cudaError_t status = cudaGraphLaunch(exec_, stream_);
+            if (status != cudaSuccess && held) hold_->release();
+            check(status, "cudaGraphLaunch");
+        }
         check(cudaEventRecord(end_, stream_), "cudaEventRecord");
+        if (held) hold_->release();
         check(cudaEventSynchronize(end_), "waiting for the graph replays");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
@@ -43,6 +53,7 @@ private:
     cudaGraphExec_t exec_;
     cudaStream_t stream_;
     cudaEvent_t begin_, end_;
+    StreamHold *hold_;  // the timer's
 };
 
 class CudaEventTimer final : public PhaseTimer {
@@ -65,6 +76,7 @@ public:
         check(cudaStreamCreate(&stream_), "cudaStreamCreate");
         check(cudaEventCreate(&begin_), "cudaEventCreate");
         check(cudaEventCreate(&end_), "cudaEventCreate");
+        hold_ = std::make_unique<StreamHold>(stream_);
         if (nvml.valid()) nvml_ = nvml.get();
         // What waiting for an idle device costs by itself, subtracted in device_drain_s().
         idle_wait_s_ = 1.0;
@@ -75,6 +87,7 @@ public:
         }
     }
     ~CudaEventTimer() override {
+        hold_.reset();  // releases anything still held before the stream goes
         if (flush_buffer_) cudaFree(flush_buffer_);
         cudaEventDestroy(begin_);
         cudaEventDestroy(end_);
@@ -88,6 +101,22 @@ public:
         if (cudaMemGetInfo(&free, &total) != cudaSuccess) return std::nullopt;
         return DeviceMemory{free, total, nvml_ ? nvml_->compute_processes() : std::nullopt};
     }
+    std::string hold_next(double timeout_s) override {
+        if (!hold_->available()) return hold_->why_not();
+        try {
+            hold_->hold(timeout_s);
+        } catch (const std::runtime_error &e) {
+            return e.what();
+        }
+        held_ = true;
+        return "";
+    }
+    bool hold_lasted() const override { return hold_lasted_; }
+    void release_hold() override {
+        if (held_) hold_lasted_ = hold_->release();
+        held_ = false;
+    }
+    // After a hold_next(), the event waits behind the hold: the span starts with the device work.
     void start() override { check(cudaEventRecord(begin_, stream_), "cudaEventRecord"); }
     // Writes a buffer twice the size of L2 on the stream: whatever the plugin left in L2 is
     // evicted before the next sample. Allocated once, at the first flush.
@@ -110,7 +139,10 @@ public:
         return true;
     }
     double stop() override {
-        check(cudaEventRecord(end_, stream_), "cudaEventRecord");
+        const cudaError_t recorded = cudaEventRecord(end_, stream_);
+        hold_lasted_ = true;
+        release_hold();
+        check(recorded, "cudaEventRecord");
         check(cudaEventSynchronize(end_), "waiting for the timed work");
         float ms = 0;
         check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
@@ -169,13 +201,15 @@ public:
             why_not = "cudaGraphInstantiate: " + describe(status);
             return nullptr;
         }
-        return std::make_unique<CudaGraphWork>(exec, stream_, begin_, end_);
+        return std::make_unique<CudaGraphWork>(exec, stream_, begin_, end_, hold_.get());
     }
 
 private:
     int device_;
     cudaStream_t stream_ = nullptr;
     cudaEvent_t begin_ = nullptr, end_ = nullptr;
+    std::unique_ptr<StreamHold> hold_;
+    bool held_ = false, hold_lasted_ = true;  // a hold_next() waits for stop()
     std::unique_ptr<NvmlProbe> nvml_;  // null: no NVML, see nvml_note_
     std::string nvml_note_;
     void *flush_buffer_ = nullptr;

@@ -39,6 +39,9 @@ struct MeasureOptions {
     // Check that device work ends with its timed span (sampling.hpp). Off under --sanitize:
     // the sanitizer's own device work outlives the spans.
     bool audit_streams = true;
+    // Hold the runner's stream while run() enqueues (run_hold.hpp), so that GPU spans measure
+    // device work alone (--no-stream-hold: off).
+    bool hold_stream = true;
 };
 
 // One --param key with its values ("--param dtype=float32,float64"): a sweep measures each
@@ -85,6 +88,8 @@ struct EntryResult {
     double first_run_s = 0;         // run() of the first warm-up cycle (cold: lazy init etc.)
     std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
                                                       // empty when the plugin has none)
+    std::vector<double> run_host_s;  // per sample: run()'s own host time (GPU: enqueueing it)
+    std::string stream_hold;         // "held", or why the spans were not ("" for a host clock)
     std::string stop_reason;
     std::string cache = "hot";      // "cold": L2 flushed before each timed run()
     PerLaunch per_launch;           // short GPU runs: the per-launch headline

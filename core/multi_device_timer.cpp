@@ -70,6 +70,9 @@ public:
     // The plugin's call follows with the first device current, as for a single device. The
     // first device's begin is recorded last, its end first: the host time between the
     // devices' events falls outside its span.
+    std::string hold_next(double) override {
+        return "a plugin across several GPUs enqueues on several streams";
+    }
     void start() override {
         each_lane([](Lane &lane) { record(lane.begin, lane); }, true);
     }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <utility>
 
 namespace gpubench {
 namespace {
@@ -64,21 +65,40 @@ void time_per_launch(Instance &instance, const gpubench_plugin &api,
     }
     size_t replays = 1;
     Timing timed_work, timed_resets;
+    // Graph replays never wait for their own work: held whenever holding is on. Batches call
+    // run() itself: held where its single calls were.
+    const bool hold_graphs = options.hold_stream;
+    bool hold = options.hold_stream && result.stream_hold == "held", broken = false;
     if (work) {
         out.method = repeatable ? "graph" : "graph, reset subtracted";
-        work->replay(1);  // uploads the graph: the first replay is slower
+        work->replay(1, hold_graphs);  // uploads the graph: the first replay is slower
         replays = std::clamp<size_t>(
-            static_cast<size_t>(std::lround(sample_target_s / std::max(work->replay(1), 1e-7))), 1,
+            static_cast<size_t>(std::lround(sample_target_s / std::max(work->replay(1, hold_graphs), 1e-7))), 1,
             100);
-        timed_work = [&] { return work->replay(replays); };
-        if (resets) timed_resets = [&] { return resets->replay(replays); };
+        timed_work = [&] { return work->replay(replays, hold_graphs); };
+        if (resets) timed_resets = [&] { return resets->replay(replays, hold_graphs); };
     } else {
         out.note = "no graph: " + why;
         out.method = repeatable ? "batch" : "batch, reset subtracted";
+        // Held as single runs are (run_hold.hpp): the span then has no launch gaps either.
+        // A batch too long for its hold (the launch queue fills, or a call waits for its own
+        // work) is not held from then on, and the samples start again.
         const auto batch = [&](const std::function<void()> &body) {
+            const bool held = hold && timer.hold_next(1.0).empty();
             timer.start();
-            for (size_t i = 0; i < launches; ++i) body();
-            return timer.stop();
+            try {
+                for (size_t i = 0; i < launches; ++i) body();
+            } catch (...) {
+                timer.release_hold();
+                throw;
+            }
+            const double span = timer.stop();
+            if (held && !timer.hold_lasted()) {
+                hold = false;
+                broken = true;
+                out.note += "; batches not held: the hold was released by its watchdog after 1 s";
+            }
+            return span;
         };
         timed_work = [&, batch] { return batch(repeatable ? run : pair); };
         if (!repeatable) timed_resets = [&, batch] { return batch(reset); };
@@ -96,6 +116,10 @@ void time_per_launch(Instance &instance, const gpubench_plugin &api,
         const double reset_s = timed_resets ? timed_resets() : 0;
         const double work_s = timed_work();
         instance.add_plugin_time(seconds_since(call_began));
+        if (std::exchange(broken, false)) {
+            out.run_s.clear();
+            continue;
+        }
         out.run_s.push_back((work_s - reset_s) / per_sample);
         if (!rule.check(out.run_s, 0, seconds_since(began), noise, converged).empty()) break;
     }

@@ -20,8 +20,10 @@ class CapturedWork {
 public:
     virtual ~CapturedWork() = default;
     // Replays the work `times` times back to back between one pair of events; waits for it
-    // and returns the seconds it took. Throws std::runtime_error on a device error.
-    virtual double replay(size_t times) = 0;
+    // and returns the seconds it took. hold: the stream is held while the replays are
+    // enqueued (where the timer can), so no launch gap falls between them. Throws
+    // std::runtime_error on a device error.
+    virtual double replay(size_t times, bool hold) = 0;
 };
 
 class PhaseTimer {
@@ -55,6 +57,19 @@ public:
     // gpu_state_note().
     virtual std::optional<GpuState> gpu_state() const { return std::nullopt; }
     virtual std::string gpu_state_note() const { return ""; }
+    // Holds the stream from the next start() until stop() (stream_hold.hpp): work enqueued
+    // meanwhile waits, so that the span covers device work alone, not the host's enqueueing.
+    // A watchdog ends the hold after timeout_s. Returns "" when the next span is held, else
+    // why not (a host clock has no stream; no driver support; several devices).
+    virtual std::string hold_next(double timeout_s) {
+        (void)timeout_s;
+        return "a host clock has no stream to hold";
+    }
+    // After a held stop(): false when the watchdog had ended the hold first (the call waited for
+    // its own work, or took longer than the timeout to enqueue it).
+    virtual bool hold_lasted() const { return true; }
+    // Ends a hold whose span will not be stopped (the call failed); harmless without one.
+    virtual void release_hold() {}
     virtual void start() = 0;
     // Waits until the timed work is complete; returns its duration in seconds. Throws
     // std::runtime_error when the device reports an error.

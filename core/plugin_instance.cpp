@@ -50,10 +50,19 @@ bool Instance::call(const char *phase, gpubench_phase_fn fn) {
     return true;
 }
 
-double Instance::timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer) {
+double Instance::timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer,
+                       double *host_s) {
     if (!fn) return -1;
     timer.start();
-    call(phase, fn);
+    const auto began = std::chrono::steady_clock::now();
+    try {
+        call(phase, fn);
+    } catch (...) {
+        timer.release_hold();  // nothing stays queued behind a failed call
+        throw;
+    }
+    if (host_s)
+        *host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     Stopwatch watch(plugin_time_s_);  // waiting for the phase's device work
     return timer.stop();
 }

@@ -28,8 +28,10 @@ public:
 
     // Calls an optional phase (upload/reset/download); false when the plugin has none.
     bool call(const char *phase, gpubench_phase_fn fn);
-    // Times an optional phase with `timer`; returns -1 when the plugin has none.
-    double timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer);
+    // Times an optional phase with `timer`; returns -1 when the plugin has none. `host_s`, when
+    // given, gets the seconds of the call itself on the host (for a device clock: enqueueing).
+    double timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer,
+                 double *host_s = nullptr);
     Verification verify();
     std::vector<Metric> metrics(decltype(gpubench_plugin::metrics) fn);  // {} when fn is null
 

@@ -113,7 +113,9 @@ std::vector<WorkloadReport> build_report(
             column->points[entry.record.size] = {t.headline_median(), t.end_to_end.median,
                                                  entry.record.flags,  t.run.median,
                                                  t.first_run,         t.load,
-                                                 entry.resources};
+                                                 entry.resources,
+                                                 t.run_host ? std::optional(t.run_host->median)
+                                                            : std::nullopt};
         }
     }
     std::vector<WorkloadReport> reports;
@@ -211,7 +213,7 @@ std::string join_flags(const std::vector<std::string> &flags) {
 
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
     out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
-           "speedup_compute,speedup_end_to_end,crossover,flags,gpu_model\n";
+           "speedup_compute,speedup_end_to_end,crossover,flags,gpu_model,run_host_s\n";
     const auto number = [](std::optional<double> v) {
         if (!v) return std::string();
         char text[32];
@@ -235,7 +237,8 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
                     << number(p.compute_s) << ',' << number(p.end_to_end_s) << ','
                     << number(speedup(r, c, size, false)) << ','
                     << number(speedup(r, c, size, true)) << ',' << crossover << ','
-                    << quoted(join_flags(p.flags)) << ',' << quoted(c.gpu_model) << '\n';
+                    << quoted(join_flags(p.flags)) << ',' << quoted(c.gpu_model) << ','
+                    << number(p.run_host_s) << '\n';
         }
 }
 
@@ -250,6 +253,7 @@ json report_json(const std::vector<WorkloadReport> &reports) {
                               {"end_to_end_s", p.end_to_end_s}, {"flags", p.flags}};
                 if (auto s = speedup(r, c, size, false)) point["speedup_compute"] = *s;
                 if (auto s = speedup(r, c, size, true)) point["speedup_end_to_end"] = *s;
+                if (p.run_host_s) point["run_host_s"] = *p.run_host_s;
                 points.push_back(point);
             }
             columns.push_back({{"backend", c.backend}, {"source", c.source},

@@ -24,6 +24,7 @@ struct ReportPoint {
     std::vector<std::string> flags;          // the entry's flags (contended, unoptimized...)
     double run_s = 0, first_run_s = 0, load_s = 0;  // run()'s median, its first call, the loading
     std::optional<ResourcesRecord> resources;
+    std::optional<double> run_host_s;  // GPU entries: run()'s host time per call, median
 };
 
 // A column of a workload's table: one backend from one results file.

@@ -49,8 +49,9 @@ void write_row(std::ostream &out, const std::string &size, const ReportColumn &c
     const auto &r = p.resources;
     const std::string language = language_of(c);
     out << "| " << size << " | " << (language.empty() ? "unknown" : cell(language)) << " | "
-        << c.label() << " | " << format_seconds(p.compute_s) << " | "
-        << (r ? format_memory(double(r->peak_rss_bytes)) : "—") << " | ";
+        << c.label() << " | " << format_seconds(p.compute_s) << " | ";
+    if (gpu_columns) out << (p.run_host_s ? format_seconds(*p.run_host_s) : "—") << " | ";
+    out << (r ? format_memory(double(r->peak_rss_bytes)) : "—") << " | ";
     if (gpu_columns)
         out << (r && r->device_allocated_bytes ? format_memory(double(*r->device_allocated_bytes)) : "—")
             << " | ";
@@ -98,7 +99,10 @@ void write_studies_markdown(std::ostream &out, const std::vector<WorkloadReport>
         const bool gpu = std::any_of(columns.begin(), columns.end(), [](const ReportColumn *c) { return c->gpu; });
         out << "## " << r.title() << ": studies view\n\n"
                "Per size, each backend by language (from its build record): median compute "
-               "time, peak CPU memory (the measuring process's resident set), "
+               "time, "
+            << (gpu ? "a GPU backend's host time per run() call (the launch overhead: "
+                      "enqueueing alone, while the GPU time excludes it), " : "")
+            << "peak CPU memory (the measuring process's resident set), "
             << (gpu ? "GPU memory held, " : "") << "CPU use (% of the host's cores)"
             << (gpu ? ", GPU busy time" : "")
             << "; compile: the build's time for "
@@ -106,8 +110,8 @@ void write_studies_markdown(std::ostream &out, const std::vector<WorkloadReport>
                "the loading (interpreter and imports); lines: the backend's own lines of code "
                "(neither blank nor only a comment)."
             << (gpu ? "" : " No GPU backend was measured: no GPU columns.") << "\n\n"
-            << (gpu ? "| size | language | backend | time | CPU RAM | GPU RAM | CPU % | GPU % | compile | lines |\n"
-                      "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
+            << (gpu ? "| size | language | backend | time | host/call | CPU RAM | GPU RAM | CPU % | GPU % | compile | lines |\n"
+                      "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n"
                     : "| size | language | backend | time | CPU RAM | CPU % | compile | lines |\n"
                       "| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
         for (uint64_t size : r.sizes) {

@@ -242,6 +242,11 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
         entry["timing"]["launch_overhead"] = f.run.median - f.compute.median;
     }
     if (!e.per_launch.note.empty()) entry["timing"]["per_launch_note"] = e.per_launch.note;
+    if (!e.run_host_s.empty()) {
+        entry["timing"]["run_host"] = summarize(e.run_host_s);
+        entry["timing"]["samples"]["run_host"] = e.run_host_s;
+    }
+    if (!e.stream_hold.empty()) entry["timing"]["stream_hold"] = e.stream_hold;
     entry["throughput"] = {{"gflops", f.gflops},
                            {"gbytes_per_s", f.gbytes_per_s},
                            {"items_per_s", f.items_per_s},

@@ -99,6 +99,8 @@ RecordedEntry recorded_entry(const json &entry) {
         if (timing.contains("compute")) t.compute = timing.at("compute").get<HeadlineTiming>();
         if (timing.contains("per_launch"))
             t.per_launch = timing.at("per_launch").get<PerLaunchTiming>();
+        t.run_host = optional_field<Summary>(timing, "run_host");
+        t.stream_hold = optional_field<std::string>(timing, "stream_hold").value_or("");
     }
     if (const auto found = entry.find("resources"); found != entry.end())
         r.resources = ResourcesRecord{found->at("peak_rss_bytes").get<uint64_t>(),

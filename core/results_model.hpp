@@ -32,7 +32,7 @@ inline constexpr int results_schema_version = 1;
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_threads, cuda_device,
                                                 cuda_devices, params, warmup_runs, min_samples, max_samples,
                                                 min_time_s, max_noise, max_time_s, cold,
-                                                audit_streams)
+                                                audit_streams, hold_stream)
 // Statistics of a series of samples: timing.run, .upload, .download, .end_to_end...
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, count, median, mean, min, max, stddev,
                                                 rel_stddev)
@@ -100,6 +100,8 @@ struct TimingRecord {
     double load = 0, first_run = 0;             // load: 0 in files before it was recorded
     std::optional<HeadlineTiming> compute;      // absent in files before per-launch headlines
     std::optional<PerLaunchTiming> per_launch;  // with a per-launch headline only
+    std::optional<Summary> run_host;  // GPU entries: run()'s host time per call
+    std::string stream_hold;          // GPU entries: "held", or why not
     SampleSeries samples;
     double headline_median() const { return compute ? compute->median : run.median; }
     // The headline's samples: per launch where it was so timed, else single run() calls.

@@ -1,5 +1,6 @@
 #include "sampling.hpp"
 
+#include "run_hold.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
 
@@ -34,8 +35,9 @@ class StreamAuditor {
 public:
     StreamAuditor(PhaseTimer &timer, bool enabled) : timer_(timer), enabled_(enabled) {}
     // Times `phase` like Instance::timed and, when `audit`, checks the device afterwards.
-    double timed(Instance &instance, const char *phase, gpubench_phase_fn fn, bool audit) {
-        const double span = instance.timed(phase, fn, timer_);
+    double timed(Instance &instance, const char *phase, gpubench_phase_fn fn, bool audit,
+                 double *host_s = nullptr) {
+        const double span = instance.timed(phase, fn, timer_, host_s);
         if (audit && enabled_ && span >= 0)
             if (const auto drain = timer_.device_drain_s()) {
                 Checks &c = checks_[phase];
@@ -96,6 +98,14 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     const auto began = clock::now();
     double measured = 0, timed = 0;
     StreamAuditor auditor(timer, options.audit_streams);
+    RunHolder holder(timer, options.hold_stream && timer.cuda_stream());
+    // run() with the stream held where it can be; false when the samples so far must go.
+    double host = 0;
+    const auto timed_run = [&](bool audit, double &span) {
+        holder.before_run();
+        span = auditor.timed(instance, "run", api.run, audit, &host);
+        return holder.after_run(host);
+    };
     const auto flush = [&] {
         if (options.cold && timer.flush_cache()) result.cache = "cold";
     };
@@ -109,7 +119,8 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         auditor.timed(instance, "upload", api.upload, true);
         instance.call("reset", api.reset);
         flush();
-        const double run = auditor.timed(instance, "run", api.run, true);
+        double run = 0;
+        timed_run(true, run);
         if (i == 0) result.first_run_s = run;
         ran();
         auditor.timed(instance, "download", api.download, true);
@@ -130,11 +141,19 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         const double up = auditor.timed(instance, "upload", api.upload, audit);
         instance.call("reset", api.reset);
         flush();
-        const double run = auditor.timed(instance, "run", api.run, audit);
+        double run = 0;
+        const bool kept = timed_run(audit, run);
         ran();
         const double down = auditor.timed(instance, "download", api.download, audit);
+        if (!kept) {  // the samples so far are not timed as the next ones will be: start again
+            for (auto *series : {&result.upload_s, &result.run_s, &result.download_s, &result.run_host_s})
+                series->clear();
+            measured = timed = 0;
+            continue;
+        }
         if (up >= 0) result.upload_s.push_back(up);
         result.run_s.push_back(run);
+        if (timer.cuda_stream()) result.run_host_s.push_back(host);  // a host clock's: run_s
         if (down >= 0) result.download_s.push_back(down);
         measured += run;
         timed += run + std::max(up, 0.0) + std::max(down, 0.0);
@@ -144,6 +163,7 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
         if (!result.stop_reason.empty()) break;
     }
     result.noise_required = options.max_noise > 0;
+    result.stream_hold = holder.verdict();
     throw_if_escaped(result.stream_audit = auditor.verdict());
     leaks.read_now(runs_done);
     if (std::string leak = leaks.leak(); !leak.empty()) throw EntryProblem{EntryStatus::error, leak};

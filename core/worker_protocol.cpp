@@ -71,6 +71,8 @@ json entry_to_wire(const EntryResult &e) {
             {"upload_s", e.upload_s},
             {"run_s", e.run_s},
             {"download_s", e.download_s},
+            {"run_host_s", e.run_host_s},
+            {"stream_hold", e.stream_hold},
             {"stop_reason", e.stop_reason},
             {"cache", e.cache},
             {"per_launch",
@@ -119,6 +121,8 @@ EntryResult entry_from_wire(const json &w) {
     e.upload_s = w.at("upload_s").get<std::vector<double>>();
     e.run_s = w.at("run_s").get<std::vector<double>>();
     e.download_s = w.at("download_s").get<std::vector<double>>();
+    e.run_host_s = w.at("run_host_s").get<std::vector<double>>();
+    e.stream_hold = w.at("stream_hold").get<std::string>();
     e.stop_reason = w.at("stop_reason").get<std::string>();
     e.cache = w.at("cache").get<std::string>();
     const json &pl = w.at("per_launch");

@@ -76,7 +76,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     int threads = static_cast<int>(allowed_cpus().size());  // what taskset or a launcher left us
     std::string sizes_text, seed_text, shard_text, devices_text;
     std::vector<std::string> params;
-    bool oversubscribe = false;
+    bool oversubscribe = false, no_stream_hold = false;
     double budget_s = 0;
     po::options_description options("Usage: runner [options]\nOptions");
     options.add_options()
@@ -135,6 +135,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("cold", po::bool_switch(&m.cold),
          "flush the GPU's L2 cache before each timed run() (default: hot, inputs may be "
          "cached from the previous run)")
+        ("no-stream-hold", po::bool_switch(&no_stream_hold),
+         "do not hold the GPU stream while run() enqueues: GPU times then include the host's "
+         "path to the first launch and any gaps between launches")
         ("timeout", po::value<double>(&cli.timeout_s)->default_value(cli.timeout_s),
          "seconds an entry may take in all (setup to teardown) before its worker is killed")
         ("resume", po::value<std::string>(&cli.resume),
@@ -202,6 +205,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
             throw std::invalid_argument(std::string("--") + name + " must be a finite number");
     if (m.max_noise >= 1)
         throw std::invalid_argument("--max-noise is a fraction below 1 (0.005 = 0.5%)");
+    m.hold_stream = !no_stream_hold;
     if (threads > static_cast<int>(logical_cores()) && !oversubscribe)
         throw std::invalid_argument("--threads " + std::to_string(threads) + " is more than the " +
                                     std::to_string(logical_cores()) +

@@ -318,6 +318,7 @@ int run(int argc, char **argv) {
                         exit_usage);
         launch.sanitizer_program = *program;
         cli.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
+        cli.measure.hold_stream = false;    // spans under a sanitizer are not timings anyway
     }
     if (default_sweep && !cli.max_time_given) cli.measure.max_time_s = 1.0;
     SweepEntries entries;

@@ -14,6 +14,8 @@
 #                          also on GPU 0 alone
 #   ncu                    Nsight Compute's readings of matmul_cuda at 8192, float32 and float64
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
+#   hold                   the held stream: GPU times with and without --no-stream-hold against
+#                          cupyx.profiler.benchmark (bench/cupyx_benchmark.py), host time per call
 #   sharding               on several GPUs (after devices): scale-out.md's mpirun recipe as written,
 #                          the GPU backends as two MPI ranks (each rank's wall time), and one
 #                          rank with --devices all
@@ -189,6 +191,23 @@ case $mode in
       $bench --results "$out/bridge-matmul-$round.json" matmul:128 matmul:1024 matmul:4096 matmul:8192 2>&1 | tee -a "$out/cupy-events.txt"
       $bench --results "$out/bridge-vecadd-$round.json" vecadd:1000 vecadd:1000000 vecadd:100000000 vecadd:1000000000 2>&1 | tee -a "$out/cupy-events.txt"
     done ;;
+  hold)
+    need_runner
+    source scripts/python-env.sh
+    entries="vecadd_cupy:1000 vecadd_cupy:1000000 vecadd_cupy:100000000 matmul_cupy:128 \
+      matmul_cupy:4096 logreg_cupy:60000 sort_cupy:100000000 mandelbrot_numba_cuda:4096 \
+      vecadd_cuda:100000000 vecadd_numba_cuda:100000000"
+    for hold in held unheld; do
+      flag=; [ $hold = unheld ] && flag=--no-stream-hold
+      for entry in $entries; do
+        "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag \
+          -o "$out/hold-$hold-${entry%%:*}-${entry#*:}.json" > /dev/null 2>&1
+      done
+      echo "== gpubench ($hold) against cupyx.profiler.benchmark"
+      python3 -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 \
+        $(for f in "$out"/hold-$hold-*.json; do echo --results "$f"; done) \
+        $(echo "$entries" | tr ' ' '\n' | grep -Ev '^[a-z]+_cuda:') 2>&1 | tee -a "$out/cupyx-benchmark.txt"
+    done ;;
   sharding)
     need_runner
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -215,6 +234,8 @@ case $mode in
     # then all: the wall-time ratio, each lane's share of the host, and runner compare of each
     # GPU's entries against the one-GPU run.
     for devices in 0 all; do
+      # Each run computes its own CPU references (plugins.md): neither starts with the other's.
+      rm -rf "${GPUBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpubench}/references"
       timed "--devices $devices" "$out/gpu-sweep-devices-$devices.log" "$runner" \
         --plugin '*_cuda,*_cublas,*_thrust,*_cupy' --max-time 0.5 --quiet --devices $devices \
         -o "$out/gpu-sweep-devices-$devices.json"

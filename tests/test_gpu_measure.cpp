@@ -143,6 +143,48 @@ TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]
     CHECK(entry_json(e, quick())["timing"]["compute"]["median"].get<double>() == Approx(per_launch));
 }
 
+TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets go of a run() that waits", "[gpu]") {
+    test_support::require_gpu();
+    auto timer = make_cuda_event_timer(0);
+    Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
+    // Size 6: ~2 ms on the host, then a microsecond kernel.
+    const EntryResult held = measure_entry(mistakes, 6, quick(), *timer);
+    REQUIRE(held.status == EntryStatus::ok);
+    CHECK(held.stream_hold == "held");
+    REQUIRE(held.run_host_s.size() == held.run_s.size());
+    CHECK(summarize(held.run_host_s).median > 2e-3);
+    CHECK(summarize(held.run_s).median < 0.5e-3);
+    MeasureOptions unheld_options = quick();
+    unheld_options.hold_stream = false;
+    const EntryResult unheld = measure_entry(mistakes, 6, unheld_options, *timer);
+    REQUIRE(unheld.status == EntryStatus::ok);
+    CHECK(unheld.stream_hold.empty());
+    CHECK(summarize(unheld.run_s).median > 2e-3);
+
+    // Size 7: run() waits for its own kernel; the watchdog ends the hold, the entry is timed
+    // unheld and still verified.
+    const EntryResult waits = measure_entry(mistakes, 7, quick(), *timer);
+    REQUIRE(waits.status == EntryStatus::ok);
+    CHECK_THAT(waits.stream_hold, Catch::StartsWith("not held: the hold was released by its watchdog"));
+    CHECK(waits.run_s.size() >= quick().min_samples);
+
+    // Through the runner: the worker holds none of that plugin's later entries (size 5 would
+    // hold), and says why.
+    const auto path = runner_process::temp_results("hold");
+    const auto o = runner_process::run_runner(runner_process::fixtures() +
+                                              " --plugin fixture_cuda_mistakes --sizes 7,5" +
+                                              runner_process::quick + "-o " + path.string());
+    INFO(o.output);
+    REQUIRE(o.status == 0);
+    const nlohmann::json document = runner_process::read_json(path);
+    REQUIRE(document["entries"].size() == 2);
+    CHECK_THAT(document["entries"][1]["timing"]["stream_hold"].get<std::string>(),
+               Catch::StartsWith("not held: at size 7 the hold was released by its watchdog"));
+    CHECK(document["entries"][1]["timing"]["samples"]["run_host"].size() ==
+          document["entries"][1]["timing"]["samples"]["run"].size());
+    std::filesystem::remove(path);
+}
+
 TEST_CASE("sanitized runs: memcheck records each entry's error summary and fails the faulty one",
           "[gpu]") {
     test_support::require_gpu();

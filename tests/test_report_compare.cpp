@@ -354,22 +354,25 @@ TEST_CASE("the studies view: per size, backends grouped by language with memory,
         r["cpu_percent"] = 6.25;
         e["timing"]["first_run"] = 0.5;
         e["timing"]["load"] = 0.8;
-        if (e["plugin"] == "matmul_cuda")
+        if (e["plugin"] == "matmul_cuda") {
             r.update({{"device_allocated_bytes", 256ull << 20}, {"gpu_busy", 0.97}});
+            e["timing"]["run_host"] = summarize(around(4e-6));
+        }
     }
     std::ostringstream out;
     write_studies_markdown(out, build_report({{"", typed(doc)}}, {}));
     const std::string md = out.str();
     INFO(md);
     CHECK_THAT(md, Catch::Contains("## matmul: studies view") &&
-                       Catch::Contains("| size | language | backend | time | CPU RAM | GPU RAM | CPU % | "
-                                       "GPU % | compile | lines |"));
+                       Catch::Contains("| size | language | backend | time | host/call | CPU RAM | GPU RAM | "
+                                       "CPU % | GPU % | compile | lines |"));
     const std::vector<std::string> rows = {
-        "| 1000 | C++ | naive | 1.000 ms | 64 MiB | — | 6.2% | — | 1.500 s | 22 |",
-        "|  | CUDA | cuda | 500.00 us | 64 MiB | 256 MiB | 6.2% | 97% | 4.000 s | 163 |",
+        "| 1000 | C++ | naive | 1.000 ms | — | 64 MiB | — | 6.2% | — | 1.500 s | 22 |",
+        // A GPU backend's host time per run() call beside its GPU time.
+        "|  | CUDA | cuda | 500.00 us | 4.00 us | 64 MiB | 256 MiB | 6.2% | 97% | 4.000 s | 163 |",
         // Python: JIT = first run - median run, and the load (interpreter and imports).
-        "|  | Python | numpy | 2.000 ms | 64 MiB | — | 6.2% | — | JIT 498.000 ms, load 800.000 ms | 30 |",
-        "|  | unknown | mystery | 3.000 ms | 64 MiB | — | 6.2% | — | — | — |",
+        "|  | Python | numpy | 2.000 ms | — | 64 MiB | — | 6.2% | — | JIT 498.000 ms, load 800.000 ms | 30 |",
+        "|  | unknown | mystery | 3.000 ms | — | 64 MiB | — | 6.2% | — | — | — |",
         "| 2000 | C++ | naive | 8.000 ms |",
         "|  | CUDA | cuda | 1.000 ms |"};
     size_t at = 0;
