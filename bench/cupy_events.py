@@ -26,6 +26,10 @@ import cupy as cp
 import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "sdk", "python"))
+import bridge_helper  # noqa: E402
+
+bridge_helper._compatible_numpy()  # as the bridge does: numba-cuda's kernels compile
 
 
 def inputs_of(workload, size, rng):
