@@ -31,12 +31,15 @@ nlohmann::json misbehave(const std::string &behaviour, const std::string &sizes,
     return entries;
 }
 
-void require_numpy() {
+// Skips the test, with the reason, unless the run-time interpreter imports `modules`.
+void require_modules(const std::string &modules, const std::string &install) {
     const char *chosen = std::getenv("GPUBENCH_PYTHON");
     const std::string python = chosen && *chosen ? chosen : "python3";
-    if (std::system((python + " -c 'import numpy' >/dev/null 2>&1").c_str()) != 0)
-        test_support::skip_test("no interpreter with NumPy (" + python + "): install python3-numpy");
+    if (std::system((python + " -c 'import " + modules + "' >/dev/null 2>&1").c_str()) != 0)
+        test_support::skip_test("no interpreter with " + modules + " (" + python + "): " + install);
 }
+
+void require_numpy() { require_modules("numpy", "install python3-numpy"); }
 
 }  // namespace
 
@@ -170,13 +173,102 @@ TEST_CASE("python: a script without a C++ half makes, checks and describes its o
     for (const nlohmann::json &e : written.at("entries")) {
         CHECK(e.at("status") == "ok");
         CHECK(e.at("work").at("flops") == 2.0 * e.at("size").get<double>());
+        CHECK(e.at("work").at("host_bytes") == 16.0 * e.at("size").get<double>());
+        CHECK(e.at("work").at("run_repeatable") == true);
         CHECK(e.at("verification").at("detail") == "relative error vs float64");
     }
+    // ITEM_NAME, HEADLINE and the size expressions reach the descriptor.
+    CHECK(written.at("entries").at(1).at("throughput").at("headline") == "gbytes_per_s");
+    CHECK(written.at("entries").at(1).at("work").at("item_name") == "elements");
+    const Outcome listed = run_runner(python_fixtures + " --list");
+    CHECK_THAT(listed.output, Catch::Contains("1..1073741824") && Catch::Contains("1..1048588"));
     CHECK(written.dump().find("n: elements of x and y, float32") != std::string::npos);
     // A parameter the script reads reaches it; one it does not declare is refused by the runner.
     const Outcome scaled = run_runner(python_fixtures + " --plugin myload_numpy --sizes 10" + quick + "--param a=3");
     CHECK(scaled.status == 0);
     const Outcome typo = run_runner(python_fixtures + " --plugin myload_numpy --sizes 10" + quick + "--param b=3");
     CHECK(typo.status != 0);
+    std::filesystem::remove(results);
+}
+
+TEST_CASE("python: work() takes only gpubench_work's keys, and a long detail says it was cut", "[python]") {
+    require_numpy();
+    const auto results = temp_results("python_standalone_checks");
+    const auto sweep = [&](const std::string &mode) {
+        const Outcome o = run_runner(python_fixtures + " --plugin pyfixture_standalone --sizes 16" + quick +
+                                     "--param mode=" + mode + " --output " + results.string());
+        INFO(o.output);
+        return read_json(results).at("entries").at(0);
+    };
+    const nlohmann::json typo = sweep("typo");
+    CHECK(typo.at("status") != "ok");
+    CHECK_THAT(typo.at("message").get<std::string>(), Catch::Contains("work() returned 'flop'"));
+    CHECK_THAT(sweep("math").at("message").get<std::string>(), Catch::Contains("'fp128' is none of"));
+    const nlohmann::json long_detail = sweep("long");
+    REQUIRE(long_detail.at("status") == "ok");
+    const std::string detail = long_detail.at("verification").at("detail");
+    CHECK(detail.size() == 255);
+    CHECK_THAT(detail, Catch::EndsWith(" [cut: 1000 characters]"));
+    std::filesystem::remove(results);
+}
+
+TEST_CASE("python: a script imports the modules beside it, embedded with it", "[python]") {
+    require_numpy();
+    const auto results = temp_results("python_siblings");
+    const Outcome o = run_runner(python_fixtures + " --plugin pyfixture_siblings" + quick +
+                                 "--output " + results.string());
+    INFO(o.output);
+    REQUIRE(o.status == 0);
+    const nlohmann::json written = read_json(results);
+    const nlohmann::json &e = written.at("entries").at(0);
+    CHECK(e.at("status") == "ok");
+    CHECK(e.at("verification").at("detail") == "factor 3 from pyfixture/sibling_math.py");
+    // Its lines count with the script's in the build record; its imports are not required
+    // modules (the plugin is available without them installed).
+    const nlohmann::json &record = written.at("plugins").at(0).at("build_record");
+    CHECK(record.at("source_files").size() == 3);
+    CHECK(record.at("imports") == nlohmann::json({"numpy"}));
+    std::filesystem::remove(results);
+    // A plugin script beside another is no sibling: sort/numba.py's `import numpy` is NumPy,
+    // not sort/numpy.py (the numpy backend).
+    const auto numba_record = std::filesystem::path(GPUBENCH_PLUGIN_DIR) / "sort_numba.so.build.json";
+    if (std::filesystem::exists(numba_record)) {
+        const nlohmann::json sort_numba = read_json(numba_record);
+        CHECK(sort_numba.at("source_files").size() == 1);
+        CHECK(sort_numba.at("imports") == nlohmann::json({"numba", "numpy"}));
+    }
+}
+
+TEST_CASE("python: the CuPy and PyTorch examples and the *_torch backends verify on the runner's held stream",
+          "[python][gpu]") {
+    test_support::require_gpu();
+    require_modules("cupy, torch", "pip install cupy-cuda13x torch");
+    const auto results = temp_results("python_gpu_libraries");
+    const auto entries_of = [&](const std::string &arguments) {
+        const Outcome o = run_runner(arguments + quick + "--output " + results.string());
+        INFO(o.output);
+        CHECK(o.status == 0);
+        return read_json(results).at("entries");
+    };
+    // The examples: CuPy through the CUDA stream protocol where it has it, PyTorch through
+    // ExternalStream, both from page-locked host arrays of their own.
+    for (const nlohmann::json &e : entries_of(python_fixtures + " --plugin myload_cupy,myload_torch --sizes 1000,10000000")) {
+        INFO(e.dump().substr(0, 600));
+        CHECK(e.at("status") == "ok");
+        CHECK(e.at("timing").at("stream_hold") == "held");
+        CHECK(e.at("stream_audit").at("outside_stream") == false);
+    }
+    // Every *_torch backend at its two smallest default sizes.
+    for (const char *plugin : {"vecadd_torch", "matmul_torch", "sort_torch", "logreg_torch",
+                               "mandelbrot_torch", "solvebak_torch"}) {
+        const std::string dir = std::string(" --plugin-dir ") + GPUBENCH_PLUGIN_DIR;
+        for (const nlohmann::json &e : entries_of(dir + " --plugin " + plugin + " --sizes 1000")) {
+            INFO(e.dump().substr(0, 600));
+            CHECK(e.at("status") == "ok");
+        }
+    }
+    const nlohmann::json pairs = entries_of(std::string(" --plugin-dir ") + GPUBENCH_PLUGIN_DIR +
+                                            " --plugin sort_torch --sizes 100000 --param keys=uint64,pairs");
+    for (const nlohmann::json &e : pairs) CHECK(e.at("status") == "ok");
     std::filesystem::remove(results);
 }

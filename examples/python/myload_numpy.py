@@ -5,12 +5,16 @@ DEVICE = "cpu"
 SIZE_MEANING = "n: elements of x and y, float32"
 PARAMS = "a=<number> (the scale, default 2)"
 PARAM_NAMES = "a"
-MAX_SIZE = 1_000_000_000
-DEFAULT_SIZES = [1000, 100000, 10000000]
+ITEM_NAME = "elements"          # what work()'s items count
+HEADLINE = "gbytes_per_s"       # the throughput shown first: gflops, gbytes_per_s or items_per_s
+MAX_SIZE = 1 << 30              # sizes: integers or integer expressions
+DEFAULT_SIZES = [1000, 100_000, 10 * 1000 * 1000]
 
 
 def work(size, params):  # what one run() does: for throughput, and to catch impossible rates
-    return {"flops": 2 * size, "bytes": 12 * size, "items": size}
+    return {"flops": 2 * size, "bytes": 12 * size, "items": size,
+            "host_bytes": 16 * size,  # x, y0, y and the check's float64 copy: checked against free memory
+            "math": "fp32", "run_repeatable": True}
 
 
 def setup(ctx):

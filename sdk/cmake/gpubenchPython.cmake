@@ -7,15 +7,19 @@
 #   - its docstring's first line: the plugin's description;
 #   - DEVICE = "cpu" or "cuda"; MAX_SIZE = <int>; DEFAULT_SIZES = [<int>, ...];
 #   - its top-level `import x` / `from x import` lines: the modules it needs (the plugin is
-#     "unavailable" where one is missing);
+#     "unavailable" where one is missing); a module that is a file beside the script (x.py),
+#     and not itself a plugin script (no top-level DEVICE =), is embedded in the plugin with
+#     it, its own imports read the same way;
 #   - which of upload/reset/download it defines (top-level `def`).
 # ADAPTER: the library that defines the workload's C++ half, gpubench_python_workload
 # (gpubench/python_workload.hpp): inputs, the check, the work model, the descriptor's text.
 # Without it the script is the whole plugin: it makes its data in setup(), checks it with
 # verify(state) -> {"passed": bool, "max_error": x, "tolerance": x, "checked": n,
-# "detail": "..."} and may declare work(size, params) -> {"flops": x, "bytes": x, "items": x};
-# it also sets SIZE_MEANING = "..." and may set MIN_SIZE = <int>, PARAMS = "<help>" and
-# PARAM_NAMES = "a,b" (one line each).
+# "detail": "..."} and may declare work(size, params) -> {"flops": x, "bytes": x, "items": x,
+# "host_bytes": x, "device_bytes": x, "math": "fp32"|"fp64"|"tf32"|"fp16"|"bf16"|"fp8"|"int8",
+# "run_repeatable": bool}; it also sets SIZE_MEANING = "..." and may set MIN_SIZE = <int>,
+# PARAMS = "<help>", PARAM_NAMES = "a,b", ITEM_NAME = "keys" and HEADLINE = "gflops" |
+# "gbytes_per_s" | "items_per_s" (one line each). Sizes may be integer expressions (1 << 31).
 
 # The bridge's sources and the embedding script, found from this file's own folder (a
 # function runs in its caller's scope, so file-level variables would not reach it).
@@ -64,6 +68,20 @@ function(_gpubench_python_bridge)
     CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
 endfunction()
 
+# A size as the script writes it: an integer (1_000_000) or an integer expression of
+# + - * / % << >> and parentheses (1 << 31), evaluated as Python would; anything else stops
+# the configuration with the script's line.
+function(_gpubench_size_expression out text what name)
+  string(REPLACE "_" "" expression "${text}")
+  string(STRIP "${expression}" expression)
+  if(expression MATCHES "\\*\\*|//" OR NOT expression MATCHES "^[0-9 ()<>+*/%-]+$")
+    message(FATAL_ERROR "gpubench_add_python_plugin(${name}): ${what} = ${text}: only integers "
+      "and + - * / % << >> ( ) are understood here (no ** or //)")
+  endif()
+  math(EXPR value "${expression}")
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
 # Reads what the script declares into the caller's variables (see above).
 function(_gpubench_read_script script name)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${script}")
@@ -81,22 +99,59 @@ function(_gpubench_read_script script name)
     message(FATAL_ERROR "gpubench_add_python_plugin(${name}): ${script} must set "
       "DEVICE = \"cpu\" or DEVICE = \"cuda\" at top level")
   endif()
-  if(NOT text MATCHES "\nMAX_SIZE = ([0-9_]+)[ \t]*(#[^\n]*)?\n")
-    message(FATAL_ERROR "gpubench_add_python_plugin(${name}): ${script} must set MAX_SIZE = <integer>")
+  if(NOT text MATCHES "\nMAX_SIZE = ([0-9_ ()<>+*/%-]+)[ \t]*(#[^\n]*)?\n")
+    message(FATAL_ERROR "gpubench_add_python_plugin(${name}): ${script} must set MAX_SIZE = "
+      "<integer or integer expression> on one line")
   endif()
-  string(REPLACE "_" "" max_size "${CMAKE_MATCH_1}")
-  if(NOT text MATCHES "\nDEFAULT_SIZES = \\[([0-9_, ]+)\\]")
+  _gpubench_size_expression(max_size "${CMAKE_MATCH_1}" "MAX_SIZE" "${name}")
+  if(NOT text MATCHES "\nDEFAULT_SIZES = \\[([0-9_, ()<>+*/%-]+)\\]")
     message(FATAL_ERROR "gpubench_add_python_plugin(${name}): ${script} must set "
-      "DEFAULT_SIZES = [<integer>, ...] on one line")
+      "DEFAULT_SIZES = [<integer or expression>, ...] on one line")
   endif()
-  string(REPLACE "_" "" sizes "${CMAKE_MATCH_1}")
-  string(REGEX REPLACE ",[ ]*$" "" sizes "${sizes}")
-  set(modules "")
-  string(REGEX MATCHALL "(^|\n)(import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*" imports "${text}")
-  foreach(line IN LISTS imports)
-    string(REGEX REPLACE ".*(import|from)[ \t]+" "" module "${line}")
-    list(APPEND modules "${module}")
+  string(REPLACE "," ";" size_texts "${CMAKE_MATCH_1}")
+  set(sizes "")
+  foreach(size_text IN LISTS size_texts)
+    string(STRIP "${size_text}" size_text)
+    if(NOT size_text STREQUAL "")
+      _gpubench_size_expression(size "${size_text}" "DEFAULT_SIZES" "${name}")
+      list(APPEND sizes "${size}")
+    endif()
   endforeach()
+  list(JOIN sizes ", " sizes)
+  # The modules it imports at top level: a sibling file (<module>.py in the script's folder) is
+  # embedded with the script, and its own imports are read in turn; the others must be
+  # importable where it runs.
+  get_filename_component(script_dir "${script}" DIRECTORY)
+  set(modules "")
+  set(siblings "")
+  set(to_read "${script}")
+  while(to_read)
+    list(POP_FRONT to_read file)
+    file(READ "${file}" file_text)
+    string(REGEX MATCHALL "(^|\n)(import|from)[ \t]+[A-Za-z_][A-Za-z0-9_]*" imports "${file_text}")
+    foreach(line IN LISTS imports)
+      string(REGEX REPLACE ".*(import|from)[ \t]+" "" module "${line}")
+      # A plugin script beside it (numpy.py, the numpy backend of the same workload) is not a
+      # sibling: `import numpy` means the library.
+      set(sibling_file "${script_dir}/${module}.py")
+      set(is_script FALSE)
+      if(EXISTS "${sibling_file}")
+        file(READ "${sibling_file}" sibling_text)
+        if(sibling_text MATCHES "\nDEVICE = ")
+          set(is_script TRUE)
+        endif()
+      endif()
+      if(EXISTS "${sibling_file}" AND NOT is_script)
+        if(NOT module IN_LIST siblings)
+          list(APPEND siblings "${module}")
+          list(APPEND to_read "${script_dir}/${module}.py")
+          set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${script_dir}/${module}.py")
+        endif()
+      else()
+        list(APPEND modules "${module}")
+      endif()
+    endforeach()
+  endwhile()
   list(REMOVE_DUPLICATES modules)
   list(JOIN modules "," modules)
   foreach(phase upload reset download)
@@ -119,13 +174,31 @@ function(_gpubench_read_script script name)
     set(param_names "${CMAKE_MATCH_1}")
   endif()
   set(min_size 1)
-  if(text MATCHES "\nMIN_SIZE = ([0-9_]+)")
-    string(REPLACE "_" "" min_size "${CMAKE_MATCH_1}")
+  if(text MATCHES "\nMIN_SIZE = ([0-9_ ()<>+*/%-]+)[ \t]*(#[^\n]*)?\n")
+    _gpubench_size_expression(min_size "${CMAKE_MATCH_1}" "MIN_SIZE" "${name}")
   endif()
-  foreach(var description size_meaning params_help param_names)
+  set(item_name "")
+  if(text MATCHES "\nITEM_NAME = [\"']([^\"'\n]*)[\"']")
+    set(item_name "${CMAKE_MATCH_1}")
+  endif()
+  set(headline GPUBENCH_HEADLINE_AUTO)
+  if(text MATCHES "\nHEADLINE = [\"']([a-z_]*)[\"']")
+    if(CMAKE_MATCH_1 STREQUAL "gflops")
+      set(headline GPUBENCH_HEADLINE_FLOPS)
+    elseif(CMAKE_MATCH_1 STREQUAL "gbytes_per_s")
+      set(headline GPUBENCH_HEADLINE_BYTES)
+    elseif(CMAKE_MATCH_1 STREQUAL "items_per_s")
+      set(headline GPUBENCH_HEADLINE_ITEMS)
+    else()
+      message(FATAL_ERROR "gpubench_add_python_plugin(${name}): HEADLINE = \"${CMAKE_MATCH_1}\" "
+        "is none of gflops, gbytes_per_s, items_per_s")
+    endif()
+  endif()
+  foreach(var description size_meaning params_help param_names item_name)
     _gpubench_c_string(${var} "${${var}}")
   endforeach()
-  foreach(var description device max_size sizes modules size_meaning params_help param_names min_size)
+  foreach(var description device max_size sizes modules siblings script_dir size_meaning
+              params_help param_names min_size item_name headline)
     set(${var} "${${var}}" PARENT_SCOPE)
   endforeach()
 endfunction()
@@ -164,15 +237,35 @@ function(gpubench_add_python_plugin name)
   _gpubench_python_paths()
   _gpubench_python_bridge()
   set(generated "${CMAKE_CURRENT_BINARY_DIR}/${name}_python")
+  # Sibling modules travel inside the library too, each as an array of its own.
+  set(sibling_declarations "")
+  set(sibling_rows "")
+  set(sibling_sources "")
+  set(sibling_files "")
+  foreach(module IN LISTS siblings)
+    string(APPEND sibling_declarations "extern const unsigned char gpubench_sibling_${module}[];\n"
+                                       "extern const size_t gpubench_sibling_${module}_size;\n")
+    string(APPEND sibling_rows "    {\"${module}\", \"${workload}/${module}.py\", "
+                               "gpubench_sibling_${module}, gpubench_sibling_${module}_size},\n")
+    _gpubench_embed_file("${generated}/sibling_${module}.cpp" "${script_dir}/${module}.py"
+                         gpubench_sibling_${module})
+    list(APPEND sibling_sources "${generated}/sibling_${module}.cpp")
+    list(APPEND sibling_files "${script_dir}/${module}.py")
+  endforeach()
+  list(LENGTH siblings sibling_count)
+  if(sibling_count EQUAL 0)
+    set(sibling_rows "    {nullptr, nullptr, nullptr, 0},\n")  # no zero-length arrays
+  endif()
   configure_file("${_gpubench_python_dir}/python_plugin_entry.cpp.in" "${generated}/entry.cpp" @ONLY)
   _gpubench_embed_file("${generated}/script.cpp" "${script}" gpubench_script_source)
   gpubench_add_plugin(${name} SOURCES "${generated}/entry.cpp" "${generated}/script.cpp"
-                      LIBRARIES gpubench_python_bridge ${arg_ADAPTER})
+                      ${sibling_sources} LIBRARIES gpubench_python_bridge ${arg_ADAPTER})
   # The build record counts the script's lines (and the adapter's as the shared ones), not the
   # generated files; the bridge's compile time is recorded as the bridge's, not the script's.
   set(shared_libraries "")
   if(arg_ADAPTER)
     set(shared_libraries SHARED_LIBRARIES ${arg_ADAPTER})
   endif()
-  gpubench_write_build_record(${name} LANGUAGE Python BACKEND_FILES "${script}" ${shared_libraries} BRIDGE)
+  gpubench_write_build_record(${name} LANGUAGE Python BACKEND_FILES "${script}" ${sibling_files}
+                              ${shared_libraries} BRIDGE)
 endfunction()

@@ -134,11 +134,20 @@ function(describe_files out lines_out)
   set(${lines_out} ${total} PARENT_SCOPE)
 endfunction()
 
-# The top-level modules a Python script imports at its top level ("import numba",
-# "from cupy import ..."), as a JSON array into `out`: the runner predicts a backend's start
-# (a JIT compiler's first compilation) from them.
-function(python_imports out script)
-  file(STRINGS "${script}" lines REGEX "^(import|from)[ \t]+[A-Za-z_]")
+# The modules a Python script and its sibling modules import at their top level ("import
+# numba", "from cupy import ..."), as a JSON array into `out`, the siblings themselves left
+# out: the runner predicts a backend's start (a JIT compiler's first compilation) from them.
+function(python_imports out)
+  set(lines "")
+  set(siblings "")
+  foreach(file IN LISTS ARGN)
+    file(STRINGS "${file}" file_lines REGEX "^(import|from)[ \t]+[A-Za-z_]")
+    list(APPEND lines ${file_lines})
+    if(NOT file STREQUAL "${ARGV1}")  # the script's own name (numba.py) is no sibling
+      get_filename_component(sibling "${file}" NAME_WE)
+      list(APPEND siblings "\"${sibling}\"")
+    endif()
+  endforeach()
   set(modules "")
   foreach(line IN LISTS lines)
     string(REGEX REPLACE "^(import|from)[ \t]+" "" rest "${line}")
@@ -154,6 +163,7 @@ function(python_imports out script)
     endforeach()
   endforeach()
   list(REMOVE_DUPLICATES modules)
+  list(REMOVE_ITEM modules ${siblings})
   list(JOIN modules ", " modules)
   set(${out} "[${modules}]" PARENT_SCOPE)
 endfunction()
@@ -181,8 +191,7 @@ endif()
 string(APPEND json "  \"source_files\": ${source_files},\n  \"source_lines\": ${source_lines},\n"
                    "  \"shared_files\": ${shared_files},\n  \"shared_lines\": ${shared_lines}")
 if(LANGUAGE STREQUAL "Python")
-  list(GET BACKEND_FILES 0 script)
-  python_imports(imports "${script}")
+  python_imports(imports ${BACKEND_FILES})
   string(APPEND json ",\n  \"imports\": ${imports}")
 endif()
 if(SHARED_OBJECTS AND NOT shared_compile_s STREQUAL "")

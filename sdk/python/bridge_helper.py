@@ -64,6 +64,35 @@ def guarded(script, function, *args):
         return (_status_of(error), text[:400] + _where(error, script), None)
 
 
+class _Siblings:
+    """Imports the modules embedded beside the script (helpers.py) by their own names, ahead of
+    anything installed: in a worker that loads one plugin, its own files are what it means."""
+
+    def __init__(self, sources):
+        self.sources = sources  # name -> (file, source)
+
+    def find_spec(self, name, path=None, target=None):
+        import importlib.util
+
+        if name not in self.sources:
+            return None
+        return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])
+
+    def create_module(self, spec):
+        return None  # the default module object
+
+    def exec_module(self, module):
+        filename, source = self.sources[module.__name__]
+        module.__file__ = filename
+        exec(compile(source, filename, "exec"), module.__dict__)
+
+
+def add_siblings(*triples):
+    """(name, file, source) for each module embedded beside the script."""
+    sources = {triples[i]: (triples[i + 1], triples[i + 2]) for i in range(0, len(triples), 3)}
+    sys.meta_path.insert(0, _Siblings(sources))
+
+
 def load(source, filename, module_name):
     """The backend script as a module of its own name (not e.g. `numpy`, its file's name)."""
     module = types.ModuleType(module_name)
@@ -86,12 +115,29 @@ def _params(text):
     return params
 
 
+class CudaStream:
+    """The runner's stream for libraries that take the CUDA stream protocol (CuPy 14's
+    cp.cuda.Stream.from_external, cuda.core): __cuda_stream__() -> (0, handle)."""
+
+    def __init__(self, handle):
+        self.handle = handle
+
+    def __cuda_stream__(self):
+        return (0, self.handle)
+
+    def __int__(self):
+        return self.handle
+
+    __index__ = __int__
+
+
 def setup(module, size, seed, threads, device, stream, params, arrays, constants):
     """Calls the script's setup(ctx) with the C++ half's host arrays as NumPy arrays."""
     import numpy as np
 
     ctx = types.SimpleNamespace(size=size, seed=seed, threads=threads, device=device,
-                                stream=stream, params=_params(params), inputs={}, outputs={},
+                                stream=stream, cuda_stream=CudaStream(stream),
+                                params=_params(params), inputs={}, outputs={},
                                 constants=dict(constants))
     for name, dtype, shape, memory, is_output in arrays:
         array = np.frombuffer(memory, dtype=dtype).reshape(shape)
@@ -99,18 +145,33 @@ def setup(module, size, seed, threads, device, stream, params, arrays, constants
     return module.setup(ctx)
 
 
+# work()'s keys, as gpubench_work's fields (plugin.h), and the names of its math.
+WORK_NUMBERS = ("flops", "bytes", "items", "host_bytes", "device_bytes")
+WORK_MATH = {"fp32": 0, "fp64": 1, "tf32": 2, "fp16": 3, "bf16": 3, "fp8": 4, "int8": 5}
+
+
 def work(module, size, params):
-    """A script without a C++ half: its work(size, params) dict as (flops, bytes, items)."""
+    """A script without a C++ half: its work(size, params) dict as (flops, bytes, items,
+    host_bytes, device_bytes, math, run_repeatable). A key gpubench does not know is an error,
+    not dropped: a misspelt one would otherwise leave its figure at 0."""
     declared = getattr(module, "work", None)
     w = declared(size, _params(params)) if declared else {}
-    return (float(w.get("flops", 0)), float(w.get("bytes", 0)), float(w.get("items", 0)))
+    unknown = sorted(set(w) - set(WORK_NUMBERS) - {"math", "run_repeatable"})
+    if unknown:
+        raise KeyError("work() returned %s; it takes %s, math and run_repeatable" %
+                       (", ".join(map(repr, unknown)), ", ".join(WORK_NUMBERS)))
+    math = str(w.get("math", "fp32")).lower()
+    if math not in WORK_MATH:
+        raise ValueError("work()'s math %r is none of %s" % (math, ", ".join(WORK_MATH)))
+    return tuple(float(w.get(key, 0)) for key in WORK_NUMBERS) + (
+        WORK_MATH[math], int(bool(w.get("run_repeatable", False))))
 
 
 def verify(module, state):
     """A script without a C++ half checks its own result: verify(state) returns a dict."""
     r = module.verify(state)
     return (int(bool(r["passed"])), float(r.get("max_error", 0)), float(r.get("tolerance", 0)),
-            int(r.get("checked", 0)), str(r.get("detail", ""))[:255])
+            int(r.get("checked", 0)), str(r.get("detail", "")))
 
 
 def release(views):

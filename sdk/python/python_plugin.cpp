@@ -143,6 +143,17 @@ Session &session(int cpu_threads) {
         for (const std::string &entry : interpreter.path) configure.push_back(s->str(entry));
         s->call("configure", std::move(configure));
         const Script &script = definition->script;
+        if (script.sibling_count > 0) {  // importable by name before the script runs
+            std::vector<Ref> triples;
+            for (size_t i = 0; i < script.sibling_count; ++i) {
+                const Sibling &sibling = script.siblings[i];
+                triples.push_back(s->str(sibling.name));
+                triples.push_back(s->str(sibling.file));
+                triples.push_back(s->str(std::string(reinterpret_cast<const char *>(sibling.source),
+                                                     sibling.source_size)));
+            }
+            s->call("add_siblings", std::move(triples));
+        }
         s->module = s->call("load", Session::build(
             s->str(std::string(reinterpret_cast<const char *>(script.source), script.source_size)),
             s->str(script.file), s->str(script.module_name)));
@@ -227,10 +238,16 @@ public:
         Gil gil(*s.api);
         Ref w = s.call("work", Session::build(s.share(s.module.get()),
                                               s.integer(static_cast<long long>(size)), s.str(params.text())));
-        Work out;
-        out.flops = s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), 0));
-        out.bytes = s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), 1));
-        out.items = s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), 2));
+        const auto number = [&](intptr_t i) { return s.api->PyFloat_AsDouble(s.api->PyTuple_GetItem(w.get(), i)); };
+        const auto integer = [&](intptr_t i) { return s.api->PyLong_AsLongLong(s.api->PyTuple_GetItem(w.get(), i)); };
+        Work out;  // bridge_helper.work()'s order
+        out.flops = number(0);
+        out.bytes = number(1);
+        out.items = number(2);
+        out.host_bytes = number(3);
+        out.device_bytes = number(4);
+        out.math = static_cast<gpubench_math>(integer(5));
+        out.flags = integer(6) ? GPUBENCH_WORK_RUN_REPEATABLE : 0u;
         return out;
     }
     void upload() { phase(Phase::upload); }
@@ -356,8 +373,8 @@ const gpubench_plugin *describe(const Definition &d, const char *build_info) {
             const BackendSpec &b = d.backend;
             const Standalone &s = d.standalone;
             info = Info{b.name, s.workload, b.backend, b.device_kind, b.description, s.size_meaning,
-                        "1.0", s.params_help, s.min_size, b.max_size, b.default_sizes, nullptr,
-                        GPUBENCH_HEADLINE_AUTO, s.param_names};
+                        "1.0", s.params_help, s.min_size, b.max_size, b.default_sizes,
+                        *s.item_name ? s.item_name : nullptr, s.headline, s.param_names};
         }
         descriptor = detail::make_descriptor<Problem>(info, build_info);
         if (!d.script.has_upload) descriptor.upload = nullptr;

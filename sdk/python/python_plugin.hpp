@@ -12,6 +12,14 @@
 
 namespace gpubench::python {
 
+// A module beside the script that it imports (helpers.py), embedded with it.
+struct Sibling {
+    const char *name;             // "helpers": what the script imports
+    const char *file;             // "matmul/helpers.py", for messages and tracebacks
+    const unsigned char *source;
+    size_t source_size;
+};
+
 struct Script {
     const char *file;             // "matmul/cupy.py": names it in messages and tracebacks
     const char *module_name;      // "gpubench_plugin_matmul_cupy"
@@ -19,12 +27,16 @@ struct Script {
     size_t source_size;
     const char *modules;          // the top-level modules it imports, comma-separated
     bool has_upload, has_reset, has_download;  // which optional functions it defines
+    const Sibling *siblings;      // the modules beside it that it imports
+    size_t sibling_count;
 };
 
 // The descriptor's workload text of a script without a C++ half (read from the script).
 struct Standalone {
     const char *workload, *size_meaning, *params_help, *param_names;
     uint64_t min_size;
+    const char *item_name;  // ITEM_NAME: what work()'s items count ("" = none)
+    gpubench_headline headline;  // HEADLINE: the throughput shown first
 };
 
 struct Definition {

@@ -72,6 +72,8 @@ for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpuben
             lib/cmake/gpubench/gpubenchTargets.cmake lib/cmake/gpubench/gpubenchPlugin.cmake \
             bin/runner share/gpubench/examples/saxpy/CMakeLists.txt \
             share/gpubench/examples/plain_c/scale.c share/gpubench/examples/python/myload_cupy.py \
+            share/gpubench/examples/python/myload_torch.py share/gpubench/doc/results-format.md \
+            share/gpubench/doc/writing-a-plugin.md share/gpubench/doc/python-backends.md \
             lib/cmake/gpubench/gpubenchPython.cmake lib/cmake/gpubench/python/python_plugin.cpp; do
   [[ -e $prefix/$file ]] || fail "$prefix/$file is not installed"
   echo "ok: $file"

@@ -166,6 +166,18 @@ struct Info {
 
 namespace detail {
 
+// The verification's detail into the C struct's field; one that does not fit says so at its
+// end, with its whole length, rather than stopping mid-word unannounced.
+template <size_t N>
+void copy_detail(const std::string &text, char (&out)[N]) {
+    if (text.size() < N) {
+        std::snprintf(out, N, "%s", text.c_str());
+        return;
+    }
+    const std::string mark = " [cut: " + std::to_string(text.size()) + " characters]";
+    std::snprintf(out, N, "%.*s%s", static_cast<int>(N - 1 - mark.size()), text.c_str(), mark.c_str());
+}
+
 inline void write_message(char *buffer, size_t size, const char *text) noexcept {
     if (buffer && size) std::snprintf(buffer, size, "%s", text);
 }
@@ -290,7 +302,7 @@ struct Adapter {
             out->max_error = v.max_error;
             out->tolerance = v.tolerance;
             out->checked = v.checked;
-            std::snprintf(out->detail, sizeof out->detail, "%s", v.detail.c_str());
+            copy_detail(v.detail, out->detail);
         });
     }
     static gpubench_status metrics(gpubench_instance *i, gpubench_metric *out,
