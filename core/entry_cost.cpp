@@ -17,10 +17,12 @@ constexpr double nominal_entry_overhead_s = 0.05;
 constexpr double nominal_host_bytes_per_s = 0.5e9;
 
 // Starting a worker, as measured on an H100 host: a process with its plugin loaded; a CUDA
-// context (0.5 s); an interpreter with its imports (0.4-1.9 s); the first compilation of a JIT
-// compiler the script imports (Numba 1-10 s, CuPy's kernels 0.05-1.8 s).
+// context (0.5 s); an interpreter with its imports (0.4-1.9 s); what a library the script
+// imports adds at its first use: a JIT compiler's first compilation (Numba 1-10 s, CuPy's
+// kernels 0.05-1.8 s), PyTorch's import and CUDA set-up (4.2-4.6 s beyond the interpreter).
 constexpr double worker_start_s = 0.05, cuda_context_s = 0.5, python_start_s = 1.0;
-constexpr std::pair<const char *, double> jit_first_compile_s[] = {{"numba", 2.0}, {"cupy", 0.5}};
+constexpr std::pair<const char *, double> jit_first_compile_s[] = {
+    {"numba", 2.0}, {"cupy", 0.5}, {"torch", 4.5}};
 
 std::string seconds_text(double seconds) {
     char text[32];

@@ -175,8 +175,11 @@ public:
         const std::optional<RunBudget> budget =
             shared_.last_good.budget(planned, mode_.predicted_run_limit_s, outside_limit_s);
         EntryResult entry;
+        std::string start_refused;
         if (!plugin.is_available()) {
             entry = skipped_entry(plugin, size, "unavailable: " + plugin.unavailable_reason);
+        } else if (sweep_budget && !(start_refused = sweep_budget->start_refusal(plugin)).empty()) {
+            entry = skipped_entry(plugin, size, start_refused);
         } else if (plugin.is_cuda() && !gpu_.available) {
             entry = skipped_entry(plugin, size, "unavailable: " + gpu_.unavailable_reason);
         } else if (mode_.isolated) {

@@ -1,5 +1,7 @@
 #include "sweep_budget.hpp"
 
+#include <cstdio>
+
 #include "statistics.hpp"
 
 #include <algorithm>
@@ -24,8 +26,7 @@ double SweepBudget::start_s(const PluginPlan &plan) const {
     return quantile(starts, 0.5);
 }
 
-MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
-    std::lock_guard<std::mutex> lock(mutex_);
+double SweepBudget::share_s(const MeasureOptions &options) const {
     // What the rest costs besides sampling, and how many share the sampling time: an entry in
     // a lane takes 1/lanes of the wall time it runs for, one that runs alone all of it.
     double fixed_s = 0, shares = 0;
@@ -38,11 +39,28 @@ MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_
         }
     }
     const double left_s = seconds_ - std::chrono::duration<double>(Clock::now() - started_).count();
-    const double share_s = shares > 0 ? (left_s - fixed_s) / shares : options.max_time_s;
-    outside_limit_s = share_s < min_share_s ? behind_outside_limit_s : 0;
-    options.max_time_s = std::clamp(share_s, std::min(min_share_s, options.max_time_s), options.max_time_s);
+    return shares > 0 ? (left_s - fixed_s) / shares : options.max_time_s;
+}
+
+MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const double share = share_s(options);
+    outside_limit_s = share < min_share_s ? behind_outside_limit_s : 0;
+    options.max_time_s = std::clamp(share, std::min(min_share_s, options.max_time_s), options.max_time_s);
     options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
     return options;
+}
+
+std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto found = plugins_.find(&plugin);
+    if (found == plugins_.end() || found->second.started) return "";
+    const double start = start_s(found->second);
+    if (start <= behind_start_limit_s || share_s(MeasureOptions{}) >= min_share_s) return "";
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.3g s", start);
+    return "over the sweep's budget, which is behind its schedule: starting the plugin is "
+           "predicted to take " + std::string(seconds) + " (" + found->second.nominal.parts + ")";
 }
 
 void SweepBudget::finished(const SweepEntry &entry, bool in_lane, const EntryResult &result) {

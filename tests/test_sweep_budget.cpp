@@ -79,6 +79,30 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     CHECK(share == Approx((20 - elapsed - 2 * 0.1 - 2.9) / 2).epsilon(0.01));
 }
 
+TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped before it starts", "[budget]") {
+    const PluginInfo a = cpu_plugin("a"), b = cpu_plugin("b");
+    SweepEntries entries{{&a, 1, ""}, {&a, 2, ""}, {&b, 1, ""}, {&b, 2, ""}};
+    const auto now = SweepBudget::Clock::now();
+    // a's worker started in 5 s (its kind's start, learned); b, of the same kind, not yet.
+    SweepBudget budget(100, entries, std::vector<bool>(4, false), 1, now);
+    EntryResult first;
+    first.status = EntryStatus::ok;
+    first.worker_started = true;
+    first.entry_wall_s = 5.1;
+    budget.finished(entries[0], false, first);
+    CHECK(budget.start_refusal(b).empty());  // on schedule: started whatever it costs
+    CHECK(budget.start_refusal(a).empty());  // started already: its entries go on
+    SweepBudget late(1, entries, std::vector<bool>(4, false), 1, now - std::chrono::seconds(5));
+    late.finished(entries[0], false, first);
+    CHECK_THAT(late.start_refusal(b),
+               Catch::StartsWith("over the sweep's budget, which is behind its schedule: starting the plugin "
+                                 "is predicted to take 5 s"));
+    CHECK(late.start_refusal(a).empty());
+    // A nominal start under the limit (a C++ CPU plugin's worker) is never refused.
+    SweepBudget cheap(1, entries, std::vector<bool>(4, false), 1, now - std::chrono::seconds(5));
+    CHECK(cheap.start_refusal(b).empty());
+}
+
 TEST_CASE("runner --budget cuts each entry's sampling to its part, and records it", "[budget][cli]") {
     const test_support::TempFolder folder;
     const auto file = folder.path() / "budget.json";
