@@ -55,12 +55,13 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(&plugin);
     if (found == plugins_.end() || found->second.started) return "";
-    const double start = start_s(found->second);
-    if (start <= behind_start_limit_s || share_s(MeasureOptions{}) >= min_share_s) return "";
+    // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
+    const StartCost &nominal = found->second.nominal;
+    if (nominal.seconds <= behind_start_limit_s || share_s(MeasureOptions{}) >= min_share_s) return "";
     char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.3g s", start);
+    std::snprintf(seconds, sizeof seconds, "%.3g s", nominal.seconds);
     return "over the sweep's budget, which is behind its schedule: starting the plugin is "
-           "predicted to take " + std::string(seconds) + " (" + found->second.nominal.parts + ")";
+           "predicted to take " + std::string(seconds) + " (" + nominal.parts + ")";
 }
 
 void SweepBudget::finished(const SweepEntry &entry, bool in_lane, const EntryResult &result) {

@@ -1,6 +1,7 @@
 // --budget: each entry's sampling time is its part of what is left of the budget, after the
 // predicted starts and set-ups of the entries still to run; what the sweep measures replaces
 // the nominal predictions.
+#include "build_record.hpp"
 #include "entry_measurer.hpp"
 #include "plugin_info.hpp"
 #include "runner_process.hpp"
@@ -80,27 +81,30 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
 }
 
 TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped before it starts", "[budget]") {
-    const PluginInfo a = cpu_plugin("a"), b = cpu_plugin("b");
-    SweepEntries entries{{&a, 1, ""}, {&a, 2, ""}, {&b, 1, ""}, {&b, 2, ""}};
+    // A C++ CPU plugin (nominal start 0.05 s) and a PyTorch backend (6.05 s nominal).
+    PluginInfo cpp = cpu_plugin("cpp"), torch = cpu_plugin("torch");
+    torch.device_kind = GPUBENCH_DEVICE_CUDA;
+    torch.build_record = BuildRecord{.language = "Python", .imports = {"numpy", "torch"}};
+    SweepEntries entries{{&cpp, 1, ""}, {&cpp, 2, ""}, {&torch, 1, ""}, {&torch, 2, ""}};
     const auto now = SweepBudget::Clock::now();
-    // a's worker started in 5 s (its kind's start, learned); b, of the same kind, not yet.
-    SweepBudget budget(100, entries, std::vector<bool>(4, false), 1, now);
+    SweepBudget on_time(100, entries, std::vector<bool>(4, false), 1, now);
+    CHECK(on_time.start_refusal(torch).empty());  // on schedule: started whatever it costs
+    SweepBudget late(1, entries, std::vector<bool>(4, false), 1, now - std::chrono::seconds(5));
+    CHECK_THAT(late.start_refusal(torch),
+               Catch::StartsWith("over the sweep's budget, which is behind its schedule: starting the plugin "
+                                 "is predicted to take 6.05 s (worker 0.05 s + CUDA context 0.5 s + Python 1 s "
+                                 "+ torch 4.5 s)"));
+    // The C++ plugin's first entry had a long set-up (5 s outside sampling, learned as its
+    // kind's start); behind or not, a cheap nominal start is never refused.
     EntryResult first;
     first.status = EntryStatus::ok;
     first.worker_started = true;
     first.entry_wall_s = 5.1;
-    budget.finished(entries[0], false, first);
-    CHECK(budget.start_refusal(b).empty());  // on schedule: started whatever it costs
-    CHECK(budget.start_refusal(a).empty());  // started already: its entries go on
-    SweepBudget late(1, entries, std::vector<bool>(4, false), 1, now - std::chrono::seconds(5));
     late.finished(entries[0], false, first);
-    CHECK_THAT(late.start_refusal(b),
-               Catch::StartsWith("over the sweep's budget, which is behind its schedule: starting the plugin "
-                                 "is predicted to take 5 s"));
-    CHECK(late.start_refusal(a).empty());
-    // A nominal start under the limit (a C++ CPU plugin's worker) is never refused.
-    SweepBudget cheap(1, entries, std::vector<bool>(4, false), 1, now - std::chrono::seconds(5));
-    CHECK(cheap.start_refusal(b).empty());
+    CHECK(late.start_refusal(cpp).empty());
+    // Once started, its other entries go on.
+    late.finished(entries[2], false, first);
+    CHECK(late.start_refusal(torch).empty());
 }
 
 TEST_CASE("runner --budget cuts each entry's sampling to its part, and records it", "[budget][cli]") {
