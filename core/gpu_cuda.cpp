@@ -94,6 +94,7 @@ public:
         cudaStreamDestroy(stream_);
     }
     const char *clock_name() const override { return "cuda_event"; }
+    bool real_streams() const override { return true; }
     void *cuda_stream() const override { return stream_; }
     std::vector<int> cuda_devices() const override { return {device_}; }
     std::optional<DeviceMemory> device_memory() const override {

@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace gpubench {
@@ -49,7 +50,25 @@ std::string LeakWatch::after_run(size_t runs) {
 
 void LeakWatch::read_now(size_t runs) {
     if (!readings_.empty() && readings_.back().runs == runs) return;
-    readings_.push_back(read_memory(timer_, runs));
+    readings_.push_back(adjusted(read_memory(timer_, runs)));
+}
+
+MemoryReading LeakWatch::adjusted(MemoryReading reading) const {
+    reading.host_allocated -= std::min(reading.host_allocated, aside_allocated_);
+    reading.host_resident -= std::min(reading.host_resident, aside_resident_);
+    return reading;
+}
+
+void LeakWatch::set_aside(const MemoryReading &before, const MemoryReading &after) {
+    const auto growth = [](uint64_t from, uint64_t to) { return to > from ? to - from : 0; };
+    aside_allocated_ += growth(before.host_allocated, after.host_allocated);
+    aside_resident_ += growth(before.host_resident, after.host_resident);
+    // A reading taken during the cycle already holds the growth.
+    if (!readings_.empty() && readings_.back().runs >= before.runs) {
+        MemoryReading &last = readings_.back();
+        last.host_allocated -= std::min(last.host_allocated, growth(before.host_allocated, after.host_allocated));
+        last.host_resident -= std::min(last.host_resident, growth(before.host_resident, after.host_resident));
+    }
 }
 
 std::string LeakWatch::leak() const {

@@ -39,10 +39,16 @@ public:
     // A reading now, whatever the count (after an out-of-memory failure, say).
     void read_now(size_t runs);
     std::string leak() const;  // "leaks 256 MiB of device memory per run()", or ""
+    // Host memory that grew from `before` to `after` for the runner's own reasons (a traced
+    // cycle: CUPTI's buffers and tables), taken out of this and every later reading.
+    void set_aside(const MemoryReading &before, const MemoryReading &after);
 
 private:
+    MemoryReading adjusted(MemoryReading reading) const;
+
     const PhaseTimer &timer_;
     std::vector<MemoryReading> readings_;
+    uint64_t aside_allocated_ = 0, aside_resident_ = 0;
     size_t next_checkpoint_ = 0;  // 0: the first call reads
 };
 

@@ -39,6 +39,9 @@ struct MeasureOptions {
     // Check that device work ends with its timed span (sampling.hpp). Off under --sanitize:
     // the sanitizer's own device work outlives the spans.
     bool audit_streams = true;
+    // Trace the audited calls' device work with CUPTI where it loads (--no-device-trace: the
+    // busy-after check alone, e.g. under a profiler that holds CUPTI itself).
+    bool trace_device = true;
     // Hold the runner's stream while run() enqueues (run_hold.hpp), so that GPU spans measure
     // device work alone (--no-stream-hold: off).
     bool hold_stream = true;
@@ -56,14 +59,24 @@ enum class EntryStatus { ok, verification_failed, error, skipped };
 const char *to_string(EntryStatus status);
 EntryStatus entry_status_from_string(const std::string &text);  // throws std::invalid_argument
 
-// Whether each timed phase's device work ended with its span (see gpubench/plugin.h): during
-// warm-up and on every 4th sample the runner waits for the whole device after the end event.
+// Whether each timed phase's device work stayed on the runner's stream and within its span:
+// the runner traces the device work of a few extra cycles after warm-up (CUPTI,
+// device_trace.hpp; sampling.hpp says which), and waits for the whole device after the end
+// event of those, of the warm-up's and of every 4th sample (see gpubench/plugin.h).
 struct StreamAudit {
     size_t audits = 0;             // phase calls checked
+    // The busy-after check, the verdict where nothing traces:
     std::string worst_phase;       // the phase whose device work outlived its span the most
     double timed_s = 0;            // that phase's median timed span at the checks
     double drain_s = 0;            // its least wait for the device after the span ended
     bool escaped = false;          // drain_s beyond the rule in sampling.hpp: invalid entry
+    // The trace of the same calls:
+    std::string tracer;            // what traced them ("CUPTI 13.0"); "" when nothing did...
+    std::string untraced;          // ...and why not
+    size_t traced_calls = 0;
+    double run_traced_s = 0;       // run()'s traced device work, first start to last end (median)
+    double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
+    std::string problem;           // what the trace found wrong: makes the entry invalid
 };
 
 // The headline time of a short GPU run, per launch (empty method: from single launches).

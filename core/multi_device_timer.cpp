@@ -43,6 +43,7 @@ public:
     }
 
     const char *clock_name() const override { return "cuda_event_multi_device"; }
+    bool real_streams() const override { return true; }
     void *cuda_stream() const override { return lanes_.front().timer->cuda_stream(); }
     std::vector<int> cuda_devices() const override {
         std::vector<int> devices;

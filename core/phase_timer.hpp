@@ -32,6 +32,9 @@ public:
     virtual const char *clock_name() const = 0;
     // The stream CUDA plugins enqueue on (a cudaStream_t), or nullptr.
     virtual void *cuda_stream() const { return nullptr; }
+    // True when cuda_streams() are real streams this process's CUDA made, whose device work
+    // can be traced (device_trace.hpp); false for a host clock, or one that only claims them.
+    virtual bool real_streams() const { return false; }
     // The CUDA devices the timed work runs on and the stream of each, in the same order (the
     // first are cuda_stream() and its device); empty for a host clock. Several for a plugin
     // that works across GPUs (ABI 1.5).

@@ -88,7 +88,26 @@ json work_json(const Work &w, const std::string &item_name) {
             {"items", w.items},
             {"item_name", item_name},
             {"math", math_name(w.math)},
-            {"run_repeatable", (w.flags & GPUBENCH_WORK_RUN_REPEATABLE) != 0}};
+            {"run_repeatable", (w.flags & GPUBENCH_WORK_RUN_REPEATABLE) != 0},
+            {"run_no_device_work", (w.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK) != 0}};
+}
+
+json stream_audit_json(const StreamAudit &a) {
+    json audit = {{"checks", a.audits},
+                  {"worst_phase", a.worst_phase},
+                  {"timed_s", a.timed_s},
+                  {"device_busy_after_s", a.drain_s},
+                  {"outside_stream", a.escaped}};
+    if (!a.problem.empty()) audit["problem"] = a.problem;
+    if (a.tracer.empty()) {
+        audit["untraced"] = a.untraced;
+        return audit;
+    }
+    audit["traced"] = {{"by", a.tracer},
+                       {"calls", a.traced_calls},
+                       {"run_device_work_s", a.run_traced_s},
+                       {"run_operations", a.run_operations}};
+    return audit;
 }
 
 json verification_json(const Verification &v) {
@@ -203,12 +222,7 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
     if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
     if (e.host_share) entry["host_share"] = host_share_json(*e.host_share);
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
-    if (e.stream_audit.audits > 0)
-        entry["stream_audit"] = {{"checks", e.stream_audit.audits},
-                                 {"worst_phase", e.stream_audit.worst_phase},
-                                 {"timed_s", e.stream_audit.timed_s},
-                                 {"device_busy_after_s", e.stream_audit.drain_s},
-                                 {"outside_stream", e.stream_audit.escaped}};
+    if (e.stream_audit.audits > 0) entry["stream_audit"] = stream_audit_json(e.stream_audit);
     if (e.run_s.empty()) return entry;
     EntryFigures f = entry_figures(e);
     entry["timing"] = {{"clock", e.clock},

@@ -24,6 +24,8 @@ inline nlohmann::json measure_options_json(const MeasureOptions &options) { retu
 // Parts of an entry, shared with the worker's report (worker_protocol.cpp).
 nlohmann::json work_json(const Work &work, const std::string &item_name);
 nlohmann::json verification_json(const Verification &verification);
+// An entry's "stream_audit": the busy-after check and what traced the checks, or why nothing did.
+nlohmann::json stream_audit_json(const StreamAudit &audit);
 nlohmann::json metrics_json(const std::vector<Metric> &metrics);
 nlohmann::json resources_json(const EntryResources &resources);
 EntryResources resources_from_json(const nlohmann::json &json);

@@ -1,5 +1,6 @@
 #include "sampling.hpp"
 
+#include "device_trace.hpp"
 #include "run_hold.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 namespace gpubench {
 
@@ -30,13 +32,46 @@ namespace {
 
 double median_of(std::vector<double> values) { return summarize(std::move(values)).median; }
 
-// Span and drain of each audited phase call.
+// What is checked after a phase call: nothing, the busy-after wait, or that and a trace.
+enum class Check { none, drain, trace };
+
+// Span, drain and trace of each audited phase call.
 class StreamAuditor {
 public:
-    StreamAuditor(PhaseTimer &timer, bool enabled) : timer_(timer), enabled_(enabled) {}
-    // Times `phase` like Instance::timed and, when `audit`, checks the device afterwards.
-    double timed(Instance &instance, const char *phase, gpubench_phase_fn fn, bool audit,
+    StreamAuditor(PhaseTimer &timer, const MeasureOptions &options, bool run_makes_device_work)
+        : timer_(timer), enabled_(options.audit_streams),
+          run_makes_device_work_(run_makes_device_work) {
+        if (!enabled_ || !timer.real_streams()) return;
+        if (!options.trace_device) {
+            untraced_ = "off (--no-device-trace)";
+            return;
+        }
+        trace_ = device_trace(untraced_);
+        if (trace_) untraced_ = trace_->watch(timer.cuda_streams());
+        if (!untraced_.empty()) trace_ = nullptr;
+    }
+    bool traces() const { return trace_ != nullptr; }
+    // No traced cycles for this entry, for the reason given (the busy-after check remains).
+    void stop_tracing(std::string why) {
+        trace_ = nullptr;
+        untraced_ = std::move(why);
+    }
+    // Times `phase` like Instance::timed and checks the device afterwards as `check` says
+    // (only calls after warm-up are traced: a traced run() must enqueue device work).
+    double timed(Instance &instance, const char *phase, gpubench_phase_fn fn, Check check,
                  double *host_s = nullptr) {
+        const bool audit = check != Check::none;
+        const bool traced = check == Check::trace && enabled_ && trace_ && fn;
+        if (traced) trace_->begin();
+        struct EndTrace {  // a call that throws leaves nothing traced behind
+            DeviceTrace *trace;
+            ~EndTrace() {
+                if (trace) try {
+                        trace->end();
+                    } catch (const std::exception &) {
+                    }
+            }
+        } end_trace{traced ? trace_ : nullptr};
         const double span = instance.timed(phase, fn, timer_, host_s);
         if (audit && enabled_ && span >= 0)
             if (const auto drain = timer_.device_drain_s()) {
@@ -44,6 +79,10 @@ public:
                 c.spans.push_back(span);
                 c.drains.push_back(*drain);
             }
+        if (traced) {
+            end_trace.trace = nullptr;
+            judge(phase, trace_->end(), span, run_makes_device_work_ && std::string(phase) == "run");
+        }
         return span;
     }
     StreamAudit verdict() const {
@@ -69,19 +108,44 @@ public:
         if (audit.escaped)
             if (const auto memory = timer_.device_memory(); memory && memory->shared())
                 audit.escaped = false;
+        if (trace_) {
+            audit.tracer = trace_->name();
+            audit.escaped = false;  // the trace's verdict replaces the busy-after guess
+        } else {
+            audit.untraced = untraced_;
+        }
+        audit.traced_calls = traced_calls_;
+        if (!run_extents_.empty()) audit.run_traced_s = median_of(run_extents_);
+        if (!run_operations_.empty()) audit.run_operations = median_of(run_operations_);
+        audit.problem = problem_;
         return audit;
     }
 
 private:
+    void judge(const char *phase, const std::vector<TracedWork> &work, double span, bool expect) {
+        ++traced_calls_;
+        if (std::string(phase) == "run") {
+            run_extents_.push_back(traced_extent_s(work));
+            run_operations_.push_back(static_cast<double>(work.size()));
+        }
+        if (problem_.empty()) problem_ = traced_call_problem(phase, work, span, expect);
+    }
+
     struct Checks {
         std::vector<double> spans, drains;
     };
     PhaseTimer &timer_;
-    bool enabled_;
+    bool enabled_, run_makes_device_work_;
+    DeviceTrace *trace_ = nullptr;
+    std::string untraced_;
     std::map<std::string, Checks> checks_;
+    size_t traced_calls_ = 0;
+    std::vector<double> run_extents_, run_operations_;
+    std::string problem_;
 };
 
 void throw_if_escaped(const StreamAudit &audit) {
+    if (!audit.problem.empty()) throw EntryProblem{EntryStatus::verification_failed, audit.problem};
     if (!audit.escaped) return;
     throw EntryProblem{EntryStatus::verification_failed,
                        "work outside the runner's stream in " + audit.worst_phase + "(): timed " +
@@ -97,13 +161,13 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     using clock = std::chrono::steady_clock;
     const auto began = clock::now();
     double measured = 0, timed = 0;
-    StreamAuditor auditor(timer, options.audit_streams);
+    StreamAuditor auditor(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK));
     RunHolder holder(timer, options.hold_stream && timer.cuda_stream());
     // run() with the stream held where it can be; false when the samples so far must go.
     double host = 0;
-    const auto timed_run = [&](bool audit, double &span) {
+    const auto timed_run = [&](Check check, double &span) {
         holder.before_run();
-        span = auditor.timed(instance, "run", api.run, audit, &host);
+        span = auditor.timed(instance, "run", api.run, check, &host);
         return holder.after_run(host);
     };
     const auto flush = [&] {
@@ -116,14 +180,15 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     };
     stage("warm-up");
     for (int i = 0; i < options.warmup_runs; ++i) {
-        auditor.timed(instance, "upload", api.upload, true);
+        auditor.timed(instance, "upload", api.upload, Check::drain);
         instance.call("reset", api.reset);
         flush();
         double run = 0;
-        timed_run(true, run);
+        // Not traced: the first calls load modules and compile, which CUPTI slows by seconds.
+        timed_run(Check::drain, run);
         if (i == 0) result.first_run_s = run;
         ran();
-        auditor.timed(instance, "download", api.download, true);
+        auditor.timed(instance, "download", api.download, Check::drain);
     }
     // A plugin that escapes its stream is caught before its samples are taken.
     throw_if_escaped(result.stream_audit = auditor.verdict());
@@ -136,32 +201,68 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     } end_sampling{watch, timed};
     const StopRule rule{options.min_samples, options.max_samples, options.min_time_s,
                         options.max_noise, options.max_time_s};
-    for (size_t n = 0;; ++n) {
-        const bool audit = n % audit_every == 0;
-        const double up = auditor.timed(instance, "upload", api.upload, audit);
+    struct Cycle {
+        double up = 0, run = 0, down = 0, wall_s = 0;
+        bool kept = false;  // false: the samples so far are not timed as the next ones will be
+    };
+    const auto run_cycle = [&](Check check) {
+        const auto cycle_began = clock::now();
+        const std::optional<MemoryReading> before_trace =
+            check == Check::trace ? std::optional(read_memory(timer, runs_done)) : std::nullopt;
+        Cycle c;
+        c.up = auditor.timed(instance, "upload", api.upload, check);
         instance.call("reset", api.reset);
         flush();
-        double run = 0;
-        const bool kept = timed_run(audit, run);
+        c.kept = timed_run(check, c.run);
         ran();
-        const double down = auditor.timed(instance, "download", api.download, audit);
-        if (!kept) {  // the samples so far are not timed as the next ones will be: start again
-            for (auto *series : {&result.upload_s, &result.run_s, &result.download_s, &result.run_host_s})
-                series->clear();
-            measured = timed = 0;
+        c.down = auditor.timed(instance, "download", api.download, check);
+        // CUPTI's memory for the trace is not the plugin's.
+        if (before_trace) leaks.set_aside(*before_trace, read_memory(timer, runs_done));
+        c.wall_s = std::chrono::duration<double>(clock::now() - cycle_began).count();
+        return c;
+    };
+    const auto restart = [&] {
+        for (auto *series : {&result.upload_s, &result.run_s, &result.download_s, &result.run_host_s})
+            series->clear();
+        measured = timed = 0;
+    };
+    // A traced cycle is a check, not a sample: tracing slows the host's calls and adds to
+    // short kernels, so its times are not kept. One that would outlast the entry's whole
+    // sampling time, judged from the last sample's cycle, is not run, nor any after it.
+    bool traced_any = false;
+    double last_cycle_s = 0;
+    const auto traced_check = [&] {
+        if (traced_cycle_slowdown * last_cycle_s > options.max_time_s) {
+            auditor.stop_tracing("not traced: a traced cycle (about " +
+                                 format_seconds(traced_cycle_slowdown * last_cycle_s) +
+                                 ") would outlast the entry's sampling time (" +
+                                 format_seconds(options.max_time_s) + ")");
+            return;
+        }
+        traced_any = true;
+        if (!run_cycle(Check::trace).kept) restart();
+    };
+    for (size_t n = 0;; ++n) {
+        if (auditor.traces() && traced_cycle(n)) traced_check();
+        const Cycle c = run_cycle(n % audit_every == 0 ? Check::drain : Check::none);
+        if (!c.kept) {
+            restart();
             continue;
         }
-        if (up >= 0) result.upload_s.push_back(up);
-        result.run_s.push_back(run);
+        last_cycle_s = c.wall_s;
+        if (c.up >= 0) result.upload_s.push_back(c.up);
+        result.run_s.push_back(c.run);
         if (timer.cuda_stream()) result.run_host_s.push_back(host);  // a host clock's: run_s
-        if (down >= 0) result.download_s.push_back(down);
-        measured += run;
-        timed += run + std::max(up, 0.0) + std::max(down, 0.0);
+        if (c.down >= 0) result.download_s.push_back(c.down);
+        measured += c.run;
+        timed += c.run + std::max(c.up, 0.0) + std::max(c.down, 0.0);
         const double elapsed = std::chrono::duration<double>(clock::now() - began).count();
         result.stop_reason =
             rule.check(result.run_s, measured, elapsed, result.noise, result.noise_converged);
         if (!result.stop_reason.empty()) break;
     }
+    // Sampling that ended before its first traced cycle gets one now.
+    if (auditor.traces() && !traced_any) traced_check();
     result.noise_required = options.max_noise > 0;
     result.stream_hold = holder.verdict();
     throw_if_escaped(result.stream_audit = auditor.verdict());

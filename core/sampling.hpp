@@ -37,6 +37,18 @@ inline constexpr double stream_escape_floor_s = 100e-6;
 inline constexpr double stream_escape_share = 0.10;
 inline constexpr size_t audit_every = 4;  // every 4th sample is checked (and every warm-up)
 
+// The extra cycles whose calls are traced (device_trace.hpp), where a tracer is loaded: one
+// before the 1st, 4th, 16th, 64th... sample (powers of 4), or one after the last sample when
+// sampling ended sooner. Their times are not samples: tracing slows the host's calls several-
+// fold and short kernels by a few percent. So an entry pays one extra cycle, a long one a few.
+inline constexpr bool traced_cycle(size_t n) {
+    return n == 1 || (n >= 4 && (n & (n - 1)) == 0 && (n & 0x5555555555555555ull) != 0);
+}
+// A traced cycle takes up to about this many times an untraced one (measured on an H100: 2.4x
+// for a host-bound run() of 80,000 launches). A traced cycle that, so slowed, would outlast the
+// entry's sampling time (--max-time, or its share of a --budget) is not run.
+inline constexpr double traced_cycle_slowdown = 2.5;
+
 // Runs the warm-up and the samples into `result`. Throws EntryProblem for a leak (found
 // while sampling, so it stops before memory runs out) and PluginFailure for a failed call;
 // `runs_done` says how many run() calls completed, for the caller's out-of-memory verdict.

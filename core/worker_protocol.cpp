@@ -80,12 +80,7 @@ json entry_to_wire(const EntryResult &e) {
               {"launches", e.per_launch.launches},
               {"run_s", e.per_launch.run_s},
               {"note", e.per_launch.note}}},
-            {"stream_audit",
-             {{"audits", e.stream_audit.audits},
-              {"worst_phase", e.stream_audit.worst_phase},
-              {"timed_s", e.stream_audit.timed_s},
-              {"drain_s", e.stream_audit.drain_s},
-              {"escaped", e.stream_audit.escaped}}},
+            {"stream_audit", e.stream_audit},
             {"roofline",
              {{"peak_flops", e.peak_flops},
               {"peak_bytes_per_s", e.peak_bytes_per_s},
@@ -113,7 +108,8 @@ EntryResult entry_from_wire(const json &w) {
     e.work = {number_at(work, "flops"), number_at(work, "bytes"), number_at(work, "host_bytes"),
               number_at(work, "device_bytes"), number_at(work, "items"),
               math_from_name(work.at("math").get<std::string>()),
-              work.at("run_repeatable").get<bool>() ? GPUBENCH_WORK_RUN_REPEATABLE : 0u};
+              (work.at("run_repeatable").get<bool>() ? GPUBENCH_WORK_RUN_REPEATABLE : 0u) |
+                  (work.at("run_no_device_work").get<bool>() ? GPUBENCH_WORK_RUN_NO_DEVICE_WORK : 0u)};
     e.clock = w.at("clock").get<std::string>();
     e.load_s = number_at(w, "load_s");
     e.setup_s = number_at(w, "setup_s");
@@ -128,10 +124,7 @@ EntryResult entry_from_wire(const json &w) {
     const json &pl = w.at("per_launch");
     e.per_launch = {pl.at("method").get<std::string>(), pl.at("launches").get<size_t>(),
                     pl.at("run_s").get<std::vector<double>>(), pl.at("note").get<std::string>()};
-    const json &sa = w.at("stream_audit");
-    e.stream_audit = {sa.at("audits").get<size_t>(), sa.at("worst_phase").get<std::string>(),
-                      number_at(sa, "timed_s"), number_at(sa, "drain_s"),
-                      sa.at("escaped").get<bool>()};
+    e.stream_audit = w.at("stream_audit").get<StreamAudit>();
     const json &roof = w.at("roofline");
     e.peak_flops = number_at(roof, "peak_flops");
     e.peak_bytes_per_s = number_at(roof, "peak_bytes_per_s");

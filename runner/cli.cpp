@@ -76,7 +76,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     int threads = static_cast<int>(allowed_cpus().size());  // what taskset or a launcher left us
     std::string sizes_text, seed_text, shard_text, devices_text;
     std::vector<std::string> params;
-    bool oversubscribe = false, no_stream_hold = false;
+    bool oversubscribe = false, no_stream_hold = false, no_device_trace = false;
     double budget_s = 0;
     po::options_description options("Usage: runner [options]\nOptions");
     options.add_options()
@@ -138,6 +138,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         ("no-stream-hold", po::bool_switch(&no_stream_hold),
          "do not hold the GPU stream while run() enqueues: GPU times then include the host's "
          "path to the first launch and any gaps between launches")
+        ("no-device-trace", po::bool_switch(&no_device_trace),
+         "do not trace the checked calls' device work with CUPTI (for a profiler that holds "
+         "CUPTI itself): only work that outlives its span by ~100 us is then caught")
         ("timeout", po::value<double>(&cli.timeout_s)->default_value(cli.timeout_s),
          "seconds an entry may take in all (setup to teardown) before its worker is killed")
         ("resume", po::value<std::string>(&cli.resume),
@@ -206,6 +209,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     if (m.max_noise >= 1)
         throw std::invalid_argument("--max-noise is a fraction below 1 (0.005 = 0.5%)");
     m.hold_stream = !no_stream_hold;
+    m.trace_device = !no_device_trace;
     if (threads > static_cast<int>(logical_cores()) && !oversubscribe)
         throw std::invalid_argument("--threads " + std::to_string(threads) + " is more than the " +
                                     std::to_string(logical_cores()) +

@@ -204,6 +204,10 @@ TEST_CASE("python: work() takes only gpubench_work's keys, and a long detail say
     CHECK(typo.at("status") != "ok");
     CHECK_THAT(typo.at("message").get<std::string>(), Catch::Contains("work() returned 'flop'"));
     CHECK_THAT(sweep("math").at("message").get<std::string>(), Catch::Contains("'fp128' is none of"));
+    const nlohmann::json flags = sweep("flags").at("work");  // each flag its own GPUBENCH_WORK_* bit
+    CHECK(flags.at("run_repeatable") == true);
+    CHECK(flags.at("run_no_device_work") == true);
+    CHECK(sweep("plain").at("work").at("run_no_device_work") == false);
     const nlohmann::json long_detail = sweep("long");
     REQUIRE(long_detail.at("status") == "ok");
     const std::string detail = long_detail.at("verification").at("detail");

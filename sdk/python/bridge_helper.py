@@ -145,26 +145,28 @@ def setup(module, size, seed, threads, device, stream, params, arrays, constants
     return module.setup(ctx)
 
 
-# work()'s keys, as gpubench_work's fields (plugin.h), and the names of its math.
+# work()'s keys, as gpubench_work's fields (plugin.h), the names of its math, and its flags
+# with their GPUBENCH_WORK_* bits.
 WORK_NUMBERS = ("flops", "bytes", "items", "host_bytes", "device_bytes")
 WORK_MATH = {"fp32": 0, "fp64": 1, "tf32": 2, "fp16": 3, "bf16": 3, "fp8": 4, "int8": 5}
+WORK_FLAGS = {"run_repeatable": 1, "run_no_device_work": 2}
 
 
 def work(module, size, params):
     """A script without a C++ half: its work(size, params) dict as (flops, bytes, items,
-    host_bytes, device_bytes, math, run_repeatable). A key gpubench does not know is an error,
-    not dropped: a misspelt one would otherwise leave its figure at 0."""
+    host_bytes, device_bytes, math, flags). A key gpubench does not know is an error, not
+    dropped: a misspelt one would otherwise leave its figure at 0."""
     declared = getattr(module, "work", None)
     w = declared(size, _params(params)) if declared else {}
-    unknown = sorted(set(w) - set(WORK_NUMBERS) - {"math", "run_repeatable"})
+    unknown = sorted(set(w) - set(WORK_NUMBERS) - {"math"} - set(WORK_FLAGS))
     if unknown:
-        raise KeyError("work() returned %s; it takes %s, math and run_repeatable" %
-                       (", ".join(map(repr, unknown)), ", ".join(WORK_NUMBERS)))
+        raise KeyError("work() returned %s; it takes %s, math, %s" %
+                       (", ".join(map(repr, unknown)), ", ".join(WORK_NUMBERS), " and ".join(WORK_FLAGS)))
     math = str(w.get("math", "fp32")).lower()
     if math not in WORK_MATH:
         raise ValueError("work()'s math %r is none of %s" % (math, ", ".join(WORK_MATH)))
     return tuple(float(w.get(key, 0)) for key in WORK_NUMBERS) + (
-        WORK_MATH[math], int(bool(w.get("run_repeatable", False))))
+        WORK_MATH[math], sum(bit for key, bit in WORK_FLAGS.items() if w.get(key, False)))
 
 
 def verify(module, state):

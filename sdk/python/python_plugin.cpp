@@ -247,7 +247,8 @@ public:
         out.host_bytes = number(3);
         out.device_bytes = number(4);
         out.math = static_cast<gpubench_math>(integer(5));
-        out.flags = integer(6) ? GPUBENCH_WORK_RUN_REPEATABLE : 0u;
+        out.flags = static_cast<uint32_t>(integer(6)) &
+                    (GPUBENCH_WORK_RUN_REPEATABLE | GPUBENCH_WORK_RUN_NO_DEVICE_WORK);
         return out;
     }
     void upload() { phase(Phase::upload); }

@@ -41,16 +41,25 @@
  *   destroy             releases everything; must accept an instance in any state.
  *
  * Streams and blocking (CUDA plugins)
- *   upload, reset, run and download enqueue their work on args->cuda_stream (a cudaStream_t),
- *   or join any stream of their own into it with events before returning. They should not
+ *   upload, reset, run and download enqueue all their device work on args->cuda_stream (a
+ *   cudaStream_t): since v1.6 work on a stream of the plugin's own is refused even when joined
+ *   back with events (the trace below cannot tell a join from an escape). They should not
  *   synchronise: the runner records CUDA events on that stream around each call and waits on
  *   them itself. Host-side work in these calls is allowed but is timed only as far as the GPU
  *   waits for it. create, verify and destroy may block.
- *   The runner checks this: during warm-up and on a share of the samples it waits for the
- *   whole device after the end event. Device work that outlives the timed span (a kernel on a
- *   stream of the plugin's own that was never joined back) makes the entry invalid, like a
- *   wrong result: "work outside the runner's stream: timed 16.6 us, the device stayed busy
- *   7.4 ms after it".
+ *   The runner checks this: it traces the device work of a few extra calls after warm-up
+ *   (CUPTI, where it loads; their times are not samples), and waits for every device after
+ *   the end event of those, of the warm-up's and of every 4th sample.
+ *   These make the entry invalid, like a wrong result:
+ *     - any kernel, copy or memset on another stream or device ("work outside the runner's
+ *       stream in run(): kernel twice(float const*, float*, int) on the per-thread default
+ *       stream of device 0"), whatever its length: a stream of the plugin's own that was never
+ *       joined back, the legacy or per-thread default stream, another GPU;
+ *     - a run() after warm-up that enqueues no device work at all (a result kept from an
+ *       earlier call), unless gpubench_work.flags has GPUBENCH_WORK_RUN_NO_DEVICE_WORK;
+ *     - traced device work longer than the timed span.
+ *   Where nothing traces (no CUPTI, --no-device-trace) only work that outlives the span shows:
+ *   "work outside the runner's stream: timed 16.6 us, the device stayed busy 7.4 ms after it".
  *   Runs shorter than ~100 us are also timed per launch: run() (with reset() before it, unless
  *   gpubench_work.flags says run() is repeatable) is captured into a CUDA graph on that stream
  *   and replayed, or, where capture fails (a synchronising call, cudaMalloc...), called back to
@@ -92,7 +101,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 5
+#define GPUBENCH_ABI_MINOR 6
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -135,6 +144,9 @@ typedef int32_t gpubench_math;
 #define GPUBENCH_WORK_RUN_REPEATABLE 1u  /* this configuration's run() leaves its inputs intact:
                                             it may run back to back without reset() even
                                             though the plugin has one (for other params) */
+#define GPUBENCH_WORK_RUN_NO_DEVICE_WORK 2u  /* v1.6: this CUDA configuration's run() enqueues
+                                            no device work (it computes on the host): the
+                                            runner then does not require any after warm-up */
 
 /* Opaque per-(size, seed) state owned by the plugin. */
 typedef struct gpubench_instance gpubench_instance;

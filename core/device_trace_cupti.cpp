@@ -1,0 +1,369 @@
+// The device trace through CUPTI's activity API, loaded with dlopen: gpubench never links
+// CUPTI, so that a machine without it runs every plugin, untraced, and says so.
+#include "device_trace.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <cxxabi.h>
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+namespace gpubench {
+namespace {
+
+constexpr char hold_kernel[] = "gpubench_stream_hold";  // the runner's own (stream_hold_cuda.cpp)
+
+// The CUPTI entry points used, typed from its own header.
+struct Cupti {
+    decltype(&cuptiGetVersion) get_version;
+    decltype(&cuptiGetResultString) result_string;
+    decltype(&cuptiActivityRegisterCallbacks) register_callbacks;
+    decltype(&cuptiActivityEnable) enable;
+    decltype(&cuptiActivityDisable) disable;
+    decltype(&cuptiActivityFlushAll) flush_all;
+    decltype(&cuptiActivityGetNextRecord) next_record;
+    decltype(&cuptiActivityGetNumDroppedRecords) dropped_records;
+    decltype(&cuptiGetStreamIdEx) stream_id;
+    decltype(&cuptiGetContextId) context_id;
+};
+
+// Where CUPTI is looked for: the loader's path first, then the toolkit's usual places
+// (CUDA_HOME, /usr/local/cuda), then where the build found it.
+std::vector<std::string> cupti_candidates() {
+    const std::string file = "libcupti.so." + std::to_string(CUPTI_API_VERSION / 10000);
+    std::vector<std::string> candidates{file};
+    std::vector<std::string> roots;
+    if (const char *home = std::getenv("CUDA_HOME")) roots.push_back(home);
+    roots.push_back("/usr/local/cuda");
+    for (const std::string &root : roots)
+        for (const char *dir : {"/lib64/", "/lib/", "/extras/CUPTI/lib64/"})
+            candidates.push_back(root + dir + file);
+#ifdef GPUBENCH_CUPTI_DIR
+    candidates.push_back(std::string(GPUBENCH_CUPTI_DIR) + "/" + file);
+#endif
+    return candidates;
+}
+
+// The records of the calls being traced, filled by CUPTI's buffer callbacks.
+struct Records {
+    std::mutex mutex;
+    std::vector<TracedWork> work;
+    std::vector<std::pair<uint32_t, uint32_t>> stream_of;  // (context, stream) of each in `work`
+    size_t dropped = 0;
+};
+Records records;
+const Cupti *api = nullptr;
+
+std::string demangled(const char *name) {
+    if (!name) return "kernel (unnamed)";
+    int status = 0;
+    char *plain = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+    std::string text = status == 0 && plain ? plain : name;
+    std::free(plain);
+    if (text.size() > 120) text = text.substr(0, 117) + "...";
+    return "kernel " + text;
+}
+
+std::string byte_count(uint64_t bytes) {
+    const char *units[] = {"B", "KiB", "MiB", "GiB"};
+    int unit = 0;
+    double value = static_cast<double>(bytes);
+    while (value >= 1024 && unit < 3) value /= 1024, ++unit;
+    char text[32];
+    std::snprintf(text, sizeof text, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
+    return text;
+}
+
+const char *copy_kind(uint8_t kind) {
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+    default: return "";
+    }
+}
+
+void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
+    constexpr size_t bytes = 1 << 20;
+    *buffer = static_cast<uint8_t *>(std::aligned_alloc(8, bytes));
+    *size = *buffer ? bytes : 0;
+    *max_records = 0;  // as many as fit
+}
+
+void add(TracedWork work, uint32_t context, uint32_t stream) {
+    records.work.push_back(std::move(work));
+    records.stream_of.emplace_back(context, stream);
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer, size_t,
+                               size_t valid) {
+    {
+        std::lock_guard lock(records.mutex);
+        CUpti_Activity *record = nullptr;
+        while (api->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+            switch (record->kind) {
+            case CUPTI_ACTIVITY_KIND_KERNEL:
+            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+                const auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(record);
+                add({demangled(k->name), "", static_cast<int>(k->deviceId), false, k->start, k->end},
+                    k->contextId, k->streamId);
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMCPY: {
+                const auto *c = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(record);
+                add({std::string("memcpy ") + copy_kind(c->copyKind) + " " + byte_count(c->bytes), "",
+                     static_cast<int>(c->deviceId), false, c->start, c->end},
+                    c->contextId, c->streamId);
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+                const auto *c = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record);
+                add({"memcpy peer " + byte_count(c->bytes), "", static_cast<int>(c->deviceId), false,
+                     c->start, c->end},
+                    c->contextId, c->streamId);
+                break;
+            }
+            case CUPTI_ACTIVITY_KIND_MEMSET: {
+                const auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(record);
+                add({"memset " + byte_count(m->bytes), "", static_cast<int>(m->deviceId), false,
+                     m->start, m->end},
+                    m->contextId, m->streamId);
+                break;
+            }
+            default: break;
+            }
+        }
+        size_t dropped = 0;
+        if (api->dropped_records(context, stream, &dropped) == CUPTI_SUCCESS) records.dropped += dropped;
+    }
+    std::free(buffer);
+}
+
+constexpr CUpti_ActivityKind traced_kinds[] = {
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
+
+// The driver calls the runtime does not offer: which context a stream belongs to, and whether
+// a device's primary context exists (its work must be waited for; one that does not exist
+// must not be made).
+struct Driver {
+    decltype(&cuStreamGetCtx) stream_context = nullptr;
+    decltype(&cuDevicePrimaryCtxGetState) primary_state = nullptr;
+};
+
+template <class F>
+bool driver_entry(const char *symbol, F &function) {
+    void *pointer = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    if (cudaGetDriverEntryPointByVersion(symbol, &pointer, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+        return false;
+    function = reinterpret_cast<F>(pointer);
+    return true;
+}
+
+class CuptiTrace final : public DeviceTrace {
+public:
+    CuptiTrace(std::string name, Driver driver) : name_(std::move(name)), driver_(driver) {}
+    const std::string &name() const override { return name_; }
+
+    std::string watch(const std::vector<void *> &runner_streams) override {
+        runner_.clear();
+        named_.clear();
+        for (void *stream : runner_streams) {
+            const auto key = key_of(static_cast<CUstream>(stream), 0);
+            if (!key) return "CUPTI did not identify the runner's stream";
+            runner_.push_back(*key);
+            named_.push_back({*key, "the runner's stream"});
+            // The default streams of that context, named where a plugin's work lands by mistake.
+            if (const auto legacy = key_of(CU_STREAM_LEGACY, 0, stream))
+                named_.push_back({*legacy, "the legacy default stream"});
+            if (const auto per_thread = key_of(CU_STREAM_PER_THREAD, 1, stream))
+                named_.push_back({*per_thread, "the per-thread default stream"});
+        }
+        return "";
+    }
+
+    void begin() override {
+        {
+            std::lock_guard lock(records.mutex);
+            records.work.clear();
+            records.stream_of.clear();
+            records.dropped = 0;
+        }
+        for (CUpti_ActivityKind kind : traced_kinds) check(api->enable(kind), "cuptiActivityEnable");
+    }
+
+    std::vector<TracedWork> end() override {
+        const cudaError_t waited = wait_for_devices();
+        for (CUpti_ActivityKind kind : traced_kinds) api->disable(kind);
+        check(api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+        if (waited != cudaSuccess)
+            throw std::runtime_error(std::string("waiting for the traced work: ") +
+                                     cudaGetErrorString(waited));
+        std::lock_guard lock(records.mutex);
+        if (records.dropped)
+            throw std::runtime_error("the device trace dropped " + std::to_string(records.dropped) +
+                                     " records");
+        std::vector<TracedWork> work;
+        for (size_t i = 0; i < records.work.size(); ++i) {
+            TracedWork w = records.work[i];
+            const Key key{static_cast<uint32_t>(w.device), records.stream_of[i].first,
+                          records.stream_of[i].second};
+            w.runner_stream = std::find(runner_.begin(), runner_.end(), key) != runner_.end();
+            if (w.runner_stream && w.what == std::string("kernel ") + hold_kernel) continue;
+            w.stream = stream_name(key);
+            work.push_back(std::move(w));
+        }
+        return work;
+    }
+
+private:
+    struct Key {
+        uint32_t device, context, stream;
+        bool operator==(const Key &o) const {
+            return device == o.device && context == o.context && stream == o.stream;
+        }
+    };
+
+    // A stream's identity in CUPTI's records; `owner` (a stream of the same context) gives the
+    // context of a default stream, whose handle does not name one.
+    std::optional<Key> key_of(CUstream stream, uint8_t per_thread, void *owner = nullptr) const {
+        CUcontext context = nullptr;
+        if (driver_.stream_context(owner ? static_cast<CUstream>(owner) : stream, &context) !=
+            CUDA_SUCCESS)
+            return std::nullopt;
+        uint32_t context_id = 0, stream_id = 0;
+        if (api->context_id(context, &context_id) != CUPTI_SUCCESS ||
+            api->stream_id(context, stream, per_thread, &stream_id) != CUPTI_SUCCESS)
+            return std::nullopt;
+        int ordinal = 0;
+        if (cudaStreamGetDevice(static_cast<cudaStream_t>(owner ? owner : stream), &ordinal) !=
+            cudaSuccess) {
+            cudaGetLastError();
+            return std::nullopt;
+        }
+        return Key{static_cast<uint32_t>(ordinal), context_id, stream_id};
+    }
+
+    std::string stream_name(const Key &key) const {
+        for (const auto &[named, name] : named_)
+            if (named == key) return name;
+        return "stream " + std::to_string(key.stream) + " (context " + std::to_string(key.context) + ")";
+    }
+
+    // Every device whose primary context exists: work a plugin put on another GPU is traced
+    // only once it completes.
+    cudaError_t wait_for_devices() const {
+        int current = 0, count = 0;
+        cudaError_t status = cudaGetDevice(&current);
+        if (status == cudaSuccess) status = cudaGetDeviceCount(&count);
+        for (int device = 0; status == cudaSuccess && device < count; ++device) {
+            unsigned flags = 0;
+            int active = 0;
+            if (device != current &&
+                (driver_.primary_state(device, &flags, &active) != CUDA_SUCCESS || !active))
+                continue;
+            status = cudaSetDevice(device);
+            if (status == cudaSuccess) status = cudaDeviceSynchronize();
+        }
+        const cudaError_t back = cudaSetDevice(current);
+        return status != cudaSuccess ? status : back;
+    }
+
+    static void check(CUptiResult result, const char *call) {
+        if (result == CUPTI_SUCCESS) return;
+        const char *text = nullptr;
+        api->result_string(result, &text);
+        throw std::runtime_error(std::string(call) + ": " + (text ? text : "CUPTI error"));
+    }
+
+    std::string name_;
+    Driver driver_;
+    std::vector<Key> runner_;
+    std::vector<std::pair<Key, std::string>> named_;
+};
+
+}  // namespace
+
+DeviceTrace *device_trace(std::string &why_not) {
+    static std::string failure;
+    static std::unique_ptr<DeviceTrace> trace = []() -> std::unique_ptr<DeviceTrace> {
+        if (const char *off = std::getenv("GPUBENCH_DEVICE_TRACE"); off && std::string(off) == "0") {
+            failure = "off (GPUBENCH_DEVICE_TRACE=0)";
+            return nullptr;
+        }
+        void *library = nullptr;
+        std::string tried;
+        for (const std::string &candidate : cupti_candidates()) {
+            if ((library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
+            tried += (tried.empty() ? "" : ", ") + candidate;
+        }
+        if (!library) {
+            failure = "CUPTI not found (tried " + tried + ")";
+            return nullptr;
+        }
+        static Cupti loaded{};
+        const auto symbol = [&](auto &function, const char *name) {
+            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+            return function != nullptr;
+        };
+        if (!symbol(loaded.get_version, "cuptiGetVersion") ||
+            !symbol(loaded.result_string, "cuptiGetResultString") ||
+            !symbol(loaded.register_callbacks, "cuptiActivityRegisterCallbacks") ||
+            !symbol(loaded.enable, "cuptiActivityEnable") ||
+            !symbol(loaded.disable, "cuptiActivityDisable") ||
+            !symbol(loaded.flush_all, "cuptiActivityFlushAll") ||
+            !symbol(loaded.next_record, "cuptiActivityGetNextRecord") ||
+            !symbol(loaded.dropped_records, "cuptiActivityGetNumDroppedRecords") ||
+            !symbol(loaded.stream_id, "cuptiGetStreamIdEx") ||
+            !symbol(loaded.context_id, "cuptiGetContextId")) {
+            failure = "the CUPTI found lacks an entry point gpubench uses";
+            return nullptr;
+        }
+        // Records are read with the layouts of the headers gpubench was built with: another
+        // major version may lay them out differently.
+        uint32_t version = 0;
+        loaded.get_version(&version);
+        if (version / 10000 != CUPTI_API_VERSION / 10000) {
+            failure = "CUPTI API version " + std::to_string(version) + ", gpubench was built for " +
+                      std::to_string(CUPTI_API_VERSION);
+            return nullptr;
+        }
+        Driver driver;
+        if (!driver_entry("cuStreamGetCtx", driver.stream_context) ||
+            !driver_entry("cuDevicePrimaryCtxGetState", driver.primary_state)) {
+            failure = "the CUDA driver lacks cuStreamGetCtx or cuDevicePrimaryCtxGetState";
+            return nullptr;
+        }
+        api = &loaded;
+        if (const CUptiResult r = loaded.register_callbacks(buffer_requested, buffer_completed);
+            r != CUPTI_SUCCESS) {
+            const char *text = nullptr;
+            loaded.result_string(r, &text);
+            failure = std::string("CUPTI refused its callbacks (") + (text ? text : "?") +
+                      "): another tool may be tracing this process";
+            return nullptr;
+        }
+        const std::string name = "CUPTI " + std::to_string(version / 10000) + "." +
+                                 std::to_string(version / 100 % 100);
+        return std::make_unique<CuptiTrace>(name, driver);
+    }();
+    why_not = trace ? "" : failure;
+    return trace.get();
+}
+
+}  // namespace gpubench

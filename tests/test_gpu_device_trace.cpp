@@ -1,0 +1,99 @@
+// The device trace on a GPU: fixture_cuda_escapes.cu's device work escapes the runner's timing
+// in each way it can, at sizes where the busy-after check sees nothing (1e3, 1e6) and where it
+// would (1e8); each is caught, and the control and a declared host run() are not. Skipped,
+// with the reason, where no GPU or no CUPTI can be used.
+#include "device_trace.hpp"
+#include "gpu.hpp"
+#include "measure.hpp"
+#include "statistics.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace gpubench;
+
+namespace {
+
+void require_trace() {
+    test_support::require_gpu();
+    std::string why_not;
+    if (!device_trace(why_not)) test_support::skip_test("no device trace: " + why_not);
+}
+
+EntryResult measure_escape(const std::string &escape, uint64_t size, PhaseTimer &timer,
+                           bool trace = true, double max_time_s = 10) {
+    static const Plugin plugin = test_support::load_fixture("fixture_cuda_escapes.so");
+    MeasureOptions options = test_support::sampled(10, 40);
+    options.params = "escape=" + escape;
+    options.trace_device = trace;
+    options.max_time_s = max_time_s;
+    return measure_entry(plugin, size, options, timer);
+}
+
+}  // namespace
+
+TEST_CASE("device trace: each escape is caught at every size; the control and a declared "
+          "host run() pass",
+          "[gpu]") {
+    require_trace();
+    auto timer = make_cuda_event_timer(0);
+    const std::vector<std::pair<std::string, std::string>> escapes{
+        {"own_stream", "twice(float const*, float*, unsigned long) on stream "},
+        {"per_thread", "on the per-thread default stream of device 0"},
+        {"legacy", "on the legacy default stream of device 0"},
+        {"memoised", "run() enqueued no device work after warm-up"}};
+    for (const uint64_t size : {1'000ull, 1'000'000ull, 100'000'000ull}) {
+        INFO("size " << size);
+        const EntryResult control = measure_escape("none", size, *timer);
+        REQUIRE(control.status == EntryStatus::ok);
+        const StreamAudit &audit = control.stream_audit;
+        CHECK_THAT(audit.tracer, Catch::StartsWith("CUPTI "));
+        CHECK(audit.problem.empty());
+        CHECK(audit.traced_calls >= 3);
+        CHECK(audit.run_operations == 1);  // one kernel, the hold not counted
+        CHECK(audit.run_traced_s > 0);
+        CHECK(audit.run_traced_s <= summarize(control.run_s).max * 1.05 + 5e-6);
+
+        for (const auto &[escape, message] : escapes) {
+            INFO("escape=" << escape);
+            const EntryResult e = measure_escape(escape, size, *timer);
+            CHECK(e.status == EntryStatus::verification_failed);
+            CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") ||
+                                      Catch::StartsWith("run() enqueued"));
+            CHECK_THAT(e.message, Catch::Contains(message));
+            CHECK(e.stream_audit.problem == e.message);
+        }
+        const EntryResult declared = measure_escape("declared", size, *timer);
+        CHECK(declared.status == EntryStatus::ok);
+        CHECK(declared.stream_audit.run_operations == 0);
+    }
+}
+
+TEST_CASE("device trace: work on a second GPU is caught", "[gpu]") {
+    require_trace();
+    if (cuda_device_count() < 2) test_support::skip_test("escape=other_device needs a second GPU");
+    auto timer = make_cuda_event_timer(0);
+    const EntryResult e = measure_escape("other_device", 1'000, *timer);
+    CHECK(e.status == EntryStatus::verification_failed);
+    CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
+                              Catch::Contains("twice(") && Catch::Contains("of device 1"));
+}
+
+TEST_CASE("device trace: --no-device-trace, or a traced cycle longer than the sampling time, "
+          "leaves the busy-after check, and says so",
+          "[gpu]") {
+    test_support::require_gpu();
+    auto timer = make_cuda_event_timer(0);
+    const EntryResult control = measure_escape("none", 1'000, *timer, false);
+    REQUIRE(control.status == EntryStatus::ok);
+    CHECK(control.stream_audit.tracer.empty());
+    CHECK(control.stream_audit.untraced == "off (--no-device-trace)");
+    CHECK(control.stream_audit.traced_calls == 0);
+    // 1e8 floats: a download of 400 MB takes milliseconds, far over a 100 us sampling time.
+    const EntryResult short_budget = measure_escape("none", 100'000'000, *timer, true, 1e-4);
+    REQUIRE(short_budget.status == EntryStatus::ok);
+    CHECK_THAT(short_budget.stream_audit.untraced,
+               Catch::StartsWith("not traced: a traced cycle (about ") &&
+                   Catch::EndsWith(") would outlast the entry's sampling time (100.00 us)"));
+    CHECK(short_budget.stream_audit.traced_calls == 0);
+}
