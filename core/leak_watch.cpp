@@ -61,13 +61,16 @@ MemoryReading LeakWatch::adjusted(MemoryReading reading) const {
 
 void LeakWatch::set_aside(const MemoryReading &before, const MemoryReading &after) {
     const auto growth = [](uint64_t from, uint64_t to) { return to > from ? to - from : 0; };
-    aside_allocated_ += growth(before.host_allocated, after.host_allocated);
-    aside_resident_ += growth(before.host_resident, after.host_resident);
-    // A reading taken during the cycle already holds the growth.
-    if (!readings_.empty() && readings_.back().runs >= before.runs) {
+    const uint64_t allocated = growth(before.host_allocated, after.host_allocated),
+                   resident = growth(before.host_resident, after.host_resident);
+    aside_allocated_ += allocated;
+    aside_resident_ += resident;
+    // A reading taken during the cycle (after a run() of it) already holds the growth; one at
+    // before.runs was taken before the cycle and does not.
+    if (!readings_.empty() && readings_.back().runs > before.runs) {
         MemoryReading &last = readings_.back();
-        last.host_allocated -= std::min(last.host_allocated, growth(before.host_allocated, after.host_allocated));
-        last.host_resident -= std::min(last.host_resident, growth(before.host_resident, after.host_resident));
+        last.host_allocated -= std::min(last.host_allocated, allocated);
+        last.host_resident -= std::min(last.host_resident, resident);
     }
 }
 
