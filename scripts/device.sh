@@ -16,6 +16,7 @@
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
 #   hold                   the held stream: GPU times with and without --no-stream-hold against
 #                          cupyx.profiler.benchmark (bench/cupyx_benchmark.py), host time per call
+#                          (untraced: CUPTI attached adds host time to each call)
 #   sharding               on several GPUs (after devices): scale-out.md's mpirun recipe as written,
 #                          the GPU backends as two MPI ranks (each rank's wall time), and one
 #                          rank with --devices all
@@ -200,7 +201,7 @@ case $mode in
     for hold in held unheld; do
       flag=; [ $hold = unheld ] && flag=--no-stream-hold
       for entry in $entries; do
-        "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag \
+        "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag --no-device-trace \
           -o "$out/hold-$hold-${entry%%:*}-${entry#*:}.json" > /dev/null 2>&1
       done
       echo "== gpubench ($hold) against cupyx.profiler.benchmark"
