@@ -1,7 +1,7 @@
 #include "build_record.hpp"
 
 #include "json_schema.hpp"
-#include "results_model.hpp"
+#include "results_schema.hpp"
 #include "text_format.hpp"
 
 #include <fcntl.h>

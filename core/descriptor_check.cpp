@@ -1,6 +1,5 @@
 #include "descriptor_check.hpp"
 
-#include "plugin_catalog.hpp"  // split_list
 #include "text_format.hpp"
 
 #include <algorithm>

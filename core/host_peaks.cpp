@@ -157,4 +157,18 @@ std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &j) {
     return p;
 }
 
+Roofline host_roofline(const HostPeaks &peaks) {
+    Roofline r;
+    r.flops[GPUBENCH_MATH_FP32] = peaks.fp32_flops;
+    r.flops[GPUBENCH_MATH_FP64] = peaks.fp64_flops;
+    r.bytes_per_s = peaks.bytes_per_s;
+    r.cache_bytes = peaks.llc_bytes;
+    // A measurement taken beside other work can be far too low: then only a rate more than
+    // twice it is called impossible.
+    r.margin = peaks.quiet ? 0.20 : 1.0;
+    r.source = peaks.cpu_model + ": measured (" + peaks.isa + " FMA loops on every core; "
+               "triad and memcpy over arrays beyond the last-level cache), " + peaks.source;
+    return r;
+}
+
 }  // namespace gpubench

@@ -5,6 +5,8 @@
 // not lower (see host_peaks.cpp).
 #pragma once
 
+#include "roofline.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -51,5 +53,10 @@ std::string cpu_model_name();
 
 nlohmann::json host_peaks_json(const HostPeaks &peaks);
 std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &json);  // nullopt if malformed
+
+// Ceilings of the host from its measured peaks. Margin 20%: a measured peak can fall short of
+// the true one (turbo, memory shared with other tenants), and a false "impossible" must not
+// happen; 100% when the peaks were measured beside other work (HostPeaks::quiet false).
+Roofline host_roofline(const HostPeaks &peaks);
 
 }  // namespace gpubench

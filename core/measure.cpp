@@ -6,7 +6,7 @@
 #include "per_launch.hpp"
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
-#include "results.hpp"
+#include "entry_figures.hpp"
 #include "sampling.hpp"
 #include "statistics.hpp"
 

@@ -15,19 +15,6 @@ namespace gpubench {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> split_list(const std::string &text, char separator) {
-    std::vector<std::string> items;
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t end = text.find(separator, start);
-        if (end == std::string::npos) end = text.size();
-        std::string item = trim(std::string_view(text).substr(start, end - start));
-        if (!item.empty()) items.push_back(std::move(item));
-        start = end + 1;
-    }
-    return items;
-}
-
 PluginSearchPath plugin_search_path(const fs::path &exe_dir,
                                     const std::vector<std::string> &explicit_dirs,
                                     const char *environment_value) {

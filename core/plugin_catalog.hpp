@@ -67,7 +67,5 @@ std::vector<const PluginInfo *> select_plugins(PluginCatalog &catalog,
 std::string unread_param_problem(const std::vector<const PluginInfo *> &plugins,
                                  const std::string &params);
 
-// Splits "a,b,c" into its non-empty, trimmed items.
-std::vector<std::string> split_list(const std::string &text, char separator = ',');
 
 }  // namespace gpubench

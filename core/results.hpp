@@ -2,6 +2,7 @@
 // the file that holds it while a sweep runs.
 #pragma once
 
+#include "entry_figures.hpp"
 #include "gpu.hpp"
 #include "measure.hpp"
 #include "plugin_info.hpp"
@@ -33,24 +34,6 @@ EntryResources resources_from_json(const nlohmann::json &json);
 // worker_started, finished_after_s (since the runner started).
 nlohmann::json harness_json(const EntryResult &entry);
 
-// Median-based figures of an entry, shared by the JSON and the console table.
-struct EntryFigures {
-    Summary run, upload, download, end_to_end;
-    Summary compute;            // the headline: per launch for short GPU runs, else = run
-    double gflops = 0;          // work.flops / median compute time
-    double gbytes_per_s = 0;    // work.bytes / median run time
-    double items_per_s = 0;     // work.items / median run time
-    // The throughput the plugin wants shown first: "gflops", "gbytes_per_s", "items_per_s",
-    // or "" when it declared no work at all.
-    std::string headline;
-    double headline_value = 0;
-    // Achieved over attainable on the roofline of the device's peaks (entry.peak_*): the
-    // larger of FLOP rate / peak FLOP rate and byte rate / peak bandwidth, in %. 0 when the
-    // peaks are not known (CPU entries). roofline_bound: "compute" or "memory".
-    double percent_of_peak = 0;
-    std::string roofline_bound;
-};
-EntryFigures entry_figures(const EntryResult &entry);
 
 // What a reader must know before trusting an entry's numbers, as short words: noisy,
 // throttled, cold, contended, unoptimized, sanitized. Shared by the console, the results

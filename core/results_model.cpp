@@ -1,6 +1,5 @@
 #include "results_model.hpp"
 
-#include "results_schema.hpp"  // generated from core/results_schema.json (core/CMakeLists.txt)
 #include "system_info.hpp"
 
 #include <cerrno>
@@ -74,11 +73,6 @@ std::pair<std::vector<double>, std::vector<double>> comparable_samples(
 
 namespace {
 
-const JsonSchema &built_in_schema() {
-    static const JsonSchema schema(results_schema());
-    return schema;
-}
-
 template <typename T>
 std::optional<T> optional_field(const json &object, const char *name) {
     const auto found = object.find(name);
@@ -143,15 +137,6 @@ json parse_bounded(const std::string &text, const std::string &name) {
 }
 
 }  // namespace
-
-const json &results_schema() {
-    static const json schema = json::parse(results_schema_text);
-    return schema;
-}
-
-std::optional<SchemaViolation> results_schema_violation(const json &document) {
-    return built_in_schema().first_violation(document);
-}
 
 void check_results_document(const json &document, const std::string &source) {
     if (!document.is_object() || !document.contains("schema_version"))

@@ -6,7 +6,7 @@
 
 #include "build_record.hpp"
 #include "gpu.hpp"
-#include "json_schema.hpp"
+#include "results_schema.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
 #include "statistics.hpp"
@@ -145,10 +145,6 @@ struct ResultsDocument {
     std::vector<RecordedEntry> entries;
 };
 
-// The first place where `document` breaks core/results_schema.json (built into the binary), or
-// nullopt.
-std::optional<SchemaViolation> results_schema_violation(const nlohmann::json &document);
-const nlohmann::json &results_schema();
 
 // Throws std::runtime_error with one line, "<source>: <what>", when `document` is not a
 // results file, has another schema version, or breaks the schema (naming the first offending

@@ -1,7 +1,6 @@
 #include "roofline.hpp"
 
 #include "gpu.hpp"
-#include "host_peaks.hpp"
 
 #include <algorithm>
 
@@ -68,20 +67,6 @@ Roofline gpu_roofline(const GpuInfo &gpu) {
     r.source = gpu.name + ": device attributes (boost clock, memory clock x bus width) and "
                           "dense tensor rates of compute capability " +
                std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor);
-    return r;
-}
-
-Roofline host_roofline(const HostPeaks &peaks) {
-    Roofline r;
-    r.flops[GPUBENCH_MATH_FP32] = peaks.fp32_flops;
-    r.flops[GPUBENCH_MATH_FP64] = peaks.fp64_flops;
-    r.bytes_per_s = peaks.bytes_per_s;
-    r.cache_bytes = peaks.llc_bytes;
-    // A measurement taken beside other work can be far too low: then only a rate more than
-    // twice it is called impossible.
-    r.margin = peaks.quiet ? 0.20 : 1.0;
-    r.source = peaks.cpu_model + ": measured (" + peaks.isa + " FMA loops on every core; "
-               "triad and memcpy over arrays beyond the last-level cache), " + peaks.source;
     return r;
 }
 

@@ -16,7 +16,6 @@
 namespace gpubench {
 
 struct GpuInfo;
-struct HostPeaks;
 
 inline constexpr int math_kinds = 6;  // GPUBENCH_MATH_FP32 .. GPUBENCH_MATH_TENSOR_INT8
 const char *math_name(gpubench_math math);  // "fp32", "fp64", "tf32 tensor"...
@@ -40,10 +39,6 @@ struct Roofline {
 // the boost clock, which a card does not exceed.
 Roofline gpu_roofline(const GpuInfo &gpu);
 
-// Ceilings of the host from its measured peaks. Margin 20%: a measured peak can fall short of
-// the true one (turbo, memory shared with other tenants), and a false "impossible" must not
-// happen; 100% when the peaks were measured beside other work (HostPeaks::quiet false).
-Roofline host_roofline(const HostPeaks &peaks);
 
 nlohmann::json roofline_json(const Roofline &roofline);
 Roofline roofline_from_json(const nlohmann::json &json);  // throws on a malformed object

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpubench {
 
@@ -11,6 +12,8 @@ std::string format_seconds(double seconds);  // "12.30 us", "4.560 ms", "1.200 s
 std::string format_size(uint64_t size);      // "4096", "1e+06", "2.5e+08"
 std::string format_memory(double bytes);     // "512 KiB", "1.5 MiB", "2.25 GiB"
 std::string trim(std::string_view text);     // without leading and trailing spaces and tabs
+// Splits "a,b,c" into its non-empty, trimmed items.
+std::vector<std::string> split_list(const std::string &text, char separator = ',');
 // `text` with each byte that is not valid UTF-8, and each control character (a newline, an
 // escape sequence's ESC), as the four characters "\xNN": for text from outside (a plugin's
 // strings, paths, environment values) that becomes JSON, a table cell or a one-line message.

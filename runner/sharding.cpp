@@ -5,6 +5,7 @@
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "shard_costs.hpp"
+#include "text_format.hpp"
 
 #include <map>
 #include <ostream>

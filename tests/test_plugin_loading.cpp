@@ -1,6 +1,7 @@
 #include "plugin_catalog.hpp"
 #include "plugin_library.hpp"
 #include "test_support.hpp"
+#include "text_format.hpp"
 
 #include <catch2/catch.hpp>
 
