@@ -59,7 +59,7 @@ int compare_command(int argc, const char *const *argv) {
                                         std::to_string(files.size()) + ")");
         if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
             throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
-        // Each file checked against core/results_schema.json before anything is read from it.
+        // Each file checked against core/base/results_schema.json before anything is read from it.
         ResultsDocument baseline = read_results_file(files[0]), candidate = read_results_file(files[1]);
         if (candidate_device >= 0) keep_entries_on_device(baseline, candidate, candidate_device);
         comparison = compare_results(baseline, candidate, options);

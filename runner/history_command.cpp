@@ -1,5 +1,5 @@
 // `runner history add|show|regressions`: results across commits, kept in SQLite
-// (core/history_store.hpp); the manual is docs/history.md.
+// (core/history/history_store.hpp); the manual is docs/history.md.
 #include "cli.hpp"
 #include "history_store.hpp"
 #include "subcommand_options.hpp"

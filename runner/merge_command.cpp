@@ -61,7 +61,7 @@ int merge_command(int argc, const char *const *argv) {
         if (parse_subcommand(argc, argv, described, files)) return exit_ok;
         if (files.empty()) throw std::invalid_argument("no shard files given");
         if (output.empty()) throw std::invalid_argument("--output names the merged file: it is required");
-        // Each file checked against core/results_schema.json before anything is read from it.
+        // Each file checked against core/base/results_schema.json before anything is read from it.
         std::vector<ShardFile> shards;
         for (const std::string &file : files) shards.push_back({file, read_results_json(file)});
         std::vector<std::string> command_line{"runner"};

@@ -125,7 +125,7 @@ int report_command(int argc, const char *const *argv) {
         if (!history.empty()) history_series_read = history_series(history);
         if (format == "gbench" && files.size() != 1)
             throw std::invalid_argument("--format gbench converts one results file at a time");
-        // Each file checked against core/results_schema.json before anything is read from it.
+        // Each file checked against core/base/results_schema.json before anything is read from it.
         std::vector<nlohmann::json> raw_documents;  // the header, and what the typed model leaves out
         std::vector<ResultsDocument> documents;
         for (const std::string &file : files) {

@@ -6,7 +6,7 @@ packages=(cmake ninja-build g++ git pkg-config
           libboost-dev libboost-program-options-dev nlohmann-json3-dev catch2 libbenchmark-dev
           python3 python3-matplotlib
           python3-dev python3-numpy python3-numba  # the Python bridge's numpy and numba backends
-          python3-jsonschema      # tests: core/results_schema.json against the built-in validator
+          python3-jsonschema      # tests: core/base/results_schema.json against the built-in validator
           clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (Debian 12's clang is 14)
           zlib1g-dev              # logreg's gzipped IDX files; the HTML report's packed plotly.js
           libsqlite3-dev          # runner history: the results database

@@ -1,4 +1,4 @@
-// Results files are written safely (core/results_io.hpp): never onto something that is not a
+// Results files are written safely (core/base/results_io.hpp): never onto something that is not a
 // regular file, never through a planted temporary, through a symlink to its target, by one
 // runner at a time, and a failed write leaves the last complete file and no temporary.
 #include "runner_process.hpp"

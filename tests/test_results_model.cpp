@@ -1,4 +1,4 @@
-// The results model: every reader checks a file against core/results_schema.json and names the
+// The results model: every reader checks a file against core/base/results_schema.json and names the
 // first offending field in one line (exit 2), whatever the file holds; the recorded studies'
 // files validate; what the writer writes reads back the same; and the built-in validator agrees
 // with python's jsonschema, where that is installed.
@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path schema_file = fs::path(GPUBENCH_SOURCE_DIR) / "core" / "results_schema.json";
+const fs::path schema_file = fs::path(GPUBENCH_SOURCE_DIR) / "core" / "base" / "results_schema.json";
 // The recorded studies' results files (docs/studies/README.md), one folder per machine.
 const fs::path studies_data = fs::path(GPUBENCH_SOURCE_DIR) / "docs" / "studies" / "data";
 // A real results file of a GPU sweep: per-launch headlines, NVML readings, energy, rooflines.
@@ -174,7 +174,7 @@ TEST_CASE("every recorded results file validates", "[results-model]") {
     CHECK(checked >= 30);  // the folder is there and read
 }
 
-TEST_CASE("the built-in schema is core/results_schema.json, and refuses what it cannot enforce",
+TEST_CASE("the built-in schema is core/base/results_schema.json, and refuses what it cannot enforce",
           "[results-model]") {
     CHECK(results_schema() == json::parse(slurp(schema_file)));
     CHECK_THROWS_WITH(JsonSchema(json{{"type", "string"}, {"pattern", "^a"}}),

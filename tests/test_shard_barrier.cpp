@@ -1,4 +1,4 @@
-// The barrier of shards launched together as ranks (core/shard_barrier.hpp): its folder's
+// The barrier of shards launched together as ranks (core/shard/shard_barrier.hpp): its folder's
 // name, its times, its decisions on a fake clock, the barrier itself on a temporary folder
 // with short times, and the runner's ranks under an mpirun-like start (two processes with
 // Open MPI's variables): a failing rank exits only once the other has finished.

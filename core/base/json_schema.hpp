@@ -1,4 +1,4 @@
-// A JSON Schema validator for the subset of draft 2020-12 that core/results_schema.json uses
+// A JSON Schema validator for the subset of draft 2020-12 that core/base/results_schema.json uses
 // (Debian has no C++ one): type, enum, const, required, properties, additionalProperties,
 // items, minimum, maximum, if/then/else, and $ref to a pointer within the schema ($defs).
 // A schema with any other keyword is refused when loaded, so the subset can never quietly

@@ -1,4 +1,4 @@
-// The results document's model (core/results_schema.json; explained in docs/results-format.md): its
+// The results document's model (core/base/results_schema.json; explained in docs/results-format.md): its
 // typed parts, whose fields are declared once here and used by the writer (results.cpp), the
 // worker protocol and the readers; the header of a new file; and reading a file back, which
 // hands a reader nothing that has not passed the schema.

@@ -182,6 +182,64 @@ void WorkerPool::prestart(const PluginInfo &plugin, int cuda_device) {
     }
 }
 
+namespace {
+
+// After the worker reported `entry`: a worker is kept only while everything goes well, and
+// under --sanitize never (its report is written at exit). One that goes adds the
+// sanitizer's verdict, and how it ended when that was not cleanly.
+void settle_worker(EntryResult &entry, bool open, const WorkerLaunch &launch,
+                   std::unique_ptr<WorkerProcess> &worker) {
+    if (entry.status != EntryStatus::error && entry.status != EntryStatus::verification_failed &&
+        open && !launch.sanitizer && !launch.worker_per_entry)
+        return;
+    const std::filesystem::path log = worker->sanitizer_log();
+    const int status = worker->finish(launch.sanitizer ? 60.0 : 2.0);
+    if (launch.sanitizer) {
+        std::ifstream in(log);
+        std::stringstream text;
+        text << in.rdbuf();
+        const SanitizerReport sanitized = parse_sanitizer_log(text.str(), *launch.sanitizer);
+        entry.sanitizer = sanitized.one_line();
+        if (sanitized.errors > 0 && entry.status != EntryStatus::skipped) {
+            entry.status = EntryStatus::error;
+            entry.message += (entry.message.empty() ? "" : "; ") + sanitized.one_line();
+        }
+    }
+    if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
+        const std::string ending =
+            WIFSIGNALED(status)
+                ? "the worker crashed after reporting: " + describe_signal(WTERMSIG(status))
+                : "the worker exited with status " + std::to_string(WEXITSTATUS(status)) +
+                      " after reporting";
+        // An error already reported (a lost CUDA context, say) is the cause: keep it first.
+        entry.message = entry.status == EntryStatus::ok ? ending : entry.message + "; " + ending;
+        entry.status = EntryStatus::error;
+    }
+    worker.reset();
+}
+
+// Why a worker that ended with `status` reported no entry.
+std::string unreported(const Report &report, int status, bool timed_out, double timeout_s) {
+    const std::string where = " in " + report.stage;
+    if (timed_out) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
+        return "timed out after " + std::string(seconds) + " s" + where + " (--timeout)";
+    }
+    if (WIFSIGNALED(status)) {
+        const int sig = WTERMSIG(status);
+        std::string message = "crashed" + where + ": " + describe_signal(sig);
+        if (sig == SIGKILL) message += "; killed from outside, the kernel's out-of-memory killer?";
+        return message;
+    }
+    if (!report.malformed.empty())
+        return "the worker's report" + where + " did not parse: " + report.malformed;
+    return "the worker process exited with status " + std::to_string(WEXITSTATUS(status)) + where +
+           " without reporting (did the plugin call exit()?)";
+}
+
+}  // namespace
+
 std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_t size,
                                                const MeasureOptions &options,
                                                const std::optional<RunBudget> &budget) {
@@ -236,35 +294,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         EntryResult entry = std::move(*report.entry);
         entry.worker_started = started;
         entry.worker_entries_before = entries_before;
-        // A worker is kept only while everything goes well; under --sanitize never (its
-        // report is written at exit).
-        if (entry.status == EntryStatus::error || entry.status == EntryStatus::verification_failed ||
-            !open || launch_.sanitizer || launch_.worker_per_entry) {
-            const std::filesystem::path log = worker_->sanitizer_log();
-            const int status = worker_->finish(launch_.sanitizer ? 60.0 : 2.0);
-            if (launch_.sanitizer) {
-                std::ifstream in(log);
-                std::stringstream text;
-                text << in.rdbuf();
-                const SanitizerReport sanitized = parse_sanitizer_log(text.str(), *launch_.sanitizer);
-                entry.sanitizer = sanitized.one_line();
-                if (sanitized.errors > 0 && entry.status != EntryStatus::skipped) {
-                    entry.status = EntryStatus::error;
-                    entry.message += (entry.message.empty() ? "" : "; ") + sanitized.one_line();
-                }
-            }
-            if (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) {
-                const std::string ending =
-                    WIFSIGNALED(status)
-                        ? "the worker crashed after reporting: " + describe_signal(WTERMSIG(status))
-                        : "the worker exited with status " + std::to_string(WEXITSTATUS(status)) +
-                              " after reporting";
-                // An error already reported (a lost CUDA context, say) is the cause: keep it first.
-                entry.message = entry.status == EntryStatus::ok ? ending : entry.message + "; " + ending;
-                entry.status = EntryStatus::error;
-            }
-            worker_.reset();
-        }
+        settle_worker(entry, open, launch_, worker_);
         entry.entry_wall_s = seconds_since(began);
         return entry;
     }
@@ -272,22 +302,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     worker_.reset();
     if (launch_.interrupted && launch_.interrupted()) return std::nullopt;
     failed.worker_started = started;
-    const std::string where = " in " + report.stage;
-    if (timed_out) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", launch_.timeout_s);
-        failed.message = "timed out after " + std::string(seconds) + " s" + where + " (--timeout)";
-    } else if (WIFSIGNALED(status)) {
-        const int sig = WTERMSIG(status);
-        failed.message = "crashed" + where + ": " + describe_signal(sig);
-        if (sig == SIGKILL) failed.message += "; killed from outside, the kernel's out-of-memory killer?";
-    } else if (!report.malformed.empty()) {
-        failed.message = "the worker's report" + where + " did not parse: " + report.malformed;
-    } else {
-        failed.message = "the worker process exited with status " +
-                         std::to_string(WEXITSTATUS(status)) + where +
-                         " without reporting (did the plugin call exit()?)";
-    }
+    failed.message = unreported(report, status, timed_out, launch_.timeout_s);
     failed.entry_wall_s = seconds_since(began);
     return failed;
 }

@@ -1,12 +1,12 @@
 #include "measure.hpp"
 
+#include "entry_figures.hpp"
 #include "gpu.hpp"
 #include "host_resources.hpp"
 #include "leak_watch.hpp"
 #include "per_launch.hpp"
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
-#include "entry_figures.hpp"
 #include "sampling.hpp"
 #include "statistics.hpp"
 
@@ -177,6 +177,99 @@ std::string faster_than_hardware(const EntryResult &e) {
     return text;
 }
 
+// The entry's identity, before anything is asked of the plugin.
+EntryResult new_entry(const Plugin &plugin, uint64_t size, const PhaseTimer &timer) {
+    EntryResult result;
+    result.plugin = plugin.name();
+    result.size = size;
+    result.clock = timer.clock_name();
+    result.item_name = plugin.info().item_name;
+    result.headline = plugin.info().headline;
+    result.unoptimized = plugin.info().built_unoptimized();
+    return result;
+}
+
+// The timer's devices and streams, as many as the plugin takes (one unless its max_devices
+// is above 1); none for a host clock.
+struct TakenDevices {
+    std::vector<int32_t> devices;
+    std::vector<void *> streams;
+};
+TakenDevices take_devices(const PluginInfo &plugin, const PhaseTimer &timer) {
+    TakenDevices taken;
+    for (int device : timer.cuda_devices()) taken.devices.push_back(device);
+    taken.streams = timer.cuda_streams();
+    const size_t count = devices_taken(plugin, taken.devices.size());
+    taken.devices.resize(count);
+    taken.streams.resize(std::min(taken.streams.size(), count));
+    return taken;
+}
+
+// The declared work and the ceilings it is judged against; work that cannot fit is refused.
+void read_work(const gpubench_plugin &api, uint64_t size, const MeasureOptions &options,
+               size_t devices, const PhaseTimer &timer, EntryResult &result) {
+    result.work = query_work(api, size, options.params, std::max(1, static_cast<int>(devices)));
+    const Roofline &roofline = timer.roofline();
+    result.peak_flops = roofline.flops_for(result.work.math);
+    result.peak_bytes_per_s = roofline.bytes_per_s;
+    result.roofline_cache_bytes = roofline.cache_bytes;
+    result.roofline_margin = roofline.margin;
+    if (std::string why = footprint_problem(result.work, timer); !why.empty())
+        throw PluginFailure{GPUBENCH_OUT_OF_MEMORY, why};
+}
+
+gpubench_setup_args setup_args(uint64_t size, const MeasureOptions &options,
+                               const PhaseTimer &timer, TakenDevices &taken) {
+    gpubench_setup_args args{};
+    args.struct_size = sizeof args;
+    args.size = size;
+    args.seed = options.seed;
+    args.cpu_threads = options.cpu_threads;
+    args.cuda_device = taken.devices.empty() ? options.cuda_device : taken.devices.front();
+    args.cuda_stream = timer.cuda_stream();
+    args.params = options.params.c_str();
+    args.device_count = static_cast<int32_t>(taken.devices.size());
+    args.cuda_devices = taken.devices.empty() ? nullptr : taken.devices.data();
+    args.cuda_streams = taken.streams.empty() ? nullptr : taken.streams.data();
+    return args;
+}
+
+// ok, or why not: a wrong result, or throughput beyond the hardware.
+void judge_result(EntryResult &result) {
+    result.status = result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;
+    if (!result.verification.passed) {
+        char text[128];
+        std::snprintf(text, sizeof text, "wrong result: error %.3g exceeds tolerance %.3g",
+                      result.verification.max_error, result.verification.tolerance);
+        result.message = text;
+    }
+    if (std::string impossible = faster_than_hardware(result); !impossible.empty()) {
+        result.status = EntryStatus::verification_failed;
+        result.message += (result.message.empty() ? "" : "; ") + impossible;
+    }
+}
+
+// The exception being handled, as the entry's status and message.
+void record_failure(EntryResult &result, const char *stage, size_t runs_done, LeakWatch *leaks) {
+    try {
+        throw;
+    } catch (const EntryProblem &problem) {
+        result.status = problem.status;
+        result.message = problem.message;
+    } catch (const PluginFailure &failure) {
+        result.status = status_for_failure(failure.status);
+        result.message = prefix_for_failure(failure.status) + failure.message;
+        if (failure.status == GPUBENCH_OUT_OF_MEMORY) judge_out_of_memory(result, runs_done, leaks);
+    } catch (const std::exception &e) {  // the timer's device errors, or a plugin's exception
+        result.status = EntryStatus::error;
+        result.message = std::string("in ") + stage + ": " + e.what();
+    } catch (...) {  // crossed the C boundary, which a plugin must never let happen
+        result.status = EntryStatus::error;
+        result.message =
+            std::string("in ") + stage + ": an exception of unknown type escaped the plugin";
+    }
+}
+
 }  // namespace
 
 EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
@@ -187,13 +280,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         current_stage = name;
         if (observe) observe(name);
     };
-    EntryResult result;
-    result.plugin = plugin.name();
-    result.size = size;
-    result.clock = timer.clock_name();
-    result.item_name = plugin.info().item_name;
-    result.headline = plugin.info().headline;
-    result.unoptimized = plugin.info().built_unoptimized();
+    EntryResult result = new_entry(plugin, size, timer);
     if (std::string why = size_range_problem(plugin.info(), size); !why.empty()) {
         result.status = EntryStatus::skipped;
         result.message = why;
@@ -210,37 +297,12 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         result.plugin_time_s = before + std::chrono::duration<double>(
                                             std::chrono::steady_clock::now() - began).count();
     };
-    // The timer's devices and streams, as many as the plugin takes (one unless its
-    // max_devices is above 1); none for a host clock.
-    std::vector<int32_t> devices;
-    for (int device : timer.cuda_devices()) devices.push_back(device);
-    std::vector<void *> streams = timer.cuda_streams();
-    const size_t taken = devices_taken(plugin.info(), devices.size());
-    devices.resize(taken);
-    streams.resize(std::min(streams.size(), taken));
-    result.cuda_devices.assign(devices.begin(), devices.end());
+    TakenDevices taken = take_devices(plugin.info(), timer);
+    result.cuda_devices.assign(taken.devices.begin(), taken.devices.end());
     try {
         stage("work");
-        const int work_devices = std::max(1, static_cast<int>(taken));
-        result.work = query_work(api, size, options.params, work_devices);
-        const Roofline &roofline = timer.roofline();
-        result.peak_flops = roofline.flops_for(result.work.math);
-        result.peak_bytes_per_s = roofline.bytes_per_s;
-        result.roofline_cache_bytes = roofline.cache_bytes;
-        result.roofline_margin = roofline.margin;
-        if (std::string why = footprint_problem(result.work, timer); !why.empty())
-            throw PluginFailure{GPUBENCH_OUT_OF_MEMORY, why};
-        gpubench_setup_args args{};
-        args.struct_size = sizeof args;
-        args.size = size;
-        args.seed = options.seed;
-        args.cpu_threads = options.cpu_threads;
-        args.cuda_device = devices.empty() ? options.cuda_device : devices.front();
-        args.cuda_stream = timer.cuda_stream();
-        args.params = options.params.c_str();
-        args.device_count = static_cast<int32_t>(devices.size());
-        args.cuda_devices = devices.empty() ? nullptr : devices.data();
-        args.cuda_streams = streams.empty() ? nullptr : streams.data();
+        read_work(api, size, options, taken.devices.size(), timer, result);
+        const gpubench_setup_args args = setup_args(size, options, timer, taken);
         stage("setup");
         ResourceWatch watch(timer);
         leaks.emplace(timer);
@@ -257,33 +319,9 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         result.resources = watch.finish();
         stage("teardown");
         teardown();
-        result.status =
-            result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;
-        if (!result.verification.passed) {
-            char text[128];
-            std::snprintf(text, sizeof text, "wrong result: error %.3g exceeds tolerance %.3g",
-                          result.verification.max_error, result.verification.tolerance);
-            result.message = text;
-        }
-        if (std::string impossible = faster_than_hardware(result); !impossible.empty()) {
-            result.status = EntryStatus::verification_failed;
-            result.message += (result.message.empty() ? "" : "; ") + impossible;
-        }
-    } catch (const EntryProblem &problem) {
-        result.status = problem.status;
-        result.message = problem.message;
-    } catch (const PluginFailure &failure) {
-        result.status = status_for_failure(failure.status);
-        result.message = prefix_for_failure(failure.status) + failure.message;
-        if (failure.status == GPUBENCH_OUT_OF_MEMORY)
-            judge_out_of_memory(result, runs_done, leaks ? &*leaks : nullptr);
-    } catch (const std::exception &e) {  // the timer's device errors, or a plugin's exception
-        result.status = EntryStatus::error;
-        result.message = std::string("in ") + current_stage + ": " + e.what();
-    } catch (...) {  // crossed the C boundary, which a plugin must never let happen
-        result.status = EntryStatus::error;
-        result.message = std::string("in ") + current_stage +
-                         ": an exception of unknown type escaped the plugin";
+        judge_result(result);
+    } catch (...) {
+        record_failure(result, current_stage, runs_done, leaks ? &*leaks : nullptr);
     }
     teardown();
     return result;

@@ -2,7 +2,7 @@
 // (gpubench_write_build_record, sdk/cmake/gpubenchPlugin.cmake) with what only the build
 // knows: the plugin's language, compile time and lines of code, its own and its workload's
 // shared ones. The runner copies it into the results ("build_record" of a plugin; its format
-// is $defs/build_record of core/results_schema.json). The file is untrusted input, as the plugin
+// is $defs/build_record of core/base/results_schema.json). The file is untrusted input, as the plugin
 // folder may hold anything: a bad one is ignored with a note, never fatal.
 #pragma once
 

@@ -4,7 +4,7 @@
 // with a history database, each entry's trend over commits with its change points.
 //
 // The C++ side gathers the page's data into one JSON object (html_report_data) and writes the
-// page around it; the drawing is core/report_page/report.js, compiled in. docs/html-report.md
+// page around it; the drawing is core/report/report_page/report.js, compiled in. docs/html-report.md
 // is the user's manual.
 #pragma once
 

@@ -1,5 +1,5 @@
 // The HTML report's page (report_html.hpp): the data as one JSON block, plotly.js compressed,
-// and the page's own style and script (core/report_page/, compiled in as report_page.hpp).
+// and the page's own style and script (core/report/report_page/, compiled in as report_page.hpp).
 #include "report_html.hpp"
 
 #include "report_page.hpp"
@@ -8,8 +8,8 @@
 namespace gpubench {
 
 // The page's own script and style go in raw: none may close its element ("</script>").
-static_assert(report_page_js.find("</") == std::string_view::npos, "core/report_page/*.js contains '</'");
-static_assert(report_page_css.find("</") == std::string_view::npos, "core/report_page/report.css contains '</'");
+static_assert(report_page_js.find("</") == std::string_view::npos, "core/report/report_page/*.js contains '</'");
+static_assert(report_page_css.find("</") == std::string_view::npos, "core/report/report_page/report.css contains '</'");
 
 std::string script_safe_json(const nlohmann::json &value) {
     const std::string text = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

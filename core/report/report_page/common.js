@@ -1,5 +1,5 @@
 // gpubench HTML report: helpers shared by the tables (report.js) and the plots (plots.js).
-// Plain JavaScript, no build step; core/CMakeLists.txt compiles common.js, plots.js and
+// Plain JavaScript, no build step; core/report/CMakeLists.txt compiles common.js, plots.js and
 // report.js (in that order) into the runner as one script.
 "use strict";
 
@@ -25,7 +25,7 @@ function plotText(text) {
   return String(text).replace(/&/g, "&amp;").replace(/[<]/g, "&lt;").replace(/>/g, "&gt;");
 }
 
-// As core/text_format.cpp writes them, so the page reads like the Markdown report.
+// As core/base/text_format.cpp writes them, so the page reads like the Markdown report.
 function fmtSeconds(s) {
   if (s === undefined || s === null) return "";
   if (s < 1e-3) return (s * 1e6).toFixed(2) + " us";
@@ -56,14 +56,14 @@ function fmtRatio(r) {
   return (r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r.toFixed(2)) + "x";
 }
 
-// 0 compiled (C, C++, CUDA), 1 Python, 2 another language, 3 unknown: core/report_studies.cpp.
+// 0 compiled (C, C++, CUDA), 1 Python, 2 another language, 3 unknown: core/report/report_studies.cpp.
 function languageGroup(language) {
   if (["C", "C++", "CUDA"].includes(language)) return 0;
   if (language === "Python") return 1;
   return language ? 2 : 3;
 }
 
-// The column of `backend` from the same source as `like`, else from any (core/report.cpp).
+// The column of `backend` from the same source as `like`, else from any (core/report/report.cpp).
 function findColumn(workload, backend, source) {
   let any = null;
   for (const c of workload.columns) {

@@ -153,121 +153,164 @@ void throw_if_escaped(const StreamAudit &audit) {
                            format_seconds(audit.drain_s) + " after it (at every check)"};
 }
 
+// One entry's sampling: the warm-up, then cycles (upload, run, download) until the stop
+// rule says enough, with a traced cycle now and then. Its times go into `result`.
+class Sampler {
+public:
+    Sampler(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
+            PhaseTimer &timer, EntryResult &result, LeakWatch &leaks, size_t &runs_done)
+        : instance_(instance), api_(api), options_(options), timer_(timer), result_(result),
+          leaks_(leaks), runs_done_(runs_done),
+          auditor_(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK)),
+          holder_(timer, options.hold_stream && timer.cuda_stream()) {}
+
+    void warm_up() {
+        for (int i = 0; i < options_.warmup_runs; ++i) {
+            auditor_.timed(instance_, "upload", api_.upload, Check::drain);
+            instance_.call("reset", api_.reset);
+            flush();
+            double run = 0;
+            // Not traced: the first calls load modules and compile, which CUPTI slows by seconds.
+            timed_run(Check::drain, run);
+            if (i == 0) result_.first_run_s = run;
+            ran();
+            auditor_.timed(instance_, "download", api_.download, Check::drain);
+        }
+        // A plugin that escapes its stream is caught before its samples are taken.
+        throw_if_escaped(result_.stream_audit = auditor_.verdict());
+    }
+
+    void take_samples(ResourceWatch &watch) {
+        watch.begin_sampling();
+        struct EndSampling {  // on every way out of the loop below
+            ResourceWatch &watch;
+            const double &timed;
+            ~EndSampling() { watch.end_sampling(timed); }
+        } end_sampling{watch, timed_};
+        const StopRule rule{options_.min_samples, options_.max_samples, options_.min_time_s,
+                            options_.max_noise, options_.max_time_s};
+        for (size_t n = 0;; ++n) {
+            if (auditor_.traces() && traced_cycle(n)) traced_check();
+            const Cycle c = run_cycle(n % audit_every == 0 ? Check::drain : Check::none);
+            if (!c.kept) {
+                restart();
+                continue;
+            }
+            keep(c);
+            const double elapsed = std::chrono::duration<double>(clock::now() - began_).count();
+            result_.stop_reason = rule.check(result_.run_s, measured_, elapsed, result_.noise,
+                                             result_.noise_converged);
+            if (!result_.stop_reason.empty()) break;
+        }
+        // Sampling that ended before its first traced cycle gets one now.
+        if (auditor_.traces() && !traced_any_) traced_check();
+    }
+
+    void finish() {
+        result_.noise_required = options_.max_noise > 0;
+        result_.stream_hold = holder_.verdict();
+        throw_if_escaped(result_.stream_audit = auditor_.verdict());
+        leaks_.read_now(runs_done_);
+        if (std::string leak = leaks_.leak(); !leak.empty())
+            throw EntryProblem{EntryStatus::error, leak};
+    }
+
+private:
+    using clock = std::chrono::steady_clock;
+    struct Cycle {
+        double up = 0, run = 0, down = 0, wall_s = 0;
+        bool kept = false;  // false: the samples so far are not timed as the next ones will be
+    };
+
+    // run() with the stream held where it can be; false when the samples so far must go.
+    bool timed_run(Check check, double &span) {
+        holder_.before_run();
+        span = auditor_.timed(instance_, "run", api_.run, check, &host_);
+        return holder_.after_run(host_);
+    }
+    void flush() {
+        if (options_.cold && timer_.flush_cache()) result_.cache = "cold";
+    }
+    void ran() {
+        ++runs_done_;
+        if (std::string leak = leaks_.after_run(runs_done_); !leak.empty())
+            throw EntryProblem{EntryStatus::error, leak};
+    }
+
+    Cycle run_cycle(Check check) {
+        const auto cycle_began = clock::now();
+        const std::optional<MemoryReading> before_trace =
+            check == Check::trace ? std::optional(read_memory(timer_, runs_done_)) : std::nullopt;
+        Cycle c;
+        c.up = auditor_.timed(instance_, "upload", api_.upload, check);
+        instance_.call("reset", api_.reset);
+        flush();
+        c.kept = timed_run(check, c.run);
+        ran();
+        c.down = auditor_.timed(instance_, "download", api_.download, check);
+        // CUPTI's memory for the trace is not the plugin's.
+        if (before_trace) leaks_.set_aside(*before_trace, read_memory(timer_, runs_done_));
+        c.wall_s = std::chrono::duration<double>(clock::now() - cycle_began).count();
+        return c;
+    }
+
+    void keep(const Cycle &c) {
+        last_cycle_s_ = c.wall_s;
+        if (c.up >= 0) result_.upload_s.push_back(c.up);
+        result_.run_s.push_back(c.run);
+        if (timer_.cuda_stream()) result_.run_host_s.push_back(host_);  // a host clock's: run_s
+        if (c.down >= 0) result_.download_s.push_back(c.down);
+        measured_ += c.run;
+        timed_ += c.run + std::max(c.up, 0.0) + std::max(c.down, 0.0);
+    }
+
+    void restart() {
+        for (auto *series :
+             {&result_.upload_s, &result_.run_s, &result_.download_s, &result_.run_host_s})
+            series->clear();
+        measured_ = timed_ = 0;
+    }
+
+    // A traced cycle is a check, not a sample: tracing slows the host's calls and adds to
+    // short kernels, so its times are not kept. One that would outlast the entry's whole
+    // sampling time, judged from the last sample's cycle, is not run, nor any after it.
+    void traced_check() {
+        if (traced_cycle_slowdown * last_cycle_s_ > options_.max_time_s) {
+            auditor_.stop_tracing("not traced: a traced cycle (about " +
+                                  format_seconds(traced_cycle_slowdown * last_cycle_s_) +
+                                  ") would outlast the entry's sampling time (" +
+                                  format_seconds(options_.max_time_s) + ")");
+            return;
+        }
+        traced_any_ = true;
+        if (!run_cycle(Check::trace).kept) restart();
+    }
+
+    Instance &instance_;
+    const gpubench_plugin &api_;
+    const MeasureOptions &options_;
+    PhaseTimer &timer_;
+    EntryResult &result_;
+    LeakWatch &leaks_;
+    size_t &runs_done_;
+    StreamAuditor auditor_;
+    RunHolder holder_;
+    const clock::time_point began_ = clock::now();
+    double measured_ = 0, timed_ = 0, host_ = 0, last_cycle_s_ = 0;
+    bool traced_any_ = false;
+};
+
 }  // namespace
 
 void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
             PhaseTimer &timer, EntryResult &result, const StageObserver &stage,
             ResourceWatch &watch, LeakWatch &leaks, size_t &runs_done) {
-    using clock = std::chrono::steady_clock;
-    const auto began = clock::now();
-    double measured = 0, timed = 0;
-    StreamAuditor auditor(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK));
-    RunHolder holder(timer, options.hold_stream && timer.cuda_stream());
-    // run() with the stream held where it can be; false when the samples so far must go.
-    double host = 0;
-    const auto timed_run = [&](Check check, double &span) {
-        holder.before_run();
-        span = auditor.timed(instance, "run", api.run, check, &host);
-        return holder.after_run(host);
-    };
-    const auto flush = [&] {
-        if (options.cold && timer.flush_cache()) result.cache = "cold";
-    };
-    const auto ran = [&] {
-        ++runs_done;
-        if (std::string leak = leaks.after_run(runs_done); !leak.empty())
-            throw EntryProblem{EntryStatus::error, leak};
-    };
+    Sampler sampler(instance, api, options, timer, result, leaks, runs_done);
     stage("warm-up");
-    for (int i = 0; i < options.warmup_runs; ++i) {
-        auditor.timed(instance, "upload", api.upload, Check::drain);
-        instance.call("reset", api.reset);
-        flush();
-        double run = 0;
-        // Not traced: the first calls load modules and compile, which CUPTI slows by seconds.
-        timed_run(Check::drain, run);
-        if (i == 0) result.first_run_s = run;
-        ran();
-        auditor.timed(instance, "download", api.download, Check::drain);
-    }
-    // A plugin that escapes its stream is caught before its samples are taken.
-    throw_if_escaped(result.stream_audit = auditor.verdict());
+    sampler.warm_up();
     stage("samples");
-    watch.begin_sampling();
-    struct EndSampling {  // on every way out of the loop below
-        ResourceWatch &watch;
-        const double &timed;
-        ~EndSampling() { watch.end_sampling(timed); }
-    } end_sampling{watch, timed};
-    const StopRule rule{options.min_samples, options.max_samples, options.min_time_s,
-                        options.max_noise, options.max_time_s};
-    struct Cycle {
-        double up = 0, run = 0, down = 0, wall_s = 0;
-        bool kept = false;  // false: the samples so far are not timed as the next ones will be
-    };
-    const auto run_cycle = [&](Check check) {
-        const auto cycle_began = clock::now();
-        const std::optional<MemoryReading> before_trace =
-            check == Check::trace ? std::optional(read_memory(timer, runs_done)) : std::nullopt;
-        Cycle c;
-        c.up = auditor.timed(instance, "upload", api.upload, check);
-        instance.call("reset", api.reset);
-        flush();
-        c.kept = timed_run(check, c.run);
-        ran();
-        c.down = auditor.timed(instance, "download", api.download, check);
-        // CUPTI's memory for the trace is not the plugin's.
-        if (before_trace) leaks.set_aside(*before_trace, read_memory(timer, runs_done));
-        c.wall_s = std::chrono::duration<double>(clock::now() - cycle_began).count();
-        return c;
-    };
-    const auto restart = [&] {
-        for (auto *series : {&result.upload_s, &result.run_s, &result.download_s, &result.run_host_s})
-            series->clear();
-        measured = timed = 0;
-    };
-    // A traced cycle is a check, not a sample: tracing slows the host's calls and adds to
-    // short kernels, so its times are not kept. One that would outlast the entry's whole
-    // sampling time, judged from the last sample's cycle, is not run, nor any after it.
-    bool traced_any = false;
-    double last_cycle_s = 0;
-    const auto traced_check = [&] {
-        if (traced_cycle_slowdown * last_cycle_s > options.max_time_s) {
-            auditor.stop_tracing("not traced: a traced cycle (about " +
-                                 format_seconds(traced_cycle_slowdown * last_cycle_s) +
-                                 ") would outlast the entry's sampling time (" +
-                                 format_seconds(options.max_time_s) + ")");
-            return;
-        }
-        traced_any = true;
-        if (!run_cycle(Check::trace).kept) restart();
-    };
-    for (size_t n = 0;; ++n) {
-        if (auditor.traces() && traced_cycle(n)) traced_check();
-        const Cycle c = run_cycle(n % audit_every == 0 ? Check::drain : Check::none);
-        if (!c.kept) {
-            restart();
-            continue;
-        }
-        last_cycle_s = c.wall_s;
-        if (c.up >= 0) result.upload_s.push_back(c.up);
-        result.run_s.push_back(c.run);
-        if (timer.cuda_stream()) result.run_host_s.push_back(host);  // a host clock's: run_s
-        if (c.down >= 0) result.download_s.push_back(c.down);
-        measured += c.run;
-        timed += c.run + std::max(c.up, 0.0) + std::max(c.down, 0.0);
-        const double elapsed = std::chrono::duration<double>(clock::now() - began).count();
-        result.stop_reason =
-            rule.check(result.run_s, measured, elapsed, result.noise, result.noise_converged);
-        if (!result.stop_reason.empty()) break;
-    }
-    // Sampling that ended before its first traced cycle gets one now.
-    if (auditor.traces() && !traced_any) traced_check();
-    result.noise_required = options.max_noise > 0;
-    result.stream_hold = holder.verdict();
-    throw_if_escaped(result.stream_audit = auditor.verdict());
-    leaks.read_now(runs_done);
-    if (std::string leak = leaks.leak(); !leak.empty()) throw EntryProblem{EntryStatus::error, leak};
+    sampler.take_samples(watch);
+    sampler.finish();
 }
 
 }  // namespace gpubench
