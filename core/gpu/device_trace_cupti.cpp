@@ -297,6 +297,24 @@ private:
     std::vector<std::pair<Key, std::string>> named_;
 };
 
+// CUPTI's entry points that gpubench uses, from the loaded library.
+bool load_entry_points(void *library, Cupti &loaded) {
+    const auto symbol = [&](auto &function, const char *name) {
+        function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
+        return function != nullptr;
+    };
+    return symbol(loaded.get_version, "cuptiGetVersion") &&
+           symbol(loaded.result_string, "cuptiGetResultString") &&
+           symbol(loaded.register_callbacks, "cuptiActivityRegisterCallbacks") &&
+           symbol(loaded.enable, "cuptiActivityEnable") &&
+           symbol(loaded.disable, "cuptiActivityDisable") &&
+           symbol(loaded.flush_all, "cuptiActivityFlushAll") &&
+           symbol(loaded.next_record, "cuptiActivityGetNextRecord") &&
+           symbol(loaded.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
+           symbol(loaded.stream_id, "cuptiGetStreamIdEx") &&
+           symbol(loaded.context_id, "cuptiGetContextId");
+}
+
 }  // namespace
 
 DeviceTrace *device_trace(std::string &why_not) {
@@ -317,20 +335,7 @@ DeviceTrace *device_trace(std::string &why_not) {
             return nullptr;
         }
         static Cupti loaded{};
-        const auto symbol = [&](auto &function, const char *name) {
-            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
-            return function != nullptr;
-        };
-        if (!symbol(loaded.get_version, "cuptiGetVersion") ||
-            !symbol(loaded.result_string, "cuptiGetResultString") ||
-            !symbol(loaded.register_callbacks, "cuptiActivityRegisterCallbacks") ||
-            !symbol(loaded.enable, "cuptiActivityEnable") ||
-            !symbol(loaded.disable, "cuptiActivityDisable") ||
-            !symbol(loaded.flush_all, "cuptiActivityFlushAll") ||
-            !symbol(loaded.next_record, "cuptiActivityGetNextRecord") ||
-            !symbol(loaded.dropped_records, "cuptiActivityGetNumDroppedRecords") ||
-            !symbol(loaded.stream_id, "cuptiGetStreamIdEx") ||
-            !symbol(loaded.context_id, "cuptiGetContextId")) {
+        if (!load_entry_points(library, loaded)) {
             failure = "the CUPTI found lacks an entry point gpubench uses";
             return nullptr;
         }

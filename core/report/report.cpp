@@ -76,16 +76,44 @@ std::string format_ratio(std::optional<double> ratio) {
     return text;
 }
 
+// The report's column of `kind`'s backend from the file `label` (on `gpu_model`, when the
+// file holds several), added when missing.
+ReportColumn &column_for(WorkloadReport &report, const PluginKind &kind, const std::string &label,
+                         const std::string &gpu_model) {
+    auto column = std::find_if(report.columns.begin(), report.columns.end(), [&](const ReportColumn &c) {
+        return c.backend == kind.backend && c.source == label && c.gpu_model == gpu_model;
+    });
+    if (column != report.columns.end()) return *column;
+    report.columns.push_back({kind.backend, label, kind.gpu, {}, kind.build, gpu_model});
+    return report.columns.back();
+}
+
+// Columns in order, the sizes, the baseline and each GPU backend's crossover.
+void complete(WorkloadReport &report, const ReportOptions &options) {
+    // CPU backends first, then GPU ones; by name within each, sources in file order.
+    std::stable_sort(report.columns.begin(), report.columns.end(),
+                     [](const ReportColumn &a, const ReportColumn &b) {
+                         return std::tie(a.gpu, a.backend, a.gpu_model) <
+                                std::tie(b.gpu, b.backend, b.gpu_model);
+                     });
+    std::set<uint64_t> sizes;
+    for (const ReportColumn &c : report.columns)
+        for (const auto &[size, point] : c.points) sizes.insert(size);
+    report.sizes.assign(sizes.begin(), sizes.end());
+    report.baseline = pick_baseline(report, options.baseline_backend);
+    for (const ReportColumn &c : report.columns)
+        report.cpu_measured = report.cpu_measured || (!c.gpu && !c.points.empty());
+    for (const ReportColumn &c : report.columns)
+        if (c.gpu) report.crossover[c.label()] = crossover_of(report, c);
+}
+
 }  // namespace
 
 std::vector<WorkloadReport> build_report(
     const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options) {
     std::map<std::pair<std::string, std::string>, WorkloadReport> by_workload;
-    for (const auto &labelled : labelled_documents) {
-        // Named, not bound: a lambda below uses the label (clang 14 cannot capture bindings).
-        const std::string &label = labelled.first;
-        const ResultsDocument &document = labelled.second;
+    for (const auto &[label, document] : labelled_documents) {
         const auto kinds = plugin_kinds(document);
         std::set<std::string> gpu_models;
         for (const RecordedEntry &entry : document.entries)
@@ -99,18 +127,11 @@ std::vector<WorkloadReport> build_report(
             report.workload = kind->second.workload;
             report.params = params;
             const std::string gpu_model = gpu_models.size() > 1 ? entry.gpu_model : "";
-            auto column = std::find_if(report.columns.begin(), report.columns.end(), [&](const ReportColumn &c) {
-                return c.backend == kind->second.backend && c.source == label && c.gpu_model == gpu_model;
-            });
-            if (column == report.columns.end()) {
-                report.columns.push_back({kind->second.backend, label, kind->second.gpu, {},
-                                          kind->second.build, gpu_model});
-                column = report.columns.end() - 1;
-            }
+            ReportColumn &column = column_for(report, kind->second, label, gpu_model);
             // Files before build records had none: a column of several files takes one that has.
-            if (!column->build) column->build = kind->second.build;
+            if (!column.build) column.build = kind->second.build;
             const TimingRecord &t = *entry.timing;
-            column->points[entry.record.size] = {t.headline_median(), t.end_to_end.median,
+            column.points[entry.record.size] = {t.headline_median(), t.end_to_end.median,
                                                  entry.record.flags,  t.run.median,
                                                  t.first_run,         t.load,
                                                  entry.resources,
@@ -120,21 +141,7 @@ std::vector<WorkloadReport> build_report(
     }
     std::vector<WorkloadReport> reports;
     for (auto &[key, report] : by_workload) {
-        // CPU backends first, then GPU ones; by name within each, sources in file order.
-        std::stable_sort(report.columns.begin(), report.columns.end(),
-                         [](const ReportColumn &a, const ReportColumn &b) {
-                             return std::tie(a.gpu, a.backend, a.gpu_model) <
-                                    std::tie(b.gpu, b.backend, b.gpu_model);
-                         });
-        std::set<uint64_t> sizes;
-        for (const ReportColumn &c : report.columns)
-            for (const auto &[size, point] : c.points) sizes.insert(size);
-        report.sizes.assign(sizes.begin(), sizes.end());
-        report.baseline = pick_baseline(report, options.baseline_backend);
-        for (const ReportColumn &c : report.columns)
-            report.cpu_measured = report.cpu_measured || (!c.gpu && !c.points.empty());
-        for (const ReportColumn &c : report.columns)
-            if (c.gpu) report.crossover[c.label()] = crossover_of(report, c);
+        complete(report, options);
         reports.push_back(std::move(report));
     }
     return reports;

@@ -140,14 +140,17 @@ std::string plugin_info_problem(const PluginInfo &info) {
     return "";
 }
 
-std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
-                                                      const AddressSpace &memory) {
-    if (!descriptor) return std::string("entry symbol returned NULL");
+namespace {
+
+// The descriptor's fields this runner knows copied into `d` (its struct_size cut to them), or
+// why it cannot be read. `declared_size` is the struct_size the plugin gave.
+std::string copy_descriptor(const void *descriptor, const AddressSpace &memory, gpubench_plugin &d,
+                            uint32_t &declared_size) {
+    if (!descriptor) return "entry symbol returned NULL";
     // struct_size and abi_major/minor are laid out identically in every ABI version.
     constexpr size_t header_size = offsetof(gpubench_plugin, abi_minor) + sizeof(uint16_t);
     if (memory.readable_bytes(descriptor) < header_size)
-        return std::string("entry symbol returned a pointer to unreadable memory");
-    gpubench_plugin d{};
+        return "entry symbol returned a pointer to unreadable memory";
     std::memcpy(&d, descriptor, header_size);
     if (d.abi_major != GPUBENCH_ABI_MAJOR)
         return "ABI " + abi_text(d.abi_major, d.abi_minor) + " is incompatible with this runner's ABI " +
@@ -163,23 +166,13 @@ std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
     const size_t known = std::min<size_t>(d.struct_size, sizeof d);
     if (memory.readable_bytes(descriptor) < known)
         return "descriptor of " + std::to_string(d.struct_size) + " bytes is not all in readable memory";
-    const uint32_t declared_size = d.struct_size;
+    declared_size = d.struct_size;
     std::memcpy(&d, descriptor, known);
-    d.struct_size = static_cast<uint32_t>(known);  // GPUBENCH_HAS_FIELD below: fields copied
+    d.struct_size = static_cast<uint32_t>(known);  // GPUBENCH_HAS_FIELD: the fields copied
+    return "";
+}
 
-    PluginInfo info;
-    info.struct_size = declared_size;
-    info.abi_major = d.abi_major;
-    info.abi_minor = d.abi_minor;
-    FieldReader read(memory);
-    info.name = read.text(d.name, "name", true);
-    info.workload = read.text(d.workload, "workload", true);
-    info.backend = read.text(d.backend, "backend", true);
-    info.description = read.text(d.description, "description", true);
-    info.size_meaning = read.text(d.size_meaning, "size_meaning", true);
-    info.version = read.text(d.version, "version", true);
-    info.build_info = read.text(d.build_info, "build_info", false);
-    info.params_help = read.text(d.params_help, "params_help", false);
+void read_functions(const gpubench_plugin &d, FieldReader &read) {
     read.function(reinterpret_cast<const void *>(d.work), "work", true);
     read.function(reinterpret_cast<const void *>(d.create), "create", true);
     read.function(reinterpret_cast<const void *>(d.upload), "upload", false);
@@ -188,10 +181,10 @@ std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
     read.function(reinterpret_cast<const void *>(d.download), "download", false);
     read.function(reinterpret_cast<const void *>(d.verify), "verify", true);
     read.function(reinterpret_cast<const void *>(d.destroy), "destroy", true);
-    info.default_sizes = read.sizes(d.default_sizes, d.default_size_count);
-    info.device_kind = d.device_kind;
-    info.min_size = d.min_size;
-    info.max_size = d.max_size;
+}
+
+// The fields of later minor versions, where the descriptor has them.
+void read_later_fields(const gpubench_plugin &d, FieldReader &read, PluginInfo &info) {
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, item_name))
         info.item_name = read.text(d.item_name, "item_name", false);
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, headline)) info.headline = d.headline;
@@ -207,6 +200,35 @@ std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
         read.function(reinterpret_cast<const void *>(d.prepare), "prepare", false);
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, max_devices))
         info.max_devices = std::max<uint32_t>(d.max_devices, 1);  // 0: a single-device plugin
+}
+
+}  // namespace
+
+std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
+                                                      const AddressSpace &memory) {
+    gpubench_plugin d{};
+    uint32_t declared_size = 0;
+    if (std::string problem = copy_descriptor(descriptor, memory, d, declared_size); !problem.empty())
+        return problem;
+    PluginInfo info;
+    info.struct_size = declared_size;
+    info.abi_major = d.abi_major;
+    info.abi_minor = d.abi_minor;
+    FieldReader read(memory);
+    info.name = read.text(d.name, "name", true);
+    info.workload = read.text(d.workload, "workload", true);
+    info.backend = read.text(d.backend, "backend", true);
+    info.description = read.text(d.description, "description", true);
+    info.size_meaning = read.text(d.size_meaning, "size_meaning", true);
+    info.version = read.text(d.version, "version", true);
+    info.build_info = read.text(d.build_info, "build_info", false);
+    info.params_help = read.text(d.params_help, "params_help", false);
+    read_functions(d, read);
+    info.default_sizes = read.sizes(d.default_sizes, d.default_size_count);
+    info.device_kind = d.device_kind;
+    info.min_size = d.min_size;
+    info.max_size = d.max_size;
+    read_later_fields(d, read, info);
     if (!read.problem.empty()) return read.problem;
     if (std::string problem = plugin_info_problem(info); !problem.empty()) return problem;
     return info;

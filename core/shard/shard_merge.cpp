@@ -95,9 +95,8 @@ json shard_context(const Shard &shard) {
     return context;
 }
 
-}  // namespace
-
-MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::string> command_line) {
+// The shards given, checked to be of one sweep and not merged before, in index order.
+std::vector<Shard> read_shards(const std::vector<ShardFile> &files) {
     if (files.empty()) refuse("no shard files given");
     std::vector<Shard> shards;
     for (const ShardFile &file : files) {
@@ -115,9 +114,13 @@ MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::s
         for (size_t j = 0; j < i; ++j) check_same_sweep(shards[j], shards[i]);
     std::sort(shards.begin(), shards.end(),
               [](const Shard &a, const Shard &b) { return a.record.index < b.record.index; });
+    return shards;
+}
 
-    // Who delivered each entry; an entry measured by two shards is refused.
-    std::map<EntryKey, std::pair<const Shard *, const json *>> delivered;
+// Who delivered each entry; an entry measured by two shards is refused.
+using Delivered = std::map<EntryKey, std::pair<const Shard *, const json *>>;
+Delivered delivered_entries(const std::vector<Shard> &shards) {
+    Delivered delivered;
     for (const Shard &shard : shards)
         for (const json &entry : shard.file->document.at("entries")) {
             const auto [at, fresh] = delivered.emplace(entry.get<EntryKey>(), std::pair{&shard, &entry});
@@ -125,13 +128,13 @@ MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::s
                 refuse("entry " + at->first.text() + " is in both " + at->second.first->file->name +
                        " and " + shard.file->name);
         }
+    return delivered;
+}
 
-    const Shard &first = shards.front();
-    MergedSweep merged;
-    merged.shards_given = shards.size();
-    merged.shard_count = first.record.count;
-    json &d = merged.document;
-    d = first.file->document;  // the header: schema_version, host, build, gpu, options
+// The first shard's header (schema_version, host, build, gpu, options) and every shard's
+// plugins, once each; no entries yet.
+json merged_header(const std::vector<Shard> &shards, std::vector<std::string> command_line) {
+    json d = shards.front().file->document;
     d.erase("shard");
     d.erase("resumed");
     d["created"] = utc_timestamp();
@@ -142,32 +145,49 @@ MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::s
     for (const Shard &shard : shards)
         for (const json &plugin : shard.file->document.at("plugins"))
             if (plugins.insert(plugin.at("name").get<std::string>()).second) d["plugins"].push_back(plugin);
-    const auto add_entry = [&](const Shard &shard, const json &entry) {
-        json &added = d["entries"].emplace_back(entry);
-        added["shard"] = shard.record.index;
-        ++merged.entries;
-        const std::string status = entry.at("status").get<std::string>();
-        merged.verification_failed += status == "verification_failed";
-        merged.errors += status == "error";
-        merged.skipped += status == "skipped";
-    };
-    // Entries in the sweep's order, then any a shard holds beyond its plan (lose nothing).
-    for (const PlannedEntry &planned : first.record.planned) {
+    return d;
+}
+
+void add_entry(MergedSweep &merged, const Shard &shard, const json &entry) {
+    json &added = merged.document["entries"].emplace_back(entry);
+    added["shard"] = shard.record.index;
+    ++merged.entries;
+    const std::string status = entry.at("status").get<std::string>();
+    merged.verification_failed += status == "verification_failed";
+    merged.errors += status == "error";
+    merged.skipped += status == "skipped";
+}
+
+// Entries in the sweep's order, then any a shard holds beyond its plan (lose nothing).
+void add_entries(MergedSweep &merged, const std::vector<Shard> &shards, Delivered delivered) {
+    for (const PlannedEntry &planned : shards.front().record.planned) {
         const auto found = delivered.find(planned.key);
         if (found == delivered.end()) {
             merged.missing.push_back(planned);
             continue;
         }
-        add_entry(*found->second.first, *found->second.second);
+        add_entry(merged, *found->second.first, *found->second.second);
         delivered.erase(found);
     }
     for (const Shard &shard : shards)
         for (const json &entry : shard.file->document.at("entries"))
             if (const auto found = delivered.find(entry.get<EntryKey>());
                 found != delivered.end() && found->second.second == &entry) {
-                add_entry(shard, entry);
+                add_entry(merged, shard, entry);
                 delivered.erase(found);
             }
+}
+
+}  // namespace
+
+MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::string> command_line) {
+    const std::vector<Shard> shards = read_shards(files);
+    const Shard &first = shards.front();
+    MergedSweep merged;
+    merged.shards_given = shards.size();
+    merged.shard_count = first.record.count;
+    merged.document = merged_header(shards, std::move(command_line));
+    add_entries(merged, shards, delivered_entries(shards));
     json contexts = json::array();
     std::set<uint32_t> given;
     for (const Shard &shard : shards) {
@@ -176,11 +196,11 @@ MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::s
     }
     for (uint32_t index = 0; index < merged.shard_count; ++index)
         if (!given.count(index)) merged.missing_shards.push_back(index);
-    d["merged"] = {{"count", merged.shard_count},
-                   {"shards", std::move(contexts)},
-                   {"missing_shards", merged.missing_shards},
-                   {"planned", first.record.planned},
-                   {"missing", merged.missing}};
+    merged.document["merged"] = {{"count", merged.shard_count},
+                                 {"shards", std::move(contexts)},
+                                 {"missing_shards", merged.missing_shards},
+                                 {"planned", first.record.planned},
+                                 {"missing", merged.missing}};
     return merged;
 }
 

@@ -240,6 +240,29 @@ std::string unreported(const Report &report, int status, bool timed_out, double 
 
 }  // namespace
 
+bool WorkerPool::hand_over(const PluginInfo &plugin, int cuda_device, const std::string &request,
+                           EntryResult &failed, bool &started, size_t &entries_before) {
+    // A worker kept from the previous entry may have ended since: then start a fresh one.
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (!worker_) {
+            try {
+                worker_ = std::make_unique<WorkerProcess>(launch_, plugin, cuda_device);
+            } catch (const std::exception &e) {
+                failed.message = e.what();
+                return false;
+            }
+        }
+        if (worker_->send(request)) {
+            entries_before = worker_->served++;
+            started = entries_before == 0;
+            return true;
+        }
+        worker_.reset();
+    }
+    failed.message = "the worker process ended before it took the request";
+    return false;
+}
+
 std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_t size,
                                                const MeasureOptions &options,
                                                const std::optional<RunBudget> &budget) {
@@ -253,27 +276,8 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     size_t entries_before = 0;
     const std::string request =
         request_to_wire({size, options, launch_.host_roofline, budget}).dump();
-    // A worker kept from the previous entry may have ended since: then start a fresh one.
-    for (int attempt = 0; attempt < 2; ++attempt) {
-        if (!worker_) {
-            try {
-                worker_ = std::make_unique<WorkerProcess>(launch_, plugin, options.cuda_device);
-            } catch (const std::exception &e) {
-                failed.message = e.what();
-                return failed;
-            }
-        }
-        if (worker_->send(request)) {
-            entries_before = worker_->served++;
-            started = entries_before == 0;
-            break;
-        }
-        worker_.reset();
-        if (attempt == 1) {
-            failed.message = "the worker process ended before it took the request";
-            return failed;
-        }
-    }
+    if (!hand_over(plugin, options.cuda_device, request, failed, started, entries_before))
+        return failed;
 
     Report report;
     const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);

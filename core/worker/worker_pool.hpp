@@ -60,6 +60,10 @@ public:
 
 private:
     void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it
+    // Sends `request` to the worker for `plugin`, starting one where none is in hand or the
+    // one kept has ended; false, and why in `failed`, when no worker took it.
+    bool hand_over(const PluginInfo &plugin, int cuda_device, const std::string &request,
+                   EntryResult &failed, bool &started, size_t &entries_before);
     WorkerLaunch launch_;
     std::unique_ptr<WorkerProcess> worker_;
 };
