@@ -66,4 +66,14 @@ enum ExitStatus : int {
     exit_interrupted = 130, // stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it)
 };
 
+// A problem that ends the command, thrown where it is found: run() prints it as one line
+// (fail) and exits with its status.
+struct CommandFailure {
+    std::string message;
+    int status = exit_usage;
+};
+
+// Prints "runner: error: <message>" on stderr; returns `status`.
+int fail(const std::string &message, int status);
+
 }  // namespace gpubench
