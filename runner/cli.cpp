@@ -85,6 +85,10 @@ void add_selection_options(po::options_description &options, CommandLine &cli, T
         ("help,h", "show this help")
         ("version", "show the version")
         ("list,l", "list discovered plugins and refused files")
+        ("format", po::value<std::string>(&cli.list_format)->default_value(cli.list_format),
+         "--list's form: text (each plugin's status here, sizes, parameters, file) or markdown "
+         "(a Markdown table of each plugin's name, language, device, sizes and description, "
+         "the same on every machine: the one in docs/plugins.md)")
         ("plugin,p", po::value<std::vector<std::string>>(),
          "plugins to run: names, comma lists or globs ('matmul_*'); default: all available")
         ("sizes,s", po::value<std::string>(&typed.sizes),
@@ -194,12 +198,16 @@ void read_param_axes(const std::vector<std::string> &params, CommandLine &cli) {
     }
 }
 
-// What to run: --help, --version, --list, --plugin, --sizes, --param, --seed.
+// What to run: --help, --version, --list (--format), --plugin, --sizes, --param, --seed.
 void read_selection(const po::variables_map &vm, const TypedOptions &typed, CommandLine &cli) {
     cli.help = vm.count("help") > 0;
     cli.max_time_given = vm.count("max-time") && !vm["max-time"].defaulted();
     cli.version = vm.count("version") > 0;
     cli.list = vm.count("list") > 0;
+    if (cli.list_format != "text" && cli.list_format != "markdown")
+        throw std::invalid_argument("--format '" + cli.list_format + "' is not text or markdown");
+    if (!cli.list && !vm["format"].defaulted())
+        throw std::invalid_argument("--format chooses the form of --list: it needs --list");
     if (vm.count("plugin"))
         for (const std::string &arg : vm["plugin"].as<std::vector<std::string>>())
             for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);

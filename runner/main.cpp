@@ -3,6 +3,7 @@
 #include "cli.hpp"
 #include "console.hpp"
 #include "plugin_scan.hpp"
+#include "plugin_table.hpp"
 #include "results.hpp"
 #include "subcommands.hpp"
 #include "sweep_command.hpp"
@@ -63,7 +64,10 @@ int run(int argc, char **argv) {
         const SweepRequest request = read_sweep_request(cli);
         PluginCatalog catalog = find_plugins(cli, request.runner_file);
         if (cli.list) {
-            print_plugin_list(std::cout, catalog, probe_gpu(cli.measure.cuda_device));
+            if (cli.list_format == "markdown")
+                print_plugin_table(std::cout, std::cerr, catalog);
+            else
+                print_plugin_list(std::cout, catalog, probe_gpu(cli.measure.cuda_device));
             return exit_ok;
         }
         return measure_sweep(cli, request, catalog, std::vector<std::string>(argv, argv + argc), started);
