@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -68,24 +69,29 @@ void require_at_least(const char *option, T value, T minimum) {
                                     std::to_string(minimum));
 }
 
-}  // namespace
-
-CommandLine parse_command_line(int argc, const char *const *argv) {
-    CommandLine cli;
-    MeasureOptions &m = cli.measure;
+// The options as typed, read into a CommandLine once they are checked.
+struct TypedOptions {
     int threads = static_cast<int>(allowed_cpus().size());  // what taskset or a launcher left us
-    std::string sizes_text, seed_text, shard_text, devices_text;
+    std::string sizes, seed, shard, devices;
     std::vector<std::string> params;
     bool oversubscribe = false, no_stream_hold = false, no_device_trace = false;
     double budget_s = 0;
-    po::options_description options("Usage: runner [options]\nOptions");
+};
+
+// What to run and where plugins are found. The three groups of options print in --help in
+// the order they are added.
+void add_selection_options(po::options_description &options, CommandLine &cli, TypedOptions &typed) {
     options.add_options()
         ("help,h", "show this help")
         ("version", "show the version")
         ("list,l", "list discovered plugins and refused files")
+        ("format", po::value<std::string>(&cli.list_format)->default_value(cli.list_format),
+         "--list's form: text (each plugin's status here, sizes, parameters, file) or markdown "
+         "(a Markdown table of each plugin's name, language, device, sizes and description, "
+         "the same on every machine: the one in docs/plugins.md)")
         ("plugin,p", po::value<std::vector<std::string>>(),
          "plugins to run: names, comma lists or globs ('matmul_*'); default: all available")
-        ("sizes,s", po::value<std::string>(&sizes_text),
+        ("sizes,s", po::value<std::string>(&typed.sizes),
          "sizes to run (see below); default: each plugin's default sizes")
         ("output,o", po::value<std::string>(&cli.output),
          "results file; default results/<host>-<timestamp>.json (-2, -3... when taken)")
@@ -99,19 +105,24 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "(or to declare its work, for --shard)")
         ("rescan-plugins", po::bool_switch(&cli.rescan_plugins),
          "scan every plugin file again instead of trusting the scan cache")
-        ("param", po::value<std::vector<std::string>>(&params),
+        ("param", po::value<std::vector<std::string>>(&typed.params),
          "plugin parameter key=value, or key=v1,v2,... to sweep its values (repeatable, one "
          "key each): each plugin is measured at every combination of the values of the keys "
-         "it reads, in one results file; a key that no selected plugin reads is an error")
-        ("threads", po::value<int>(&threads)->default_value(threads),
+         "it reads, in one results file; a key that no selected plugin reads is an error");
+}
+
+// How each entry is measured: threads, inputs, devices, sampling and its limits.
+void add_measurement_options(po::options_description &options, MeasureOptions &m, TypedOptions &typed) {
+    options.add_options()
+        ("threads", po::value<int>(&typed.threads)->default_value(typed.threads),
          "CPU threads a CPU plugin may use (at most the host's logical cores, unless "
          "--oversubscribe)")
-        ("oversubscribe", po::bool_switch(&oversubscribe),
+        ("oversubscribe", po::bool_switch(&typed.oversubscribe),
          "allow --threads above the host's logical cores")
-        ("seed", po::value<std::string>(&seed_text)->default_value(std::to_string(m.seed)),
+        ("seed", po::value<std::string>(&typed.seed)->default_value(std::to_string(m.seed)),
          "input seed, a whole number from 0 to 2^64-1")
         ("device", po::value<int>(&m.cuda_device)->default_value(0), "CUDA device index")
-        ("devices", po::value<std::string>(&devices_text),
+        ("devices", po::value<std::string>(&typed.devices),
          "run on these CUDA devices at once: 0,1,... or all. Entries that take one GPU run "
          "concurrently, one worker per device, each entry on one device; CPU entries and "
          "plugins across several GPUs (allreduce_nccl) run alone, the latter on all of them")
@@ -128,19 +139,24 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "(0.005 = 0.5%; 0: stop at --min-samples and --min-time)")
         ("max-time", po::value<double>(&m.max_time_s)->default_value(m.max_time_s),
          "seconds after which an entry stops sampling (it keeps >= 1 sample)")
-        ("budget", po::value<double>(&budget_s),
+        ("budget", po::value<double>(&typed.budget_s),
          "seconds the whole sweep should end within: before each entry, what is left is "
          "shared among the entries still to run, after their predicted starts and set-ups, and "
          "the entry's --max-time is cut to its part (default sweep: 150; 0: no budget)")
         ("cold", po::bool_switch(&m.cold),
          "flush the GPU's L2 cache before each timed run() (default: hot, inputs may be "
          "cached from the previous run)")
-        ("no-stream-hold", po::bool_switch(&no_stream_hold),
+        ("no-stream-hold", po::bool_switch(&typed.no_stream_hold),
          "do not hold the GPU stream while run() enqueues: GPU times then include the host's "
          "path to the first launch and any gaps between launches")
-        ("no-device-trace", po::bool_switch(&no_device_trace),
+        ("no-device-trace", po::bool_switch(&typed.no_device_trace),
          "do not trace the checked calls' device work with CUPTI (for a profiler that holds "
-         "CUPTI itself): only work that outlives its span by ~100 us is then caught")
+         "CUPTI itself): only work that outlives its span by ~100 us is then caught");
+}
+
+// How entries run: time-outs, resuming, output, isolation, sanitizing and shards.
+void add_run_options(po::options_description &options, CommandLine &cli, TypedOptions &typed) {
+    options.add_options()
         ("timeout", po::value<double>(&cli.timeout_s)->default_value(cli.timeout_s),
          "seconds an entry may take in all (setup to teardown) before its worker is killed")
         ("resume", po::value<std::string>(&cli.resume),
@@ -159,12 +175,118 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
          "run each entry's worker under compute-sanitizer with this tool (memcheck, "
          "racecheck, initcheck or synccheck): entries with errors fail, and their times "
          "are marked not comparable (flag 'sanitized')")
-        ("shard", po::value<std::string>(&shard_text),
+        ("shard", po::value<std::string>(&typed.shard),
          "measure only shard I of N of the sweep: I/N, 0-based (0/4 ... 3/4), or auto (from "
          "Slurm's or MPI's variables, see below); the results file records the whole plan")
         ("shard-costs", po::value<std::string>(&cli.shard_costs),
          "balance the shards by each entry's wall time in this earlier results file "
          "(default: by the plugins' declared work); every shard must be given the same file");
+}
+
+// --param's axes, each key once; the keys of one value are the sweep's own params.
+void read_param_axes(const std::vector<std::string> &params, CommandLine &cli) {
+    for (const std::string &p : params) {
+        ParamAxis axis = parse_param_axis(p);
+        for (const ParamAxis &earlier : cli.param_axes)
+            if (earlier.key == axis.key)
+                throw std::invalid_argument("--param " + axis.key +
+                                            " is given twice: list its values in one, " + axis.key + "=a,b");
+        // The sweep's own params: the keys of one value (entries record their own).
+        if (axis.values.size() == 1)
+            cli.measure.params += (cli.measure.params.empty() ? "" : ",") + axis.key + "=" + axis.values.front();
+        cli.param_axes.push_back(std::move(axis));
+    }
+}
+
+// What to run: --help, --version, --list (--format), --plugin, --sizes, --param, --seed.
+void read_selection(const po::variables_map &vm, const TypedOptions &typed, CommandLine &cli) {
+    cli.help = vm.count("help") > 0;
+    cli.max_time_given = vm.count("max-time") && !vm["max-time"].defaulted();
+    cli.version = vm.count("version") > 0;
+    cli.list = vm.count("list") > 0;
+    if (cli.list_format != "text" && cli.list_format != "markdown")
+        throw std::invalid_argument("--format '" + cli.list_format + "' is not text or markdown");
+    if (!cli.list && !vm["format"].defaulted())
+        throw std::invalid_argument("--format chooses the form of --list: it needs --list");
+    if (vm.count("plugin"))
+        for (const std::string &arg : vm["plugin"].as<std::vector<std::string>>())
+            for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);
+    if (vm.count("sizes")) cli.sizes = parse_sizes(typed.sizes);
+    read_param_axes(typed.params, cli);
+    cli.measure.seed = parse_seed(typed.seed);
+}
+
+// The numbers: finite, and in range.
+void check_numbers(const po::variables_map &vm, const TypedOptions &typed, CommandLine &cli) {
+    MeasureOptions &m = cli.measure;
+    for (const auto &[name, value] : {std::pair<const char *, double>{"min-time", m.min_time_s},
+                                      {"max-time", m.max_time_s},
+                                      {"budget", typed.budget_s},
+                                      {"max-noise", m.max_noise},
+                                      {"timeout", cli.timeout_s},
+                                      {"scan-timeout", cli.scan_timeout_s}})
+        if (!std::isfinite(value))
+            throw std::invalid_argument(std::string("--") + name + " must be a finite number");
+    if (m.max_noise >= 1)
+        throw std::invalid_argument("--max-noise is a fraction below 1 (0.005 = 0.5%)");
+    m.hold_stream = !typed.no_stream_hold;
+    m.trace_device = !typed.no_device_trace;
+    if (typed.threads > static_cast<int>(logical_cores()) && !typed.oversubscribe)
+        throw std::invalid_argument("--threads " + std::to_string(typed.threads) + " is more than the " +
+                                    std::to_string(logical_cores()) +
+                                    " logical cores of this host (--oversubscribe allows it)");
+    require_at_least("threads", typed.threads, 1);
+    require_at_least("warmup", m.warmup_runs, 0);
+    require_at_least<size_t>("min-samples", m.min_samples, 1);
+    require_at_least<size_t>("max-samples", m.max_samples, m.min_samples);
+    require_at_least("min-time", m.min_time_s, 0.0);
+    require_at_least("max-time", m.max_time_s, 0.0);
+    require_at_least("max-noise", m.max_noise, 0.0);
+    require_at_least("budget", typed.budget_s, 0.0);
+    if (vm.count("budget")) cli.budget_s = typed.budget_s;
+    if (!(cli.timeout_s > 0)) throw std::invalid_argument("--timeout must be above 0");
+    if (!(cli.scan_timeout_s > 0)) throw std::invalid_argument("--scan-timeout must be above 0");
+}
+
+// Where entries run: --sanitize, --shard, --device(s), --threads, and what goes with what.
+void read_placement(const po::variables_map &vm, const TypedOptions &typed, CommandLine &cli) {
+    if (!cli.sanitize.empty() && !sanitizer_tool_from_string(cli.sanitize))
+        throw std::invalid_argument("--sanitize '" + cli.sanitize +
+                                    "' is not one of memcheck, racecheck, initcheck, synccheck");
+    if (!cli.sanitize.empty() && cli.in_process)
+        throw std::invalid_argument("--sanitize runs workers: it cannot go with --in-process");
+    if (vm.count("shard")) cli.shard = parse_shard_option(typed.shard, process_environment());
+    if (!cli.shard_costs.empty() && !cli.shard)
+        throw std::invalid_argument("--shard-costs balances shards: it needs --shard");
+    cli.device_given = !vm["device"].defaulted();
+    cli.threads_given = !vm["threads"].defaulted();
+    if (vm.count("devices")) {
+        if (!vm["device"].defaulted())
+            throw std::invalid_argument("--device and --devices both choose GPUs: give one");
+        if (cli.in_process)
+            throw std::invalid_argument("--devices runs a worker per GPU: it cannot go with --in-process");
+        if (trim(typed.devices) == "all")
+            cli.all_devices = true;
+        else
+            cli.devices = parse_device_list(typed.devices);
+    }
+    cli.measure.cpu_threads = typed.threads;
+}
+
+}  // namespace
+
+int fail(const std::string &message, int status) {
+    std::cerr << "runner: error: " << message << '\n';
+    return status;
+}
+
+CommandLine parse_command_line(int argc, const char *const *argv) {
+    CommandLine cli;
+    TypedOptions typed;
+    po::options_description options("Usage: runner [options]\nOptions");
+    add_selection_options(options, cli, typed);
+    add_measurement_options(options, cli.measure, typed);
+    add_run_options(options, cli, typed);
     po::options_description all;
     all.add(options);
     std::ostringstream usage;
@@ -178,74 +300,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     } catch (const po::error &e) {
         throw std::invalid_argument(e.what());
     }
-    cli.help = vm.count("help") > 0;
-    cli.max_time_given = vm.count("max-time") && !vm["max-time"].defaulted();
-    cli.version = vm.count("version") > 0;
-    cli.list = vm.count("list") > 0;
-    if (vm.count("plugin"))
-        for (const std::string &arg : vm["plugin"].as<std::vector<std::string>>())
-            for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);
-    if (vm.count("sizes")) cli.sizes = parse_sizes(sizes_text);
-    for (const std::string &p : params) {
-        ParamAxis axis = parse_param_axis(p);
-        for (const ParamAxis &earlier : cli.param_axes)
-            if (earlier.key == axis.key)
-                throw std::invalid_argument("--param " + axis.key +
-                                            " is given twice: list its values in one, " + axis.key + "=a,b");
-        // The sweep's own params: the keys of one value (entries record their own).
-        if (axis.values.size() == 1)
-            m.params += (m.params.empty() ? "" : ",") + axis.key + "=" + axis.values.front();
-        cli.param_axes.push_back(std::move(axis));
-    }
-    m.seed = parse_seed(seed_text);
-    for (const auto &[name, value] : {std::pair<const char *, double>{"min-time", m.min_time_s},
-                                      {"max-time", m.max_time_s},
-                                      {"budget", budget_s},
-                                      {"max-noise", m.max_noise},
-                                      {"timeout", cli.timeout_s},
-                                      {"scan-timeout", cli.scan_timeout_s}})
-        if (!std::isfinite(value))
-            throw std::invalid_argument(std::string("--") + name + " must be a finite number");
-    if (m.max_noise >= 1)
-        throw std::invalid_argument("--max-noise is a fraction below 1 (0.005 = 0.5%)");
-    m.hold_stream = !no_stream_hold;
-    m.trace_device = !no_device_trace;
-    if (threads > static_cast<int>(logical_cores()) && !oversubscribe)
-        throw std::invalid_argument("--threads " + std::to_string(threads) + " is more than the " +
-                                    std::to_string(logical_cores()) +
-                                    " logical cores of this host (--oversubscribe allows it)");
-    require_at_least("threads", threads, 1);
-    require_at_least("warmup", m.warmup_runs, 0);
-    require_at_least<size_t>("min-samples", m.min_samples, 1);
-    require_at_least<size_t>("max-samples", m.max_samples, m.min_samples);
-    require_at_least("min-time", m.min_time_s, 0.0);
-    require_at_least("max-time", m.max_time_s, 0.0);
-    require_at_least("max-noise", m.max_noise, 0.0);
-    require_at_least("budget", budget_s, 0.0);
-    if (vm.count("budget")) cli.budget_s = budget_s;
-    if (!(cli.timeout_s > 0)) throw std::invalid_argument("--timeout must be above 0");
-    if (!(cli.scan_timeout_s > 0)) throw std::invalid_argument("--scan-timeout must be above 0");
-    if (!cli.sanitize.empty() && !sanitizer_tool_from_string(cli.sanitize))
-        throw std::invalid_argument("--sanitize '" + cli.sanitize +
-                                    "' is not one of memcheck, racecheck, initcheck, synccheck");
-    if (!cli.sanitize.empty() && cli.in_process)
-        throw std::invalid_argument("--sanitize runs workers: it cannot go with --in-process");
-    if (vm.count("shard")) cli.shard = parse_shard_option(shard_text, process_environment());
-    if (!cli.shard_costs.empty() && !cli.shard)
-        throw std::invalid_argument("--shard-costs balances shards: it needs --shard");
-    cli.device_given = !vm["device"].defaulted();
-    cli.threads_given = !vm["threads"].defaulted();
-    if (vm.count("devices")) {
-        if (!vm["device"].defaulted())
-            throw std::invalid_argument("--device and --devices both choose GPUs: give one");
-        if (cli.in_process)
-            throw std::invalid_argument("--devices runs a worker per GPU: it cannot go with --in-process");
-        if (trim(devices_text) == "all")
-            cli.all_devices = true;
-        else
-            cli.devices = parse_device_list(devices_text);
-    }
-    m.cpu_threads = threads;
+    read_selection(vm, typed, cli);
+    check_numbers(vm, typed, cli);
+    read_placement(vm, typed, cli);
     return cli;
 }
 

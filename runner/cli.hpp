@@ -15,6 +15,7 @@ namespace gpubench {
 
 struct CommandLine {
     bool help = false, version = false, list = false;
+    std::string list_format = "text";            // --list's form: text or markdown (plugin_table.hpp)
     std::vector<std::string> plugin_patterns;    // empty: every available plugin
     std::optional<std::vector<uint64_t>> sizes;  // empty: each plugin's default sizes
     std::string output;                          // empty: results/<host>-<timestamp>.json
@@ -65,5 +66,15 @@ enum ExitStatus : int {
     exit_skipped = 3,       // nothing failed, but some requested entries were skipped
     exit_interrupted = 130, // stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it)
 };
+
+// A problem that ends the command, thrown where it is found: run() prints it as one line
+// (fail) and exits with its status.
+struct CommandFailure {
+    std::string message;
+    int status = exit_usage;
+};
+
+// Prints "runner: error: <message>" on stderr; returns `status`.
+int fail(const std::string &message, int status);
 
 }  // namespace gpubench

@@ -30,6 +30,35 @@ void keep_entries_on_device(ResultsDocument &baseline, ResultsDocument &candidat
     std::erase_if(baseline.entries, [&](const RecordedEntry &e) { return !kept.count(e.identity()); });
 }
 
+// The table of compared entries and the count of each verdict below it.
+void print_comparison(const Comparison &comparison, const CompareOptions &options) {
+    std::printf("| plugin | size | params | baseline | candidate | ratio | p-value | verdict |\n"
+                "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |\n");
+    size_t slower = 0, faster = 0, same = 0, other = 0;
+    for (const ComparedEntry &e : comparison.entries) {
+        const bool timed = e.baseline_median > 0 && e.candidate_median > 0;
+        char ratio[32] = "", p[32] = "";
+        if (timed) {
+            std::snprintf(ratio, sizeof ratio, "%.3f", e.ratio);
+            std::snprintf(p, sizeof p, "%.3g", e.p_value);
+        }
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s%s |\n", e.plugin.c_str(),
+                    format_size(e.size).c_str(), e.params.c_str(),
+                    timed ? format_seconds(e.baseline_median).c_str() : "",
+                    timed ? format_seconds(e.candidate_median).c_str() : "", ratio, p,
+                    to_string(e.verdict), e.note.empty() ? "" : (": " + e.note).c_str());
+        switch (e.verdict) {
+            case Verdict::slower: case Verdict::failed: ++slower; break;
+            case Verdict::faster: ++faster; break;
+            case Verdict::same: ++same; break;
+            default: ++other; break;
+        }
+    }
+    std::printf("\n%zu slower or failed, %zu faster, %zu same, %zu ambiguous or on one side only"
+                " (threshold %.3g, alpha %.3g)\n",
+                slower, faster, same, other, options.threshold, options.alpha);
+}
+
 }  // namespace
 
 int compare_command(int argc, const char *const *argv) {
@@ -69,31 +98,7 @@ int compare_command(int argc, const char *const *argv) {
     }
     if (!comparison.warning.empty())
         std::cerr << "\n*** WARNING: " << comparison.warning << " ***\n\n";
-    std::printf("| plugin | size | params | baseline | candidate | ratio | p-value | verdict |\n"
-                "| --- | ---: | --- | ---: | ---: | ---: | ---: | --- |\n");
-    size_t slower = 0, faster = 0, same = 0, other = 0;
-    for (const ComparedEntry &e : comparison.entries) {
-        const bool timed = e.baseline_median > 0 && e.candidate_median > 0;
-        char ratio[32] = "", p[32] = "";
-        if (timed) {
-            std::snprintf(ratio, sizeof ratio, "%.3f", e.ratio);
-            std::snprintf(p, sizeof p, "%.3g", e.p_value);
-        }
-        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s%s |\n", e.plugin.c_str(),
-                    format_size(e.size).c_str(), e.params.c_str(),
-                    timed ? format_seconds(e.baseline_median).c_str() : "",
-                    timed ? format_seconds(e.candidate_median).c_str() : "", ratio, p,
-                    to_string(e.verdict), e.note.empty() ? "" : (": " + e.note).c_str());
-        switch (e.verdict) {
-            case Verdict::slower: case Verdict::failed: ++slower; break;
-            case Verdict::faster: ++faster; break;
-            case Verdict::same: ++same; break;
-            default: ++other; break;
-        }
-    }
-    std::printf("\n%zu slower or failed, %zu faster, %zu same, %zu ambiguous or on one side only"
-                " (threshold %.3g, alpha %.3g)\n",
-                slower, faster, same, other, options.threshold, options.alpha);
+    print_comparison(comparison, options);
     return comparison.regressed() ? exit_failed : exit_ok;
 }
 

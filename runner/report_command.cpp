@@ -78,12 +78,14 @@ void keep_newest_entries(std::vector<ResultsDocument> &documents, std::vector<nl
     }
 }
 
-}  // namespace
-
-int report_command(int argc, const char *const *argv) {
+// The command line of runner report.
+struct ReportRequest {
     std::vector<std::string> files;
     std::string baseline = "naive", format = "markdown", output, plotly_js_path, history;
     bool newest = false;
+};
+
+po::options_description report_options(ReportRequest &r) {
     po::options_description options(
         "Usage: runner report RESULTS.json [MORE.json...] [options]\n"
         "       runner report --format html --history DB [RESULTS.json...] [-o PAGE.html]\n"
@@ -94,79 +96,100 @@ int report_command(int argc, const char *const *argv) {
         "Several files are put side by side, each column named by its machine.\nOptions");
     options.add_options()
         ("help,h", "show this help")
-        ("baseline", po::value<std::string>(&baseline)->default_value(baseline),
+        ("baseline", po::value<std::string>(&r.baseline)->default_value(r.baseline),
          "backend the speedups are against (falls back to the first CPU backend)")
-        ("format", po::value<std::string>(&format)->default_value(format),
+        ("format", po::value<std::string>(&r.format)->default_value(r.format),
          "markdown, csv, json, gbench (one file in Google Benchmark's JSON format), or html (one "
          "self-contained interactive page: docs/html-report.md)")
-        ("output,o", po::value<std::string>(&output), "write to this file instead of stdout")
-        ("newest", po::bool_switch(&newest),
+        ("output,o", po::value<std::string>(&r.output), "write to this file instead of stdout")
+        ("newest", po::bool_switch(&r.newest),
          "where several files of one machine hold the same entry, report only the newest file's "
          "(a folder of runs over time, reported as its latest state)")
-        ("plotly-js", po::value<std::string>(&plotly_js_path),
+        ("plotly-js", po::value<std::string>(&r.plotly_js_path),
          "html: the plotly.js to embed (default: $GPUBENCH_PLOTLY_JS, else the installed one, "
          "else /usr/share/python3-plotly/plotly.js)")
-        ("history", po::value<std::string>(&history),
+        ("history", po::value<std::string>(&r.history),
          "html: add each entry's trend over commits from this history database (runner history); "
          "with no results file, a page of the history alone");
+    return options;
+}
+
+// What the command line alone can tell is wrong.
+void check_report_request(const ReportRequest &r) {
+    const bool html = r.format == "html";
+    if (r.files.empty() && !(html && !r.history.empty())) throw std::invalid_argument("no results file given");
+    if (r.format != "markdown" && r.format != "csv" && r.format != "json" && r.format != "gbench" && !html)
+        throw std::invalid_argument("--format '" + r.format + "': expected markdown, csv, json or gbench (or html)");
+    if (!html && (!r.history.empty() || !r.plotly_js_path.empty()))
+        throw std::invalid_argument("--history and --plotly-js are for --format html");
+    if (r.format == "gbench" && r.files.size() != 1)
+        throw std::invalid_argument("--format gbench converts one results file at a time");
+}
+
+// The results files read (each checked against core/base/results_schema.json before anything is
+// read from it), each labelled by its source, and the report built from them.
+HtmlReportInput read_reports(const ReportRequest &r) {
+    HtmlReportInput input;
+    input.files = r.files;
+    input.baseline_backend = r.baseline;
+    std::vector<ResultsDocument> documents;
+    for (const std::string &file : r.files) {
+        input.documents.push_back(read_results_json(file));  // the header, and what the typed model leaves out
+        documents.push_back(typed_results_document(input.documents.back()));
+    }
+    if (r.newest) keep_newest_entries(documents, input.documents);
+    const std::vector<std::string> labels = source_labels(r.files, documents);
+    // One source (all files of one machine, or one file): no machine in the column names.
+    const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
+    for (size_t i = 0; i < documents.size(); ++i)
+        input.labelled.emplace_back(one_source ? "" : labels[i], std::move(documents[i]));
+    ReportOptions report_options;
+    report_options.baseline_backend = r.baseline;
+    input.reports = build_report(input.labelled, report_options);
+    return input;
+}
+
+// Writes the report in --format to --output or stdout; returns the exit status.
+int write_report(const ReportRequest &r, const HtmlReportInput &input, const std::string &plotly_js) {
+    std::vector<RunHeader> headers;
+    for (size_t i = 0; i < input.files.size(); ++i) headers.push_back(run_header(input.documents[i], input.files[i]));
+    std::ofstream file;
+    if (!r.output.empty()) {
+        file.open(r.output);
+        if (!file) throw std::runtime_error("cannot write " + r.output);
+    }
+    std::ostream &out = r.output.empty() ? std::cout : file;
+    if (r.format == "markdown") {
+        write_markdown_header(out, headers);
+        write_markdown(out, input.reports);
+        write_studies_markdown(out, input.reports);
+    }
+    if (r.format == "csv") write_csv(out, input.reports);
+    if (r.format == "json") out << report_json(input.reports).dump(1) << '\n';
+    if (r.format == "gbench") out << gbench_json(input.labelled.front().second).dump(1) << '\n';
+    if (r.format == "html") {
+        write_html_report(out, input, plotly_js);
+        if (!out.flush()) throw std::runtime_error("cannot write " + (r.output.empty() ? "stdout" : r.output));
+        if (input.files.empty()) return exit_ok;  // a page of the history alone
+    }
+    return input.reports.empty() ? exit_skipped : exit_ok;
+}
+
+}  // namespace
+
+int report_command(int argc, const char *const *argv) {
+    ReportRequest request;
+    const po::options_description options = report_options(request);
     try {
-        if (parse_subcommand(argc, argv, options, files)) return exit_ok;
-        const bool html = format == "html";
-        if (files.empty() && !(html && !history.empty()))
-            throw std::invalid_argument("no results file given");
-        if (format != "markdown" && format != "csv" && format != "json" && format != "gbench" && !html)
-            throw std::invalid_argument("--format '" + format +
-                                        "': expected markdown, csv, json or gbench (or html)");
-        if (!html && (!history.empty() || !plotly_js_path.empty()))
-            throw std::invalid_argument("--history and --plotly-js are for --format html");
+        if (parse_subcommand(argc, argv, options, request.files)) return exit_ok;
+        check_report_request(request);
         // html: plotly.js and the history read before anything is written.
-        const std::string plotly_js = html ? read_text(find_plotly_js(plotly_js_path)) : "";
-        std::optional<std::vector<HistorySeries>> history_series_read;
-        if (!history.empty()) history_series_read = history_series(history);
-        if (format == "gbench" && files.size() != 1)
-            throw std::invalid_argument("--format gbench converts one results file at a time");
-        // Each file checked against core/base/results_schema.json before anything is read from it.
-        std::vector<nlohmann::json> raw_documents;  // the header, and what the typed model leaves out
-        std::vector<ResultsDocument> documents;
-        for (const std::string &file : files) {
-            raw_documents.push_back(read_results_json(file));
-            documents.push_back(typed_results_document(raw_documents.back()));
-        }
-        if (newest) keep_newest_entries(documents, raw_documents);
-        std::vector<RunHeader> headers;
-        for (size_t i = 0; i < files.size(); ++i) headers.push_back(run_header(raw_documents[i], files[i]));
-        const std::vector<std::string> labels = source_labels(files, documents);
-        // One source (all files of one machine, or one file): no machine in the column names.
-        const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
-        std::vector<std::pair<std::string, ResultsDocument>> labelled;
-        for (size_t i = 0; i < documents.size(); ++i)
-            labelled.emplace_back(one_source ? "" : labels[i], std::move(documents[i]));
-        ReportOptions report_options;
-        report_options.baseline_backend = baseline;
-        const std::vector<WorkloadReport> reports = build_report(labelled, report_options);
-        std::ofstream file;
-        if (!output.empty()) {
-            file.open(output);
-            if (!file) throw std::runtime_error("cannot write " + output);
-        }
-        std::ostream &out = output.empty() ? std::cout : file;
-        if (format == "markdown") {
-            write_markdown_header(out, headers);
-            write_markdown(out, reports);
-            write_studies_markdown(out, reports);
-        }
-        if (format == "csv") write_csv(out, reports);
-        if (format == "json") out << report_json(reports).dump(1) << '\n';
-        if (format == "gbench") out << gbench_json(labelled.front().second).dump(1) << '\n';
-        if (html) {
-            write_html_report(out,
-                              {files, std::move(raw_documents), std::move(labelled), reports,
-                               std::move(history_series_read), baseline},
-                              plotly_js);
-            if (!out.flush()) throw std::runtime_error("cannot write " + (output.empty() ? "stdout" : output));
-            if (files.empty()) return exit_ok;  // a page of the history alone
-        }
-        return reports.empty() ? exit_skipped : exit_ok;
+        const std::string plotly_js = request.format == "html" ? read_text(find_plotly_js(request.plotly_js_path)) : "";
+        std::optional<std::vector<HistorySeries>> history;
+        if (!request.history.empty()) history = history_series(request.history);
+        HtmlReportInput input = read_reports(request);
+        input.history = std::move(history);
+        return write_report(request, input, plotly_js);
     } catch (const std::exception &e) {
         std::cerr << "runner report: error: " << e.what() << '\n';
         return exit_usage;

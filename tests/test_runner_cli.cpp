@@ -19,6 +19,28 @@ TEST_CASE("runner --list shows plugins and refused files with reasons", "[cli]")
     CHECK_THAT(o.output, Catch::Contains("fixture_wrong_major.so: ABI"));
 }
 
+TEST_CASE("runner --list --format markdown: a table of the plugins' descriptors, nothing of this machine",
+          "[cli]") {
+    Outcome o = run_runner("--list --format markdown " + fixtures());
+    INFO(o.output);
+    CHECK(o.status == 0);
+    CHECK_THAT(o.output, Catch::StartsWith("| plugin | language | device | sizes | what it is |\n"
+                                           "| --- | --- | --- | --- | --- |\n"));
+    CHECK_THAT(o.output, Catch::Contains("| `fixture_good` | - | cpu | "));
+    // No status, no file: the refused files are only counted, on stderr.
+    CHECK_THAT(o.output, !Catch::Contains("available") && !Catch::Contains(GPUBENCH_FIXTURE_DIR) &&
+                             Catch::Contains("refused as plugins and left out of the table"));
+    Outcome text = run_runner("--list --format text " + fixtures());
+    CHECK(text.status == 0);
+    CHECK_THAT(text.output, Catch::Contains("STATUS") && Catch::Contains("Refused:"));
+    Outcome bad_format = run_runner("--list --format html");
+    CHECK(bad_format.status == 2);
+    CHECK_THAT(bad_format.output, Catch::StartsWith("runner: error: --format 'html' is not text or markdown"));
+    Outcome without_list = run_runner(fixtures() + " --plugin fixture_good --format markdown");
+    CHECK(without_list.status == 2);
+    CHECK_THAT(without_list.output, Catch::StartsWith("runner: error: --format chooses the form of --list"));
+}
+
 TEST_CASE("a sweep writes a results file with context, entries and raw samples", "[cli]") {
     auto path = temp_results("sweep");
     Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 1,10" + quick + "-o " + path.string());

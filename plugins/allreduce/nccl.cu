@@ -35,9 +35,10 @@ constexpr uint32_t kMaxDevices = 64;  // |sum| <= 8 x 64: exact in float32, a ta
 
 const gpubench::Info info{
     "allreduce_nccl", "allreduce", "nccl", GPUBENCH_DEVICE_CUDA,
-    "NCCL all-reduce (sum, out of place) across the selected GPUs, one process; as nccl-tests: "
+    "NCCL all-reduce (sum, out of place) across the selected GPUs from one process, one "
+    "communicator per device, NVLink multicast off (NCCL_NVLS_ENABLE=0); as nccl-tests: "
     "items/s = algorithm bandwidth (bytes per GPU / time), GB/s = bus bandwidth (algbw x "
-    "2(n-1)/n, 0 on one GPU); NVLink multicast off",
+    "2(n-1)/n, 0 on one GPU)",
     "bytes per GPU: float32 elements summed across the GPUs (a last 1-3 bytes as uint8)", "1.0",
     "", 1, 8ull << 30,
     {4ull << 10, 64ull << 10, 1ull << 20, 8ull << 20, 32ull << 20, 128ull << 20, 512ull << 20,

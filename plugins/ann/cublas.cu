@@ -21,9 +21,10 @@ using ann::kInputs, ann::kNeurons;
 
 const gpubench::BackendSpec kCublas{
     "ann_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-    "the notebook's network with cuBLAS and cuSOLVER in its order: per neuron a gather, "
-    "geqrf, ormqr and trsm (1000 in turn); dgemm + tanh for H, dsyrk and dgemv for the "
-    "normal equations, potrf/potrs; H held whole (8 GB at 1e6)",
+    "the notebook's random-feature network with cuBLAS and cuSOLVER in the notebook's "
+    "order, float64: per neuron in turn a gather (with arctanh), geqrf, ormqr and trsm; "
+    "dgemm + a tanh kernel for H (held whole: 8 GB at 1e6), dsyrk and dgemv for the "
+    "normal equations, the ridge, potrf/potrs, then the test predictions the same way",
     4'000'000, {10'000, 100'000, 1'000'000}};
 
 constexpr int kThreads = 256;

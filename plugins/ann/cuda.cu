@@ -32,9 +32,13 @@ using ann::kInputs, ann::kNeurons;
 
 const gpubench::BackendSpec kCuda{
     "ann_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-    "the notebook's network with hand-written kernels: the 1000 fits at once (a warp's "
-    "Householder QR each), H by chunks of rows (never whole), H^T H and H^T y on the FP64 "
-    "tensor cores in a fixed split-K, cuSOLVER potrf/potrs, fused test predictions",
+    "the notebook's random-feature network with hand-written kernels, float64: the 1000 "
+    "fits in one launch (a warp's Householder QR each, rows folded 32 at a time; not the "
+    "normal equations, which square the condition number); H by chunks of rows, never "
+    "whole; [H y]^T [H y] on the FP64 tensor cores (mma.sync m16n8k16, 128 x 128 tiles, a "
+    "fixed split-K, 3-stage cp.async), so that H^T y is the Gram's last row; cuSOLVER "
+    "potrf/potrs; the test predictions fused (no H for the test set); every sum in a "
+    "fixed order; before sm_90 the FP64 MMA is emulated as in matmul_cuda",
     4'000'000, {10'000, 100'000, 1'000'000}};
 
 constexpr int kNeuronCount = int(kNeurons), kInputCount = int(kInputs);

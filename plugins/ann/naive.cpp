@@ -12,8 +12,8 @@ using ann::kInputs, ann::kNeurons;
 
 const gpubench::BackendSpec kNaive{
     "ann_naive", "naive", GPUBENCH_DEVICE_CPU,
-    "the notebook's network in plain loops on one CPU thread: "
-    "Householder fits, H^T H by rank-1 updates row by row, Cholesky "
+    "the notebook's random-feature network in plain loops on one CPU thread: Householder "
+    "QR per neuron, H^T H by rank-1 updates row by row (H never stored), Cholesky "
     "(max_size 1e5: 1e11 flops, 20-60 s a run)",
     100'000, {10'000, 100'000}};
 

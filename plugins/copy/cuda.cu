@@ -10,7 +10,8 @@ namespace {
 
 const gpubench::Info info = copy::make_info(
     "copy_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-    "dst = src with cudaMemcpyAsync device to device: the GPU's copy bandwidth");
+    "dst = src with cudaMemcpyAsync device to device: the GPU's copy bandwidth, the "
+    "ceiling of streaming kernels");
 
 class CudaCopy {
 public:

@@ -13,7 +13,8 @@ namespace {
 
 const gpubench::Info info = copy::make_info(
     "copy_omp", "omp", GPUBENCH_DEVICE_CPU,
-    "dst = src, memcpy of one contiguous share per OpenMP thread: the host's copy bandwidth");
+    "dst = src over n float32, one contiguous memcpy share per OpenMP thread: the host's "
+    "copy bandwidth");
 
 class OmpCopy {
 public:

@@ -24,10 +24,10 @@ namespace {
 
 const gpubench::BackendSpec kCublas{
     "logreg_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-    "softmax regression, full-batch gradient descent; cublasSgemm for X theta, a "
-    "softmax kernel, cublasSgemm for the gradient with the update fused (beta 1); from "
-    "30000 samples the gradient as 60 cublasSgemmStridedBatched partials summed by "
-    "cublasSgemv",
+    "softmax regression by full-batch gradient descent: cublasSgemm for X theta, a "
+    "softmax-residual kernel, cublasSgemm for the gradient with the update fused (beta = "
+    "1); from 30000 samples the gradient as 60 partial products over chunks of samples "
+    "(cublasSgemmStridedBatched) summed into theta by cublasSgemv",
     logreg::kMaxSamples, {60, 600, 6000, 60000}};
 
 using namespace logreg;

@@ -7,8 +7,8 @@ namespace {
 
 const gpubench::BackendSpec kNaive{
     "logreg_naive", "naive", GPUBENCH_DEVICE_CPU,
-    "softmax regression, full-batch gradient descent; plain per-sample loops on "
-    "one thread (n = 60000, the whole training set, takes about 20-40 s per run)",
+    "softmax regression by full-batch gradient descent, plain per-sample loops on one CPU "
+    "thread (n = 60000, the whole training set, takes about 20-40 s per run)",
     logreg::kMaxSamples, {60, 600, 6000, 60000}};
 
 class NaiveTrainer {

@@ -14,8 +14,8 @@ namespace {
 
 const gpubench::BackendSpec kOmp{
     "logreg_omp", "omp", GPUBENCH_DEVICE_CPU,
-    "softmax regression, full-batch gradient descent; OpenMP over sample blocks "
-    "with per-thread gradients, SIMD over 16 padded classes",
+    "softmax regression by full-batch gradient descent, OpenMP over sample blocks with "
+    "per-thread gradients, SIMD over 16 padded classes",
     logreg::kMaxSamples, {60, 600, 6000, 60000}};
 
 using namespace logreg;

@@ -10,7 +10,8 @@ namespace {
 
 const gpubench::BackendSpec kCublas{
     "matmul_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-    "C = A*B with cublasSgemm/cublasDgemm (default math mode, no TF32)",
+    "C = A*B with cublasSgemm/cublasDgemm on the runner's stream, row-major mapped, "
+    "default math mode (no TF32)",
     32768, {64, 128, 256, 512, 1024, 2048, 4096}};
 
 template <class T>

@@ -29,9 +29,11 @@ using namespace matmul_tiles;
 
 const gpubench::BackendSpec kCuda{
     "matmul_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-    "C = A*B, hand-written CUDA GEMM with 3-stage cp.async shared-memory pipelines: "
-    "float32 on FFMA (128x128x32 tiles, 8x8 outputs per thread), float64 on the FP64 "
-    "tensor cores (mma.sync m16n8k8, 128x64x16 tiles)",
+    "C = A*B, hand-written CUDA GEMM over a 3-stage cp.async shared-memory pipeline: "
+    "float32 on FFMA (128x128x32 tiles, 8x8 outputs per thread, no tensor cores), float64 "
+    "on the FP64 tensor cores (mma.sync m16n8k8, 128x64x16 tiles); bounds-checked kernels "
+    "when N is not a multiple of the tile; before sm_90, which has no FP64 MMA of that "
+    "shape, the same fragments are computed with shuffles and DFMAs",
     32768, {64, 128, 256, 512, 1024, 2048, 4096}};
 
 // ---- float32 on the FP32 pipes ----

@@ -5,7 +5,7 @@ namespace {
 
 const gpubench::BackendSpec kNaive{
     "matmul_naive", "naive", GPUBENCH_DEVICE_CPU,
-    "C = A*B, plain i-j-k triple loop on one CPU thread (baseline; N > 2048 takes "
+    "C = A*B, the plain i-j-k triple loop on one CPU thread (the baseline; N > 2048 takes "
     "minutes, so max_size is 2048)",
     2048, {64, 128, 256, 512}};
 

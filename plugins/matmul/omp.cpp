@@ -21,8 +21,9 @@ namespace {
 
 const gpubench::BackendSpec kOmp{
     "matmul_omp", "omp", GPUBENCH_DEVICE_CPU,
-    "C = A*B, cache-blocked GEMM with packed panels and a SIMD micro-kernel, "
-    "OpenMP over tiles",
+    "C = A*B, a BLIS-shaped CPU GEMM: packed panels, cache blocking, a SIMD micro-kernel "
+    "compiled for AVX-512, AVX2 and the x86-64 baseline and picked at run time, OpenMP "
+    "over tiles",
     8192, {64, 128, 256, 512, 1024}};
 
 constexpr size_t kPanelBytes = 64;   // width of a B panel: 1 AVX-512, 2 AVX2, 4 SSE vectors

@@ -15,9 +15,10 @@ namespace {
 
 const gpubench::BackendSpec kCublas{
     "solvebak_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
-    "SolveBak least squares by coordinate descent with cuBLAS: dot + axpy per column "
-    "(batch=1) or two gemv per block, scalars kept on the device (pointer mode "
-    "device) (max_size 4e6: X is 32 GB in float64)",
+    "SolveBak least squares by coordinate descent with cuBLAS: dot + a tiny kernel + axpy "
+    "per column (batch=1), or two gemv per block of columns, scalars kept on the device "
+    "(pointer mode device), each iteration replayed as a CUDA graph (graph=1) (max_size "
+    "4e6: X is 32 GB in float64)",
     4'000'000, {1'000, 10'000, 100'000, 1'000'000}, solvebak::kGpuParams};
 
 // float/double overloads of the three cuBLAS calls (unit strides, device scalars).

@@ -23,9 +23,9 @@ namespace {
 const gpubench::BackendSpec kCuda{
     "solvebak_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
     "SolveBak least squares by coordinate descent, one hand-written CUDA kernel per "
-    "column step (previous step's residual update fused with this step's dot "
-    "products; the last thread block divides and updates a on the device) "
-    "(max_size 4e6: X is 32 GB in float64)",
+    "column step (the previous step's residual update fused with this step's dot "
+    "products; the last thread block divides and updates a on the device), each iteration "
+    "replayed as a CUDA graph (graph=1) (max_size 4e6: X is 32 GB in float64)",
     4'000'000, {1'000, 10'000, 100'000, 1'000'000}, solvebak::kGpuParams};
 
 constexpr int kThreads = 256, kWarps = kThreads / 32;

@@ -28,10 +28,14 @@ namespace {
 
 const gpubench::BackendSpec kCuda{
     "sort_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-    "hand-written onesweep LSD radix sort, 8-bit digits (4 passes float32, 8 uint64): one "
-    "read for all digit histograms, then one kernel per pass (tile ranked by warp ballots, "
-    "decoupled look-back, scatter staged in shared memory); up to 1e9 keys "
-    "(3 device arrays plus n/6-n/4 bytes of look-back status, 12-24 GB)",
+    "hand-written onesweep LSD radix sort (no CUB or Thrust), 8-bit digits (4 passes "
+    "float32, 8 uint64): one read of the keys for all digit histograms, then one kernel "
+    "per pass: each block takes the next tile (256 x 24 keys) from an atomic counter, "
+    "ranks its keys by digit (lanes matched by 8 warp ballots, per-warp counters), "
+    "publishes its digit counts, finds its digits' offsets by decoupled look-back over "
+    "earlier tiles, and writes each digit's keys contiguously through shared memory; 36 "
+    "bytes of traffic per float key in all; up to 1e9 keys (3 device arrays plus n/6-n/4 "
+    "bytes of look-back status, 12-24 GB)",
     1'000'000'000ull,
     {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
 namespace radix = sort::radix;

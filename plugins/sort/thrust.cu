@@ -15,7 +15,8 @@ namespace {
 const gpubench::BackendSpec kThrust{
     "sort_thrust", "thrust", GPUBENCH_DEVICE_CUDA,
     "thrust::sort (sort_by_key for pairs; CUB radix sort) on the runner's stream, "
-    "temporary storage preallocated; up to 1e9 keys (3 device arrays, 12-24 GB)",
+    "temporary storage allocated once at setup; up to 1e9 keys (3 device arrays, 12-24 "
+    "GB)",
     1'000'000'000ull,
     {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
 

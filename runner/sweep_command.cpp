@@ -1,0 +1,211 @@
+#include "sweep_command.hpp"
+
+#include "console.hpp"
+#include "host_peaks.hpp"
+#include "host_resources.hpp"
+#include "progress.hpp"
+#include "roofline.hpp"
+#include "sanitizer.hpp"
+#include "shard_barrier.hpp"
+#include "sharding.hpp"
+#include "sweep.hpp"
+#include "sweep_results.hpp"
+#include "text_format.hpp"
+
+#include <algorithm>
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+namespace gpubench {
+
+namespace {
+
+volatile std::sig_atomic_t stop_requested = 0;  // SIGINT or SIGTERM arrived
+
+extern "C" void request_stop(int) { stop_requested = 1; }
+
+// Ctrl-C ends the sweep after recording what is finished; the worker under way gets the
+// same SIGINT from the terminal, or is killed by measure_in_worker.
+void catch_stop_signals() {
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+bool stop_was_requested() { return stop_requested != 0; }
+
+// A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
+int exit_status(const SweepTally &tally, bool shard) {
+    if (tally.interrupted) return exit_interrupted;
+    if (tally.verification_failed || tally.errors) return exit_failed;
+    if (tally.skipped && !shard) return exit_skipped;
+    return exit_ok;
+}
+
+// The table on stdout and the progress line on stderr, as entries finish. `params_width`:
+// the widest params of the sweep's entries (0: none has any, and the table has no PARAMS).
+class ConsoleObserver final : public SweepObserver {
+public:
+    ConsoleObserver(std::ostream &out, bool quiet, size_t params_width)
+        : out_(out), quiet_(quiet), params_width_(params_width),
+          progress_(Progress::style_for_stderr(quiet), 0) {}
+    void planned(size_t entries) override {
+        progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
+        if (!quiet_) print_sweep_header(out_, params_width_);
+    }
+    void begin(const PluginInfo &plugin, uint64_t size) override { progress_.begin(plugin.name, size); }
+    void tick() override { progress_.tick(); }
+    void finished(const EntryResult &entry, const std::string &params) override {
+        progress_.clear();
+        if (!quiet_) print_sweep_row(out_, entry, params, params_width_);
+        progress_.end();
+    }
+    ~ConsoleObserver() override { progress_.clear(); }
+
+private:
+    std::ostream &out_;
+    bool quiet_;
+    size_t params_width_;
+    Progress progress_;
+};
+
+// How entries' workers start: time-out, isolation, and compute-sanitizer with --sanitize
+// (which also turns off the stream audit and the held stream: spans under a sanitizer are not
+// timings anyway). Throws CommandFailure when compute-sanitizer is not installed.
+WorkerLaunch worker_launch(CommandLine &cli, const std::filesystem::path &runner_file) {
+    WorkerLaunch launch;
+    launch.runner = runner_file;
+    launch.timeout_s = cli.timeout_s;
+    launch.interrupted = stop_was_requested;
+    launch.worker_per_entry = cli.worker_per_entry;
+    if (!cli.sanitize.empty()) {
+        launch.sanitizer = sanitizer_tool_from_string(cli.sanitize);
+        const auto program = find_compute_sanitizer(GPUBENCH_CUDA_BIN_DIR);
+        if (!program)
+            throw CommandFailure{"--sanitize: compute-sanitizer is not installed (looked in PATH, " +
+                                 std::string(GPUBENCH_CUDA_BIN_DIR) + " and /usr/local/cuda/bin)"};
+        launch.sanitizer_program = *program;
+        cli.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
+        cli.measure.hold_stream = false;    // spans under a sanitizer are not timings anyway
+    }
+    return launch;
+}
+
+// The first worker starts now, loading its plugin and creating its CUDA context while this
+// process probes the GPU, reads the host's peaks and writes the results header. With several
+// GPUs, that of the first entry to run alone: a lane starts its own workers, bound to its
+// share of the host.
+void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const SweepEntries &entries) {
+    const bool lanes = cli.measure.cuda_devices.size() > 1;
+    const auto runs_first = std::find_if(entries.begin(), entries.end(), [&](const SweepEntry &entry) {
+        return !lanes || !entry.plugin->is_cuda() || entry.plugin->max_devices > 1;
+    });
+    if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, cli.measure.cuda_device);
+}
+
+// The host's roofline, measured once per machine, when a CPU plugin is among `plugins`.
+std::optional<Roofline> host_roofline_for(const std::vector<const PluginInfo *> &plugins) {
+    for (const PluginInfo *plugin : plugins)
+        if (!plugin->is_cuda()) return host_roofline(host_peaks());
+    return std::nullopt;
+}
+
+// The lines above the table: version, GPUs, CPU threads and results file; a shard's part of
+// the sweep; a rank's share of the host.
+void print_sweep_banner(std::ostream &out, const CommandLine &cli, const SweepRequest &request,
+                        const PlannedEntries &planned, const std::vector<GpuInfo> &gpus,
+                        const SweepResults &results) {
+    const GpuInfo &gpu = gpus.front();
+    std::string gpu_names = gpu.available ? "" : "none (" + gpu.unavailable_reason + ")";
+    for (const GpuInfo &each : gpus)
+        if (each.available)
+            gpu_names += (gpu_names.empty() ? "" : ", ") +
+                         (gpus.size() > 1 ? std::to_string(each.device) + ": " : "") + each.name;
+    if (request.default_sweep && gpus.size() > 1 && cli.all_devices) gpu_names += " (every GPU here: the default sweep)";
+    out << "gpubench " << results.document["build"]["gpubench_version"].get<std::string>()
+        << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names << " | CPU threads: " << cli.measure.cpu_threads
+        << " | results: " << results.output << '\n';
+    if (!planned.shard_header.is_null())
+        out << "shard " << cli.shard->index << "/" << cli.shard->count << " (" << cli.shard->source
+            << "): " << planned.entries.size() << " of the sweep's " << planned.shard_header["planned"].size()
+            << " entries\n";
+    if (request.rank_share)
+        out << "this rank's share of the host: CPUs " << cpu_list_text(request.rank_share->cpus) << " ("
+            << request.rank_share->basis << ")\n";
+    out << '\n';
+}
+
+// The summary line below the table (or what an interruption left).
+void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int status, const SweepMode &mode,
+                         const std::string &output) {
+    if (tally.interrupted) {
+        std::cout << "\ninterrupted: the entries finished so far are in " << output
+                  << "; runner --resume " << output << " (with the same options) continues\n";
+        return;
+    }
+    std::cout << "\n" << tally.ok << " ok, " << tally.verification_failed
+              << " failed verification, " << tally.errors << " errors, " << tally.skipped
+              << " skipped";
+    if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - mode.started).count();
+    std::cout << "; results written to " << output << " (" << format_seconds(took_s) << ")\n";
+    if (tally.skipped && cli.shard && status == exit_ok)
+        std::cout << "this shard exits with status 0: its skipped entries are recorded in " << output
+                  << ", and runner merge reports them (exit status 3 there)\n";
+}
+
+// Runs the sweep and prints its summary; returns the exit status.
+int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, const std::vector<GpuInfo> &gpus,
+                        ResultsFile &results, WorkerPool &pool, const SweepMode &mode, const std::string &output) {
+    SweepTally tally;
+    try {
+        size_t params_width = 0;
+        for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
+        ConsoleObserver console(std::cout, cli.quiet, params_width);
+        tally = run_sweep(entries, cli.measure, gpus, results, pool, mode, console);
+    } catch (const std::exception &e) {  // the results file could not be written (a full disk)
+        return fail(std::string(e.what()) + "; the entries written before are in " + output, exit_failed);
+    }
+    const int status = exit_status(tally, cli.shard.has_value());
+    print_sweep_summary(tally, cli, status, mode, output);
+    return status;
+}
+
+}  // namespace
+
+int measure_sweep(CommandLine &cli, const SweepRequest &request, PluginCatalog &catalog,
+                  const std::vector<std::string> &command_line, std::chrono::steady_clock::time_point started) {
+    const SweepSelection selection = select_sweep_plugins(cli, catalog);
+    WorkerLaunch launch = worker_launch(cli, request.runner_file);
+    if (request.default_sweep && !cli.max_time_given) cli.measure.max_time_s = 1.0;
+    const PlannedEntries planned = plan_entries(cli, request, selection.plugins);
+    WorkerPool pool(launch);
+    prestart_first_worker(pool, cli, planned.entries);
+    const std::vector<GpuInfo> gpus = probe_gpus(cli.measure, selection.probed);
+    const std::optional<Roofline> roofline = host_roofline_for(selection.plugins);
+    if (roofline) pool.set_host_roofline(launch.host_roofline = *roofline);
+    const SweepResults results = open_sweep_results(cli, request, planned, gpus, roofline, command_line);
+    print_sweep_banner(std::cout, cli, request, planned, gpus, results);
+
+    catch_stop_signals();
+    SweepMode mode;
+    mode.isolated = !cli.in_process;
+    mode.launch = launch;
+    mode.started = started;
+    if (request.default_sweep) mode.predicted_run_limit_s = 2.0;
+    mode.budget_s = request.budget_s;
+    // Ranks started together hold a failing exit until the others are done (docs/scale-out.md).
+    const std::unique_ptr<ShardBarrier> barrier =
+        cli.shard ? start_shard_barrier(*cli.shard,
+                                        request.resumed ? request.resumed->planned : planned.shard_header["planned"],
+                                        results.output, process_environment(), std::cerr)
+                  : nullptr;
+    const int status = sweep_and_summarize(planned.entries, cli, gpus, *results.file, pool, mode, results.output);
+    return barrier ? barrier->finish(status, stop_was_requested, std::cout) : status;
+}
+
+}  // namespace gpubench

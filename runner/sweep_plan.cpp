@@ -1,0 +1,170 @@
+#include "sweep_plan.hpp"
+
+#include "cache_files.hpp"
+#include "host_resources.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+
+#include <cstdlib>
+#include <iostream>
+#include <string>
+
+namespace gpubench {
+
+namespace {
+
+// The default sweep's wall-time target (--budget): one H100 with the Python backends should
+// finish in about three minutes.
+constexpr double default_sweep_budget_s = 150;
+
+// --devices: the listed devices, or every one here (all), become cuda_device and the rest.
+// A listed device this machine lacks is an error; on a machine with no CUDA device at all,
+// the GPU entries are recorded as skipped with the reason, as without --devices. The default
+// sweep takes every GPU of a host with several, unless --device names one.
+std::string choose_devices(CommandLine &cli, bool default_sweep) {
+    if (default_sweep && cli.devices.empty() && !cli.device_given && cuda_device_count() > 1)
+        cli.all_devices = true;
+    if (cli.devices.empty() && !cli.all_devices) return "";
+    const int count = cuda_device_count();
+    std::vector<int> devices = cli.devices;
+    if (cli.all_devices)
+        for (int device = 0; device < count; ++device) devices.push_back(device);
+    for (int device : devices)
+        if (count > 0 && device >= count)
+            return "--devices: CUDA device " + std::to_string(device) + " does not exist (" +
+                   std::to_string(count) + " found)";
+    if (devices.empty()) devices.push_back(cli.measure.cuda_device);
+    cli.measure.cuda_device = devices.front();
+    cli.measure.cuda_devices = devices;
+    return "";
+}
+
+// Ranks launched together on one host share it, as lanes do (sharding.hpp): this rank's
+// share, taken (bound to, and --threads unless given), or nullopt with a note where its
+// launcher bound it to fewer CPUs than the host has.
+std::optional<HostShare> take_rank_share(CommandLine &cli) {
+    if (!cli.shard || !cli.shard->launched_ranks) return std::nullopt;
+    std::optional<HostShare> share = local_rank_share(process_environment());
+    if (!share) {
+        if (allowed_cpus().size() < logical_cores())
+            std::cout << "note: this rank may use " << allowed_cpus().size() << " of this host's " << logical_cores()
+                      << " CPUs (its launcher's binding: Open MPI's mpirun binds each rank to one core unless "
+                         "--bind-to none, and then ranks on one host share it by themselves)\n";
+        return std::nullopt;
+    }
+    if (std::string why = apply_host_share(share->cpus, share->threads); !why.empty()) {
+        std::cerr << "runner: warning: " << why << "; this rank keeps every CPU\n";
+        return std::nullopt;
+    }
+    if (!cli.threads_given) cli.measure.cpu_threads = share->threads;
+    return share;
+}
+
+// The default sweep: every plugin that can run here, the others noted. A shard of it plans
+// every plugin, so that shards on unlike machines plan the same sweep (what cannot run here
+// is recorded as skipped).
+std::vector<const PluginInfo *> runnable_plugins(const CommandLine &cli, const PluginCatalog &catalog,
+                                                 const GpuInfo &gpu) {
+    std::vector<const PluginInfo *> selected;
+    for (const PluginInfo &p : catalog.plugins)
+        if ((p.is_available() && (!p.is_cuda() || gpu.available)) || cli.shard)
+            selected.push_back(&p);
+        else
+            std::cout << "note: " << p.name << " unavailable: "
+                      << (p.is_available() ? gpu.unavailable_reason : p.unavailable_reason) << '\n';
+    return selected;
+}
+
+}  // namespace
+
+SweepRequest read_sweep_request(CommandLine &cli) {
+    for (const std::string &dir : cli.plugin_dirs)
+        if (!std::filesystem::is_directory(dir))
+            throw CommandFailure{"plugin directory '" + dir + "' does not exist"};
+    SweepRequest request;
+    // Resuming a shard's or a merged file: the entries it was planned to hold.
+    if (!cli.resume.empty()) try {
+            request.resumed = resumed_plan(cli);
+        } catch (const std::exception &e) {
+            throw CommandFailure{"cannot resume: " + std::string(e.what())};
+        }
+    if (request.resumed) cli.plugin_patterns = plugin_names(request.resumed->entries);
+    // The default sweep is an overview that should take minutes: a tighter time per entry,
+    // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
+    request.default_sweep =
+        request.resumed ? request.resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
+    if (std::string problem = choose_devices(cli, request.default_sweep); !problem.empty())
+        throw CommandFailure{problem};
+    request.rank_share = take_rank_share(cli);
+    request.budget_s = cli.budget_s.value_or(request.default_sweep ? default_sweep_budget_s : 0);
+    std::error_code ec;
+    request.runner_file = boost::dll::program_location(ec);
+    return request;
+}
+
+PluginCatalog find_plugins(const CommandLine &cli, const std::filesystem::path &runner_file) {
+    PluginSearch search;
+    PluginSearchPath path =
+        plugin_search_path(runner_file.parent_path(), cli.plugin_dirs, std::getenv(plugin_path_variable));
+    for (const std::string &warning : path.warnings) std::cerr << "runner: warning: " << warning << '\n';
+    search.dirs = std::move(path.dirs);
+    search.allow_insecure = cli.allow_insecure_plugins;
+    search.scan.runner = runner_file;
+    search.scan.timeout_s = cli.scan_timeout_s;
+    search.scan.cache = cache_file("plugin-scan.json");
+    search.scan.rescan = cli.rescan_plugins;
+    // With --plugin, only files named like a pattern are scanned (the rest when none matches).
+    return discover_plugins(search, cli.list ? std::vector<std::string>{} : cli.plugin_patterns);
+}
+
+SweepSelection select_sweep_plugins(const CommandLine &cli, PluginCatalog &catalog) {
+    SweepSelection selection;
+    // The default sweep needs the GPU's answer first: it runs what can run here.
+    if (cli.plugin_patterns.empty()) {
+        selection.probed = probe_gpu(cli.measure.cuda_device);
+        selection.plugins = runnable_plugins(cli, catalog, *selection.probed);
+    } else {
+        try {
+            selection.plugins = select_plugins(catalog, cli.plugin_patterns);
+        } catch (const std::exception &e) {
+            throw CommandFailure{e.what()};
+        }
+    }
+    if (selection.plugins.empty()) throw CommandFailure{"no plugins to run (runner --list shows what was found)"};
+    // Not an error (a stray file in a plugin folder must not stop a sweep), but not silent.
+    if (!catalog.refused.empty())
+        std::cout << "note: " << catalog.refused.size()
+                  << (catalog.refused.size() == 1 ? " file was" : " files were")
+                  << " refused as plugins (runner --list says why)\n";
+    // A mistyped key would otherwise be measured as the default, silently.
+    if (std::string problem = unread_param_problem(selection.plugins, param_keys(cli.param_axes)); !problem.empty())
+        throw CommandFailure{problem};
+    return selection;
+}
+
+PlannedEntries plan_entries(const CommandLine &cli, const SweepRequest &request,
+                            const std::vector<const PluginInfo *> &plugins) {
+    PlannedEntries planned;
+    try {
+        planned.entries = request.resumed ? entries_with_plugins(plugins, request.resumed->entries)
+                                          : sweep_entries(plugins, cli.sizes, cli.param_axes);
+        if (cli.shard && !request.resumed) {
+            ShardedSweep sharded = shard_sweep(planned.entries, cli, request.runner_file);
+            for (const std::string &note : sharded.notes) std::cout << "note: " << note << '\n';
+            planned.entries = std::move(sharded.own);
+            planned.shard_header = std::move(sharded.record);
+        }
+    } catch (const std::exception &e) {
+        throw CommandFailure{e.what()};
+    }
+    return planned;
+}
+
+std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed) {
+    std::vector<GpuInfo> gpus;
+    for (int device : selected_cuda_devices(options))
+        gpus.push_back(gpus.empty() && probed ? *probed : probe_gpu(device));
+    return gpus;
+}
+
+}  // namespace gpubench

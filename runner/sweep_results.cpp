@@ -1,0 +1,106 @@
+#include "sweep_results.hpp"
+
+#include "host_share.hpp"
+#include "results_model.hpp"
+#include "sanitizer.hpp"
+#include "system_info.hpp"
+
+#include <filesystem>
+#include <stdexcept>
+
+namespace gpubench {
+
+namespace {
+
+nlohmann::json options_json(const CommandLine &cli, bool default_sweep, double budget_s) {
+    nlohmann::json options = measure_options_json(cli.measure);
+    options["timeout_s"] = cli.timeout_s;
+    options["isolation"] = cli.in_process           ? "in-process"
+                           : !cli.sanitize.empty()    ? "worker process per entry (sanitized)"
+                           : cli.worker_per_entry     ? "worker process per entry"
+                                                      : "worker process per plugin";
+    if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
+    if (!cli.param_axes.empty()) options["param_axes"] = param_axes_json(cli.param_axes);
+    if (budget_s > 0) options["budget_s"] = budget_s;
+    if (default_sweep)
+        options["default_sweep"] = "at most 1 s of samples per entry unless --max-time, cut to fit the budget "
+                                   "(budget_s) unless --budget; sizes predicted to run over 2 s per run() "
+                                   "skipped; every GPU unless --device or --devices";
+    return options;
+}
+
+// The results file's header: the command line, the build, the GPU (each GPU with several),
+// the options, the host's roofline, and a shard's record.
+nlohmann::json results_document(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
+                                const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
+                                const std::vector<std::string> &command_line) {
+    nlohmann::json document = results_header(command_line, gpus.front(),
+                                             options_json(cli, request.default_sweep, request.budget_s),
+                                             host_roofline);
+    if (!planned.shard_header.is_null()) {
+        document["shard"] = planned.shard_header;
+        if (request.rank_share) document["shard"]["host_share"] = host_share_json(*request.rank_share);
+    }
+    if (!cli.measure.cuda_devices.empty()) {
+        document["gpus"] = nlohmann::json::array();
+        for (const GpuInfo &each : gpus) document["gpus"].push_back(gpu_json(each));
+    }
+    return document;
+}
+
+// The default results file, stem.json, or stem-2.json, stem-3.json... when runners started
+// in the same second on one host (a CI matrix, ctest -j) hold the earlier names. `output`
+// names the file tried last (for an error message).
+std::unique_ptr<ResultsFile> open_default_results(const std::string &stem, const nlohmann::json &document,
+                                                  std::string &output) {
+    namespace fs = std::filesystem;
+    for (int copy = 1; copy <= 100; ++copy) {
+        output = copy == 1 ? stem + ".json" : stem + "-" + std::to_string(copy) + ".json";
+        if (fs::exists(output) || fs::exists(output + ".lock")) continue;
+        try {
+            return std::make_unique<ResultsFile>(output, document);
+        } catch (const std::exception &) {
+            if (!fs::exists(output + ".lock")) throw;  // not another runner's race: a real error
+        }
+    }
+    throw std::runtime_error("the default names are all taken: name one with --output");
+}
+
+// Opens `results.output` with `results.document`, or the default name from `default_stem`,
+// or the --resume file (its entries kept, its header's run-specific fields replaced).
+void open_results_file(const CommandLine &cli, const std::string &default_stem, SweepResults &results) {
+    const nlohmann::json &document = results.document;
+    try {
+        if (cli.output.empty() && cli.resume.empty())
+            results.file = open_default_results(default_stem, document, results.output);
+        else if (cli.resume.empty())
+            results.file = std::make_unique<ResultsFile>(results.output, document);
+        else
+            results.file = std::make_unique<ResultsFile>(ResultsFile::resume(
+                cli.resume, results.output,
+                {{"created", document["created"]},
+                 {"command_line", document["command_line"]},
+                 {"options", document["options"]}}));
+    } catch (const std::exception &e) {
+        throw CommandFailure{cli.resume.empty() ? "cannot write results file '" + results.output + "': " + e.what()
+                                                : "cannot resume: " + std::string(e.what())};
+    }
+}
+
+}  // namespace
+
+SweepResults open_sweep_results(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
+                                const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
+                                const std::vector<std::string> &command_line) {
+    // Shards started together on one host (mpirun) get files of their own by default.
+    const std::string shard_suffix =
+        cli.shard ? "-shard-" + std::to_string(cli.shard->index) + "of" + std::to_string(cli.shard->count) : "";
+    const std::string default_stem = "results/" + host_name() + "-" + utc_timestamp(true) + shard_suffix;
+    SweepResults results;
+    results.output = !cli.output.empty() ? cli.output : !cli.resume.empty() ? cli.resume : default_stem + ".json";
+    results.document = results_document(cli, request, planned, gpus, host_roofline, command_line);
+    open_results_file(cli, default_stem, results);
+    return results;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,33 @@
+// Writing a sweep's results: the results file's name and header, opened (or, with --resume,
+// reopened) before the first entry runs.
+#pragma once
+
+#include "cli.hpp"
+#include "gpu.hpp"
+#include "results.hpp"
+#include "roofline.hpp"
+#include "sweep_plan.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+struct SweepResults {
+    std::string output;                 // the file's path
+    nlohmann::json document;            // its header (the build, the options, the GPUs...)
+    std::unique_ptr<ResultsFile> file;
+};
+
+// The results file of this sweep: --output, the --resume file, or results/<host>-<timestamp>
+// (.json, -2.json... when another runner holds the name). Throws CommandFailure when it
+// cannot be written or resumed.
+SweepResults open_sweep_results(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
+                                const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
+                                const std::vector<std::string> &command_line);
+
+}  // namespace gpubench
