@@ -14,6 +14,7 @@ import sys
 spec = importlib.util.spec_from_file_location("plot_results", sys.argv[1])
 plot = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(plot)
+import plot_series as series  # noqa: E402  (beside the script, on the path it set)
 
 MATMUL_MEANING = "N: square matrices N x N, float32 (C = A*B; dtype=float64 for double)"
 GPU_ROOFLINE = {"flops": {"fp32": 6.0e13, "fp64": 3.0e13}, "bytes_per_s": 3.0e12}
@@ -124,17 +125,17 @@ def panels_drop_empty_ones():
 def percent_of_each_devices_peak():
     doc = document([], [])
     own = entry("vecadd_omp", percent_of_peak=376.0, ceiling={"bytes_per_s": 1.0e11})
-    assert plot.percent_of_own_peak(own, "cpu", doc) == 376.0  # recorded against the host
+    assert series.percent_of_own_peak(own, "cpu", doc) == 376.0  # recorded against the host
     # A CPU figure taken against the GPU's peak is not used: worked out against the host's.
     wrong = entry("vecadd_omp", gflops=0.0, gbytes_per_s=50.0, percent_of_peak=1.6,
                   ceiling={"bytes_per_s": 3.0e12})
-    assert abs(plot.percent_of_own_peak(wrong, "cpu", doc) - 50.0) < 1e-9
-    assert plot.percent_of_own_peak(wrong, "cpu", document([], [], host_roofline=False)) is None
+    assert abs(series.percent_of_own_peak(wrong, "cpu", doc) - 50.0) < 1e-9
+    assert series.percent_of_own_peak(wrong, "cpu", document([], [], host_roofline=False)) is None
     # No recorded figure: the larger of the flop and byte rates over the device's peaks.
     bare = entry("matmul_cuda", gflops=30000.0, gbytes_per_s=300.0)
     bare["work"] = {"math": "fp64"}
-    assert abs(plot.percent_of_own_peak(bare, "gpu", doc) - 100.0) < 1e-9
-    assert plot.percent_of_own_peak(entry("x_y", percent_of_peak=80.0), "gpu", doc) == 80.0
+    assert abs(series.percent_of_own_peak(bare, "gpu", doc) - 100.0) < 1e-9
+    assert series.percent_of_own_peak(entry("x_y", percent_of_peak=80.0), "gpu", doc) == 80.0
     # Points carry the figure under their device's key only.
     mixed = document([plugin("vecadd_omp", "C++"), plugin("vecadd_cuda", "CUDA", "cuda")],
                      [own, entry("vecadd_cuda", percent_of_peak=90.0)])
@@ -146,14 +147,14 @@ def percent_of_each_devices_peak():
 
 
 def spread_and_axis_ranges():
-    assert plot.quartiles([4, 1, 3, 2, 5]) == (2, 4) and plot.quartiles([]) is None
+    assert series.quartiles([4, 1, 3, 2, 5]) == (2, 4) and series.quartiles([]) is None
     point = plot.load_series([document([plugin("matmul_naive", "C++")], [entry("matmul_naive")])])
     point = point[("matmul", "")]["lines"]["matmul_naive (C++)"]["points"][0]
     assert point["compute_band"] == (2e-3, 4e-3), point
     timed_per_launch = {"run": {"median": 1.0}, "compute": {"median": 2e-6},
                         "per_launch": {"samples": [1e-6, 2e-6, 3e-6]},
                         "samples": {"run": [1.0, 1.0]}}
-    assert plot.headline_samples(timed_per_launch) == [1e-6, 2e-6, 3e-6]
+    assert series.headline_samples(timed_per_launch) == [1e-6, 2e-6, 3e-6]
     assert plot.axis_range("cores", [1.0005, 1.0030]) == (0.0, 2.0)
     assert plot.axis_range("fraction", [0.4, 0.5]) == (0.0, 1.05)
     assert plot.axis_range("percent", [12.0]) == (0.0, 110.0)
