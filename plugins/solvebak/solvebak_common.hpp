@@ -25,7 +25,7 @@
 
 namespace solvebak {
 
-enum class Dtype { float32, float64 };
+enum class Dtype { float64, float32 };  // the default first, as dtype= lists them
 
 struct Config {
     size_t obs = 0;         // rows of X (the size)

@@ -20,7 +20,7 @@ class SortData : public gpubench::python::Data {
 public:
     SortData(size_t n, const gpubench::Setup &setup, sort::Input input)
         : n_(n),
-          threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1),
+          threads_(setup.threads()),
           input_keys_(std::make_unique_for_overwrite<Key[]>(n)),
           keys_(std::make_unique_for_overwrite<Key[]>(n)),
           input_values_(std::make_unique_for_overwrite<uint32_t[]>(value_count(n))),

@@ -117,7 +117,7 @@ class HostProblem {
 public:
     HostProblem(size_t n, const gpubench::Setup &setup, Input input)
         : n_(n),
-          threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1),
+          threads_(setup.threads()),
           pristine_(std::make_unique_for_overwrite<Element[]>(n)),
           working_(std::make_unique_for_overwrite<Element[]>(n)),
           sorter_(n, setup) {

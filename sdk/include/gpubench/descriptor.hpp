@@ -1,10 +1,12 @@
 // What crosses the boundary, in C++ form: the descriptor's data (Info), create()'s arguments
-// (Setup), and what work(), verify() and metrics() return.
+// (Setup), and what work(), verify() and metrics() return; and the size check of create().
 #pragma once
 
+#include <gpubench/errors.hpp>
 #include <gpubench/params.hpp>
 #include <gpubench/plugin.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,6 +42,9 @@ struct Setup {
     // from the single device and stream when the runner is older; empty for CPU plugins.
     std::vector<int> cuda_devices;
     std::vector<void *> cuda_streams;
+
+    // The CPU threads to use: cpu_threads, at least one.
+    int threads() const { return cpu_threads > 0 ? cpu_threads : 1; }
 };
 
 struct Work {
@@ -64,5 +69,16 @@ struct Verification {
     uint64_t checked = 0;
     std::string detail;
 };
+
+// The size check every plugin makes in create(): a size outside the descriptor's range is
+// NotSupported with the reason (the runner skips those sizes too, but a plugin must not trust
+// it).
+inline size_t checked_size(const Info &info, uint64_t size) {
+    if (size < info.min_size || size > info.max_size)
+        throw NotSupported("size " + std::to_string(size) + " is outside " + info.name +
+                           "'s range " + std::to_string(info.min_size) + ".." +
+                           std::to_string(info.max_size));
+    return static_cast<size_t>(size);
+}
 
 }  // namespace gpubench

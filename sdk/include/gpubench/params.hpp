@@ -1,5 +1,5 @@
 // The parameters of a run in C++ form: "key=value,key=value" as passed by the runner's
-// --param options, read as text or numbers.
+// --param options, read as text, numbers or one of a fixed set of names.
 #pragma once
 
 #include <gpubench/errors.hpp>
@@ -53,6 +53,23 @@ public:
             throw InvalidArgument("parameter " + key + "='" + it->second +
                                   "' is not a whole number");
         return v;
+    }
+
+    // A parameter whose value is one of a fixed set of names: `names` are Enum's values in
+    // order, and the first is the default. Anything else is InvalidArgument, listing them:
+    //   enum class Dtype { float32, float64 };
+    //   params.get_enum<Dtype>("dtype", {"float32", "float64"})
+    //   // dtype=half: "dtype='half': expected float32 or float64"
+    template <class Enum, size_t N>
+    Enum get_enum(const std::string &key, const char *const (&names)[N]) const {
+        static_assert(N > 0, "an enum parameter needs at least its default");
+        const std::string value = get(key, names[0]);
+        std::string expected;
+        for (size_t i = 0; i < N; ++i) {
+            if (value == names[i]) return static_cast<Enum>(i);
+            expected += (i == 0 ? "" : i + 1 < N ? ", " : " or ") + std::string(names[i]);
+        }
+        throw InvalidArgument(key + "='" + value + "': expected " + expected);
     }
 
     // As the runner passed it ("key=value,key=value"), for code that hands it on.
