@@ -355,7 +355,7 @@ private:
     gpubench::cuda::DeviceBuffer<int> info_;
 };
 
-using CudaPlugin = ann::DevicePlugin<kCuda, CudaTrainer>;
+using CudaPlugin = gpubench::cuda::DeviceProblem<ann::DeviceArrays<kCuda, CudaTrainer>>;
 
 }  // namespace
 

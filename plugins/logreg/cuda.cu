@@ -105,7 +105,8 @@ __device__ __forceinline__ void forward_slice(const SharedTiles &shared, const f
 }
 
 // Sample s's residual d = softmax(z) - onehot(label) from the warps' sums, by 16 lanes (one
-// class each; lanes 10-15 write d's zero padding), as softmax_residual_in_place computes it.
+// class each; lanes 10-15 write d's zero padding), as cublas.cu's softmax_residual_in_place
+// computes it.
 __device__ __forceinline__ void softmax_row(SharedTiles &shared, int s, int c, bool valid,
                                             unsigned label) {
     float z = 0;
@@ -283,7 +284,7 @@ private:
     gpubench::cuda::DeviceBuffer<float> partials_;  // chunks x 7850
 };
 
-using CudaPlugin = DevicePlugin<kCuda, CudaTrainer>;
+using CudaPlugin = gpubench::cuda::DeviceProblem<DeviceArrays<kCuda, CudaTrainer>>;
 
 }  // namespace
 

@@ -188,7 +188,7 @@ private:
 };
 
 template <class T>
-using CudaProblem = solvebak::DeviceProblem<T, CudaSolver<T>>;
+using CudaProblem = gpubench::cuda::DeviceProblem<solvebak::DeviceArrays<T, CudaSolver<T>>>;
 using CudaPlugin = solvebak::Plugin<kCuda, CudaProblem>;
 
 }  // namespace

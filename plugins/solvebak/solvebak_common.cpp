@@ -75,6 +75,13 @@ Config parse_params(const gpubench::Params &params) {
     return c;
 }
 
+bool parse_graph(const gpubench::Params &params) {
+    const long long graph = params.get_int("graph", 1);
+    if (graph != 0 && graph != 1)
+        throw gpubench::InvalidArgument("graph=" + std::to_string(graph) + ": expected 0 or 1");
+    return graph == 1;
+}
+
 Config checked_config(const BackendSpec &s, uint64_t obs, const gpubench::Params &params) {
     Config c = parse_params(params);
     c.obs = gpubench::checked_size(make_info(s), obs);

@@ -70,6 +70,7 @@ package_dir=$prefix/lib/cmake/gpubench
 for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpubench/cuda.hpp \
             include/gpubench/errors.hpp include/gpubench/params.hpp include/gpubench/descriptor.hpp \
             include/gpubench/guard.hpp include/gpubench/adapter.hpp include/gpubench/registration.hpp \
+            include/gpubench/device_problem.hpp include/gpubench/cuda_graph.hpp \
             lib/cmake/gpubench/gpubenchConfig.cmake lib/cmake/gpubench/gpubenchConfigVersion.cmake \
             lib/cmake/gpubench/gpubenchTargets.cmake lib/cmake/gpubench/gpubenchPlugin.cmake \
             bin/runner share/gpubench/examples/saxpy/CMakeLists.txt \
