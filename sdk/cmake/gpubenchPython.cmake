@@ -20,6 +20,9 @@
 # "run_repeatable": bool}; it also sets SIZE_MEANING = "..." and may set MIN_SIZE = <int>,
 # PARAMS = "<help>", PARAM_NAMES = "a,b", ITEM_NAME = "keys" and HEADLINE = "gflops" |
 # "gbytes_per_s" | "items_per_s" (one line each). Sizes may be integer expressions (1 << 31).
+#
+# gpubench_add_python_backends(<workload> <backend>... [ADAPTER <library>]) (at the end of
+# this file) adds one such plugin per backend of a workload.
 
 # The bridge's sources and the embedding script, found from this file's own folder (a
 # function runs in its caller's scope, so file-level variables would not reach it).
@@ -268,4 +271,36 @@ function(gpubench_add_python_plugin name)
   endif()
   gpubench_write_build_record(${name} LANGUAGE Python BACKEND_FILES "${script}" ${sibling_files}
                               ${shared_libraries} BRIDGE)
+endfunction()
+
+# gpubench_add_python_backends(<workload> <backend>... [ADAPTER <library>])
+#
+# The Python backends of one workload, a gpubench_add_python_plugin(<workload>_<backend> ...)
+# each: the script is <backend>.py beside the calling CMakeLists.txt (or, where there is none,
+# <workload>_<backend>.py), and ADAPTER the workload's C++ half, by default <workload>_python
+# where a target of that name exists; without one each script is a whole plugin.
+#   gpubench_add_python_backends(matmul numpy numba numba_cuda cupy torch)
+function(gpubench_add_python_backends workload)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "ADAPTER" "")
+  set(adapter "")
+  if(arg_ADAPTER)
+    set(adapter ADAPTER ${arg_ADAPTER})
+  elseif(TARGET ${workload}_python)
+    set(adapter ADAPTER ${workload}_python)
+  endif()
+  set(backends ${arg_UNPARSED_ARGUMENTS})
+  if(NOT backends)
+    message(FATAL_ERROR "gpubench_add_python_backends(${workload}): name at least one backend")
+  endif()
+  foreach(backend IN LISTS backends)
+    set(script "${CMAKE_CURRENT_SOURCE_DIR}/${backend}.py")
+    if(NOT EXISTS "${script}")
+      set(script "${CMAKE_CURRENT_SOURCE_DIR}/${workload}_${backend}.py")
+    endif()
+    if(NOT EXISTS "${script}")
+      message(FATAL_ERROR "gpubench_add_python_backends(${workload}): no ${backend}.py or "
+        "${workload}_${backend}.py in ${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
+    gpubench_add_python_plugin(${workload}_${backend} SCRIPT "${script}" ${adapter})
+  endforeach()
 endfunction()
