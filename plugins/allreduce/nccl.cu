@@ -12,7 +12,6 @@
 // The inputs are small integers in [-8, 8] (bytes of the tail: 0 to 3), so every sum is exact
 // in float32 whatever order NCCL reduces in, and every element of every GPU is checked exactly.
 #include "random_inputs.hpp"
-#include "size_limits.hpp"
 
 #include <gpubench/cuda.hpp>
 

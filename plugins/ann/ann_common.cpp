@@ -1,7 +1,6 @@
 #include "ann_common.hpp"
 
 #include "random_inputs.hpp"
-#include "size_limits.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -120,7 +119,7 @@ HostModel::HostModel(size_t obs)
 Task::Task(const gpubench::BackendSpec &backend, const gpubench::Setup &setup)
     : obs_(gpubench::checked_size(make_info(backend), setup.size)),
       rows_per_neuron_(rows_per_neuron(obs_)),
-      threads_(std::max(1, setup.cpu_threads)),
+      threads_(setup.threads()),
       x_(obs_ * kInputs), y_(obs_), x_test_(obs_ * kInputs), y_test_(obs_),
       subsets_(kNeurons * rows_per_neuron_) {
     fill_set(setup.seed, kTrainingX, obs_, threads_, x_.data(), y_.data());

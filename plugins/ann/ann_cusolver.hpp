@@ -1,6 +1,8 @@
-// cuSOLVER for ann's CUDA backends (include from .cu files only): a dense handle on the
-// runner's stream, and its statuses as gpubench errors.
+// The normal equations' solve for ann's CUDA backends (include from .cu files only): the
+// ridge, a cuSOLVER dense handle on the runner's stream, and its statuses as gpubench errors.
 #pragma once
+
+#include "ann_common.hpp"
 
 #include <gpubench/plugin.hpp>
 
@@ -8,6 +10,30 @@
 #include <cusolverDn.h>
 
 #include <string>
+
+namespace ann {
+
+// gram (kNeurons x kNeurons; only its diagonal is touched, so either storage order) gets
+// kRidge * trace(gram) / kNeurons added to its diagonal. One block of kRidgeThreads, the
+// trace summed in a fixed tree. Internal linkage: each backend's .so has its own copy.
+constexpr int kRidgeThreads = 256;
+static __global__ void __launch_bounds__(kRidgeThreads) add_ridge(double *gram) {
+    __shared__ double partial[kRidgeThreads];
+    double sum = 0;
+    for (int k = threadIdx.x; k < int(kNeurons); k += kRidgeThreads)
+        sum += gram[size_t(k) * (kNeurons + 1)];
+    partial[threadIdx.x] = sum;
+    __syncthreads();
+    for (int half = kRidgeThreads / 2; half > 0; half /= 2) {
+        if (int(threadIdx.x) < half) partial[threadIdx.x] += partial[threadIdx.x + half];
+        __syncthreads();
+    }
+    const double ridge = kRidge * partial[0] / double(kNeurons);
+    for (int k = threadIdx.x; k < int(kNeurons); k += kRidgeThreads)
+        gram[size_t(k) * (kNeurons + 1)] += ridge;
+}
+
+}  // namespace ann
 
 namespace ann::cusolver {
 

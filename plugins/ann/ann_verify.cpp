@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace ann {
 namespace {
@@ -50,6 +51,76 @@ std::string format(const char *pattern, double value) {
     return text;
 }
 
+// The reference fits of every neuron on its subset, on `threads` threads.
+std::vector<double> reference_weights(const TrainingData &inputs, size_t rows_per_neuron,
+                                      int threads) {
+    std::vector<double> reference(kWeights);
+#pragma omp parallel num_threads(threads)
+    {
+        std::vector<double> scratch(fit_scratch(rows_per_neuron));
+#pragma omp for schedule(static)
+        for (int64_t k = 0; k < int64_t(kNeurons); ++k)
+            fit_neuron(inputs, size_t(k), &reference[size_t(k) * kInputs], scratch.data());
+    }
+    return reference;
+}
+
+// max over the neurons of max |w - w_ref| / max(1, max |w_ref|).
+double max_weight_error(const double *reference, const double *w) {
+    double weight_error = 0;
+    for (size_t k = 0; k < kNeurons; ++k) {
+        const double *ref = &reference[k * kInputs];
+        double scale = 1, error = 0;
+        for (size_t c = 0; c < kInputs; ++c) {
+            scale = std::max(scale, std::fabs(ref[c]));
+            error = std::max(error, std::fabs(w[k * kInputs + c] - ref[c]));
+        }
+        weight_error = std::max(weight_error, error / scale);
+    }
+    return weight_error;
+}
+
+// The largest relative error of `samples` predictions, at rows spread over the obs test rows,
+// against tanh(xt W^T) V recomputed from the backend's own W and V.
+double max_prediction_error(const double *x_test, size_t obs, size_t samples, const double *w,
+                            const double *v, const double *predictions) {
+    double prediction_error = 0;
+    for (size_t s = 0; s < samples; ++s) {
+        const size_t i = s * obs / samples;
+        const double *x_row = &x_test[i * kInputs];
+        double magnitude = 0;
+        for (size_t k = 0; k < kNeurons; ++k)
+            magnitude += std::fabs(std::tanh(input_dot(x_row, w + k * kInputs)) * v[k]);
+        const double error = std::fabs(predictions[i] - predict_row(x_row, w, v));
+        prediction_error = std::max(prediction_error, error / std::max(magnitude, 1e-300));
+    }
+    return prediction_error;
+}
+
+// Pearson correlation and RMSE of the predictions against the test targets, two passes in
+// double.
+void test_fit(const double *predictions, const double *y_test, size_t obs, double &correlation,
+              double &rmse) {
+    double mean_p = 0, mean_y = 0;
+    for (size_t i = 0; i < obs; ++i) {
+        mean_p += predictions[i];
+        mean_y += y_test[i];
+    }
+    mean_p /= double(obs);
+    mean_y /= double(obs);
+    double cov = 0, var_p = 0, var_y = 0, squared_error = 0;
+    for (size_t i = 0; i < obs; ++i) {
+        const double dp = predictions[i] - mean_p, dy = y_test[i] - mean_y;
+        cov += dp * dy;
+        var_p += dp * dp;
+        var_y += dy * dy;
+        squared_error += (predictions[i] - y_test[i]) * (predictions[i] - y_test[i]);
+    }
+    // Constant predictions (or targets) correlate with nothing: 0, not NaN.
+    correlation = var_p > 0 && var_y > 0 ? cov / std::sqrt(var_p * var_y) : 0;
+    rmse = std::sqrt(squared_error / double(obs));
+}
+
 }  // namespace
 
 gpubench::Verification Task::verify(const double *w, const double *v, const double *predictions) {
@@ -63,59 +134,12 @@ gpubench::Verification Task::verify(const double *w, const double *v, const doub
         return result;
     }
 
-    if (w_reference_.empty()) {
-        w_reference_.resize(kWeights);
-        const TrainingData inputs = data();
-#pragma omp parallel num_threads(threads_)
-        {
-            std::vector<double> scratch(fit_scratch(rows_per_neuron_));
-#pragma omp for schedule(static)
-            for (int64_t k = 0; k < int64_t(kNeurons); ++k)
-                fit_neuron(inputs, size_t(k), &w_reference_[size_t(k) * kInputs], scratch.data());
-        }
-    }
-    double weight_error = 0;
-    for (size_t k = 0; k < kNeurons; ++k) {
-        const double *ref = &w_reference_[k * kInputs];
-        double scale = 1, error = 0;
-        for (size_t c = 0; c < kInputs; ++c) {
-            scale = std::max(scale, std::fabs(ref[c]));
-            error = std::max(error, std::fabs(w[k * kInputs + c] - ref[c]));
-        }
-        weight_error = std::max(weight_error, error / scale);
-    }
-
-    double prediction_error = 0;
+    if (w_reference_.empty()) w_reference_ = reference_weights(data(), rows_per_neuron_, threads_);
+    const double weight_error = max_weight_error(w_reference_.data(), w);
     const size_t samples = std::min(obs_, kSampledRows);
-    for (size_t s = 0; s < samples; ++s) {
-        const size_t i = s * obs_ / samples;
-        const double *x_row = &x_test_[i * kInputs];
-        double magnitude = 0;
-        for (size_t k = 0; k < kNeurons; ++k)
-            magnitude += std::fabs(std::tanh(input_dot(x_row, w + k * kInputs)) * v[k]);
-        const double error = std::fabs(predictions[i] - predict_row(x_row, w, v));
-        prediction_error = std::max(prediction_error, error / std::max(magnitude, 1e-300));
-    }
-
-    // Pearson correlation and RMSE against the test targets, two passes in double.
-    double mean_p = 0, mean_y = 0;
-    for (size_t i = 0; i < obs_; ++i) {
-        mean_p += predictions[i];
-        mean_y += y_test_[i];
-    }
-    mean_p /= double(obs_);
-    mean_y /= double(obs_);
-    double cov = 0, var_p = 0, var_y = 0, squared_error = 0;
-    for (size_t i = 0; i < obs_; ++i) {
-        const double dp = predictions[i] - mean_p, dy = y_test_[i] - mean_y;
-        cov += dp * dy;
-        var_p += dp * dp;
-        var_y += dy * dy;
-        squared_error += (predictions[i] - y_test_[i]) * (predictions[i] - y_test_[i]);
-    }
-    // Constant predictions (or targets) correlate with nothing: 0, not NaN.
-    correlation_ = var_p > 0 && var_y > 0 ? cov / std::sqrt(var_p * var_y) : 0;
-    test_rmse_ = std::sqrt(squared_error / double(obs_));
+    const double prediction_error =
+        max_prediction_error(x_test_.data(), obs_, samples, w, v, predictions);
+    test_fit(predictions, y_test_.data(), obs_, correlation_, test_rmse_);
     max_abs_v_ = 0;
     for (size_t k = 0; k < kNeurons; ++k) max_abs_v_ = std::max(max_abs_v_, std::fabs(v[k]));
 

@@ -134,7 +134,7 @@ private:
     gpubench::cuda::DeviceBuffer<int> info_;
 };
 
-using CublasPlugin = ann::DevicePlugin<kCublas, CublasTrainer>;
+using CublasPlugin = gpubench::cuda::DeviceProblem<ann::DeviceArrays<kCublas, CublasTrainer>>;
 
 }  // namespace
 

@@ -189,6 +189,29 @@ __device__ __forceinline__ void mma_16x8x16(double (&d)[4], const double (&a)[8]
 }
 static_assert(kStepRows == 16, "a stage is one k of mma_16x8x16");
 
+// The warp's 32 x 64 of the block's tile (128 x 128, row-major), stored or added to it.
+__device__ __forceinline__ void store_warp_tile(double *tile, int warp_i, int warp_j,
+                                                bool accumulate, const double (&acc)[2][8][4]) {
+    const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+#pragma unroll
+    for (int m = 0; m < 2; ++m) {
+#pragma unroll
+        for (int n = 0; n < 8; ++n) {
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {  // D rows g and g + 8
+                const int i = warp_i + 16 * m + g + 8 * half, j = warp_j + 8 * n + 2 * t;
+                double2 *to = reinterpret_cast<double2 *>(tile + i * kTile + j);
+                double2 sum = make_double2(acc[m][n][2 * half], acc[m][n][2 * half + 1]);
+                if (accumulate) {
+                    const double2 before = *to;
+                    sum = make_double2(before.x + sum.x, before.y + sum.y);
+                }
+                *to = sum;
+            }
+        }
+    }
+}
+
 // Block (pair, slice): tile (I, J), I >= J, of the chunk's [H y]^T [H y] over the slice's
 // rows, stored (first chunk) or added to partials[slice][pair] (128 x 128, row-major).
 __global__ void __launch_bounds__(kGramThreads, 1)
@@ -233,24 +256,8 @@ __global__ void __launch_bounds__(kGramThreads, 1)
             mma_16x8x16(acc[1][n], a[1], b);
         }
     }
-    double *tile = partials + (size_t(slice) * kTilePairs + pair) * kTile * kTile;
-#pragma unroll
-    for (int m = 0; m < 2; ++m) {
-#pragma unroll
-        for (int n = 0; n < 8; ++n) {
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {  // D rows g and g + 8
-                const int i = warp_i + 16 * m + g + 8 * half, j = warp_j + 8 * n + 2 * t;
-                double2 *to = reinterpret_cast<double2 *>(tile + i * kTile + j);
-                double2 sum = make_double2(acc[m][n][2 * half], acc[m][n][2 * half + 1]);
-                if (accumulate) {
-                    const double2 before = *to;
-                    sum = make_double2(before.x + sum.x, before.y + sum.y);
-                }
-                *to = sum;
-            }
-        }
-    }
+    store_warp_tile(partials + (size_t(slice) * kTilePairs + pair) * kTile * kTile, warp_i,
+                    warp_j, accumulate, acc);
 }
 
 // Element (i, j), j <= i, of the Gram, the slices summed in order: H^T H's lower triangle
@@ -359,7 +366,7 @@ private:
     gpubench::cuda::DeviceBuffer<int> info_;
 };
 
-using CudaPlugin = ann::DevicePlugin<kCuda, CudaTrainer>;
+using CudaPlugin = gpubench::cuda::DeviceProblem<ann::DeviceArrays<kCuda, CudaTrainer>>;
 
 }  // namespace
 

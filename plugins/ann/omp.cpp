@@ -34,7 +34,7 @@ static_assert(kNeurons % kStripRows == 0 && kStripRows % kTileColumns == 0);
 class OmpTrainer {
 public:
     OmpTrainer(const ann::Task &task, const gpubench::Setup &setup)
-        : threads_(std::max(1, setup.cpu_threads)),
+        : threads_(setup.threads()),
           fit_size_(ann::fit_scratch(ann::rows_per_neuron(task.obs()))),
           fit_(size_t(threads_) * fit_size_), block_(kNeurons * kBlockRows),
           gram_(kNeurons * kNeurons) {}

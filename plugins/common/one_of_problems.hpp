@@ -75,7 +75,8 @@ struct ProblemChoice {
 
 // Workload provides
 //   static ProblemChoice<...> choose(const BackendSpec &, const Setup &);  // may throw
-//   static Work make_work(const BackendSpec &, uint64_t size, const Params &);
+//   static Work make_work(const BackendSpec &, uint64_t size, const Params &);  // or a
+//                                                  // static constexpr pointer to such a function
 // so a backend's plugin class is one line, for example
 //   using CudaPlugin = ProblemChosenByParams<matmul::Rules, kCuda, CudaProblem, float, double>;
 template <class Workload, const BackendSpec &Spec, template <class> class Problem,

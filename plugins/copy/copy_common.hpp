@@ -4,7 +4,6 @@
 #pragma once
 
 #include "random_inputs.hpp"
-#include "size_limits.hpp"
 
 #include <gpubench/plugin.hpp>
 

@@ -20,7 +20,7 @@ class OmpCopy {
 public:
     explicit OmpCopy(const gpubench::Setup &setup)
         : n_(gpubench::checked_size(info, setup.size)),
-          threads_(std::max(1, setup.cpu_threads)),
+          threads_(setup.threads()),
           key_(gpubench::inputs::stream_key(setup.seed, 0)),
           src_(new float[n_]), dst_(new float[n_]) {
 #pragma omp parallel for schedule(static) num_threads(threads_)

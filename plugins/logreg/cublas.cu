@@ -34,6 +34,25 @@ using namespace logreg;
 
 constexpr int kThreads = 256;
 
+// z <- softmax(z) - onehot(label), in place; shifted by max(z) like the host's
+// softmax_residual, so expf never overflows.
+__device__ __forceinline__ void softmax_residual_in_place(float (&z)[kClasses],
+                                                          unsigned label) {
+    float top = z[0];
+#pragma unroll
+    for (int c = 1; c < int(kClasses); ++c) top = fmaxf(top, z[c]);
+    float sum = 0;
+#pragma unroll
+    for (int c = 0; c < int(kClasses); ++c) {
+        z[c] = expf(z[c] - top);
+        sum += z[c];
+    }
+    const float inverse = 1.0f / sum;
+#pragma unroll
+    for (int c = 0; c < int(kClasses); ++c)
+        z[c] = z[c] * inverse - (unsigned(c) == label ? 1.0f : 0.0f);
+}
+
 __global__ void __launch_bounds__(kThreads)
     softmax_residuals(float *__restrict__ logits, const uint8_t *__restrict__ labels, int n) {
     const int i = blockIdx.x * kThreads + threadIdx.x;
@@ -80,7 +99,7 @@ public:
           logits_(task.samples() * kClasses),
           partials_(size_t(chunks_.partials()) * kThetaSize),
           ones_(chunks_.partials()) {
-        // DevicePlugin synchronises the stream after constructing the trainer.
+        // DeviceProblem synchronises the stream after constructing the trainer.
         plugin_common::fill(ones_.data(), ones_.size(), 1.0f, stream_);
     }
 
@@ -139,7 +158,7 @@ private:
     gpubench::cuda::DeviceBuffer<float> ones_;      // one per chunk
 };
 
-using CublasPlugin = DevicePlugin<kCublas, CublasTrainer>;
+using CublasPlugin = gpubench::cuda::DeviceProblem<DeviceArrays<kCublas, CublasTrainer>>;
 
 }  // namespace
 

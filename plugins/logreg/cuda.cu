@@ -110,7 +110,8 @@ __device__ __forceinline__ void forward_slice(const SharedTiles &shared, const f
 }
 
 // Sample s's residual d = softmax(z) - onehot(label) from the warps' sums, by 16 lanes (one
-// class each; lanes 10-15 write d's zero padding), as softmax_residual_in_place computes it.
+// class each; lanes 10-15 write d's zero padding), as cublas.cu's softmax_residual_in_place
+// computes it.
 __device__ __forceinline__ void softmax_row(SharedTiles &shared, int s, int c, bool valid,
                                             unsigned label) {
     float z = 0;
@@ -147,6 +148,47 @@ __device__ __forceinline__ void backward_sample(const SharedTiles &shared,
         for (int c = 0; c < int(kClasses); ++c) grad[k][c] = fmaf(xs[k], d[c], grad[k][c]);
 }
 
+// The warp's sums of the logits of its 8 samples: each lane's slice of its sample's row, the
+// warp's 4 slices added by shuffles (lanes 8 apart), written by the first 8 lanes.
+__device__ __forceinline__ void forward_warp(SharedTiles &shared, const float *row, int sample,
+                                             int slice, int lane, int warp) {
+    float z[kClasses];
+    forward_slice(shared, row, slice, z);
+#pragma unroll
+    for (int c = 0; c < int(kClasses); ++c) {
+        z[c] += __shfl_xor_sync(0xFFFFFFFFu, z[c], kTileSamples);
+        z[c] += __shfl_xor_sync(0xFFFFFFFFu, z[c], 2 * kTileSamples);
+    }
+    if (lane < kTileSamples)
+#pragma unroll
+        for (int c = 0; c < int(kClasses); ++c) shared.warp_sums[warp][c][sample] = z[c];
+}
+
+// Thread q's gradient entries += the first `rows` samples of the tile's; unrolled for a whole
+// tile.
+__device__ __forceinline__ void backward_tile(const SharedTiles &shared,
+                                              const float (*tile)[kRowFloats], int rows, int q,
+                                              float (&grad)[4][kClasses]) {
+    if (rows == kTileSamples) {
+#pragma unroll
+        for (int s = 0; s < kTileSamples; ++s) backward_sample(shared, tile, s, q, grad);
+    } else {
+        for (int s = 0; s < rows; ++s) backward_sample(shared, tile, s, q, grad);
+    }
+}
+
+// Thread q's gradient entries (features 4q..4q+3 below 785) into the chunk's partial `out`.
+__device__ __forceinline__ void store_gradient(float *out, int q,
+                                               const float (&grad)[4][kClasses]) {
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const int j = 4 * q + k;
+        if (j < int(kFeatures))
+#pragma unroll
+            for (int c = 0; c < int(kClasses); ++c) out[j * kClasses + c] = grad[k][c];
+    }
+}
+
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     fused_gradients(const float *__restrict__ x, const uint8_t *__restrict__ labels,
                     const float *__restrict__ theta, int n, int chunk_samples, int chunks,
@@ -176,16 +218,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
             const float(*samples)[kRowFloats] = shared.tiles[tile % kStages];
             const int row0 = first + tile * kTileSamples, rows = min(kTileSamples, end - row0);
 
-            float z[kClasses];
-            forward_slice(shared, samples[sample], slice, z);
-#pragma unroll
-            for (int c = 0; c < int(kClasses); ++c) {  // the warp's 4 slices: lanes 8 apart
-                z[c] += __shfl_xor_sync(0xFFFFFFFFu, z[c], kTileSamples);
-                z[c] += __shfl_xor_sync(0xFFFFFFFFu, z[c], 2 * kTileSamples);
-            }
-            if (lane < kTileSamples)
-#pragma unroll
-                for (int c = 0; c < int(kClasses); ++c) shared.warp_sums[warp][c][sample] = z[c];
+            forward_warp(shared, samples[sample], sample, slice, lane, warp);
             __syncthreads();
             if (tid < kTileSamples * kSoftmaxLanes) {
                 const int s = tid / kSoftmaxLanes;
@@ -193,27 +226,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
                             s < rows ? labels[row0 + s] : 0u);
             }
             __syncthreads();
-            if (tid < kQuads) {
-                if (rows == kTileSamples) {
-#pragma unroll
-                    for (int s = 0; s < kTileSamples; ++s)
-                        backward_sample(shared, samples, s, tid, grad);
-                } else {
-                    for (int s = 0; s < rows; ++s) backward_sample(shared, samples, s, tid, grad);
-                }
-            }
+            if (tid < kQuads) backward_tile(shared, samples, rows, tid, grad);
         }
         __pipeline_wait_prior(0);  // no copy outlives its chunk
         __syncthreads();           // and every thread is done with the tiles
         float *out = partials + size_t(chunk) * kThetaSize;
-        if (tid < kQuads)
-#pragma unroll
-            for (int k = 0; k < 4; ++k) {
-                const int j = 4 * tid + k;
-                if (j < int(kFeatures))
-#pragma unroll
-                    for (int c = 0; c < int(kClasses); ++c) out[j * kClasses + c] = grad[k][c];
-            }
+        if (tid < kQuads) store_gradient(out, tid, grad);
     }
 }
 
@@ -288,7 +306,7 @@ private:
     gpubench::cuda::DeviceBuffer<float> partials_;  // chunks x 7850
 };
 
-using CudaPlugin = DevicePlugin<kCuda, CudaTrainer>;
+using CudaPlugin = gpubench::cuda::DeviceProblem<DeviceArrays<kCuda, CudaTrainer>>;
 
 }  // namespace
 

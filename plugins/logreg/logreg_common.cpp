@@ -1,7 +1,6 @@
 #include "logreg_common.hpp"
 
 #include "reference_cache.hpp"
-#include "size_limits.hpp"
 
 #include <cstring>
 #include <limits>

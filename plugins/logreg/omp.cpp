@@ -81,7 +81,7 @@ public:
     OmpTrainer(const Task &task, const gpubench::Setup &setup)
         : n_(task.samples()),
           settings_(task.settings()),
-          threads_(std::max(1, setup.cpu_threads)),
+          threads_(setup.threads()),
           theta_(kPaddedTheta),
           grads_(static_cast<size_t>(threads_) * kPaddedTheta),
           tails_(static_cast<size_t>(threads_) * kTile * kFeatures) {}

@@ -89,7 +89,7 @@ private:
     dim3 grid_;
 };
 
-using CudaPlugin = mandelbrot::DeviceProblem<kCuda, CudaKernel>;
+using CudaPlugin = gpubench::cuda::DeviceProblem<mandelbrot::DeviceImage<kCuda, CudaKernel>>;
 
 }  // namespace
 

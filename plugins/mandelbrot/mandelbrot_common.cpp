@@ -1,7 +1,6 @@
 #include "mandelbrot_common.hpp"
 
 #include <gpubench/backend_spec.hpp>
-#include "size_limits.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,11 +17,7 @@ Geometry parse_params(const gpubench::Params &params) {
         throw gpubench::InvalidArgument("iterations=" + std::to_string(iterations) +
                                         ": expected 1..65535 (values are stored as uint16)");
     g.iterations = static_cast<int>(iterations);
-    const std::string dtype = params.get("dtype", "float64");
-    if (dtype == "float32")
-        g.dtype = Dtype::float32;
-    else if (dtype != "float64")
-        throw gpubench::InvalidArgument("dtype='" + dtype + "': expected float64 or float32");
+    g.dtype = params.get_enum<Dtype>("dtype", {"float64", "float32"});
     g.image_path = params.get("image", "");
     const std::string suffix = ".pgm";
     if (params.has("image") && (g.image_path.size() <= suffix.size() ||
@@ -121,7 +116,7 @@ void poison(uint16_t *image, size_t pixels) { std::fill(image, image + pixels, u
 Checker::Checker(const BackendSpec &spec, const gpubench::Setup &setup)
     : on_gpu_(spec.device_kind == GPUBENCH_DEVICE_CUDA),
       geometry_(make_geometry(spec, setup)),
-      threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1) {}
+      threads_(setup.threads()) {}
 
 gpubench::Verification Checker::verify(const uint16_t *image) {
     const Geometry &g = geometry_;

@@ -25,7 +25,7 @@
 
 namespace mandelbrot {
 
-enum class Dtype { float64, float32 };
+enum class Dtype { float64, float32 };  // the default first, as dtype= lists them
 
 // Descriptor data for one backend: its own row (name, device, sizes, description) plus
 // what every mandelbrot backend shares.
@@ -142,7 +142,7 @@ class HostProblem {
 public:
     explicit HostProblem(const gpubench::Setup &setup)
         : checker_(Spec, setup),
-          threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1),
+          threads_(setup.threads()),
           image_(checker_.geometry().pixels()) {
         poison(image_.data(), image_.size());
     }

@@ -42,7 +42,7 @@ private:
     cudaStream_t stream_;
 };
 
-using ThrustPlugin = mandelbrot::DeviceProblem<kThrust, ThrustKernel>;
+using ThrustPlugin = gpubench::cuda::DeviceProblem<mandelbrot::DeviceImage<kThrust, ThrustKernel>>;
 
 }  // namespace
 

@@ -38,7 +38,7 @@ private:
 };
 
 template <class T>
-using CublasProblem = matmul::DeviceProblem<T, CublasKernel<T>>;
+using CublasProblem = gpubench::cuda::DeviceProblem<matmul::DeviceArrays<T, CublasKernel<T>>>;
 using CublasPlugin = matmul::Plugin<kCublas, CublasProblem>;
 
 }  // namespace

@@ -241,7 +241,7 @@ private:
 };
 
 template <class T>
-using CudaProblem = matmul::DeviceProblem<T, CudaKernel<T>>;
+using CudaProblem = gpubench::cuda::DeviceProblem<matmul::DeviceArrays<T, CudaKernel<T>>>;
 using CudaPlugin = matmul::Plugin<kCuda, CudaProblem>;
 
 }  // namespace

@@ -72,13 +72,6 @@ gpubench::Info make_info(const BackendSpec &s) {
                           "dtype"};
 }
 
-Dtype parse_dtype(const gpubench::Params &params) {
-    const std::string dtype = params.get("dtype", "float32");
-    if (dtype == "float32") return Dtype::float32;
-    if (dtype == "float64") return Dtype::float64;
-    throw gpubench::InvalidArgument("dtype='" + dtype + "': expected float32 or float64");
-}
-
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const double element = parse_dtype(params) == Dtype::float64 ? 8.0 : 4.0;
     const double nd = static_cast<double>(n);

@@ -15,7 +15,7 @@
 
 namespace matmul {
 
-enum class Dtype { float32, float64 };
+enum class Dtype { float32, float64 };  // in the order of Plugin's element types
 
 // Descriptor data for one backend: its own row (name, device, sizes, description) plus
 // what every matmul backend shares.
@@ -26,7 +26,9 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
 // The dtype parameter: float32 (default) or float64. Throws InvalidArgument otherwise.
-Dtype parse_dtype(const gpubench::Params &params);
+inline Dtype parse_dtype(const gpubench::Params &params) {
+    return params.get_enum<Dtype>("dtype", {"float32", "float64"});
+}
 
 // N as a size_t, or NotSupported outside [min_size, max_size] of the backend.
 size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
@@ -52,7 +54,7 @@ gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T 
 template <class T, class Kernel>
 class HostProblem {
 public:
-    HostProblem(size_t n, const gpubench::Setup &setup)
+    HostProblem(const gpubench::Setup &setup, size_t n)
         : n_(n), a_(n * n), b_(n * n), c_(n * n), kernel_(n, setup) {
         fill_inputs(setup.seed, n, a_.data(), b_.data());
         poison(c_.data(), c_.size());
@@ -70,15 +72,12 @@ private:
 
 // How the dtype parameter picks Problem<float> or Problem<double> (one_of_problems.hpp).
 struct Rules {
-    static gpubench::ProblemChoice<size_t, const gpubench::Setup &> choose(
+    static gpubench::ProblemChoice<const gpubench::Setup &, size_t> choose(
         const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
         const size_t n = checked_size(spec, setup.size);
-        return {parse_dtype(setup.params) == Dtype::float64 ? 1u : 0u, {n, setup}};
+        return {static_cast<size_t>(parse_dtype(setup.params)), {setup, n}};
     }
-    static gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
-                                    const gpubench::Params &params) {
-        return matmul::make_work(spec, n, params);
-    }
+    static constexpr auto make_work = &matmul::make_work;
 };
 
 // The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.

@@ -146,7 +146,7 @@ template <class T>
 class OmpKernel {
 public:
     OmpKernel(size_t n, const gpubench::Setup &setup)
-        : n_(n), threads_(std::max(1, setup.cpu_threads)) {
+        : n_(n), threads_(setup.threads()) {
         mr_ = 2, multiply_tile_ = &multiply_tile_baseline<T>;
 #if defined(__x86_64__)
         __builtin_cpu_init();

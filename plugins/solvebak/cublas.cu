@@ -106,7 +106,7 @@ private:
 };
 
 template <class T>
-using CublasProblem = solvebak::DeviceProblem<T, CublasSolver<T>>;
+using CublasProblem = gpubench::cuda::DeviceProblem<solvebak::DeviceArrays<T, CublasSolver<T>>>;
 using CublasPlugin = solvebak::Plugin<kCublas, CublasProblem>;
 
 }  // namespace

@@ -64,20 +64,17 @@ __device__ __forceinline__ T block_sum(T value, T *scratch) {
     return total;
 }
 
+// The previous step's update of this thread's rows of e (row first_row + k * kThreads in
+// e_rows[k]), stored back to e.
 template <class T>
-__global__ void __launch_bounds__(kThreads) column_step(const StepArgs<T> s) {
-    __shared__ T warp_sums[2][kWarps];
-    __shared__ bool last_block;
-    const long long first_row =
-        static_cast<long long>(blockIdx.x) * s.rows_per_thread * kThreads + threadIdx.x;
-
-    T e_rows[kMaxRowsPerThread];  // row first_row + k * kThreads
+__device__ __forceinline__ void update_residual(const StepArgs<T> s, long long first_row,
+                                                T (&e_rows)[kMaxRowsPerThread]) {
 #pragma unroll
     for (int k = 0; k < kMaxRowsPerThread; ++k) {
         const long long row = first_row + k * kThreads;
         e_rows[k] = k < s.rows_per_thread && row < s.obs ? s.e[row] : T(0);
     }
-    for (int b = 0; b < s.prev_count; ++b) {  // the previous step's update of e
+    for (int b = 0; b < s.prev_count; ++b) {
         const T da = s.da[s.prev + b];
         const T *column = s.x + static_cast<size_t>(s.prev + b) * s.obs;
 #pragma unroll
@@ -91,6 +88,38 @@ __global__ void __launch_bounds__(kThreads) column_step(const StepArgs<T> s) {
         const long long row = first_row + k * kThreads;
         if (k < s.rows_per_thread && row < s.obs) s.e[row] = e_rows[k];
     }
+}
+
+// In the last block: each column's dot product from every block's partial, da = dot / |X_j|^2
+// and a_j += da. One warp per column; lanes stride over the blocks in a fixed order. When
+// prev == cur (one block of columns per iteration) every block read da before taking its
+// ticket, so overwriting it here races with nothing.
+template <class T>
+__device__ __forceinline__ void finish_columns(const StepArgs<T> s) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    for (int b = warp; b < s.cur_count; b += kWarps) {
+        const T *column_partials = s.partials + static_cast<size_t>(b) * gridDim.x;
+        T dot = 0;
+        for (unsigned int k = lane; k < gridDim.x; k += 32) dot += __ldcg(column_partials + k);
+        dot = warp_sum(dot);
+        if (lane == 0) {
+            const T da = dot / s.x_x[s.cur + b];
+            s.da[s.cur + b] = da;
+            s.a[s.cur + b] += da;
+        }
+    }
+    if (threadIdx.x == 0) *s.arrivals = 0;  // ready for the next launch
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads) column_step(const StepArgs<T> s) {
+    __shared__ T warp_sums[2][kWarps];
+    __shared__ bool last_block;
+    const long long first_row =
+        static_cast<long long>(blockIdx.x) * s.rows_per_thread * kThreads + threadIdx.x;
+
+    T e_rows[kMaxRowsPerThread];
+    update_residual(s, first_row, e_rows);
     for (int b = 0; b < s.cur_count; ++b) {  // this step's dot products, one partial each
         const T *column = s.x + static_cast<size_t>(s.cur + b) * s.obs;
         T dot = 0;
@@ -111,22 +140,7 @@ __global__ void __launch_bounds__(kThreads) column_step(const StepArgs<T> s) {
     __syncthreads();
     if (!last_block) return;
     __threadfence();
-    // One warp per column; lanes stride over the blocks in a fixed order. When prev == cur
-    // (one block of columns per iteration) every block read da before taking its ticket, so
-    // overwriting it here races with nothing.
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    for (int b = warp; b < s.cur_count; b += kWarps) {
-        const T *column_partials = s.partials + static_cast<size_t>(b) * gridDim.x;
-        T dot = 0;
-        for (unsigned int k = lane; k < gridDim.x; k += 32) dot += __ldcg(column_partials + k);
-        dot = warp_sum(dot);
-        if (lane == 0) {
-            const T da = dot / s.x_x[s.cur + b];
-            s.da[s.cur + b] = da;
-            s.a[s.cur + b] += da;
-        }
-    }
-    if (threadIdx.x == 0) *s.arrivals = 0;  // ready for the next launch
+    finish_columns(s);
 }
 
 template <class T>
@@ -188,7 +202,7 @@ private:
 };
 
 template <class T>
-using CudaProblem = solvebak::DeviceProblem<T, CudaSolver<T>>;
+using CudaProblem = gpubench::cuda::DeviceProblem<solvebak::DeviceArrays<T, CudaSolver<T>>>;
 using CudaPlugin = solvebak::Plugin<kCuda, CudaProblem>;
 
 }  // namespace

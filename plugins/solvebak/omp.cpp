@@ -37,7 +37,7 @@ public:
     OmpSolver(const solvebak::Config &config, const gpubench::Setup &setup)
         : c_(config),
           team_(int(std::clamp<size_t>(config.obs / kMinRowsPerThread, 1,
-                                       size_t(std::max(1, setup.cpu_threads))))),
+                                       size_t(setup.threads())))),
           // A thread's slot is followed by a whole unused line: no two slots share a line.
           stride_((config.batch * sizeof(T) + kLine - 1) / kLine * kLine / sizeof(T) +
                   kLine / sizeof(T)),

@@ -2,7 +2,6 @@
 
 #include <gpubench/backend_spec.hpp>
 #include "random_inputs.hpp"
-#include "size_limits.hpp"
 
 #include <algorithm>
 #include <array>
@@ -72,12 +71,15 @@ Config parse_params(const gpubench::Params &params) {
     c.vars = parse_count(params, "vars", 1000, 100'000);
     c.iterations = parse_count(params, "iterations", 10, 100'000);
     c.batch = parse_count(params, "batch", 1, static_cast<long long>(c.vars));
-    const std::string dtype = params.get("dtype", "float64");
-    if (dtype == "float32")
-        c.dtype = Dtype::float32;
-    else if (dtype != "float64")
-        throw gpubench::InvalidArgument("dtype='" + dtype + "': expected float64 or float32");
+    c.dtype = params.get_enum<Dtype>("dtype", {"float64", "float32"});
     return c;
+}
+
+bool parse_graph(const gpubench::Params &params) {
+    const long long graph = params.get_int("graph", 1);
+    if (graph != 0 && graph != 1)
+        throw gpubench::InvalidArgument("graph=" + std::to_string(graph) + ": expected 0 or 1");
+    return graph == 1;
 }
 
 Config checked_config(const BackendSpec &s, uint64_t obs, const gpubench::Params &params) {

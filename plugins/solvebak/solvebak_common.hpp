@@ -25,7 +25,7 @@
 
 namespace solvebak {
 
-enum class Dtype { float32, float64 };
+enum class Dtype { float64, float32 };  // the default first, as dtype= lists them
 
 struct Config {
     size_t obs = 0;         // rows of X (the size)
@@ -49,6 +49,9 @@ gpubench::Info make_info(const gpubench::BackendSpec &spec);
 // The parameters alone (vars, iterations, batch, dtype): InvalidArgument when malformed or
 // out of range. obs is left 0.
 Config parse_params(const gpubench::Params &params);
+
+// The GPU backends' graph parameter: 1 (default) or 0.
+bool parse_graph(const gpubench::Params &params);
 
 // parse_params plus the size and the limits of the backend: NotSupported outside them.
 Config checked_config(const gpubench::BackendSpec &spec, uint64_t obs,
@@ -102,7 +105,7 @@ private:
 template <class T, class Solver>
 class HostProblem {
 public:
-    HostProblem(const Config &config, const gpubench::Setup &setup)
+    HostProblem(const gpubench::Setup &setup, const Config &config)
         : verifier_(config, setup.cpu_threads),
           x_(config.obs * config.vars), y_(config.obs), e_(config.obs), x_x_(config.vars),
           a_(config.vars), solver_(config, setup) {
@@ -124,15 +127,12 @@ private:
 
 // How the dtype parameter picks Problem<float> or Problem<double> (one_of_problems.hpp).
 struct Rules {
-    static gpubench::ProblemChoice<Config, const gpubench::Setup &> choose(
+    static gpubench::ProblemChoice<const gpubench::Setup &, Config> choose(
         const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
         const Config config = checked_config(spec, setup.size, setup.params);
-        return {config.dtype == Dtype::float64 ? 1u : 0u, {config, setup}};
+        return {config.dtype == Dtype::float64 ? 1u : 0u, {setup, config}};
     }
-    static gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t obs,
-                                    const gpubench::Params &params) {
-        return solvebak::make_work(spec, obs, params);
-    }
+    static constexpr auto make_work = &solvebak::make_work;
 };
 
 // The class GPUBENCH_PLUGIN wraps: Problem<float> or Problem<double> as dtype says.

@@ -129,7 +129,7 @@ private:
 };
 
 template <class Layout>
-using CudaProblem = sort::DeviceProblem<Layout, OnesweepSorter>;
+using CudaProblem = gpubench::cuda::DeviceProblem<sort::DeviceArrays<Layout, OnesweepSorter>>;
 using CudaPlugin = sort::Plugin<kCuda, CudaProblem>;
 
 }  // namespace

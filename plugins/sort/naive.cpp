@@ -20,7 +20,7 @@ public:
     MergeSorter(size_t n, const gpubench::Setup &setup)
         : size_(n), scratch_(std::make_unique_for_overwrite<Element[]>(n)) {
         // Touch the scratch pages now, so that the first timed run does not fault them in.
-        sort::poison(scratch_.get(), n * sizeof(Element), std::max(1, setup.cpu_threads));
+        sort::poison(scratch_.get(), n * sizeof(Element), setup.threads());
     }
 
     Element *sort(Element *data) {

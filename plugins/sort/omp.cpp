@@ -41,7 +41,7 @@ class ParallelMergeSorter {
 public:
     ParallelMergeSorter(size_t n, const gpubench::Setup &setup)
         : n_(n),
-          threads_(std::max(1, setup.cpu_threads)),
+          threads_(setup.threads()),
           chunks_(std::min<size_t>(threads_, n)),
           pieces_(kPiecesPerThread * threads_),
           scratch_(std::make_unique_for_overwrite<Element[]>(n)) {

@@ -85,6 +85,115 @@ constexpr int pass_blocks_per_sm(int item_registers) {
     return item_registers <= 32 ? 4 : item_registers <= 48 ? 3 : 2;
 }
 
+// Step 1 of a pass (below): item j of this thread is the key at tile position first + 32 j
+// (encoded on the first pass), and rank_digit[j] its rank among the warp's earlier keys with
+// its digit << 16 | the digit. Positions in the tile are 32-bit; only the tile's start needs
+// 64. Past the end of the keys, items are all ones: digit kRadix - 1 at every shift, ranked
+// after every real key of that digit (they come last in tile order), so the sort puts them
+// at [tile_size, kTile) and no step needs a bounds check but the loads, the count of
+// kRadix - 1 and the write-out.
+template <class Traits, int kPass, int kItems, bool kPairs>
+__device__ __forceinline__ void load_and_rank(const typename Traits::Bits *keys_in,
+                                              const uint32_t *values_in, size_t tile_begin,
+                                              unsigned first, unsigned tile_size,
+                                              unsigned *counters,
+                                              typename Traits::Bits (&key)[kItems],
+                                              uint32_t (&value)[kItems],
+                                              unsigned (&rank_digit)[kItems]) {
+    using Bits = typename Traits::Bits;
+    const Bits *my_keys = keys_in + tile_begin + first;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        key[j] = ~Bits{0};
+        if (first + 32 * j < tile_size) {
+            key[j] = kPass == 0 ? Traits::encode(my_keys[32 * j]) : my_keys[32 * j];
+            if constexpr (kPairs) value[j] = values_in[tile_begin + first + 32 * j];
+        }
+    }
+    const unsigned lanes_below = (1u << threadIdx.x % 32) - 1;
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        const unsigned digit = digit_of(key[j], kPass * kDigitBits);
+        rank_digit[j] = warp_rank(digit, counters, lanes_below) << 16 | digit;
+    }
+}
+
+// Step 2, for this thread's digit: the tile's count of it.
+template <int kTile>
+__device__ __forceinline__ unsigned count_digit(const unsigned (*warp_counts)[kRadix],
+                                                unsigned tile_size) {
+    const unsigned my_digit = threadIdx.x;
+    unsigned tile_count = 0;
+    for (int w = 0; w < kPassWarps; ++w) tile_count += warp_counts[w][my_digit];
+    if (my_digit == kRadix - 1) tile_count -= kTile - tile_size;  // the past-the-end items
+    return tile_count;
+}
+
+// Step 2, once the count is published: the digit's start in the sorted tile (returned) and
+// each warp's offset there (in place of its count in warp_counts).
+__device__ __forceinline__ unsigned place_digit(unsigned (*warp_counts)[kRadix],
+                                                unsigned tile_count, unsigned *scan_totals) {
+    const unsigned my_digit = threadIdx.x;
+    const unsigned tile_start = block_exclusive_scan(tile_count, scan_totals);
+    for (unsigned w = 0, offset = tile_start; w < kPassWarps; ++w) {
+        const unsigned count = warp_counts[w][my_digit];
+        warp_counts[w][my_digit] = offset;
+        offset += count;
+    }
+    return tile_start;
+}
+
+// Step 3: each item to its place in the sorted tile, its warp's offset for its digit plus
+// its rank.
+template <int kItems, bool kPairs, class Bits>
+__device__ __forceinline__ void scatter(const unsigned *warp_offsets, const Bits (&key)[kItems],
+                                        const uint32_t (&value)[kItems],
+                                        const unsigned (&rank_digit)[kItems], Bits *sorted_keys,
+                                        uint32_t *sorted_values) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        const unsigned at = warp_offsets[rank_digit[j] & 0xFFFF] + (rank_digit[j] >> 16);
+        sorted_keys[at] = key[j];
+        if constexpr (kPairs) sorted_values[at] = value[j];
+    }
+}
+
+// Step 4: keys with this thread's digit in the tiles before `tile`, summing aggregates back
+// to the nearest published prefix (tile 0 publishes one at once); then this tile's prefix.
+__device__ __forceinline__ unsigned look_back(const unsigned *tile_status, unsigned tile,
+                                              unsigned prefix, unsigned *my_status,
+                                              unsigned tile_count) {
+    unsigned earlier = 0;
+    if (tile > 0) {
+        for (size_t t = tile - 1;; --t) {
+            const unsigned status =
+                wait_for_status(tile_status + t * kRadix + threadIdx.x, prefix);
+            earlier += status & kCountMask;
+            if (status >> kCountBits == prefix) break;
+        }
+        publish(my_status, prefix, earlier + tile_count);
+    }
+    return earlier;
+}
+
+// Step 5: the sorted tile out in its order (decoded on the last pass): a digit's keys go to
+// consecutive positions.
+template <class Traits, int kPass, int kItems, bool kPairs>
+__device__ __forceinline__ void write_out(const typename Traits::Bits *sorted_keys,
+                                          const uint32_t *sorted_values, const unsigned *out_base,
+                                          unsigned tile_size, typename Traits::Bits *keys_out,
+                                          uint32_t *values_out) {
+#pragma unroll
+    for (int j = 0; j < kItems; ++j) {
+        const unsigned at = j * kPassThreads + threadIdx.x;
+        if (at >= tile_size) break;
+        const typename Traits::Bits k = sorted_keys[at];
+        const unsigned out = out_base[digit_of(k, kPass * kDigitBits)] + at;
+        keys_out[out] = kPass == Traits::kPasses - 1 ? Traits::decode(k) : k;
+        if constexpr (kPairs) values_out[out] = sorted_values[at];
+    }
+}
+
 // Pass kPass, over the digit at bits [8 kPass, 8 kPass + 8): keys (and values) move stably
 // from *_in to *_out. The first pass encodes the raw keys it reads, the last decodes the
 // keys it writes. digit_starts: this pass's scanned histogram; tile_counter: zero at launch.
@@ -98,8 +207,6 @@ __global__ void __launch_bounds__(
                   size_t n, const unsigned *__restrict__ digit_starts, unsigned *tile_status,
                   unsigned *tile_counter) {
     using Bits = typename Traits::Bits;
-    constexpr int kShift = kPass * kDigitBits;
-    constexpr bool kEncode = kPass == 0, kDecode = kPass == Traits::kPasses - 1;
     constexpr unsigned kPrefix = prefix_flag(kPass);
     constexpr int kWarpTile = 32 * kItems;
     constexpr int kTile = kPassThreads * kItems;
@@ -118,82 +225,37 @@ __global__ void __launch_bounds__(
     const unsigned tile = this_tile;
     const size_t tile_begin = static_cast<size_t>(tile) * kTile;
 
-    // 1. Load, and rank each key among the warp's earlier keys with its digit. Positions in
-    // the tile are 32-bit; only the tile's start needs 64. Past the end of the keys, items
-    // are all ones: digit kRadix - 1 at every shift, ranked after every real key of that
-    // digit (they come last in tile order), so the sort puts them at [tile_size, kTile)
-    // and no step needs a bounds check but the loads, the count of kRadix - 1 and the
-    // write-out.
+    // 1. Load, and rank each key among the warp's earlier keys with its digit.
     const size_t left = n - tile_begin;
     const unsigned tile_size = left < kTile ? static_cast<unsigned>(left) : kTile;
     const unsigned first = warp * kWarpTile + lane;  // tile position of item 0
-    const Bits *my_keys = keys_in + tile_begin + first;
     Bits key[kItems];
     uint32_t value[kItems];
     unsigned rank_digit[kItems];  // rank << 16 | digit: one register for both
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        key[j] = ~Bits{0};
-        if (first + 32 * j < tile_size) {
-            key[j] = kEncode ? Traits::encode(my_keys[32 * j]) : my_keys[32 * j];
-            if constexpr (kPairs) value[j] = values_in[tile_begin + first + 32 * j];
-        }
-    }
-    const unsigned lanes_below = (1u << lane) - 1;
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const unsigned digit = digit_of(key[j], kShift);
-        rank_digit[j] = warp_rank(digit, warp_counts[warp], lanes_below) << 16 | digit;
-    }
+    load_and_rank<Traits, kPass, kItems, kPairs>(keys_in, values_in, tile_begin, first,
+                                                 tile_size, warp_counts[warp], key, value,
+                                                 rank_digit);
     __syncthreads();
 
     // 2. Per digit: publish the tile's count at once (successors may start their look-back
     // with it), then the digit's start in the sorted tile and each warp's offset there.
-    unsigned tile_count = 0;
-    for (int w = 0; w < kPassWarps; ++w) tile_count += warp_counts[w][my_digit];
-    if (my_digit == kRadix - 1) tile_count -= kTile - tile_size;  // the past-the-end items
+    const unsigned tile_count = count_digit<kTile>(warp_counts, tile_size);
     unsigned *my_status = tile_status + static_cast<size_t>(tile) * kRadix + my_digit;
     publish(my_status, tile == 0 ? kPrefix : kAggregate, tile_count);
-    const unsigned tile_start = block_exclusive_scan(tile_count, scan_totals);
-    for (unsigned w = 0, offset = tile_start; w < kPassWarps; ++w) {
-        const unsigned count = warp_counts[w][my_digit];
-        warp_counts[w][my_digit] = offset;
-        offset += count;
-    }
+    const unsigned tile_start = place_digit(warp_counts, tile_count, scan_totals);
     __syncthreads();
 
     // 3. Stable counting sort of the tile into shared memory.
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const unsigned at = warp_counts[warp][rank_digit[j] & 0xFFFF] + (rank_digit[j] >> 16);
-        sorted_keys[at] = key[j];
-        if constexpr (kPairs) sorted_values[at] = value[j];
-    }
+    scatter<kItems, kPairs>(warp_counts[warp], key, value, rank_digit, sorted_keys, sorted_values);
 
-    // 4. Look-back: keys with my digit in earlier tiles, summing aggregates back to the
-    // nearest published prefix (tile 0 publishes one at once).
-    unsigned earlier = 0;
-    if (tile > 0) {
-        for (size_t t = tile - 1;; --t) {
-            const unsigned status = wait_for_status(tile_status + t * kRadix + my_digit, kPrefix);
-            earlier += status & kCountMask;
-            if (status >> kCountBits == kPrefix) break;
-        }
-        publish(my_status, kPrefix, earlier + tile_count);
-    }
+    // 4. Look-back, and the output position of the tile's first key with each digit.
+    const unsigned earlier = look_back(tile_status, tile, kPrefix, my_status, tile_count);
     out_base[my_digit] = digit_starts[my_digit] + earlier - tile_start;  // mod 2^32
     __syncthreads();
 
-    // 5. Write out in sorted-tile order: a digit's keys go to consecutive positions.
-#pragma unroll
-    for (int j = 0; j < kItems; ++j) {
-        const unsigned at = j * kPassThreads + threadIdx.x;
-        if (at >= tile_size) break;
-        const Bits k = sorted_keys[at];
-        const unsigned out = out_base[digit_of(k, kShift)] + at;
-        keys_out[out] = kDecode ? Traits::decode(k) : k;
-        if constexpr (kPairs) values_out[out] = sorted_values[at];
-    }
+    // 5. Write out in sorted-tile order.
+    write_out<Traits, kPass, kItems, kPairs>(sorted_keys, sorted_values, out_base, tile_size,
+                                             keys_out, values_out);
 }
 
 }  // namespace sort::radix

@@ -20,18 +20,14 @@ class SortData : public gpubench::python::Data {
 public:
     SortData(size_t n, const gpubench::Setup &setup, sort::Input input)
         : n_(n),
-          threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1),
+          threads_(setup.threads()),
           input_keys_(std::make_unique_for_overwrite<Key[]>(n)),
           keys_(std::make_unique_for_overwrite<Key[]>(n)),
           input_values_(std::make_unique_for_overwrite<uint32_t[]>(value_count(n))),
           values_(std::make_unique_for_overwrite<uint32_t[]>(value_count(n))) {
         sort::fill_input(setup.seed, input, input_keys_.get(), n, threads_);
-        if constexpr (kPairs) {
-            sort::fill_positions(input_values_.get(), n, threads_);
-            input_hash_ = sort::hash_of(input_keys_.get(), input_values_.get(), n, threads_);
-        } else {
-            input_hash_ = sort::hash_of(input_keys_.get(), n, threads_);
-        }
+        if constexpr (kPairs) sort::fill_positions(input_values_.get(), n, threads_);
+        input_hash_ = sort::hash_of(input_keys_.get(), values(input_values_), n, threads_);
         // All bytes 0xFF: a NaN float key, the largest uint64 key, a value no input has.
         sort::poison(keys_.get(), n * sizeof(Key), threads_);
         sort::poison(values_.get(), value_count(n) * sizeof(uint32_t), threads_);
@@ -49,13 +45,15 @@ public:
         return list;
     }
     gpubench::Verification verify() override {
-        if constexpr (kPairs)
-            return sort::verify_sorted(keys_.get(), values_.get(), n_, input_hash_, threads_);
-        else
-            return sort::verify_sorted(keys_.get(), n_, input_hash_, threads_);
+        return sort::verify_sorted(keys_.get(), values(values_), n_, input_hash_, threads_);
     }
 
 private:
+    // Null unless kPairs (make_unique_for_overwrite of 0 elements need not be null).
+    static uint32_t *values(const std::unique_ptr<uint32_t[]> &array) {
+        return kPairs ? array.get() : nullptr;
+    }
+
     size_t n_;
     int threads_;
     std::unique_ptr<Key[]> input_keys_, keys_;            // pages first touched by the fill

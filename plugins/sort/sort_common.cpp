@@ -2,7 +2,6 @@
 
 #include <gpubench/backend_spec.hpp>
 #include "random_inputs.hpp"
-#include "size_limits.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -89,20 +88,8 @@ gpubench::Info make_info(const BackendSpec &s) {
 }
 
 Config parse_config(const gpubench::Params &params) {
-    Config config;
-    const std::string keys = params.get("keys", "float32");
-    if (keys == "uint64")
-        config.keys = Keys::uint64;
-    else if (keys == "pairs")
-        config.keys = Keys::pairs;
-    else if (keys != "float32")
-        throw gpubench::InvalidArgument("keys='" + keys + "': expected float32, uint64 or pairs");
-    const std::string input = params.get("input", "random");
-    if (input == "descending")
-        config.input = Input::descending;
-    else if (input != "random")
-        throw gpubench::InvalidArgument("input='" + input + "': expected random or descending");
-    return config;
+    return {params.get_enum<Keys>("keys", {"float32", "uint64", "pairs"}),
+            params.get_enum<Input>("input", {"random", "descending"})};
 }
 
 size_t checked_size(const BackendSpec &spec, uint64_t n) {

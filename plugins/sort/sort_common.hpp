@@ -88,9 +88,12 @@ struct MultisetHash {
     uint64_t sum = 0, xor_all = 0;
     bool operator==(const MultisetHash &) const = default;
 };
+// The (keys, values) overloads take separate arrays, as the GPU and Python backends hold
+// them: float keys with their values, or keys alone where values is null.
 template <class Element>
 MultisetHash hash_of(const Element *records, size_t n, int threads);
-MultisetHash hash_of(const float *keys, const uint32_t *values, size_t n, int threads);
+template <class Key>
+MultisetHash hash_of(const Key *keys, const uint32_t *values, size_t n, int threads);
 
 // Passes when the keys are non-decreasing and the records hash as the input did (so the
 // output is a permutation of the input, pairs kept together). max_error counts the errors
@@ -98,7 +101,8 @@ MultisetHash hash_of(const float *keys, const uint32_t *values, size_t n, int th
 template <class Element>
 gpubench::Verification verify_sorted(const Element *records, size_t n,
                                      const MultisetHash &input, int threads);
-gpubench::Verification verify_sorted(const float *keys, const uint32_t *values, size_t n,
+template <class Key>
+gpubench::Verification verify_sorted(const Key *keys, const uint32_t *values, size_t n,
                                      const MultisetHash &input, int threads);
 
 // All bytes 0xFF (a NaN key): records a sort never writes fail verification.
@@ -115,9 +119,9 @@ class HostProblem {
     using Element = typename Layout::Element;
 
 public:
-    HostProblem(size_t n, const gpubench::Setup &setup, Input input)
+    HostProblem(const gpubench::Setup &setup, size_t n, Input input)
         : n_(n),
-          threads_(setup.cpu_threads > 0 ? setup.cpu_threads : 1),
+          threads_(setup.threads()),
           pristine_(std::make_unique_for_overwrite<Element[]>(n)),
           working_(std::make_unique_for_overwrite<Element[]>(n)),
           sorter_(n, setup) {
@@ -142,18 +146,15 @@ private:
 };
 
 // How keys= picks the layout (one_of_problems.hpp); Problem<Layout> is constructed from
-// (n, setup, input).
+// (setup, n, input).
 struct Rules {
-    static gpubench::ProblemChoice<size_t, const gpubench::Setup &, Input> choose(
+    static gpubench::ProblemChoice<const gpubench::Setup &, size_t, Input> choose(
         const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
         const size_t n = checked_size(spec, setup.size);
         const Config config = parse_config(setup.params);
-        return {static_cast<size_t>(config.keys), {n, setup, config.input}};
+        return {static_cast<size_t>(config.keys), {setup, n, config.input}};
     }
-    static gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
-                                    const gpubench::Params &params) {
-        return sort::make_work(spec, n, params);
-    }
+    static constexpr auto make_work = &sort::make_work;
 };
 
 // The class GPUBENCH_PLUGIN wraps: Problem<Float32Keys>, Problem<Uint64Keys> or

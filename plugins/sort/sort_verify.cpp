@@ -76,8 +76,12 @@ MultisetHash hash_of(const Element *records, size_t n, int threads) {
     return hash_records(n, threads, [&](size_t i) { return record_bits(records[i]); });
 }
 
-MultisetHash hash_of(const float *keys, const uint32_t *values, size_t n, int threads) {
-    return hash_records(n, threads, [&](size_t i) { return record_bits(keys[i], values[i]); });
+template <class Key>
+MultisetHash hash_of(const Key *keys, const uint32_t *values, size_t n, int threads) {
+    if constexpr (std::is_same_v<Key, float>)
+        if (values)
+            return hash_records(n, threads, [&](size_t i) { return record_bits(keys[i], values[i]); });
+    return hash_of(keys, n, threads);
 }
 
 template <class Element>
@@ -88,11 +92,15 @@ gpubench::Verification verify_sorted(const Element *records, size_t n,
         [&](size_t i) { return record_bits(records[i]); }, kRecordsName<Element>);
 }
 
-gpubench::Verification verify_sorted(const float *keys, const uint32_t *values, size_t n,
+template <class Key>
+gpubench::Verification verify_sorted(const Key *keys, const uint32_t *values, size_t n,
                                      const MultisetHash &input, int threads) {
-    return check_sorted(
-        n, input, threads, [&](size_t i) { return keys[i]; },
-        [&](size_t i) { return record_bits(keys[i], values[i]); }, kRecordsName<KeyValue>);
+    if constexpr (std::is_same_v<Key, float>)
+        if (values)
+            return check_sorted(
+                n, input, threads, [&](size_t i) { return keys[i]; },
+                [&](size_t i) { return record_bits(keys[i], values[i]); }, kRecordsName<KeyValue>);
+    return verify_sorted(keys, n, input, threads);
 }
 
 #define SORT_INSTANTIATE(Element)                                                          \
@@ -103,5 +111,12 @@ SORT_INSTANTIATE(float)
 SORT_INSTANTIATE(uint64_t)
 SORT_INSTANTIATE(KeyValue)
 #undef SORT_INSTANTIATE
+#define SORT_INSTANTIATE_ARRAYS(Key)                                                       \
+    template MultisetHash hash_of(const Key *, const uint32_t *, size_t, int);             \
+    template gpubench::Verification verify_sorted(const Key *, const uint32_t *, size_t,   \
+                                                  const MultisetHash &, int);
+SORT_INSTANTIATE_ARRAYS(float)
+SORT_INSTANTIATE_ARRAYS(uint64_t)
+#undef SORT_INSTANTIATE_ARRAYS
 
 }  // namespace sort

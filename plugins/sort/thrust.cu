@@ -88,7 +88,7 @@ private:
 };
 
 template <class Layout>
-using ThrustProblem = sort::DeviceProblem<Layout, ThrustSorter>;
+using ThrustProblem = gpubench::cuda::DeviceProblem<sort::DeviceArrays<Layout, ThrustSorter>>;
 using ThrustPlugin = sort::Plugin<kThrust, ThrustProblem>;
 
 }  // namespace

@@ -55,7 +55,7 @@ private:
     gpubench::cuda::DeviceBuffer<float> ones_;  // increment only
 };
 
-using CublasPlugin = vecadd::DeviceProblem<kCublas, CublasKernel>;
+using CublasPlugin = gpubench::cuda::DeviceProblem<vecadd::DeviceArrays<kCublas, CublasKernel>>;
 
 }  // namespace
 

@@ -93,7 +93,7 @@ private:
     size_t full_grid_;  // blocks that fill every SM once
 };
 
-using CudaPlugin = vecadd::DeviceProblem<kCuda, CudaKernel>;
+using CudaPlugin = gpubench::cuda::DeviceProblem<vecadd::DeviceArrays<kCuda, CudaKernel>>;
 
 }  // namespace
 

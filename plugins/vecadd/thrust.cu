@@ -39,7 +39,7 @@ private:
     cudaStream_t stream_;
 };
 
-using ThrustPlugin = vecadd::DeviceProblem<kThrust, ThrustKernel>;
+using ThrustPlugin = gpubench::cuda::DeviceProblem<vecadd::DeviceArrays<kThrust, ThrustKernel>>;
 
 }  // namespace
 

@@ -2,7 +2,6 @@
 
 #include <gpubench/backend_spec.hpp>
 #include "random_inputs.hpp"
-#include "size_limits.hpp"
 
 #include <cstring>
 #include <limits>
@@ -35,13 +34,6 @@ gpubench::Info make_info(const BackendSpec &s) {
         10, s.max_size, s.default_sizes, "elements", GPUBENCH_HEADLINE_BYTES, "variant"};
 }
 
-Variant parse_variant(const gpubench::Params &params) {
-    const std::string variant = params.get("variant", "add");
-    if (variant == "add") return Variant::add;
-    if (variant == "increment") return Variant::increment;
-    throw gpubench::InvalidArgument("variant='" + variant + "': expected add or increment");
-}
-
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
     const bool add = parse_variant(params) == Variant::add;
     const double nd = static_cast<double>(n);
@@ -59,7 +51,7 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
 
 Instance make_instance(const BackendSpec &spec, const gpubench::Setup &setup) {
     return {gpubench::checked_size(make_info(spec), setup.size), setup.seed,
-            setup.cpu_threads > 0 ? setup.cpu_threads : 1, parse_variant(setup.params)};
+            setup.threads(), parse_variant(setup.params)};
 }
 
 void fill_inputs(const Instance &instance, float *a, float *b) {

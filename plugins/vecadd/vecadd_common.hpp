@@ -28,7 +28,9 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
 // The variant parameter: add (default) or increment. Throws InvalidArgument otherwise.
-Variant parse_variant(const gpubench::Params &params);
+inline Variant parse_variant(const gpubench::Params &params) {
+    return params.get_enum<Variant>("variant", {"add", "increment"});
+}
 
 // One instance's size and parameters, as every backend reads them from its Setup.
 struct Instance {

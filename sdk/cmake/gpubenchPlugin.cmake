@@ -8,39 +8,11 @@
 # in-tree and, through find_package(gpubench), by plugins in other repositories.
 function(gpubench_add_plugin name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
-  # A project that sets no build type would compile its plugin without optimisation and time
-  # it so: default to Release, as the runner flags unoptimised plugins.
-  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
-  if(NOT CMAKE_BUILD_TYPE AND NOT multi_config)
-    message(STATUS "gpubench_add_plugin(${name}): no CMAKE_BUILD_TYPE set, building it as Release")
-    set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
-    set(CMAKE_BUILD_TYPE Release)
-  endif()
+  _gpubench_default_build_type(${name})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "gpubench_add_plugin(${name}): SOURCES is required")
   endif()
-  set(has_cuda FALSE)
-  foreach(source IN LISTS ARG_SOURCES)
-    if(source MATCHES "\\.cu$")
-      set(has_cuda TRUE)
-    endif()
-  endforeach()
-  if(has_cuda)
-    if(NOT CMAKE_CUDA_COMPILER_LOADED)
-      message(FATAL_ERROR "gpubench_add_plugin(${name}): a source is CUDA (.cu), but CUDA is not "
-        "enabled: add enable_language(CUDA) (with set(CMAKE_CUDA_RUNTIME_LIBRARY Shared) and "
-        "CMAKE_CUDA_ARCHITECTURES, e.g. 90 for an H100) before gpubench_add_plugin")
-    endif()
-    # CUDA enabled after find_package(gpubench): the package could not look for the toolkit
-    # then, so look now.
-    if(NOT TARGET CUDA::cudart)
-      find_package(CUDAToolkit QUIET)
-    endif()
-    if(NOT TARGET CUDA::cudart)
-      message(FATAL_ERROR "gpubench_add_plugin(${name}): a source is CUDA (.cu), but "
-        "find_package(CUDAToolkit) found no toolkit (CUDA::cudart): set CUDAToolkit_ROOT")
-    endif()
-  endif()
+  _gpubench_needs_cuda(has_cuda ${name} ${ARG_SOURCES})
   add_library(${name} MODULE ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE gpubench::sdk ${ARG_LIBRARIES})
   set_target_properties(${name} PROPERTIES
@@ -68,6 +40,52 @@ function(gpubench_add_plugin name)
     install(TARGETS ${name} LIBRARY DESTINATION "${GPUBENCH_PLUGIN_INSTALL_DIR}")
   endif()
 
+  _gpubench_compile_build_info(${name} ${has_cuda})
+  _gpubench_plugin_build_record(${name} ${has_cuda} SOURCES ${ARG_SOURCES}
+                                LIBRARIES ${ARG_LIBRARIES})
+endfunction()
+
+# A project that sets no build type would compile its plugin without optimisation and time it
+# so: default to Release, as the runner flags unoptimised plugins.
+function(_gpubench_default_build_type name)
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(NOT CMAKE_BUILD_TYPE AND NOT multi_config)
+    message(STATUS "gpubench_add_plugin(${name}): no CMAKE_BUILD_TYPE set, building it as Release")
+    set(CMAKE_BUILD_TYPE Release CACHE STRING "Build type" FORCE)
+    set(CMAKE_BUILD_TYPE Release PARENT_SCOPE)
+  endif()
+endfunction()
+
+# TRUE in `out` when a source is CUDA (.cu); then CUDA must be enabled and the toolkit found.
+function(_gpubench_needs_cuda out name)
+  set(has_cuda FALSE)
+  foreach(source IN LISTS ARGN)
+    if(source MATCHES "\\.cu$")
+      set(has_cuda TRUE)
+    endif()
+  endforeach()
+  if(has_cuda)
+    if(NOT CMAKE_CUDA_COMPILER_LOADED)
+      message(FATAL_ERROR "gpubench_add_plugin(${name}): a source is CUDA (.cu), but CUDA is not "
+        "enabled: add enable_language(CUDA) (with set(CMAKE_CUDA_RUNTIME_LIBRARY Shared) and "
+        "CMAKE_CUDA_ARCHITECTURES, e.g. 90 for an H100) before gpubench_add_plugin")
+    endif()
+    # CUDA enabled after find_package(gpubench): the package could not look for the toolkit
+    # then, so look now.
+    if(NOT TARGET CUDA::cudart)
+      find_package(CUDAToolkit QUIET)
+    endif()
+    if(NOT TARGET CUDA::cudart)
+      message(FATAL_ERROR "gpubench_add_plugin(${name}): a source is CUDA (.cu), but "
+        "find_package(CUDAToolkit) found no toolkit (CUDA::cudart): set CUDAToolkit_ROOT")
+    endif()
+  endif()
+  set(${out} ${has_cuda} PARENT_SCOPE)
+endfunction()
+
+# The plugin's provenance, compiled in as GPUBENCH_PLUGIN_BUILD_INFO: compiler, build type and
+# flags, and for CUDA the architectures (the shared runtime linked as well).
+function(_gpubench_compile_build_info name has_cuda)
   set(build_info "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}")
   if(CMAKE_BUILD_TYPE)
     string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type_upper)
@@ -90,7 +108,11 @@ function(gpubench_add_plugin name)
   string(REPLACE "\"" "'" build_info "${build_info}")
   target_compile_definitions(${name} PRIVATE
     "GPUBENCH_PLUGIN_BUILD_INFO=\"${build_info}, \" GPUBENCH_OPTIMIZATION_TEXT")
+endfunction()
 
+# The build record of a plugin from its SOURCES, with the files shared through its LIBRARIES.
+function(_gpubench_plugin_build_record name has_cuda)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   set(language C)
   if(has_cuda)
     set(language CUDA)

@@ -20,6 +20,9 @@
 # "run_repeatable": bool}; it also sets SIZE_MEANING = "..." and may set MIN_SIZE = <int>,
 # PARAMS = "<help>", PARAM_NAMES = "a,b", ITEM_NAME = "keys" and HEADLINE = "gflops" |
 # "gbytes_per_s" | "items_per_s" (one line each). Sizes may be integer expressions (1 << 31).
+#
+# gpubench_add_python_backends(<workload> <backend>... [ADAPTER <library>]) (at the end of
+# this file) adds one such plugin per backend of a workload.
 
 # The bridge's sources and the embedding script, found from this file's own folder (a
 # function runs in its caller's scope, so file-level variables would not reach it).
@@ -30,6 +33,14 @@ macro(_gpubench_python_paths)
     set(_gpubench_python_dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/../python")  # source tree
   endif()
   set(_gpubench_embed_script "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/gpubench_embed.cmake")
+endmacro()
+
+# Sets each variable named in ARGN in the caller of the function this runs in (a macro: it runs
+# in that function's scope) to its value there.
+macro(_gpubench_return)
+  foreach(_gpubench_variable IN ITEMS ${ARGN})
+    set(${_gpubench_variable} "${${_gpubench_variable}}" PARENT_SCOPE)
+  endforeach()
 endmacro()
 
 # C++ string literal contents for `text`.
@@ -99,6 +110,26 @@ function(_gpubench_read_script script name)
     message(FATAL_ERROR "gpubench_add_python_plugin(${name}): ${script} must set "
       "DEVICE = \"cpu\" or DEVICE = \"cuda\" at top level")
   endif()
+  _gpubench_read_sizes("${text}" "${script}" "${name}")
+  _gpubench_read_imports("${script}")
+  foreach(phase upload reset download)
+    set(has_${phase} false)
+    if(text MATCHES "\ndef ${phase}\\(")
+      set(has_${phase} true)
+    endif()
+    set(has_${phase} ${has_${phase}} PARENT_SCOPE)
+  endforeach()
+  _gpubench_read_declarations("${text}" "${name}")
+  foreach(var description size_meaning params_help param_names item_name)
+    _gpubench_c_string(${var} "${${var}}")
+  endforeach()
+  _gpubench_return(description device max_size sizes modules siblings script_dir size_meaning
+                   params_help param_names min_size item_name headline)
+endfunction()
+
+# MAX_SIZE and DEFAULT_SIZES (required) and MIN_SIZE (1 by default) of the script's `text`,
+# into the caller's max_size, sizes (", "-joined) and min_size.
+function(_gpubench_read_sizes text script name)
   if(NOT text MATCHES "\nMAX_SIZE = ([0-9_ ()<>+*/%-]+)[ \t]*(#[^\n]*)?\n")
     message(FATAL_ERROR "gpubench_add_python_plugin(${name}): ${script} must set MAX_SIZE = "
       "<integer or integer expression> on one line")
@@ -118,9 +149,18 @@ function(_gpubench_read_script script name)
     endif()
   endforeach()
   list(JOIN sizes ", " sizes)
-  # The modules it imports at top level: a sibling file (<module>.py in the script's folder) is
-  # embedded with the script, and its own imports are read in turn; the others must be
-  # importable where it runs.
+  set(min_size 1)
+  if(text MATCHES "\nMIN_SIZE = ([0-9_ ()<>+*/%-]+)[ \t]*(#[^\n]*)?\n")
+    _gpubench_size_expression(min_size "${CMAKE_MATCH_1}" "MIN_SIZE" "${name}")
+  endif()
+  _gpubench_return(max_size sizes min_size)
+endfunction()
+
+# The modules the script imports at top level, into the caller's modules (","-joined),
+# siblings and script_dir: a sibling file (<module>.py in the script's folder) is embedded with
+# the script, and its own imports are read in turn; the others must be importable where it
+# runs.
+function(_gpubench_read_imports script)
   get_filename_component(script_dir "${script}" DIRECTORY)
   set(modules "")
   set(siblings "")
@@ -154,13 +194,12 @@ function(_gpubench_read_script script name)
   endwhile()
   list(REMOVE_DUPLICATES modules)
   list(JOIN modules "," modules)
-  foreach(phase upload reset download)
-    set(has_${phase} false)
-    if(text MATCHES "\ndef ${phase}\\(")
-      set(has_${phase} true)
-    endif()
-    set(has_${phase} ${has_${phase}} PARENT_SCOPE)
-  endforeach()
+  _gpubench_return(modules siblings script_dir)
+endfunction()
+
+# The optional one-line declarations of the script's `text`, into the caller's size_meaning,
+# params_help, param_names and item_name ("" where absent) and headline.
+function(_gpubench_read_declarations text name)
   set(size_meaning "")
   if(text MATCHES "\nSIZE_MEANING = [\"']([^\"'\n]*)[\"']")
     set(size_meaning "${CMAKE_MATCH_1}")
@@ -172,10 +211,6 @@ function(_gpubench_read_script script name)
   set(param_names "")
   if(text MATCHES "\nPARAM_NAMES = [\"']([^\"'\n]*)[\"']")
     set(param_names "${CMAKE_MATCH_1}")
-  endif()
-  set(min_size 1)
-  if(text MATCHES "\nMIN_SIZE = ([0-9_ ()<>+*/%-]+)[ \t]*(#[^\n]*)?\n")
-    _gpubench_size_expression(min_size "${CMAKE_MATCH_1}" "MIN_SIZE" "${name}")
   endif()
   set(item_name "")
   if(text MATCHES "\nITEM_NAME = [\"']([^\"'\n]*)[\"']")
@@ -194,13 +229,7 @@ function(_gpubench_read_script script name)
         "is none of gflops, gbytes_per_s, items_per_s")
     endif()
   endif()
-  foreach(var description size_meaning params_help param_names item_name)
-    _gpubench_c_string(${var} "${${var}}")
-  endforeach()
-  foreach(var description device max_size sizes modules siblings script_dir size_meaning
-              params_help param_names min_size item_name headline)
-    set(${var} "${${var}}" PARENT_SCOPE)
-  endforeach()
+  _gpubench_return(size_meaning params_help param_names item_name headline)
 endfunction()
 
 function(gpubench_add_python_plugin name)
@@ -223,39 +252,11 @@ function(gpubench_add_python_plugin name)
     set(device_kind GPUBENCH_DEVICE_CPU)
   endif()
   set(default_sizes "${sizes}")
-  if(arg_ADAPTER)
-    set(workload_declaration "extern const gpubench::python::Workload gpubench_python_workload;  // ${arg_ADAPTER}'s")
-    set(workload_pointer "&gpubench_python_workload")
-  else()
-    if(size_meaning STREQUAL "")
-      message(FATAL_ERROR "gpubench_add_python_plugin(${name}): without ADAPTER, ${script} must set "
-        "SIZE_MEANING = \"...\" (and define verify(state))")
-    endif()
-    set(workload_declaration "// No ADAPTER: the script makes, checks and describes its own work.")
-    set(workload_pointer "nullptr")
-  endif()
+  _gpubench_workload_half("${name}" "${arg_ADAPTER}" "${script}" "${size_meaning}")
   _gpubench_python_paths()
   _gpubench_python_bridge()
   set(generated "${CMAKE_CURRENT_BINARY_DIR}/${name}_python")
-  # Sibling modules travel inside the library too, each as an array of its own.
-  set(sibling_declarations "")
-  set(sibling_rows "")
-  set(sibling_sources "")
-  set(sibling_files "")
-  foreach(module IN LISTS siblings)
-    string(APPEND sibling_declarations "extern const unsigned char gpubench_sibling_${module}[];\n"
-                                       "extern const size_t gpubench_sibling_${module}_size;\n")
-    string(APPEND sibling_rows "    {\"${module}\", \"${workload}/${module}.py\", "
-                               "gpubench_sibling_${module}, gpubench_sibling_${module}_size},\n")
-    _gpubench_embed_file("${generated}/sibling_${module}.cpp" "${script_dir}/${module}.py"
-                         gpubench_sibling_${module})
-    list(APPEND sibling_sources "${generated}/sibling_${module}.cpp")
-    list(APPEND sibling_files "${script_dir}/${module}.py")
-  endforeach()
-  list(LENGTH siblings sibling_count)
-  if(sibling_count EQUAL 0)
-    set(sibling_rows "    {nullptr, nullptr, nullptr, 0},\n")  # no zero-length arrays
-  endif()
+  _gpubench_embed_siblings("${generated}" "${workload}" "${script_dir}" ${siblings})
   configure_file("${_gpubench_python_dir}/python_plugin_entry.cpp.in" "${generated}/entry.cpp" @ONLY)
   _gpubench_embed_file("${generated}/script.cpp" "${script}" gpubench_script_source)
   gpubench_add_plugin(${name} SOURCES "${generated}/entry.cpp" "${generated}/script.cpp"
@@ -268,4 +269,79 @@ function(gpubench_add_python_plugin name)
   endif()
   gpubench_write_build_record(${name} LANGUAGE Python BACKEND_FILES "${script}" ${sibling_files}
                               ${shared_libraries} BRIDGE)
+endfunction()
+
+# How the entry file reaches the workload's C++ half, into the caller's workload_declaration
+# and workload_pointer: the ADAPTER library's gpubench_python_workload, or none (the script
+# then describes and checks its work itself, and must say what its size means).
+function(_gpubench_workload_half name adapter script size_meaning)
+  if(adapter)
+    set(workload_declaration "extern const gpubench::python::Workload gpubench_python_workload;  // ${adapter}'s")
+    set(workload_pointer "&gpubench_python_workload")
+  else()
+    if(size_meaning STREQUAL "")
+      message(FATAL_ERROR "gpubench_add_python_plugin(${name}): without ADAPTER, ${script} must set "
+        "SIZE_MEANING = \"...\" (and define verify(state))")
+    endif()
+    set(workload_declaration "// No ADAPTER: the script makes, checks and describes its own work.")
+    set(workload_pointer "nullptr")
+  endif()
+  _gpubench_return(workload_declaration workload_pointer)
+endfunction()
+
+# Sibling modules (ARGN) travel inside the library too, each as an array of its own: into the
+# caller's sibling_declarations, sibling_rows and sibling_count (for the entry file),
+# sibling_sources (the generated arrays) and sibling_files (the modules, for the build record).
+function(_gpubench_embed_siblings generated workload script_dir)
+  set(sibling_declarations "")
+  set(sibling_rows "")
+  set(sibling_sources "")
+  set(sibling_files "")
+  foreach(module IN LISTS ARGN)
+    string(APPEND sibling_declarations "extern const unsigned char gpubench_sibling_${module}[];\n"
+                                       "extern const size_t gpubench_sibling_${module}_size;\n")
+    string(APPEND sibling_rows "    {\"${module}\", \"${workload}/${module}.py\", "
+                               "gpubench_sibling_${module}, gpubench_sibling_${module}_size},\n")
+    _gpubench_embed_file("${generated}/sibling_${module}.cpp" "${script_dir}/${module}.py"
+                         gpubench_sibling_${module})
+    list(APPEND sibling_sources "${generated}/sibling_${module}.cpp")
+    list(APPEND sibling_files "${script_dir}/${module}.py")
+  endforeach()
+  list(LENGTH ARGN sibling_count)
+  if(sibling_count EQUAL 0)
+    set(sibling_rows "    {nullptr, nullptr, nullptr, 0},\n")  # no zero-length arrays
+  endif()
+  _gpubench_return(sibling_declarations sibling_rows sibling_count sibling_sources sibling_files)
+endfunction()
+
+# gpubench_add_python_backends(<workload> <backend>... [ADAPTER <library>])
+#
+# The Python backends of one workload, a gpubench_add_python_plugin(<workload>_<backend> ...)
+# each: the script is <backend>.py beside the calling CMakeLists.txt (or, where there is none,
+# <workload>_<backend>.py), and ADAPTER the workload's C++ half, by default <workload>_python
+# where a target of that name exists; without one each script is a whole plugin.
+#   gpubench_add_python_backends(matmul numpy numba numba_cuda cupy torch)
+function(gpubench_add_python_backends workload)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "ADAPTER" "")
+  set(adapter "")
+  if(arg_ADAPTER)
+    set(adapter ADAPTER ${arg_ADAPTER})
+  elseif(TARGET ${workload}_python)
+    set(adapter ADAPTER ${workload}_python)
+  endif()
+  set(backends ${arg_UNPARSED_ARGUMENTS})
+  if(NOT backends)
+    message(FATAL_ERROR "gpubench_add_python_backends(${workload}): name at least one backend")
+  endif()
+  foreach(backend IN LISTS backends)
+    set(script "${CMAKE_CURRENT_SOURCE_DIR}/${backend}.py")
+    if(NOT EXISTS "${script}")
+      set(script "${CMAKE_CURRENT_SOURCE_DIR}/${workload}_${backend}.py")
+    endif()
+    if(NOT EXISTS "${script}")
+      message(FATAL_ERROR "gpubench_add_python_backends(${workload}): no ${backend}.py or "
+        "${workload}_${backend}.py in ${CMAKE_CURRENT_SOURCE_DIR}")
+    endif()
+    gpubench_add_python_plugin(${workload}_${backend} SCRIPT "${script}" ${adapter})
+  endforeach()
 endfunction()

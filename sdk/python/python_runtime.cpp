@@ -117,6 +117,55 @@ void default_env(const char *name, int value) {
     if (value > 0) setenv(name, std::to_string(value).c_str(), 0);
 }
 
+// The C API functions the bridge calls, from the loaded libpython.
+Api bind_api(void *library) {
+    Api bound{};
+    bind(library, bound.Py_InitializeEx, "Py_InitializeEx");
+    bind(library, bound.Py_IsInitialized, "Py_IsInitialized");
+    bind(library, bound.PyEval_SaveThread, "PyEval_SaveThread");
+    bind(library, bound.PyGILState_Ensure, "PyGILState_Ensure");
+    bind(library, bound.PyGILState_Release, "PyGILState_Release");
+    bind(library, bound.PyImport_ImportModule, "PyImport_ImportModule");
+    bind(library, bound.PyObject_GetAttrString, "PyObject_GetAttrString");
+    bind(library, bound.PyObject_CallObject, "PyObject_CallObject");
+    bind(library, bound.PyTuple_New, "PyTuple_New");
+    bind(library, bound.PyTuple_SetItem, "PyTuple_SetItem");
+    bind(library, bound.PyTuple_GetItem, "PyTuple_GetItem");
+    bind(library, bound.PyLong_FromUnsignedLongLong, "PyLong_FromUnsignedLongLong");
+    bind(library, bound.PyLong_FromLongLong, "PyLong_FromLongLong");
+    bind(library, bound.PyLong_AsLongLong, "PyLong_AsLongLong");
+    bind(library, bound.PyFloat_FromDouble, "PyFloat_FromDouble");
+    bind(library, bound.PyFloat_AsDouble, "PyFloat_AsDouble");
+    bind(library, bound.PyUnicode_FromString, "PyUnicode_FromString");
+    bind(library, bound.PyUnicode_AsUTF8String, "PyUnicode_AsUTF8String");
+    bind(library, bound.PyBytes_AsString, "PyBytes_AsString");
+    bind(library, bound.PyMemoryView_FromMemory, "PyMemoryView_FromMemory");
+    bind(library, bound.PyObject_Str, "PyObject_Str");
+    bind(library, bound.PyErr_Occurred, "PyErr_Occurred");
+    bind(library, bound.PyErr_Fetch, "PyErr_Fetch");
+    bind(library, bound.Py_DecRef, "Py_DecRef");
+    bind(library, bound.Py_IncRef, "Py_IncRef");
+    return bound;
+}
+
+// Starts the interpreter of `bound`, with the thread defaults of a worker of `cpu_threads`.
+void initialize(const Api &bound, const Interpreter &interpreter, int cpu_threads) {
+    // The interpreter's standard library is found from PYTHONHOME, as the interpreter
+    // itself found it; restored afterwards so that child processes see the user's.
+    const char *old_home = std::getenv("PYTHONHOME");
+    const std::string saved_home = old_home ? old_home : "";
+    setenv("PYTHONHOME", interpreter.home.c_str(), 1);
+    for (const char *name : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                             "NUMBA_NUM_THREADS"})
+        default_env(name, cpu_threads);
+    bound.Py_InitializeEx(0);  // 0: no Python signal handlers in the runner's process
+    if (old_home) setenv("PYTHONHOME", saved_home.c_str(), 1);
+    else unsetenv("PYTHONHOME");
+    if (!bound.Py_IsInitialized())
+        throw NotSupported("Py_InitializeEx failed for " + interpreter.library);
+    bound.PyEval_SaveThread();  // released: every call takes it with Gil
+}
+
 }  // namespace
 
 Interpreter find_interpreter(const std::vector<std::string> &modules) {
@@ -186,49 +235,8 @@ const Api &start_interpreter(const Interpreter &interpreter, int cpu_threads) {
     void *library = dlopen(interpreter.library.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (!library)
         throw NotSupported("cannot load " + interpreter.library + ": " + dlerror());
-    Api bound{};
-    bind(library, bound.Py_InitializeEx, "Py_InitializeEx");
-    bind(library, bound.Py_IsInitialized, "Py_IsInitialized");
-    bind(library, bound.PyEval_SaveThread, "PyEval_SaveThread");
-    bind(library, bound.PyGILState_Ensure, "PyGILState_Ensure");
-    bind(library, bound.PyGILState_Release, "PyGILState_Release");
-    bind(library, bound.PyImport_ImportModule, "PyImport_ImportModule");
-    bind(library, bound.PyObject_GetAttrString, "PyObject_GetAttrString");
-    bind(library, bound.PyObject_CallObject, "PyObject_CallObject");
-    bind(library, bound.PyTuple_New, "PyTuple_New");
-    bind(library, bound.PyTuple_SetItem, "PyTuple_SetItem");
-    bind(library, bound.PyTuple_GetItem, "PyTuple_GetItem");
-    bind(library, bound.PyLong_FromUnsignedLongLong, "PyLong_FromUnsignedLongLong");
-    bind(library, bound.PyLong_FromLongLong, "PyLong_FromLongLong");
-    bind(library, bound.PyLong_AsLongLong, "PyLong_AsLongLong");
-    bind(library, bound.PyFloat_FromDouble, "PyFloat_FromDouble");
-    bind(library, bound.PyFloat_AsDouble, "PyFloat_AsDouble");
-    bind(library, bound.PyUnicode_FromString, "PyUnicode_FromString");
-    bind(library, bound.PyUnicode_AsUTF8String, "PyUnicode_AsUTF8String");
-    bind(library, bound.PyBytes_AsString, "PyBytes_AsString");
-    bind(library, bound.PyMemoryView_FromMemory, "PyMemoryView_FromMemory");
-    bind(library, bound.PyObject_Str, "PyObject_Str");
-    bind(library, bound.PyErr_Occurred, "PyErr_Occurred");
-    bind(library, bound.PyErr_Fetch, "PyErr_Fetch");
-    bind(library, bound.Py_DecRef, "Py_DecRef");
-    bind(library, bound.Py_IncRef, "Py_IncRef");
-
-    if (!bound.Py_IsInitialized()) {
-        // The interpreter's standard library is found from PYTHONHOME, as the interpreter
-        // itself found it; restored afterwards so that child processes see the user's.
-        const char *old_home = std::getenv("PYTHONHOME");
-        const std::string saved_home = old_home ? old_home : "";
-        setenv("PYTHONHOME", interpreter.home.c_str(), 1);
-        for (const char *name : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                 "NUMBA_NUM_THREADS"})
-            default_env(name, cpu_threads);
-        bound.Py_InitializeEx(0);  // 0: no Python signal handlers in the runner's process
-        if (old_home) setenv("PYTHONHOME", saved_home.c_str(), 1);
-        else unsetenv("PYTHONHOME");
-        if (!bound.Py_IsInitialized())
-            throw NotSupported("Py_InitializeEx failed for " + interpreter.library);
-        bound.PyEval_SaveThread();  // released: every call takes it with Gil
-    }
+    const Api bound = bind_api(library);
+    if (!bound.Py_IsInitialized()) initialize(bound, interpreter, cpu_threads);
     api = bound;
     started_library = interpreter.library;
     return api;

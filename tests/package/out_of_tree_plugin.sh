@@ -68,6 +68,9 @@ install_args=(--install "$build_dir" --prefix "$prefix")
 step "check the installed SDK package"
 package_dir=$prefix/lib/cmake/gpubench
 for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpubench/cuda.hpp \
+            include/gpubench/errors.hpp include/gpubench/params.hpp include/gpubench/descriptor.hpp \
+            include/gpubench/guard.hpp include/gpubench/adapter.hpp include/gpubench/registration.hpp \
+            include/gpubench/device_problem.hpp include/gpubench/cuda_graph.hpp \
             lib/cmake/gpubench/gpubenchConfig.cmake lib/cmake/gpubench/gpubenchConfigVersion.cmake \
             lib/cmake/gpubench/gpubenchTargets.cmake lib/cmake/gpubench/gpubenchPlugin.cmake \
             bin/runner share/gpubench/examples/saxpy/CMakeLists.txt \
@@ -177,7 +180,7 @@ c_args=(-S "$prefix/share/gpubench/examples/plain_c" -B "$c_build" "-DCMAKE_PREF
 grep -q '"status": "ok"' "$work/plain-c.json" || fail "the plain-C example did not verify"
 echo "ok: built and verified"
 
-step "the Python example, from the installed examples: one script and one CMake line each"
+step "the Python example, from the installed examples: one script each, one CMake line for all"
 py_build=$work/example-python
 py_args=(-S "$prefix/share/gpubench/examples/python" -B "$py_build" "-DCMAKE_PREFIX_PATH=$prefix"
   -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
@@ -186,10 +189,10 @@ py_args=(-S "$prefix/share/gpubench/examples/python" -B "$py_build" "-DCMAKE_PRE
 [[ -n $cxx_compiler ]] && py_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
 "$cmake" "${py_args[@]}" >/dev/null || fail "configure of the Python example failed"
 "$cmake" --build "$py_build" >/dev/null || fail "build of the Python example failed"
-for plugin in myload_numpy.so myload_cupy.so; do
+for plugin in myload_numpy.so myload_cupy.so myload_torch.so; do  # gpubench_add_python_backends
   [[ -f $py_build/$plugin ]] || fail "$py_build/$plugin was not built"
 done
-echo "ok: built myload_numpy.so and myload_cupy.so"
+echo "ok: built myload_numpy.so, myload_cupy.so and myload_torch.so"
 python=${GPUBENCH_PYTHON:-python3}
 if "$python" -c 'import numpy' >/dev/null 2>&1; then
   "$runner" --plugin myload_numpy --plugin-dir "$py_build" --sizes 10,1000 --output "$work/python.json" \
