@@ -165,6 +165,87 @@ json devices_json(const EntryResult &e) {
     return devices;
 }
 
+// The timing object: how the samples were taken, their summaries, and the samples.
+json timing_json(const EntryResult &e, const EntryFigures &f, const MeasureOptions &options) {
+    json timing = {{"clock", e.clock},
+                   {"unit", "s"},
+                   {"warmup_runs", options.warmup_runs},
+                   {"load", e.load_s},
+                   {"setup", e.setup_s},
+                   {"first_run", e.first_run_s},
+                   {"stop_reason", e.stop_reason},
+                   {"cache", e.cache},
+                   {"noise",
+                    {{"median_rel_stderr", e.noise},
+                     {"max_noise", options.max_noise},
+                     {"converged", e.noise_converged}}},
+                   {"run", f.run},
+                   {"upload", f.upload},
+                   {"download", f.download},
+                   {"end_to_end", f.end_to_end},
+                   {"samples",
+                    SampleSeries{.run = e.run_s, .upload = e.upload_s, .download = e.download_s}}};
+    // The headline: which method gave it, and its samples (see per_launch.hpp).
+    timing["compute"] =
+        HeadlineTiming{.method = headline_method(e), .median = f.compute.median, .summary = f.compute};
+    if (!e.per_launch.run_s.empty()) {
+        timing["per_launch"] = PerLaunchTiming{.method = e.per_launch.method,
+                                               .launches_per_sample = e.per_launch.launches,
+                                               .run = f.compute,
+                                               .samples = e.per_launch.run_s};
+        // What one launch costs beyond the work itself: single-launch median minus the
+        // per-launch median.
+        timing["launch_overhead"] = f.run.median - f.compute.median;
+    }
+    if (!e.per_launch.note.empty()) timing["per_launch_note"] = e.per_launch.note;
+    if (!e.run_host_s.empty()) {
+        timing["run_host"] = summarize(e.run_host_s);
+        timing["samples"]["run_host"] = e.run_host_s;
+    }
+    if (!e.stream_hold.empty()) timing["stream_hold"] = e.stream_hold;
+    return timing;
+}
+
+json throughput_json(const EntryResult &e, const EntryFigures &f) {
+    json throughput = {{"gflops", f.gflops},
+                       {"gbytes_per_s", f.gbytes_per_s},
+                       {"items_per_s", f.items_per_s},
+                       {"headline", f.headline}};
+    if (!f.roofline_bound.empty()) {
+        throughput["percent_of_peak"] = f.percent_of_peak;
+        throughput["roofline_bound"] = f.roofline_bound;
+    }
+    if (e.peak_flops > 0 || e.peak_bytes_per_s > 0)
+        throughput["ceiling"] = {{"flops", e.peak_flops},
+                                 {"math", math_name(e.work.math)},
+                                 {"bytes_per_s", e.peak_bytes_per_s},
+                                 {"cache_bytes", e.roofline_cache_bytes},
+                                 {"margin", e.roofline_margin}};
+    return throughput;
+}
+
+// Energy: the mean power while sampling, from NVML's energy counter, charged to one run at
+// the median run time (the counter is too coarse to time single runs). Null without one.
+json energy_json(const EntryResult &e, const EntryFigures &f) {
+    if (const auto joules = e.resources.sampling_energy_j();
+        joules && e.resources.sampling_wall_s > 0) {
+        const double watts = *joules / e.resources.sampling_wall_s;
+        const double per_run = watts * f.run.median;
+        return {{"sampling_j", *joules},
+                {"mean_power_w", watts},
+                {"per_run_j", per_run},
+                {"gflops_per_j", per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0}};
+    }
+    if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
+        char note[128];
+        std::snprintf(note, sizeof note,
+                      "n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
+                      "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
+        return {{"note", note}};
+    }
+    return nullptr;
+}
+
 }  // namespace
 
 json entry_json(const EntryResult &e, const MeasureOptions &options) {
@@ -184,77 +265,13 @@ json entry_json(const EntryResult &e, const MeasureOptions &options) {
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0) entry["stream_audit"] = stream_audit_json(e.stream_audit);
     if (e.run_s.empty()) return entry;
-    EntryFigures f = entry_figures(e);
-    entry["timing"] = {{"clock", e.clock},
-                       {"unit", "s"},
-                       {"warmup_runs", options.warmup_runs},
-                       {"load", e.load_s},
-                       {"setup", e.setup_s},
-                       {"first_run", e.first_run_s},
-                       {"stop_reason", e.stop_reason},
-                       {"cache", e.cache},
-                       {"noise",
-                        {{"median_rel_stderr", e.noise},
-                         {"max_noise", options.max_noise},
-                         {"converged", e.noise_converged}}},
-                       {"run", f.run},
-                       {"upload", f.upload},
-                       {"download", f.download},
-                       {"end_to_end", f.end_to_end},
-                       {"samples",
-                        SampleSeries{.run = e.run_s, .upload = e.upload_s, .download = e.download_s}}};
-    // The headline: which method gave it, and its samples (see per_launch.hpp).
-    entry["timing"]["compute"] =
-        HeadlineTiming{.method = headline_method(e), .median = f.compute.median, .summary = f.compute};
-    if (!e.per_launch.run_s.empty()) {
-        entry["timing"]["per_launch"] = PerLaunchTiming{.method = e.per_launch.method,
-                                                        .launches_per_sample = e.per_launch.launches,
-                                                        .run = f.compute,
-                                                        .samples = e.per_launch.run_s};
-        // What one launch costs beyond the work itself: single-launch median minus the
-        // per-launch median.
-        entry["timing"]["launch_overhead"] = f.run.median - f.compute.median;
-    }
-    if (!e.per_launch.note.empty()) entry["timing"]["per_launch_note"] = e.per_launch.note;
-    if (!e.run_host_s.empty()) {
-        entry["timing"]["run_host"] = summarize(e.run_host_s);
-        entry["timing"]["samples"]["run_host"] = e.run_host_s;
-    }
-    if (!e.stream_hold.empty()) entry["timing"]["stream_hold"] = e.stream_hold;
-    entry["throughput"] = {{"gflops", f.gflops},
-                           {"gbytes_per_s", f.gbytes_per_s},
-                           {"items_per_s", f.items_per_s},
-                           {"headline", f.headline}};
-    if (!f.roofline_bound.empty()) {
-        entry["throughput"]["percent_of_peak"] = f.percent_of_peak;
-        entry["throughput"]["roofline_bound"] = f.roofline_bound;
-    }
-    if (e.peak_flops > 0 || e.peak_bytes_per_s > 0)
-        entry["throughput"]["ceiling"] = {{"flops", e.peak_flops},
-                                          {"math", math_name(e.work.math)},
-                                          {"bytes_per_s", e.peak_bytes_per_s},
-                                          {"cache_bytes", e.roofline_cache_bytes},
-                                          {"margin", e.roofline_margin}};
+    const EntryFigures f = entry_figures(e);
+    entry["timing"] = timing_json(e, f, options);
+    entry["throughput"] = throughput_json(e, f);
     entry["verification"] = verification_json(e.verification);
     entry["metrics"] = metrics_json(e.metrics);
     entry["resources"] = resources_json(e.resources);
-    // Energy: the mean power while sampling, from NVML's energy counter, charged to one run
-    // at the median run time (the counter is too coarse to time single runs).
-    if (const auto joules = e.resources.sampling_energy_j();
-        joules && e.resources.sampling_wall_s > 0) {
-        const double watts = *joules / e.resources.sampling_wall_s;
-        const double per_run = watts * f.run.median;
-        entry["energy"] = {{"sampling_j", *joules},
-                           {"mean_power_w", watts},
-                           {"per_run_j", per_run},
-                           {"gflops_per_j", per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0}};
-    } else if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
-        char note[128];
-        std::snprintf(note, sizeof note,
-                      "n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
-                      "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
-        entry["energy"] = {{"note", note}};
-    }
+    if (json energy = energy_json(e, f); !energy.is_null()) entry["energy"] = std::move(energy);
     return entry;
 }
 
