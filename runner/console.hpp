@@ -1,6 +1,7 @@
 // What the runner prints: the plugin list and the sweep table, row by row as entries finish.
 #pragma once
 
+#include "entry_figures.hpp"
 #include "gpu.hpp"
 #include "measure.hpp"
 #include "results.hpp"

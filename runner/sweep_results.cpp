@@ -13,7 +13,7 @@ namespace gpubench {
 namespace {
 
 nlohmann::json options_json(const CommandLine &cli, bool default_sweep, double budget_s) {
-    nlohmann::json options = measure_options_json(cli.measure);
+    nlohmann::json options = cli.measure;
     options["timeout_s"] = cli.timeout_s;
     options["isolation"] = cli.in_process           ? "in-process"
                            : !cli.sanitize.empty()    ? "worker process per entry (sanitized)"
@@ -39,7 +39,7 @@ nlohmann::json results_document(const CommandLine &cli, const SweepRequest &requ
                                              host_roofline);
     if (!planned.shard_header.is_null()) {
         document["shard"] = planned.shard_header;
-        if (request.rank_share) document["shard"]["host_share"] = host_share_json(*request.rank_share);
+        if (request.rank_share) document["shard"]["host_share"] = *request.rank_share;
     }
     if (!cli.measure.cuda_devices.empty()) {
         document["gpus"] = nlohmann::json::array();

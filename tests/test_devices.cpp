@@ -117,7 +117,7 @@ TEST_CASE("runner --devices lanes: every entry once, a short plugin's sizes on o
     SweepMode mode;
     mode.launch = launch;
     const auto path = temp_results("devices_lanes");
-    ResultsFile results(path, results_header({"runner"}, gpus[0], measure_options_json(options), std::nullopt));
+    ResultsFile results(path, results_header({"runner"}, gpus[0], nlohmann::json(options), std::nullopt));
     WorkerPool pool(launch);
     SweepObserver quiet;
     const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);

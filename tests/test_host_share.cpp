@@ -186,12 +186,14 @@ TEST_CASE("physical cores come from the sysfs sibling lists, and an unreadable C
     CHECK(counted == allowed.size());
 }
 
-TEST_CASE("a share is written with numa_node only when known", "[host_share]") {
+TEST_CASE("a share is written with numa_node only when known, and read back", "[host_share]") {
     HostShare share{{0, 1, 2, 3, 8}, 5, std::nullopt, 2, "an equal part"};
-    nlohmann::json j = host_share_json(share);
+    nlohmann::json j = share;
     CHECK(j == nlohmann::json{{"cpus", "0-3,8"}, {"threads", 5}, {"lanes", 2}, {"basis", "an equal part"}});
+    CHECK(j.get<HostShare>() == share);
     share.numa_node = 1;
-    CHECK(host_share_json(share)["numa_node"] == 1);
+    CHECK(nlohmann::json(share)["numa_node"] == 1);
+    CHECK(nlohmann::json(share).get<HostShare>() == share);
     const HostShare whole = whole_host_share();
     CHECK(whole.cpus == allowed_cpus());
     CHECK(whole.threads == int(whole.cpus.size()));

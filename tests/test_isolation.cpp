@@ -2,7 +2,6 @@
 // results file is complete after every entry, and an interrupted sweep resumes.
 #include "runner_process.hpp"
 #include "test_support.hpp"
-#include "worker_protocol.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -155,64 +154,6 @@ TEST_CASE("resuming refuses a file that is not a results file, naming it", "[iso
     CHECK_THAT(o.output, Catch::Contains("runner: error: cannot resume: ") &&
                              Catch::Contains("is not a gpubench results file"));
     std::filesystem::remove(path);
-}
-
-TEST_CASE("an entry crosses from the worker to the runner with every field intact",
-          "[isolation]") {
-    gpubench::EntryResult e;
-    e.plugin = "sort_cuda";
-    e.size = 1000000000ull;
-    e.status = gpubench::EntryStatus::verification_failed;
-    e.message = "wrong result";
-    e.work = {1.5, 2.5, 3.5, 4.5, 5.5};
-    e.clock = "cuda_event";
-    e.first_run_s = 0.25;
-    e.upload_s = {1e-3, 2e-3};
-    e.run_s = {3e-3, 4e-3};
-    e.download_s = {5e-3, 6e-3};
-    e.stop_reason = "max_time reached";
-    e.verification = {false, std::nan(""), 1e-6, 42, "first bad index 7"};
-    e.metrics = {{"test_accuracy", 76.4, "%", "Fashion-MNIST"}};
-    e.item_name = "keys";
-    e.headline = GPUBENCH_HEADLINE_ITEMS;
-    e.resources = {2.0, 3.0, 1u << 30, true, 5u << 20, 7u << 20, 80ull << 30, 0.9};
-    const gpubench::EntryResult back =
-        gpubench::entry_from_wire(nlohmann::json::parse(gpubench::entry_to_wire(e).dump()));
-    CHECK(back.plugin == e.plugin);
-    CHECK(back.size == e.size);
-    CHECK(back.status == e.status);
-    CHECK(back.message == e.message);
-    CHECK(back.work.flops == 1.5);
-    CHECK(back.work.bytes == 2.5);
-    CHECK(back.work.host_bytes == 3.5);
-    CHECK(back.work.device_bytes == 4.5);
-    CHECK(back.work.items == 5.5);
-    CHECK(back.clock == e.clock);
-    CHECK(back.first_run_s == e.first_run_s);
-    CHECK(back.upload_s == e.upload_s);
-    CHECK(back.run_s == e.run_s);
-    CHECK(back.download_s == e.download_s);
-    CHECK(back.stop_reason == e.stop_reason);
-    CHECK_FALSE(back.verification.passed);
-    CHECK(std::isnan(back.verification.max_error));  // NaN travels as null and comes back
-    CHECK(back.verification.tolerance == 1e-6);
-    CHECK(back.verification.checked == 42);
-    CHECK(back.verification.detail == e.verification.detail);
-    REQUIRE(back.metrics.size() == 1);
-    CHECK(back.metrics[0].name == "test_accuracy");
-    CHECK(back.metrics[0].value == 76.4);
-    CHECK(back.metrics[0].unit == "%");
-    CHECK(back.metrics[0].text == "Fashion-MNIST");
-    CHECK(back.item_name == "keys");
-    CHECK(back.headline == GPUBENCH_HEADLINE_ITEMS);
-    CHECK(back.resources.sampling_wall_s == 2.0);
-    CHECK(back.resources.sampling_cpu_s == 3.0);
-    CHECK(back.resources.peak_rss_bytes == (1u << 30));
-    CHECK(back.resources.on_device);
-    CHECK(back.resources.device_allocated_bytes == (5u << 20));
-    CHECK(back.resources.device_used_bytes == (7u << 20));
-    CHECK(back.resources.device_total_bytes == (80ull << 30));
-    CHECK(back.resources.gpu_busy == 0.9);
 }
 
 namespace {

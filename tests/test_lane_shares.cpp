@@ -145,7 +145,7 @@ TEST_CASE("two lanes never have more runnable threads than cores", "[devices][ho
     std::vector<HostShare> planned;  // this machine's plan, kept to compare with the entries
     mode.plan_host_shares = [&](const std::vector<GpuInfo> &g) { return planned = plan_host_shares(g); };
     const auto path = temp_results("lane_shares");
-    ResultsFile results(path, results_header({"runner"}, gpus[0], measure_options_json(options), std::nullopt));
+    ResultsFile results(path, results_header({"runner"}, gpus[0], nlohmann::json(options), std::nullopt));
     WorkerPool pool(mode.launch);
     SweepObserver quiet;
     RunnableSampler sampler;

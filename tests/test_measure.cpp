@@ -1,3 +1,4 @@
+#include "entry_figures.hpp"
 #include "entry_measurer.hpp"
 #include "measure.hpp"
 #include "plugin_instance.hpp"
@@ -60,7 +61,7 @@ TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the res
     CHECK(e.metrics[0].text == "computed by a plain-C plugin");
     CHECK(e.metrics[0].value >= 2 * 50);  // y = 2x with x in [1, 2)
     CHECK(e.metrics[0].value < 4 * 50);
-    nlohmann::json entry = entry_json(e, quick());
+    nlohmann::json entry = nlohmann::json(e);
     CHECK(entry["metrics"][0]["name"] == "sum_of_y");
     CHECK(entry["throughput"]["headline"] == "items_per_s");
     CHECK(entry["work"]["item_name"] == "elements");
@@ -99,7 +100,7 @@ TEST_CASE("a wrong result is marked invalid, never ok", "[measure]") {
     CHECK(e.status == EntryStatus::verification_failed);
     CHECK_FALSE(e.verification.passed);
     CHECK_THAT(e.message, Catch::Contains("wrong result"));
-    CHECK(entry_json(e, quick())["valid"] == false);
+    CHECK(nlohmann::json(e)["valid"] == false);
 }
 
 TEST_CASE("plugin statuses become entry statuses with the plugin's message", "[measure]") {
@@ -123,13 +124,6 @@ TEST_CASE("plugin statuses become entry statuses with the plugin's message", "[m
     CHECK(measure("fixture_status.so", 8).status == EntryStatus::ok);
 }
 
-TEST_CASE("sizes outside the declared range are skipped with the reason, not clamped", "[measure]") {
-    EntryResult e = measure("fixture_good.so", 1001);
-    CHECK(e.status == EntryStatus::skipped);
-    CHECK(e.message == "size 1001 is above fixture_good's maximum 1000");
-    CHECK(e.run_s.empty());
-}
-
 TEST_CASE("the results file is valid JSON after every entry", "[results]") {
     auto path = std::filesystem::temp_directory_path() /
                 ("gpubench_test_results_" + std::to_string(getpid()) + ".json");
@@ -142,7 +136,7 @@ TEST_CASE("the results file is valid JSON after every entry", "[results]") {
     CHECK(read()["entries"].empty());
     file.add_plugin(plugin_json(plugin.info()));
     SteadyClockTimer timer;
-    file.add_entry(entry_json(measure_entry(plugin, 5, quick(), timer), quick()));
+    file.add_entry(nlohmann::json(measure_entry(plugin, 5, quick(), timer)));
     nlohmann::json doc = read();
     REQUIRE(doc["entries"].size() == 1);
     CHECK(doc["plugins"][0]["name"] == "fixture_good");
@@ -228,7 +222,7 @@ TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no d
     CHECK(r.peak_rss_bytes > 0);
     CHECK_FALSE(r.on_device);
     CHECK(r.gpu_busy == 0);
-    nlohmann::json entry = entry_json(e, options);
+    nlohmann::json entry = nlohmann::json(e);
     CHECK(entry["resources"]["cpu_cores"].get<double>() == Approx(r.cpu_cores()));
     CHECK_FALSE(entry["resources"].contains("gpu_busy"));
 }
@@ -261,7 +255,7 @@ TEST_CASE("invalid UTF-8 from a plugin is written to the results file, replaced,
     e.size = 1;
     e.status = EntryStatus::error;
     e.message = "run: bad bytes \xff\xfe from the plugin";
-    CHECK_NOTHROW(file.add_entry(entry_json(e, quick())));
+    CHECK_NOTHROW(file.add_entry(nlohmann::json(e)));
     std::ifstream in(path);
     const nlohmann::json back = nlohmann::json::parse(in);
     CHECK_THAT(back["entries"][0]["message"].get<std::string>(), Catch::Contains("bad bytes"));

@@ -8,7 +8,7 @@ using namespace gpubench;
 TEST_CASE("a GPU state keeps only the readings NVML gave, and names real slowdowns",
           "[nvml]") {
     GpuState empty;
-    CHECK(gpu_state_json(empty).empty());  // all "n/a": nothing to write
+    CHECK(nlohmann::json(empty).empty());  // all "n/a": nothing to write
     CHECK_FALSE(empty.throttled());
 
     GpuState s;
@@ -21,11 +21,10 @@ TEST_CASE("a GPU state keeps only the readings NVML gave, and names real slowdow
     s.throttle_reasons = 0x4 | 0x40;  // power cap and hardware thermal slowdown
     CHECK(s.throttled());
     CHECK(s.throttle_text() == "power cap, thermal (hardware)");
-    nlohmann::json j = gpu_state_json(s);
+    const nlohmann::json j = s;
     CHECK(j["sm_clock_mhz"] == 1980);
-    CHECK(j["throttled"] == true);
     CHECK_FALSE(j.contains("temperature_c"));
-    GpuState back = gpu_state_from_json(j);
+    const auto back = j.get<GpuState>();
     CHECK(back.sm_clock_mhz == s.sm_clock_mhz);
     CHECK(back.power_w == s.power_w);
     CHECK(back.energy_mj == s.energy_mj);
@@ -37,7 +36,7 @@ TEST_CASE("a GPU state keeps only the readings NVML gave, and names real slowdow
     CHECK_FALSE(s.shared());
     s.compute_processes = 2;
     CHECK(s.shared());
-    CHECK(gpu_state_from_json(gpu_state_json(s)).compute_processes == 2u);
+    CHECK(nlohmann::json(s).get<GpuState>().compute_processes == 2u);
 }
 
 TEST_CASE("opening NVML for a device that is not there says why instead of failing",

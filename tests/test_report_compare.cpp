@@ -56,7 +56,7 @@ json results(const std::vector<Entry> &entries, const std::string &gpu = "NVIDIA
         r.run_s = e.run_s;
         if (e.transfer_s > 0) r.upload_s.assign(e.run_s.size(), e.transfer_s);
         if (!e.per_launch_s.empty()) r.per_launch = {"graph", 1000, e.per_launch_s, ""};
-        doc["entries"].push_back(entry_json(r, MeasureOptions{}));
+        doc["entries"].push_back(nlohmann::json(r));
     }
     return doc;
 }

@@ -60,7 +60,7 @@ json results(const std::vector<Entry> &entries) {
         r.clock = "steady_clock";
         for (int i = 0; i < 9; ++i) r.run_s.push_back(e.run_s * (1 + 0.01 * (i - 4)));
         if (e.transfer_s > 0) r.upload_s.assign(r.run_s.size(), e.transfer_s);
-        json entry = entry_json(r, MeasureOptions{});
+        json entry = nlohmann::json(r);
         entry["flags"] = e.flags;
         entry["throughput"].update({{"headline", "gbytes_per_s"}, {"gbytes_per_s", 1e-9 * e.size / e.run_s},
                                     {"percent_of_peak", 12.5}, {"roofline_bound", "memory"}});

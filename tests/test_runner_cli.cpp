@@ -203,3 +203,24 @@ TEST_CASE("runners started in the same second with the default results name get 
     std::getline(taken, line);
     CHECK(line == "taken");  // the name's holder is untouched
 }
+
+TEST_CASE("sizes outside the declared range are skipped in their place with the reason, not clamped",
+          "[runner]") {
+    for (const std::string mode : {"", " --in-process", " --budget 60"}) {
+        INFO("mode:" << mode);
+        const auto out = temp_results("out_of_range");
+        const Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 5,1001,6 --min-samples 2 "
+                                     "--max-samples 2 --min-time 0 -o " + out.string() + mode);
+        INFO(o.output);
+        CHECK(o.status == 3);  // nothing failed, but a requested entry was skipped
+        const nlohmann::json entries = read_json(out)["entries"];
+        REQUIRE(entries.size() == 3);
+        CHECK(entries[0]["status"] == "ok");
+        CHECK(entries[1]["size"] == 1001);
+        CHECK(entries[1]["status"] == "skipped");
+        CHECK(entries[1]["message"] == "size 1001 is above fixture_good's maximum 1000");
+        CHECK_FALSE(entries[1].contains("timing"));
+        CHECK(entries[2]["status"] == "ok");
+        std::filesystem::remove(out);
+    }
+}

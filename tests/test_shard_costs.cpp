@@ -40,7 +40,7 @@ Entries entries_of(const PluginInfo &plugin, const std::vector<uint64_t> &sizes,
 
 std::vector<EntryKey> keys_of(const Entries &entries, const MeasureOptions &options) {
     std::vector<EntryKey> keys;
-    for (const auto &[plugin, size, params] : entries) keys.push_back({plugin->name, size, params, options.seed});
+    for (const SweepEntry &e : entries) keys.push_back({e.plugin->name, e.size, e.params, options.seed});
     return keys;
 }
 

@@ -99,41 +99,6 @@ std::string GpuState::throttle_text() const {
     return text;
 }
 
-nlohmann::json gpu_state_json(const GpuState &s) {
-    nlohmann::json j = nlohmann::json::object();
-    const auto put = [&](const char *key, const auto &value) {
-        if (value) j[key] = *value;
-    };
-    put("sm_clock_mhz", s.sm_clock_mhz);
-    put("memory_clock_mhz", s.memory_clock_mhz);
-    put("temperature_c", s.temperature_c);
-    put("utilization_percent", s.utilization_percent);
-    put("power_w", s.power_w);
-    put("energy_mj", s.energy_mj);
-    put("throttle_reasons", s.throttle_reasons);
-    put("memory_used_bytes", s.memory_used_bytes);
-    put("compute_processes", s.compute_processes);
-    if (s.throttle_reasons) j["throttled"] = s.throttled();
-    return j;
-}
-
-GpuState gpu_state_from_json(const nlohmann::json &j) {
-    GpuState s;
-    const auto get = [&](const char *key, auto &value) {
-        if (j.contains(key)) value = j[key].get<typename std::remove_reference_t<decltype(value)>::value_type>();
-    };
-    get("sm_clock_mhz", s.sm_clock_mhz);
-    get("memory_clock_mhz", s.memory_clock_mhz);
-    get("temperature_c", s.temperature_c);
-    get("utilization_percent", s.utilization_percent);
-    get("power_w", s.power_w);
-    get("energy_mj", s.energy_mj);
-    get("throttle_reasons", s.throttle_reasons);
-    get("memory_used_bytes", s.memory_used_bytes);
-    get("compute_processes", s.compute_processes);
-    return s;
-}
-
 std::unique_ptr<NvmlProbe> NvmlProbe::open(const std::string &pci_bus_id, std::string &why_not) {
     const Nvml *api = nvml(why_not);
     if (!api) return nullptr;

@@ -4,6 +4,8 @@
 // reading is absent ("n/a"), never an error.
 #pragma once
 
+#include "json_fields.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -32,8 +34,9 @@ struct GpuState {
     bool shared() const { return compute_processes && *compute_processes > 1; }
 };
 
-nlohmann::json gpu_state_json(const GpuState &state);  // absent readings are left out
-GpuState gpu_state_from_json(const nlohmann::json &json);
+// Its one encoding, the results file's and the worker's: absent readings are left out.
+GPUBENCH_JSON_FIELDS(GpuState, sm_clock_mhz, memory_clock_mhz, temperature_c, utilization_percent,
+                     power_w, energy_mj, throttle_reasons, memory_used_bytes, compute_processes)
 
 class NvmlProbe {
 public:

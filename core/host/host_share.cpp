@@ -13,13 +13,18 @@ bool operator==(const HostShare &a, const HostShare &b) {
            a.lanes == b.lanes && a.basis == b.basis;
 }
 
-nlohmann::json host_share_json(const HostShare &share) {
-    nlohmann::json j = {{"cpus", cpu_list_text(share.cpus)},
-                        {"threads", share.threads},
-                        {"lanes", share.lanes}};
+void to_json(nlohmann::json &j, const HostShare &share) {
+    j = {{"cpus", cpu_list_text(share.cpus)}, {"threads", share.threads}, {"lanes", share.lanes}};
     if (share.numa_node) j["numa_node"] = *share.numa_node;
     j["basis"] = share.basis;
-    return j;
+}
+
+void from_json(const nlohmann::json &j, HostShare &share) {
+    share.cpus = parse_cpu_list(j.at("cpus").get<std::string>());
+    share.threads = j.at("threads").get<int>();
+    share.lanes = j.at("lanes").get<size_t>();
+    share.numa_node = j.contains("numa_node") ? std::optional<int>(j["numa_node"].get<int>()) : std::nullopt;
+    share.basis = j.at("basis").get<std::string>();
 }
 
 std::string cpu_list_text(std::vector<int> cpus) {

@@ -32,8 +32,9 @@ bool operator==(const HostShare &a, const HostShare &b);
 inline bool operator!=(const HostShare &a, const HostShare &b) { return !(a == b); }
 
 // {"cpus": "0-7,16-23", "threads": 16, "lanes": 2, "numa_node": 0, "basis": "..."}; numa_node
-// only when known.
-nlohmann::json host_share_json(const HostShare &share);
+// only when known. from_json throws on a malformed object.
+void to_json(nlohmann::json &json, const HostShare &share);
+void from_json(const nlohmann::json &json, HostShare &share);
 
 // "0-7,16-23": ascending, runs of consecutive ids as ranges; "" for none.
 std::string cpu_list_text(std::vector<int> cpus);

@@ -139,7 +139,7 @@ EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
     // interpreter that prepare() started with the run's thread caps.
     const std::vector<int> devices = entry_cuda_devices(plugin.info(), options);
     const int device_count = std::max(1, static_cast<int>(devices.size()));
-    if (budget && size_range_problem(plugin.info(), size).empty())
+    if (budget)
         if (std::string why = over_budget(plugin, size, options.params, *budget, device_count);
             !why.empty())
             return skipped_entry(plugin.info(), size, why);

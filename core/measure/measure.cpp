@@ -46,6 +46,10 @@ std::string note_lost_cuda_context(EntryResult &entry) {
     return why;
 }
 
+EntrySettings entry_settings(const MeasureOptions &options) {
+    return {options.params, options.seed, options.cpu_threads, options.warmup_runs, options.max_noise};
+}
+
 EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason) {
     EntryResult entry;
     entry.plugin = plugin.name;
@@ -178,10 +182,12 @@ std::string faster_than_hardware(const EntryResult &e) {
 }
 
 // The entry's identity, before anything is asked of the plugin.
-EntryResult new_entry(const Plugin &plugin, uint64_t size, const PhaseTimer &timer) {
+EntryResult new_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
+                      const PhaseTimer &timer) {
     EntryResult result;
     result.plugin = plugin.name();
     result.size = size;
+    result.settings = entry_settings(options);
     result.clock = timer.clock_name();
     result.item_name = plugin.info().item_name;
     result.headline = plugin.info().headline;
@@ -280,12 +286,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         current_stage = name;
         if (observe) observe(name);
     };
-    EntryResult result = new_entry(plugin, size, timer);
-    if (std::string why = size_range_problem(plugin.info(), size); !why.empty()) {
-        result.status = EntryStatus::skipped;
-        result.message = why;
-        return result;
-    }
+    EntryResult result = new_entry(plugin, size, options, timer);
     size_t runs_done = 0;
     std::optional<LeakWatch> leaks;
     std::optional<Instance> instance;

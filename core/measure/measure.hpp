@@ -47,6 +47,17 @@ struct MeasureOptions {
     bool hold_stream = true;
 };
 
+// What an entry's record holds of the options it was measured with: its identity's params,
+// seed and threads, and how it was sampled. The rest are the results file's "options".
+struct EntrySettings {
+    std::string params;
+    uint64_t seed = 42;
+    int cpu_threads = 1;
+    int warmup_runs = 1;
+    double max_noise = 0.005;  // 0: the noise criterion was not asked for
+};
+EntrySettings entry_settings(const MeasureOptions &options);
+
 // One --param key with its values ("--param dtype=float32,float64"): a sweep measures each
 // plugin at every combination of the values of the keys it reads (param_settings, sweep.hpp).
 struct ParamAxis {
@@ -92,6 +103,7 @@ struct PerLaunch {
 struct EntryResult {
     std::string plugin;
     uint64_t size = 0;
+    EntrySettings settings;         // set by measure_entry, and by the sweep for every entry
     EntryStatus status = EntryStatus::error;
     std::string message;            // why it was skipped or failed; "" when ok
     Work work;
@@ -108,7 +120,6 @@ struct EntryResult {
     PerLaunch per_launch;           // short GPU runs: the per-launch headline
     double noise = 0;               // relative standard error of the median run() time
     bool noise_converged = false;   // noise <= max_noise when sampling stopped
-    bool noise_required = true;     // the noise criterion was asked for (--max-noise > 0)
     StreamAudit stream_audit;
     Verification verification;
     std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
@@ -123,7 +134,7 @@ struct EntryResult {
     bool unoptimized = false;       // the plugin's build_info says it was built without -O
     std::string sanitizer;          // "memcheck: 0 errors"... when run under compute-sanitizer
     // Where the entry's wall time went: inside the plugin's calls (and waiting for their
-    // device work) versus the harness around them (see harness_json in results.hpp).
+    // device work) versus the harness around them ("harness" in entry_json.cpp).
     double plugin_time_s = 0;
     double entry_wall_s = 0;        // request to report, as the runner saw it
     bool worker_started = false;    // a worker process was started for this entry
@@ -149,7 +160,8 @@ std::string headline_method(const EntryResult &entry);  // "single" or per_launc
 // An entry skipped before anything ran, with the reason (no GPU, over a budget...).
 EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason);
 
-// The one-line reason `size` is outside the plugin's declared range, or "".
+// The one-line reason `size` is outside the plugin's declared range, or "". A sweep asks once
+// per entry, as it plans it (SweepEntry).
 std::string size_range_problem(const PluginInfo &plugin, uint64_t size);
 
 // The CUDA devices the run selected: cuda_device, then the others of cuda_devices in order.

@@ -207,7 +207,6 @@ public:
     }
 
     void finish() {
-        result_.noise_required = options_.max_noise > 0;
         result_.stream_hold = holder_.verdict();
         throw_if_escaped(result_.stream_audit = auditor_.verdict());
         leaks_.read_now(runs_done_);

@@ -2,7 +2,7 @@
 // the file that holds it while a sweep runs.
 #pragma once
 
-#include "entry_figures.hpp"
+#include "entry_json.hpp"
 #include "gpu.hpp"
 #include "measure.hpp"
 #include "plugin_info.hpp"
@@ -18,27 +18,6 @@
 namespace gpubench {
 
 nlohmann::json plugin_json(const PluginInfo &plugin);
-nlohmann::json entry_json(const EntryResult &entry, const MeasureOptions &options);
-// The measurement options, as the results file's "options" and the worker's request hold them
-// (their fields: results_model.hpp).
-inline nlohmann::json measure_options_json(const MeasureOptions &options) { return options; }
-// Parts of an entry, shared with the worker's report (worker_protocol.cpp).
-nlohmann::json work_json(const Work &work, const std::string &item_name);
-nlohmann::json verification_json(const Verification &verification);
-// An entry's "stream_audit": the busy-after check and what traced the checks, or why nothing did.
-nlohmann::json stream_audit_json(const StreamAudit &audit);
-nlohmann::json metrics_json(const std::vector<Metric> &metrics);
-nlohmann::json resources_json(const EntryResources &resources);
-EntryResources resources_from_json(const nlohmann::json &json);
-// Where an entry's wall time went: plugin_time_s, entry_wall_s, overhead_s (the difference),
-// worker_started, finished_after_s (since the runner started).
-nlohmann::json harness_json(const EntryResult &entry);
-
-
-// What a reader must know before trusting an entry's numbers, as short words: noisy,
-// throttled, cold, contended, unoptimized, sanitized. Shared by the console, the results
-// file ("flags") and the report.
-std::vector<std::string> entry_flags(const EntryResult &entry);
 
 // A results file that is complete, valid JSON after every entry: each add_* rewrites it
 // through a temporary file and a rename, so an interrupted sweep loses nothing measured.

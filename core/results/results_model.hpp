@@ -33,10 +33,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_thread
                                                 cuda_devices, params, warmup_runs, min_samples, max_samples,
                                                 min_time_s, max_noise, max_time_s, cold,
                                                 audit_streams, trace_device, hold_stream)
-// How an entry's device work was checked (EntryResult::stream_audit), on a worker's pipe.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StreamAudit, audits, worst_phase, timed_s, drain_s,
-                                                escaped, tracer, untraced, traced_calls,
-                                                run_traced_s, run_operations, problem)
 // Statistics of a series of samples: timing.run, .upload, .download, .end_to_end...
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, count, median, mean, min, max, stddev,
                                                 rel_stddev)

@@ -39,8 +39,8 @@ std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, const std
     std::map<std::pair<const PluginInfo *, std::string>, size_t> query_of;  // by plugin, params
     std::vector<std::optional<size_t>> asked_in(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
-        const auto &[plugin, size, params] = entries[i];
-        if (!size_range_problem(*plugin, size).empty()) continue;
+        const auto &[plugin, size, params, out_of_range] = entries[i];
+        if (!out_of_range.empty()) continue;
         const auto [found, fresh] = query_of.emplace(std::pair(plugin, params), queries.size());
         if (fresh) {
             // As on one device: the devices a shard runs on are its machine's (--devices), and

@@ -100,9 +100,10 @@ public:
         for (int index : entry.cuda_devices)
             for (const GpuInfo &gpu : gpus_)
                 if (gpu.available && gpu.device == index) entry.devices.push_back(identity_of(gpu));
+        entry.settings = entry_settings(options);  // skipped entries have none of their own
         std::lock_guard<std::mutex> lock(mutex_);
         count(tally_, entry.status);
-        results_.add_entry(entry_json(entry, options));
+        results_.add_entry(entry);
         observer_.finished(entry, options.params);
     }
     void interrupted() {
@@ -182,6 +183,8 @@ public:
             entry = skipped_entry(plugin, size, start_refused);
         } else if (plugin.is_cuda() && !gpu_.available) {
             entry = skipped_entry(plugin, size, "unavailable: " + gpu_.unavailable_reason);
+        } else if (!planned.out_of_range.empty()) {
+            entry = skipped_entry(plugin, size, planned.out_of_range);
         } else if (mode_.isolated) {
             std::optional<EntryResult> measured = pool_.measure(plugin, size, options, budget);
             if (!measured) return false;
@@ -286,7 +289,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
         for (const SweepEntries *part : {&alone, &in_lanes})
             for (const SweepEntry &entry : *part)
                 if (entry.plugin->is_available() && (!entry.plugin->is_cuda() || gpu.available) &&
-                    size_range_problem(*entry.plugin, entry.size).empty())
+                    entry.out_of_range.empty())
                     measured.push_back(entry), lane_flags.push_back(part == &in_lanes);
         budget.emplace(mode.budget_s, measured, lane_flags, gpus.size(), mode.started);
     }

@@ -58,10 +58,18 @@ struct SweepMode {
 std::vector<std::string> param_settings(const ParamAxes &axes, const PluginInfo &plugin);
 
 // One entry of a sweep: a plugin at a size with one parameter setting ("" = none).
+// One entry of a sweep's plan. Its size is checked against the plugin's declared range here,
+// once: an entry outside it is recorded as skipped with this reason, in its place, and nothing
+// downstream (budget, work queries, workers) asks the plugin about it.
 struct SweepEntry {
+    SweepEntry() = default;
+    SweepEntry(const PluginInfo *plugin, uint64_t size, std::string params)
+        : plugin(plugin), size(size), params(std::move(params)),
+          out_of_range(size_range_problem(*plugin, size)) {}
     const PluginInfo *plugin = nullptr;
     uint64_t size = 0;
     std::string params;
+    std::string out_of_range;  // why the size is outside the plugin's range; "" when inside
 };
 using SweepEntries = std::vector<SweepEntry>;
 

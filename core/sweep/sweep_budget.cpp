@@ -68,7 +68,7 @@ void SweepBudget::finished(const SweepEntry &entry, bool in_lane, const EntryRes
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(entry.plugin);
     // Not one the budget was shared among: skipped at once, as outside the plugin's sizes.
-    if (found == plugins_.end() || !size_range_problem(*entry.plugin, entry.size).empty()) return;
+    if (found == plugins_.end() || !entry.out_of_range.empty()) return;
     PluginPlan &plan = found->second;
     size_t &left = plan.left[in_lane ? 1 : 0];
     if (left) --left;

@@ -114,7 +114,7 @@ int worker_main(int argc, const char *const *argv) {
             entry = measurer.measure(*plugin, request.size, request.options, stage, request.budget);
             entry.load_s = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
         }
-        report_or_exit(report_fd, {{"entry", entry_to_wire(entry)}});
+        report_or_exit(report_fd, {{"entry", entry}});
         if (!share_problem.empty() || !plugin || measurer.cuda_context_lost()) break;  // a fresh process is needed
     }
     return 0;

@@ -37,7 +37,7 @@ struct Report {
         try {
             nlohmann::json message = nlohmann::json::parse(line);
             if (message.contains("stage")) stage = message["stage"].get<std::string>();
-            if (message.contains("entry")) entry = entry_from_wire(message["entry"]);
+            if (message.contains("entry")) entry = message["entry"].get<EntryResult>();
         } catch (const std::exception &e) {
             malformed = e.what();
         }
@@ -267,8 +267,6 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
                                                const MeasureOptions &options,
                                                const std::optional<RunBudget> &budget) {
     const auto began = std::chrono::steady_clock::now();
-    if (std::string why = size_range_problem(plugin, size); !why.empty())
-        return skipped_entry(plugin, size, why);  // no process needed to say so
     EntryResult failed = skipped_entry(plugin, size, "");  // when the worker reports nothing
     failed.status = EntryStatus::error;
     if (worker_ && (worker_->file() != plugin.file || worker_->share() != launch_.host_share)) retire();

@@ -1,11 +1,11 @@
 // What travels between the runner and a worker process, which serves the entries of one
 // plugin (its file is on the worker's command line, see worker_main.hpp): requests, one JSON
 // line each (the size, the options, the host's roofline), and for each request a report, a
-// stream of JSON lines: {"stage": "setup"} as each stage begins, then {"entry": {...}}.
-// The entry form is lossless (every field of EntryResult, raw samples rather than the results
-// file's summaries); work, verification and metrics have the results file's shapes.
+// stream of JSON lines: {"stage": "setup"} as each stage begins, then {"entry": {...}}, the
+// entry in its one encoding, the results file's (entry_json.hpp).
 #pragma once
 
+#include "entry_json.hpp"
 #include "entry_measurer.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
@@ -28,7 +28,5 @@ struct WorkerRequest {
 nlohmann::json request_to_wire(const WorkerRequest &request);
 WorkerRequest request_from_wire(const nlohmann::json &wire);  // throws on a malformed request
 
-nlohmann::json entry_to_wire(const EntryResult &entry);
-EntryResult entry_from_wire(const nlohmann::json &wire);  // throws on a malformed entry
 
 }  // namespace gpubench

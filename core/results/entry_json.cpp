@@ -1,0 +1,253 @@
+#include "entry_json.hpp"
+
+#include "entry_figures.hpp"
+#include "results_model.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace gpubench {
+
+using nlohmann::json;
+
+std::vector<std::string> entry_flags(const EntryResult &e) {
+    std::vector<std::string> flags;
+    if (e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty()) flags.push_back("noisy");
+    if (e.resources.throttled()) flags.push_back("throttled");
+    if (e.resources.gpu_shared()) flags.push_back("gpu_shared");
+    if (e.cache == "cold") flags.push_back("cold");
+    if (e.resources.host_load && e.resources.host_load->contended()) flags.push_back("contended");
+    if (e.unoptimized) flags.push_back("unoptimized");
+    if (!e.sanitizer.empty()) flags.push_back("sanitized");
+    return flags;
+}
+
+namespace {
+
+// "harness": where an entry's wall time went: plugin_time_s, entry_wall_s, overhead_s (the
+// difference), worker_started, finished_after_s (since the runner started). The times the
+// runner adds are written only when known (> 0).
+GPUBENCH_JSON_FIELDS_AS(EntryResult, put_harness, get_harness, plugin_time_s, worker_started,
+                        worker_entries_before)
+GPUBENCH_JSON_FIELDS_AS(EntryResult, put_harness_times, get_harness_times, entry_wall_s,
+                        finished_after_s, sampling_budget_s)
+
+json harness_json(const EntryResult &e) {
+    json h, times;
+    put_harness(h, e);
+    put_harness_times(times, e);
+    for (const auto &[key, seconds] : times.items())
+        if (seconds.get<double>() > 0) h[key] = seconds;
+    if (e.entry_wall_s > 0) h["overhead_s"] = std::max(0.0, e.entry_wall_s - e.plugin_time_s);
+    return h;
+}
+
+void read_harness(const json &h, EntryResult &e) {
+    get_harness(h, e);
+    get_harness_times(h, e);
+}
+
+// "devices": the CUDA devices an entry ran on, each with what tells GPUs apart where known.
+json devices_json(const EntryResult &e) {
+    json devices = json::array();
+    for (int index : e.cuda_devices) {
+        json &device = devices.emplace_back(json{{"index", index}});
+        for (const DeviceIdentity &known : e.devices)
+            if (known.index == index && !known.name.empty()) {
+                device["name"] = known.name;
+                device["uuid"] = known.uuid;
+                device["pci_bus_id"] = known.pci_bus_id;
+            }
+    }
+    return devices;
+}
+
+void read_devices(const json &devices, EntryResult &e) {
+    for (const json &device : devices) {
+        const int index = device.at("index").get<int>();
+        e.cuda_devices.push_back(index);
+        if (device.contains("name"))
+            e.devices.push_back({index, device.at("name").get<std::string>(),
+                                 device.value("uuid", ""), device.value("pci_bus_id", "")});
+    }
+}
+
+// "timing": how the samples were taken, their summaries, and the samples.
+json timing_json(const EntryResult &e, const EntryFigures &f) {
+    json timing = {{"clock", e.clock},
+                   {"unit", "s"},
+                   {"warmup_runs", e.settings.warmup_runs},
+                   {"load", e.load_s},
+                   {"setup", e.setup_s},
+                   {"first_run", e.first_run_s},
+                   {"stop_reason", e.stop_reason},
+                   {"cache", e.cache},
+                   {"noise",
+                    {{"median_rel_stderr", e.noise},
+                     {"max_noise", e.settings.max_noise},
+                     {"converged", e.noise_converged}}},
+                   {"run", f.run},
+                   {"upload", f.upload},
+                   {"download", f.download},
+                   {"end_to_end", f.end_to_end},
+                   {"samples",
+                    SampleSeries{.run = e.run_s, .upload = e.upload_s, .download = e.download_s}}};
+    // The headline: which method gave it, and its samples (see per_launch.hpp).
+    timing["compute"] =
+        HeadlineTiming{.method = headline_method(e), .median = f.compute.median, .summary = f.compute};
+    if (!e.per_launch.run_s.empty()) {
+        timing["per_launch"] = PerLaunchTiming{.method = e.per_launch.method,
+                                               .launches_per_sample = e.per_launch.launches,
+                                               .run = f.compute,
+                                               .samples = e.per_launch.run_s};
+        // What one launch costs beyond the work itself: single-launch median minus the
+        // per-launch median.
+        timing["launch_overhead"] = f.run.median - f.compute.median;
+    }
+    if (!e.per_launch.note.empty()) timing["per_launch_note"] = e.per_launch.note;
+    if (!e.run_host_s.empty()) {
+        timing["run_host"] = summarize(e.run_host_s);
+        timing["samples"]["run_host"] = e.run_host_s;
+    }
+    if (!e.stream_hold.empty()) timing["stream_hold"] = e.stream_hold;
+    return timing;
+}
+
+void read_timing(const json &t, EntryResult &e) {
+    json_fields::get(t, "clock", e.clock);
+    json_fields::get(t, "warmup_runs", e.settings.warmup_runs);
+    json_fields::get(t, "load", e.load_s);
+    json_fields::get(t, "setup", e.setup_s);
+    json_fields::get(t, "first_run", e.first_run_s);
+    json_fields::get(t, "stop_reason", e.stop_reason);
+    json_fields::get(t, "cache", e.cache);
+    const json &noise = t.at("noise");
+    json_fields::get(noise, "median_rel_stderr", e.noise);
+    json_fields::get(noise, "max_noise", e.settings.max_noise);
+    json_fields::get(noise, "converged", e.noise_converged);
+    const json &samples = t.at("samples");
+    json_fields::get(samples, "run", e.run_s);
+    json_fields::get(samples, "upload", e.upload_s);
+    json_fields::get(samples, "download", e.download_s);
+    json_fields::get(samples, "run_host", e.run_host_s);
+    if (const auto per_launch = t.find("per_launch"); per_launch != t.end()) {
+        const auto timed = per_launch->get<PerLaunchTiming>();
+        e.per_launch.method = timed.method;
+        e.per_launch.launches = timed.launches_per_sample;
+        e.per_launch.run_s = timed.samples;
+    }
+    json_fields::get(t, "per_launch_note", e.per_launch.note);
+    json_fields::get(t, "stream_hold", e.stream_hold);
+}
+
+json throughput_json(const EntryResult &e, const EntryFigures &f) {
+    json throughput = {{"gflops", f.gflops},
+                       {"gbytes_per_s", f.gbytes_per_s},
+                       {"items_per_s", f.items_per_s},
+                       {"headline", f.headline}};
+    if (!f.roofline_bound.empty()) {
+        throughput["percent_of_peak"] = f.percent_of_peak;
+        throughput["roofline_bound"] = f.roofline_bound;
+    }
+    if (e.peak_flops > 0 || e.peak_bytes_per_s > 0)
+        throughput["ceiling"] = {{"flops", e.peak_flops},
+                                 {"math", math_name(e.work.math)},
+                                 {"bytes_per_s", e.peak_bytes_per_s},
+                                 {"cache_bytes", e.roofline_cache_bytes},
+                                 {"margin", e.roofline_margin}};
+    return throughput;
+}
+
+// The stored half of "throughput": the headline the plugin asked for (as entry_figures
+// resolved it) and the ceilings; the rates are derived from the samples.
+void read_throughput(const json &t, EntryResult &e) {
+    const std::string headline = t.value("headline", "");
+    e.headline = headline == "gflops"         ? GPUBENCH_HEADLINE_FLOPS
+                 : headline == "gbytes_per_s" ? GPUBENCH_HEADLINE_BYTES
+                 : headline == "items_per_s"  ? GPUBENCH_HEADLINE_ITEMS
+                                              : GPUBENCH_HEADLINE_AUTO;
+    if (const auto ceiling = t.find("ceiling"); ceiling != t.end()) {
+        json_fields::get(*ceiling, "flops", e.peak_flops);
+        json_fields::get(*ceiling, "bytes_per_s", e.peak_bytes_per_s);
+        json_fields::get(*ceiling, "cache_bytes", e.roofline_cache_bytes);
+        json_fields::get(*ceiling, "margin", e.roofline_margin);
+    }
+}
+
+// Energy: the mean power while sampling, from NVML's energy counter, charged to one run at
+// the median run time (the counter is too coarse to time single runs). Null without one.
+json energy_json(const EntryResult &e, const EntryFigures &f) {
+    if (const auto joules = e.resources.sampling_energy_j();
+        joules && e.resources.sampling_wall_s > 0) {
+        const double watts = *joules / e.resources.sampling_wall_s;
+        const double per_run = watts * f.run.median;
+        return {{"sampling_j", *joules},
+                {"mean_power_w", watts},
+                {"per_run_j", per_run},
+                {"gflops_per_j", per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0}};
+    }
+    if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
+        char note[128];
+        std::snprintf(note, sizeof note,
+                      "n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
+                      "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
+        return {{"note", note}};
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+void to_json(json &entry, const EntryResult &e) {
+    entry = EntryRecord{.plugin = e.plugin,
+                        .size = e.size,
+                        .params = e.settings.params,
+                        .seed = e.settings.seed,
+                        .cpu_threads = e.settings.cpu_threads,
+                        .status = to_string(e.status),
+                        .valid = e.status == EntryStatus::ok,
+                        .message = e.message,
+                        .flags = entry_flags(e)};
+    entry["work"] = e.work;
+    entry["work"]["item_name"] = e.item_name;
+    entry["harness"] = harness_json(e);
+    if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
+    if (e.host_share) entry["host_share"] = *e.host_share;
+    if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
+    if (e.stream_audit.audits > 0) entry["stream_audit"] = e.stream_audit;
+    if (e.run_s.empty()) return;
+    const EntryFigures f = entry_figures(e);
+    entry["timing"] = timing_json(e, f);
+    entry["throughput"] = throughput_json(e, f);
+    entry["verification"] = e.verification;
+    entry["metrics"] = e.metrics;
+    entry["resources"] = e.resources;
+    if (json energy = energy_json(e, f); !energy.is_null()) entry["energy"] = std::move(energy);
+}
+
+void from_json(const json &entry, EntryResult &e) {
+    const auto record = entry.get<EntryRecord>();
+    e.plugin = record.plugin;
+    e.size = record.size;
+    e.settings.params = record.params;
+    e.settings.seed = record.seed;
+    e.settings.cpu_threads = record.cpu_threads;
+    e.status = entry_status_from_string(record.status);
+    e.message = record.message;
+    e.unoptimized = std::count(record.flags.begin(), record.flags.end(), "unoptimized") > 0;
+    e.work = entry.at("work").get<Work>();
+    e.item_name = entry.at("work").value("item_name", "");
+    read_harness(entry.at("harness"), e);
+    if (const auto devices = entry.find("devices"); devices != entry.end()) read_devices(*devices, e);
+    json_fields::get(entry, "host_share", e.host_share);
+    json_fields::get(entry, "sanitizer", e.sanitizer);
+    json_fields::get(entry, "stream_audit", e.stream_audit);
+    if (const auto timing = entry.find("timing"); timing != entry.end()) read_timing(*timing, e);
+    if (const auto throughput = entry.find("throughput"); throughput != entry.end())
+        read_throughput(*throughput, e);
+    json_fields::get(entry, "verification", e.verification);
+    json_fields::get(entry, "metrics", e.metrics);
+    json_fields::get(entry, "resources", e.resources);
+}
+
+}  // namespace gpubench

@@ -1,0 +1,89 @@
+#include "entry_parts_json.hpp"
+
+#include "host_resources.hpp"
+#include "roofline.hpp"
+
+namespace gpubench {
+
+using nlohmann::json;
+
+namespace {
+GPUBENCH_JSON_FIELDS_AS(Work, put_amounts, get_amounts, flops, bytes, host_bytes, device_bytes, items)
+}  // namespace
+
+void to_json(json &j, const Work &w) {
+    put_amounts(j, w);
+    j["math"] = math_name(w.math);
+    j["run_repeatable"] = (w.flags & GPUBENCH_WORK_RUN_REPEATABLE) != 0;
+    j["run_no_device_work"] = (w.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK) != 0;
+}
+
+void from_json(const json &j, Work &w) {
+    get_amounts(j, w);
+    w.math = math_from_name(j.value("math", "fp32"));
+    w.flags = (j.value("run_repeatable", false) ? GPUBENCH_WORK_RUN_REPEATABLE : 0u) |
+              (j.value("run_no_device_work", false) ? GPUBENCH_WORK_RUN_NO_DEVICE_WORK : 0u);
+}
+
+void to_json(json &j, const StreamAudit &a) {
+    j = {{"checks", a.audits},
+         {"worst_phase", a.worst_phase},
+         {"timed_s", a.timed_s},
+         {"device_busy_after_s", a.drain_s},
+         {"outside_stream", a.escaped}};
+    if (!a.problem.empty()) j["problem"] = a.problem;
+    if (a.tracer.empty()) {
+        j["untraced"] = a.untraced;
+        return;
+    }
+    j["traced"] = {{"by", a.tracer},
+                   {"calls", a.traced_calls},
+                   {"run_device_work_s", a.run_traced_s},
+                   {"run_operations", a.run_operations}};
+}
+
+void from_json(const json &j, StreamAudit &a) {
+    json_fields::get(j, "checks", a.audits);
+    json_fields::get(j, "worst_phase", a.worst_phase);
+    json_fields::get(j, "timed_s", a.timed_s);
+    json_fields::get(j, "device_busy_after_s", a.drain_s);
+    json_fields::get(j, "outside_stream", a.escaped);
+    json_fields::get(j, "problem", a.problem);
+    json_fields::get(j, "untraced", a.untraced);
+    if (const auto traced = j.find("traced"); traced != j.end()) {
+        json_fields::get(*traced, "by", a.tracer);
+        json_fields::get(*traced, "calls", a.traced_calls);
+        json_fields::get(*traced, "run_device_work_s", a.run_traced_s);
+        json_fields::get(*traced, "run_operations", a.run_operations);
+    }
+}
+
+// The fields every entry's resources have, and those of GPU entries (EntryResources::on_device).
+GPUBENCH_JSON_FIELDS_AS(EntryResources, put_host_fields, get_host_fields, sampling_wall_s,
+                        sampling_cpu_s, peak_rss_bytes, gpu_before, gpu_after, host_load)
+GPUBENCH_JSON_FIELDS_AS(EntryResources, put_device_fields, get_device_fields,
+                        device_allocated_bytes, device_used_bytes, device_total_bytes, gpu_busy)
+
+void to_json(json &j, const EntryResources &r) {
+    put_host_fields(j, r);
+    j["cpu_cores"] = r.cpu_cores();
+    j["cpu_percent"] = logical_cores() > 0 ? 100.0 * r.cpu_cores() / logical_cores() : 0.0;
+    if (r.on_device) put_device_fields(j, r);
+    for (const auto &[key, state] : {std::pair{"gpu_before", &r.gpu_before}, {"gpu_after", &r.gpu_after}})
+        if (*state && (*state)->throttle_reasons) j[key]["throttled"] = (*state)->throttled();
+    if (r.gpu_before || r.gpu_after) j["throttled"] = r.throttled();
+    if (!r.gpu_state_note.empty()) j["gpu_state_note"] = r.gpu_state_note;
+    if (r.host_load) {
+        j["host_load"]["contended"] = r.host_load->contended();
+        if (r.host_load->contended()) j["host_load"]["reason"] = r.host_load->reason();
+    }
+}
+
+void from_json(const json &j, EntryResources &r) {
+    get_host_fields(j, r);
+    r.on_device = j.contains("gpu_busy");
+    get_device_fields(j, r);
+    json_fields::get(j, "gpu_state_note", r.gpu_state_note);
+}
+
+}  // namespace gpubench

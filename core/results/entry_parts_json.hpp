@@ -1,0 +1,41 @@
+// The encodings of an entry's parts, each one to_json/from_json pair: the results file holds
+// them (its schema: core/base/results_schema.json) and the worker's pipe carries the whole
+// entry in the same form (entry_json.hpp). Figures derived from the stored fields (a state's
+// "throttled", the host's "contended", CPU cores) are written for readers and ignored when read.
+#pragma once
+
+#include "host_load.hpp"
+#include "json_fields.hpp"
+#include "measure.hpp"
+#include "nvml_probe.hpp"
+#include "resource_watch.hpp"
+
+#include <gpubench/plugin.hpp>
+
+#include <nlohmann/json.hpp>
+
+namespace gpubench {
+
+// "work": the plugin's declared work, its math by name and its flags as booleans. The entry
+// adds "item_name" (EntryResult::item_name) beside them.
+void to_json(nlohmann::json &json, const Work &work);
+void from_json(const nlohmann::json &json, Work &work);
+
+GPUBENCH_JSON_FIELDS(Verification, passed, max_error, tolerance, checked, detail)
+GPUBENCH_JSON_FIELDS(Metric, name, value, unit, text)
+GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores, others_cores,
+                     own_wait_s, wait_share, host_cores)
+
+// "stream_audit": the busy-after check ("checks", "worst_phase", "timed_s",
+// "device_busy_after_s", "outside_stream"), "problem" when the trace found one, and either
+// "traced" (by, calls, run_device_work_s, run_operations) or "untraced" (why not).
+void to_json(nlohmann::json &json, const StreamAudit &audit);
+void from_json(const nlohmann::json &json, StreamAudit &audit);
+
+// "resources": sampling wall and CPU time (with cpu_cores and cpu_percent derived), peak RSS;
+// device memory and gpu_busy for GPU entries; the GPU's state before and after sampling
+// (each with "throttled" derived); the host's load (with "contended" and its "reason").
+void to_json(nlohmann::json &json, const EntryResources &resources);
+void from_json(const nlohmann::json &json, EntryResources &resources);
+
+}  // namespace gpubench

@@ -1,0 +1,221 @@
+// An entry's one encoding: the results file's entry, which is also what a worker sends the
+// runner. Reading it back must give the entry that was written, field for field.
+#include "entry_json.hpp"
+#include "results_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace gpubench;
+using nlohmann::json;
+
+namespace {
+
+// Every field an entry with samples can hold, each set away from its default.
+EntryResult full_entry() {
+    EntryResult e;
+    e.plugin = "sort_cuda";
+    e.size = 1000000000ull;
+    e.settings = {"input=descending", 7, 3, 2, 0.01};
+    e.status = EntryStatus::verification_failed;
+    e.message = "wrong result";
+    e.work = {1.5, 2.5, 3.5, 4.5, 5.5, GPUBENCH_MATH_FP64, GPUBENCH_WORK_RUN_REPEATABLE};
+    e.clock = "cuda_event";
+    e.load_s = 0.125;
+    e.setup_s = 0.5;
+    e.first_run_s = 0.25;
+    e.upload_s = {1e-3, 2e-3};
+    e.run_s = {3e-3, 4e-3};
+    e.download_s = {5e-3, 6e-3};
+    e.run_host_s = {1e-5, 2e-5};
+    e.stream_hold = "held";
+    e.stop_reason = "max_time reached";
+    e.cache = "cold";
+    e.per_launch = {"graph", 1000, {1e-6, 2e-6}, "a note"};
+    e.noise = 0.02;
+    e.noise_converged = false;
+    e.stream_audit = {6, "run", 3e-3, 1e-7, false, "CUPTI 13.0", "", 6, 2.5e-3, 1, ""};
+    e.verification = {false, std::nan(""), 1e-6, 42, "first bad index 7"};
+    e.metrics = {{"test_accuracy", 76.4, "%", "Fashion-MNIST"}};
+    e.resources = {2.0, 3.0, 1u << 30, true, 5u << 20, 7u << 20, 80ull << 30, 0.9};
+    GpuState state;
+    state.sm_clock_mhz = 1980;
+    state.energy_mj = 1000;
+    state.throttle_reasons = 0x4;
+    state.compute_processes = 2;
+    e.resources.gpu_before = state;
+    state.energy_mj = 2000;
+    e.resources.gpu_after = state;
+    e.resources.gpu_state_note = "read by NVML";
+    e.resources.host_load = HostLoad{0.5, 0.4, 1.5, 0.7, 0.01, 0.02, 16, true};
+    e.peak_flops = 60e12;
+    e.peak_bytes_per_s = 3e12;
+    e.roofline_cache_bytes = 50u << 20;
+    e.roofline_margin = 0.05;
+    e.item_name = "keys";
+    e.headline = GPUBENCH_HEADLINE_ITEMS;
+    e.unoptimized = true;
+    e.sanitizer = "memcheck: 0 errors";
+    e.plugin_time_s = 1.5;
+    e.entry_wall_s = 2.5;
+    e.worker_started = true;
+    e.worker_entries_before = 3;
+    e.finished_after_s = 9.5;
+    e.sampling_budget_s = 4.0;
+    e.cuda_devices = {0, 1};
+    e.devices = {{0, "NVIDIA H100", "GPU-1234", "0000:65:00.0"}};
+    e.host_share = HostShare{{0, 1, 2, 3}, 4, 0, 2, "an equal part"};
+    return e;
+}
+
+EntryResult through_text(const EntryResult &e) {
+    return json::parse(json(e).dump()).get<EntryResult>();
+}
+
+}  // namespace
+
+TEST_CASE("an entry read back from its encoding is the entry that was written", "[results]") {
+    const EntryResult e = full_entry();
+    const EntryResult back = through_text(e);
+    CHECK(back.plugin == e.plugin);
+    CHECK(back.size == e.size);
+    CHECK(back.settings.params == e.settings.params);
+    CHECK(back.settings.seed == e.settings.seed);
+    CHECK(back.settings.cpu_threads == e.settings.cpu_threads);
+    CHECK(back.settings.warmup_runs == e.settings.warmup_runs);
+    CHECK(back.settings.max_noise == e.settings.max_noise);
+    CHECK(back.status == e.status);
+    CHECK(back.message == e.message);
+    CHECK(back.work.flops == e.work.flops);
+    CHECK(back.work.bytes == e.work.bytes);
+    CHECK(back.work.host_bytes == e.work.host_bytes);
+    CHECK(back.work.device_bytes == e.work.device_bytes);
+    CHECK(back.work.items == e.work.items);
+    CHECK(back.work.math == e.work.math);
+    CHECK(back.work.flags == e.work.flags);
+    CHECK(back.clock == e.clock);
+    CHECK(back.load_s == e.load_s);
+    CHECK(back.setup_s == e.setup_s);
+    CHECK(back.first_run_s == e.first_run_s);
+    CHECK(back.upload_s == e.upload_s);
+    CHECK(back.run_s == e.run_s);
+    CHECK(back.download_s == e.download_s);
+    CHECK(back.run_host_s == e.run_host_s);
+    CHECK(back.stream_hold == e.stream_hold);
+    CHECK(back.stop_reason == e.stop_reason);
+    CHECK(back.cache == e.cache);
+    CHECK(back.per_launch.method == e.per_launch.method);
+    CHECK(back.per_launch.launches == e.per_launch.launches);
+    CHECK(back.per_launch.run_s == e.per_launch.run_s);
+    CHECK(back.per_launch.note == e.per_launch.note);
+    CHECK(back.noise == e.noise);
+    CHECK(back.noise_converged == e.noise_converged);
+    CHECK(back.stream_audit.audits == e.stream_audit.audits);
+    CHECK(back.stream_audit.worst_phase == e.stream_audit.worst_phase);
+    CHECK(back.stream_audit.timed_s == e.stream_audit.timed_s);
+    CHECK(back.stream_audit.drain_s == e.stream_audit.drain_s);
+    CHECK(back.stream_audit.tracer == e.stream_audit.tracer);
+    CHECK(back.stream_audit.traced_calls == e.stream_audit.traced_calls);
+    CHECK(back.stream_audit.run_traced_s == e.stream_audit.run_traced_s);
+    CHECK(back.stream_audit.run_operations == e.stream_audit.run_operations);
+    CHECK_FALSE(back.verification.passed);
+    CHECK(std::isnan(back.verification.max_error));  // NaN travels as null and comes back
+    CHECK(back.verification.tolerance == e.verification.tolerance);
+    CHECK(back.verification.checked == e.verification.checked);
+    CHECK(back.verification.detail == e.verification.detail);
+    REQUIRE(back.metrics.size() == 1);
+    CHECK(back.metrics[0].name == "test_accuracy");
+    CHECK(back.metrics[0].value == 76.4);
+    CHECK(back.metrics[0].unit == "%");
+    CHECK(back.metrics[0].text == "Fashion-MNIST");
+    const EntryResources &r = back.resources;
+    CHECK(r.sampling_wall_s == 2.0);
+    CHECK(r.sampling_cpu_s == 3.0);
+    CHECK(r.peak_rss_bytes == (1u << 30));
+    CHECK(r.on_device);
+    CHECK(r.device_allocated_bytes == (5u << 20));
+    CHECK(r.device_used_bytes == (7u << 20));
+    CHECK(r.device_total_bytes == (80ull << 30));
+    CHECK(r.gpu_busy == 0.9);
+    REQUIRE(r.gpu_before);
+    REQUIRE(r.gpu_after);
+    CHECK(r.gpu_before->sm_clock_mhz == 1980u);
+    CHECK(r.gpu_after->energy_mj == 2000u);
+    CHECK(r.gpu_after->throttle_reasons == 0x4u);
+    CHECK(r.gpu_after->compute_processes == 2u);
+    CHECK_FALSE(r.gpu_after->temperature_c);
+    CHECK(r.gpu_state_note == "read by NVML");
+    REQUIRE(r.host_load);
+    CHECK(r.host_load->own_wait_s == 0.01);
+    CHECK(r.host_load->host_cores == 16u);
+    CHECK(back.peak_flops == e.peak_flops);
+    CHECK(back.peak_bytes_per_s == e.peak_bytes_per_s);
+    CHECK(back.roofline_cache_bytes == e.roofline_cache_bytes);
+    CHECK(back.roofline_margin == e.roofline_margin);
+    CHECK(back.item_name == "keys");
+    CHECK(back.headline == GPUBENCH_HEADLINE_ITEMS);
+    CHECK(back.unoptimized);
+    CHECK(back.sanitizer == e.sanitizer);
+    CHECK(back.plugin_time_s == e.plugin_time_s);
+    CHECK(back.entry_wall_s == e.entry_wall_s);
+    CHECK(back.worker_started);
+    CHECK(back.worker_entries_before == 3);
+    CHECK(back.finished_after_s == e.finished_after_s);
+    CHECK(back.sampling_budget_s == e.sampling_budget_s);
+    CHECK(back.cuda_devices == e.cuda_devices);
+    REQUIRE(back.devices.size() == 1);  // device 1 was not probed: its index alone
+    CHECK(back.devices[0].uuid == "GPU-1234");
+    CHECK(back.devices[0].pci_bus_id == "0000:65:00.0");
+    CHECK(back.host_share == e.host_share);
+    // Written again, it is the same record to the byte: the runner writes what the worker sent.
+    CHECK(json(back).dump() == json(e).dump());
+}
+
+TEST_CASE("an encoded entry is a valid entry of a results file", "[results]") {
+    EntryResult skipped;
+    skipped.plugin = "sort_cuda";
+    skipped.size = 5;
+    skipped.status = EntryStatus::skipped;
+    skipped.message = "outside the range";
+    json document = results_header({"runner"}, GpuInfo{}, MeasureOptions{}, std::nullopt);
+    document["plugins"] = json::array();
+    document["entries"] = json::array({full_entry(), skipped});
+    CHECK_NOTHROW(check_results_document(document, "encoded"));
+    // Derived figures are written for readers: the throttle verdicts, contention, the rates.
+    const json &full = document["entries"][0];
+    CHECK(full["resources"]["gpu_before"]["throttled"] == true);
+    CHECK(full["resources"]["host_load"].contains("contended"));
+    CHECK(full["throughput"]["headline"] == "items_per_s");
+    CHECK(full["flags"].dump().find("unoptimized") != std::string::npos);
+}
+
+TEST_CASE("an entry without samples keeps its identity, status and reason", "[results]") {
+    EntryResult e = full_entry();
+    e.status = EntryStatus::error;
+    e.message = "create: out of memory";
+    e.run_s.clear();
+    const json written = e;
+    CHECK_FALSE(written.contains("timing"));
+    CHECK_FALSE(written.contains("resources"));
+    const EntryResult back = through_text(e);
+    CHECK(back.status == EntryStatus::error);
+    CHECK(back.message == e.message);
+    CHECK(back.settings.params == e.settings.params);
+    CHECK(back.work.items == e.work.items);
+    CHECK(back.entry_wall_s == e.entry_wall_s);
+    CHECK(back.stream_audit.audits == e.stream_audit.audits);
+    CHECK(back.run_s.empty());
+}
+
+TEST_CASE("a malformed entry is refused, never half read", "[results]") {
+    json entry = full_entry();
+    entry["status"] = "fine";
+    CHECK_THROWS(entry.get<EntryResult>());
+    json no_work = full_entry();
+    no_work.erase("work");
+    CHECK_THROWS(no_work.get<EntryResult>());
+    json bad_samples = full_entry();
+    bad_samples["timing"]["samples"]["run"] = "fast";
+    CHECK_THROWS(bad_samples.get<EntryResult>());
+}
