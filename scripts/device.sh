@@ -24,6 +24,8 @@
 #                          each lane's share of the host, and each GPU's entries compared
 #   allreduce              allreduce_nccl up to 4 GiB per GPU on every GPU, then PyTorch's
 #   hostile                the default sweep with the hostile test plugins on the plugin path
+#   corpus                 the legal and broken test plugins (tests/fixtures) at 1e3, 1e6 and
+#                          1e8, each entry's verdict in one table (scripts/verdicts.py)
 # The build folder is ${GPUBENCH_BUILD_DIR:-build-device}; results and logs go to ${OUT:-out}.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -271,5 +273,16 @@ PY
     grep -E "^note:|^[0-9]+ ok, " "$out/hostile-sweep.txt"
     GPUBENCH_PLUGIN_PATH=$hostile "$runner" --list --scan-timeout 5 | sed -n '/^Refused:/,$p'
     rm -rf "$hostile" ;;
+  corpus)
+    need_runner
+    fixtures="--plugin-dir $build/tests/fixtures --plugin-dir $build/tests/python_fixtures"
+    corpus() {  # NAME PLUGIN AXIS
+      "$runner" $fixtures --plugin "$2" --sizes 1e3,1e6,1e8 --param "$3" --max-time 1 \
+        -o "$out/corpus-$1.json" > "$out/corpus-$1.txt" 2>&1
+    }
+    corpus escapes fixture_cuda_escapes escape=none,own_stream,per_thread,legacy,memoised,declared
+    corpus joins fixture_cuda_joins way=events,graph,graph_unjoined,host_func,cublas,overclaimed
+    corpus torch pyfixture_torch_side_stream way=joined,unjoined
+    python3 scripts/verdicts.py "$out"/corpus-*.json ;;
   *) echo "device.sh: error: unknown mode '$mode'" >&2; usage >&2; exit 2 ;;
 esac

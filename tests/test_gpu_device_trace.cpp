@@ -6,6 +6,7 @@
 #include "gpu.hpp"
 #include "measure.hpp"
 #include "statistics.hpp"
+#include "runner_process.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -69,6 +70,53 @@ TEST_CASE("device trace: each escape is caught at every size; the control and a 
     }
 }
 
+namespace {
+
+EntryResult measure_join(const std::string &way, uint64_t size, PhaseTimer &timer) {
+    static const Plugin plugin = test_support::load_fixture("fixture_cuda_joins.so");
+    MeasureOptions options = test_support::sampled(10, 40);
+    options.params = "way=" + way;
+    return measure_entry(plugin, size, options, timer);
+}
+
+}  // namespace
+
+TEST_CASE("device trace: correct CUDA off the runner's stream, ordered back into its span, "
+          "passes at every size; the same graph unjoined is caught",
+          "[gpu]") {
+    require_trace();
+    auto timer = make_cuda_event_timer(0);
+    for (const uint64_t size : {1'000ull, 1'000'000ull, 100'000'000ull}) {
+        INFO("size " << size);
+        for (const char *way : {"events", "graph", "host_func", "cublas"}) {
+            INFO("way=" << way);
+            const EntryResult e = measure_join(way, size, *timer);
+            CHECK(e.message == "");
+            CHECK(e.status == EntryStatus::ok);
+            CHECK(e.stream_audit.problem.empty());
+            CHECK(e.stream_audit.traced_calls >= 3);
+            CHECK(e.stream_audit.run_operations >= 1);
+        }
+        const EntryResult unjoined = measure_join("graph_unjoined", size, *timer);
+        CHECK(unjoined.status == EntryStatus::verification_failed);
+        CHECK_THAT(unjoined.message,
+                   Catch::StartsWith("work outside the runner's stream in run(): kernel twice(") &&
+                       Catch::Contains(" on stream ") && Catch::Contains("not joined back"));
+    }
+}
+
+TEST_CASE("roofline: work that claims 10x the bytes it moves is refused where its working set "
+          "is in DRAM",
+          "[gpu]") {
+    test_support::require_gpu();
+    auto timer = make_cuda_event_timer(0);
+    const EntryResult dram = measure_join("overclaimed", 100'000'000, *timer);
+    CHECK(dram.status == EntryStatus::verification_failed);
+    CHECK_THAT(dram.message, Catch::Contains("faster than the hardware"));
+    // 8 KB: a 10x claim is still far below every ceiling, as no rate check can tell.
+    CHECK(measure_join("overclaimed", 1'000, *timer).status == EntryStatus::ok);
+}
+
 TEST_CASE("device trace: work on a second GPU is caught", "[gpu]") {
     require_trace();
     if (cuda_device_count() < 2) test_support::skip_test("escape=other_device needs a second GPU");
@@ -96,4 +144,39 @@ TEST_CASE("device trace: --no-device-trace, or a traced cycle longer than the sa
                Catch::StartsWith("not traced: a traced cycle (about ") &&
                    Catch::EndsWith(") would outlast the entry's sampling time (100.00 us)"));
     CHECK(short_budget.stream_audit.traced_calls == 0);
+}
+
+TEST_CASE("device trace: a PyTorch side stream joined back passes, unjoined is caught",
+          "[gpu][python]") {
+    require_trace();
+    const auto entries_of = [](const std::string &way) {
+        const auto results = runner_process::temp_results("torch_side_stream_" + way);
+        std::filesystem::remove(results);
+        const runner_process::Outcome o = runner_process::run_runner(
+            std::string("--plugin-dir ") + GPUBENCH_PYTHON_FIXTURE_DIR +
+            " --plugin pyfixture_torch_side_stream --sizes 1e3,1e6,1e8 --param way=" + way +
+            runner_process::quick + "--output " + results.string());
+        INFO(o.output);
+        if (o.output.find("No module named 'torch'") != std::string::npos)
+            test_support::skip_test("no interpreter with torch");
+        REQUIRE(std::filesystem::exists(results));
+        nlohmann::json entries = runner_process::read_json(results).at("entries");
+        std::filesystem::remove(results);
+        return entries;
+    };
+    const nlohmann::json joined = entries_of("joined");
+    CHECK(joined.size() == 3);
+    for (const nlohmann::json &e : joined) {
+        INFO(e.dump().substr(0, 600));
+        CHECK(e.at("status") == "ok");
+    }
+    const nlohmann::json unjoined = entries_of("unjoined");
+    CHECK(unjoined.size() == 3);
+    for (const nlohmann::json &e : unjoined) {
+        INFO(e.dump().substr(0, 600));
+        CHECK(e.at("status") == "verification_failed");
+        CHECK_THAT(e.at("message").get<std::string>(),
+                   Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
+                       Catch::Contains("not joined back"));
+    }
 }

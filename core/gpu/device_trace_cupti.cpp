@@ -57,8 +57,7 @@ std::vector<std::string> cupti_candidates() {
 // The records of the calls being traced, filled by CUPTI's buffer callbacks.
 struct Records {
     std::mutex mutex;
-    std::vector<TracedWork> work;
-    std::vector<std::pair<uint32_t, uint32_t>> stream_of;  // (context, stream) of each in `work`
+    TracedCall call;
     size_t dropped = 0;
 };
 Records records;
@@ -102,9 +101,37 @@ void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_recor
     *max_records = 0;  // as many as fit
 }
 
-void add(TracedWork work, uint32_t context, uint32_t stream) {
-    records.work.push_back(std::move(work));
-    records.stream_of.emplace_back(context, stream);
+// Kernel, copy and memset records share these fields.
+template <class Record>
+void add(std::string what, const Record &r) {
+    TracedWork w;
+    w.what = std::move(what);
+    w.device = static_cast<int>(r.deviceId);
+    w.start_ns = r.start;
+    w.end_ns = r.end;
+    w.id = {r.contextId, r.streamId};
+    w.correlation = r.correlationId;
+    records.call.work.push_back(std::move(w));
+}
+
+void add_event_record(const CUpti_ActivityCudaEvent2 &e) {
+    records.call.records.push_back({{e.contextId, e.streamId}, e.correlationId, e.cudaEventSyncId});
+}
+
+void add_wait(const CUpti_ActivitySynchronization2 &s) {
+    TracedWait wait;
+    switch (s.type) {
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: wait.kind = TracedWait::stream_waits_event; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: wait.kind = TracedWait::host_waits_event; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: wait.kind = TracedWait::host_waits_stream; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: wait.kind = TracedWait::host_waits_context; break;
+    default: return;
+    }
+    if (s.returnValue != 0) return;  // a wait that failed ordered nothing
+    wait.stream = {s.contextId, s.streamId};
+    wait.correlation = s.correlationId;
+    wait.sync_id = s.cudaEventSyncId;
+    records.call.waits.push_back(wait);
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer, size_t,
@@ -117,31 +144,30 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buff
             case CUPTI_ACTIVITY_KIND_KERNEL:
             case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
                 const auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(record);
-                add({demangled(k->name), "", static_cast<int>(k->deviceId), false, k->start, k->end},
-                    k->contextId, k->streamId);
+                add(demangled(k->name), *k);
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMCPY: {
                 const auto *c = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(record);
-                add({std::string("memcpy ") + copy_kind(c->copyKind) + " " + byte_count(c->bytes), "",
-                     static_cast<int>(c->deviceId), false, c->start, c->end},
-                    c->contextId, c->streamId);
+                add(std::string("memcpy ") + copy_kind(c->copyKind) + " " + byte_count(c->bytes), *c);
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMCPY2: {
                 const auto *c = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record);
-                add({"memcpy peer " + byte_count(c->bytes), "", static_cast<int>(c->deviceId), false,
-                     c->start, c->end},
-                    c->contextId, c->streamId);
+                add("memcpy peer " + byte_count(c->bytes), *c);
                 break;
             }
             case CUPTI_ACTIVITY_KIND_MEMSET: {
                 const auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(record);
-                add({"memset " + byte_count(m->bytes), "", static_cast<int>(m->deviceId), false,
-                     m->start, m->end},
-                    m->contextId, m->streamId);
+                add("memset " + byte_count(m->bytes), *m);
                 break;
             }
+            case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
+                add_event_record(*reinterpret_cast<const CUpti_ActivityCudaEvent2 *>(record));
+                break;
+            case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+                add_wait(*reinterpret_cast<const CUpti_ActivitySynchronization2 *>(record));
+                break;
             default: break;
             }
         }
@@ -153,7 +179,11 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buff
 
 constexpr CUpti_ActivityKind traced_kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET};
+    CUPTI_ACTIVITY_KIND_MEMCPY2, CUPTI_ACTIVITY_KIND_MEMSET,
+    // What orders streams: event records and the waits for them. (Their device timestamps,
+    // cuptiActivityEnableCudaEventDeviceTimestamps, hung the first traced call on an H200 with
+    // CUDA 13.0's CUPTI: the order is proved by the records alone.)
+    CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
 // The driver calls the runtime does not offer: which context a stream belongs to, and whether
 // a device's primary context exists (its work must be waited for; one that does not exist
@@ -182,11 +212,13 @@ public:
 
     std::string watch(const std::vector<void *> &runner_streams) override {
         runner_.clear();
+        runner_ids_.clear();
         named_.clear();
         for (void *stream : runner_streams) {
             const auto key = key_of(static_cast<CUstream>(stream), 0);
             if (!key) return "CUPTI did not identify the runner's stream";
             runner_.push_back(*key);
+            runner_ids_.push_back({key->context, key->stream});
             named_.push_back({*key, "the runner's stream"});
             // The default streams of that context, named where a plugin's work lands by mistake.
             if (const auto legacy = key_of(CU_STREAM_LEGACY, 0, stream))
@@ -200,14 +232,13 @@ public:
     void begin() override {
         {
             std::lock_guard lock(records.mutex);
-            records.work.clear();
-            records.stream_of.clear();
+            records.call = TracedCall{};
             records.dropped = 0;
         }
         for (CUpti_ActivityKind kind : traced_kinds) check(api->enable(kind), "cuptiActivityEnable");
     }
 
-    std::vector<TracedWork> end() override {
+    TracedCall end() override {
         const cudaError_t waited = wait_for_devices();
         for (CUpti_ActivityKind kind : traced_kinds) api->disable(kind);
         check(api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
@@ -218,17 +249,19 @@ public:
         if (records.dropped)
             throw std::runtime_error("the device trace dropped " + std::to_string(records.dropped) +
                                      " records");
+        TracedCall call = std::move(records.call);
+        records.call = TracedCall{};
         std::vector<TracedWork> work;
-        for (size_t i = 0; i < records.work.size(); ++i) {
-            TracedWork w = records.work[i];
-            const Key key{static_cast<uint32_t>(w.device), records.stream_of[i].first,
-                          records.stream_of[i].second};
+        for (TracedWork &w : call.work) {
+            const Key key{static_cast<uint32_t>(w.device), w.id.context, w.id.stream};
             w.runner_stream = std::find(runner_.begin(), runner_.end(), key) != runner_.end();
             if (w.runner_stream && w.what == std::string("kernel ") + hold_kernel) continue;
             w.stream = stream_name(key);
             work.push_back(std::move(w));
         }
-        return work;
+        call.work = std::move(work);
+        call.runner_streams = runner_ids_;
+        return call;
     }
 
 private:
@@ -294,6 +327,7 @@ private:
     std::string name_;
     Driver driver_;
     std::vector<Key> runner_;
+    std::vector<TracedStream> runner_ids_;
     std::vector<std::pair<Key, std::string>> named_;
 };
 

@@ -88,6 +88,7 @@ struct StreamAudit {
     double run_traced_s = 0;       // run()'s traced device work, first start to last end (median)
     double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
     std::string problem;           // what the trace found wrong: makes the entry invalid
+    double cost_s = 0;             // wall time the checks took: busy-after waits, traced cycles
 };
 
 // The headline time of a short GPU run, per launch (empty method: from single launches).

@@ -51,6 +51,8 @@ public:
         if (!untraced_.empty()) trace_ = nullptr;
     }
     bool traces() const { return trace_ != nullptr; }
+    // A traced cycle's whole wall time is a check's cost (its calls are not samples).
+    void add_cost(double seconds) { cost_s_ += seconds; }
     // No traced cycles for this entry, for the reason given (the busy-after check remains).
     void stop_tracing(std::string why) {
         trace_ = nullptr;
@@ -73,6 +75,7 @@ public:
             }
         } end_trace{traced ? trace_ : nullptr};
         const double span = instance.timed(phase, fn, timer_, host_s);
+        const auto checked = std::chrono::steady_clock::now();
         if (audit && enabled_ && span >= 0)
             if (const auto drain = timer_.device_drain_s()) {
                 Checks &c = checks_[phase];
@@ -83,6 +86,8 @@ public:
             end_trace.trace = nullptr;
             judge(phase, trace_->end(), span, run_makes_device_work_ && std::string(phase) == "run");
         }
+        if (check != Check::trace)  // a traced cycle's cost is counted whole, by the sampler
+            cost_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - checked).count();
         return span;
     }
     StreamAudit verdict() const {
@@ -118,17 +123,18 @@ public:
         if (!run_extents_.empty()) audit.run_traced_s = median_of(run_extents_);
         if (!run_operations_.empty()) audit.run_operations = median_of(run_operations_);
         audit.problem = problem_;
+        audit.cost_s = cost_s_;
         return audit;
     }
 
 private:
-    void judge(const char *phase, const std::vector<TracedWork> &work, double span, bool expect) {
+    void judge(const char *phase, const TracedCall &call, double span, bool expect) {
         ++traced_calls_;
         if (std::string(phase) == "run") {
-            run_extents_.push_back(traced_extent_s(work));
-            run_operations_.push_back(static_cast<double>(work.size()));
+            run_extents_.push_back(traced_extent_s(call));
+            run_operations_.push_back(static_cast<double>(call.work.size()));
         }
-        if (problem_.empty()) problem_ = traced_call_problem(phase, work, span, expect);
+        if (problem_.empty()) problem_ = traced_call_problem(phase, call, span, expect);
     }
 
     struct Checks {
@@ -140,6 +146,7 @@ private:
     std::string untraced_;
     std::map<std::string, Checks> checks_;
     size_t traced_calls_ = 0;
+    double cost_s_ = 0;
     std::vector<double> run_extents_, run_operations_;
     std::string problem_;
 };
@@ -282,7 +289,9 @@ private:
             return;
         }
         traced_any_ = true;
-        if (!run_cycle(Check::trace).kept) restart();
+        const Cycle c = run_cycle(Check::trace);
+        auditor_.add_cost(c.wall_s);
+        if (!c.kept) restart();
     }
 
     Instance &instance_;

@@ -41,20 +41,28 @@
  *   destroy             releases everything; must accept an instance in any state.
  *
  * Streams and blocking (CUDA plugins)
- *   upload, reset, run and download enqueue all their device work on args->cuda_stream (a
- *   cudaStream_t): since v1.6 work on a stream of the plugin's own is refused even when joined
- *   back with events (the trace below cannot tell a join from an escape). They should not
- *   synchronise: the runner records CUDA events on that stream around each call and waits on
- *   them itself. Host-side work in these calls is allowed but is timed only as far as the GPU
- *   waits for it. create, verify and destroy may block.
+ *   upload, reset, run and download enqueue their device work on args->cuda_stream (a
+ *   cudaStream_t), or on streams of the same device that are ordered inside its span by
+ *   events: forked from it (cudaEventRecord on args->cuda_stream, cudaStreamWaitEvent on the
+ *   side stream, before the side work) and joined back before the call returns
+ *   (cudaEventRecord on the side stream after the work, cudaStreamWaitEvent on
+ *   args->cuda_stream), through any chain of streams; a graph launched on a side stream
+ *   likewise; PyTorch's side.wait_stream(main) ... main.wait_stream(side) does the same.
+ *   They should not synchronise: the runner records CUDA events on that stream around each
+ *   call and waits on them itself. Host-side work in these calls is allowed but is timed only
+ *   as far as the GPU waits for it (a host step the result needs goes on the stream with
+ *   cudaLaunchHostFunc). create, verify and destroy may block.
  *   The runner checks this: it traces the device work of a few extra calls after warm-up
- *   (CUPTI, where it loads; their times are not samples), and waits for every device after
- *   the end event of those, of the warm-up's and of every 4th sample.
+ *   (CUPTI, where it loads; their times are not samples), with the event records and waits
+ *   that order streams, and waits for every device after the end event of those, of the
+ *   warm-up's and of every 4th sample.
  *   These make the entry invalid, like a wrong result:
- *     - any kernel, copy or memset on another stream or device ("work outside the runner's
- *       stream in run(): kernel twice(float const*, float*, int) on the per-thread default
- *       stream of device 0"), whatever its length: a stream of the plugin's own that was never
- *       joined back, the legacy or per-thread default stream, another GPU;
+ *     - any kernel, copy or memset on another stream or device that is not ordered inside the
+ *       span ("work outside the runner's stream in run(): kernel twice(float const*, float*,
+ *       int) on stream 17 (context 1) of device 0, not joined back to the runner's stream:
+ *       ..."), whatever its length: a side stream never joined back or never forked from the
+ *       runner's (it can run while the runner's stream is held, before the span begins), the
+ *       legacy or per-thread default stream without events, another GPU (always);
  *     - a run() after warm-up that enqueues no device work at all (a result kept from an
  *       earlier call), unless gpubench_work.flags has GPUBENCH_WORK_RUN_NO_DEVICE_WORK;
  *     - traced device work longer than the timed span.
