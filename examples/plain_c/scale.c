@@ -9,6 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* The descriptor's size range, which create() checks too: the runner skips sizes outside it,
+   but a plugin does not trust that (the C++ helper's gpubench::checked_size does the same). */
+#define SCALE_MIN_SIZE 1
+#define SCALE_MAX_SIZE ((uint64_t)1 << 28)
+
 struct gpubench_instance {
     uint64_t n;
     float *x, *y;
@@ -39,6 +44,10 @@ static void scale_destroy(gpubench_instance *s) {
 
 static gpubench_status scale_create(const gpubench_setup_args *args, gpubench_instance **out,
                                     char *message, size_t message_size) {
+    if (args->size < SCALE_MIN_SIZE || args->size > SCALE_MAX_SIZE) {
+        say(message, message_size, "size outside example_scale_c's range 1..268435456");
+        return GPUBENCH_NOT_SUPPORTED;
+    }
     gpubench_instance *s = calloc(1, sizeof *s);
     if (s) {
         s->n = args->size;
@@ -92,8 +101,8 @@ static const gpubench_plugin descriptor = {
     .version = "1.0",
     .build_info = GPUBENCH_PLUGIN_BUILD_INFO,  /* set by gpubench_add_plugin */
     .params_help = "",
-    .min_size = 1,
-    .max_size = (uint64_t)1 << 28,
+    .min_size = SCALE_MIN_SIZE,
+    .max_size = SCALE_MAX_SIZE,
     .default_sizes = default_sizes,
     .default_size_count = sizeof default_sizes / sizeof default_sizes[0],
     .work = scale_work,

@@ -3,10 +3,21 @@
 
 #include <vector>
 
+namespace {
+
+const gpubench::Info info = saxpy::info("example_saxpy_cpu", "cpu", GPUBENCH_DEVICE_CPU,
+                                        "saxpy, one CPU thread, plain loop");
+
+}  // namespace
+
 class SaxpyCpu {
 public:
+    // checked_size: a size outside the descriptor's range is NotSupported, never allocated.
     explicit SaxpyCpu(const gpubench::Setup &setup)
-        : a_(saxpy::scale(setup.params)), x_(setup.size), y_in_(setup.size), y_out_(setup.size) {
+        : a_(saxpy::scale(setup.params)),
+          x_(gpubench::checked_size(info, setup.size)),
+          y_in_(setup.size),
+          y_out_(setup.size) {
         saxpy::make_inputs(setup.seed, x_.size(), x_.data(), y_in_.data());
     }
 
@@ -33,5 +44,4 @@ private:
     std::vector<float> x_, y_in_, y_out_;
 };
 
-GPUBENCH_PLUGIN(SaxpyCpu, saxpy::info("example_saxpy_cpu", "cpu", GPUBENCH_DEVICE_CPU,
-                                      "saxpy, one CPU thread, plain loop"))
+GPUBENCH_PLUGIN(SaxpyCpu, info)

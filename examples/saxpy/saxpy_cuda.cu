@@ -17,13 +17,16 @@ __global__ void saxpy_kernel(size_t n, float a, const float *__restrict__ x,
         y_out[i] = a * x[i] + y_in[i];
 }
 
+const gpubench::Info info = saxpy::info("example_saxpy_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
+                                        "saxpy, grid-stride CUDA kernel");
+
 }  // namespace
 
 class SaxpyCuda {
 public:
     explicit SaxpyCuda(const gpubench::Setup &setup)
         : a_(saxpy::scale(setup.params)),
-          n_(setup.size),
+          n_(gpubench::checked_size(info, setup.size)),  // NotSupported outside min..max
           stream_(gpubench::cuda::stream_of(setup)),
           host_x_(n_),
           host_y_(n_),
@@ -58,8 +61,10 @@ public:
 
     void download() { gpubench::cuda::copy_async(host_result_, device_y_out_, stream_); }
 
-    // Called after the runner has waited for the download: host_result_ is complete.
+    // The runner does not always wait for the last download before verify() (after per-launch
+    // timing it does not): wait for the stream, then host_result_ is complete.
     gpubench::Verification verify() {
+        GPUBENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
         return saxpy::verify(a_, host_x_.data(), host_y_.data(), host_result_.data(), n_);
     }
 
@@ -73,5 +78,4 @@ private:
     gpubench::cuda::DeviceBuffer<float> device_x_, device_y_in_, device_y_out_;
 };
 
-GPUBENCH_PLUGIN(SaxpyCuda, saxpy::info("example_saxpy_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-                                       "saxpy, grid-stride CUDA kernel"))
+GPUBENCH_PLUGIN(SaxpyCuda, info)

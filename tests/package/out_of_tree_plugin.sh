@@ -4,7 +4,9 @@
 #   2. check the installed package files and that they hold no absolute build paths;
 #   3. configure and build examples/saxpy against that prefix only (find_package(gpubench));
 #   4. the installed runner lists example_saxpy_cpu from the example's build folder;
-#   5. the installed runner measures it at sizes 1,1000 and writes it to the results file.
+#   5. the installed runner measures it at sizes 1,1000 and writes it to the results file;
+#   6. the other installed examples build and run: plain_c, babelstream (with CUDA; run where
+#      there is a GPU, else skipped with the runner's reason), python.
 #
 # Usage: out_of_tree_plugin.sh --build-dir DIR --source-dir DIR [--cmake CMAKE]
 #          [--config CONFIG] [--generator GEN] [--make-program PROG] [--cxx-compiler CXX]
@@ -59,6 +61,18 @@ prefix=$work/prefix
 example_build=$work/example-build
 step() { printf '\n=== %s\n' "$*"; }
 fail() { printf 'FAILED: %s\n' "$*" >&2; exit 1; }
+# Configures and builds the installed example NAME in BUILD against the prefix, as its
+# reader would: build_installed_example NAME BUILD [CMAKE ARGS...]
+build_installed_example() {
+  local name=$1 build=$2
+  shift 2
+  local args=(-S "$prefix/share/gpubench/examples/$name" -B "$build" "-DCMAKE_PREFIX_PATH=$prefix"
+    -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF "$@")
+  [[ -n $generator ]] && args+=(-G "$generator")
+  [[ -n $make_program ]] && args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+  "$cmake" "${args[@]}" >/dev/null || fail "configure of the $name example failed"
+  "$cmake" --build "$build" >/dev/null || fail "build of the $name example failed"
+}
 
 step "install $build_dir into $prefix"
 install_args=(--install "$build_dir" --prefix "$prefix")
@@ -74,6 +88,7 @@ for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpuben
             lib/cmake/gpubench/gpubenchConfig.cmake lib/cmake/gpubench/gpubenchConfigVersion.cmake \
             lib/cmake/gpubench/gpubenchTargets.cmake lib/cmake/gpubench/gpubenchPlugin.cmake \
             bin/runner share/gpubench/examples/saxpy/CMakeLists.txt \
+            share/gpubench/examples/babelstream/babelstream.cu \
             share/gpubench/examples/plain_c/scale.c share/gpubench/examples/python/myload_cupy.py \
             share/gpubench/examples/python/myload_torch.py share/gpubench/doc/results-format.md \
             share/gpubench/doc/writing-a-plugin.md share/gpubench/doc/python-backends.md \
@@ -169,26 +184,44 @@ echo "ok: built as Release, and not flagged unoptimized"
 
 step "the plain-C example, from the installed examples"
 c_build=$work/example-plain-c
-c_args=(-S "$prefix/share/gpubench/examples/plain_c" -B "$c_build" "-DCMAKE_PREFIX_PATH=$prefix"
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
-[[ -n $generator ]] && c_args+=(-G "$generator")
-[[ -n $make_program ]] && c_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
-"$cmake" "${c_args[@]}" >/dev/null || fail "configure of the plain-C example failed"
-"$cmake" --build "$c_build" >/dev/null || fail "build of the plain-C example failed"
+build_installed_example plain_c "$c_build"
 "$runner" --plugin example_scale_c --plugin-dir "$c_build" --sizes 10,1000 --output "$work/plain-c.json" \
   >/dev/null 2>&1 || fail "runner failed on the plain-C example"
 grep -q '"status": "ok"' "$work/plain-c.json" || fail "the plain-C example did not verify"
 echo "ok: built and verified"
 
+step "the device-only example (examples/babelstream), from the installed examples"
+if [[ $with_cuda == ON ]]; then
+  bs_build=$work/example-babelstream
+  bs_args=()
+  [[ -n $cxx_compiler ]] && bs_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
+  [[ -n $cuda_compiler ]] && bs_args+=("-DCMAKE_CUDA_COMPILER=$cuda_compiler")
+  [[ -n $cuda_architectures ]] && bs_args+=("-DCMAKE_CUDA_ARCHITECTURES=${cuda_architectures//,/;}")
+  build_installed_example babelstream "$bs_build" "${bs_args[@]}"
+  [[ -f $bs_build/example_babelstream_cuda.so ]] || fail "example_babelstream_cuda.so was not built"
+  echo "ok: built example_babelstream_cuda.so"
+  bs_results=$work/babelstream.json
+  status=0
+  bs_output=$("$runner" --plugin example_babelstream_cuda --plugin-dir "$bs_build" --sizes 1000,100000 \
+    --max-time 0.5 --output "$bs_results" 2>&1) || status=$?
+  # 3: nothing failed, but entries were skipped (no GPU here: the runner says why).
+  [[ $status == 0 || $status == 3 ]] || { printf '%s\n' "$bs_output"; fail "runner exited with status $status on the babelstream example"; }
+  if [[ $status == 3 ]]; then
+    reason=$(sed -n 's/.*"message": "\([^"]*\)".*/\1/p' "$bs_results" | head -n 1)
+    echo "SKIPPED: running example_babelstream_cuda: ${reason:-the runner skipped it}"
+  else
+    [[ $(grep -c '"status": "ok"' "$bs_results") == 2 ]] || fail "example_babelstream_cuda: not every size verified"
+    echo "ok: example_babelstream_cuda ran on the GPU and verified"
+  fi
+else
+  echo "SKIPPED: the babelstream example needs CUDA (this build has none)"
+fi
+
 step "the Python example, from the installed examples: one script each, one CMake line for all"
 py_build=$work/example-python
-py_args=(-S "$prefix/share/gpubench/examples/python" -B "$py_build" "-DCMAKE_PREFIX_PATH=$prefix"
-  -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF)
-[[ -n $generator ]] && py_args+=(-G "$generator")
-[[ -n $make_program ]] && py_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+py_args=()
 [[ -n $cxx_compiler ]] && py_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
-"$cmake" "${py_args[@]}" >/dev/null || fail "configure of the Python example failed"
-"$cmake" --build "$py_build" >/dev/null || fail "build of the Python example failed"
+build_installed_example python "$py_build" "${py_args[@]}"
 for plugin in myload_numpy.so myload_cupy.so myload_torch.so; do  # gpubench_add_python_backends
   [[ -f $py_build/$plugin ]] || fail "$py_build/$plugin was not built"
 done

@@ -30,13 +30,18 @@
  * Lifecycle and timing (the runner owns all timing)
  *   prepare  (load)     optional (v1.4); once per process: an interpreter, imports.
  *   create   (untimed)  allocate, generate deterministic inputs from args->seed.
- *   upload   (timed)    host -> device copies of the inputs. NULL for CPU plugins.
+ *   upload   (timed)    host -> device copies of the inputs. NULL for CPU plugins and for
+ *                       CUDA plugins whose data is made on the device.
  *   reset    (untimed)  optional; restores inputs an in-place run() destroyed. Called before
  *                       every run(). NULL when run() does not modify its inputs.
  *   run      (timed)    the computation alone. Called many times; each call computes the whole
  *                       result again from the inputs.
- *   download (timed)    device -> host copy of the result. NULL for CPU plugins.
- *   verify   (untimed)  checks the last downloaded (or computed) result against a reference.
+ *   download (timed)    device -> host copy of the result. NULL when there is none.
+ *   verify   (untimed)  checks the last run()'s result against a reference; neither timed
+ *                       nor traced (see verify below).
+ *   One sample is one upload, reset, run, download cycle, each phase timed apart: upload and
+ *   download are never in the run's time. --min-time counts run() time; --max-time the wall
+ *   time of the warm-up and the cycles, uploads and downloads included.
  *   metrics  (untimed)  optional (v1.1); figures about the result such as test accuracy.
  *   destroy             releases everything; must accept an instance in any state.
  *
@@ -48,10 +53,14 @@
  *   (cudaEventRecord on the side stream after the work, cudaStreamWaitEvent on
  *   args->cuda_stream), through any chain of streams; a graph launched on a side stream
  *   likewise; PyTorch's side.wait_stream(main) ... main.wait_stream(side) does the same.
- *   They should not synchronise: the runner records CUDA events on that stream around each
- *   call and waits on them itself. Host-side work in these calls is allowed but is timed only
- *   as far as the GPU waits for it (a host step the result needs goes on the stream with
- *   cudaLaunchHostFunc). create, verify and destroy may block.
+ *   Default streams are refused unless ordered so, other devices always. CPU threads a call
+ *   starts are joined before it returns. They should not synchronise: the runner records
+ *   CUDA events on that stream around each call and waits on them itself. Host-side work in
+ *   these calls is allowed but is timed only as far as the GPU waits for it (not at all in a
+ *   held run()); a host step that belongs to the timed work goes on the stream with
+ *   cudaLaunchHostFunc, inside the span. A kernel may read and write mapped page-locked host
+ *   memory: it is timed and traced as any kernel on its stream. create, verify and destroy
+ *   may block.
  *   The runner checks this: it traces the device work of a few extra calls after warm-up
  *   (CUPTI, where it loads; their times are not samples), with the event records and waits
  *   that order streams, and waits for every device after the end event of those, of the
@@ -71,7 +80,9 @@
  *   Runs shorter than ~100 us are also timed per launch: run() (with reset() before it, unless
  *   gpubench_work.flags says run() is repeatable) is captured into a CUDA graph on that stream
  *   and replayed, or, where capture fails (a synchronising call, cudaMalloc...), called back to
- *   back. Either way run() must enqueue the same work each time it is called.
+ *   back. Either way run() must enqueue the same work each time it is called. Throughput is
+ *   work over the median compute time: the per-launch median where there is one, else the
+ *   median run(); GB/s and GFLOP/s are 10^9 bytes and flops per second.
  *
  * Several devices (v1.5, a descriptor with max_devices > 1)
  *   The plugin enqueues each device's timed work on that device's stream (args->cuda_streams,
@@ -95,7 +106,9 @@
  *
  * Threads (CPU plugins)
  *   run() may use at most args->cpu_threads threads (the runner records that number in the
- *   results). All calls on one instance come from one runner thread, never concurrently.
+ *   results). The bound is run()'s; a reference check in verify() should keep to it too: a
+ *   --devices lane's worker is bound to its share of the CPUs, and cpu_threads is at most that
+ *   share. All calls on one instance come from one runner thread, never concurrently.
  * ------------------------------------------------------------------------------------------
  */
 #ifndef GPUBENCH_PLUGIN_H
@@ -151,7 +164,10 @@ typedef int32_t gpubench_math;
 /* v1.3: gpubench_work.flags */
 #define GPUBENCH_WORK_RUN_REPEATABLE 1u  /* this configuration's run() leaves its inputs intact:
                                             it may run back to back without reset() even
-                                            though the plugin has one (for other params) */
+                                            though the plugin has one (for other params).
+                                            Read by per-launch timing alone (sampled cycles
+                                            still call reset()); without a reset() it changes
+                                            nothing but the results' run_repeatable */
 #define GPUBENCH_WORK_RUN_NO_DEVICE_WORK 2u  /* v1.6: this CUDA configuration's run() enqueues
                                             no device work (it computes on the host): the
                                             runner then does not require any after warm-up */
@@ -163,7 +179,8 @@ typedef struct gpubench_instance gpubench_instance;
 typedef struct gpubench_work {
     uint32_t struct_size;       /* set by the runner */
     double flops;               /* floating-point operations of one run() (0 if not meaningful) */
-    double bytes;               /* bytes one run() must move through memory at least */
+    double bytes;               /* bytes one run() must move through memory at least
+                                   (GB/s: bytes / median compute time / 10^9) */
     double host_bytes;          /* host memory an instance holds (estimate, 0 = unknown) */
     double device_bytes;        /* device memory an instance holds (estimate, 0 = unknown) */
     /* v1.1 */
@@ -182,9 +199,11 @@ typedef struct gpubench_work {
 /* Everything create() needs. Owned by the runner. */
 typedef struct gpubench_setup_args {
     uint32_t struct_size;
-    uint64_t size;              /* the workload's size parameter (see size_meaning) */
+    uint64_t size;              /* the workload's size parameter (see size_meaning); create()
+                                   refuses one outside min_size..max_size with NOT_SUPPORTED
+                                   (gpubench::checked_size in C++) */
     uint64_t seed;              /* inputs must be a pure function of (size, seed, params) */
-    int32_t cpu_threads;        /* upper bound on threads a CPU plugin may use */
+    int32_t cpu_threads;        /* upper bound on the threads run() may use */
     int32_t cuda_device;        /* CUDA plugins: the device the runner made current */
     void *cuda_stream;          /* CUDA plugins: cudaStream_t to enqueue timed work on */
     const char *params;         /* "key=value,key=value" plugin parameters, never NULL */
@@ -200,8 +219,10 @@ typedef struct gpubench_setup_args {
 /* Verification outcome. Owned by the runner. */
 typedef struct gpubench_verification {
     uint32_t struct_size;
-    int32_t passed;             /* 1 = result is correct within tolerance */
-    double max_error;           /* largest error found, in the plugin's own measure */
+    int32_t passed;             /* 1 = result is correct within tolerance; alone decides */
+    double max_error;           /* largest error found, in the plugin's own measure; of
+                                   several checks, the one with the largest
+                                   max_error / tolerance (name it in detail) */
     double tolerance;           /* the bound max_error was compared against */
     uint64_t checked;           /* how many result elements were checked */
     char detail[256];           /* e.g. "relative error vs float64 reference, 4096 entries" */
@@ -251,10 +272,16 @@ typedef struct gpubench_plugin {
 
     gpubench_status (*create)(const gpubench_setup_args *args, gpubench_instance **out,
                               char *message, size_t message_size);
-    gpubench_phase_fn upload;   /* NULL: nothing to upload */
+    gpubench_phase_fn upload;   /* NULL: nothing to upload (a CUDA plugin may make its
+                                   data on the device in create()) */
     gpubench_phase_fn reset;    /* NULL: run() leaves its inputs intact */
     gpubench_phase_fn run;
-    gpubench_phase_fn download; /* NULL: nothing to download */
+    gpubench_phase_fn download; /* NULL: nothing to download; verify() then reads the
+                                   device itself */
+    /* Untimed, not traced, not audited; may block and enqueue device work. A CUDA plugin
+       enqueues it on args->cuda_stream (ordered after the last run() and download()) and
+       waits for that stream before reading host memory: the runner does not wait for the
+       download that follows per-launch timing. */
     gpubench_status (*verify)(gpubench_instance *instance, gpubench_verification *out,
                               char *message, size_t message_size);
     void (*destroy)(gpubench_instance *instance);
