@@ -298,3 +298,42 @@ TEST_CASE("python: the CuPy and PyTorch examples and the *_torch backends verify
     std::filesystem::remove(results);
 }
 
+// Every form of ctx.stream the docs give (python-backends.md), each with the library it names,
+// on the runner's held stream: the plain-int forms (CuPy 12/13's ExternalStream, PyTorch's
+// ExternalStream, Numba's external_stream) and CuPy 14's stream protocol alike.
+TEST_CASE("python: every documented form of ctx.stream computes on the runner's stream", "[python][gpu]") {
+    test_support::require_gpu();
+    require_numpy();
+    const auto results = temp_results("python_stream_forms");
+    const std::pair<const char *, const char *> forms[] = {{"cupy_from_external", "cupy"},
+                                                           {"cupy_external_stream", "cupy"},
+                                                           {"torch", "torch"},
+                                                           {"numba", "numba"}};
+    int ran = 0;
+    for (const auto &[form, module] : forms) {
+        INFO("form=" << form);
+        const Outcome found = find_python(std::string("numpy ") + module);
+        if (found.status != 0) {
+            WARN("form=" << form << " not tested: " << found.output);
+            continue;
+        }
+        const Outcome o = run_runner(python_fixtures + " --plugin pyfixture_streamforms --sizes 1000,1000000" +
+                                     quick + "--param form=" + form + " --output " + results.string());
+        INFO(o.output);
+        for (const nlohmann::json &e : read_json(results).at("entries")) {
+            INFO(e.dump().substr(0, 600));
+            const std::string message = e.value("message", "");
+            if (message.find("has no Stream.from_external") != std::string::npos) {
+                WARN(message);  // CuPy 12 or 13: this form is CuPy 14's
+                continue;
+            }
+            CHECK(e.at("status") == "ok");
+            CHECK(e.at("verification").at("passed") == true);
+            CHECK(e.at("timing").at("stream_hold") == "held");
+            CHECK(e.at("stream_audit").at("outside_stream") == false);
+            ++ran;
+        }
+    }
+    std::filesystem::remove(results);
+    if (ran == 0) test_support::skip_test("no interpreter has CuPy 14, PyTorch or Numba");
+}
