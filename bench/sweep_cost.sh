@@ -14,8 +14,9 @@ build=${1:-build-device}
 out=${OUT:-out}
 mkdir -p "$out"
 runner="$build/bin/runner"
+python=$(sdk/python/find-python.sh) || exit 1
 now() { date +%s.%N; }
-minus() { python3 -c "print($1 - $2)"; }
+minus() { "$python" -c "print($1 - $2)"; }
 median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
 context=() first_wall=() first_entry=()
@@ -26,7 +27,7 @@ for i in 1 2 3 4 5; do
   "$runner" --plugin vecadd_cuda --sizes 10 -q -o "$out/first-$i.json" >/dev/null 2>&1
   t1=$(now)
   first_wall+=("$(minus "$t1" "$t0")")
-  first_entry+=("$(python3 -c "import json,sys; e=json.load(open('$out/first-$i.json'))['entries'][0]; print(e['harness']['finished_after_s'] if e['valid'] else 'nan')")")
+  first_entry+=("$("$python" -c "import json,sys; e=json.load(open('$out/first-$i.json'))['entries'][0]; print(e['harness']['finished_after_s'] if e['valid'] else 'nan')")")
   rm -f "$out/first-$i.json"
 done
 context_s=$(printf '%s\n' "${context[@]}" | median)
@@ -38,7 +39,7 @@ t0=$(now)
 status=$?
 t1=$(now)
 sweep_s=$(minus "$t1" "$t0")
-python3 - "$out/default-sweep.json" "$context_s" "$first_wall_s" "$first_entry_s" "$sweep_s" "$status" \
+"$python" - "$out/default-sweep.json" "$context_s" "$first_wall_s" "$first_entry_s" "$sweep_s" "$status" \
   "$out/sweep-cost.json" <<'PY'
 import json, statistics, sys
 results, context, first_wall, first_entry, sweep, status, target = sys.argv[1:]

@@ -30,13 +30,15 @@ languages (from the plugins' build records; solid where unknown). Several files 
 together: separate sweeps of one study, or several machines, whose lines are then labelled
 "@ <GPU or host>" and told apart by marker. The x axis says what the size counts (the plugins'
 size_meaning, shortened). Only entries that verified are plotted: a wrong result is never drawn
-as a fast one. Needs matplotlib (Debian: apt-get install python3-matplotlib).
+as a fast one. Needs matplotlib (Debian: apt-get install python3-matplotlib); run by a Python
+without it, it re-runs itself in the one sdk/python/find-python.sh finds.
 """
 import argparse
 import json
 import math
 import os
 import re
+import subprocess
 import sys
 import zlib
 
@@ -53,14 +55,29 @@ def import_pyplot():
         import matplotlib.pyplot as plt
         return plt
     except ImportError:
-        # Debian's matplotlib imports only under the system interpreter; try that once.
-        system = "/usr/bin/python3"
-        if os.path.exists(system) and os.path.realpath(sys.executable) != os.path.realpath(system) \
-                and not os.environ.get("GPUBENCH_PLOT_REEXEC"):
-            os.environ["GPUBENCH_PLOT_REEXEC"] = "1"
-            os.execv(system, [system] + sys.argv)
-        sys.exit("plot_results.py: error: matplotlib is not installed "
-                 "(Debian: sudo apt-get install python3-matplotlib)")
+        # Run by an interpreter without matplotlib (`runner/plot_results.py` takes python3 on
+        # PATH): re-run once in the one gpubench's finder chooses for matplotlib.
+        if os.environ.get("GPUBENCH_PLOT_REEXEC"):
+            sys.exit("plot_results.py: error: %s has no matplotlib" % sys.executable)
+        finder = python_finder()
+        found = subprocess.run(["sh", finder, "matplotlib"], capture_output=True, text=True) \
+            if finder else None
+        if not found or found.returncode != 0 or not found.stdout.strip():
+            why = found.stderr.strip() if found else "no sdk/python/find-python.sh beside it"
+            sys.exit("plot_results.py: error: matplotlib: %s" % why)
+        os.environ["GPUBENCH_PLOT_REEXEC"] = "1"
+        python = found.stdout.strip()
+        os.execv(python, [python] + sys.argv)
+
+
+def python_finder():
+    """sdk/python/find-python.sh: beside this script where installed, in the source tree."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    for candidate in (os.path.join(here, "find-python.sh"),
+                      os.path.join(here, "..", "sdk", "python", "find-python.sh")):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 # 24 distinct colours: matplotlib's tab10, then Kelly's colours of maximum contrast.

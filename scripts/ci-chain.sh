@@ -6,7 +6,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${GPUBENCH_BUILD_DIR:-build}
-. scripts/python-env.sh
 out="$build_dir/ci-chain"
 rm -rf "$out"
 mkdir -p "$out"
@@ -31,7 +30,8 @@ head -n 12 "$out/report.md"
 echo "report.html: $(wc -c < "$out/report.html") bytes"
 
 echo "== plots"
-/usr/bin/python3 runner/plot_results.py "$out/results.json" --out-dir "$out"
+python=$(sdk/python/find-python.sh matplotlib)
+"$python" runner/plot_results.py "$out/results.json" --out-dir "$out"
 
 echo "== compare with itself"
 "$runner" compare "$out/results.json" "$out/results.json" | tee "$out/compare.md" | tail -n 1

@@ -185,9 +185,9 @@ case $mode in
     done ;;
   bridge)
     need_runner
-    source scripts/python-env.sh
     # Rounds alternate the runner and the bench, so that drift in the machine shows in both.
-    bench="python3 -W ignore::DeprecationWarning bench/cupy_events.py --min-time 0.5 --min-samples 30"
+    python=$(sdk/python/find-python.sh cupy numpy)
+    bench="$python -W ignore::DeprecationWarning bench/cupy_events.py --min-time 0.5 --min-samples 30"
     for round in 1 2 3; do
       "$runner" --plugin matmul_cupy --sizes 128,1024,4096,8192 --max-time 3 -q -o "$out/bridge-matmul-$round.json" > /dev/null 2>&1
       "$runner" --plugin vecadd_cupy --sizes 1e3,1e6,1e8,1e9 --max-time 3 -q -o "$out/bridge-vecadd-$round.json" > /dev/null 2>&1
@@ -196,7 +196,7 @@ case $mode in
     done ;;
   hold)
     need_runner
-    source scripts/python-env.sh
+    python=$(sdk/python/find-python.sh cupy numpy)
     entries="vecadd_cupy:1000 vecadd_cupy:1000000 vecadd_cupy:100000000 matmul_cupy:128 \
       matmul_cupy:4096 logreg_cupy:60000 sort_cupy:100000000 mandelbrot_numba_cuda:4096 \
       vecadd_cuda:100000000 vecadd_numba_cuda:100000000"
@@ -207,7 +207,7 @@ case $mode in
           -o "$out/hold-$hold-${entry%%:*}-${entry#*:}.json" > /dev/null 2>&1
       done
       echo "== gpubench ($hold) against cupyx.profiler.benchmark"
-      python3 -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 \
+      "$python" -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 \
         $(for f in "$out"/hold-$hold-*.json; do echo --results "$f"; done) \
         $(echo "$entries" | tr ' ' '\n' | grep -Ev '^[a-z]+_cuda:') 2>&1 | tee -a "$out/cupyx-benchmark.txt"
     done ;;
@@ -243,7 +243,7 @@ case $mode in
         --plugin '*_cuda,*_cublas,*_thrust,*_cupy' --max-time 0.5 --quiet --devices $devices \
         -o "$out/gpu-sweep-devices-$devices.json"
     done
-    python3 - "$out/gpu-sweep-devices-all.json" <<'PY'
+    "$(sdk/python/find-python.sh)" - "$out/gpu-sweep-devices-all.json" <<'PY'
 import json, sys
 shares = {}
 for e in json.load(open(sys.argv[1]))["entries"]:
@@ -263,7 +263,7 @@ PY
     gpus=$(nvidia-smi -L | grep -c '^GPU')
     measure "multi-gpu-allreduce-nccl-${gpus}gpu" --plugin allreduce_nccl --devices all \
       --sizes 8388608,67108864,268435456,1073741824,4294967296 --min-time 0.5 --max-time 5
-    python3 bench/torch_allreduce.py --sizes 8MiB,64MiB,256MiB,1GiB,4GiB --json "$out/torch-allreduce-${gpus}gpu.json" ;;
+    "$(sdk/python/find-python.sh torch)" bench/torch_allreduce.py --sizes 8MiB,64MiB,256MiB,1GiB,4GiB --json "$out/torch-allreduce-${gpus}gpu.json" ;;
   hostile)
     need_runner
     hostile=$(mktemp -d)  # 0700: a folder only we can write

@@ -7,7 +7,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh "$@"
 build_dir=${GPUBENCH_BUILD_DIR:-build}
-. scripts/python-env.sh
 mkdir -p results
 results="results/$(hostname)-$(date -u +%Y%m%dT%H%M%SZ).json"
 status=0
@@ -17,7 +16,9 @@ if [ "$status" -ne 0 ] && [ "$status" -ne 3 ]; then
   echo "main-job: the sweep failed (exit status $status); see the table above and $results" >&2
   exit "$status"
 fi
-/usr/bin/python3 runner/plot_results.py "$results"
+# The Python with matplotlib (sdk/python/find-python.sh: GPUBENCH_PYTHON, python3, /usr/bin/python3).
+python=$(sdk/python/find-python.sh matplotlib)
+"$python" runner/plot_results.py "$results"
 # 3: nothing verified to report.
 "$build_dir/bin/runner" report "$results" --output "${results%.json}.md" || [ $? -eq 3 ]
 "$build_dir/bin/runner" report "$results" --format html --output "${results%.json}.html" || [ $? -eq 3 ]

@@ -6,7 +6,6 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 scripts/build.sh "$@"
 build_dir=${GPUBENCH_BUILD_DIR:-build}
-. scripts/python-env.sh
 log="$build_dir/ctest-output.log"
 status=0
 ctest --test-dir "$build_dir" --output-on-failure 2>&1 | tee "$log" || status=$?

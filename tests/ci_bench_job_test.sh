@@ -8,6 +8,7 @@
 set -euo pipefail
 source_dir=$1 build_dir=$2
 work=$(mktemp -d)
+python=$("$source_dir/sdk/python/find-python.sh")
 trap 'rm -rf "$work"' EXIT
 export GPUBENCH_CI_RESULTS="$work/results" GPUBENCH_CI_BASELINES="$work/baselines"
 # The job's history check is tested by ci_history_test.sh; here the real microsecond timings
@@ -22,7 +23,7 @@ baseline="$work/baselines/test-class/omp-small.json"
 test -s "$baseline"
 
 scale() {  # scale every run() sample of the baseline by $1
-  python3 - "$baseline" "$1" <<'PY'
+  "$python" - "$baseline" "$1" <<'PY'
 import json, sys
 path, factor = sys.argv[1], float(sys.argv[2])
 doc = json.load(open(path))
@@ -61,7 +62,8 @@ grep -q "some planned entries are missing" "$work/incomplete.log"
 
 # The workflow runs it so: the shard jobs and the merge jobs cover the same cells, and the
 # shard count is the matrix's (checked where PyYAML is installed).
-python3 - "$source_dir/ci/github-actions.yml" <<'PY'
+yaml_python=$("$source_dir/sdk/python/find-python.sh" yaml 2>/dev/null) || yaml_python=$python
+"$yaml_python" - "$source_dir/ci/github-actions.yml" <<'PY'
 import sys
 try:
     import yaml

@@ -41,7 +41,7 @@ if grep -q "warning: no .*report.html: .*plotly.js" "$work/c3.log"; then
   exit 77
 fi
 test -s "$report"
-python3 - "$report" <<'PY'
+"$("$source_dir/sdk/python/find-python.sh")" - "$report" <<'PY'
 import json, sys
 page = open(sys.argv[1], encoding="utf-8").read()
 start = '<script type="application/json" id="gpubench-data">'

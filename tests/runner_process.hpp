@@ -40,6 +40,14 @@ inline Outcome run_runner(const std::string &arguments) {
 // A shell script (for ulimit and the like), run by sh.
 inline Outcome run_runner_shell(const std::string &script) { return run_command("sh -c '" + script + "'"); }
 
+// The interpreter sdk/python/find-python.sh chooses for `modules` (space-separated), the one
+// the scripts and the Python bridge use; else its one-line reason (status 1).
+inline Outcome find_python(const std::string &modules, const std::string &environment = "") {
+    Outcome found = run_command(environment + " " GPUBENCH_SOURCE_DIR "/sdk/python/find-python.sh " + modules);
+    while (!found.output.empty() && found.output.back() == '\n') found.output.pop_back();
+    return found;
+}
+
 inline std::string fixtures() { return std::string("--plugin-dir ") + GPUBENCH_FIXTURE_DIR; }
 
 // Unique per test process, so that test runs side by side (two build folders) never share one.

@@ -1,7 +1,7 @@
 // The Python bridge, through the runner as a user runs it: the interpreter found at run time,
 // started once per worker (its start is the entry's load time), data made and checked in C++,
 // and every way a script can fail turned into a one-line entry, never a crash. The fixtures
-// (tests/fixtures/python) need NumPy in the interpreter; main.cpp picks one that has it.
+// (tests/fixtures/python) need NumPy in the interpreter that sdk/python/find-python.sh chooses.
 #include "runner_process.hpp"
 #include "test_support.hpp"
 
@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 using namespace runner_process;
@@ -31,15 +32,27 @@ nlohmann::json misbehave(const std::string &behaviour, const std::string &sizes,
     return entries;
 }
 
-// Skips the test, with the reason, unless the run-time interpreter imports `modules`.
-void require_modules(const std::string &modules, const std::string &install) {
-    const char *chosen = std::getenv("GPUBENCH_PYTHON");
-    const std::string python = chosen && *chosen ? chosen : "python3";
-    if (std::system((python + " -c 'import " + modules + "' >/dev/null 2>&1").c_str()) != 0)
-        test_support::skip_test("no interpreter with " + modules + " (" + python + "): " + install);
+// Skips the test, with the finder's reason, unless an interpreter has `modules` (space-separated).
+void require_modules(const std::string &modules) {
+    const Outcome found = find_python(modules);
+    if (found.status != 0) test_support::skip_test(found.output);
 }
 
-void require_numpy() { require_modules("numpy", "install python3-numpy"); }
+void require_numpy() { require_modules("numpy"); }
+
+// A folder holding a `python3` that runs Debian's without its site-packages (-S), so without
+// NumPy; removed with the object.
+struct PythonWithoutNumpy {
+    std::filesystem::path folder =
+        std::filesystem::temp_directory_path() / ("gpubench_no_numpy_" + std::to_string(getpid()));
+    std::filesystem::path python = folder / "python3";
+    PythonWithoutNumpy() {
+        std::filesystem::create_directories(folder);
+        std::ofstream(python) << "#!/bin/sh\nexec /usr/bin/python3 -S \"$@\"\n";
+        std::filesystem::permissions(python, std::filesystem::perms::owner_all);
+    }
+    ~PythonWithoutNumpy() { std::filesystem::remove_all(folder); }
+};
 
 }  // namespace
 
@@ -71,27 +84,33 @@ TEST_CASE("python: a script's plugin computes in the interpreter found at run ti
     CHECK(saw_python);
 }
 
-TEST_CASE("python: the interpreter is python3 on PATH when GPUBENCH_PYTHON is unset", "[python]") {
-    require_numpy();
-    const char *chosen = std::getenv("GPUBENCH_PYTHON");
-    const std::string real = chosen && *chosen ? chosen : "python3";
-    // A folder of our own first on PATH, holding a python3 that notes its use and runs the real
-    // one (a script, not a link: a venv's python3 linked elsewhere would lose its venv).
-    const auto folder = std::filesystem::temp_directory_path() / ("gpubench_path_" + std::to_string(getpid()));
-    std::filesystem::create_directories(folder);
-    const auto marker = folder / "used";
+TEST_CASE("python: the bridge runs the interpreter find-python.sh chooses, the first with the modules",
+          "[python]") {
+    if (find_python("numpy", "env -u GPUBENCH_PYTHON PATH=/usr/bin").output != "/usr/bin/python3")
+        test_support::skip_test("Debian's /usr/bin/python3 has no NumPy (apt-get install python3-numpy)");
+    const PythonWithoutNumpy lacking;
+    REQUIRE(find_python("numpy", "GPUBENCH_PYTHON=" + lacking.python.string()).status == 1);
+    // python3 on PATH lacks NumPy: the plugin runs in /usr/bin/python3, the finder's next.
     const auto results = temp_results("python_path");
-    const Outcome outcome = run_command(
-        "real=\"$(command -v " + real + ")\" && printf '#!/bin/sh\\ntouch %s\\nexec %s \"$@\"\\n' '" +
-        marker.string() + "' \"$real\" > '" + (folder / "python3").string() + "' && chmod +x '" +
-        (folder / "python3").string() + "' && env -u GPUBENCH_PYTHON PATH='" + folder.string() + ":'\"$PATH\" " +
-        GPUBENCH_RUNNER + " " + python_fixtures + " --plugin pyfixture_misbehave --sizes 5" + quick +
-        "--output " + results.string());
-    INFO(outcome.output);
-    CHECK(outcome.status == 0);
-    CHECK(std::filesystem::exists(marker));
-    std::filesystem::remove_all(folder);
+    const Outcome passed_over = run_command(
+        "env -u GPUBENCH_PYTHON PATH='" + lacking.folder.string() + ":'\"$PATH\" " + GPUBENCH_RUNNER + " " +
+        python_fixtures + " --plugin pyfixture_misbehave --sizes 5" + quick + "--output " + results.string());
+    INFO(passed_over.output);
+    CHECK(passed_over.status == 0);
+    const nlohmann::json entry = read_json(results).at("entries").at(0);
+    CHECK(entry.at("status") == "ok");
+    bool ran_in_debians = false;
+    for (const nlohmann::json &m : entry.at("metrics"))
+        if (m.at("name") == "python") ran_in_debians = m.at("text").get<std::string>().find("(/usr/bin/python3)") != std::string::npos;
+    CHECK(ran_in_debians);
     std::filesystem::remove(results);
+    // GPUBENCH_PYTHON is the user's choice: lacking NumPy, the plugin is unavailable, saying
+    // so, rather than run in another interpreter.
+    const Outcome chosen = run_command("GPUBENCH_PYTHON=" + lacking.python.string() + " " + GPUBENCH_RUNNER + " " +
+                                       python_fixtures + " --list");
+    INFO(chosen.output);
+    CHECK_THAT(chosen.output, Catch::Contains("unavailable: GPUBENCH_PYTHON=" + lacking.python.string() +
+                                              " has no module 'numpy': install it there"));
 }
 
 TEST_CASE("python: what a script raises becomes the entry's status and a one-line message", "[python]") {
@@ -145,7 +164,9 @@ TEST_CASE("python: a script that does not compile fails its entries, naming the 
 TEST_CASE("python: a missing module or interpreter makes a plugin unavailable with the reason", "[python]") {
     const Outcome listed = run_runner(python_fixtures + " --list");
     INFO(listed.output);
-    CHECK(listed.output.find("has no module 'gpubench_no_such_module'") != std::string::npos);
+    // The finder's line, naming the module and what to install (with GPUBENCH_PYTHON set or not).
+    CHECK_THAT(listed.output, Catch::Contains("'gpubench_no_such_module'") &&
+                                  Catch::Contains("pip install gpubench_no_such_module"));
 
     const Outcome missing = run_command("GPUBENCH_PYTHON=/nonexistent/python3 " + std::string(GPUBENCH_RUNNER) +
                                         " " + python_fixtures + " --list");
@@ -246,7 +267,7 @@ TEST_CASE("python: a script imports the modules beside it, embedded with it", "[
 TEST_CASE("python: the CuPy and PyTorch examples and the *_torch backends verify on the runner's held stream",
           "[python][gpu]") {
     test_support::require_gpu();
-    require_modules("cupy, torch", "pip install cupy-cuda13x torch");
+    require_modules("cupy torch");
     const auto results = temp_results("python_gpu_libraries");
     const auto entries_of = [&](const std::string &arguments) {
         const Outcome o = run_runner(arguments + quick + "--output " + results.string());
@@ -275,4 +296,44 @@ TEST_CASE("python: the CuPy and PyTorch examples and the *_torch backends verify
                                             " --plugin sort_torch --sizes 100000 --param keys=uint64,pairs");
     for (const nlohmann::json &e : pairs) CHECK(e.at("status") == "ok");
     std::filesystem::remove(results);
+}
+
+// Every form of ctx.stream the docs give (python-backends.md), each with the library it names,
+// on the runner's held stream: the plain-int forms (CuPy 12/13's ExternalStream, PyTorch's
+// ExternalStream, Numba's external_stream) and CuPy 14's stream protocol alike.
+TEST_CASE("python: every documented form of ctx.stream computes on the runner's stream", "[python][gpu]") {
+    test_support::require_gpu();
+    require_numpy();
+    const auto results = temp_results("python_stream_forms");
+    const std::pair<const char *, const char *> forms[] = {{"cupy_from_external", "cupy"},
+                                                           {"cupy_external_stream", "cupy"},
+                                                           {"torch", "torch"},
+                                                           {"numba", "numba"}};
+    int ran = 0;
+    for (const auto &[form, module] : forms) {
+        INFO("form=" << form);
+        const Outcome found = find_python(std::string("numpy ") + module);
+        if (found.status != 0) {
+            WARN("form=" << form << " not tested: " << found.output);
+            continue;
+        }
+        const Outcome o = run_runner(python_fixtures + " --plugin pyfixture_streamforms --sizes 1000,1000000" +
+                                     quick + "--param form=" + form + " --output " + results.string());
+        INFO(o.output);
+        for (const nlohmann::json &e : read_json(results).at("entries")) {
+            INFO(e.dump().substr(0, 600));
+            const std::string message = e.value("message", "");
+            if (message.find("has no Stream.from_external") != std::string::npos) {
+                WARN(message);  // CuPy 12 or 13: this form is CuPy 14's
+                continue;
+            }
+            CHECK(e.at("status") == "ok");
+            CHECK(e.at("verification").at("passed") == true);
+            CHECK(e.at("timing").at("stream_hold") == "held");
+            CHECK(e.at("stream_audit").at("outside_stream") == false);
+            ++ran;
+        }
+    }
+    std::filesystem::remove(results);
+    if (ran == 0) test_support::skip_test("no interpreter has CuPy 14, PyTorch or Numba");
 }

@@ -255,8 +255,8 @@ TEST_CASE("what the writer writes reads back the same through the typed model", 
 
 TEST_CASE("python's jsonschema accepts the schema and agrees with the built-in validator",
           "[results-model]") {
-    if (run_command("python3 -c 'import jsonschema'").status != 0)
-        test_support::skip_test("python3-jsonschema is not installed");
+    const Outcome python = find_python("jsonschema");
+    if (python.status != 0) test_support::skip_test(python.output);
     const fs::path dir = temp_results("agreement");
     fs::remove_all(dir);
     fs::create_directories(dir);
@@ -299,11 +299,11 @@ TEST_CASE("python's jsonschema accepts the schema and agrees with the built-in v
         "for path in sys.argv[2:]:\n"
         "    print('valid' if check.is_valid(json.load(open(path))) else 'invalid')\n";
     write(dir / "agree.py", script);
-    const Outcome python = run_command("python3 " + (dir / "agree.py").string() + " " +
+    const Outcome agreed = run_command(python.output + " " + (dir / "agree.py").string() + " " +
                                        schema_file.string() + files);
-    INFO(python.output);
-    CHECK(python.status == 0);
-    CHECK(python.output == expected);
+    INFO(agreed.output);
+    CHECK(agreed.status == 0);
+    CHECK(agreed.output == expected);
     CHECK(invalid == 11);  // the last 11 (the first 7 are valid)
     fs::remove_all(dir);
 }

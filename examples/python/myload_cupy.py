@@ -19,9 +19,9 @@ def work(size, params):
 
 def runner_stream(ctx):
     """The runner's stream, whose events time us: CuPy 14 takes it through the CUDA stream
-    protocol (ctx.cuda_stream) and deprecates ExternalStream; CuPy 12 and 13 take its address."""
+    protocol and deprecates ExternalStream; CuPy 12 and 13 take its address. ctx.stream is both."""
     if hasattr(cp.cuda.Stream, "from_external"):
-        return cp.cuda.Stream.from_external(ctx.cuda_stream)
+        return cp.cuda.Stream.from_external(ctx.stream)
     return cp.cuda.ExternalStream(ctx.stream)
 
 

@@ -2,7 +2,8 @@
 #
 # Builds <workload>_<backend>.so, a plugin whose phases are the functions of a Python script
 # (setup, run, and optionally upload, reset, download), run in the interpreter found at run
-# time (GPUBENCH_PYTHON, else python3 on PATH). The script is embedded in the library. The
+# time by find-python.sh (GPUBENCH_PYTHON, else python3 on PATH, else /usr/bin/python3: the first
+# with the script's modules). The script is embedded in the library. The
 # script declares itself, read here at configure time:
 #   - its docstring's first line: the plugin's description;
 #   - DEVICE = "cpu" or "cuda"; MAX_SIZE = <int>; DEFAULT_SIZES = [<int>, ...];
@@ -69,9 +70,12 @@ function(_gpubench_python_bridge)
   set(helper_cpp "${CMAKE_BINARY_DIR}/gpubench_python/bridge_helper.cpp")
   _gpubench_embed_file("${helper_cpp}" "${_gpubench_python_dir}/bridge_helper.py"
                        gpubench_bridge_helper_source)
+  set(finder_cpp "${CMAKE_BINARY_DIR}/gpubench_python/find_python.cpp")
+  _gpubench_embed_file("${finder_cpp}" "${_gpubench_python_dir}/find-python.sh"
+                       gpubench_find_python_source)
   add_library(gpubench_python_bridge STATIC
     "${_gpubench_python_dir}/python_runtime.cpp" "${_gpubench_python_dir}/python_plugin.cpp"
-    "${helper_cpp}")
+    "${helper_cpp}" "${finder_cpp}")
   target_include_directories(gpubench_python_bridge PUBLIC "${_gpubench_python_dir}")
   target_link_libraries(gpubench_python_bridge PUBLIC gpubench::sdk ${CMAKE_DL_LIBS})
   target_compile_features(gpubench_python_bridge PUBLIC cxx_std_17)

@@ -115,28 +115,27 @@ def _params(text):
     return params
 
 
-class CudaStream:
-    """The runner's stream for libraries that take the CUDA stream protocol (CuPy 14's
-    cp.cuda.Stream.from_external, cuda.core): __cuda_stream__() -> (0, handle)."""
+class CudaStream(int):
+    """The runner's cudaStream_t, in every form a library takes: an int equal to the handle
+    (CuPy 12/13's ExternalStream, torch.cuda.ExternalStream, numba.cuda.external_stream,
+    ctypes) that also speaks the CUDA stream protocol, __cuda_stream__() -> (0, handle) (CuPy
+    14's cp.cuda.Stream.from_external, cuda.core). So ctx.stream works in the form written for
+    any of them, and ctx.cuda_stream is the same object. It prints as the number (no __repr__ of
+    its own: str() and f-strings of an int subclass use it)."""
 
-    def __init__(self, handle):
-        self.handle = handle
+    __slots__ = ()
 
     def __cuda_stream__(self):
-        return (0, self.handle)
-
-    def __int__(self):
-        return self.handle
-
-    __index__ = __int__
+        return (0, int(self))  # a plain int: a protocol consumer may check its type
 
 
 def setup(module, size, seed, threads, device, stream, params, arrays, constants):
     """Calls the script's setup(ctx) with the C++ half's host arrays as NumPy arrays."""
     import numpy as np
 
+    runner_stream = CudaStream(stream)
     ctx = types.SimpleNamespace(size=size, seed=seed, threads=threads, device=device,
-                                stream=stream, cuda_stream=CudaStream(stream),
+                                stream=runner_stream, cuda_stream=runner_stream,
                                 params=_params(params), inputs={}, outputs={},
                                 constants=dict(constants))
     for name, dtype, shape, memory, is_output in arrays:

@@ -17,33 +17,27 @@
 #include <mutex>
 
 extern char **environ;
+// find-python.sh, embedded by gpubenchPython.cmake: the one rule for which interpreter runs.
+extern const unsigned char gpubench_find_python_source[];
 
 namespace gpubench::python {
 namespace {
 
-// Asked of the interpreter in a child process: who it is, where its shared libpython is,
-// its sys.path, and which of the modules named in argv cannot be found. find_spec does not
-// import them, so the question stays quick even for CuPy.
+// Asked of the interpreter in a child process: who it is, where its shared libpython is and
+// its sys.path. (Which modules it has is the finder's question, asked before.)
 constexpr const char *query_source = R"PY(
-import importlib.util, os, sys, sysconfig
+import os, sys, sysconfig
 v = sysconfig.get_config_var
 library = ""
 for folder in (v("LIBDIR"), os.path.join(sys.base_prefix, "lib"), v("LIBPL")):
     for name in (v("INSTSONAME"), v("LDLIBRARY")):
         if folder and name and ".so" in name and os.path.isfile(os.path.join(folder, name)):
             library = library or os.path.join(folder, name)
-missing = []
-for module in sys.argv[1:]:
-    try:
-        if importlib.util.find_spec(module) is None:
-            missing.append(module)
-    except Exception as e:
-        missing.append(module + " (" + type(e).__name__ + ": " + str(e) + ")")
 answer = [("executable", sys.executable), ("version", sys.version.split()[0]),
           ("minor", str(sys.version_info[1] if sys.version_info[0] == 3 else 0)),
           ("library", library), ("home", sys.base_prefix + ":" + sys.base_exec_prefix),
           ("prefix", sys.prefix)]
-answer += [("path", p) for p in sys.path] + [("missing", m) for m in missing]
+answer += [("path", p) for p in sys.path]
 print("gpubench-python-query")
 for key, value in answer:
     print(key + "=" + value.replace("\n", " "))
@@ -166,29 +160,31 @@ void initialize(const Api &bound, const Interpreter &interpreter, int cpu_thread
     bound.PyEval_SaveThread();  // released: every call takes it with Gil
 }
 
+// The interpreter find-python.sh chooses for `modules` (GPUBENCH_PYTHON, else python3 on PATH,
+// else /usr/bin/python3: the first that has them all); its one-line reason where none does.
+std::string chosen_interpreter(const std::vector<std::string> &modules) {
+    std::vector<std::string> argv = {"/bin/sh", "-c",
+                                     reinterpret_cast<const char *>(gpubench_find_python_source),
+                                     "find-python.sh"};
+    argv.insert(argv.end(), modules.begin(), modules.end());
+    const Output out = run_captured(argv, "/bin/sh");
+    const std::string line = last_line(out.text);
+    if (out.exit_status != 0 || line.empty())
+        throw NotSupported(line.empty() ? "find-python.sh failed" : line.substr(0, 300));
+    return line;
+}
+
 }  // namespace
 
 Interpreter find_interpreter(const std::vector<std::string> &modules) {
-    const char *chosen = std::getenv("GPUBENCH_PYTHON");
-    const bool from_env = chosen && *chosen;
-    const std::string program = from_env ? chosen : "python3";
-    const std::string what = from_env ? "GPUBENCH_PYTHON=" + program : "python3 on PATH";
-    std::vector<std::string> argv = {program, "-c", query_source};
-    argv.insert(argv.end(), modules.begin(), modules.end());
-    Output out;
-    try {
-        out = run_captured(argv, what);
-    } catch (const NotSupported &e) {
-        if (!from_env) throw NotSupported("no python3 on PATH (or set GPUBENCH_PYTHON)");
-        throw;
-    }
+    const std::string program = chosen_interpreter(modules);
+    const Output out = run_captured({program, "-c", query_source}, program);
     const size_t begin = out.text.find("gpubench-python-query\n");
     if (out.exit_status != 0 || begin == std::string::npos)
-        throw NotSupported(what + " did not answer the bridge's query: " +
+        throw NotSupported(program + " did not answer the bridge's query: " +
                            last_line(out.text).substr(0, 200));
     Interpreter found;
     int minor = 0;
-    std::vector<std::string> missing;
     size_t at = begin + std::strlen("gpubench-python-query\n");
     while (at < out.text.size()) {
         size_t end = out.text.find('\n', at);
@@ -205,18 +201,12 @@ Interpreter find_interpreter(const std::vector<std::string> &modules) {
         else if (key == "home") found.home = value;
         else if (key == "prefix") found.prefix = value;
         else if (key == "path") found.path.push_back(value);
-        else if (key == "missing") missing.push_back(value);
     }
     const std::string who = "python " + found.version + " (" + found.executable + ")";
     if (minor < 8) throw NotSupported(who + " is older than 3.8");
     if (found.library.empty())
         throw NotSupported(who + " has no shared libpython (built without --enable-shared), "
                                  "so it cannot be embedded");
-    if (!missing.empty()) {
-        std::string list;
-        for (const std::string &m : missing) list += (list.empty() ? "'" : ", '") + m + "'";
-        throw NotSupported(who + " has no module " + list);
-    }
     return found;
 }
 

@@ -1,5 +1,6 @@
-// The Python interpreter a Python plugin runs in: the one found at run time (GPUBENCH_PYTHON,
-// else `python3` on PATH), never the Python the bridge was built against. Its libpython is
+// The Python interpreter a Python plugin runs in: the one find-python.sh chooses at run time
+// (GPUBENCH_PYTHON, else `python3` on PATH, else /usr/bin/python3: the first with the script's
+// modules), never the Python the bridge was built against. Its libpython is
 // loaded with dlopen and every C API function is looked up with dlsym, so nothing here needs
 // Python's headers and one build serves 3.8 ... 3.13 alike: only functions of the stable ABI
 // are used, and no struct of Python's is touched.
@@ -13,7 +14,7 @@ namespace gpubench::python {
 
 // What the interpreter says of itself (python3 -c ...), asked in a child process.
 struct Interpreter {
-    std::string executable;         // as found: GPUBENCH_PYTHON or python3 on PATH
+    std::string executable;         // its sys.executable
     std::string version;            // "3.12.3"
     std::string library;            // the shared libpython to dlopen
     std::string home;               // sys.base_prefix:sys.base_exec_prefix (PYTHONHOME)
@@ -21,9 +22,9 @@ struct Interpreter {
     std::string prefix;             // sys.prefix (the venv when there is one)
 };
 
-// Finds and asks the interpreter; `modules` (top-level names) must be importable. Throws
-// gpubench::NotSupported with a one-line reason ("python3 (/usr/bin/python3 3.11.2) has no
-// module 'cupy'", "no python3 on PATH and GPUBENCH_PYTHON unset", ...).
+// Finds (find-python.sh) and asks the interpreter that has `modules` (top-level names). Throws
+// gpubench::NotSupported with a one-line reason ("no Python with 'numpy', 'cupy':
+// /usr/bin/python3 lacks 'cupy' (pip install cupy-cuda13x, or set GPUBENCH_PYTHON)", ...).
 Interpreter find_interpreter(const std::vector<std::string> &modules);
 
 // Opaque Python object (PyObject *).

@@ -226,14 +226,13 @@ for plugin in myload_numpy.so myload_cupy.so myload_torch.so; do  # gpubench_add
   [[ -f $py_build/$plugin ]] || fail "$py_build/$plugin was not built"
 done
 echo "ok: built myload_numpy.so, myload_cupy.so and myload_torch.so"
-python=${GPUBENCH_PYTHON:-python3}
-if "$python" -c 'import numpy' >/dev/null 2>&1; then
+if python=$("$source_dir/sdk/python/find-python.sh" numpy 2>&1); then
   "$runner" --plugin myload_numpy --plugin-dir "$py_build" --sizes 10,1000 --output "$work/python.json" \
     >/dev/null 2>&1 || fail "runner failed on the Python example"
   grep -q '"status": "ok"' "$work/python.json" || fail "the Python example did not verify"
   echo "ok: myload_numpy built, ran in $python and verified"
 else
-  echo "SKIPPED: running myload_numpy: $python cannot import numpy (install python3-numpy)"
+  echo "SKIPPED: running myload_numpy: $python"
 fi
 
 step "the installed SDK builds, lists and runs an out-of-tree plugin: PASSED"

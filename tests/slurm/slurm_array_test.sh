@@ -162,7 +162,7 @@ cat "$results/merge.log"
 # The merged entries are the single process's, with the same statuses; each shard came from
 # its array task.
 check_merged() {  # MERGED_FILE SHARD_INDICES (comma-separated)
-  python3 - "$work/whole.json" "$1" "$2" <<'PY'
+  "$("$source_dir/sdk/python/find-python.sh")" - "$work/whole.json" "$1" "$2" <<'PY'
 import json, sys
 def entries(path):
     return sorted((e["plugin"], e["size"], e["params"], e["seed"], e["status"])
