@@ -34,7 +34,9 @@
  *   reset    (untimed)  optional; restores inputs an in-place run() destroyed. Called before
  *                       every run(). NULL when run() does not modify its inputs.
  *   run      (timed)    the computation alone. Called many times; each call computes the whole
- *                       result again from the inputs.
+ *                       result again from the inputs. A CPU plugin's run() must not return
+ *                       before its work is done: threads it starts must be joined, work it
+ *                       hands to its own threads waited for (checked: see Threads below).
  *   download (timed)    device -> host copy of the result. NULL for CPU plugins.
  *   verify   (untimed)  checks the last downloaded (or computed) result against a reference.
  *   metrics  (untimed)  optional (v1.1); figures about the result such as test accuracy.
@@ -88,6 +90,11 @@
  * Threads (CPU plugins)
  *   run() may use at most args->cpu_threads threads (the runner records that number in the
  *   results). All calls on one instance come from one runner thread, never concurrently.
+ *   The runner reads every thread's CPU time around a few run() calls per entry: a thread
+ *   that run() started and left running, or threads that worked after run() returned without
+ *   taking part in it, make the entry invalid ("work outside run(): 1 thread started by run()
+ *   was still running after it returned (...)"). An OpenMP parallel region inside run() ends
+ *   with a barrier and is fine; its pool spinning afterwards is not counted.
  * ------------------------------------------------------------------------------------------
  */
 #ifndef GPUBENCH_PLUGIN_H
