@@ -91,7 +91,12 @@ TEST_CASE("thread audit: each escape from run() is refused at every size; the co
             // Its work is seen after the return, even where the thread exited before C.
             if (size >= 1'000'000) CHECK(e.thread_audit.cpu_after_return_s > 1e-4);
         }
-        const EntryResult helper = measure_escape("helper", size);
+        // At 1e3 the helper's work takes microseconds: on a host with no idle CPU the woken
+        // helper often preempts the caller and finishes before run() returns (that call's
+        // time is then right), so an entry may see no escape; one of three must.
+        EntryResult helper = measure_escape("helper", size);
+        for (int retry = 0; size == 1'000 && retry < 2 && helper.status == EntryStatus::ok; ++retry)
+            helper = measure_escape("helper", size);
         CHECK(helper.status == EntryStatus::verification_failed);
         CHECK_THAT(helper.message, Catch::StartsWith("work outside run(): "));
         CHECK_THAT(helper.message, Catch::Contains(" after run() returned without taking part in it ("));
