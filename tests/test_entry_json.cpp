@@ -36,6 +36,7 @@ EntryResult full_entry() {
     e.noise = 0.02;
     e.noise_converged = false;
     e.stream_audit = {6, "run", 3e-3, 1e-7, false, "CUPTI 13.0", "", 6, 2.5e-3, 1, ""};
+    e.thread_audit = {4, "ns", 3, 1, 2, 4.2e-4, 4.3e-3, "work outside run(): ..."};
     e.verification = {false, std::nan(""), 1e-6, 42, "first bad index 7"};
     e.metrics = {{"test_accuracy", 76.4, "%", "Fashion-MNIST"}};
     e.resources = {2.0, 3.0, 1u << 30, true, 5u << 20, 7u << 20, 80ull << 30, 0.9};
@@ -119,6 +120,14 @@ TEST_CASE("an entry read back from its encoding is the entry that was written", 
     CHECK(back.stream_audit.traced_calls == e.stream_audit.traced_calls);
     CHECK(back.stream_audit.run_traced_s == e.stream_audit.run_traced_s);
     CHECK(back.stream_audit.run_operations == e.stream_audit.run_operations);
+    CHECK(back.thread_audit.calls == e.thread_audit.calls);
+    CHECK(back.thread_audit.resolution == e.thread_audit.resolution);
+    CHECK(back.thread_audit.threads == e.thread_audit.threads);
+    CHECK(back.thread_audit.started_by_run == e.thread_audit.started_by_run);
+    CHECK(back.thread_audit.worked_after_return == e.thread_audit.worked_after_return);
+    CHECK(back.thread_audit.cpu_after_return_s == e.thread_audit.cpu_after_return_s);
+    CHECK(back.thread_audit.audit_wall_s == e.thread_audit.audit_wall_s);
+    CHECK(back.thread_audit.problem == e.thread_audit.problem);
     CHECK_FALSE(back.verification.passed);
     CHECK(std::isnan(back.verification.max_error));  // NaN travels as null and comes back
     CHECK(back.verification.tolerance == e.verification.tolerance);

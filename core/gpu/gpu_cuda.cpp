@@ -2,6 +2,7 @@
 
 #include "cuda_check.hpp"
 #include "stream_hold.hpp"
+#include "thread_name.hpp"
 
 #include <cuda_runtime_api.h>
 
@@ -65,6 +66,7 @@ public:
         std::future<std::unique_ptr<NvmlProbe>> nvml;
         if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess)
             nvml = std::async(std::launch::async, [this, id = std::string(bus)] {
+                name_this_thread("nvml-open");
                 return NvmlProbe::open(id, nvml_note_);
             });
         else

@@ -1,5 +1,7 @@
 #include "stream_hold.hpp"
 
+#include "thread_name.hpp"
+
 
 #include <cuda_runtime_api.h>
 
@@ -68,7 +70,10 @@ StreamHold::StreamHold(void *stream) : stream_(stream) {
     device_flag_ = reinterpret_cast<unsigned long long>(device);
     library_ = library;
     kernel_ = kernel;
-    watchdog_ = std::thread([this] { watch(); });
+    watchdog_ = std::thread([this] {
+        name_this_thread("hold-watch");
+        watch();
+    });
 }
 
 StreamHold::~StreamHold() {

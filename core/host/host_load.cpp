@@ -3,7 +3,6 @@
 #include "host_resources.hpp"
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,17 +13,6 @@
 namespace gpubench {
 
 namespace {
-
-// Reads a small /proc file whole into buf (NUL-terminated); false where it cannot be read.
-bool read_small_file(const char *path, char *buf, size_t size) {
-    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    ssize_t n = ::read(fd, buf, size - 1);
-    ::close(fd);
-    if (n <= 0) return false;
-    buf[n] = '\0';
-    return true;
-}
 
 // Jiffies all cores spent neither idle nor in iowait: /proc/stat's first line,
 // "cpu  user nice system idle iowait irq softirq steal guest guest_nice". guest and guest_nice

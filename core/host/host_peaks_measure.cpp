@@ -5,6 +5,7 @@
 #include "host_load.hpp"
 
 #include "host_resources.hpp"
+#include "thread_name.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -83,6 +84,7 @@ Repetition run_together(unsigned n, Work work) {
     try {
         for (unsigned i = 0; i < n; ++i)
             threads.emplace_back([&, i] {
+                name_this_thread("peaks");
                 ready.fetch_add(1);
                 while (ready.load() < n && !abandon.load()) std::this_thread::yield();
                 start[i] = clock::now();

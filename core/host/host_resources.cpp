@@ -1,6 +1,8 @@
 #include "host_resources.hpp"
 
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -8,6 +10,16 @@
 #include <thread>
 
 namespace gpubench {
+
+bool read_small_file(const char *path, char *buf, size_t size) {
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    ssize_t n = ::read(fd, buf, size - 1);
+    ::close(fd);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    return true;
+}
 
 std::optional<uint64_t> available_host_memory() {
     std::ifstream meminfo("/proc/meminfo");

@@ -2,6 +2,7 @@
 // CPU time and peak memory of the process (the worker measuring one entry).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -21,6 +22,9 @@ ProcessUsage process_usage();
 // peak where the kernel cannot reset it.
 void reset_peak_rss();
 uint64_t peak_rss_bytes();
+
+// Reads a small /proc file whole into buf (NUL-terminated); false where it cannot be read.
+bool read_small_file(const char *path, char *buf, size_t size);
 
 // Logical CPU cores of the host (at least 1).
 unsigned logical_cores();

@@ -45,6 +45,9 @@ struct MeasureOptions {
     // Hold the runner's stream while run() enqueues (run_hold.hpp), so that GPU spans measure
     // device work alone (--no-stream-hold: off).
     bool hold_stream = true;
+    // Check, on a few run() calls of an entry timed on the host clock, that no thread of the
+    // plugin works after run() returned (thread_audit.hpp; --no-thread-audit: off).
+    bool audit_threads = true;
 };
 
 // What an entry's record holds of the options it was measured with: its identity's params,
@@ -91,6 +94,21 @@ struct StreamAudit {
     double cost_s = 0;             // wall time the checks took: busy-after waits, traced cycles
 };
 
+// Whether a CPU plugin's work stayed inside run(): its threads' CPU time read just before and
+// just after a few run() calls, and again shortly after (thread_audit.hpp says the rules).
+struct ThreadAudit {
+    size_t calls = 0;              // run() calls audited
+    std::string resolution;        // "ns", or "clock ticks" where only /proc stat was readable
+    size_t threads = 0;            // the most plugin threads seen at once (the caller and the
+                                   // harness's own threads are not counted)
+    size_t started_by_run = 0;     // the most threads one run() started and left running
+    size_t worked_after_return = 0;  // threads that worked after run() returned without
+                                     // taking part in it (distinct over the audited calls)
+    double cpu_after_return_s = 0;   // CPU those threads took after the returns, all calls
+    double audit_wall_s = 0;       // what the audit itself cost the entry (wall time)
+    std::string problem;           // the refusal: makes the entry invalid; "" when none
+};
+
 // The headline time of a short GPU run, per launch (empty method: from single launches).
 struct PerLaunch {
     std::string method;            // "graph", "batch", "graph, reset subtracted",
@@ -122,6 +140,7 @@ struct EntryResult {
     double noise = 0;               // relative standard error of the median run() time
     bool noise_converged = false;   // noise <= max_noise when sampling stopped
     StreamAudit stream_audit;
+    ThreadAudit thread_audit;       // CPU plugins (host clock) only
     Verification verification;
     std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)

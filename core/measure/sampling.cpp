@@ -4,6 +4,7 @@
 #include "run_hold.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
+#include "thread_audit.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -169,7 +170,8 @@ public:
         : instance_(instance), api_(api), options_(options), timer_(timer), result_(result),
           leaks_(leaks), runs_done_(runs_done),
           auditor_(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK)),
-          holder_(timer, options.hold_stream && timer.cuda_stream()) {}
+          holder_(timer, options.hold_stream && timer.cuda_stream()),
+          threads_(options.audit_threads && !timer.cuda_stream() && timer.cuda_devices().empty()) {}
 
     void warm_up() {
         for (int i = 0; i < options_.warmup_runs; ++i) {
@@ -198,7 +200,8 @@ public:
                             options_.max_noise, options_.max_time_s};
         for (size_t n = 0;; ++n) {
             if (auditor_.traces() && traced_cycle(n)) traced_check();
-            const Cycle c = run_cycle(n % audit_every == 0 ? Check::drain : Check::none);
+            const Cycle c = run_cycle(n % audit_every == 0 ? Check::drain : Check::none,
+                                      threads_.enabled() && audited_call(n, runs_done_));
             if (!c.kept) {
                 restart();
                 continue;
@@ -216,6 +219,7 @@ public:
     void finish() {
         result_.stream_hold = holder_.verdict();
         throw_if_escaped(result_.stream_audit = auditor_.verdict());
+        throw_if_threads_escaped(result_.thread_audit = threads_.verdict());
         leaks_.read_now(runs_done_);
         if (std::string leak = leaks_.leak(); !leak.empty())
             throw EntryProblem{EntryStatus::error, leak};
@@ -229,9 +233,12 @@ private:
     };
 
     // run() with the stream held where it can be; false when the samples so far must go.
-    bool timed_run(Check check, double &span) {
+    // audit_threads: the thread audit reads the plugin's threads around this call.
+    bool timed_run(Check check, double &span, bool audit_threads = false) {
         holder_.before_run();
+        if (audit_threads) threads_.before_run();
         span = auditor_.timed(instance_, "run", api_.run, check, &host_);
+        if (audit_threads) threads_.after_run();
         return holder_.after_run(host_);
     }
     void flush() {
@@ -243,7 +250,7 @@ private:
             throw EntryProblem{EntryStatus::error, leak};
     }
 
-    Cycle run_cycle(Check check) {
+    Cycle run_cycle(Check check, bool audit_threads = false) {
         const auto cycle_began = clock::now();
         const std::optional<MemoryReading> before_trace =
             check == Check::trace ? std::optional(read_memory(timer_, runs_done_)) : std::nullopt;
@@ -251,7 +258,7 @@ private:
         c.up = auditor_.timed(instance_, "upload", api_.upload, check);
         instance_.call("reset", api_.reset);
         flush();
-        c.kept = timed_run(check, c.run);
+        c.kept = timed_run(check, c.run, audit_threads);
         ran();
         c.down = auditor_.timed(instance_, "download", api_.download, check);
         // CUPTI's memory for the trace is not the plugin's.
@@ -303,6 +310,7 @@ private:
     size_t &runs_done_;
     StreamAuditor auditor_;
     RunHolder holder_;
+    ThreadAuditor threads_;
     const clock::time_point began_ = clock::now();
     double measured_ = 0, timed_ = 0, host_ = 0, last_cycle_s_ = 0;
     bool traced_any_ = false;

@@ -33,6 +33,8 @@ const std::map<std::string, std::string> &option_meanings() {
         {"cold", "--cold: the GPU's L2 cache was flushed before each timed run (false: hot, "
                  "inputs may be cached from the previous run)"},
         {"audit_streams", "whether the plugin's stream use was audited (work outside its stream)"},
+        {"audit_threads", "whether CPU plugins' threads were audited for work outside run() "
+                          "(false: --no-thread-audit)"},
         {"timeout_s", "--timeout: seconds an entry could take in all before its worker was killed"},
         {"isolation", "where entries were measured: worker processes (--worker-per-entry, "
                       "--in-process change it)"},

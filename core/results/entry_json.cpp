@@ -215,6 +215,7 @@ void to_json(json &entry, const EntryResult &e) {
     if (e.host_share) entry["host_share"] = *e.host_share;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0) entry["stream_audit"] = e.stream_audit;
+    if (e.thread_audit.calls > 0) entry["thread_audit"] = e.thread_audit;
     if (e.run_s.empty()) return;
     const EntryFigures f = entry_figures(e);
     entry["timing"] = timing_json(e, f);
@@ -242,6 +243,7 @@ void from_json(const json &entry, EntryResult &e) {
     json_fields::get(entry, "host_share", e.host_share);
     json_fields::get(entry, "sanitizer", e.sanitizer);
     json_fields::get(entry, "stream_audit", e.stream_audit);
+    json_fields::get(entry, "thread_audit", e.thread_audit);
     if (const auto timing = entry.find("timing"); timing != entry.end()) read_timing(*timing, e);
     if (const auto throughput = entry.find("throughput"); throughput != entry.end())
         read_throughput(*throughput, e);

@@ -60,6 +60,16 @@ void from_json(const json &j, StreamAudit &a) {
     }
 }
 
+GPUBENCH_JSON_FIELDS_AS(ThreadAudit, put_thread_audit, get_thread_audit, calls, resolution, threads,
+                        started_by_run, worked_after_return, cpu_after_return_s, audit_wall_s, problem)
+
+void to_json(json &j, const ThreadAudit &a) {
+    put_thread_audit(j, a);
+    if (a.problem.empty()) j.erase("problem");
+}
+
+void from_json(const json &j, ThreadAudit &a) { get_thread_audit(j, a); }
+
 // The fields every entry's resources have, and those of GPU entries (EntryResources::on_device).
 GPUBENCH_JSON_FIELDS_AS(EntryResources, put_host_fields, get_host_fields, sampling_wall_s,
                         sampling_cpu_s, peak_rss_bytes, gpu_before, gpu_after, host_load)

@@ -32,6 +32,12 @@ GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores,
 void to_json(nlohmann::json &json, const StreamAudit &audit);
 void from_json(const nlohmann::json &json, StreamAudit &audit);
 
+// "thread_audit" (CPU entries): "calls" audited, the readings' "resolution", the most plugin
+// "threads" seen, "started_by_run", "worked_after_return", "cpu_after_return_s",
+// "audit_wall_s" (its own cost), and "problem" when it refused the entry.
+void to_json(nlohmann::json &json, const ThreadAudit &audit);
+void from_json(const nlohmann::json &json, ThreadAudit &audit);
+
 // "resources": sampling wall and CPU time (with cpu_cores and cpu_percent derived), peak RSS;
 // device memory and gpu_busy for GPU entries; the GPU's state before and after sampling
 // (each with "throttled" derived); the host's load (with "contended" and its "reason").

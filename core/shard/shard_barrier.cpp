@@ -2,6 +2,7 @@
 
 #include "fnv_hash.hpp"
 #include "text_format.hpp"
+#include "thread_name.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -175,7 +176,10 @@ ShardBarrier::ShardBarrier(Place place, BarrierTimes times, std::ostream &warnin
         return;
     }
     active_ = true;
-    heartbeat_ = std::thread([this] { beat(); });
+    heartbeat_ = std::thread([this] {
+        name_this_thread("heartbeat");
+        beat();
+    });
 }
 
 ShardBarrier::~ShardBarrier() { stop_heartbeat(); }

@@ -5,6 +5,7 @@
 #include "plugin_library.hpp"
 #include "statistics.hpp"
 #include "sweep_budget.hpp"
+#include "thread_name.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -253,7 +254,11 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
         }
     };
     std::vector<std::thread> lanes;
-    for (size_t index = 1; index < gpus.size(); ++index) lanes.emplace_back(lane, index);
+    for (size_t index = 1; index < gpus.size(); ++index)
+        lanes.emplace_back([&lane, index] {
+            name_this_thread("lane");
+            lane(index);
+        });
     lane(0);
     for (std::thread &t : lanes) t.join();
     if (failure) std::rethrow_exception(failure);

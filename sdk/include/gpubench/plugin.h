@@ -35,7 +35,9 @@
  *   reset    (untimed)  optional; restores inputs an in-place run() destroyed. Called before
  *                       every run(). NULL when run() does not modify its inputs.
  *   run      (timed)    the computation alone. Called many times; each call computes the whole
- *                       result again from the inputs.
+ *                       result again from the inputs. A CPU plugin's run() must not return
+ *                       before its work is done: threads it starts must be joined, work it
+ *                       hands to its own threads waited for (checked: see Threads below).
  *   download (timed)    device -> host copy of the result. NULL when there is none.
  *   verify   (untimed)  checks the last run()'s result against a reference; neither timed
  *                       nor traced (see verify below).
@@ -109,6 +111,11 @@
  *   results). The bound is run()'s; a reference check in verify() should keep to it too: a
  *   --devices lane's worker is bound to its share of the CPUs, and cpu_threads is at most that
  *   share. All calls on one instance come from one runner thread, never concurrently.
+ *   The runner reads every thread's CPU time around a few run() calls per entry: a thread
+ *   that run() started and left running, or threads that worked after run() returned without
+ *   taking part in it, make the entry invalid ("work outside run(): 1 thread started by run()
+ *   was still running after it returned (...)"). An OpenMP parallel region inside run() ends
+ *   with a barrier and is fine; its pool spinning afterwards is not counted.
  * ------------------------------------------------------------------------------------------
  */
 #ifndef GPUBENCH_PLUGIN_H

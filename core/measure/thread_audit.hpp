@@ -1,0 +1,82 @@
+// The thread audit: did a CPU plugin's run() return before its work was done? A run() that
+// hands its work to a thread and returns is timed at the cost of a hand-over (0.2 us for any
+// size). GPU entries have the stream audit instead (sampling.hpp); a legal cudaLaunchHostFunc
+// callback runs on a driver thread after run() returns, inside the GPU's timing.
+//
+// On a few run() calls after warm-up (audited_call), the CPU time of each of the process's
+// threads is read just before the call (A), just after it returns (B: those seen at A first,
+// within a microsecond or so, then any new ones), and once more after
+// thread_audit_window_s (C), longer while a thread that took no part in the call is working or
+// waiting for a CPU (up to thread_audit_max_steps windows: on a busy host, a thread handed
+// work may wait milliseconds for a CPU); the calling thread and the harness's own (named "gpubench...")
+// are left out. Two rules, each a verification failure:
+//  1. a thread that was not there at A and is still there at B: run() started it and did not
+//     join it;
+//  2. a thread asleep at A that took no CPU between A and B (less than thread_idle_in_run_s),
+//     so not a spinning pool thread that the scheduler held off during the call, and took CPU
+//     between B and C: it was handed work that run() did not wait for, when such threads took
+//     at least thread_worked_after_floor_s over the audited calls.
+// A pool thread that took part in run() (OpenMP's, whose barrier ends each parallel region
+// inside the call) and spins after it is not counted. What this cannot see: a pool that does
+// part of the work inside run() and the rest after it; a thread started and ended between
+// run()'s return and B (microseconds).
+#pragma once
+
+#include "measure.hpp"
+#include "sampling.hpp"
+#include "thread_times.hpp"
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace gpubench {
+
+inline constexpr double thread_audit_window_s = 1e-3;
+inline constexpr int thread_audit_max_steps = 10;
+inline constexpr double thread_idle_in_run_s = 1e-6;
+inline constexpr double thread_worked_after_floor_s = 20e-6;
+
+// Which calls are audited: samples 0, 1, 4, 16, 64... (the first, and the traced cycles'
+// schedule), once a run() has completed: a pool that an entry's first run() starts stays,
+// legally.
+inline constexpr bool audited_call(size_t sample, size_t runs_done) {
+    return runs_done > 0 && (sample == 0 || traced_cycle(sample));
+}
+
+class ThreadAuditor {
+public:
+    explicit ThreadAuditor(bool enabled) : enabled_(enabled) {}
+    bool enabled() const { return enabled_; }
+    void before_run();  // A: right before the timed call
+    void after_run();   // B right after it, then C after the window
+    ThreadAudit verdict() const;
+
+private:
+    using Times = std::map<pid_t, int64_t>;
+    // The whole process's CPU time and the calling thread's, beside a reading of the others:
+    // a thread that exits within the window is gone from the reading, not from the process.
+    struct Totals {
+        int64_t process_ns = 0, own_ns = 0;
+        static Totals now() { return {process_cpu_ns(), own_thread_cpu_ns()}; }
+    };
+    Times read();
+    Times read_after_return();
+    bool took_part(pid_t tid, const Times &b) const;
+    int64_t unseen_after(const Times &b, const Times &c, Totals at_b, Totals at_c) const;
+    bool idle_threads_busy(const Times &b, const Times &last, const Times &now) const;
+    void judge(const Times &a, const Times &b, const Times &c, int64_t unseen_after_ns);
+    bool enabled_;
+    ThreadTimes times_;
+    Times before_;
+    std::set<pid_t> runnable_before_;  // running or waiting for a CPU at A
+    ThreadAudit audit_;
+    int64_t started_after_ns_ = 0;
+    std::map<pid_t, int64_t> worked_after_ns_;  // rule 2's threads: CPU after the returns
+};
+
+// Throws EntryProblem when the audit refused the entry.
+void throw_if_threads_escaped(const ThreadAudit &audit);
+
+}  // namespace gpubench
