@@ -10,7 +10,7 @@ import sys
 
 def audit_cost_s(entry):
     """Seconds the entry's checks took, from whichever audits it records."""
-    return sum(float(entry.get(audit, {}).get("cost_s", 0.0))
+    return sum(float(entry.get(audit, {}).get("audit_wall_s", 0.0))
                for audit in ("stream_audit", "thread_audit"))
 
 

@@ -91,7 +91,7 @@ struct StreamAudit {
     double run_traced_s = 0;       // run()'s traced device work, first start to last end (median)
     double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
     std::string problem;           // what the trace found wrong: makes the entry invalid
-    double cost_s = 0;             // wall time the checks took: busy-after waits, traced cycles
+    double audit_wall_s = 0;       // what the checks cost the entry: busy-after waits, traced cycles
 };
 
 // Whether a CPU plugin's work stayed inside run(): its threads' CPU time read just before and

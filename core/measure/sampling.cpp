@@ -124,7 +124,7 @@ public:
         if (!run_extents_.empty()) audit.run_traced_s = median_of(run_extents_);
         if (!run_operations_.empty()) audit.run_operations = median_of(run_operations_);
         audit.problem = problem_;
-        audit.cost_s = cost_s_;
+        audit.audit_wall_s = cost_s_;
         return audit;
     }
 

@@ -31,7 +31,7 @@ void to_json(json &j, const StreamAudit &a) {
          {"timed_s", a.timed_s},
          {"device_busy_after_s", a.drain_s},
          {"outside_stream", a.escaped},
-         {"cost_s", a.cost_s}};
+         {"audit_wall_s", a.audit_wall_s}};
     if (!a.problem.empty()) j["problem"] = a.problem;
     if (a.tracer.empty()) {
         j["untraced"] = a.untraced;
@@ -49,7 +49,7 @@ void from_json(const json &j, StreamAudit &a) {
     json_fields::get(j, "timed_s", a.timed_s);
     json_fields::get(j, "device_busy_after_s", a.drain_s);
     json_fields::get(j, "outside_stream", a.escaped);
-    json_fields::get(j, "cost_s", a.cost_s);
+    json_fields::get(j, "audit_wall_s", a.audit_wall_s);
     json_fields::get(j, "problem", a.problem);
     json_fields::get(j, "untraced", a.untraced);
     if (const auto traced = j.find("traced"); traced != j.end()) {
