@@ -150,7 +150,9 @@ void time_per_launch(Instance &instance, const gpubench_plugin &api,
     LaunchSampler sampler(instance, api, options, timer, result, launches);
     sampler.choose_method();
     sampler.take_samples(options);
-    instance.call("download", api.download);
+    // The result verify() reads, waited for as a sample's download is: verify() may read the
+    // page-locked memory the copy writes, without waiting for the stream itself.
+    instance.timed("download", api.download, timer);
 }
 
 }  // namespace gpubench

@@ -21,6 +21,7 @@ namespace gpubench::python {
 namespace {
 
 const Definition *definition = nullptr;  // the library's one plugin (set by describe)
+const Info *described = nullptr;          // its descriptor's Info (set by describe)
 
 constexpr int buffer_read = 0x100, buffer_write = 0x200;  // PyBUF_READ, PyBUF_WRITE
 
@@ -219,6 +220,8 @@ public:
                                      : nullptr),
           session_(session(setup.cpu_threads)),
           stream_(setup.cuda_stream) {
+        // A workload's own create() checks the size; a standalone script's is checked here.
+        if (!definition->workload) checked_size(*described, setup.size);
         const Api &api = *session_.api;
         Gil gil(api);
         try {
@@ -377,6 +380,7 @@ const gpubench_plugin *describe(const Definition &d, const char *build_info) {
                         "1.0", s.params_help, s.min_size, b.max_size, b.default_sizes,
                         *s.item_name ? s.item_name : nullptr, s.headline, s.param_names};
         }
+        described = &info;
         descriptor = detail::make_descriptor<Problem>(info, build_info);
         if (!d.script.has_upload) descriptor.upload = nullptr;
         if (!d.script.has_reset) descriptor.reset = nullptr;
