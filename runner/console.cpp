@@ -53,7 +53,7 @@ void print_table(std::ostream &out, const std::vector<std::vector<std::string>> 
 
 // Fixed-width sweep columns, so rows printed one at a time line up.
 constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_how = 7, w_spread = 7,
-              w_thr = 20, w_peak = 6, w_mem = 9, w_flags = 10;
+              w_thr = 20, w_peak = 9, w_mem = 9, w_flags = 10;
 
 std::string format_bytes(uint64_t bytes) {
     char text[32];
@@ -142,7 +142,9 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
     EntryFigures f = entry_figures(e);
     char spread[16], peak[16] = "-";
     std::snprintf(spread, sizeof spread, "%.1f%%", f.compute.rel_stddev * 100);
-    if (!f.roofline_bound.empty()) std::snprintf(peak, sizeof peak, "%.0f%%", f.percent_of_peak);
+    if (!f.roofline_bound.empty())  // "62% L2": memory-bound, against the level it fits in
+        std::snprintf(peak, sizeof peak, "%.0f%%%s%.5s", f.percent_of_peak,
+                      f.peak_level.empty() ? "" : " ", f.peak_level.c_str());
     const std::string memory =
         e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes) : "-";
     std::string verdict;

@@ -52,6 +52,8 @@ EntryResult full_entry() {
     e.resources.host_load = HostLoad{0.5, 0.4, 1.5, 0.7, 0.01, 0.02, 16, true};
     e.peak_flops = 60e12;
     e.peak_bytes_per_s = 3e12;
+    e.peak_level = "HBM";
+    e.level_margin = 0.07;
     e.roofline_cache_bytes = 50u << 20;
     e.roofline_margin = 0.05;
     e.item_name = "keys";
@@ -162,6 +164,8 @@ TEST_CASE("an entry read back from its encoding is the entry that was written", 
     CHECK(back.peak_bytes_per_s == e.peak_bytes_per_s);
     CHECK(back.roofline_cache_bytes == e.roofline_cache_bytes);
     CHECK(back.roofline_margin == e.roofline_margin);
+    CHECK(back.peak_level == "HBM");
+    CHECK(back.level_margin == e.level_margin);
     CHECK(back.item_name == "keys");
     CHECK(back.headline == GPUBENCH_HEADLINE_ITEMS);
     CHECK(back.unoptimized);
@@ -227,4 +231,16 @@ TEST_CASE("a malformed entry is refused, never half read", "[results]") {
     json bad_samples = full_entry();
     bad_samples["timing"]["samples"]["run"] = "fast";
     CHECK_THROWS(bad_samples.get<EntryResult>());
+}
+
+TEST_CASE("an entry written before memory levels reads with no level and one margin",
+          "[results]") {
+    json entry = full_entry();
+    json &ceiling = entry["throughput"]["ceiling"];
+    ceiling.erase("level");
+    ceiling.erase("level_margin");
+    const EntryResult back = entry.get<EntryResult>();
+    CHECK(back.peak_level.empty());
+    CHECK(back.level_margin == back.roofline_margin);
+    CHECK(back.peak_bytes_per_s == 3e12);
 }

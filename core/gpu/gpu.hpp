@@ -30,6 +30,10 @@ struct GpuInfo {
     // memory bandwidth, memory clock x bus width x 2 (double data rate).
     double peak_fp32_flops = 0, peak_fp64_flops = 0, peak_bytes_per_s = 0;
     double boost_clock_hz = 0;
+    int memory_bus_bits = 0;
+    // Read bandwidth of the L2, all SMs together: not an attribute, measured once per GPU and
+    // cached (l2_bandwidth.hpp); 0 until then, and where it could not be measured.
+    double l2_bytes_per_s = 0;
 };
 
 // Looks for CUDA device `device`; never throws.

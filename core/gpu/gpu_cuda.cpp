@@ -1,6 +1,7 @@
 #include "gpu.hpp"
 
 #include "cuda_check.hpp"
+#include "l2_bandwidth.hpp"
 #include "stream_hold.hpp"
 #include "thread_name.hpp"
 
@@ -72,7 +73,9 @@ public:
         else
             nvml_note_ = "no PCI bus id to find the device in NVML";
         check(cudaSetDevice(device), "cudaSetDevice");
-        set_roofline(gpu_roofline(probe_gpu(device)));
+        GpuInfo gpu = probe_gpu(device);
+        gpu.l2_bytes_per_s = l2_bytes_per_s(gpu, true);  // measured once per GPU, then cached
+        set_roofline(gpu_roofline(gpu));
         // A blocking stream: plugins that (wrongly) use the legacy default stream still
         // serialise with it, so their work stays between the events.
         check(cudaStreamCreate(&stream_), "cudaStreamCreate");
@@ -252,6 +255,7 @@ void set_peaks(GpuInfo &info) {
     cudaGetLastError();  // an attribute this device lacks leaves 0, not an error to carry
     const auto [fp32, fp64] = lanes_per_sm(info.compute_major, info.compute_minor);
     info.boost_clock_hz = clock_khz * 1e3;
+    info.memory_bus_bits = bus_bits;
     const double sm_hz = info.sm_count * info.boost_clock_hz;
     info.peak_fp32_flops = sm_hz * fp32 * 2;
     info.peak_fp64_flops = sm_hz * fp64 * 2;
@@ -319,6 +323,7 @@ GpuInfo probe_gpu(int device) {
     if (cudaDeviceGetPCIBusId(bus, sizeof bus, device) == cudaSuccess) info.pci_bus_id = bus;
     info.uuid = uuid_text(prop.uuid);
     set_peaks(info);
+    info.l2_bytes_per_s = l2_bytes_per_s(info, false);  // where an earlier run measured it
     return info;
 }
 

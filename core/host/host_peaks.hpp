@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -23,7 +24,7 @@ struct HostPeaks {
     double bytes_per_s = 0;  // memory bandwidth, all cores, STREAM counting (bytes read + bytes
                              // written, no write-allocate), best of a triad a[i]=b[i]+s*c[i] and
                              // memcpy over arrays far larger than the last-level cache
-    uint64_t llc_bytes = 0;  // last-level cache size (sysfs, the largest level); 0 if unknown
+    uint64_t llc_bytes = 0;  // the last-level cache, all its instances together; 0 if unknown
     std::string isa;         // "avx512f", "avx2+fma", "sse2"
     std::string cpu_model;   // /proc/cpuinfo "model name"
     std::string source;      // "measured now" or "cached in <path>, measured <UTC date>"
@@ -31,6 +32,11 @@ struct HostPeaks {
     // than half a core). Only quiet measurements are cached: a figure taken beside other work
     // is too low, and would make honest entries look faster than the hardware.
     bool quiet = true;
+    // Each cache level's capacity (all instances) and measured bandwidth, lowest first
+    // (cache_bandwidth.hpp); margin unset. Where no size is known, one level "cache" with no
+    // bandwidth, so that nothing is refused for a size the host did not tell.
+    std::vector<MemoryLevel> caches;
+    std::string cache_source;  // where the sizes came from: "sysfs", "cpuid" or "unknown"
 };
 
 // Measured peaks of this host. The first call on a machine measures them (about 1-2 s) and
@@ -57,6 +63,8 @@ std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &json);  // n
 // Ceilings of the host from its measured peaks. Margin 20%: a measured peak can fall short of
 // the true one (turbo, memory shared with other tenants), and a false "impossible" must not
 // happen; 100% when the peaks were measured beside other work (HostPeaks::quiet false).
+// Levels: the caches, then DRAM; a cache's margin is 50% (200% beside other work), see
+// host_peaks.cpp.
 Roofline host_roofline(const HostPeaks &peaks);
 
 }  // namespace gpubench

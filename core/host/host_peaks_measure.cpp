@@ -2,10 +2,11 @@
 // that keeps them per machine is in host_peaks.cpp.
 #include "host_peaks.hpp"
 
+#include "cache_bandwidth.hpp"
 #include "host_load.hpp"
+#include "measuring_threads.hpp"
 
 #include "host_resources.hpp"
-#include "thread_name.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -41,68 +42,6 @@ namespace {
 
 constexpr int repetitions = 5;       // each figure is the best of these
 constexpr double flop_rep_s = 0.04;  // on-CPU time of one FLOP repetition per thread
-constexpr int cache_format = 1;      // part of the cache key: a new format measures again
-
-double thread_cpu_s() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-// What one repetition on all threads did: each thread's work units and on-CPU seconds, and
-// the wall time from the common start to the last thread's end.
-struct Repetition {
-    std::vector<double> units, cpu_s;
-    double wall_s = 0;
-    double wall_rate() const {
-        double total = 0;
-        for (double u : units) total += u;
-        return wall_s > 0 ? total / wall_s : 0;
-    }
-    // Each thread's rate over its own on-CPU time: a thread preempted by another process
-    // does not look slower than the hardware let it be.
-    double thread_rate(size_t i) const { return cpu_s[i] > 0 ? units[i] / cpu_s[i] : 0; }
-    // Every thread was on a CPU nearly all along: nothing else took turns with them.
-    bool all_ran() const {
-        for (double c : cpu_s)
-            if (c < 0.9 * wall_s) return false;
-        return true;
-    }
-};
-
-// Runs work(i) on n threads that start together; work(i) returns thread i's work units.
-template <class Work>
-Repetition run_together(unsigned n, Work work) {
-    using clock = std::chrono::steady_clock;
-    std::atomic<unsigned> ready{0};
-    std::atomic<bool> abandon{false};
-    Repetition rep;
-    rep.units.assign(n, 0);
-    rep.cpu_s.assign(n, 0);
-    std::vector<clock::time_point> start(n), end(n);
-    std::vector<std::thread> threads;
-    try {
-        for (unsigned i = 0; i < n; ++i)
-            threads.emplace_back([&, i] {
-                name_this_thread("peaks");
-                ready.fetch_add(1);
-                while (ready.load() < n && !abandon.load()) std::this_thread::yield();
-                start[i] = clock::now();
-                double t0 = thread_cpu_s();
-                rep.units[i] = work(i);
-                rep.cpu_s[i] = thread_cpu_s() - t0;
-                end[i] = clock::now();
-            });
-    } catch (...) {  // no more threads to be had: the ones started must not wait forever
-        abandon = true;
-    }
-    for (auto &t : threads) t.join();
-    if (abandon) throw std::runtime_error("cannot start a thread per core");
-    rep.wall_s = std::chrono::duration<double>(*std::max_element(end.begin(), end.end()) -
-                                               *std::min_element(start.begin(), start.end()))
-                     .count();
-    return rep;
-}
 
 // Physical cores: logical CPUs that share one thread_siblings_list are one core.
 unsigned physical_cores(unsigned logical) {
@@ -240,32 +179,6 @@ double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threa
     return one_core > 0 ? std::min(best, cores * one_core) : best;
 }
 
-// The size of the largest (highest-level) data or unified cache of cpu0, from sysfs.
-uint64_t last_level_cache_bytes() {
-    int best_level = -1;
-    uint64_t best_size = 0;
-    std::error_code ec;
-    for (fs::directory_iterator it("/sys/devices/system/cpu/cpu0/cache", ec), end; !ec && it != end;
-         it.increment(ec)) {
-        if (it->path().filename().string().rfind("index", 0) != 0) continue;
-        std::ifstream level_file(it->path() / "level"), type_file(it->path() / "type"),
-            size_file(it->path() / "size");
-        int level = 0;
-        std::string type, size;
-        if (!(level_file >> level) || !(type_file >> type) || !(size_file >> size)) continue;
-        if (type == "Instruction") continue;
-        char *unit = nullptr;
-        uint64_t bytes = std::strtoull(size.c_str(), &unit, 10);
-        if (*unit == 'K') bytes <<= 10;
-        else if (*unit == 'M') bytes <<= 20;
-        else if (*unit == 'G') bytes <<= 30;
-        if (level > best_level || (level == best_level && bytes > best_size))
-            best_level = level, best_size = bytes;
-    }
-    return best_size;
-}
-
-
 struct FreeDeleter {
     void operator()(double *p) const { std::free(p); }
 };
@@ -372,7 +285,10 @@ HostPeaks measure_host_peaks() {
         FmaIsa isa = widest_fma();
         peaks.isa = isa.name;
         peaks.cpu_model = cpu_model_name();
-        peaks.llc_bytes = last_level_cache_bytes();
+        const CpuCaches caches = cpu_caches(threads);
+        peaks.cache_source = caches.source;
+        peaks.caches = measure_cache_levels(caches, threads);
+        if (!peaks.caches.empty()) peaks.llc_bytes = peaks.caches.back().capacity;
         peaks.fp32_flops = flop_rate(isa.f32, isa.f32_flops_per_iter, threads);
         peaks.fp64_flops = flop_rate(isa.f64, isa.f64_flops_per_iter, threads);
         peaks.bytes_per_s = memory_bandwidth(threads, peaks.llc_bytes);

@@ -24,6 +24,7 @@ EntryFigures entry_figures(const EntryResult &e) {
     if (compute > 0 || memory > 0) {
         f.percent_of_peak = 100 * std::max(compute, memory);
         f.roofline_bound = compute >= memory ? "compute" : "memory";
+        if (f.roofline_bound == "memory") f.peak_level = e.peak_level;
     }
     gpubench_headline pick = e.headline;
     if (pick == GPUBENCH_HEADLINE_AUTO || pick > GPUBENCH_HEADLINE_ITEMS)

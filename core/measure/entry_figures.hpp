@@ -25,6 +25,7 @@ struct EntryFigures {
     // peaks are not known (CPU entries). roofline_bound: "compute" or "memory".
     double percent_of_peak = 0;
     std::string roofline_bound;
+    std::string peak_level;     // memory-bound: the level it is read against (entry.peak_level)
 };
 EntryFigures entry_figures(const EntryResult &entry);
 

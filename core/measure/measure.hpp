@@ -145,10 +145,13 @@ struct EntryResult {
     std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
     // The ceilings for this entry's math (gpubench_work.math) and bandwidth, so that
-    // throughput is read as a fraction of the roofline; 0: unknown.
+    // throughput is read as a fraction of the roofline; 0: unknown. The bandwidth is that of
+    // the memory level its working set fits in (hold_to_level).
     double peak_flops = 0, peak_bytes_per_s = 0;
-    uint64_t roofline_cache_bytes = 0;  // one run's bytes up to this may come from a cache
-    double roofline_margin = 0;
+    std::string peak_level;             // "L1", "L2", "L3", "DRAM", "HBM"...; "" = not held
+    double level_margin = 0;            // the margin on peak_bytes_per_s, that level's
+    uint64_t roofline_cache_bytes = 0;  // the largest cache's capacity
+    double roofline_margin = 0;         // the margin on peak_flops
     std::string item_name;          // what work.items counts ("" = none)
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
     bool unoptimized = false;       // the plugin's build_info says it was built without -O
@@ -176,6 +179,19 @@ struct EntryResult {
 // The headline compute time: per launch for short GPU runs, else single run() calls.
 const std::vector<double> &headline_run_samples(const EntryResult &entry);
 std::string headline_method(const EntryResult &entry);  // "single" or per_launch.method
+
+// The bytes an entry's runs keep in play: what an instance holds (work.device_bytes on a GPU,
+// work.host_bytes on the host) where declared, else what one run moves (work.bytes); the
+// smaller of the two where both are. A run may move its data many times (solvebak's
+// iterations, logreg's steps): those bytes come from wherever the data fits, not from a level
+// as large as their sum.
+double working_set_bytes(const Work &work, bool on_gpu);
+// Holds the entry's bandwidth to the level of `roofline` its working set fits in (the
+// memory's where the caches were flushed before each run): peak_bytes_per_s, peak_level,
+// level_margin.
+void hold_to_level(EntryResult &entry, const Roofline &roofline, bool caches_flushed);
+// "" when the entry's rates are within its ceilings; else why it is faster than the hardware.
+std::string faster_than_hardware(const EntryResult &entry);
 
 // An entry skipped before anything ran, with the reason (no GPU, over a budget...).
 EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason);

@@ -55,6 +55,8 @@ json entry_extras(const RecordedEntry &typed, const json &entry) {
     if (const auto peak = number_at(throughput, "percent_of_peak")) {
         extras["peak"] = *peak;
         extras["bound"] = throughput.value("roofline_bound", std::string());
+        if (const std::string level = throughput.value("peak_level", std::string()); !level.empty())
+            extras["bound"] = level + " " + extras["bound"].get<std::string>();  // "L2 memory"
     }
     if (const auto energy = number_at(entry.value("energy", json::object()), "per_run_j"))
         extras["energy_j"] = *energy;

@@ -148,11 +148,14 @@ json throughput_json(const EntryResult &e, const EntryFigures &f) {
     if (!f.roofline_bound.empty()) {
         throughput["percent_of_peak"] = f.percent_of_peak;
         throughput["roofline_bound"] = f.roofline_bound;
+        if (!f.peak_level.empty()) throughput["peak_level"] = f.peak_level;
     }
     if (e.peak_flops > 0 || e.peak_bytes_per_s > 0)
         throughput["ceiling"] = {{"flops", e.peak_flops},
                                  {"math", math_name(e.work.math)},
                                  {"bytes_per_s", e.peak_bytes_per_s},
+                                 {"level", e.peak_level},
+                                 {"level_margin", e.level_margin},
                                  {"cache_bytes", e.roofline_cache_bytes},
                                  {"margin", e.roofline_margin}};
     return throughput;
@@ -171,6 +174,10 @@ void read_throughput(const json &t, EntryResult &e) {
         json_fields::get(*ceiling, "bytes_per_s", e.peak_bytes_per_s);
         json_fields::get(*ceiling, "cache_bytes", e.roofline_cache_bytes);
         json_fields::get(*ceiling, "margin", e.roofline_margin);
+        // Files from before levels: "", and the one margin held for bandwidth too.
+        e.level_margin = e.roofline_margin;
+        json_fields::get(*ceiling, "level", e.peak_level);
+        json_fields::get(*ceiling, "level_margin", e.level_margin);
     }
 }
 

@@ -1,0 +1,79 @@
+// Running a measurement on every logical CPU at once, and reading rates from it that other
+// processes preempting the measuring threads do not lower (host_peaks_measure.cpp,
+// cache_bandwidth.cpp).
+#pragma once
+
+#include "thread_name.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace gpubench {
+
+inline double thread_cpu_s() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+// What one repetition on all threads did: each thread's work units and on-CPU seconds, and
+// the wall time from the common start to the last thread's end.
+struct Repetition {
+    std::vector<double> units, cpu_s;
+    double wall_s = 0;
+    double wall_rate() const {
+        double total = 0;
+        for (double u : units) total += u;
+        return wall_s > 0 ? total / wall_s : 0;
+    }
+    // Each thread's rate over its own on-CPU time: a thread preempted by another process
+    // does not look slower than the hardware let it be.
+    double thread_rate(size_t i) const { return cpu_s[i] > 0 ? units[i] / cpu_s[i] : 0; }
+    // Every thread was on a CPU nearly all along: nothing else took turns with them.
+    bool all_ran() const {
+        for (double c : cpu_s)
+            if (c < 0.9 * wall_s) return false;
+        return true;
+    }
+};
+
+// Runs work(i) on n threads that start together; work(i) returns thread i's work units.
+template <class Work>
+inline Repetition run_together(unsigned n, Work work) {
+    using clock = std::chrono::steady_clock;
+    std::atomic<unsigned> ready{0};
+    std::atomic<bool> abandon{false};
+    Repetition rep;
+    rep.units.assign(n, 0);
+    rep.cpu_s.assign(n, 0);
+    std::vector<clock::time_point> start(n), end(n);
+    std::vector<std::thread> threads;
+    try {
+        for (unsigned i = 0; i < n; ++i)
+            threads.emplace_back([&, i] {
+                name_this_thread("peaks");
+                ready.fetch_add(1);
+                while (ready.load() < n && !abandon.load()) std::this_thread::yield();
+                start[i] = clock::now();
+                double t0 = thread_cpu_s();
+                rep.units[i] = work(i);
+                rep.cpu_s[i] = thread_cpu_s() - t0;
+                end[i] = clock::now();
+            });
+    } catch (...) {  // no more threads to be had: the ones started must not wait forever
+        abandon = true;
+    }
+    for (auto &t : threads) t.join();
+    if (abandon) throw std::runtime_error("cannot start a thread per core");
+    rep.wall_s = std::chrono::duration<double>(*std::max_element(end.begin(), end.end()) -
+                                               *std::min_element(start.begin(), start.end()))
+                     .count();
+    return rep;
+}
+
+}  // namespace gpubench
