@@ -276,13 +276,21 @@ PY
   corpus)
     need_runner
     fixtures="--plugin-dir $build/tests/fixtures --plugin-dir $build/tests/python_fixtures"
-    corpus() {  # NAME PLUGIN AXIS
-      "$runner" $fixtures --plugin "$2" --sizes 1e3,1e6,1e8 --param "$3" --max-time 1 \
-        -o "$out/corpus-$1.json" > "$out/corpus-$1.txt" 2>&1
+    # BabelStream, the device-only example, built from the SDK's headers alone (as a third
+    # party would), unless the build folder has it already.
+    examples="$build/examples"
+    [ -f "$examples/example_babelstream_cuda.so" ] || { mkdir -p "$examples" &&
+      nvcc -std=c++17 -O2 -arch=sm_90 -Xcompiler -fPIC -shared -cudart shared -Isdk/include \
+        examples/babelstream/babelstream.cu -o "$examples/example_babelstream_cuda.so"; }
+    corpus() {  # NAME PLUGIN [AXIS]
+      "$runner" $fixtures --plugin-dir "$examples" --plugin "$2" --sizes 1e3,1e6,1e8 \
+        ${3:+--param "$3"} --max-time 1 -o "$out/corpus-$1.json" > "$out/corpus-$1.txt" 2>&1
     }
     corpus escapes fixture_cuda_escapes escape=none,own_stream,per_thread,legacy,memoised,declared
     corpus joins fixture_cuda_joins way=events,graph,graph_unjoined,host_func,cublas,overclaimed
     corpus torch pyfixture_torch_side_stream way=joined,unjoined
+    corpus device-only example_babelstream_cuda dtype=float32,float64
+    corpus cpu fixture_cpu_escapes escape=none,joined,omp,async,detached,helper
     python3 scripts/verdicts.py "$out"/corpus-*.json ;;
   *) echo "device.sh: error: unknown mode '$mode'" >&2; usage >&2; exit 2 ;;
 esac

@@ -64,8 +64,12 @@ TEST_CASE("device trace: each escape is caught at every size; the control and a 
             CHECK_THAT(e.message, Catch::Contains(message));
             CHECK(e.stream_audit.problem == e.message);
         }
+        // Its host work is not in the GPU's span: held, the span is near zero, and a rate that
+        // exceeds a ceiling (the L2's at 1e6) is refused as such; the trace never refuses it.
         const EntryResult declared = measure_escape("declared", size, *timer);
-        CHECK(declared.status == EntryStatus::ok);
+        CHECK(declared.stream_audit.problem.empty());
+        CHECK((declared.status == EntryStatus::ok ||
+               declared.message.rfind("faster than the hardware", 0) == 0));
         CHECK(declared.stream_audit.run_operations == 0);
     }
 }
@@ -100,8 +104,9 @@ TEST_CASE("device trace: correct CUDA off the runner's stream, ordered back into
         const EntryResult unjoined = measure_join("graph_unjoined", size, *timer);
         CHECK(unjoined.status == EntryStatus::verification_failed);
         CHECK_THAT(unjoined.message,
-                   Catch::StartsWith("work outside the runner's stream in run(): kernel twice(") &&
-                       Catch::Contains(" on stream ") && Catch::Contains("not joined back"));
+                   Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
+                       Catch::Contains("twice(") && Catch::Contains(" on stream ") &&
+                       Catch::Contains("not joined back"));
     }
 }
 

@@ -40,7 +40,7 @@ MemoryLevel Roofline::level_for(double bytes, bool caches_flushed) const {
            bytes > static_cast<double>(levels[k].capacity))
         ++k;
     MemoryLevel held = levels[k];
-    if (!(held.bytes_per_s > 0) || !(bytes > 0)) return held;
+    if (k == 0 || !(held.bytes_per_s > 0) || !(bytes > 0)) return held;  // no faster level
     // The part of it the faster levels hold comes at their speed: a working set just beyond
     // the L2 runs mostly from the L2. The best time per byte counts each part at its level's
     // rate (a faster level of unknown rate: no time at all).
