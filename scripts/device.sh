@@ -6,6 +6,10 @@
 #                          libraries a GPU machine may lack (Boost, SQLite, Google Benchmark) copied into its lib/
 #                          and every binary finding them through an $ORIGIN RPATH, so that the
 #                          folder can be carried to the GPU machine and run there as it is
+#   pack                   on the build machine, after build: build-slim, the build folder
+#                          without objects, static libraries and plotly.js, its binaries
+#                          stripped, small enough to carry (64 MiB with the tree); on the GPU
+#                          machine `mv build-slim build-device` puts it where its paths point
 #   test                   every test of the build folder (the GPU ones run there)
 #   study NAME...          the runner commands behind docs/studies/data/h100/: each study's
 #                          results files, named as there with today's date. NAMEs: matmul sort
@@ -160,6 +164,15 @@ case $mode in
       | awk '$3 ~ /^\// {print $3}' | grep -E 'libboost|libsqlite3|libbenchmark' | sort -u \
       | xargs -r cp -L -t "$build/lib/"
     echo "built $build; libraries beside it: $(ls "$build/lib" | grep -E 'boost|sqlite|benchmark' | paste -sd' ' -)" ;;
+  pack)
+    [ -d "$build" ] || { echo "device.sh: error: no $build (scripts/device.sh build)" >&2; exit 2; }
+    rm -rf build-slim && mkdir build-slim
+    (cd "$build" && find . \( -type f -o -type l \) ! -name '*.o' ! -name '*.a' ! -name '*.d' \
+       ! -name '.ninja_*' ! -name plotly.js ! -path '*/CMakeFiles/*' ! -path './Testing/*' |
+       tar -cf - -T -) | tar -xf - -C build-slim
+    find build-slim -type f ! -name 'hostile_*' -exec sh -c \
+      'head -c 4 "$1" | grep -q ELF && strip --strip-unneeded "$1"' _ {} \;
+    echo "packed build-slim: $(du -sh build-slim | cut -f1)" ;;
   test)
     need_runner
     ctest --test-dir "$build" -j4 --output-on-failure > "$out/ctest.log" 2>&1
