@@ -11,6 +11,7 @@
 #include "sweep.hpp"
 #include "sweep_results.hpp"
 #include "text_format.hpp"
+#include "visible_devices.hpp"
 
 #include <algorithm>
 #include <csignal>
@@ -82,6 +83,7 @@ WorkerLaunch worker_launch(CommandLine &cli, const std::filesystem::path &runner
     launch.timeout_s = cli.timeout_s;
     launch.interrupted = stop_was_requested;
     launch.worker_per_entry = cli.worker_per_entry;
+    launch.inherited_visible = inherited_visible_devices();
     if (!cli.sanitize.empty()) {
         launch.sanitizer = sanitizer_tool_from_string(cli.sanitize);
         const auto program = find_compute_sanitizer(GPUBENCH_CUDA_BIN_DIR);
@@ -97,14 +99,14 @@ WorkerLaunch worker_launch(CommandLine &cli, const std::filesystem::path &runner
 
 // The first worker starts now, loading its plugin and creating its CUDA context while this
 // process probes the GPU, reads the host's peaks and writes the results header. With several
-// GPUs, that of the first entry to run alone: a lane starts its own workers, bound to its
-// share of the host.
+// GPUs, that of the first CPU entry, which runs before the lanes (sweep.hpp): a lane starts its
+// own workers, bound to its share of the host.
 void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const SweepEntries &entries) {
     const bool lanes = cli.measure.cuda_devices.size() > 1;
     const auto runs_first = std::find_if(entries.begin(), entries.end(), [&](const SweepEntry &entry) {
-        return !lanes || !entry.plugin->is_cuda() || entry.plugin->max_devices > 1;
+        return !lanes || !entry.plugin->is_cuda();
     });
-    if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, cli.measure.cuda_device);
+    if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, cli.measure);
 }
 
 // The host's roofline, measured once per machine, when a CPU plugin is among `plugins`.
@@ -186,6 +188,10 @@ int measure_sweep(CommandLine &cli, const SweepRequest &request, PluginCatalog &
     WorkerPool pool(launch);
     prestart_first_worker(pool, cli, planned.entries);
     const std::vector<GpuInfo> gpus = probe_gpus(cli.measure, selection.probed);
+    std::vector<DeviceIdentity> identities;
+    for (const GpuInfo &gpu : gpus)
+        if (gpu.available) identities.push_back(identity_of(gpu));
+    pool.set_gpus(launch.gpus = identities);  // later workers are shown their GPUs by UUID
     const std::optional<Roofline> roofline = host_roofline_for(selection.plugins);
     if (roofline) pool.set_host_roofline(launch.host_roofline = *roofline);
     const SweepResults results = open_sweep_results(cli, request, planned, gpus, roofline, command_line);

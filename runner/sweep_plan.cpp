@@ -2,6 +2,7 @@
 
 #include "cache_files.hpp"
 #include "host_resources.hpp"
+#include "visible_devices.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 
@@ -20,12 +21,17 @@ constexpr double default_sweep_budget_s = 150;
 // --devices: the listed devices, or every one here (all), become cuda_device and the rest.
 // A listed device this machine lacks is an error; on a machine with no CUDA device at all,
 // the GPU entries are recorded as skipped with the reason, as without --devices. The default
-// sweep takes every GPU of a host with several, unless --device names one.
+// sweep takes every GPU of a host with several, unless --device names one. The GPUs are
+// counted from the driver's listing where it tells, so that CUDA is not started yet
+// (narrow_own_devices).
 std::string choose_devices(CommandLine &cli, bool default_sweep) {
-    if (default_sweep && cli.devices.empty() && !cli.device_given && cuda_device_count() > 1)
+    const auto count_devices = [] {
+        return visible_gpu_count(driver_gpu_listing(), inherited_visible_devices()).value_or(cuda_device_count());
+    };
+    if (default_sweep && cli.devices.empty() && !cli.device_given && count_devices() > 1)
         cli.all_devices = true;
     if (cli.devices.empty() && !cli.all_devices) return "";
-    const int count = cuda_device_count();
+    const int count = count_devices();
     std::vector<int> devices = cli.devices;
     if (cli.all_devices)
         for (int device = 0; device < count; ++device) devices.push_back(device);
@@ -96,6 +102,9 @@ SweepRequest read_sweep_request(CommandLine &cli) {
     if (std::string problem = choose_devices(cli, request.default_sweep); !problem.empty())
         throw CommandFailure{problem};
     request.rank_share = take_rank_share(cli);
+    // The runner starts CUDA on the sweep's GPUs alone, as its workers do (visible_devices.hpp);
+    // in-process, plugins get the runner's own numbering, so it stays whole.
+    if (!cli.in_process && !cli.list) narrow_own_devices(selected_cuda_devices(cli.measure));
     request.budget_s = cli.budget_s.value_or(request.default_sweep ? default_sweep_budget_s : 0);
     std::error_code ec;
     request.runner_file = boost::dll::program_location(ec);
@@ -121,7 +130,7 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, PluginCatalog &catal
     SweepSelection selection;
     // The default sweep needs the GPU's answer first: it runs what can run here.
     if (cli.plugin_patterns.empty()) {
-        selection.probed = probe_gpu(cli.measure.cuda_device);
+        selection.probed = probe_runner_gpu(cli.measure.cuda_device);
         selection.plugins = runnable_plugins(cli, catalog, *selection.probed);
     } else {
         try {
@@ -163,8 +172,19 @@ PlannedEntries plan_entries(const CommandLine &cli, const SweepRequest &request,
 std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed) {
     std::vector<GpuInfo> gpus;
     for (int device : selected_cuda_devices(options))
-        gpus.push_back(gpus.empty() && probed ? *probed : probe_gpu(device));
+        gpus.push_back(gpus.empty() && probed ? *probed : probe_runner_gpu(device));
     return gpus;
+}
+
+GpuInfo probe_runner_gpu(int device) {
+    const int own = own_cuda_index(device);
+    if (own == device) return probe_gpu(device);
+    GpuInfo gpu = own < 0 ? GpuInfo{} : probe_gpu(own);
+    gpu.device = device;
+    if (!gpu.available)
+        gpu.unavailable_reason = "CUDA device " + std::to_string(device) + " cannot be used (" +
+                                 (own < 0 ? "not among the sweep's devices" : gpu.unavailable_reason) + ")";
+    return gpu;
 }
 
 }  // namespace gpubench

@@ -55,6 +55,10 @@ struct PlannedEntries {
 PlannedEntries plan_entries(const CommandLine &cli, const SweepRequest &request,
                             const std::vector<const PluginInfo *> &plugins);
 
+// The runner's device `device` (its index as --device and --devices name it), probed where
+// this process shows it (narrow_own_devices), and recorded with that index.
+GpuInfo probe_runner_gpu(int device);
+
 // The sweep's GPUs, probed: cuda_device's first (`probed` when the caller has it already).
 std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed);
 

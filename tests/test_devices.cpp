@@ -30,6 +30,52 @@ std::multiset<std::tuple<std::string, uint64_t, std::string>> entries_of(const j
     return out;
 }
 
+// fixture_multi_device (to be claimed a CUDA plugin) and fixture_good (a CPU plugin).
+struct LaneFixtures {
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}),
+                                             {"fixture_multi_device", "fixture_good"});
+    const PluginInfo *multi = nullptr, *good = nullptr;
+    LaneFixtures() {
+        for (const PluginInfo &p : catalog.plugins) {
+            if (p.name == "fixture_multi_device") multi = &p;
+            if (p.name == "fixture_good") good = &p;
+        }
+        REQUIRE(multi);
+        REQUIRE(good);
+    }
+};
+
+// Two GPUs as the runner's probe would give them, claimed where there is none; each fake
+// UUID ends in 0x10 plus its index (what fixture_multi_device's visible_* metrics read).
+std::vector<GpuInfo> claimed_gpus() {
+    std::vector<GpuInfo> gpus(2);
+    for (int device = 0; device < 2; ++device) {
+        gpus[device].available = true;
+        gpus[device].device = device;
+        gpus[device].name = "claimed GPU " + std::to_string(device);
+        gpus[device].uuid = "GPU-00000000-0000-0000-0000-0000000000" + std::to_string(10 + device);
+    }
+    return gpus;
+}
+
+// A sweep on claimed_gpus(): short entries, workers that know the GPUs' UUIDs.
+struct ClaimedSweep {
+    std::vector<GpuInfo> gpus = claimed_gpus();
+    MeasureOptions options = test_support::sampled(2, 3);
+    WorkerLaunch launch;
+    SweepMode mode;
+    ClaimedSweep() {
+        options.cuda_devices = {0, 1};
+        // Entries this short never make a free lane join a plugin another is on
+        // (lane_queue.hpp): its start would cost more than it saves.
+        options.max_time_s = 0.1;
+        launch.runner = GPUBENCH_RUNNER;
+        launch.timeout_s = 60;
+        for (const GpuInfo &gpu : gpus) launch.gpus.push_back(identity_of(gpu));
+        mode.launch = launch;
+    }
+};
+
 }  // namespace
 
 TEST_CASE("runner --devices with CPU-only entries: the entries of a plain sweep, no device on any",
@@ -75,18 +121,12 @@ TEST_CASE("runner --devices: a bad list is one line and exit status 2, before an
 
 // The lanes without a GPU: plugins that claim to be CUDA plugins (in the catalog this test
 // builds) but are measured on the host, so that each lane's worker runs them; the fixture's
-// cuda_device metric says which lane's device create() was given.
+// visible_first metric says which GPU its worker was shown (each fake UUID ends in 0x10 plus
+// its index), and cuda_device what create() was given: 0, the worker's only GPU.
 TEST_CASE("runner --devices lanes: every entry once, a short plugin's sizes on one device, alone-entries first",
           "[devices]") {
-    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}),
-                                             {"fixture_multi_device", "fixture_good"});
-    const PluginInfo *multi = nullptr, *good = nullptr;
-    for (const PluginInfo &p : catalog.plugins) {
-        if (p.name == "fixture_multi_device") multi = &p;
-        if (p.name == "fixture_good") good = &p;
-    }
-    REQUIRE(multi);
-    REQUIRE(good);
+    const LaneFixtures fixtures;
+    const PluginInfo *multi = fixtures.multi, *good = fixtures.good;
     PluginInfo claimed = *multi;  // a CUDA plugin on one device, as far as the sweep knows
     claimed.device_kind = GPUBENCH_DEVICE_CUDA;
     claimed.max_devices = 1;
@@ -100,22 +140,8 @@ TEST_CASE("runner --devices lanes: every entry once, a short plugin's sizes on o
     for (size_t i = 0; i < entries.size(); ++i)
         if (entries[i].first == &claimed) entries[i].first = &four[(entries[i].second - 1) / 2];
 
-    std::vector<GpuInfo> gpus(2);
-    for (int device = 0; device < 2; ++device) {
-        gpus[device].available = true;  // claimed: the entries are measured on the host
-        gpus[device].device = device;
-        gpus[device].name = "claimed GPU " + std::to_string(device);
-    }
-    MeasureOptions options = test_support::sampled(2, 3);
-    options.cuda_devices = {0, 1};
-    // Entries this short never make a free lane join a plugin another is on (lane_queue.hpp):
-    // its start would cost more than it saves.
-    options.max_time_s = 0.1;
-    WorkerLaunch launch;
-    launch.runner = GPUBENCH_RUNNER;
-    launch.timeout_s = 60;
-    SweepMode mode;
-    mode.launch = launch;
+    const ClaimedSweep sweep;  // the entries are measured on the host
+    const auto &[gpus, options, launch, mode] = sweep;
     const auto path = temp_results("devices_lanes");
     ResultsFile results(path, results_header({"runner"}, gpus[0], nlohmann::json(options), std::nullopt));
     WorkerPool pool(launch);
@@ -131,16 +157,73 @@ TEST_CASE("runner --devices lanes: every entry once, a short plugin's sizes on o
     std::set<int> devices_used;
     for (const json &e : document["entries"]) {
         if (e["size"] == 100) continue;
-        double device = -1;
-        for (const json &m : e["metrics"])
-            if (m["name"] == "cuda_device") device = m["value"].get<double>();
-        INFO("size " << e["size"]);
+        double device = -1, given = -1, shown = -1;
+        for (const json &m : e["metrics"]) {
+            if (m["name"] == "visible_first") device = m["value"].get<double>() - 16;
+            if (m["name"] == "visible_count") shown = m["value"].get<double>();
+            if (m["name"] == "cuda_device") given = m["value"].get<double>();
+        }
+        INFO("size " << e["size"] << ": " << e.dump());
         CHECK((device == 0 || device == 1));
+        CHECK(shown == 1);
+        CHECK(given == 0);
         CHECK(device_of_size.emplace(e["size"].get<uint64_t>(), int(device)).second);  // once
         devices_used.insert(int(device));
     }
     CHECK(device_of_size.size() == 8);
     for (uint64_t size : first_sizes) CHECK(device_of_size[size] == device_of_size[size + 1]);
     CHECK(devices_used == std::set<int>{0, 1});  // both lanes took plugins
+    std::filesystem::remove(path);
+}
+
+// A plugin across several GPUs holds every lane's GPU: it runs after the lanes, its worker
+// shown every GPU by UUID; a budgeted sweep skips a size whose declared host bytes predict a
+// set-up and checks beyond what such an entry may take, before any worker starts.
+TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too costly ones skipped by prediction",
+          "[devices]") {
+    const LaneFixtures fixtures;
+    const PluginInfo *multi = fixtures.multi, *good = fixtures.good;
+    PluginInfo lane = *multi, every = *multi;  // CUDA plugins on one GPU and on all, to the sweep
+    lane.device_kind = every.device_kind = GPUBENCH_DEVICE_CUDA;
+    lane.max_devices = 1;
+    every.max_size = 1000000000;  // the worker never sees the largest size: it is skipped first
+    const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{
+        {&every, 10}, {&every, 20}, {&every, 30000000}, {good, 100}, {&lane, 1}, {&lane, 2}};
+    ClaimedSweep sweep;
+    sweep.mode.budget_s = 5;
+    const auto &[gpus, options, launch, mode] = sweep;  // an entry on every GPU may take 0.2 s; 3e7 x 8 host bytes predict 0.5 s
+    const auto path = temp_results("devices_every_gpu");
+    ResultsFile results(path, results_header({"runner"}, gpus[0], nlohmann::json(options), std::nullopt));
+    WorkerPool pool(launch);
+    SweepObserver quiet;
+    const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);
+    CHECK(tally.ok == 5);
+    CHECK(tally.skipped == 1);
+
+    const json document = read_json(path);
+    REQUIRE(document["entries"].size() == entries.size());
+    size_t last_lane = 0, first_every = entries.size();
+    for (size_t i = 0; i < document["entries"].size(); ++i) {
+        const json &e = document["entries"][i];
+        const uint64_t size = e["size"].get<uint64_t>();
+        INFO(e.dump());
+        if (size <= 2) last_lane = std::max(last_lane, i);
+        if (size < 10 || size == 100) continue;
+        first_every = std::min(first_every, i);
+        if (size == 30000000) {
+            CHECK(e["status"] == "skipped");
+            CHECK_THAT(e["message"].get<std::string>(),
+                       Catch::StartsWith("over the sweep's budget: it holds all 2 GPUs, and is predicted to take"));
+            continue;
+        }
+        CHECK(e["status"] == "ok");
+        std::map<std::string, double> metric;
+        for (const json &m : e["metrics"]) metric[m["name"]] = m["value"].get<double>();
+        CHECK(metric["visible_count"] == 2);
+        CHECK(metric["visible_first"] == 16);  // GPU 0's UUID, then GPU 1's
+        CHECK(metric["visible_last"] == 17);
+    }
+    CHECK(document["entries"][0]["size"] == 100);  // the CPU entry first
+    CHECK(first_every > last_lane);
     std::filesystem::remove(path);
 }

@@ -120,7 +120,7 @@ TEST_CASE("costs from declared work: the same plan every time, complete, and bet
     CHECK(costs.notes.empty());
     Work matmul_2048;  // as matmul's work() declares it: 2 N^3 flops, three float32 matrices
     matmul_2048.flops = 2.0 * 2048 * 2048 * 2048;
-    matmul_2048.bytes = 3.0 * 2048 * 2048 * 4;
+    matmul_2048.bytes = matmul_2048.host_bytes = 3.0 * 2048 * 2048 * 4;
     CHECK(costs.costs[9] == Approx(nominal_entry_s(matmul_2048, GPUBENCH_DEVICE_CPU, options)));
     CHECK(costs.costs[10] == Approx(0.05));  // 4096 is above matmul_naive's range: skipped at once
     CHECK(costs.costs[9] > 10 * costs.costs[0]);

@@ -15,10 +15,11 @@ namespace gpubench {
 
 // Starts `words` (words[0] is the program) as the leader of a new process group. Each pair of
 // `descriptors` makes the parent's first descriptor the child's second (the parent's stays
-// open); the child's stdout goes to `stdout_target` (the runner's stdout is its table).
+// open); the child's stdout goes to `stdout_target` (the runner's stdout is its table). The
+// child gets this process's environment with each of `environment` (name, value) set.
 // Throws std::runtime_error when it cannot start.
 pid_t spawn_child(std::vector<std::string> words, const std::vector<std::pair<int, int>> &descriptors,
-                  int stdout_target);
+                  int stdout_target, const std::vector<std::pair<std::string, std::string>> &environment = {});
 
 // Writes all of `text`, through interruptions; false when the reader is gone.
 bool write_all(int fd, const std::string &text);

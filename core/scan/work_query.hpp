@@ -30,7 +30,8 @@ struct WorkQuery {
     std::vector<uint64_t> sizes;
 };
 
-// What work() declared (flops, bytes and items; finite, not negative), or why it is unknown.
+// What work() declared (flops, bytes, items, host_bytes and device_bytes; finite, not negative),
+// or why it is unknown.
 using WorkAnswer = std::variant<Work, std::string>;
 
 // The answers of each query, one per size, in order. Several queries run at a time, each in

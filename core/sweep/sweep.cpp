@@ -1,6 +1,7 @@
 #include "sweep.hpp"
 
 #include "entry_measurer.hpp"
+#include "every_gpu_entries.hpp"
 #include "lane_queue.hpp"
 #include "plugin_library.hpp"
 #include "statistics.hpp"
@@ -156,12 +157,14 @@ struct SweepShared {
 // devices `options` names, or in this process.
 class Sequence {
 public:
-    // `in_lane`: this sequence is one of --devices' lanes; `share`: the CPUs its entries
-    // record (host_share), when the sweep has lanes.
+    // `share`: the CPUs its entries record (host_share), when the sweep has lanes.
+    // `outside_cap_s`: where above 0, an entry whose set-up and checks are predicted (from the
+    // plugin's size before) to take longer is skipped, on schedule or not.
     Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
-             EntryRecorder &recorder, SweepShared &shared, bool in_lane, std::optional<HostShare> share)
+             EntryRecorder &recorder, SweepShared &shared, std::optional<HostShare> share,
+             double outside_cap_s = 0)
         : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
-          shared_(shared), in_lane_(in_lane), share_(std::move(share)) {}
+          shared_(shared), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}
 
     // false: interrupted (the entry under way is not recorded).
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
@@ -171,6 +174,8 @@ public:
         SweepBudget *const sweep_budget = shared_.budget;
         double outside_limit_s = 0;
         MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
+        if (outside_cap_s_ > 0)
+            outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
         options.params = planned.params;
         recorder_.begin(plugin, size);
         const auto began = std::chrono::steady_clock::now();
@@ -198,7 +203,7 @@ public:
         shared_.last_good.record(planned, entry);
         if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
             entry.sampling_budget_s = options.max_time_s;
-        if (sweep_budget) sweep_budget->finished(planned, in_lane_, entry);
+        if (sweep_budget) sweep_budget->finished(planned, entry);
         entry.host_share = share_;
         recorder_.finished(std::move(entry), options);
         return true;
@@ -211,14 +216,18 @@ private:
     InProcess &in_process_;
     EntryRecorder &recorder_;
     SweepShared &shared_;
-    bool in_lane_;
     std::optional<HostShare> share_;
+    double outside_cap_s_;
 };
 
 // An entry that --devices runs on one of its GPUs, beside the others: a CUDA plugin that can
 // run here and takes one device. CPU entries, and plugins across several GPUs, run alone.
 bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
     return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices <= 1;
+}
+// A plugin across several GPUs that can run here: with lanes, it runs after them.
+bool takes_every_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
+    return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices > 1;
 }
 
 // --devices: one lane per GPU, each with its own worker, taking entries from a LaneQueue.
@@ -241,7 +250,7 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             on_device.cuda_device = gpus[index].device;
             on_device.cuda_devices.clear();
             on_device.cpu_threads = std::max(1, std::min(options.cpu_threads, shares[index].threads));
-            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, true, shares[index]);
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, shares[index]);
             while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index))
                 if (!sequence.measure(*entry, on_device)) {
                     if (!stop.exchange(true)) recorder.interrupted();
@@ -270,7 +279,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                      const SweepMode &mode, SweepObserver &observer) {
     SweepTally tally;
-    SweepEntries alone, in_lanes;
+    SweepEntries alone, in_lanes, every_gpu;
     const GpuInfo &gpu = gpus.at(0);
     const bool lanes = mode.isolated && gpus.size() > 1;
     for (const SweepEntry &entry : entries) {
@@ -279,42 +288,66 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                 results.find_entry(entry.plugin->name, entry.size, entry.params, options.seed)) {
             count(tally, entry_status_from_string(done->value("status", "error")));
             ++tally.resumed;
+        } else if (lanes && entry.out_of_range.empty() && takes_every_gpu(*entry.plugin, gpu)) {
+            every_gpu.push_back(entry);
         } else {
             (lanes && runs_in_a_lane(*entry.plugin, gpu) ? in_lanes : alone).push_back(entry);
         }
     }
     InProcess in_process(mode.launch.host_roofline);
     EntryRecorder recorder(results, observer, tally, gpus, mode.started);
-    observer.planned(alone.size() + in_lanes.size());
+    observer.planned(alone.size() + in_lanes.size() + every_gpu.size());
+    const EveryGpuPlan every_gpu_plan =
+        plan_every_gpu_entries(every_gpu, options, static_cast<int>(gpus.size()), mode.budget_s, mode.launch.runner,
+                               mode.launch.timeout_s);
     SweepShared shared;
     std::optional<SweepBudget> budget;
     if (mode.budget_s > 0) {  // shared among the entries that will be measured
-        SweepEntries measured;
-        std::vector<bool> lane_flags;
+        SweepEntries measured = every_gpu_plan.measured;
+        std::vector<double> predicted = every_gpu_plan.predicted_outside_s;
         for (const SweepEntries *part : {&alone, &in_lanes})
             for (const SweepEntry &entry : *part)
                 if (entry.plugin->is_available() && (!entry.plugin->is_cuda() || gpu.available) &&
                     entry.out_of_range.empty())
-                    measured.push_back(entry), lane_flags.push_back(part == &in_lanes);
-        budget.emplace(mode.budget_s, measured, lane_flags, gpus.size(), mode.started);
+                    measured.push_back(entry);
+        budget.emplace(mode.budget_s, measured, mode.started, predicted);
     }
     shared.budget = budget ? &*budget : nullptr;
-    // First what must run alone (CPU entries, plugins across all the GPUs), then the lanes.
+    // First what must run alone (CPU entries, which GPU workers beside them would slow down),
+    // then the lanes, then the entries that take every GPU, which would stall the lanes.
     // With lanes, every entry records the CPUs it had: all of them when it ran alone.
-    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, false,
-                      lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt);
+    const std::optional<HostShare> whole_host = lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt;
+    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, whole_host);
     for (const SweepEntry &entry : alone)
         if (!sequence.measure(entry, options)) {
             recorder.interrupted();
             return tally;
         }
-    if (in_lanes.empty()) return tally;
-    const std::vector<HostShare> shares =
-        mode.plan_host_shares ? mode.plan_host_shares(gpus) : plan_host_shares(gpus);
-    if (shares.size() != gpus.size())
-        throw std::logic_error("planned " + std::to_string(shares.size()) + " shares of the host for " +
-                               std::to_string(gpus.size()) + " GPUs");
-    run_lanes(in_lanes, options, gpus, shares, pool, mode, in_process, recorder, shared);
+    if (!in_lanes.empty()) {
+        const std::vector<HostShare> shares =
+            mode.plan_host_shares ? mode.plan_host_shares(gpus) : plan_host_shares(gpus);
+        if (shares.size() != gpus.size())
+            throw std::logic_error("planned " + std::to_string(shares.size()) + " shares of the host for " +
+                                   std::to_string(gpus.size()) + " GPUs");
+        run_lanes(in_lanes, options, gpus, shares, pool, mode, in_process, recorder, shared);
+        if (tally.interrupted) return tally;
+    }
+    for (const auto &[entry, why] : every_gpu_plan.skipped) {
+        recorder.begin(*entry.plugin, entry.size);
+        EntryResult skipped = skipped_entry(*entry.plugin, entry.size, why);
+        skipped.host_share = whole_host;
+        MeasureOptions with_params = options;
+        with_params.params = entry.params;
+        recorder.finished(std::move(skipped), with_params);
+    }
+    pool.set_host_share(std::nullopt);  // lane 0 bound it to its share
+    Sequence every_gpu_sequence(mode, gpu, pool, in_process, recorder, shared, whole_host,
+                                mode.budget_s > 0 ? every_gpu_entry_limit_s(mode.budget_s) : 0);
+    for (const SweepEntry &entry : every_gpu_plan.measured)
+        if (!every_gpu_sequence.measure(entry, options)) {
+            recorder.interrupted();
+            return tally;
+        }
     return tally;
 }
 

@@ -8,13 +8,15 @@
 
 namespace gpubench {
 
-SweepBudget::SweepBudget(double seconds, const SweepEntries &entries, const std::vector<bool> &in_lanes,
-                         size_t lanes, Clock::time_point started)
-    : seconds_(seconds), lanes_(std::max<size_t>(1, lanes)), started_(started) {
+SweepBudget::SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
+                         const std::vector<double> &predicted_outside_s)
+    : seconds_(seconds), started_(started) {
     for (size_t i = 0; i < entries.size(); ++i) {
         PluginPlan &plan = plugins_[entries[i].plugin];
         plan.nominal = nominal_start_cost(*entries[i].plugin);
-        ++plan.left[in_lanes[i] ? 1 : 0];
+        ++plan.left;
+        if (i < predicted_outside_s.size() && predicted_outside_s[i] > 0)
+            plan.predicted_outside_s[{entries[i].size, entries[i].params}] = predicted_outside_s[i];
     }
 }
 
@@ -27,16 +29,15 @@ double SweepBudget::start_s(const PluginPlan &plan) const {
 }
 
 double SweepBudget::share_s(const MeasureOptions &options) const {
-    // What the rest costs besides sampling, and how many share the sampling time: an entry in
-    // a lane takes 1/lanes of the wall time it runs for, one that runs alone all of it.
+    // What the rest costs besides sampling, and how many share the sampling time: every entry
+    // as if it ran alone (on one GPU), lanes or not.
     double fixed_s = 0, shares = 0;
     for (const auto &[plugin, plan] : plugins_) {
-        for (int lane = 0; lane < 2; ++lane) {
-            if (!plan.left[lane]) continue;
-            const double weight = lane ? 1.0 / double(lanes_) : 1.0;
-            fixed_s += weight * (double(plan.left[lane]) * plan.overhead_s + (plan.started ? 0 : start_s(plan)));
-            shares += weight * double(plan.left[lane]);
-        }
+        if (!plan.left) continue;
+        const size_t predicted = std::min(plan.left, plan.predicted_outside_s.size());
+        fixed_s += double(plan.left - predicted) * plan.overhead_s + (plan.started ? 0 : start_s(plan));
+        for (const auto &[entry, seconds] : plan.predicted_outside_s) fixed_s += seconds;
+        shares += double(plan.left);
     }
     const double left_s = seconds_ - std::chrono::duration<double>(Clock::now() - started_).count();
     return shares > 0 ? (left_s - fixed_s) / shares : options.max_time_s;
@@ -64,14 +65,14 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
            "predicted to take " + std::string(seconds) + " (" + nominal.parts + ")";
 }
 
-void SweepBudget::finished(const SweepEntry &entry, bool in_lane, const EntryResult &result) {
+void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(entry.plugin);
     // Not one the budget was shared among: skipped at once, as outside the plugin's sizes.
     if (found == plugins_.end() || !entry.out_of_range.empty()) return;
     PluginPlan &plan = found->second;
-    size_t &left = plan.left[in_lane ? 1 : 0];
-    if (left) --left;
+    if (plan.left) --plan.left;
+    plan.predicted_outside_s.erase({entry.size, entry.params});
     const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
     if (result.worker_started && !plan.started) {
         starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));

@@ -1,6 +1,7 @@
 #include "worker_pool.hpp"
 
 #include "child_process.hpp"
+#include "visible_devices.hpp"
 #include "worker_main.hpp"
 #include "worker_protocol.hpp"
 
@@ -49,15 +50,15 @@ struct Report {
 // One worker process and its two pipes: requests in, reports out.
 class WorkerProcess {
 public:
-    WorkerProcess(const WorkerLaunch &launch, const PluginInfo &plugin, int cuda_device)
-        : file_(plugin.file), share_(launch.host_share) {
+    WorkerProcess(const WorkerLaunch &launch, const PluginInfo &plugin, WorkerDevices devices)
+        : file_(plugin.file), share_(launch.host_share), devices_(std::move(devices)) {
         int requests[2], reports[2];
         if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(reports, O_CLOEXEC) != 0)
             throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
         request_fd_ = requests[1];
         report_fd_ = reports[0];
         std::vector<std::string> words =
-            worker_command_line(launch.runner, file_, cuda_device, 3, 4, share_);
+            worker_command_line(launch.runner, file_, 0, 3, 4, share_);
         if (launch.sanitizer) {
             char name[64];
             std::snprintf(name, sizeof name, "gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
@@ -66,7 +67,8 @@ public:
         }
         // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
         try {
-            pid_ = spawn_child(words, {{requests[0], 3}, {reports[1], 4}}, STDERR_FILENO);
+            pid_ = spawn_child(words, {{requests[0], 3}, {reports[1], 4}}, STDERR_FILENO,
+                               {{visible_devices_variable, devices_.visible()}});
         } catch (const std::exception &e) {
             for (int fd : {requests[0], requests[1], reports[0], reports[1]}) close(fd);
             throw std::runtime_error(std::string("cannot start a worker: ") + e.what());
@@ -83,6 +85,7 @@ public:
     }
     const std::filesystem::path &file() const { return file_; }
     const std::optional<HostShare> &share() const { return share_; }
+    const WorkerDevices &devices() const { return devices_; }
     const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
     size_t served = 0;  // entries it took: the first one paid for its start
 
@@ -147,6 +150,7 @@ public:
 private:
     std::filesystem::path file_;
     std::optional<HostShare> share_;  // what it is bound to
+    WorkerDevices devices_;           // what it is shown
     pid_t pid_ = -1;
     int request_fd_ = -1, report_fd_ = -1;
     std::string pending_;
@@ -173,10 +177,14 @@ void WorkerPool::retire() {
     worker_.reset();
 }
 
-void WorkerPool::prestart(const PluginInfo &plugin, int cuda_device) {
+WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOptions &options) const {
+    return WorkerDevices(entry_cuda_devices(plugin, options), launch_.gpus, launch_.inherited_visible);
+}
+
+void WorkerPool::prestart(const PluginInfo &plugin, const MeasureOptions &options) {
     if (worker_ || launch_.sanitizer) return;  // a sanitized worker starts with its entry
     try {
-        worker_ = std::make_unique<WorkerProcess>(launch_, plugin, cuda_device);
+        worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices_for(plugin, options));
     } catch (const std::exception &) {
         // measure() tries again and records why it cannot.
     }
@@ -240,13 +248,13 @@ std::string unreported(const Report &report, int status, bool timed_out, double 
 
 }  // namespace
 
-bool WorkerPool::hand_over(const PluginInfo &plugin, int cuda_device, const std::string &request,
+bool WorkerPool::hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const std::string &request,
                            EntryResult &failed, bool &started, size_t &entries_before) {
     // A worker kept from the previous entry may have ended since: then start a fresh one.
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (!worker_) {
             try {
-                worker_ = std::make_unique<WorkerProcess>(launch_, plugin, cuda_device);
+                worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices);
             } catch (const std::exception &e) {
                 failed.message = e.what();
                 return false;
@@ -269,13 +277,15 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     const auto began = std::chrono::steady_clock::now();
     EntryResult failed = skipped_entry(plugin, size, "");  // when the worker reports nothing
     failed.status = EntryStatus::error;
-    if (worker_ && (worker_->file() != plugin.file || worker_->share() != launch_.host_share)) retire();
+    const WorkerDevices devices = devices_for(plugin, options);
+    if (worker_ && (worker_->file() != plugin.file || worker_->share() != launch_.host_share ||
+                    worker_->devices().runner_indices() != devices.runner_indices()))
+        retire();
     bool started = false;
     size_t entries_before = 0;
     const std::string request =
-        request_to_wire({size, options, launch_.host_roofline, budget}).dump();
-    if (!hand_over(plugin, options.cuda_device, request, failed, started, entries_before))
-        return failed;
+        request_to_wire({size, devices.for_worker(options), launch_.host_roofline, budget}).dump();
+    if (!hand_over(plugin, devices, request, failed, started, entries_before)) return failed;
 
     Report report;
     const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);
@@ -294,6 +304,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     }
     if (report.entry) {
         EntryResult entry = std::move(*report.entry);
+        devices.for_runner(entry);
         entry.worker_started = started;
         entry.worker_entries_before = entries_before;
         settle_worker(entry, open, launch_, worker_);

@@ -12,6 +12,7 @@
 #include "plugin_info.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
+#include "worker_devices.hpp"
 
 #include <filesystem>
 #include <functional>
@@ -36,6 +37,11 @@ struct WorkerLaunch {
     // A --devices lane's share of the host (host_share.hpp): its workers are bound to it.
     // nullopt: they keep every CPU the runner has.
     std::optional<HostShare> host_share;
+    // The runner's GPUs (their UUIDs): each worker is shown only its entry's (worker_devices.hpp).
+    // Empty until probed: a worker started before then is shown them by index.
+    std::vector<DeviceIdentity> gpus;
+    // The runner's CUDA_VISIBLE_DEVICES as it started (visible_devices.hpp).
+    std::optional<std::vector<std::string>> inherited_visible;
 };
 
 class WorkerProcess;
@@ -44,9 +50,10 @@ class WorkerPool {
 public:
     explicit WorkerPool(WorkerLaunch launch);
     ~WorkerPool();  // ends the worker in hand
-    // Starts the worker for `plugin` now (it loads the plugin and creates its CUDA context
-    // while the runner carries on); measure() of that plugin then finds it ready.
-    void prestart(const PluginInfo &plugin, int cuda_device);
+    // Starts the worker for `plugin` on the devices `options` select now (it loads the plugin
+    // and creates its CUDA context while the runner carries on); measure() of that plugin
+    // there then finds it ready.
+    void prestart(const PluginInfo &plugin, const MeasureOptions &options);
     // The entry as a worker measured it, or an error entry saying how the worker ended
     // (signal, exit status, time limit). nullopt when `interrupted` stopped it: such an entry
     // was not measured and is not recorded.
@@ -54,6 +61,7 @@ public:
                                        const MeasureOptions &options,
                                        const std::optional<RunBudget> &budget = std::nullopt);
     void set_host_roofline(const Roofline &roofline) { launch_.host_roofline = roofline; }
+    void set_gpus(const std::vector<DeviceIdentity> &gpus) { launch_.gpus = gpus; }
     // The share the next workers are bound to; a worker in hand bound otherwise (one
     // prestarted without a share, say) is replaced at the next entry.
     void set_host_share(const std::optional<HostShare> &share) { launch_.host_share = share; }
@@ -62,8 +70,9 @@ private:
     void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it
     // Sends `request` to the worker for `plugin`, starting one where none is in hand or the
     // one kept has ended; false, and why in `failed`, when no worker took it.
-    bool hand_over(const PluginInfo &plugin, int cuda_device, const std::string &request,
+    bool hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const std::string &request,
                    EntryResult &failed, bool &started, size_t &entries_before);
+    WorkerDevices devices_for(const PluginInfo &plugin, const MeasureOptions &options) const;
     WorkerLaunch launch_;
     std::unique_ptr<WorkerProcess> worker_;
 };

@@ -1,0 +1,143 @@
+#include "visible_devices.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+
+namespace gpubench {
+namespace {
+
+std::string trimmed(const std::string &text) {
+    const size_t first = text.find_first_not_of(" \t");
+    if (first == std::string::npos) return "";
+    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+bool is_index(const std::string &entry) {
+    return !entry.empty() && entry.size() < 8 && std::all_of(entry.begin(), entry.end(), ::isdigit);
+}
+
+// The UUIDs of the GPUs the driver lists and CUDA may use (not excluded); nullopt without a listing.
+std::optional<std::vector<std::string>> listed_uuids(const std::filesystem::path &proc_gpus) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(proc_gpus, ec)) return std::nullopt;
+    std::vector<std::string> uuids;
+    for (const auto &gpu : std::filesystem::directory_iterator(proc_gpus, ec)) {
+        std::ifstream information(gpu.path() / "information");
+        std::string line, uuid;
+        bool excluded = false;
+        while (std::getline(information, line)) {
+            const size_t colon = line.find(':');
+            if (colon == std::string::npos) continue;
+            const std::string key = trimmed(line.substr(0, colon)), value = trimmed(line.substr(colon + 1));
+            if (key == "GPU UUID") uuid = value;
+            if (key == "GPU Excluded") excluded = value == "Yes";
+        }
+        if (uuid.empty()) return std::nullopt;  // a listing this code does not understand
+        if (!excluded) uuids.push_back(uuid);
+    }
+    return uuids;
+}
+
+}  // namespace
+
+std::optional<std::vector<std::string>> visible_device_entries(const char *value) {
+    if (!value) return std::nullopt;
+    std::vector<std::string> entries;
+    std::string text = value;
+    for (size_t begin = 0; begin <= text.size();) {
+        const size_t comma = std::min(text.find(',', begin), text.size());
+        if (std::string entry = trimmed(text.substr(begin, comma - begin)); !entry.empty() || comma < text.size())
+            entries.push_back(entry);
+        begin = comma + 1;
+    }
+    return entries;
+}
+
+std::string narrowed_visible_devices(const std::optional<std::vector<std::string>> &inherited,
+                                     const std::vector<int> &indices) {
+    std::string value;
+    for (int index : indices) {
+        const size_t at = static_cast<size_t>(index);
+        const std::string entry = !inherited ? std::to_string(index)
+                                  : at < inherited->size() ? (*inherited)[at]
+                                                           : std::to_string(1 << 20);  // no such device
+        value += (value.empty() ? "" : ",") + entry;
+    }
+    return value;
+}
+
+std::optional<int> visible_gpu_count(const std::filesystem::path &proc_gpus,
+                                     const std::optional<std::vector<std::string>> &inherited) {
+    const std::optional<std::vector<std::string>> uuids = listed_uuids(proc_gpus);
+    if (!uuids) return std::nullopt;
+    if (!inherited) return static_cast<int>(uuids->size());
+    // CUDA shows the entries up to the first that names no device.
+    std::set<std::string> seen;
+    int count = 0;
+    for (const std::string &entry : *inherited) {
+        std::string uuid;
+        if (is_index(entry)) {
+            const size_t index = std::stoul(entry);
+            if (index >= uuids->size()) break;
+            uuid = "#" + entry;  // an index names a device in CUDA's order, not known here
+        } else if (std::find(uuids->begin(), uuids->end(), entry) != uuids->end()) {
+            uuid = entry;
+        } else if (entry.rfind("GPU-", 0) == 0 || entry.rfind("MIG-", 0) == 0) {
+            return std::nullopt;  // a prefix CUDA may complete, or a MIG instance
+        } else {
+            break;
+        }
+        if (!seen.insert(uuid).second) return std::nullopt;  // a device named twice
+        ++count;
+    }
+    return count;
+}
+
+namespace {
+std::vector<int> narrowed_to;  // narrow_own_devices' indices; empty: not narrowed
+}  // namespace
+
+const std::optional<std::vector<std::string>> &inherited_visible_devices() {
+    static const std::optional<std::vector<std::string>> inherited =
+        visible_device_entries(std::getenv(visible_devices_variable));
+    return inherited;
+}
+
+bool narrow_own_devices(const std::vector<int> &indices) {
+    const auto &inherited = inherited_visible_devices();
+    const std::optional<int> count = visible_gpu_count(driver_gpu_listing(), inherited);
+    if (!count || indices.empty() || static_cast<int>(indices.size()) >= *count || !narrowed_to.empty()) return false;
+    for (int index : indices)
+        if (index < 0 || index >= *count) return false;
+    setenv(visible_devices_variable, narrowed_visible_devices(inherited, indices).c_str(), 1);
+    narrowed_to = indices;
+    return true;
+}
+
+int own_cuda_index(int index) {
+    if (narrowed_to.empty()) return index;
+    const auto found = std::find(narrowed_to.begin(), narrowed_to.end(), index);
+    return found == narrowed_to.end() ? -1 : static_cast<int>(found - narrowed_to.begin());
+}
+
+std::filesystem::path driver_gpu_listing() {
+    const char *fake = std::getenv("GPUBENCH_PROC_NVIDIA_GPUS");
+    return fake && *fake ? fake : "/proc/driver/nvidia/gpus";
+}
+
+std::string worker_visible_devices(const std::vector<int> &indices, const std::vector<DeviceIdentity> &known,
+                                   const std::optional<std::vector<std::string>> &inherited) {
+    std::string value;
+    for (int index : indices) {
+        const auto found = std::find_if(known.begin(), known.end(), [&](const DeviceIdentity &device) {
+            return device.index == index && !device.uuid.empty();
+        });
+        if (found == known.end()) return narrowed_visible_devices(inherited, indices);
+        value += (value.empty() ? "" : ",") + found->uuid;
+    }
+    return value;
+}
+
+}  // namespace gpubench

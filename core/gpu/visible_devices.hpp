@@ -1,0 +1,58 @@
+// Which GPUs a process sees: CUDA_VISIBLE_DEVICES for the runner and for each worker. Every
+// GPU the CUDA driver is shown is initialised when a process starts CUDA (0.4 s per GPU on a
+// 4 x H200 host), so a worker is shown only the GPUs of its entry, by UUID, and the runner
+// only the GPUs of its sweep. Indices in results stay the runner's own numbering (what
+// --device and --devices name), whatever a worker calls its devices.
+#pragma once
+
+#include "gpu.hpp"
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+inline constexpr const char *visible_devices_variable = "CUDA_VISIBLE_DEVICES";
+
+// The entries of a CUDA_VISIBLE_DEVICES value, as CUDA reads them: comma-separated, blanks
+// around each trimmed. nullptr (the variable unset) gives nullopt: every GPU is visible.
+std::optional<std::vector<std::string>> visible_device_entries(const char *value);
+
+// The value that shows a child process the runner's devices `indices`, in that order, without
+// knowing their UUIDs: the runner's own entries of CUDA_VISIBLE_DEVICES (`inherited`) at those
+// positions, or the indices themselves where it was unset. Exact whatever CUDA_DEVICE_ORDER
+// says, as the child inherits that too. An index beyond the inherited entries is kept as an
+// index past their end, which shows no device.
+std::string narrowed_visible_devices(const std::optional<std::vector<std::string>> &inherited,
+                                     const std::vector<int> &indices);
+
+// How many GPUs CUDA will show this process, read from the driver's listing
+// (/proc/driver/nvidia/gpus: one folder per GPU, its "information" naming its UUID) without
+// starting CUDA; `proc_gpus` is that folder (tests give a fake one). nullopt where it cannot be
+// told this way: no listing, or a CUDA_VISIBLE_DEVICES entry that is neither an index nor a
+// whole GPU UUID of the listing (a MIG instance, a UUID prefix).
+std::optional<int> visible_gpu_count(const std::filesystem::path &proc_gpus,
+                                     const std::optional<std::vector<std::string>> &inherited);
+
+// The driver's listing of this machine, or GPUBENCH_PROC_NVIDIA_GPUS where set (tests).
+std::filesystem::path driver_gpu_listing();
+
+// This process's CUDA_VISIBLE_DEVICES as it started, read once: before narrow_own_devices.
+const std::optional<std::vector<std::string>> &inherited_visible_devices();
+
+// Before this process starts CUDA: shows it only the runner's devices `indices`, when the
+// driver's listing tells that they all exist and are fewer than every GPU CUDA would show
+// (otherwise nothing changes: false). Afterwards own_cuda_index() maps the runner's indices.
+bool narrow_own_devices(const std::vector<int> &indices);
+// This process's CUDA index of the runner's device `index`: itself unless narrowed.
+int own_cuda_index(int index);
+
+// What a worker for an entry on the runner's devices `indices` is shown: their UUIDs, in
+// that order, where `known` (the runner's probes) names them, else narrowed_visible_devices
+// for all of them; "" (no GPU) for an entry that uses none.
+std::string worker_visible_devices(const std::vector<int> &indices, const std::vector<DeviceIdentity> &known,
+                                   const std::optional<std::vector<std::string>> &inherited);
+
+}  // namespace gpubench

@@ -1,0 +1,122 @@
+// Which GPUs the runner and its workers are shown (visible_devices.hpp, worker_devices.hpp),
+// with a fake driver listing of four GPUs: CUDA_VISIBLE_DEVICES read as CUDA reads it, the
+// GPUs counted without starting CUDA, each worker shown its entry's GPUs by UUID in the
+// entry's order, and its numbering mapped back to the runner's.
+#include "runner_process.hpp"
+#include "test_support.hpp"
+#include "visible_devices.hpp"
+#include "worker_devices.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace gpubench;
+using namespace runner_process;
+using Entries = std::optional<std::vector<std::string>>;
+
+namespace {
+
+std::string uuid_of(int gpu) { return "GPU-00000000-0000-0000-0000-0000000000" + std::to_string(10 + gpu); }
+
+// /proc/driver/nvidia/gpus as the driver writes it: one folder per GPU, by PCI bus id.
+// `excluded`: a GPU the driver keeps from CUDA.
+void fake_listing(const std::filesystem::path &folder, int gpus, int excluded = -1) {
+    for (int gpu = 0; gpu < gpus; ++gpu) {
+        const std::filesystem::path bus = folder / ("0000:" + std::to_string(18 + gpu) + ":00.0");
+        std::filesystem::create_directories(bus);
+        std::ofstream(bus / "information") << "Model: \t\t NVIDIA H200\nIRQ:   \t\t 17\nGPU UUID: \t " << uuid_of(gpu)
+                                           << "\nBus Location: \t " << bus.filename().string()
+                                           << "\nDevice Minor: \t " << gpu
+                                           << "\nGPU Excluded:\t " << (gpu == excluded ? "Yes" : "No") << "\n";
+    }
+}
+
+}  // namespace
+
+TEST_CASE("CUDA_VISIBLE_DEVICES: entries as CUDA reads them", "[visible-devices]") {
+    CHECK_FALSE(visible_device_entries(nullptr));
+    CHECK(visible_device_entries("") == Entries(std::vector<std::string>{}));
+    CHECK(visible_device_entries(" 1, 3 ") == Entries({"1", "3"}));
+    CHECK(visible_device_entries("GPU-ab,0") == Entries({"GPU-ab", "0"}));
+}
+
+TEST_CASE("the runner's devices, narrowed by index, whatever it inherited", "[visible-devices]") {
+    CHECK(narrowed_visible_devices(std::nullopt, {2, 0}) == "2,0");
+    CHECK(narrowed_visible_devices(Entries({"3", "1"}), {1}) == "1");
+    CHECK(narrowed_visible_devices(Entries({uuid_of(2), "0"}), {0, 1}) == uuid_of(2) + ",0");
+    // Past what the runner was shown: an index that shows the child no device.
+    CHECK(narrowed_visible_devices(Entries({"3"}), {1}) == std::to_string(1 << 20));
+}
+
+TEST_CASE("the GPUs CUDA will show, counted from the driver's listing", "[visible-devices]") {
+    test_support::TempFolder folder("visible-devices");
+    fake_listing(folder.path(), 4);
+    CHECK(visible_gpu_count(folder.path(), std::nullopt) == 4);
+    CHECK(visible_gpu_count(folder.path(), Entries({"1", "3"})) == 2);
+    CHECK(visible_gpu_count(folder.path(), Entries({uuid_of(2), "0"})) == 2);
+    CHECK(visible_gpu_count(folder.path(), Entries(std::vector<std::string>{})) == 0);
+    // CUDA shows the entries before the first that names no GPU.
+    CHECK(visible_gpu_count(folder.path(), Entries({"0", "7", "1"})) == 1);
+    CHECK(visible_gpu_count(folder.path(), Entries({"x", "1"})) == 0);
+    // What only CUDA can tell: no count, so the runner starts CUDA on every GPU (never a wrong one).
+    CHECK_FALSE(visible_gpu_count(folder.path(), Entries({"MIG-4b7c"})));
+    CHECK_FALSE(visible_gpu_count(folder.path(), Entries({"GPU-0000"})));  // a prefix CUDA may complete
+    CHECK_FALSE(visible_gpu_count(folder.path(), Entries({"1", "1"})));
+    CHECK_FALSE(visible_gpu_count(folder.path() / "none", std::nullopt));
+    SECTION("a GPU the driver excludes is not counted") {
+        test_support::TempFolder other("visible-devices-excluded");
+        fake_listing(other.path(), 4, 2);
+        CHECK(visible_gpu_count(other.path(), std::nullopt) == 3);
+    }
+}
+
+TEST_CASE("a worker is shown its entry's GPUs by UUID, in the entry's order", "[visible-devices]") {
+    const std::vector<DeviceIdentity> known{{0, "H200", uuid_of(0), "0000:18:00.0"},
+                                            {1, "H200", uuid_of(1), "0000:19:00.0"},
+                                            {2, "H200", uuid_of(2), "0000:20:00.0"},
+                                            {3, "H200", uuid_of(3), "0000:21:00.0"}};
+    CHECK(worker_visible_devices({2}, known, std::nullopt) == uuid_of(2));
+    CHECK(worker_visible_devices({3, 0, 1}, known, Entries({"5"})) == uuid_of(3) + "," + uuid_of(0) + "," + uuid_of(1));
+    CHECK(worker_visible_devices({}, known, std::nullopt).empty());  // a CPU entry: no GPU at all
+    // Before the runner's probe (a worker started ahead): by index, through what it inherited.
+    CHECK(worker_visible_devices({1}, {}, std::nullopt) == "1");
+    CHECK(worker_visible_devices({1}, {}, Entries({uuid_of(3), uuid_of(1)})) == uuid_of(1));
+
+    SECTION("its numbering goes in from 0 and comes back as the runner's") {
+        const WorkerDevices devices({3, 0, 1}, known, std::nullopt);
+        MeasureOptions options;
+        options.cuda_device = 3;
+        options.cuda_devices = {3, 0, 1, 2};
+        const MeasureOptions in_worker = devices.for_worker(options);
+        CHECK(in_worker.cuda_device == 0);
+        CHECK(in_worker.cuda_devices == std::vector<int>{0, 1, 2});
+        EntryResult entry;
+        entry.cuda_devices = {0, 1, 2};
+        devices.for_runner(entry);
+        CHECK(entry.cuda_devices == std::vector<int>{3, 0, 1});
+        const WorkerDevices one({2}, known, std::nullopt);
+        CHECK(one.for_worker(options).cuda_devices.empty());
+    }
+}
+
+TEST_CASE("a CPU entry's worker is shown no GPU, whatever the runner inherited", "[visible-devices]") {
+    test_support::TempFolder folder("visible-devices-runner");
+    fake_listing(folder.path(), 4);
+    const auto path = temp_results("visible_devices_cpu");
+    const Outcome o = run_runner_shell("GPUBENCH_PROC_NVIDIA_GPUS=" + folder.path().string() +
+                                       " CUDA_VISIBLE_DEVICES=1,2 " + GPUBENCH_RUNNER + " " + fixtures() +
+                                       " --plugin fixture_multi_device --sizes 4 --max-time 0.05 -q -o " +
+                                       path.string());
+    INFO(o.output);
+    REQUIRE(o.status == 0);
+    const nlohmann::json document = nlohmann::json::parse(slurp(path));
+    int seen = 0;
+    for (const nlohmann::json &metric : document["entries"][0]["metrics"])
+        if (metric["name"] == "visible_count") {
+            CHECK(metric["value"] == 0);
+            ++seen;
+        }
+    CHECK(seen == 1);
+    std::filesystem::remove(path);
+}
