@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# What a sweep costs beyond its samples (issue 12, item 7), on a GPU machine over a build
+# What a sweep costs beyond its samples, on a GPU machine over a build
 # folder made elsewhere (default build-device). Measured in one run, medians of 5:
-#   - a bare CUDA context: a process that calls cudaFree(0) and exits (bench/cuda_context.cu);
-#   - fresh runner process -> first verified vecadd_cuda result (n=10), as wall time of the
-#     whole process and as the entry's finished_after_s;
+#   - a bare CUDA context, and a fresh runner process -> first verified vecadd_cuda result
+#     (bench/first_result.sh);
 #   - per-entry harness overhead (entry wall time minus time inside the plugin's calls),
 #     median over the entries of the default sweep;
 #   - the default sweep's wall time (`runner` with no arguments).
@@ -17,22 +16,10 @@ runner="$build/bin/runner"
 python=$(sdk/python/find-python.sh) || exit 1
 now() { date +%s.%N; }
 minus() { "$python" -c "print($1 - $2)"; }
-median() { sort -g | awk '{v[NR]=$1} END {print (NR%2 ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2)}'; }
 
-context=() first_wall=() first_entry=()
-for i in 1 2 3 4 5; do
-  t0=$(now); "$build/bin/cuda_context" || exit 1; t1=$(now)
-  context+=("$(minus "$t1" "$t0")")
-  t0=$(now)
-  "$runner" --plugin vecadd_cuda --sizes 10 -q -o "$out/first-$i.json" >/dev/null 2>&1
-  t1=$(now)
-  first_wall+=("$(minus "$t1" "$t0")")
-  first_entry+=("$("$python" -c "import json,sys; e=json.load(open('$out/first-$i.json'))['entries'][0]; print(e['harness']['finished_after_s'] if e['valid'] else 'nan')")")
-  rm -f "$out/first-$i.json"
-done
-context_s=$(printf '%s\n' "${context[@]}" | median)
-first_wall_s=$(printf '%s\n' "${first_wall[@]}" | median)
-first_entry_s=$(printf '%s\n' "${first_entry[@]}" | median)
+medians=$(bench/first_result.sh "$build" | tail -1) || exit 1
+value() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<" ${medians#medians: }"; }
+context_s=$(value context_s) first_wall_s=$(value first_process_s) first_entry_s=$(value first_entry_s)
 
 t0=$(now)
 "$runner" -q -o "$out/default-sweep.json" >"$out/default-sweep.txt" 2>&1

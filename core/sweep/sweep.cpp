@@ -251,11 +251,16 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             on_device.cuda_devices.clear();
             on_device.cpu_threads = std::max(1, std::min(options.cpu_threads, shares[index].threads));
             Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, shares[index]);
-            while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index))
+            while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index)) {
                 if (!sequence.measure(*entry, on_device)) {
                     if (!stop.exchange(true)) recorder.interrupted();
                     return;
                 }
+                // The lane's next plugin starts while this one measures (after this lane's
+                // first entry on its GPU, so that no GPU-wide figure is measured meanwhile).
+                if (const PluginInfo *next = queue.reserve_next(index); next && next->is_available())
+                    pool.prestart_spare(*next, on_device);
+            }
         } catch (...) {
             std::lock_guard<std::mutex> lock(failure_mutex);
             if (!failure) failure = std::current_exception();

@@ -167,8 +167,10 @@ WorkerPool::~WorkerPool() {
     // The runner is done: a healthy worker has nothing left to say, and waiting for it to tear
     // down its CUDA context would only delay the runner's exit. (Under --sanitize every worker
     // was already waited for, to read its report.)
-    if (worker_) worker_->abandon();
-    worker_.reset();
+    for (auto *worker : {&worker_, &spare_}) {
+        if (*worker) (*worker)->abandon();
+        worker->reset();
+    }
 }
 
 void WorkerPool::retire() {
@@ -179,6 +181,20 @@ void WorkerPool::retire() {
 
 WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOptions &options) const {
     return WorkerDevices(entry_cuda_devices(plugin, options), launch_.gpus, launch_.inherited_visible);
+}
+
+void WorkerPool::prestart_spare(const PluginInfo &plugin, const MeasureOptions &options) {
+    if (spare_ || launch_.sanitizer || launch_.worker_per_entry) return;
+    try {
+        spare_ = std::make_unique<WorkerProcess>(launch_, plugin, devices_for(plugin, options));
+    } catch (const std::exception &) {
+        // measure() starts one when the plugin's turn comes, and records why it cannot.
+    }
+}
+
+bool WorkerPool::fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const {
+    return worker.file() == plugin.file && worker.share() == launch_.host_share &&
+           worker.devices().runner_indices() == devices.runner_indices();
 }
 
 void WorkerPool::prestart(const PluginInfo &plugin, const MeasureOptions &options) {
@@ -278,9 +294,8 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     EntryResult failed = skipped_entry(plugin, size, "");  // when the worker reports nothing
     failed.status = EntryStatus::error;
     const WorkerDevices devices = devices_for(plugin, options);
-    if (worker_ && (worker_->file() != plugin.file || worker_->share() != launch_.host_share ||
-                    worker_->devices().runner_indices() != devices.runner_indices()))
-        retire();
+    if (worker_ && !fits(*worker_, plugin, devices)) retire();
+    if (!worker_ && spare_ && fits(*spare_, plugin, devices)) worker_ = std::move(spare_);
     bool started = false;
     size_t entries_before = 0;
     const std::string request =
