@@ -15,7 +15,9 @@
 #                          results files, named as there with today's date. NAMEs: matmul sort
 #                          logreg mandelbrot vecadd copy solvebak ann resources harness-cost
 #   sweep                  the default sweep (runner with no arguments), timed; on several GPUs
-#                          also on GPU 0 alone
+#                          also on GPU 0 alone, with what each measured and runner compare
+#   first-result           a fresh process to its first verified vecadd_cuda result beside a
+#                          bare CUDA context, 5 times: every GPU visible, then GPU 0 alone
 #   ncu                    Nsight Compute's readings of matmul_cuda at 8192, float32 and float64
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
 #   hold                   the held stream: GPU times with and without --no-stream-hold against
@@ -184,10 +186,35 @@ case $mode in
     for name in "$@"; do study "$name"; done ;;
   sweep)
     need_runner
-    # The default sweep, timed: on every GPU, then (on a host with several) on GPU 0 alone.
+    # The default sweep, timed: on every GPU, then (on a host with several) on GPU 0 alone, and
+    # what each measured: every entry the one-GPU sweep measured must be measured on every GPU.
     timed "default sweep" /dev/stdout measure default-sweep
-    [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] ||
-      CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" /dev/stdout measure default-sweep-one-gpu ;;
+    [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] && exit 0
+    CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" /dev/stdout measure default-sweep-one-gpu
+    "$(sdk/python/find-python.sh)" - "$out/default-sweep-one-gpu-$today.json" "$out/default-sweep-$today.json" <<'PY'
+import json, sys
+def read(path):
+    doc = json.load(open(path))
+    ok = {(e["plugin"], e["size"], e.get("params", "")) for e in doc["entries"] if e["status"] == "ok"}
+    wall = max(e["harness"]["finished_after_s"] for e in doc["entries"] if "harness" in e)
+    return doc, ok, wall
+(one, one_ok, one_s), (every, every_ok, every_s) = read(sys.argv[1]), read(sys.argv[2])
+gpus = len(every["options"].get("cuda_devices") or [0])
+print(f"one GPU: {len(one_ok)} ok in {one_s:.1f} s; {gpus} GPUs: {len(every_ok)} ok in {every_s:.1f} s "
+      f"({every_s / one_s:.2f} x the one-GPU time)")
+missing = sorted(one_ok - every_ok)
+print(f"measured on one GPU but not on {gpus}: {len(missing)}" + "".join(f"\n  {p} {s} {q}" for p, s, q in missing))
+PY
+    "$runner" compare "$out/default-sweep-one-gpu-$today.json" "$out/default-sweep-$today.json" | tail -1 ;;
+  first-result)
+    need_runner
+    # A fresh process to its first verified vecadd_cuda result, and a bare CUDA context, with
+    # every GPU visible and (on a host with several) with GPU 0 alone.
+    echo "== every GPU visible ($(nvidia-smi -L | grep -c '^GPU'))"
+    bench/first_result.sh "$build"
+    [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] && exit 0
+    echo "== CUDA_VISIBLE_DEVICES=0"
+    CUDA_VISIBLE_DEVICES=0 bench/first_result.sh "$build" ;;
   ncu)
     need_runner
     profile="--in-process --plugin matmul_cuda --sizes 8192 --warmup 0 --min-samples 1 --max-samples 1 --min-time 0 -q"
