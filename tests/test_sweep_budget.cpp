@@ -36,21 +36,28 @@ TEST_CASE("the budget shares what is left among the entries still to run, after 
     const auto now = SweepBudget::Clock::now();
     double outside = -1;
     // Alone: 10 s, less 8 set-ups of 0.1 s and 2 starts of 0.05 s, over 8 entries.
-    SweepBudget alone(10, entries, now);
+    SweepBudget alone(10, entries, std::vector<bool>(8, false), 1, now);
     MeasureOptions cut = alone.limit(options, outside);
     CHECK(cut.max_time_s == Approx((10 - 0.8 - 0.1) / 8).epsilon(0.01));
     CHECK(cut.min_time_s == Approx(cut.max_time_s / 2));
     CHECK(outside == 0);  // on schedule: no entry skipped for its set-up
+    // In two lanes, each entry takes half the wall time it runs for; an entry that runs alone
+    // (a CPU entry before the lanes) gets what it would get in a one-GPU sweep.
+    std::vector<bool> in_lanes(8, true);
+    in_lanes[0] = false;
+    SweepBudget lanes(10, entries, in_lanes, 2, now);
+    CHECK(lanes.limit(options, outside, true).max_time_s == Approx((10 - 0.1 - 0.05 - 0.35 - 0.05) / 4.5).epsilon(0.01));
+    CHECK(lanes.limit(options, outside, false).max_time_s == Approx(cut.max_time_s).epsilon(0.01));
     // An entry with a set-up and checks predicted of its own (one that takes every GPU) counts
     // it instead of its plugin's nominal 0.1 s.
     std::vector<double> predicted(8, 0.0);
     predicted[7] = 2.1;
-    SweepBudget heavy(10, entries, now, predicted);
+    SweepBudget heavy(10, entries, std::vector<bool>(8, false), 1, now, predicted);
     CHECK(heavy.limit(options, outside).max_time_s == Approx((10 - 0.8 - 0.1 - 2.0) / 8).epsilon(0.01));
     // Never above --max-time, never below the floor, even past the budget.
-    SweepBudget generous(1000, entries, now);
+    SweepBudget generous(1000, entries, std::vector<bool>(8, false), 1, now);
     CHECK(generous.limit(options, outside).max_time_s == 5);
-    SweepBudget spent(1, entries, now - std::chrono::seconds(5));
+    SweepBudget spent(1, entries, std::vector<bool>(8, false), 1, now - std::chrono::seconds(5));
     CHECK(spent.limit(options, outside).max_time_s == SweepBudget::min_share_s);
     CHECK(outside == SweepBudget::behind_outside_limit_s);  // behind: long set-ups are skipped
 }
@@ -61,7 +68,7 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     MeasureOptions options;
     options.max_time_s = 100;
     const auto now = SweepBudget::Clock::now();
-    SweepBudget budget(20, entries, now);
+    SweepBudget budget(20, entries, std::vector<bool>(4, false), 1, now);
     double outside = 0;
     // a's first entry: 3 s outside sampling, in a worker started for it: a start of 2.9 s
     // (less the nominal 0.1 s set-up).
@@ -70,12 +77,12 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     first.worker_started = true;
     first.entry_wall_s = 4;
     first.resources.sampling_wall_s = 1;
-    budget.finished(entries[0], first);
+    budget.finished(entries[0], false, first);
     // a's second: 0.5 s outside sampling, its set-up from now on.
     EntryResult second = first;
     second.worker_started = false;
     second.entry_wall_s = 1.5;
-    budget.finished(entries[1], second);
+    budget.finished(entries[1], false, second);
     // Left: b's two entries at a's measured set-up (0.5 s each) and b's start as its kind's
     // measured one (2.9 s, instead of the nominal 0.05 s); 4 s of the 20 are not spent here.
     const double share = budget.limit(options, outside).max_time_s;
@@ -90,9 +97,9 @@ TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped be
     torch.build_record = BuildRecord{.language = "Python", .imports = {"numpy", "torch"}};
     SweepEntries entries{{&cpp, 1, ""}, {&cpp, 2, ""}, {&torch, 1, ""}, {&torch, 2, ""}};
     const auto now = SweepBudget::Clock::now();
-    SweepBudget on_time(100, entries, now);
+    SweepBudget on_time(100, entries, std::vector<bool>(4, false), 1, now);
     CHECK(on_time.start_refusal(torch).empty());  // on schedule: started whatever it costs
-    SweepBudget late(1, entries, now - std::chrono::seconds(5));
+    SweepBudget late(1, entries, std::vector<bool>(4, false), 1, now - std::chrono::seconds(5));
     CHECK_THAT(late.start_refusal(torch),
                Catch::StartsWith("over the sweep's budget, which is behind its schedule: starting the plugin "
                                  "is predicted to take 6.05 s (worker 0.05 s + CUDA context 0.5 s + Python 1 s "
@@ -103,10 +110,10 @@ TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped be
     first.status = EntryStatus::ok;
     first.worker_started = true;
     first.entry_wall_s = 5.1;
-    late.finished(entries[0], first);
+    late.finished(entries[0], false, first);
     CHECK(late.start_refusal(cpp).empty());
     // Once started, its other entries go on.
-    late.finished(entries[2], first);
+    late.finished(entries[2], false, first);
     CHECK(late.start_refusal(torch).empty());
 }
 

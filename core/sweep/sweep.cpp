@@ -157,14 +157,15 @@ struct SweepShared {
 // devices `options` names, or in this process.
 class Sequence {
 public:
-    // `share`: the CPUs its entries record (host_share), when the sweep has lanes.
-    // `outside_cap_s`: where above 0, an entry whose set-up and checks are predicted (from the
-    // plugin's size before) to take longer is skipped, on schedule or not.
+    // `in_lane`: this sequence is one of --devices' lanes; `share`: the CPUs its entries
+    // record (host_share), when the sweep has lanes. `outside_cap_s`: where above 0, an entry
+    // whose set-up and checks are predicted (from the plugin's size before) to take longer is
+    // skipped, on schedule or not.
     Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
-             EntryRecorder &recorder, SweepShared &shared, std::optional<HostShare> share,
+             EntryRecorder &recorder, SweepShared &shared, bool in_lane, std::optional<HostShare> share,
              double outside_cap_s = 0)
         : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
-          shared_(shared), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}
+          shared_(shared), in_lane_(in_lane), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}
 
     // false: interrupted (the entry under way is not recorded).
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
@@ -173,7 +174,8 @@ public:
         const uint64_t size = planned.size;
         SweepBudget *const sweep_budget = shared_.budget;
         double outside_limit_s = 0;
-        MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
+        MeasureOptions options =
+            sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s, in_lane_) : sweep_options;
         if (outside_cap_s_ > 0)
             outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
         options.params = planned.params;
@@ -185,7 +187,7 @@ public:
         std::string start_refused;
         if (!plugin.is_available()) {
             entry = skipped_entry(plugin, size, "unavailable: " + plugin.unavailable_reason);
-        } else if (sweep_budget && !(start_refused = sweep_budget->start_refusal(plugin)).empty()) {
+        } else if (sweep_budget && !(start_refused = sweep_budget->start_refusal(plugin, in_lane_)).empty()) {
             entry = skipped_entry(plugin, size, start_refused);
         } else if (plugin.is_cuda() && !gpu_.available) {
             entry = skipped_entry(plugin, size, "unavailable: " + gpu_.unavailable_reason);
@@ -203,7 +205,7 @@ public:
         shared_.last_good.record(planned, entry);
         if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
             entry.sampling_budget_s = options.max_time_s;
-        if (sweep_budget) sweep_budget->finished(planned, entry);
+        if (sweep_budget) sweep_budget->finished(planned, in_lane_, entry);
         entry.host_share = share_;
         recorder_.finished(std::move(entry), options);
         return true;
@@ -216,6 +218,7 @@ private:
     InProcess &in_process_;
     EntryRecorder &recorder_;
     SweepShared &shared_;
+    bool in_lane_;
     std::optional<HostShare> share_;
     double outside_cap_s_;
 };
@@ -229,6 +232,10 @@ bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
 bool takes_every_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
     return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices > 1;
 }
+
+// A lane starts its next plugin's worker ahead of need only with at least this many cores of
+// its own: the start (an interpreter's imports) takes one, beside the measuring worker's.
+constexpr int spare_start_min_threads = 4;
 
 // --devices: one lane per GPU, each with its own worker, taking entries from a LaneQueue.
 // Each lane's worker is bound to its share of the host (`shares`, one per GPU), and its CPU
@@ -250,16 +257,19 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             on_device.cuda_device = gpus[index].device;
             on_device.cuda_devices.clear();
             on_device.cpu_threads = std::max(1, std::min(options.cpu_threads, shares[index].threads));
-            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, shares[index]);
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, true, shares[index]);
             while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index)) {
                 if (!sequence.measure(*entry, on_device)) {
                     if (!stop.exchange(true)) recorder.interrupted();
                     return;
                 }
-                // The lane's next plugin starts while this one measures (after this lane's
-                // first entry on its GPU, so that no GPU-wide figure is measured meanwhile).
-                if (const PluginInfo *next = queue.reserve_next(index); next && next->is_available())
-                    pool.prestart_spare(*next, on_device);
+                // The lane's next plugin starts while this one measures: after this lane's
+                // first entry on its GPU, so that no GPU-wide figure is measured meanwhile, and
+                // only where the lane's share has cores to spare for the start beside the
+                // measuring worker.
+                if (shares[index].threads >= spare_start_min_threads)
+                    if (const PluginInfo *next = queue.reserve_next(index); next && next->is_available())
+                        pool.prestart_spare(*next, on_device);
             }
         } catch (...) {
             std::lock_guard<std::mutex> lock(failure_mutex);
@@ -309,20 +319,21 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     std::optional<SweepBudget> budget;
     if (mode.budget_s > 0) {  // shared among the entries that will be measured
         SweepEntries measured = every_gpu_plan.measured;
-        std::vector<double> predicted = every_gpu_plan.predicted_outside_s;
+        std::vector<bool> lane_flags(measured.size(), false);
         for (const SweepEntries *part : {&alone, &in_lanes})
             for (const SweepEntry &entry : *part)
                 if (entry.plugin->is_available() && (!entry.plugin->is_cuda() || gpu.available) &&
                     entry.out_of_range.empty())
-                    measured.push_back(entry);
-        budget.emplace(mode.budget_s, measured, mode.started, predicted);
+                    measured.push_back(entry), lane_flags.push_back(part == &in_lanes);
+        budget.emplace(mode.budget_s, measured, lane_flags, gpus.size(), mode.started,
+                       every_gpu_plan.predicted_outside_s);
     }
     shared.budget = budget ? &*budget : nullptr;
     // First what must run alone (CPU entries, which GPU workers beside them would slow down),
     // then the lanes, then the entries that take every GPU, which would stall the lanes.
     // With lanes, every entry records the CPUs it had: all of them when it ran alone.
     const std::optional<HostShare> whole_host = lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt;
-    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, whole_host);
+    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, false, whole_host);
     for (const SweepEntry &entry : alone)
         if (!sequence.measure(entry, options)) {
             recorder.interrupted();
@@ -346,7 +357,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
         recorder.finished(std::move(skipped), with_params);
     }
     pool.set_host_share(std::nullopt);  // lane 0 bound it to its share
-    Sequence every_gpu_sequence(mode, gpu, pool, in_process, recorder, shared, whole_host,
+    Sequence every_gpu_sequence(mode, gpu, pool, in_process, recorder, shared, false, whole_host,
                                 mode.budget_s > 0 ? every_gpu_entry_limit_s(mode.budget_s) : 0);
     for (const SweepEntry &entry : every_gpu_plan.measured)
         if (!every_gpu_sequence.measure(entry, options)) {

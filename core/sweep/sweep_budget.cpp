@@ -8,13 +8,13 @@
 
 namespace gpubench {
 
-SweepBudget::SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
-                         const std::vector<double> &predicted_outside_s)
-    : seconds_(seconds), started_(started) {
+SweepBudget::SweepBudget(double seconds, const SweepEntries &entries, const std::vector<bool> &in_lanes,
+                         size_t lanes, Clock::time_point started, const std::vector<double> &predicted_outside_s)
+    : seconds_(seconds), lanes_(std::max<size_t>(1, lanes)), started_(started) {
     for (size_t i = 0; i < entries.size(); ++i) {
         PluginPlan &plan = plugins_[entries[i].plugin];
         plan.nominal = nominal_start_cost(*entries[i].plugin);
-        ++plan.left;
+        ++plan.left[in_lanes.at(i) ? 1 : 0];
         if (i < predicted_outside_s.size() && predicted_outside_s[i] > 0)
             plan.predicted_outside_s[{entries[i].size, entries[i].params}] = predicted_outside_s[i];
     }
@@ -28,50 +28,57 @@ double SweepBudget::start_s(const PluginPlan &plan) const {
     return quantile(starts, 0.5);
 }
 
-double SweepBudget::share_s(const MeasureOptions &options) const {
-    // What the rest costs besides sampling, and how many share the sampling time: every entry
-    // as if it ran alone (on one GPU), lanes or not.
+double SweepBudget::share_s(const MeasureOptions &options, bool in_lane) const {
+    // What the rest costs besides sampling, and how many share the sampling time. For an
+    // entry in a lane, one in a lane takes 1/lanes of the wall time it runs for; for one that
+    // runs alone, every entry counts whole, as in a one-GPU sweep.
     double fixed_s = 0, shares = 0;
     for (const auto &[plugin, plan] : plugins_) {
-        if (!plan.left) continue;
-        const size_t predicted = std::min(plan.left, plan.predicted_outside_s.size());
-        fixed_s += double(plan.left - predicted) * plan.overhead_s + (plan.started ? 0 : start_s(plan));
-        for (const auto &[entry, seconds] : plan.predicted_outside_s) fixed_s += seconds;
-        shares += double(plan.left);
+        for (int lane = 0; lane < 2; ++lane) {
+            if (!plan.left[lane]) continue;
+            const double weight = lane && in_lane ? 1.0 / double(lanes_) : 1.0;
+            const size_t predicted = lane ? 0 : std::min(plan.left[0], plan.predicted_outside_s.size());
+            double outside_s = double(plan.left[lane] - predicted) * plan.overhead_s;
+            if (!lane)
+                for (const auto &[entry, seconds] : plan.predicted_outside_s) outside_s += seconds;
+            fixed_s += weight * (outside_s + (plan.started ? 0 : start_s(plan)));
+            shares += weight * double(plan.left[lane]);
+        }
     }
     const double left_s = seconds_ - std::chrono::duration<double>(Clock::now() - started_).count();
     return shares > 0 ? (left_s - fixed_s) / shares : options.max_time_s;
 }
 
-MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
+MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s, bool in_lane) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const double share = share_s(options);
+    const double share = share_s(options, in_lane);
     outside_limit_s = share < min_share_s ? behind_outside_limit_s : 0;
     options.max_time_s = std::clamp(share, std::min(min_share_s, options.max_time_s), options.max_time_s);
     options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
     return options;
 }
 
-std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
+std::string SweepBudget::start_refusal(const PluginInfo &plugin, bool in_lane) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(&plugin);
     if (found == plugins_.end() || found->second.started) return "";
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
     const StartCost &nominal = found->second.nominal;
-    if (nominal.seconds <= behind_start_limit_s || share_s(MeasureOptions{}) >= min_share_s) return "";
+    if (nominal.seconds <= behind_start_limit_s || share_s(MeasureOptions{}, in_lane) >= min_share_s) return "";
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3g s", nominal.seconds);
     return "over the sweep's budget, which is behind its schedule: starting the plugin is "
            "predicted to take " + std::string(seconds) + " (" + nominal.parts + ")";
 }
 
-void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
+void SweepBudget::finished(const SweepEntry &entry, bool in_lane, const EntryResult &result) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(entry.plugin);
     // Not one the budget was shared among: skipped at once, as outside the plugin's sizes.
     if (found == plugins_.end() || !entry.out_of_range.empty()) return;
     PluginPlan &plan = found->second;
-    if (plan.left) --plan.left;
+    size_t &left = plan.left[in_lane ? 1 : 0];
+    if (left) --left;
     plan.predicted_outside_s.erase({entry.size, entry.params});
     const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
     if (result.worker_started && !plan.started) {

@@ -10,10 +10,12 @@
 // skipped, with the prediction, until the sweep is back on schedule. Thread-safe: the lanes of
 // --devices share one budget.
 //
-// On several GPUs (--devices lanes) the shares are those of one GPU: every entry is counted as
-// if it ran alone, so that each gets at least the sampling time the same sweep would give it
-// on one GPU. The lanes then finish early instead of sampling longer: more GPUs make the
-// sweep faster, and it measures everything the one-GPU sweep measures.
+// On several GPUs (--devices lanes) an entry in a lane takes 1/lanes of the wall time it runs
+// for. The CPU entries, which run alone before the lanes, are given the shares of a one-GPU
+// sweep (every entry counted as if it ran alone), so that they are measured as there; the
+// lanes' entries then share what is left as the lanes run it, in parallel. The extra GPUs
+// thus measure what a one-GPU sweep had to skip for time (PyTorch's starts, long set-ups),
+// and sample up to --max-time, within the same budget.
 #pragma once
 
 #include "entry_cost.hpp"
@@ -31,21 +33,23 @@ namespace gpubench {
 class SweepBudget {
 public:
     using Clock = std::chrono::steady_clock;
-    // `entries`: those the sweep will measure; `predicted_outside_s`: where given (not 0),
-    // an entry's predicted set-up and checks, in place of its plugin's (every_gpu_entries.hpp).
-    SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
-                const std::vector<double> &predicted_outside_s = {});
+    // `entries`: those the sweep will measure; `in_lanes` says which of them run in one of
+    // `lanes` concurrent lanes (the others run alone); `predicted_outside_s`: where given
+    // (not 0), an entry's predicted set-up and checks, in place of its plugin's
+    // (every_gpu_entries.hpp).
+    SweepBudget(double seconds, const SweepEntries &entries, const std::vector<bool> &in_lanes, size_t lanes,
+                Clock::time_point started, const std::vector<double> &predicted_outside_s = {});
     // `options` with its sampling time cut to an entry's part of what is left (never below
     // min_share_s, never above options.max_time_s); min_time_s at most half of it. Behind
     // schedule (the part would be below min_share_s), `outside_limit_s` is set to
     // behind_outside_limit_s: an entry whose set-up and checks are predicted to take longer is
     // skipped (RunBudget); else 0.
-    MeasureOptions limit(MeasureOptions options, double &outside_limit_s);
+    MeasureOptions limit(MeasureOptions options, double &outside_limit_s, bool in_lane = false);
     // What `entry` cost: its plugin's start, when its worker was started for it, and the rest.
-    void finished(const SweepEntry &entry, const EntryResult &result);
+    void finished(const SweepEntry &entry, bool in_lane, const EntryResult &result);
     // Behind schedule, a plugin not started yet whose nominal start (interpreter, imports, JIT:
     // entry_cost.hpp) is over behind_start_limit_s is skipped: why, or "" to measure it.
-    std::string start_refusal(const PluginInfo &plugin);
+    std::string start_refusal(const PluginInfo &plugin, bool in_lane = false);
 
     static constexpr double min_share_s = 0.05;  // at least a few samples of a short run()
     static constexpr double behind_outside_limit_s = 1.0;
@@ -54,16 +58,18 @@ public:
 private:
     struct PluginPlan {
         StartCost nominal;
-        size_t left = 0;  // entries still to run
+        size_t left[2] = {0, 0};  // entries still to run: alone, in a lane
         bool started = false;
         double overhead_s = 0.1;  // setup, verification...: nominal until one is measured
         // Entries still to run with a prediction of their own, by (size, params).
         std::map<std::pair<uint64_t, std::string>, double> predicted_outside_s;
     };
     double start_s(const PluginPlan &plan) const;
-    double share_s(const MeasureOptions &options) const;  // what an entry's sampling may take
+    // What an entry's sampling may take: an entry in a lane's, or one's that runs alone.
+    double share_s(const MeasureOptions &options, bool in_lane) const;
     std::mutex mutex_;
     double seconds_;
+    size_t lanes_;
     Clock::time_point started_;
     std::map<const PluginInfo *, PluginPlan> plugins_;
     std::map<std::string, std::vector<double>> starts_by_kind_;  // measured, by StartCost::kind
