@@ -8,7 +8,7 @@ packages=(cmake ninja-build g++ git pkg-config
           python3-dev python3-numpy python3-numba  # the Python bridge's numpy and numba backends
           python3-jsonschema      # tests: core/base/results_schema.json against the built-in validator
           clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer (Debian 12's clang is 14)
-          zlib1g-dev              # logreg's gzipped IDX files; the HTML report's packed plotly.js
+          zlib1g-dev              # logreg's gzipped IDX files, the HTML report's packed plotly.js, gzipped results files
           libsqlite3-dev          # runner history: the results database
           python3-plotly          # the HTML report embeds its plotly.js
           chromium                # tests: the HTML report loaded in a headless browser

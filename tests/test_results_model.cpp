@@ -116,6 +116,27 @@ TEST_CASE("readers refuse files that are not JSON, empty, truncated, out of rang
     fs::remove(file);
 }
 
+TEST_CASE("a gzip-compressed results file is read as it is; corrupt, truncated or huge ones are refused",
+          "[results-model]") {
+    const fs::path gz = temp_results("compressed").replace_extension(".json.gz");
+    REQUIRE(run_command("gzip -c " + recorded.string() + " > " + gz.string()).status == 0);
+    CHECK(read_results_json(gz) == read_results_json(recorded));
+    const Outcome report = run_runner("report " + gz.string());
+    INFO(report.output);
+    CHECK(report.status == 0);
+    const std::string compressed = slurp(gz);
+    write(gz, compressed.substr(0, compressed.size() / 2));
+    check_readers_refuse(gz, "is not valid gzip data (truncated)");
+    std::string corrupt = compressed;
+    corrupt[corrupt.size() / 2] = static_cast<char>(corrupt[corrupt.size() / 2] ^ 0x55);  // in the data
+    write(gz, corrupt);
+    check_readers_refuse(gz, "is not valid gzip data");
+    // 2 GiB of zeros in 2 MB: refused at 1 GiB, without holding the rest.
+    REQUIRE(run_command("head -c 2147483648 /dev/zero | gzip -1 -c > " + gz.string()).status == 0);
+    check_readers_refuse(gz, "inflates to more than 1 GiB: not a results file");
+    fs::remove(gz);
+}
+
 TEST_CASE("a 100000-deep nesting is refused before it is built, not followed down the stack",
           "[results-model]") {
     const fs::path file = temp_results("deep");

@@ -1,5 +1,6 @@
 #include "results_model.hpp"
 
+#include "file_text.hpp"
 #include "system_info.hpp"
 
 #include <cerrno>
@@ -177,10 +178,7 @@ json read_results_json(const std::filesystem::path &path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw std::runtime_error(name + " is a directory, not a results file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + name + ": " + std::strerror(errno));
-    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (in.bad()) throw std::runtime_error("cannot read " + name);
+    const std::string text = read_file_text(path);  // gzip-compressed or not
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw std::runtime_error(name + " is empty");
     json document = parse_bounded(text, name);
