@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <thread>
 #include <tuple>
 
 using namespace gpubench;
@@ -226,4 +227,36 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
     CHECK(document["entries"][0]["size"] == 100);  // the CPU entry first
     CHECK(first_every > last_lane);
     std::filesystem::remove(path);
+}
+
+// A lane's next worker (a spare) starts ahead of need: before anything is asked of it, it has
+// loaded its plugin and run its prepare() (a Python backend's imports) with the entries'
+// threads; the plugin's first entry then takes it over.
+TEST_CASE("a worker started ahead of need runs its plugin's prepare() before its first entry", "[devices]") {
+    const LaneFixtures fixtures;
+    const test_support::TempFolder folder;
+    const std::filesystem::path marker = folder.path() / "prepared";
+    setenv("GPUBENCH_FIXTURE_PREPARED", marker.c_str(), 1);  // the worker inherits it
+    WorkerLaunch launch;
+    launch.runner = GPUBENCH_RUNNER;
+    launch.timeout_s = 60;
+    WorkerPool pool(launch);
+    MeasureOptions options = test_support::sampled(2, 3);
+    options.cpu_threads = 3;
+    options.max_time_s = 0.1;
+    pool.prestart_spare(*fixtures.multi, options);
+    for (int waited_ms = 0; !std::filesystem::exists(marker) && waited_ms < 30000; waited_ms += 10)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    unsetenv("GPUBENCH_FIXTURE_PREPARED");
+    REQUIRE(std::filesystem::exists(marker));  // no entry was asked for yet
+    CHECK(slurp(marker) == "3\n");
+    const std::optional<EntryResult> entry = pool.measure(*fixtures.multi, 4, options);
+    REQUIRE(entry);
+    INFO(entry->message);
+    CHECK(entry->status == EntryStatus::ok);
+    CHECK(entry->worker_started);  // the spare's first entry
+    double prepared = -1;
+    for (const Metric &metric : entry->metrics)
+        if (metric.name == "prepared_threads") prepared = metric.value;
+    CHECK(prepared == 3);
 }

@@ -1,5 +1,6 @@
 #include "entry_measurer.hpp"
 
+#include "device_trace.hpp"
 #include "gpu.hpp"
 #include "plugin_instance.hpp"
 #include "run_hold.hpp"
@@ -89,6 +90,13 @@ std::string EntryMeasurer::prepare(const Plugin &plugin, int cuda_device) {
         }
     }
     return cuda_unavailable_;
+}
+
+void EntryMeasurer::prepare_ahead(const Plugin &plugin, int cpu_threads, bool trace) {
+    if (plugin.is_cuda() && !cuda_timer_) return;  // no CUDA: its entries are skipped anyway
+    prepare_once(plugin, cpu_threads);
+    std::string untraced;
+    if (trace && plugin.is_cuda()) device_trace(untraced);
 }
 
 const EntryMeasurer::Prepared &EntryMeasurer::prepare_once(const Plugin &plugin, int cpu_threads) {

@@ -50,6 +50,10 @@ public:
     EntryResult measure(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                         const StageObserver &observe = {},
                         const std::optional<RunBudget> &budget = std::nullopt);
+    // What the first entry would otherwise pay for: the plugin's prepare() for `cpu_threads`
+    // threads (a Python backend's interpreter and imports) and, for a CUDA plugin with
+    // `trace`, the device trace's loading. Failures are left for that entry to report.
+    void prepare_ahead(const Plugin &plugin, int cpu_threads, bool trace);
     bool cuda_context_lost() const { return !lost_.empty(); }
     // Seconds the plugin's prepare() (v1.4) took in this process; 0 before or without one.
     double prepare_seconds(const Plugin &plugin) const;

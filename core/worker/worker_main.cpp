@@ -39,30 +39,48 @@ bool is_worker_command_line(int argc, const char *const *argv) {
 std::vector<std::string> worker_command_line(const std::filesystem::path &runner,
                                              const std::filesystem::path &plugin_file,
                                              int cuda_device, int request_fd, int report_fd,
-                                             const std::optional<HostShare> &share) {
+                                             const std::optional<HostShare> &share,
+                                             const WorkerReadiness &readiness) {
     std::vector<std::string> words{runner.string(), worker_flag, plugin_file.string(),
                                    std::to_string(cuda_device), std::to_string(request_fd),
                                    std::to_string(report_fd)};
     if (share)
         words.insert(words.end(), {"--cpus", cpu_list_text(share->cpus), "--threads",
                                    std::to_string(share->threads)});
+    if (readiness.prepare_threads > 0) {
+        words.insert(words.end(), {"--prepare", std::to_string(readiness.prepare_threads)});
+        if (readiness.trace) words.push_back("--trace");
+    }
     return words;
 }
 
 namespace {
 
-// The optional "--cpus LIST --threads N" after the fixed arguments; false when malformed.
-bool parse_share(int argc, const char *const *argv, std::vector<int> &cpus, int &threads) {
-    if (argc == 6) return true;
-    if (argc != 10 || std::string(argv[6]) != "--cpus" || std::string(argv[8]) != "--threads" ||
-        !parse_small_int(argv[9], threads) || threads < 1)
-        return false;
-    try {
-        cpus = parse_cpu_list(argv[7]);
-    } catch (const std::invalid_argument &) {
-        return false;
+// The optional "--cpus LIST --threads N" and "--prepare THREADS [--trace]" after the fixed
+// arguments, in that order; false when malformed.
+bool parse_options(int argc, const char *const *argv, std::vector<int> &cpus, int &threads,
+                   WorkerReadiness &readiness) {
+    int at = 6;
+    if (at < argc && std::string(argv[at]) == "--cpus") {
+        if (at + 4 > argc || std::string(argv[at + 2]) != "--threads" || !parse_small_int(argv[at + 3], threads) ||
+            threads < 1)
+            return false;
+        try {
+            cpus = parse_cpu_list(argv[at + 1]);
+        } catch (const std::invalid_argument &) {
+            return false;
+        }
+        if (cpus.empty()) return false;
+        at += 4;
     }
-    return !cpus.empty();
+    if (at < argc && std::string(argv[at]) == "--prepare") {
+        if (at + 2 > argc || !parse_small_int(argv[at + 1], readiness.prepare_threads) ||
+            readiness.prepare_threads < 1)
+            return false;
+        at += 2;
+        if (at < argc && std::string(argv[at]) == "--trace") readiness.trace = true, ++at;
+    }
+    return at == argc;
 }
 
 }  // namespace
@@ -70,10 +88,12 @@ bool parse_share(int argc, const char *const *argv, std::vector<int> &cpus, int 
 int worker_main(int argc, const char *const *argv) {
     int device = 0, request_fd = -1, report_fd = -1, threads = 0;
     std::vector<int> cpus;
+    WorkerReadiness readiness;
     if (argc < 6 || !parse_small_int(argv[3], device) || !parse_small_int(argv[4], request_fd) ||
-        !parse_small_int(argv[5], report_fd) || !parse_share(argc, argv, cpus, threads)) {
+        !parse_small_int(argv[5], report_fd) || !parse_options(argc, argv, cpus, threads, readiness)) {
         std::cerr << "runner " << worker_flag << ": error: expected PLUGIN_FILE CUDA_DEVICE "
-                  << "REQUEST_FD REPORT_FD [--cpus LIST --threads N] (started by the runner, not by hand)\n";
+                  << "REQUEST_FD REPORT_FD [--cpus LIST --threads N] [--prepare THREADS [--trace]] "
+                     "(started by the runner, not by hand)\n";
         return 2;
     }
     if (!start_helper()) return 0;  // a worker never outlives the runner that started it
@@ -87,8 +107,12 @@ int worker_main(int argc, const char *const *argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - load_began).count();
     const Plugin *plugin = std::get_if<Plugin>(&loaded);
     EntryMeasurer measurer{Roofline{}};
-    // The CUDA context now, while the runner still reads its options and writes its header.
+    // The CUDA context now, while the runner still reads its options and writes its header;
+    // and, as asked, the plugin's own preparation and the device trace (a share that cannot
+    // be taken prepares nothing: each entry says why).
     if (plugin) measurer.prepare(*plugin, device);
+    if (plugin && share_problem.empty() && readiness.prepare_threads > 0)
+        measurer.prepare_ahead(*plugin, readiness.prepare_threads, readiness.trace);
     std::string pending;
     while (const std::optional<std::string> line = next_line(request_fd, pending)) {
         WorkerRequest request;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -50,7 +51,10 @@ struct Report {
 // One worker process and its two pipes: requests in, reports out.
 class WorkerProcess {
 public:
-    WorkerProcess(const WorkerLaunch &launch, const PluginInfo &plugin, WorkerDevices devices)
+    // `options`: those of the entries it will measure (their threads and device trace, which
+    // it readies before the first: WorkerReadiness).
+    WorkerProcess(const WorkerLaunch &launch, const PluginInfo &plugin, WorkerDevices devices,
+                  const MeasureOptions &options)
         : file_(plugin.file), share_(launch.host_share), devices_(std::move(devices)) {
         int requests[2], reports[2];
         if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(reports, O_CLOEXEC) != 0)
@@ -58,7 +62,8 @@ public:
         request_fd_ = requests[1];
         report_fd_ = reports[0];
         std::vector<std::string> words =
-            worker_command_line(launch.runner, file_, 0, 3, 4, share_);
+            worker_command_line(launch.runner, file_, 0, 3, 4, share_,
+                                {std::max(1, options.cpu_threads), options.audit_streams && options.trace_device});
         if (launch.sanitizer) {
             char name[64];
             std::snprintf(name, sizeof name, "gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
@@ -186,7 +191,7 @@ WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOpt
 void WorkerPool::prestart_spare(const PluginInfo &plugin, const MeasureOptions &options) {
     if (spare_ || launch_.sanitizer || launch_.worker_per_entry) return;
     try {
-        spare_ = std::make_unique<WorkerProcess>(launch_, plugin, devices_for(plugin, options));
+        spare_ = std::make_unique<WorkerProcess>(launch_, plugin, devices_for(plugin, options), options);
     } catch (const std::exception &) {
         // measure() starts one when the plugin's turn comes, and records why it cannot.
     }
@@ -200,7 +205,7 @@ bool WorkerPool::fits(const WorkerProcess &worker, const PluginInfo &plugin, con
 void WorkerPool::prestart(const PluginInfo &plugin, const MeasureOptions &options) {
     if (worker_ || launch_.sanitizer) return;  // a sanitized worker starts with its entry
     try {
-        worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices_for(plugin, options));
+        worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices_for(plugin, options), options);
     } catch (const std::exception &) {
         // measure() tries again and records why it cannot.
     }
@@ -264,13 +269,14 @@ std::string unreported(const Report &report, int status, bool timed_out, double 
 
 }  // namespace
 
-bool WorkerPool::hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const std::string &request,
-                           EntryResult &failed, bool &started, size_t &entries_before) {
+bool WorkerPool::hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const MeasureOptions &options,
+                           const std::string &request, EntryResult &failed, bool &started,
+                           size_t &entries_before) {
     // A worker kept from the previous entry may have ended since: then start a fresh one.
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (!worker_) {
             try {
-                worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices);
+                worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices, options);
             } catch (const std::exception &e) {
                 failed.message = e.what();
                 return false;
@@ -300,7 +306,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     size_t entries_before = 0;
     const std::string request =
         request_to_wire({size, devices.for_worker(options), launch_.host_roofline, budget}).dump();
-    if (!hand_over(plugin, devices, request, failed, started, entries_before)) return failed;
+    if (!hand_over(plugin, devices, options, request, failed, started, entries_before)) return failed;
 
     Report report;
     const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);

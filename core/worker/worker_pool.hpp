@@ -73,8 +73,8 @@ private:
     void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it
     // Sends `request` to the worker for `plugin`, starting one where none is in hand or the
     // one kept has ended; false, and why in `failed`, when no worker took it.
-    bool hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const std::string &request,
-                   EntryResult &failed, bool &started, size_t &entries_before);
+    bool hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const MeasureOptions &options,
+                   const std::string &request, EntryResult &failed, bool &started, size_t &entries_before);
     WorkerDevices devices_for(const PluginInfo &plugin, const MeasureOptions &options) const;
     bool fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const;
     WorkerLaunch launch_;

@@ -323,7 +323,8 @@ typedef struct gpubench_plugin {
     gpubench_status (*available)(char *message, size_t message_size);
     /* Optional (NULL = nothing to do): starts what every instance in a process shares, such
        as an interpreter and its imports. Called once per process before the first create(),
-       with the run's cpu_threads; its time is the plugin's load time in the results. A
+       with the run's cpu_threads (as the worker starts, possibly before any entry is asked
+       for); its time is the plugin's load time in the results. A
        status other than GPUBENCH_OK fails every entry of the plugin in that process with the
        message (GPUBENCH_NOT_SUPPORTED: skipped as unavailable). */
     gpubench_status (*prepare)(int32_t cpu_threads, char *message, size_t message_size);
