@@ -59,6 +59,32 @@ void print_comparison(const Comparison &comparison, const CompareOptions &option
                 slower, faster, same, other, options.threshold, options.alpha);
 }
 
+// Which entries each file verified, and which only one of them did: does the candidate
+// (another machine, more GPUs, a later commit) measure everything the baseline measures?
+void print_coverage(const ResultsDocument &baseline, const ResultsDocument &candidate) {
+    const auto verified = [](const ResultsDocument &document) {
+        std::set<std::pair<std::string, std::string>> ids;  // (identity, shown as)
+        for (const RecordedEntry &e : document.entries)
+            if (e.record.valid)
+                ids.insert({e.identity(), e.record.plugin + " " + format_size(e.record.size) +
+                                              (e.record.params.empty() ? "" : " " + e.record.params)});
+        return ids;
+    };
+    const auto base = verified(baseline), cand = verified(candidate);
+    std::vector<std::string> only_base, only_cand;
+    for (const auto &id : base)
+        if (!cand.count(id)) only_base.push_back(id.second);
+    for (const auto &id : cand)
+        if (!base.count(id)) only_cand.push_back(id.second);
+    std::printf("verified: %zu of the baseline's %zu entries, %zu of the candidate's %zu; in the baseline only: %zu, "
+                "in the candidate only: %zu\n",
+                base.size(), baseline.entries.size(), cand.size(), candidate.entries.size(), only_base.size(),
+                only_cand.size());
+    for (const auto &[label, names] : {std::pair{"baseline", &only_base}, std::pair{"candidate", &only_cand}})
+        for (size_t i = 0; i < names->size() && i < 40; ++i)
+            std::printf("  verified in the %s only: %s\n", label, (*names)[i].c_str());
+}
+
 }  // namespace
 
 int compare_command(int argc, const char *const *argv) {
@@ -70,6 +96,7 @@ int compare_command(int argc, const char *const *argv) {
         "Matches entries by plugin, size and params and tests each pair's run() samples\n"
         "(Mann-Whitney U). Exit status 1 when an entry is slower beyond --threshold with\n"
         "significance, or fails verification in the candidate; 0 otherwise; 2 on bad input.\n"
+        "Below the table: how many entries each file verified, and those only one did.\n"
         "Options");
     described.add_options()
         ("help,h", "show this help")
@@ -81,6 +108,7 @@ int compare_command(int argc, const char *const *argv) {
          "compare only the candidate's entries measured on this CUDA device (a --devices "
          "sweep), with the baseline's same entries: does GPU N agree with the baseline's?");
     Comparison comparison;
+    ResultsDocument baseline, candidate;
     try {
         if (parse_subcommand(argc, argv, described, files)) return exit_ok;
         if (files.size() != 2)
@@ -89,7 +117,8 @@ int compare_command(int argc, const char *const *argv) {
         if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
             throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
         // Each file checked against core/base/results_schema.json before anything is read from it.
-        ResultsDocument baseline = read_results_file(files[0]), candidate = read_results_file(files[1]);
+        baseline = read_results_file(files[0]);
+        candidate = read_results_file(files[1]);
         if (candidate_device >= 0) keep_entries_on_device(baseline, candidate, candidate_device);
         comparison = compare_results(baseline, candidate, options);
     } catch (const std::exception &e) {
@@ -99,6 +128,7 @@ int compare_command(int argc, const char *const *argv) {
     if (!comparison.warning.empty())
         std::cerr << "\n*** WARNING: " << comparison.warning << " ***\n\n";
     print_comparison(comparison, options);
+    print_coverage(baseline, candidate);
     return comparison.regressed() ? exit_failed : exit_ok;
 }
 

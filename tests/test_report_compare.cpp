@@ -256,6 +256,32 @@ TEST_CASE("runner compare --candidate-device: the candidate's entries on one GPU
     std::filesystem::remove(cand);
 }
 
+TEST_CASE("runner compare says which entries each file verified, and those only one did", "[compare]") {
+    using namespace runner_process;
+    auto base = temp_results("cmpcov_base"), cand = temp_results("cmpcov_cand");
+    std::ofstream(base) << study().dump();
+    json fewer = study();  // the candidate skipped sort_cuda 10000
+    size_t total = 0, verified = 0;
+    for (json &e : fewer["entries"]) {
+        ++total;
+        verified += e["valid"].get<bool>();
+        if (e["plugin"] == "sort_cuda" && e["size"] == 10000) {
+            e["status"] = "skipped", e["valid"] = false, e["message"] = "over the sweep's budget";
+            e.erase("timing");
+        }
+    }
+    std::ofstream(cand) << fewer.dump();
+    const Outcome o = run_runner("compare " + base.string() + " " + cand.string());
+    INFO(o.output);
+    CHECK_THAT(o.output, Catch::Contains("verified: " + std::to_string(verified) + " of the baseline's " +
+                                         std::to_string(total) + " entries, " + std::to_string(verified - 1) +
+                                         " of the candidate's " + std::to_string(total) +
+                                         "; in the baseline only: 1, in the candidate only: 0\n"
+                                         "  verified in the baseline only: sort_cuda 10000\n"));
+    std::filesystem::remove(base);
+    std::filesystem::remove(cand);
+}
+
 TEST_CASE("runner report and runner compare from the command line", "[compare]") {
     using namespace runner_process;
     const auto write = [](const std::filesystem::path &path, const json &doc) {
