@@ -84,6 +84,7 @@ WorkerLaunch worker_launch(CommandLine &cli, const std::filesystem::path &runner
     launch.interrupted = stop_was_requested;
     launch.worker_per_entry = cli.worker_per_entry;
     launch.inherited_visible = inherited_visible_devices();
+    launch.listed_gpus = listed_gpu_uuids(driver_gpu_listing());
     if (!cli.sanitize.empty()) {
         launch.sanitizer = sanitizer_tool_from_string(cli.sanitize);
         const auto program = find_compute_sanitizer(GPUBENCH_CUDA_BIN_DIR);

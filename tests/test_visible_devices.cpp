@@ -53,6 +53,7 @@ TEST_CASE("the GPUs CUDA will show, counted from the driver's listing", "[visibl
     test_support::TempFolder folder("visible-devices");
     fake_listing(folder.path(), 4);
     CHECK(visible_gpu_count(folder.path(), std::nullopt) == 4);
+    CHECK(listed_gpu_uuids(folder.path()) == Entries({uuid_of(0), uuid_of(1), uuid_of(2), uuid_of(3)}));
     CHECK(visible_gpu_count(folder.path(), Entries({"1", "3"})) == 2);
     CHECK(visible_gpu_count(folder.path(), Entries({uuid_of(2), "0"})) == 2);
     CHECK(visible_gpu_count(folder.path(), Entries(std::vector<std::string>{})) == 0);
@@ -82,6 +83,10 @@ TEST_CASE("a worker is shown its entry's GPUs by UUID, in the entry's order", "[
     // Before the runner's probe (a worker started ahead): by index, through what it inherited.
     CHECK(worker_visible_devices({1}, {}, std::nullopt) == "1");
     CHECK(worker_visible_devices({1}, {}, Entries({uuid_of(3), uuid_of(1)})) == uuid_of(1));
+    // MIG instances, and GPUs the driver's listing does not hold: by index, as CUDA names them.
+    CHECK(worker_visible_devices({1}, known, Entries({"MIG-a", "MIG-b"})) == "MIG-b");
+    CHECK(worker_visible_devices({2}, known, std::nullopt, Entries({uuid_of(0), uuid_of(1)})) == "2");
+    CHECK(worker_visible_devices({1}, known, std::nullopt, Entries({uuid_of(0), uuid_of(1)})) == uuid_of(1));
 
     SECTION("its numbering goes in from 0 and comes back as the runner's") {
         const WorkerDevices devices({3, 0, 1}, known, std::nullopt);

@@ -18,11 +18,12 @@ bool is_index(const std::string &entry) {
     return !entry.empty() && entry.size() < 8 && std::all_of(entry.begin(), entry.end(), ::isdigit);
 }
 
-// The UUIDs of the GPUs the driver lists and CUDA may use (not excluded); nullopt without a listing.
-std::optional<std::vector<std::string>> listed_uuids(const std::filesystem::path &proc_gpus) {
+}  // namespace
+
+std::optional<std::vector<std::string>> listed_gpu_uuids(const std::filesystem::path &proc_gpus) {
     std::error_code ec;
     if (!std::filesystem::is_directory(proc_gpus, ec)) return std::nullopt;
-    std::vector<std::string> uuids;
+    std::vector<std::pair<std::string, std::string>> gpus;  // (PCI bus id, UUID), in bus order
     for (const auto &gpu : std::filesystem::directory_iterator(proc_gpus, ec)) {
         std::ifstream information(gpu.path() / "information");
         std::string line, uuid;
@@ -35,12 +36,13 @@ std::optional<std::vector<std::string>> listed_uuids(const std::filesystem::path
             if (key == "GPU Excluded") excluded = value == "Yes";
         }
         if (uuid.empty()) return std::nullopt;  // a listing this code does not understand
-        if (!excluded) uuids.push_back(uuid);
+        if (!excluded) gpus.emplace_back(gpu.path().filename().string(), uuid);
     }
+    std::sort(gpus.begin(), gpus.end());
+    std::vector<std::string> uuids;
+    for (const auto &[bus, uuid] : gpus) uuids.push_back(uuid);
     return uuids;
 }
-
-}  // namespace
 
 std::optional<std::vector<std::string>> visible_device_entries(const char *value) {
     if (!value) return std::nullopt;
@@ -70,7 +72,7 @@ std::string narrowed_visible_devices(const std::optional<std::vector<std::string
 
 std::optional<int> visible_gpu_count(const std::filesystem::path &proc_gpus,
                                      const std::optional<std::vector<std::string>> &inherited) {
-    const std::optional<std::vector<std::string>> uuids = listed_uuids(proc_gpus);
+    const std::optional<std::vector<std::string>> uuids = listed_gpu_uuids(proc_gpus);
     if (!uuids) return std::nullopt;
     if (!inherited) return static_cast<int>(uuids->size());
     // CUDA shows the entries up to the first that names no device.
@@ -128,13 +130,19 @@ std::filesystem::path driver_gpu_listing() {
 }
 
 std::string worker_visible_devices(const std::vector<int> &indices, const std::vector<DeviceIdentity> &known,
-                                   const std::optional<std::vector<std::string>> &inherited) {
+                                   const std::optional<std::vector<std::string>> &inherited,
+                                   const std::optional<std::vector<std::string>> &listed) {
+    const bool mig = inherited && std::any_of(inherited->begin(), inherited->end(), [](const std::string &entry) {
+                         return entry.rfind("MIG-", 0) == 0;
+                     });
     std::string value;
     for (int index : indices) {
         const auto found = std::find_if(known.begin(), known.end(), [&](const DeviceIdentity &device) {
             return device.index == index && !device.uuid.empty();
         });
-        if (found == known.end()) return narrowed_visible_devices(inherited, indices);
+        if (mig || found == known.end() ||
+            (listed && std::find(listed->begin(), listed->end(), found->uuid) == listed->end()))
+            return narrowed_visible_devices(inherited, indices);
         value += (value.empty() ? "" : ",") + found->uuid;
     }
     return value;

@@ -49,10 +49,18 @@ bool narrow_own_devices(const std::vector<int> &indices);
 // This process's CUDA index of the runner's device `index`: itself unless narrowed.
 int own_cuda_index(int index);
 
+// The UUIDs of the GPUs the driver's listing (`proc_gpus`) names, excluded ones left out;
+// nullopt without a listing.
+std::optional<std::vector<std::string>> listed_gpu_uuids(const std::filesystem::path &proc_gpus);
+
 // What a worker for an entry on the runner's devices `indices` is shown: their UUIDs, in
-// that order, where `known` (the runner's probes) names them, else narrowed_visible_devices
-// for all of them; "" (no GPU) for an entry that uses none.
+// that order, where `known` (the runner's probes) names them all, else
+// narrowed_visible_devices for all of them; "" (no GPU) for an entry that uses none. A MIG
+// instance is shown by index too: CUDA names it MIG-..., not by the GPU-... a probe reads, so
+// UUIDs are used only where the inherited CUDA_VISIBLE_DEVICES names no MIG instance and the
+// driver's listing (`listed`, where there is one) holds each of them.
 std::string worker_visible_devices(const std::vector<int> &indices, const std::vector<DeviceIdentity> &known,
-                                   const std::optional<std::vector<std::string>> &inherited);
+                                   const std::optional<std::vector<std::string>> &inherited,
+                                   const std::optional<std::vector<std::string>> &listed = std::nullopt);
 
 }  // namespace gpubench

@@ -5,9 +5,10 @@
 namespace gpubench {
 
 WorkerDevices::WorkerDevices(std::vector<int> runner_indices, const std::vector<DeviceIdentity> &known,
-                             const std::optional<std::vector<std::string>> &inherited)
+                             const std::optional<std::vector<std::string>> &inherited,
+                             const std::optional<std::vector<std::string>> &listed)
     : runner_indices_(std::move(runner_indices)),
-      visible_(worker_visible_devices(runner_indices_, known, inherited)) {}
+      visible_(worker_visible_devices(runner_indices_, known, inherited, listed)) {}
 
 MeasureOptions WorkerDevices::for_worker(MeasureOptions options) const {
     options.cuda_device = 0;

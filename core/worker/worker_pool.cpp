@@ -185,7 +185,8 @@ void WorkerPool::retire() {
 }
 
 WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOptions &options) const {
-    return WorkerDevices(entry_cuda_devices(plugin, options), launch_.gpus, launch_.inherited_visible);
+    return WorkerDevices(entry_cuda_devices(plugin, options), launch_.gpus, launch_.inherited_visible,
+                         launch_.listed_gpus);
 }
 
 void WorkerPool::prestart_spare(const PluginInfo &plugin, const MeasureOptions &options) {

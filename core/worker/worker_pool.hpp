@@ -40,8 +40,9 @@ struct WorkerLaunch {
     // The runner's GPUs (their UUIDs): each worker is shown only its entry's (worker_devices.hpp).
     // Empty until probed: a worker started before then is shown them by index.
     std::vector<DeviceIdentity> gpus;
-    // The runner's CUDA_VISIBLE_DEVICES as it started (visible_devices.hpp).
-    std::optional<std::vector<std::string>> inherited_visible;
+    // The runner's CUDA_VISIBLE_DEVICES as it started, and the UUIDs of the driver's listing
+    // of GPUs where there is one (visible_devices.hpp).
+    std::optional<std::vector<std::string>> inherited_visible, listed_gpus;
 };
 
 class WorkerProcess;
