@@ -3,6 +3,7 @@
 #include "entry_measurer.hpp"
 #include "lane_queue.hpp"
 #include "plugin_library.hpp"
+#include "rank_world.hpp"
 #include "statistics.hpp"
 #include "sweep_budget.hpp"
 #include "thread_name.hpp"
@@ -146,10 +147,28 @@ private:
     std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_;
 };
 
-// The parts of a sweep its sequences share: the budget (or null) and the predictions.
+// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp):
+// its key and how many times this sweep measured it, so that a communicator never reuses an
+// earlier one's folder. Shared by the lanes.
+class RendezvousNames {
+public:
+    std::string next(const SweepEntry &entry, const MeasureOptions &options) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const EntryKey key{entry.plugin->name, entry.size, entry.params, options.seed};
+        return entry_rendezvous(options.world.folder, key, ++measured_[key]).string();
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<EntryKey, unsigned> measured_;
+};
+
+// The parts of a sweep its sequences share: the budget (or null), the predictions, and the
+// folders of entries measured across ranks.
 struct SweepShared {
     SweepBudget *budget = nullptr;
     LastGood last_good;
+    RendezvousNames rendezvous;
 };
 
 // Measures entries one after the other where they are handed in: in `pool`'s workers on the
@@ -172,6 +191,7 @@ public:
         double outside_limit_s = 0;
         MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
         options.params = planned.params;
+        if (options.world.together()) options.rendezvous = shared_.rendezvous.next(planned, options);
         recorder_.begin(plugin, size);
         const auto began = std::chrono::steady_clock::now();
         const std::optional<RunBudget> budget =
