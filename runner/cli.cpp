@@ -4,6 +4,7 @@
 #include "host_resources.hpp"
 #include "host_share.hpp"
 #include "plugin_catalog.hpp"
+#include "rank_world.hpp"
 #include "sanitizer.hpp"
 #include "sizes.hpp"
 #include "text_format.hpp"
@@ -47,6 +48,9 @@ Entries run in worker processes (one per plugin, replaced after a failure): a cr
 or hang there is recorded for that entry and the sweep goes on. The results file is complete
 after every entry;
 Ctrl-C stops at once, and --resume FILE continues where it stopped.
+Ranks launched together (mpirun, srun) without --shard each measure the whole sweep on their
+own GPU, and a plugin that works across ranks (allreduce_nccl) measures each entry with all of
+them at once: one process per GPU, across hosts, as nccl-tests does (docs/scale-out.md).
 Exit status: 0 all entries verified, 1 a verification failed or a plugin error (crashes and
 time-outs included), 2 bad input, 3 some requested entries were skipped (out of range, no
 GPU, out of memory), 130 interrupted. Under --shard, skipped entries exit 0 (runner merge
@@ -77,6 +81,7 @@ struct TypedOptions {
     bool oversubscribe = false, no_stream_hold = false, no_device_trace = false,
          no_thread_audit = false;
     double budget_s = 0;
+    double rank_timeout_s = 60;
 };
 
 // What to run and where plugins are found. The three groups of options print in --help in
@@ -184,7 +189,13 @@ void add_run_options(po::options_description &options, CommandLine &cli, TypedOp
          "Slurm's or MPI's variables, see below); the results file records the whole plan")
         ("shard-costs", po::value<std::string>(&cli.shard_costs),
          "balance the shards by each entry's wall time in this earlier results file "
-         "(default: by the plugins' declared work); every shard must be given the same file");
+         "(default: by the plugins' declared work); every shard must be given the same file")
+        ("rank-dir", po::value<std::string>(&cli.rank_dir),
+         "ranks launched together (mpirun, srun, without --shard): the folder, on a file system "
+         "every rank reaches, that they meet in (default: the results file's)")
+        ("rank-timeout", po::value<double>(&typed.rank_timeout_s)->default_value(typed.rank_timeout_s),
+         "ranks launched together: seconds a rank waits for the others (at an entry's start, "
+         "and for a collective's end) before the entry fails, naming the cause");
 }
 
 // --param's axes, each key once; the keys of one value are the sweep's own params.
@@ -228,7 +239,8 @@ void check_numbers(const po::variables_map &vm, const TypedOptions &typed, Comma
                                       {"budget", typed.budget_s},
                                       {"max-noise", m.max_noise},
                                       {"timeout", cli.timeout_s},
-                                      {"scan-timeout", cli.scan_timeout_s}})
+                                      {"scan-timeout", cli.scan_timeout_s},
+                                      {"rank-timeout", typed.rank_timeout_s}})
         if (!std::isfinite(value))
             throw std::invalid_argument(std::string("--") + name + " must be a finite number");
     if (m.max_noise >= 1)
@@ -278,6 +290,25 @@ void read_placement(const po::variables_map &vm, const TypedOptions &typed, Comm
     cli.measure.cpu_threads = typed.threads;
 }
 
+// Ranks launched together without --shard (rank_world.hpp), and what goes with them: their
+// folder and time-out, and no --budget (each rank's own clock would skip other entries). The
+// rank options are checked alone too (one script may start ranks or a single run), and have no
+// effect there (the sweep notes it).
+void read_world(const po::variables_map &vm, const TypedOptions &typed, CommandLine &cli) {
+    if (!(typed.rank_timeout_s > 0)) throw std::invalid_argument("--rank-timeout must be above 0");
+    if (typed.rank_timeout_s > 1e6) throw std::invalid_argument("--rank-timeout must be at most 1e6 seconds");
+    if (vm.count("rank-dir") && cli.rank_dir.empty()) throw std::invalid_argument("--rank-dir is empty");
+    cli.rank_options_given = vm.count("rank-dir") || !vm["rank-timeout"].defaulted();
+    const std::optional<RankWorld> world = launched_world(process_environment(), cli.shard.has_value());
+    if (!world) return;
+    if (cli.budget_s && *cli.budget_s > 0)
+        throw std::invalid_argument("--budget: ranks launched together (" + world->source +
+                                    ") measure the same entries, and a budget would skip others on each "
+                                    "rank's own clock; drop it, or split the sweep with --shard");
+    cli.measure.world = *world;
+    cli.measure.world.timeout_s = typed.rank_timeout_s;
+}
+
 }  // namespace
 
 int fail(const std::string &message, int status) {
@@ -308,6 +339,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     read_selection(vm, typed, cli);
     check_numbers(vm, typed, cli);
     read_placement(vm, typed, cli);
+    read_world(vm, typed, cli);
     return cli;
 }
 

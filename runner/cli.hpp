@@ -37,6 +37,10 @@ struct CommandLine {
     bool rescan_plugins = false;                 // ignore the plugin scan cache
     std::optional<ShardSpec> shard;              // --shard: measure only this shard's entries
     std::string shard_costs;                     // --shard-costs: earlier results; "" = none
+    // Ranks launched together (measure.world, rank_world.hpp): --rank-dir, the folder above
+    // their meeting folder ("": the results file's); whether it or --rank-timeout was given.
+    std::string rank_dir;
+    bool rank_options_given = false;
     // --devices: the GPUs to run on at once, one worker each; all_devices: every one this
     // machine has (the runner resolves it). Neither: --device alone.
     std::vector<int> devices;

@@ -142,8 +142,9 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
     EntryFigures f = entry_figures(e);
     char spread[16], peak[16] = "-";
     std::snprintf(spread, sizeof spread, "%.1f%%", f.compute.rel_stddev * 100);
-    if (!f.roofline_bound.empty())  // "62% L2": memory-bound, against the level it fits in
-        std::snprintf(peak, sizeof peak, "%.0f%%%s%.5s", f.percent_of_peak,
+    // "62% L2": memory-bound, against the level it fits in; "80% NVLink": across the interconnect
+    if (!f.roofline_bound.empty())
+        std::snprintf(peak, sizeof peak, "%.0f%%%s%.6s", f.percent_of_peak,
                       f.peak_level.empty() ? "" : " ", f.peak_level.c_str());
     const std::string memory =
         e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes) : "-";

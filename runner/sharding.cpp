@@ -126,14 +126,15 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
 
 std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
                                                   const std::filesystem::path &results_file,
-                                                  const EnvironmentLookup &environment, std::ostream &warnings) {
+                                                  const EnvironmentLookup &environment, std::ostream &warnings,
+                                                  const std::string &kind) {
     if (!shard.launched_ranks || shard.count < 2) return nullptr;
     std::string problem;
     const BarrierTimes times = shard_barrier_times(environment, problem);
     if (!problem.empty()) warnings << "runner: warning: " << problem << '\n';
     const std::string job = launcher_job_identity(environment);
     ShardBarrier::Place place{shard_barrier_folder(results_file, shard_barrier_id(job, shard.count, planned)),
-                              shard.index, shard.count, job.empty()};
+                              shard.index, shard.count, job.empty(), kind};
     return std::make_unique<ShardBarrier>(std::move(place), times, warnings);
 }
 

@@ -59,10 +59,13 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
 // Shards launched at once as ranks (ShardSpec::launched_ranks), more than one: the barrier that
 // holds a failing rank's exit until the other ranks have finished (shard_barrier.hpp), met
 // beside `results_file`, its times from `environment`; nullptr for other shards. `planned`:
-// the whole sweep's plan (ShardRecord::planned). Problems are warnings on `warnings`.
+// the whole sweep's plan (ShardRecord::planned), alike on every rank. Problems are warnings on
+// `warnings`. `kind`: what its messages call a rank ("shard"; "rank" in a world of ranks that
+// measure the same sweep, rank_world.hpp).
 std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
                                                   const std::filesystem::path &results_file,
-                                                  const EnvironmentLookup &environment, std::ostream &warnings);
+                                                  const EnvironmentLookup &environment, std::ostream &warnings,
+                                                  const std::string &kind = "shard");
 
 // Ranks of one launch on one host (mpirun -np 2 on a host of two GPUs) share it as --devices'
 // lanes do: when the launcher left each rank the whole host (mpirun --bind-to none), local

@@ -4,9 +4,11 @@
 #include "host_peaks.hpp"
 #include "host_resources.hpp"
 #include "progress.hpp"
+#include "rank_world.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
 #include "shard_barrier.hpp"
+#include "stale_folders.hpp"
 #include "sharding.hpp"
 #include "sweep.hpp"
 #include "sweep_results.hpp"
@@ -136,10 +138,43 @@ void print_sweep_banner(std::ostream &out, const CommandLine &cli, const SweepRe
         out << "shard " << cli.shard->index << "/" << cli.shard->count << " (" << cli.shard->source
             << "): " << planned.entries.size() << " of the sweep's " << planned.shard_header["planned"].size()
             << " entries\n";
+    if (const RankWorld &world = cli.measure.world; world.together())
+        out << "rank " << world.rank << " of " << world.ranks << " (" << world.source
+            << "): plugins that work across ranks measure each entry with all of them; they meet in "
+            << world.folder << "\n";
     if (request.rank_share)
         out << "this rank's share of the host: CPUs " << cpu_list_text(request.rank_share->cpus) << " ("
             << request.rank_share->basis << ")\n";
     out << '\n';
+}
+
+// Ranks launched together meet in a folder of their job's (rank_world.hpp), beside the results
+// file or in --rank-dir, absolute so that every worker finds it; those of jobs gone for a day
+// are removed.
+void place_world(CommandLine &cli) {
+    RankWorld &world = cli.measure.world;
+    if (!world.together()) return;
+    const std::filesystem::path base = cli.rank_dir.empty() ? results_folder(cli) : std::filesystem::path(cli.rank_dir);
+    const std::filesystem::path folder = std::filesystem::absolute(
+        rank_meeting_folder(base, launcher_job_identity(process_environment()), world.ranks));
+    world.folder = folder.string();
+    remove_stale_siblings(folder, std::chrono::hours(24));
+}
+
+// What ranks launched together hold a failing exit at: the shards' barrier, or, for ranks that
+// measure the same sweep, the same barrier over its entries (alike on every rank).
+std::unique_ptr<ShardBarrier> start_barrier(const CommandLine &cli, const SweepRequest &request,
+                                            const PlannedEntries &planned, const std::string &output) {
+    if (cli.shard)
+        return start_shard_barrier(*cli.shard, request.resumed ? request.resumed->planned : planned.shard_header["planned"],
+                                   output, process_environment(), std::cerr);
+    const RankWorld &world = cli.measure.world;
+    if (!world.together()) return nullptr;
+    nlohmann::json entries = nlohmann::json::array();
+    for (const SweepEntry &entry : planned.entries)
+        entries.push_back({{"plugin", entry.plugin->name}, {"size", entry.size}, {"params", entry.params}});
+    return start_shard_barrier(ShardSpec{world.rank, world.ranks, world.source, true}, entries, output,
+                               process_environment(), std::cerr, "rank");
 }
 
 // The summary line below the table (or what an interruption left).
@@ -195,6 +230,7 @@ int measure_sweep(CommandLine &cli, const SweepRequest &request, PluginCatalog &
     pool.set_gpus(launch.gpus = identities);  // later workers are shown their GPUs by UUID
     const std::optional<Roofline> roofline = host_roofline_for(selection.plugins);
     if (roofline) pool.set_host_roofline(launch.host_roofline = *roofline);
+    place_world(cli);
     const SweepResults results = open_sweep_results(cli, request, planned, gpus, roofline, command_line);
     print_sweep_banner(std::cout, cli, request, planned, gpus, results);
 
@@ -206,11 +242,7 @@ int measure_sweep(CommandLine &cli, const SweepRequest &request, PluginCatalog &
     if (request.default_sweep) mode.predicted_run_limit_s = 2.0;
     mode.budget_s = request.budget_s;
     // Ranks started together hold a failing exit until the others are done (docs/scale-out.md).
-    const std::unique_ptr<ShardBarrier> barrier =
-        cli.shard ? start_shard_barrier(*cli.shard,
-                                        request.resumed ? request.resumed->planned : planned.shard_header["planned"],
-                                        results.output, process_environment(), std::cerr)
-                  : nullptr;
+    const std::unique_ptr<ShardBarrier> barrier = start_barrier(cli, request, planned, results.output);
     const int status = sweep_and_summarize(planned.entries, cli, gpus, *results.file, pool, mode, results.output);
     return barrier ? barrier->finish(status, stop_was_requested, std::cout) : status;
 }

@@ -45,11 +45,11 @@ std::string choose_devices(CommandLine &cli, bool default_sweep) {
     return "";
 }
 
-// Ranks launched together on one host share it, as lanes do (sharding.hpp): this rank's
-// share, taken (bound to, and --threads unless given), or nullopt with a note where its
-// launcher bound it to fewer CPUs than the host has.
+// Ranks launched together on one host (shards, or a world: rank_world.hpp) share it, as lanes
+// do (sharding.hpp): this rank's share, taken (bound to, and --threads unless given), or
+// nullopt with a note where its launcher bound it to fewer CPUs than the host has.
 std::optional<HostShare> take_rank_share(CommandLine &cli) {
-    if (!cli.shard || !cli.shard->launched_ranks) return std::nullopt;
+    if (!(cli.shard && cli.shard->launched_ranks) && !cli.measure.world.together()) return std::nullopt;
     std::optional<HostShare> share = local_rank_share(process_environment());
     if (!share) {
         if (allowed_cpus().size() < logical_cores())
@@ -102,6 +102,9 @@ SweepRequest read_sweep_request(CommandLine &cli) {
     if (std::string problem = choose_devices(cli, request.default_sweep); !problem.empty())
         throw CommandFailure{problem};
     request.rank_share = take_rank_share(cli);
+    if (cli.rank_options_given && !cli.measure.world.together())
+        std::cout << "note: --rank-dir and --rank-timeout are for ranks launched together (mpirun, srun, "
+                     "without --shard); this run is alone, so they have no effect\n";
     // The runner starts CUDA on the sweep's GPUs alone, as its workers do (visible_devices.hpp);
     // in-process, plugins get the runner's own numbering, so it stays whole.
     if (!cli.in_process && !cli.list) narrow_own_devices(selected_cuda_devices(cli.measure));

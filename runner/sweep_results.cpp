@@ -12,8 +12,15 @@ namespace gpubench {
 
 namespace {
 
-nlohmann::json options_json(const CommandLine &cli, bool default_sweep, double budget_s) {
+constexpr const char *default_results_folder = "results/";
+
+nlohmann::json options_json(const CommandLine &cli, const SweepRequest &request) {
+    const bool default_sweep = request.default_sweep;
+    const double budget_s = request.budget_s;
     nlohmann::json options = cli.measure;
+    options.erase("rendezvous");  // each entry's own, set as it is measured
+    if (!cli.measure.world.together()) options.erase("world");
+    else if (request.rank_share) options["world"]["host_share"] = *request.rank_share;
     options["timeout_s"] = cli.timeout_s;
     options["isolation"] = cli.in_process           ? "in-process"
                            : !cli.sanitize.empty()    ? "worker process per entry (sanitized)"
@@ -35,7 +42,7 @@ nlohmann::json results_document(const CommandLine &cli, const SweepRequest &requ
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line) {
     nlohmann::json document = results_header(command_line, gpus.front(),
-                                             options_json(cli, request.default_sweep, request.budget_s),
+                                             options_json(cli, request),
                                              host_roofline);
     if (!planned.shard_header.is_null()) {
         document["shard"] = planned.shard_header;
@@ -92,15 +99,23 @@ void open_results_file(const CommandLine &cli, const std::string &default_stem, 
 SweepResults open_sweep_results(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line) {
-    // Shards started together on one host (mpirun) get files of their own by default.
-    const std::string shard_suffix =
-        cli.shard ? "-shard-" + std::to_string(cli.shard->index) + "of" + std::to_string(cli.shard->count) : "";
-    const std::string default_stem = "results/" + host_name() + "-" + utc_timestamp(true) + shard_suffix;
+    // Shards and ranks started together on one host (mpirun) get files of their own by default.
+    const RankWorld &world = cli.measure.world;
+    const std::string suffix =
+        cli.shard ? "-shard-" + std::to_string(cli.shard->index) + "of" + std::to_string(cli.shard->count)
+        : world.together() ? "-rank-" + std::to_string(world.rank) + "of" + std::to_string(world.ranks)
+                           : "";
+    const std::string default_stem = default_results_folder + host_name() + "-" + utc_timestamp(true) + suffix;
     SweepResults results;
     results.output = !cli.output.empty() ? cli.output : !cli.resume.empty() ? cli.resume : default_stem + ".json";
     results.document = results_document(cli, request, planned, gpus, host_roofline, command_line);
     open_results_file(cli, default_stem, results);
     return results;
+}
+
+std::filesystem::path results_folder(const CommandLine &cli) {
+    const std::string file = !cli.output.empty() ? cli.output : !cli.resume.empty() ? cli.resume : "";
+    return file.empty() ? std::filesystem::path(default_results_folder) : std::filesystem::path(file).parent_path();
 }
 
 }  // namespace gpubench

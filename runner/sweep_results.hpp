@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,5 +30,8 @@ struct SweepResults {
 SweepResults open_sweep_results(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line);
+
+// The folder the results file goes in (where ranks launched together meet by default).
+std::filesystem::path results_folder(const CommandLine &cli);
 
 }  // namespace gpubench

@@ -28,7 +28,9 @@
 #                          rank with --devices all
 #   devices                on several GPUs: the GPU backends with --devices 0, then all, timed,
 #                          each lane's share of the host, and each GPU's entries compared
-#   allreduce              allreduce_nccl up to 4 GiB per GPU on every GPU, then PyTorch's
+#   allreduce              allreduce_nccl up to 4 GiB per GPU on every GPU: from one process,
+#                          then one rank per GPU (mpirun, or the same variables without it),
+#                          busbw and %PEAK of both side by side; then PyTorch's
 #   hostile                the default sweep with the hostile test plugins on the plugin path
 #   corpus                 the legal and broken test plugins (tests/fixtures) at 1e3, 1e6 and
 #                          1e8, each entry's verdict in one table (scripts/verdicts.py)
@@ -299,10 +301,50 @@ PY
     done ;;
   allreduce)
     need_runner
-    # allreduce_nccl from 8 MiB to 4 GiB per GPU on every GPU, then PyTorch's on the same GPUs.
+    # allreduce_nccl from 4 KiB to 4 GiB per GPU on every GPU: from one process (--devices all),
+    # then as one rank per GPU (docs/scale-out.md), then PyTorch's on the same GPUs.
     gpus=$(nvidia-smi -L | grep -c '^GPU')
+    sizes=4096,8388608,67108864,268435456,1073741824,4294967296
     measure "multi-gpu-allreduce-nccl-${gpus}gpu" --plugin allreduce_nccl --devices all \
-      --sizes 8388608,67108864,268435456,1073741824,4294967296 --min-time 0.5 --max-time 5
+      --sizes $sizes --min-time 0.5 --max-time 5
+    ranked="multi-gpu-allreduce-nccl-${gpus}ranks"
+    rank_command='exec '"$runner"' --device $OMPI_COMM_WORLD_LOCAL_RANK --plugin allreduce_nccl --sizes '"$sizes"' \
+      --min-samples 10 -o '"$out/$ranked"'-rank-$OMPI_COMM_WORLD_RANK-'"$today"'.json > '"$out/$ranked"'-rank-$OMPI_COMM_WORLD_RANK-'"$today"'.txt 2>&1'
+    if command -v mpirun > /dev/null; then
+      OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timed "mpirun -np $gpus (one rank per GPU)" \
+        "$out/$ranked-mpirun.log" mpirun -np "$gpus" --bind-to none sh -c "$rank_command"
+    else
+      # No MPI here: the ranks started as mpirun starts them, with its variables (the runner
+      # reads nothing else of MPI).
+      started=$(date +%s.%N)
+      for ((r = 0; r < gpus; r++)); do
+        OMPI_COMM_WORLD_RANK=$r OMPI_COMM_WORLD_SIZE=$gpus OMPI_COMM_WORLD_LOCAL_RANK=$r \
+          OMPI_COMM_WORLD_LOCAL_SIZE=$gpus OMPI_MCA_ess_base_jobid="device-sh-$$" sh -c "$rank_command" &
+      done
+      wait
+      echo "$gpus ranks without mpirun (its variables set by hand): $(awk "BEGIN {printf \"%.1f\", $(date +%s.%N) - $started}") s wall"
+    fi
+    "$(sdk/python/find-python.sh)" - "$out/multi-gpu-allreduce-nccl-${gpus}gpu-$today.json" \
+      "$out/$ranked-rank-0-$today.json" <<'PY'
+import json, sys
+def rows(path):
+    try:
+        document = json.load(open(path))
+    except OSError as error:
+        sys.exit(f"device.sh: {error}")
+    return {e["size"]: e for e in document["entries"]}
+one, ranks = rows(sys.argv[1]), rows(sys.argv[2])
+def cell(e):
+    if not e or e["status"] != "ok":
+        return f"{(e or {}).get('status', 'missing'):>28}"
+    t = e["throughput"]
+    peak = f"{t['percent_of_peak']:.0f}% {t.get('peak_level', '')}" if "percent_of_peak" in t else "-"
+    return f"{t['gbytes_per_s']:9.1f} {peak:>11} {e['timing']['compute']['method']:>6}"
+print(f"{'':>14}  {'one process (--devices all)':^28}  {'one rank per GPU (rank 0)':^28}")
+print(f"{'bytes per GPU':>14}  {'busbw GB/s  %PEAK  timed':^28}  {'busbw GB/s  %PEAK  timed':^28}")
+for size in sorted(set(one) | set(ranks)):
+    print(f"{size:>14}  {cell(one.get(size))}  {cell(ranks.get(size))}")
+PY
     "$(sdk/python/find-python.sh torch)" bench/torch_allreduce.py --sizes 8MiB,64MiB,256MiB,1GiB,4GiB --json "$out/torch-allreduce-${gpus}gpu.json" ;;
   hostile)
     need_runner

@@ -70,10 +70,16 @@ void check_contract(bool cuda) {
             DYNAMIC_SECTION(info.name << " at size " << size) {
                 EntryResult e = measure_entry(plugin, size, options, *timer);
                 INFO(e.message);
+                // A plugin across GPUs may need more than the one it is given here
+                // (allreduce_nccl): then it says so, and is never timed.
+                if (info.max_devices > 1 && e.status == EntryStatus::skipped) {
+                    CHECK_THAT(e.message, Catch::StartsWith("not supported: "));
+                    CHECK(e.run_s.empty());
+                    WARN("not tested on one GPU: " << info.name << ": " << e.message);
+                    continue;
+                }
                 check_verified(e);
-                // Declared work of some kind: allreduce_nccl on one GPU has neither flops nor
-                // (bus) bytes, only its bytes per GPU as items.
-                CHECK(e.work.flops + e.work.bytes + e.work.items > 0);
+                CHECK(e.work.flops + e.work.bytes + e.work.items > 0);  // declared work of some kind
                 CHECK(e.run_s.size() >= options.min_samples);
                 if (cuda) CHECK(cuda_sticky_error().empty());
                 ++checked;

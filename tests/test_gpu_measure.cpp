@@ -227,11 +227,25 @@ TEST_CASE("allreduce_nccl sums across the selected GPUs, verified, and records t
         std::string("--plugin allreduce_nccl --sizes 1048576 --devices all") + runner_process::quick +
         "-o " + path.string());
     INFO(o.output);
-    CHECK(o.status == 0);
     const nlohmann::json document = runner_process::read_json(path);
     REQUIRE(document["entries"].size() == 1);
     const nlohmann::json &entry = document["entries"][0];
+    if (document["gpus"].size() < 2) {  // nothing to reduce across: skipped, never timed
+        CHECK(o.status == 3);
+        CHECK(entry["status"] == "skipped");
+        CHECK_THAT(entry["message"].get<std::string>(), Catch::Contains("an all-reduce needs at least 2 GPUs"));
+        CHECK_FALSE(entry.contains("timing"));
+        std::filesystem::remove(path);
+        test_support::skip_test("one GPU here: allreduce_nccl was skipped with its reason, as it should; "
+                                "the sum across GPUs needs 2");
+    }
+    CHECK(o.status == 0);
     CHECK(entry["status"] == "ok");
+    // busbw is held to the GPUs' interconnect, read from NVML, never to their memory.
+    const std::string level = entry["throughput"]["ceiling"]["level"].get<std::string>();
+    CHECK((level == "NVLink" || level == "PCIe" || level == "interconnect"));
+    CHECK_FALSE(entry["throughput"]["ceiling"]["level_source"].get<std::string>().empty());
+    CHECK(document["gpu"]["roofline"].contains("interconnect"));
     REQUIRE(entry["devices"].size() == document["gpus"].size());
     for (size_t i = 0; i < entry["devices"].size(); ++i) {
         const nlohmann::json &device = entry["devices"][i];
@@ -256,6 +270,42 @@ TEST_CASE("allreduce_nccl sums across the selected GPUs, verified, and records t
     CHECK(e.verification.checked == (1u << 18) * all.size());  // every float on every GPU
     const double n = static_cast<double>(all.size());
     CHECK(e.work.items == 1 << 20);                                // algbw: bytes per GPU
-    CHECK(e.work.bytes == Approx((1 << 20) * 2 * (n - 1) / n));  // busbw (0 on one GPU)
-    CHECK(e.clock == (all.size() > 1 ? "cuda_event_multi_device" : "cuda_event"));
+    CHECK(e.work.bytes == Approx((1 << 20) * 2 * (n - 1) / n));  // busbw
+    CHECK(e.work.flags & GPUBENCH_WORK_BYTES_INTERCONNECT);
+    CHECK(e.clock == "cuda_event_multi_device");
+}
+
+TEST_CASE("allreduce_nccl across 2 ranks, one GPU each, sums in lock-step and verifies", "[gpu][ranks]") {
+    test_support::require_gpu();
+    if (!std::filesystem::exists(std::filesystem::path(GPUBENCH_PLUGIN_DIR) / "allreduce_nccl.so"))
+        test_support::skip_test("allreduce_nccl was not built (no NCCL found at configure time)");
+    if (!probe_gpu(1).available) test_support::skip_test("one GPU here: two ranks need one GPU each");
+    // Two runner processes as mpirun starts them (its variables, no MPI), GPU r for rank r: a
+    // small size, one per launch gap, and one with a tail of 3 bytes.
+    const test_support::TempFolder folder;
+    std::string launch;
+    for (int rank : {0, 1})
+        launch += "( env OMPI_MCA_ess_base_jobid=gpu-test-" + std::to_string(getpid()) + " OMPI_COMM_WORLD_RANK=" +
+                  std::to_string(rank) + " OMPI_COMM_WORLD_SIZE=2 " + GPUBENCH_RUNNER + " --device " +
+                  std::to_string(rank) + " --plugin allreduce_nccl --sizes 4096,1048579 --min-samples 5 " +
+                  "--rank-timeout 60 -o " + (folder.path() / ("rank-" + std::to_string(rank) + ".json")).string() +
+                  " > " + (folder.path() / ("rank-" + std::to_string(rank) + ".log")).string() + " 2>&1 ) & ";
+    runner_process::run_command(launch + "wait");
+    for (int rank : {0, 1}) {
+        INFO(runner_process::slurp(folder.path() / ("rank-" + std::to_string(rank) + ".log")));
+        const nlohmann::json document =
+            runner_process::read_json(folder.path() / ("rank-" + std::to_string(rank) + ".json"));
+        REQUIRE(document["entries"].size() == 2);
+        for (const nlohmann::json &entry : document["entries"]) {
+            CHECK(entry["status"] == "ok");
+            CHECK(entry["ranks"] == nlohmann::json({{"rank", rank}, {"ranks", 2}}));
+            CHECK(entry["devices"][0]["index"] == rank);
+            CHECK(entry["verification"]["passed"] == true);
+            CHECK(entry["work"]["bytes"].get<double>() == Approx(entry["size"].get<double>()));  // 2(n-1)/n = 1
+            CHECK(entry["timing"]["samples"]["run"].size() == 5);
+            CHECK(entry["timing"]["compute"]["method"] == "batch");
+            CHECK_THAT(entry["timing"]["stop_reason"].get<std::string>(), Catch::StartsWith("a fixed count across 2 ranks"));
+            CHECK_THAT(entry["timing"]["stream_hold"].get<std::string>(), Catch::Contains("collective across ranks"));
+        }
+    }
 }

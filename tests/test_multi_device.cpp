@@ -234,13 +234,7 @@ TEST_CASE("ABI 1.5: the C++ helper reads the device fields only where the runner
     args.device_count = 2;
     args.cuda_devices = devices;
     args.cuda_streams = stream_list;
-    const auto create = [&] {
-        gpubench_instance *instance = nullptr;
-        char message[128] = "";
-        REQUIRE(across.create(&args, &instance, message, sizeof message) == GPUBENCH_OK);
-        across.destroy(instance);
-        return AcrossDevices::last;
-    };
+    const auto create = [&] { return test_support::setup_given<AcrossDevices>(across, args); };
     gpubench::Setup setup = create();
     CHECK(setup.cuda_devices == std::vector<int>{4, 6});
     CHECK(setup.cuda_streams == std::vector<void *>{stream_list[0], stream_list[1]});

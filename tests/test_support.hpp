@@ -64,6 +64,17 @@ inline gpubench::Plugin load_file(const std::filesystem::path &file) {
 
 inline gpubench::Plugin load_fixture(const std::string &file) { return load_file(fixture(file)); }
 
+// What create() handed a plugin class made with the C++ helper (its static Setup `last`), the
+// instance destroyed again at once.
+template <class T>
+gpubench::Setup setup_given(const gpubench_plugin &plugin, const gpubench_setup_args &args) {
+    gpubench_instance *instance = nullptr;
+    char message[128] = "";
+    REQUIRE(plugin.create(&args, &instance, message, sizeof message) == GPUBENCH_OK);
+    plugin.destroy(instance);
+    return T::last;
+}
+
 // Discovery in `dirs` as the runner does it (scanned by the built runner), without the cache
 // unless one is given.
 inline gpubench::PluginSearch search_in(std::vector<std::filesystem::path> dirs) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <string_view>
 
 namespace gpubench {
@@ -11,6 +13,13 @@ inline uint64_t fnv1a_64(std::string_view bytes) {
     uint64_t hash = 14695981039346656037ull;
     for (unsigned char c : bytes) hash = (hash ^ c) * 1099511628211ull;
     return hash;
+}
+
+// The hash as 16 hex digits: a short name for folders and files.
+inline std::string fnv1a_64_hex(std::string_view bytes) {
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(fnv1a_64(bytes)));
+    return text;
 }
 
 }  // namespace gpubench

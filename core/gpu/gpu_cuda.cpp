@@ -83,6 +83,10 @@ public:
         check(cudaEventCreate(&end_), "cudaEventCreate");
         hold_ = std::make_unique<StreamHold>(stream_);
         if (nvml.valid()) nvml_ = nvml.get();
+        Roofline roofline = this->roofline();
+        roofline.interconnect =
+            interconnect_peak(nvml_ ? nvml_->link_answers() : LinkAnswers{"NVML: " + nvml_note_});
+        set_roofline(std::move(roofline));
         // What waiting for an idle device costs by itself, subtracted in device_drain_s().
         idle_wait_s_ = 1.0;
         for (int i = 0; i < 5; ++i) {
@@ -149,7 +153,7 @@ public:
         hold_lasted_ = true;
         release_hold();
         check(recorded, "cudaEventRecord");
-        check(cudaEventSynchronize(end_), "waiting for the timed work");
+        cuda_check::wait_for_event(end_, "waiting for the timed work", wait_deadline(), wait_why());
         float ms = 0;
         check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
         return ms * 1e-3;

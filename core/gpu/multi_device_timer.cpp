@@ -82,8 +82,9 @@ public:
     double stop() override {
         each_lane([](Lane &lane) { record(lane.end, lane); });
         double longest = 0;
+        const auto deadline = wait_deadline();
         for (Lane &lane : lanes_) {
-            check(cudaEventSynchronize(lane.end), "waiting for the timed work");
+            cuda_check::wait_for_event(lane.end, "waiting for the timed work", deadline, wait_why());
             float ms = 0;
             check(cudaEventElapsedTime(&ms, lane.begin, lane.end), "cudaEventElapsedTime");
             longest = std::max(longest, ms * 1e-3);

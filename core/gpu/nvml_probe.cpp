@@ -15,6 +15,26 @@ struct NvmlMemory {
     unsigned long long total, free, used;
 };
 constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2, nvml_temperature_gpu = 0;
+// The links (interconnect_peak.hpp), with the values of NVIDIA's nvml.h: at most
+// NVML_NVLINK_MAX_LINKS links, each NVML_FEATURE_ENABLED (1) when active; field
+// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON (90), read as nvmlFieldValue_t, whose value is a union
+// of 8 bytes, here its unsigned int (NVML_VALUE_TYPE_UNSIGNED_INT, 1) or unsigned long long (3).
+constexpr unsigned nvml_nvlink_max_links = 18, nvml_feature_enabled = 1;
+constexpr unsigned nvml_fi_nvlink_speed_mbps_common = 90;
+constexpr int nvml_value_unsigned_int = 1, nvml_value_unsigned_long_long = 3;
+struct NvmlFieldValue {
+    unsigned field_id, scope_id;
+    long long timestamp, latency_us;
+    int value_type;  // nvmlValueType_t
+    int status;      // nvmlReturn_t
+    union {
+        double d;
+        unsigned ui;
+        unsigned long ul;
+        unsigned long long ull;
+        long long sll;
+    } value;
+};
 
 struct Nvml {
     int (*init)();
@@ -31,6 +51,13 @@ struct Nvml {
     // The device's ideal CPU affinity: a bit mask in `words` unsigned longs.
     int (*cpu_affinity)(nvml_device, unsigned words, unsigned long *mask);
     int (*numa_node)(nvml_device, unsigned *);  // newer drivers only
+    int (*nvlink_state)(nvml_device, unsigned link, unsigned *active);
+    int (*nvlink_version)(nvml_device, unsigned link, unsigned *version);
+    int (*field_values)(nvml_device, int count, NvmlFieldValue *values);
+    int (*pcie_max_generation)(nvml_device, unsigned *);
+    int (*pcie_max_width)(nvml_device, unsigned *);
+    int (*pcie_generation)(nvml_device, unsigned *);
+    int (*pcie_width)(nvml_device, unsigned *);
 };
 
 // Loaded and initialised once per process; nullptr (and why) when that failed.
@@ -66,6 +93,13 @@ const Nvml *nvml(std::string &why_not) {
             bind(api.processes, "nvmlDeviceGetComputeRunningProcesses");
         bind(api.cpu_affinity, "nvmlDeviceGetCpuAffinity");
         bind(api.numa_node, "nvmlDeviceGetNumaNodeId");
+        bind(api.nvlink_state, "nvmlDeviceGetNvLinkState");
+        bind(api.nvlink_version, "nvmlDeviceGetNvLinkVersion");
+        bind(api.field_values, "nvmlDeviceGetFieldValues");
+        bind(api.pcie_max_generation, "nvmlDeviceGetMaxPcieLinkGeneration");
+        bind(api.pcie_max_width, "nvmlDeviceGetMaxPcieLinkWidth");
+        bind(api.pcie_generation, "nvmlDeviceGetCurrPcieLinkGeneration");
+        bind(api.pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
         if (int status = api.init(); status != 0) {
             failure = "nvmlInit_v2 failed (NVML status " + std::to_string(status) + ")";
             return nullptr;
@@ -164,6 +198,45 @@ std::optional<int> NvmlProbe::numa_node() const {
     unsigned node = 0;
     if (!api.numa_node || api.numa_node(device_, &node) != 0 || node > 1u << 16) return std::nullopt;
     return static_cast<int>(node);
+}
+
+LinkAnswers NvmlProbe::link_answers() const {
+    std::string ignored;
+    const Nvml &api = *nvml(ignored);
+    LinkAnswers a;
+    const auto ask = [&](auto function, std::optional<unsigned> &answer) {
+        unsigned value = 0;
+        if (function && function(device_, &value) == 0) answer = value;
+    };
+    for (unsigned link = 0; api.nvlink_state && link < nvml_nvlink_max_links; ++link) {
+        unsigned active = 0;
+        if (api.nvlink_state(device_, link, &active) != 0) continue;  // no such link
+        ++a.nvlinks_answered;
+        if (active != nvml_feature_enabled) continue;
+        if (++a.nvlinks_active == 1 && api.nvlink_version) {
+            unsigned version = 0;
+            if (api.nvlink_version(device_, link, &version) == 0) a.nvlink_version = version;
+        }
+    }
+    NvmlFieldValue speed{};
+    speed.field_id = nvml_fi_nvlink_speed_mbps_common;
+    if (a.nvlinks_active > 0 && api.field_values && api.field_values(device_, 1, &speed) == 0 &&
+        speed.status == 0) {
+        if (speed.value_type == nvml_value_unsigned_int) a.nvlink_speed_mbps = speed.value.ui;
+        if (speed.value_type == nvml_value_unsigned_long_long) a.nvlink_speed_mbps = unsigned(speed.value.ull);
+    }
+    ask(api.pcie_max_generation, a.pcie_generation);
+    ask(api.pcie_max_width, a.pcie_width);
+    ask(api.pcie_generation, a.pcie_current_generation);
+    ask(api.pcie_width, a.pcie_current_width);
+    return a;
+}
+
+LinkAnswers link_answers_of(const std::string &pci_bus_id) {
+    std::string why_not;
+    const std::unique_ptr<NvmlProbe> probe = NvmlProbe::open(pci_bus_id, why_not);
+    if (!probe) return LinkAnswers{"NVML: " + why_not};
+    return probe->link_answers();
 }
 
 }  // namespace gpubench

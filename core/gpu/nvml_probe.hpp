@@ -1,9 +1,10 @@
-// The GPU's clocks, temperature, power, energy counter and throttle reasons, and the CPUs
-// near it (host_share.hpp), read through NVML, which is loaded at run time from the driver's
-// libnvidia-ml.so.1. Optional: where it cannot be loaded, or a reading is not supported, that
-// reading is absent ("n/a"), never an error.
+// The GPU's clocks, temperature, power, energy counter and throttle reasons, the CPUs near it
+// (host_share.hpp) and its links to other GPUs (interconnect_peak.hpp), read through NVML,
+// which is loaded at run time from the driver's libnvidia-ml.so.1. Optional: where it cannot
+// be loaded, or a reading is not supported, that reading is absent ("n/a"), never an error.
 #pragma once
 
+#include "interconnect_peak.hpp"
 #include "json_fields.hpp"
 
 #include <nlohmann/json.hpp>
@@ -49,10 +50,16 @@ public:
     // known. And its NUMA node, where the driver tells it.
     std::vector<int> local_cpus() const;
     std::optional<int> numa_node() const;
+    // The answers about its NVLink and PCIe links that interconnect_peak() reads.
+    LinkAnswers link_answers() const;
 
 private:
     explicit NvmlProbe(void *device) : device_(device) {}
     void *device_;  // nvmlDevice_t
 };
+
+// The link answers of the device at this PCI bus id, or, where NVML cannot be asked, answers
+// that say why (LinkAnswers::unreadable).
+LinkAnswers link_answers_of(const std::string &pci_bus_id);
 
 }  // namespace gpubench

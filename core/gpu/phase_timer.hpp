@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -75,8 +76,16 @@ public:
     virtual void release_hold() {}
     virtual void start() = 0;
     // Waits until the timed work is complete; returns its duration in seconds. Throws
-    // std::runtime_error when the device reports an error.
+    // std::runtime_error when the device reports an error, or with `why` when a wait limit
+    // (limit_waits) ran out first.
     virtual double stop() = 0;
+    // From now on, stop() waits at most `seconds` for a span's end (0: as long as it takes),
+    // then throws std::runtime_error(why): a collective across ranks whose peer stopped taking
+    // part never ends. A host clock has nothing to wait for.
+    void limit_waits(double seconds, std::string why) {
+        wait_limit_s_ = seconds;
+        wait_why_ = std::move(why);
+    }
     // Right after stop(): waits for the whole device and returns how much longer it stayed
     // busy than an idle device takes to answer that wait (seconds, >= 0). Work the plugin left
     // on a stream of its own shows here. nullopt for a host clock.
@@ -94,8 +103,20 @@ public:
     virtual const Roofline &roofline() const { return roofline_; }
     void set_roofline(Roofline roofline) { roofline_ = std::move(roofline); }
 
+protected:
+    // The deadline of a wait that starts now, or nullopt without a limit.
+    std::optional<std::chrono::steady_clock::time_point> wait_deadline() const {
+        if (wait_limit_s_ <= 0) return std::nullopt;
+        return std::chrono::steady_clock::now() +
+               std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                   std::chrono::duration<double>(wait_limit_s_));
+    }
+    const std::string &wait_why() const { return wait_why_; }
+
 private:
     Roofline roofline_;
+    double wait_limit_s_ = 0;
+    std::string wait_why_;
 };
 
 class SteadyClockTimer final : public PhaseTimer {

@@ -54,6 +54,11 @@ MemoryLevel Roofline::level_for(double bytes, bool caches_flushed) const {
     return held;
 }
 
+MemoryLevel Roofline::interconnect_level() const {
+    if (!interconnect.known()) return {"interconnect", 0, 0, 0};
+    return {interconnect.name, 0, interconnect.bytes_per_s, interconnect.margin};
+}
+
 namespace {
 
 // Dense tensor-core operations per SM per clock (an FMA is 2), from NVIDIA's architecture
@@ -122,12 +127,14 @@ nlohmann::json roofline_json(const Roofline &r) {
     nlohmann::json flops = nlohmann::json::object();
     for (int m = 0; m < math_kinds; ++m)
         if (r.flops[static_cast<size_t>(m)] > 0) flops[math_name(m)] = r.flops[static_cast<size_t>(m)];
-    return {{"flops", flops},
-            {"bytes_per_s", r.bytes_per_s},
-            {"cache_bytes", r.cache_bytes},
-            {"margin", r.margin},
-            {"source", r.source},
-            {"levels", levels}};
+    nlohmann::json json = {{"flops", flops},
+                           {"bytes_per_s", r.bytes_per_s},
+                           {"cache_bytes", r.cache_bytes},
+                           {"margin", r.margin},
+                           {"source", r.source},
+                           {"levels", levels}};
+    if (!r.interconnect.source.empty()) json["interconnect"] = interconnect_json(r.interconnect);
+    return json;
 }
 
 Roofline roofline_from_json(const nlohmann::json &j) {
@@ -140,6 +147,8 @@ Roofline roofline_from_json(const nlohmann::json &j) {
     r.source = j.at("source").get<std::string>();
     for (const nlohmann::json &level : j.value("levels", nlohmann::json::array()))
         r.levels.push_back(memory_level_from_json(level));
+    if (const auto interconnect = j.find("interconnect"); interconnect != j.end())
+        r.interconnect = interconnect_from_json(*interconnect);
     return r;
 }
 

@@ -5,6 +5,8 @@
 // timing or the declared work is wrong, and the entry is invalid.
 #pragma once
 
+#include "interconnect_peak.hpp"
+
 #include <gpubench/plugin.h>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +41,10 @@ struct Roofline {
     // The caches, smallest first, then the memory (capacity 0). Empty in a roofline of a file
     // written before levels were measured: level_for then falls back on cache_bytes.
     std::vector<MemoryLevel> levels;
+    // The GPU's links to other GPUs (interconnect_peak.hpp): the ceiling of bytes a plugin
+    // declares as crossing them (GPUBENCH_WORK_BYTES_INTERCONNECT). Unknown in a host's
+    // roofline, and where NVML could not tell (its source says why).
+    InterconnectPeak interconnect;
 
     double flops_for(gpubench_math math) const;  // 0 when unknown or out of range
     // The level a working set of `bytes` is held to: the smallest that holds it, or the memory
@@ -48,6 +54,9 @@ struct Roofline {
     // level's rate is unknown). Without levels: no bandwidth ceiling up to cache_bytes
     // ("cache"), bytes_per_s above ("memory").
     MemoryLevel level_for(double bytes, bool caches_flushed) const;
+    // The interconnect as the level bytes across it are held to: "NVLink" or "PCIe" at its
+    // peak, or "interconnect" with no ceiling when the peak is unknown.
+    MemoryLevel interconnect_level() const;
 };
 
 // Ceilings of a CUDA device from its attributes: FP32/FP64 on the CUDA cores, dense tensor

@@ -42,15 +42,17 @@ double predicted_outside_s(const RunBudget &budget, const Work &next, uint64_t s
 
 namespace {
 
-// The reason to skip `size` under `budget`, or "" (also when work() fails: measuring says why).
-std::string over_budget(const Plugin &plugin, uint64_t size, const std::string &params,
+// The reason to skip `size` under `budget`, or "" (also when work() fails: measuring says why;
+// and for an entry measured across ranks, which every rank measures or none).
+std::string over_budget(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                         const RunBudget &budget, int devices) {
     Work next;
     try {
-        next = query_work(plugin.api(), size, params, devices);
+        next = query_work(plugin.api(), size, options.params, devices, static_cast<int>(options.world.ranks));
     } catch (const PluginFailure &) {
         return "";
     }
+    if (measured_across_ranks(next, options)) return "";
     char why[240];
     const auto from = static_cast<unsigned long long>(budget.from_size);
     const auto at = static_cast<unsigned long long>(size);
@@ -148,7 +150,7 @@ EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
     const std::vector<int> devices = entry_cuda_devices(plugin.info(), options);
     const int device_count = std::max(1, static_cast<int>(devices.size()));
     if (budget)
-        if (std::string why = over_budget(plugin, size, options.params, *budget, device_count);
+        if (std::string why = over_budget(plugin, size, options, *budget, device_count);
             !why.empty())
             return skipped_entry(plugin.info(), size, why);
     PhaseTimer *timer = nullptr;

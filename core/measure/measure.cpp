@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 
@@ -79,6 +80,10 @@ size_t devices_taken(const PluginInfo &plugin, size_t offered) {
 }
 
 }  // namespace
+
+bool measured_across_ranks(const Work &work, const MeasureOptions &options) {
+    return options.world.together() && (work.flags & GPUBENCH_WORK_RUN_ACROSS_RANKS);
+}
 
 std::vector<int> selected_cuda_devices(const MeasureOptions &options) {
     std::vector<int> devices{options.cuda_device};
@@ -166,11 +171,14 @@ double working_set_bytes(const Work &work, bool on_gpu) {
 }
 
 void hold_to_level(EntryResult &e, const Roofline &roofline, bool caches_flushed) {
+    const bool across = e.work.flags & GPUBENCH_WORK_BYTES_INTERCONNECT;
     const MemoryLevel level =
-        roofline.level_for(working_set_bytes(e.work, !e.cuda_devices.empty()), caches_flushed);
+        across ? roofline.interconnect_level()
+               : roofline.level_for(working_set_bytes(e.work, !e.cuda_devices.empty()), caches_flushed);
     e.peak_bytes_per_s = level.bytes_per_s;
     e.peak_level = level.name;
     e.level_margin = level.margin;
+    e.peak_source = across ? roofline.interconnect.source : "";
 }
 
 // Impossible throughput: the timing or the declared work is wrong. Bytes are held to the
@@ -230,7 +238,8 @@ TakenDevices take_devices(const PluginInfo &plugin, const PhaseTimer &timer) {
 // The declared work and the ceilings it is judged against; work that cannot fit is refused.
 void read_work(const gpubench_plugin &api, uint64_t size, const MeasureOptions &options,
                size_t devices, const PhaseTimer &timer, EntryResult &result) {
-    result.work = query_work(api, size, options.params, std::max(1, static_cast<int>(devices)));
+    result.work = query_work(api, size, options.params, std::max(1, static_cast<int>(devices)),
+                             static_cast<int>(options.world.ranks));
     const Roofline &roofline = timer.roofline();
     result.peak_flops = roofline.flops_for(result.work.math);
     result.roofline_cache_bytes = roofline.cache_bytes;
@@ -253,8 +262,43 @@ gpubench_setup_args setup_args(uint64_t size, const MeasureOptions &options,
     args.device_count = static_cast<int32_t>(taken.devices.size());
     args.cuda_devices = taken.devices.empty() ? nullptr : taken.devices.data();
     args.cuda_streams = taken.streams.empty() ? nullptr : taken.streams.data();
+    args.rank = static_cast<int32_t>(options.world.rank);
+    args.ranks = static_cast<int32_t>(options.world.ranks);
+    args.rank_timeout_s = options.world.timeout_s;
     return args;
 }
+
+// An entry measured across ranks: its ranks' folder made, and no timed span waited for longer
+// than the ranks wait for one another, with the cause named (a peer that stopped calling run()
+// would leave it waiting for ever). Undone when the entry ends.
+class AcrossRanks {
+public:
+    AcrossRanks(const MeasureOptions &options, PhaseTimer &timer, EntryResult &result,
+                gpubench_setup_args &args)
+        : timer_(timer) {
+        result.rank = options.world.rank;
+        result.ranks = options.world.ranks;
+        std::error_code error;
+        std::filesystem::create_directories(options.rendezvous, error);
+        if (options.rendezvous.empty() || error)
+            throw EntryProblem{EntryStatus::error, "cannot make the ranks' folder '" + options.rendezvous +
+                                                       "': " + (error ? error.message() : "none given")};
+        args.rendezvous = options.rendezvous.c_str();
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", options.world.timeout_s);
+        timer.limit_waits(options.world.timeout_s,
+                          "waited " + std::string(seconds) + " s (--rank-timeout) for a collective across " +
+                              std::to_string(options.world.ranks) + " ranks to end (this is rank " +
+                              std::to_string(options.world.rank) + "): another rank stopped taking part (it "
+                              "failed, skipped or crashed in this entry, or measures another sweep)");
+    }
+    ~AcrossRanks() { timer_.limit_waits(0, ""); }
+    AcrossRanks(const AcrossRanks &) = delete;
+    AcrossRanks &operator=(const AcrossRanks &) = delete;
+
+private:
+    PhaseTimer &timer_;
+};
 
 // ok, or why not: a wrong result, or throughput beyond the hardware. A cold entry whose
 // L2 could not be flushed is held to the level its working set fits in after all.
@@ -318,10 +362,12 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
     };
     TakenDevices taken = take_devices(plugin.info(), timer);
     result.cuda_devices.assign(taken.devices.begin(), taken.devices.end());
+    std::optional<AcrossRanks> across_ranks;
     try {
         stage("work");
         read_work(api, size, options, taken.devices.size(), timer, result);
-        const gpubench_setup_args args = setup_args(size, options, timer, taken);
+        gpubench_setup_args args = setup_args(size, options, timer, taken);
+        if (measured_across_ranks(result.work, options)) across_ranks.emplace(options, timer, result, args);
         stage("setup");
         ResourceWatch watch(timer);
         leaks.emplace(timer);

@@ -6,6 +6,7 @@
 #include "host_share.hpp"
 #include "phase_timer.hpp"
 #include "plugin_library.hpp"
+#include "rank_world.hpp"
 #include "resource_watch.hpp"
 
 #include <gpubench/plugin.hpp>
@@ -48,7 +49,20 @@ struct MeasureOptions {
     // Check, on a few run() calls of an entry timed on the host clock, that no thread of the
     // plugin works after run() returned (thread_audit.hpp; --no-thread-audit: off).
     bool audit_threads = true;
+    // The ranks launched together that this run is one of (rank_world.hpp): a plugin whose
+    // run() is one collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS) is measured in
+    // lock-step with them (sampling.hpp). Alone: rank 0 of 1.
+    RankWorld world;
+    // The entry's folder in world.folder, where its ranks meet (entry_rendezvous): set by the
+    // sweep for each entry; made by measure_entry for a plugin that works across ranks.
+    std::string rendezvous;
 };
+
+// An entry measured in lock-step across ranks calls run() as often on each rank, so nothing
+// that depends on time (noise, --min-time, --max-time, a budget, a launch's length) decides
+// how often: it takes exactly --min-samples samples, then as many per-launch samples of this
+// many back-to-back launches each (nccl-tests' default iterations, -n 20).
+inline constexpr size_t lockstep_launches = 20;
 
 // What an entry's record holds of the options it was measured with: its identity's params,
 // seed and threads, and how it was sampled. The rest are the results file's "options".
@@ -148,8 +162,11 @@ struct EntryResult {
     // throughput is read as a fraction of the roofline; 0: unknown. The bandwidth is that of
     // the memory level its working set fits in (hold_to_level).
     double peak_flops = 0, peak_bytes_per_s = 0;
-    std::string peak_level;             // "L1", "L2", "L3", "DRAM", "HBM"...; "" = not held
+    std::string peak_level;             // "L1", "L2", "L3", "DRAM", "HBM", "NVLink", "PCIe"...;
+                                        // "" = not held
     double level_margin = 0;            // the margin on peak_bytes_per_s, that level's
+    std::string peak_source;            // the interconnect's: how its peak was read, or why
+                                        // there is none; "" for the memory levels
     uint64_t roofline_cache_bytes = 0;  // the largest cache's capacity
     double roofline_margin = 0;         // the margin on peak_flops
     std::string item_name;          // what work.items counts ("" = none)
@@ -165,6 +182,10 @@ struct EntryResult {
     double finished_after_s = 0;    // since the runner started
     double sampling_budget_s = 0;   // max_time_s as --budget cut it for this entry (0: not cut)
     std::vector<int> cuda_devices;  // the CUDA devices it ran on (ABI 1.5); empty: a CPU plugin
+    // A collective across ranks (GPUBENCH_WORK_RUN_ACROSS_RANKS): this rank and how many
+    // measured it together, in lock-step; 0 of 1 for an entry measured alone.
+    uint32_t rank = 0, ranks = 1;
+    bool across_ranks() const { return ranks > 1; }
     // Those devices' names, UUIDs and bus ids, filled by the sweep from its probe (the worker
     // reports indices only); an index alone where the sweep did not probe the device.
     std::vector<DeviceIdentity> devices;
@@ -187,8 +208,9 @@ std::string headline_method(const EntryResult &entry);  // "single" or per_launc
 // as large as their sum.
 double working_set_bytes(const Work &work, bool on_gpu);
 // Holds the entry's bandwidth to the level of `roofline` its working set fits in (the
-// memory's where the caches were flushed before each run): peak_bytes_per_s, peak_level,
-// level_margin.
+// memory's where the caches were flushed before each run), or, for bytes declared as crossing
+// the interconnect (GPUBENCH_WORK_BYTES_INTERCONNECT), to the interconnect's peak:
+// peak_bytes_per_s, peak_level, level_margin, peak_source.
 void hold_to_level(EntryResult &entry, const Roofline &roofline, bool caches_flushed);
 // "" when the entry's rates are within its ceilings; else why it is faster than the hardware.
 std::string faster_than_hardware(const EntryResult &entry);
@@ -199,6 +221,11 @@ EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string r
 // The one-line reason `size` is outside the plugin's declared range, or "". A sweep asks once
 // per entry, as it plans it (SweepEntry).
 std::string size_range_problem(const PluginInfo &plugin, uint64_t size);
+
+// Whether an entry of this work is measured in lock-step with the other ranks: this run is one
+// of several launched together, and the plugin's run() is a collective across them
+// (GPUBENCH_WORK_RUN_ACROSS_RANKS).
+bool measured_across_ranks(const Work &work, const MeasureOptions &options);
 
 // The CUDA devices the run selected: cuda_device, then the others of cuda_devices in order.
 std::vector<int> selected_cuda_devices(const MeasureOptions &options);

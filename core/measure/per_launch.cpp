@@ -39,7 +39,7 @@ public:
     LaunchSampler(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
                   PhaseTimer &timer, EntryResult &result, size_t launches)
         : instance_(instance), api_(api), timer_(timer), out_(result.per_launch),
-          launches_(launches),
+          launches_(launches), lockstep_(measured_across_ranks(result.work, options)),
           repeatable_(!api.reset || (result.work.flags & GPUBENCH_WORK_RUN_REPEATABLE)),
           hold_graphs_(options.hold_stream),
           hold_batches_(options.hold_stream && result.stream_hold == "held") {
@@ -48,8 +48,8 @@ public:
 
     // Prefer graphs: replays have no launch gaps at all.
     void choose_method() {
-        std::string why;
-        work_ = capture(timer_, launches_, repeatable_ ? run_ : pair_, why);
+        std::string why = "run() is a collective across ranks: each rank calls it alike, in batches";
+        if (!lockstep_) work_ = capture(timer_, launches_, repeatable_ ? run_ : pair_, why);
         if (work_ && !repeatable_) {
             resets_ = capture(timer_, launches_, reset_, why);
             if (!resets_) work_.reset();
@@ -84,7 +84,9 @@ public:
                 continue;
             }
             out_.run_s.push_back((work_s - reset_s) / per_sample);
-            if (!rule.check(out_.run_s, 0, seconds_since(began), noise, converged).empty()) break;
+            if (lockstep_ ? out_.run_s.size() >= options.min_samples
+                          : !rule.check(out_.run_s, 0, seconds_since(began), noise, converged).empty())
+                break;
         }
         if (summarize(out_.run_s).median <= 0) {  // resets alone took as long: nothing to tell
             out_.note = "the per-launch difference was not above zero; single launches kept";
@@ -125,6 +127,7 @@ private:
     PhaseTimer &timer_;
     PerLaunch &out_;
     const size_t launches_;
+    const bool lockstep_;  // measured across ranks: a fixed number of batches, never a graph
     const bool repeatable_, hold_graphs_;
     bool hold_batches_, broken_ = false;
     const std::function<void()> run_ = [this] { instance_.call("run", api_.run); };
@@ -142,11 +145,13 @@ private:
 void time_per_launch(Instance &instance, const gpubench_plugin &api,
                      const MeasureOptions &options, PhaseTimer &timer, EntryResult &result) {
     const double single = summarize(result.run_s).median;
-    if (!timer.cuda_stream() || result.cache == "cold" || single <= 0 ||
-        single >= per_launch_below_s)
+    const bool lockstep = measured_across_ranks(result.work, options);
+    if (!timer.cuda_stream() || result.cache == "cold" ||
+        (!lockstep && (single <= 0 || single >= per_launch_below_s)))
         return;
     const size_t launches =
-        std::clamp<size_t>(static_cast<size_t>(sample_target_s / single), 10, most_launches);
+        lockstep ? lockstep_launches
+                 : std::clamp<size_t>(static_cast<size_t>(sample_target_s / single), 10, most_launches);
     LaunchSampler sampler(instance, api, options, timer, result, launches);
     sampler.choose_method();
     sampler.take_samples(options);

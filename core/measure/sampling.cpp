@@ -170,7 +170,8 @@ public:
         : instance_(instance), api_(api), options_(options), timer_(timer), result_(result),
           leaks_(leaks), runs_done_(runs_done),
           auditor_(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK)),
-          holder_(timer, options.hold_stream && timer.cuda_stream()),
+          lockstep_(measured_across_ranks(result.work, options)),
+          holder_(timer, options.hold_stream && timer.cuda_stream() && !lockstep_),
           threads_(options.audit_threads && !timer.cuda_stream() && timer.cuda_devices().empty()) {}
 
     void warm_up() {
@@ -199,9 +200,15 @@ public:
         const StopRule rule{options_.min_samples, options_.max_samples, options_.min_time_s,
                             options_.max_noise, options_.max_time_s};
         for (size_t n = 0;; ++n) {
-            if (auditor_.traces() && traced_cycle(n)) traced_check();
+            if (traced_cycle(n) && checks_traced()) traced_check();
             const Cycle c = run_cycle(n % audit_every == 0 ? Check::drain : Check::none,
                                       threads_.enabled() && audited_call(n, runs_done_));
+            if (lockstep_) {  // every rank stops after as many cycles (unheld: all kept)
+                keep(c);
+                if (n + 1 < options_.min_samples) continue;
+                lockstep_stop();
+                break;
+            }
             if (!c.kept) {
                 restart();
                 continue;
@@ -213,11 +220,15 @@ public:
             if (!result_.stop_reason.empty()) break;
         }
         // Sampling that ended before its first traced cycle gets one now.
-        if (auditor_.traces() && !traced_any_) traced_check();
+        if (checks_traced() && !traced_any_) traced_check();
     }
 
     void finish() {
         result_.stream_hold = holder_.verdict();
+        if (lockstep_ && options_.hold_stream && timer_.cuda_stream())
+            result_.stream_hold = "not held: run() is a collective across ranks, whose span waits for the "
+                                  "other ranks whatever this one's host does (and every rank must call it "
+                                  "alike, whatever a hold's watchdog would decide)";
         throw_if_escaped(result_.stream_audit = auditor_.verdict());
         throw_if_threads_escaped(result_.thread_audit = threads_.verdict());
         leaks_.read_now(runs_done_);
@@ -243,6 +254,19 @@ private:
     }
     void flush() {
         if (options_.cold && timer_.flush_cache()) result_.cache = "cold";
+    }
+    // Whether the traced cycles are run: where a tracer is loaded; across ranks on every rank
+    // with a device clock alike, traced or not (a rank whose tracer did not load runs them
+    // untraced), as each must call run() as often as the others.
+    bool checks_traced() const { return auditor_.traces() || (lockstep_ && timer_.real_streams()); }
+    // The stop of sampling in lock-step across ranks: --min-samples cycles, the same on every
+    // rank whatever their times (the noise is still recorded).
+    void lockstep_stop() {
+        result_.noise = median_relative_standard_error(result_.run_s);
+        result_.noise_converged = options_.max_noise <= 0 || result_.noise <= options_.max_noise;
+        result_.stop_reason = "a fixed count across " + std::to_string(options_.world.ranks) +
+                              " ranks: " + std::to_string(options_.min_samples) +
+                              " samples (--min-samples) on each, as every rank must call run() alike";
     }
     void ran() {
         ++runs_done_;
@@ -288,7 +312,7 @@ private:
     // short kernels, so its times are not kept. One that would outlast the entry's whole
     // sampling time, judged from the last sample's cycle, is not run, nor any after it.
     void traced_check() {
-        if (traced_cycle_slowdown * last_cycle_s_ > options_.max_time_s) {
+        if (!lockstep_ && traced_cycle_slowdown * last_cycle_s_ > options_.max_time_s) {
             auditor_.stop_tracing("not traced: a traced cycle (about " +
                                   format_seconds(traced_cycle_slowdown * last_cycle_s_) +
                                   ") would outlast the entry's sampling time (" +
@@ -309,6 +333,7 @@ private:
     LeakWatch &leaks_;
     size_t &runs_done_;
     StreamAuditor auditor_;
+    const bool lockstep_;  // measured across ranks: every rank calls run() alike
     RunHolder holder_;
     ThreadAuditor threads_;
     const clock::time_point began_ = clock::now();

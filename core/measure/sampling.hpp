@@ -22,7 +22,8 @@ struct EntryProblem {
 
 // When sampling stops: at least min_samples and min_time of measured time, and the median's
 // relative standard error below max_noise (when > 0); at most max_samples or max_time.
-// Returns the reason it stops, or "" to go on; sets noise and converged when it stops.
+// Returns the reason it stops, or "" to go on; sets noise and converged when it stops. (An
+// entry measured across ranks stops at min_samples instead, on every rank alike.)
 struct StopRule {
     size_t min_samples, max_samples;
     double min_time_s, max_noise, max_time_s;
@@ -46,7 +47,8 @@ inline constexpr bool traced_cycle(size_t n) {
 }
 // A traced cycle takes up to about this many times an untraced one (measured on an H100: 2.4x
 // for a host-bound run() of 80,000 launches). A traced cycle that, so slowed, would outlast the
-// entry's sampling time (--max-time, or its share of a --budget) is not run.
+// entry's sampling time (--max-time, or its share of a --budget) is not run, except in an
+// entry measured across ranks, where every rank runs the same cycles (measure.hpp).
 inline constexpr double traced_cycle_slowdown = 2.5;
 
 // Runs the warm-up and the samples into `result`. Throws EntryProblem for a leak (found

@@ -150,7 +150,7 @@ json throughput_json(const EntryResult &e, const EntryFigures &f) {
         throughput["roofline_bound"] = f.roofline_bound;
         if (!f.peak_level.empty()) throughput["peak_level"] = f.peak_level;
     }
-    if (e.peak_flops > 0 || e.peak_bytes_per_s > 0)
+    if (e.peak_flops > 0 || e.peak_bytes_per_s > 0 || !e.peak_source.empty()) {
         throughput["ceiling"] = {{"flops", e.peak_flops},
                                  {"math", math_name(e.work.math)},
                                  {"bytes_per_s", e.peak_bytes_per_s},
@@ -158,6 +158,8 @@ json throughput_json(const EntryResult &e, const EntryFigures &f) {
                                  {"level_margin", e.level_margin},
                                  {"cache_bytes", e.roofline_cache_bytes},
                                  {"margin", e.roofline_margin}};
+        if (!e.peak_source.empty()) throughput["ceiling"]["level_source"] = e.peak_source;
+    }
     return throughput;
 }
 
@@ -178,6 +180,7 @@ void read_throughput(const json &t, EntryResult &e) {
         e.level_margin = e.roofline_margin;
         json_fields::get(*ceiling, "level", e.peak_level);
         json_fields::get(*ceiling, "level_margin", e.level_margin);
+        json_fields::get(*ceiling, "level_source", e.peak_source);
     }
 }
 
@@ -219,6 +222,7 @@ void to_json(json &entry, const EntryResult &e) {
     entry["work"]["item_name"] = e.item_name;
     entry["harness"] = harness_json(e);
     if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
+    if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
     if (e.host_share) entry["host_share"] = *e.host_share;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0) entry["stream_audit"] = e.stream_audit;
@@ -247,6 +251,10 @@ void from_json(const json &entry, EntryResult &e) {
     e.item_name = entry.at("work").value("item_name", "");
     read_harness(entry.at("harness"), e);
     if (const auto devices = entry.find("devices"); devices != entry.end()) read_devices(*devices, e);
+    if (const auto ranks = entry.find("ranks"); ranks != entry.end()) {
+        e.rank = ranks->at("rank").get<uint32_t>();
+        e.ranks = ranks->at("ranks").get<uint32_t>();
+    }
     json_fields::get(entry, "host_share", e.host_share);
     json_fields::get(entry, "sanitizer", e.sanitizer);
     json_fields::get(entry, "stream_audit", e.stream_audit);

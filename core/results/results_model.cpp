@@ -1,6 +1,7 @@
 #include "results_model.hpp"
 
 #include "file_text.hpp"
+#include "nvml_probe.hpp"
 #include "system_info.hpp"
 
 #include <cerrno>
@@ -49,7 +50,11 @@ json results_header(std::vector<std::string> command_line, const GpuInfo &gpu, j
                    {"build", build_context()},
                    {"gpu", gpu_json(gpu)},
                    {"options", std::move(options)}};
-    if (gpu.available) header["gpu"]["roofline"] = roofline_json(gpu_roofline(gpu));
+    if (gpu.available) {
+        Roofline roofline = gpu_roofline(gpu);
+        roofline.interconnect = interconnect_peak(link_answers_of(gpu.pci_bus_id));
+        header["gpu"]["roofline"] = roofline_json(roofline);
+    }
     if (host_roofline) header["host"]["roofline"] = roofline_json(*host_roofline);
     return header;
 }

@@ -28,12 +28,15 @@ inline constexpr int results_schema_version = 1;
 // ---- Typed parts: each JSON field is named as its member. A field missing on reading takes
 // the member's default (files written before it existed); the schema says what must be there.
 
-// The measurement options: the file's "options" (and each "resumed" one's), a worker request's.
+// The ranks launched together: the file's options.world, a worker request's.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RankWorld, rank, ranks, source, folder, timeout_s)
+// The measurement options: the file's "options" (and each "resumed" one's, without the world
+// of a run alone and without an entry's rendezvous), a worker request's.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_threads, cuda_device,
                                                 cuda_devices, params, warmup_runs, min_samples, max_samples,
                                                 min_time_s, max_noise, max_time_s, cold,
                                                 audit_streams, trace_device, hold_stream,
-                                                audit_threads)
+                                                audit_threads, world, rendezvous)
 // Statistics of a series of samples: timing.run, .upload, .download, .end_to_end...
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, count, median, mean, min, max, stddev,
                                                 rel_stddev)

@@ -96,10 +96,11 @@ std::vector<Metric> Instance::metrics(decltype(gpubench_plugin::metrics) fn) {
 }
 
 Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params,
-                int devices) {
+                int devices, int ranks) {
     gpubench_work raw{};
     raw.struct_size = sizeof raw;
     raw.devices = devices;
+    raw.ranks = ranks;
     char message[message_capacity] = "";
     expect_ok("work", api.work(size, params.c_str(), &raw, message, sizeof message), message);
     return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items, raw.math, raw.flags};

@@ -46,8 +46,9 @@ private:
     double plugin_time_s_ = 0;
 };
 
-// The plugin's work() for (size, params) on `devices` devices (gpubench_work.devices, ABI 1.5).
+// The plugin's work() for (size, params) on `devices` devices (gpubench_work.devices, ABI 1.5),
+// measured together by `ranks` processes (gpubench_work.ranks, ABI 1.7).
 Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &params,
-                int devices = 1);
+                int devices = 1, int ranks = 1);
 
 }  // namespace gpubench

@@ -38,13 +38,14 @@ ShardSpec checked(uint64_t index, uint64_t count, std::string source, const std:
 // The variables "auto" reads, as found: each value kept for messages and the source text.
 class Variables {
 public:
-    explicit Variables(const EnvironmentLookup &environment) : environment_(environment) {}
+    explicit Variables(const EnvironmentLookup &environment, std::string what = "--shard auto")
+        : environment_(environment), what_(std::move(what)) {}
     bool has(const std::string &name) const { return environment_(name).has_value(); }
     uint64_t number(const std::string &name) {
         const std::string value = environment_(name).value_or("");
         const auto parsed = whole_number(value);
         if (!parsed)
-            throw std::invalid_argument("--shard auto: " + name + "='" + printable_text(value) +
+            throw std::invalid_argument(what_ + ": " + name + "='" + printable_text(value) +
                                         "' is not a whole number");
         used_ += (used_.empty() ? "" : ", ") + name + "=" + value;
         return *parsed;
@@ -53,6 +54,7 @@ public:
 
 private:
     const EnvironmentLookup &environment_;
+    std::string what_;
     std::string used_;
 };
 
@@ -92,32 +94,39 @@ struct RankFamily {
 constexpr RankFamily rank_families[] = {{"SLURM_PROCID", "SLURM_NTASKS"},
                                         {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
                                         {"PMI_RANK", "PMI_SIZE"}};
+// The same, the innermost launcher first: an MPI launcher started inside a Slurm job leaves
+// the job's SLURM_PROCID in its processes' environment; and Slurm's as a job step's tasks
+// (srun's SLURM_STEP_NUM_TASKS), not the job's (a batch script has SLURM_NTASKS as well).
+constexpr RankFamily innermost_first[] = {rank_families[1], rank_families[2],
+                                          {"SLURM_PROCID", "SLURM_STEP_NUM_TASKS"}};
 
-// A task's rank among its job step's tasks or its MPI job's processes. Every family present
-// must say the same: mpirun started inside a Slurm job inherits the job's SLURM_PROCID, which
-// is then not the process's own rank.
-std::optional<ShardSpec> from_ranks(const EnvironmentLookup &environment) {
+}  // namespace
+
+// A task's rank among its job step's tasks or its MPI job's processes. With `agree`, every
+// family present must say the same (a shard must not guess: mpirun started inside a Slurm job
+// inherits the job's SLURM_PROCID, which is then not the process's own rank); without, the
+// innermost launcher's family is taken.
+std::optional<ShardSpec> launched_rank(const EnvironmentLookup &environment, const std::string &what, bool agree) {
     std::optional<ShardSpec> found;
-    for (const RankFamily &family : rank_families) {
-        Variables v(environment);
+    for (const RankFamily &family : agree ? rank_families : innermost_first) {
+        Variables v(environment, what);
         const bool rank = v.has(family.rank), size = v.has(family.size);
         if (!rank && !size) continue;
         if (rank != size)
-            throw std::invalid_argument(std::string("--shard auto: ") + (rank ? family.rank : family.size) +
-                                        " is set but " + (rank ? family.size : family.rank) + " is not");
+            throw std::invalid_argument(what + ": " + (rank ? family.rank : family.size) + " is set but " +
+                                        (rank ? family.size : family.rank) + " is not");
         const uint64_t index = v.number(family.rank), count = v.number(family.size);
-        ShardSpec spec = checked(index, count, v.used(), "--shard auto (" + v.used() + ")");
+        ShardSpec spec = checked(index, count, v.used(), what + " (" + v.used() + ")");
         spec.launched_ranks = true;
         if (!found)
             found = spec;
-        else if (found->index != spec.index || found->count != spec.count)
-            throw std::invalid_argument("--shard auto: " + found->source + " but " + spec.source +
+        else if (agree && (found->index != spec.index || found->count != spec.count))
+            throw std::invalid_argument(what + ": " + found->source + " but " + spec.source +
                                         ": the launcher's variables disagree; give --shard I/N");
+        if (!agree) break;
     }
     return found;
 }
-
-}  // namespace
 
 EnvironmentLookup process_environment() {
     return [](const std::string &name) -> std::optional<std::string> {
@@ -130,7 +139,7 @@ ShardSpec parse_shard_option(const std::string &text, const EnvironmentLookup &e
     if (text == "auto") {
         Variables array(environment);
         if (array.has("SLURM_ARRAY_TASK_ID")) return from_slurm_array(array);
-        if (auto spec = from_ranks(environment)) return *spec;
+        if (auto spec = launched_rank(environment, "--shard auto", true)) return *spec;
         throw std::invalid_argument(
             "--shard auto: no launcher variables found (looked for SLURM_ARRAY_TASK_ID, "
             "SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, "

@@ -33,6 +33,16 @@ EnvironmentLookup process_environment();
 // set, or values that contradict each other.
 ShardSpec parse_shard_option(const std::string &text, const EnvironmentLookup &environment);
 
+// A task's rank among the processes its launcher started together, from
+// SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE or PMI_RANK/PMI_SIZE
+// (index = the rank, count = the world's size, launched_ranks set); nullopt when none is set.
+// With `agree` every family present must say the same (--shard auto); without, the innermost
+// launcher's is taken: Open MPI's, else MPICH's, else a Slurm step's (SLURM_PROCID with
+// SLURM_STEP_NUM_TASKS, which srun sets and a batch script lacks). Throws std::invalid_argument with
+// one line, starting with `what`, on half a pair, a value that is not a number, a rank beyond
+// the size, or (agree) families that disagree.
+std::optional<ShardSpec> launched_rank(const EnvironmentLookup &environment, const std::string &what, bool agree);
+
 // What makes two entries of a sweep the same measurement (ResultsFile::find_entry's test).
 struct EntryKey {
     std::string plugin;

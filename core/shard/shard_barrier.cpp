@@ -1,6 +1,7 @@
 #include "shard_barrier.hpp"
 
 #include "fnv_hash.hpp"
+#include "stale_folders.hpp"
 #include "text_format.hpp"
 #include "thread_name.hpp"
 
@@ -57,34 +58,6 @@ void write_atomically(const fs::path &path, const std::string &text) {
     fs::rename(temporary, path);
 }
 
-// The newest modification time of a folder and of the files in it.
-fs::file_time_type last_touched(const fs::path &folder) {
-    fs::file_time_type newest = fs::last_write_time(folder);
-    for (const fs::directory_entry &entry : fs::directory_iterator(folder))
-        newest = std::max(newest, entry.last_write_time());
-    return newest;
-}
-
-// The markers of a finished job stay (no rank knows that it is the last to read them): each
-// barrier removes the folders of jobs untouched for `stale`. A live job's heartbeats keep its
-// folder fresh.
-void remove_stale_siblings(const fs::path &folder, std::chrono::hours stale) {
-    const fs::file_time_type now = fs::file_time_type::clock::now();
-    try {
-        for (const fs::directory_entry &sibling : fs::directory_iterator(folder.parent_path())) {
-            if (sibling.path() == folder) continue;
-            try {
-                if (sibling.is_directory() && now - last_touched(sibling.path()) > stale)
-                    fs::remove_all(sibling.path());
-            } catch (const fs::filesystem_error &) {
-                // Removed by another rank meanwhile, or not ours to remove: left alone.
-            }
-        }
-    } catch (const fs::filesystem_error &) {
-        // Cleaning up is a courtesy: the barrier works without it.
-    }
-}
-
 // A whole number at the start of `text` (after `skip` fields), or nullopt.
 std::optional<int64_t> field(const std::string &text, int skip) {
     std::istringstream in(text);
@@ -124,9 +97,7 @@ std::string launcher_job_identity(const EnvironmentLookup &environment) {
 
 std::string shard_barrier_id(const std::string &job_identity, uint32_t count, const nlohmann::json &planned) {
     const std::string identity = job_identity + "count=" + std::to_string(count) + "\n" + planned.dump();
-    char id[17];
-    std::snprintf(id, sizeof id, "%016llx", static_cast<unsigned long long>(fnv1a_64(identity)));
-    return id;
+    return fnv1a_64_hex(identity);
 }
 
 fs::path shard_barrier_folder(const fs::path &results_file, const std::string &id) {
@@ -167,12 +138,14 @@ ShardBarrier::ShardBarrier(Place place, BarrierTimes times, std::ostream &warnin
       started_(BarrierClock::now()), started_unix_ms_(unix_ms_now()) {
     try {
         fs::create_directories(place_.folder);
+        // The markers of a finished job stay (no rank knows that it is the last to read
+        // them); a live job's heartbeats keep its folder fresh.
         remove_stale_siblings(place_.folder, times_.stale);
         fs::remove(file(place_.index, ".done"));  // an earlier job's, when the folder is not this job's alone
         write_heartbeat(0);
     } catch (const std::exception &e) {
-        warnings_ << "runner: warning: the shard barrier cannot use " << place_.folder.string() << " ("
-                  << e.what() << "): this shard will not wait for the others before exiting\n";
+        warnings_ << "runner: warning: the " << place_.kind << " barrier cannot use " << place_.folder.string()
+                  << " (" << e.what() << "): this " << place_.kind << " will not wait for the others before exiting\n";
         return;
     }
     active_ = true;
@@ -235,8 +208,8 @@ int ShardBarrier::finish(int status, const std::function<bool()> &stop, std::ost
         write_atomically(file(place_.index, ".done"),
                          std::to_string(status) + " " + std::to_string(started_unix_ms_) + "\n");
     } catch (const std::exception &e) {
-        warnings_ << "runner: warning: the shard barrier: " << e.what()
-                  << ": the other shards will wait for this one until its heartbeat is "
+        warnings_ << "runner: warning: the " << place_.kind << " barrier: " << e.what() << ": the other "
+                  << place_.kind << "s will wait for this one until its heartbeat is "
                   << seconds_text(times_.silent) << " old\n";
     }
     if (status != 0) wait_for_others(status, stop, out);
@@ -244,33 +217,34 @@ int ShardBarrier::finish(int status, const std::function<bool()> &stop, std::ost
 }
 
 void ShardBarrier::wait_for_others(int status, const std::function<bool()> &stop, std::ostream &out) {
-    const std::string me = "shard " + std::to_string(place_.index) + "/" + std::to_string(place_.count);
+    const std::string &kind = place_.kind;
+    const std::string me = kind + " " + std::to_string(place_.index) + "/" + std::to_string(place_.count);
     const std::string folder = place_.folder.string();
     PeerWatch watch(place_.index, place_.count, started_, times_);
     bool waited = false;
     for (;;) {
         for (uint32_t index : watch.look(look(), BarrierClock::now()))
             if (watch.state(index) == PeerWatch::State::silent)
-                out << me << ": shard " << index << "'s heartbeat in " << folder << " stopped "
+                out << me << ": " << kind << " " << index << "'s heartbeat in " << folder << " stopped "
                     << seconds_text(times_.silent) << " ago without its end (did it die?): not waiting for it"
                     << std::endl;
             else
-                out << me << ": shard " << index << " did not appear in " << folder << " within "
+                out << me << ": " << kind << " " << index << " did not appear in " << folder << " within "
                     << seconds_text(times_.absent)
                     << " (on a host that does not share this folder?): not waiting for it" << std::endl;
         if (watch.settled()) break;
         if (stop()) {
-            out << me << ": stopped: exiting with status " << status << " without waiting for the other shards"
+            out << me << ": stopped: exiting with status " << status << " without waiting for the other " << kind << "s"
                 << std::endl;
             return;
         }
         if (!waited)
-            out << me << ": waiting for the other shards to finish before exiting with status " << status
+            out << me << ": waiting for the other " << kind << "s to finish before exiting with status " << status
                 << ", so that the launcher does not stop them" << std::endl;
         waited = true;
         std::this_thread::sleep_for(times_.poll);
     }
-    if (waited) out << me << ": done waiting for the other shards; exiting with status " << status << std::endl;
+    if (waited) out << me << ": done waiting for the other " << kind << "s; exiting with status " << status << std::endl;
 }
 
 }  // namespace gpubench

@@ -95,6 +95,7 @@ public:
         // No job identity: a .done left by an earlier job of the same sweep may be there, so
         // one counts only when its rank started at most `absent` before this one.
         bool check_done_times = false;
+        std::string kind = "shard";  // what its messages call a rank: "shard", or "rank"
     };
     // Starts the barrier: the folder made, sibling folders older than `stale` removed, this
     // rank's .alive written and the heartbeat started. A problem is one warning line on

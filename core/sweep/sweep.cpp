@@ -4,6 +4,7 @@
 #include "every_gpu_entries.hpp"
 #include "lane_queue.hpp"
 #include "plugin_library.hpp"
+#include "rank_world.hpp"
 #include "statistics.hpp"
 #include "sweep_budget.hpp"
 #include "thread_name.hpp"
@@ -147,10 +148,28 @@ private:
     std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_;
 };
 
-// The parts of a sweep its sequences share: the budget (or null) and the predictions.
+// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp):
+// its key and how many times this sweep measured it, so that a communicator never reuses an
+// earlier one's folder. Shared by the lanes.
+class RendezvousNames {
+public:
+    std::string next(const SweepEntry &entry, const MeasureOptions &options) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const EntryKey key{entry.plugin->name, entry.size, entry.params, options.seed};
+        return entry_rendezvous(options.world.folder, key, ++measured_[key]).string();
+    }
+
+private:
+    std::mutex mutex_;
+    std::map<EntryKey, unsigned> measured_;
+};
+
+// The parts of a sweep its sequences share: the budget (or null), the predictions, and the
+// folders of entries measured across ranks.
 struct SweepShared {
     SweepBudget *budget = nullptr;
     LastGood last_good;
+    RendezvousNames rendezvous;
 };
 
 // Measures entries one after the other where they are handed in: in `pool`'s workers on the
@@ -179,6 +198,7 @@ public:
         if (outside_cap_s_ > 0)
             outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
         options.params = planned.params;
+        if (options.world.together()) options.rendezvous = shared_.rendezvous.next(planned, options);
         recorder_.begin(plugin, size);
         const auto began = std::chrono::steady_clock::now();
         const std::optional<RunBudget> budget =

@@ -37,9 +37,19 @@ struct has_work_for_devices<
     T, std::void_t<decltype(T::work(uint64_t{}, std::declval<const Params &>(), int{}))>>
     : std::true_type {};
 
+// T::work with the device count and the ranks measuring together (ABI 1.7), preferred over both.
+template <class T, class = void>
+struct has_work_for_ranks : std::false_type {};
 template <class T>
-Work work_of(uint64_t size, const Params &params, int devices) {
-    if constexpr (has_work_for_devices<T>::value)
+struct has_work_for_ranks<
+    T, std::void_t<decltype(T::work(uint64_t{}, std::declval<const Params &>(), int{}, int{}))>>
+    : std::true_type {};
+
+template <class T>
+Work work_of(uint64_t size, const Params &params, int devices, int ranks) {
+    if constexpr (has_work_for_ranks<T>::value)
+        return T::work(size, params, devices, ranks);
+    else if constexpr (has_work_for_devices<T>::value)
         return T::work(size, params, devices);
     else
         return T::work(size, params);
@@ -57,6 +67,15 @@ inline void read_devices(const gpubench_setup_args &args, Setup &setup) {
     }
 }
 
+// The ranks measuring together; rank 0 of 1 from a runner before 1.7.
+inline void read_ranks(const gpubench_setup_args &args, Setup &setup) {
+    if (!GPUBENCH_HAS_FIELD(&args, gpubench_setup_args, rank_timeout_s) || args.ranks < 1) return;
+    setup.rank = args.rank;
+    setup.ranks = args.ranks;
+    setup.rendezvous = args.rendezvous ? args.rendezvous : "";
+    setup.rank_timeout_s = args.rank_timeout_s;
+}
+
 template <class T>
 struct Adapter {
     static T &self(gpubench_instance *instance) { return *reinterpret_cast<T *>(instance); }
@@ -66,7 +85,9 @@ struct Adapter {
         return guarded(message, message_size, [&] {
             const bool told = GPUBENCH_HAS_FIELD(out, gpubench_work, devices) && out->devices > 0;
             const int devices = told ? out->devices : 1;  // a runner before 1.5: one device
-            Work w = work_of<T>(size, Params(params), devices);
+            const bool ranked = GPUBENCH_HAS_FIELD(out, gpubench_work, ranks) && out->ranks > 0;
+            const int ranks = ranked ? out->ranks : 1;  // a runner before 1.7: alone
+            Work w = work_of<T>(size, Params(params), devices, ranks);
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, flops)) out->flops = w.flops;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, bytes)) out->bytes = w.bytes;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, host_bytes)) out->host_bytes = w.host_bytes;
@@ -89,6 +110,7 @@ struct Adapter {
             setup.cuda_stream = args->cuda_stream;
             setup.params = Params(args->params);
             read_devices(*args, setup);
+            read_ranks(*args, setup);
             *out = reinterpret_cast<gpubench_instance *>(new T(setup));
         });
     }

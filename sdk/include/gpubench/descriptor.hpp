@@ -42,6 +42,12 @@ struct Setup {
     // from the single device and stream when the runner is older; empty for CPU plugins.
     std::vector<int> cuda_devices;
     std::vector<void *> cuda_streams;
+    // ABI 1.7: this process's place among the ranks that measure the entry together (rank
+    // 0 of 1 when alone, and with a runner before 1.7), the folder they share for this entry
+    // ("" when alone) and how long a rank waits for the others (gpubench/rendezvous.hpp).
+    int rank = 0, ranks = 1;
+    std::string rendezvous;
+    double rank_timeout_s = 60;
 
     // The CPU threads to use: cpu_threads, at least one.
     int threads() const { return cpu_threads > 0 ? cpu_threads : 1; }

@@ -96,10 +96,25 @@
  *   stream check waits for each device. device_bytes in gpubench_work is per device, and the
  *   memory checks read the first device.
  *
+ * Several processes (v1.7: ranks launched together by mpirun or srun)
+ *   When the runner is one of several ranks of a launcher's world (and not a --shard), it
+ *   tells work() the world's size (gpubench_work.ranks) and create() this process's place in
+ *   it (setup args' rank, ranks), a folder every rank can reach (rendezvous, fresh for each
+ *   entry) and how long a rank waits for the others (rank_timeout_s). A plugin whose run() is
+ *   then one collective with the other ranks says so with GPUBENCH_WORK_RUN_ACROSS_RANKS; the
+ *   runner then calls each phase the same number of times on every rank (fixed sample counts,
+ *   no stream hold, no graph capture: see docs/measurement.md) and gives up on a timed span
+ *   that waits longer than rank_timeout_s for the others, naming the cause. A plugin shares
+ *   what its ranks need (an NCCL unique id) through files in the rendezvous folder
+ *   (gpubench/rendezvous.hpp), waits for the others at most rank_timeout_s in create() and
+ *   fails with a one-line reason after that, never hangs. A plugin without the flag is
+ *   measured by each rank on its own, as before.
+ *
  * Checks the runner makes on every entry (see docs/measurement.md)
  *   - Faster than the hardware: flops or bytes per second above the device's peak for the
- *     declared gpubench_work.math (bytes only when one run's bytes exceed the cache) make
- *     the entry invalid: the timing or the declared work is wrong.
+ *     declared gpubench_work.math (bytes only when one run's bytes exceed the cache; bytes
+ *     flagged GPUBENCH_WORK_BYTES_INTERCONNECT against the interconnect's peak) make the
+ *     entry invalid: the timing or the declared work is wrong.
  *   - Leaks: device or host memory that grows with the number of run() calls is an error
  *     naming the growth per run; running out of memory after earlier runs succeeded is an
  *     error, never "skipped".
@@ -129,7 +144,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 6
+#define GPUBENCH_ABI_MINOR 7
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -178,6 +193,20 @@ typedef int32_t gpubench_math;
 #define GPUBENCH_WORK_RUN_NO_DEVICE_WORK 2u  /* v1.6: this CUDA configuration's run() enqueues
                                             no device work (it computes on the host): the
                                             runner then does not require any after warm-up */
+#define GPUBENCH_WORK_BYTES_INTERCONNECT 4u  /* v1.7: `bytes` is what each GPU sends over
+                                            its links to other GPUs per run() (and receives:
+                                            the rate is per direction), e.g. an all-reduce's
+                                            bus bytes 2(n-1)/n x size: the rate is held to the
+                                            GPU's interconnect peak (NVLink: active links x
+                                            per-link rate; else its PCIe link), not to the
+                                            memory hierarchy. Declare only bytes that cross
+                                            the links: with in-switch reduction (NVLink
+                                            multicast, SHARP) fewer do */
+#define GPUBENCH_WORK_RUN_ACROSS_RANKS 8u  /* v1.7: run() is one collective with the other
+                                            ranks (set only when gpubench_work.ranks > 1):
+                                            every rank must call it the same number of times,
+                                            and the runner makes sure it does (plugin.h,
+                                            "Several processes") */
 
 /* Opaque per-(size, seed) state owned by the plugin. */
 typedef struct gpubench_instance gpubench_instance;
@@ -201,6 +230,11 @@ typedef struct gpubench_work {
                                    devices create() will be given (1 unless the plugin's
                                    max_devices is above 1). A runner older than 1.5 leaves it
                                    out: check GPUBENCH_HAS_FIELD and take 1. */
+    /* v1.7 */
+    int32_t ranks;              /* INPUT, set by the runner before work() is called: how many
+                                   processes measure this entry together (the launcher's
+                                   world, see "Several processes"); 1 when this one is alone.
+                                   A runner older than 1.7 leaves it out: take 1. */
 } gpubench_work;
 
 /* Everything create() needs. Owned by the runner. */
@@ -221,6 +255,16 @@ typedef struct gpubench_setup_args {
     int32_t device_count;
     const int32_t *cuda_devices;
     void *const *cuda_streams;
+    /* v1.7: this process's place among the ranks launched together (rank 0 of 1 when alone;
+       gpubench_work.ranks is the same `ranks`), the folder they share for this entry (made by
+       the runner, empty, on a path every rank reaches, one per entry; NULL unless work()
+       declared GPUBENCH_WORK_RUN_ACROSS_RANKS), and the seconds a rank waits for the others
+       before it gives up (--rank-timeout). A runner older than 1.7 leaves them out: check
+       GPUBENCH_HAS_FIELD. */
+    int32_t rank;
+    int32_t ranks;
+    const char *rendezvous;
+    double rank_timeout_s;
 } gpubench_setup_args;
 
 /* Verification outcome. Owned by the runner. */

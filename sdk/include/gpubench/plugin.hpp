@@ -6,6 +6,9 @@
 //     static gpubench::Work work(uint64_t size, const gpubench::Params &params);
 //     // or, across several GPUs (Info::max_devices > 1), with the number it will be given:
 //     // static gpubench::Work work(uint64_t size, const gpubench::Params &, int devices);
+//     // or, measured together by several ranks (ABI 1.7), with how many there are:
+//     // static gpubench::Work work(uint64_t size, const gpubench::Params &, int devices,
+//     //                            int ranks);
 //     void upload();                                      // optional (CUDA plugins)
 //     void reset();                                       // optional (in-place runs)
 //     void run();
@@ -26,6 +29,8 @@
 //   gpubench/guard.hpp         the exception guard at the boundary
 //   gpubench/adapter.hpp       the C ABI's functions over the class
 //   gpubench/registration.hpp  GPUBENCH_PLUGIN and the descriptor it returns
+// And, included on its own by plugins that run across ranks:
+//   gpubench/rendezvous.hpp    bytes shared among ranks through files (an NCCL unique id)
 #pragma once
 
 #include <gpubench/plugin.h>

@@ -1,0 +1,50 @@
+// The peak of a GPU's links to other GPUs, per direction: what a plugin's bytes are held to
+// when it declares them as crossing the interconnect (GPUBENCH_WORK_BYTES_INTERCONNECT, an
+// all-reduce's bus bytes), instead of the memory hierarchy. Read from NVML: NVLink's active
+// links x the per-link rate of their version; where no NVLink link is active, the PCIe link at
+// the generation and width the device and system allow. Where neither can be read there is no
+// peak (no %PEAK, no check), never a guessed one.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+// NVML's answers about one GPU's links, as nvml_probe.cpp reads them (tests make them up).
+// An absent optional is a call that failed or is not supported.
+struct LinkAnswers {
+    std::string unreadable;        // why NVML could not be asked at all; "" when it could
+    int nvlinks_answered = 0;      // links whose state nvmlDeviceGetNvLinkState gave
+    int nvlinks_active = 0;        // of those, active (NVML_FEATURE_ENABLED)
+    std::optional<unsigned> nvlink_version;     // nvmlDeviceGetNvLinkVersion of the first active
+                                                // link: an nvmlNvlinkVersion_t (4 = 3.0, 6 = 4.0)
+    std::optional<unsigned> nvlink_speed_mbps;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: the
+                                                // active links' line rate, MB/s per direction
+    std::optional<unsigned> pcie_generation, pcie_width;  // nvmlDeviceGetMaxPcieLinkGeneration
+                                                          // and ...Width: with this system
+    std::optional<unsigned> pcie_current_generation, pcie_current_width;  // now (idle links
+                                                                          // train down)
+};
+
+struct InterconnectPeak {
+    std::string name;        // "NVLink" or "PCIe"; "" when unknown
+    double bytes_per_s = 0;  // per GPU and direction; 0 = unknown
+    double margin = 0;       // a rate up to (1 + margin) x bytes_per_s is still accepted
+    std::string source;      // how it was read, or why there is none
+    bool known() const { return bytes_per_s > 0; }
+};
+
+// A known peak's margin: NVLink's line rate is 6% above the data rate its version is rated
+// for (26.56 against 25 GB/s per link), and the rating is what is held against.
+inline constexpr double interconnect_margin = 0.10;
+
+// The peak these answers give; pure, so that every case is tested with made-up answers.
+InterconnectPeak interconnect_peak(const LinkAnswers &answers);
+
+nlohmann::json interconnect_json(const InterconnectPeak &peak);
+InterconnectPeak interconnect_from_json(const nlohmann::json &json);  // throws on a bad object
+
+}  // namespace gpubench

@@ -1,0 +1,46 @@
+// Ranks launched together (mpirun, srun) that measure the same sweep, each on its own GPU: a
+// plugin whose run() is one collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS, an
+// all-reduce across nodes) measures each entry with every rank at once. A run is one of them
+// when the launcher's variables say the world has more than one rank and the sweep is not
+// split into shards (--shard: each rank then measures entries of its own). The ranks meet in a
+// folder they all reach: beside the results file (or --rank-dir), .gpubench-ranks/<id>/, the
+// id a hash of the launcher's job and the world's size; there each entry that works across
+// ranks gets a fresh folder of its own, named by the entry, where its plugin shares what its
+// ranks need (gpubench/rendezvous.hpp).
+#pragma once
+
+#include "shard.hpp"
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+namespace gpubench {
+
+struct RankWorld {
+    uint32_t rank = 0, ranks = 1;
+    std::string source;      // the launcher's variables: "OMPI_COMM_WORLD_RANK=1, ..."
+    std::string folder;      // where the ranks meet (rank_meeting_folder); "" when alone
+    double timeout_s = 60;   // how long a rank waits for the others (--rank-timeout)
+    bool together() const { return ranks > 1; }
+};
+
+// The world this run is a rank of: from the launcher's variables (launched_rank, the innermost
+// launcher's) when they give more than one rank and `sharded` is false; nullopt otherwise,
+// also where they are half set or not numbers (a batch script's leftovers, say: this run is
+// then alone, as without them).
+std::optional<RankWorld> launched_world(const EnvironmentLookup &environment, bool sharded);
+
+// <base>/.gpubench-ranks/<16 hex digits>: a hash of the launcher's job identity
+// (launcher_job_identity) and the number of ranks, alike on every rank of one job.
+std::filesystem::path rank_meeting_folder(const std::filesystem::path &base, const std::string &job_identity,
+                                          uint32_t ranks);
+
+// The folder of one entry's measurement in the meeting folder: <16 hex digits of the entry's
+// key>-<occurrence> (the occurrence counts that entry's measurements in this sweep, from 1),
+// so that every communicator gets a folder no earlier one used.
+std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryKey &entry,
+                                       unsigned occurrence);
+
+}  // namespace gpubench
