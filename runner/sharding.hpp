@@ -49,10 +49,11 @@ struct ShardedSweep {
     std::vector<std::string> notes;  // entries whose cost could not be estimated, and why
 };
 
-// This shard's part of `entries` (cli.shard), balanced by --shard-costs when given, else by
-// the plugins' declared work, asked of helper processes started from `runner` (each within
-// --scan-timeout). Throws std::runtime_error when the costs file cannot be read or is not a
-// results file.
+// This shard's part of `entries` (cli.shard), balanced by --shard-costs when given (a results
+// file or a history database; the entries it lacks predicted), else by the plugins' declared
+// work, asked of helper processes started from `runner` (each within --scan-timeout). Throws
+// std::runtime_error, one line, when the costs file cannot be read or is neither a results
+// file nor a history.
 ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
                          const std::filesystem::path &runner);
 

@@ -29,7 +29,12 @@ void from_json(const nlohmann::json &json, PlannedEntry &entry);
 // The sweep's entries, each given a shard by partition_by_cost.
 std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
                                       const std::vector<double> &costs, uint32_t count,
-                                      const StartCosts &start_costs = {});
+                                      const StartCosts &start_costs = {}, const CostGroups &groups = {});
+
+// What shard `index` of `planned` is predicted to take: its entries' costs plus the start of
+// each plugin it holds (shard_loads).
+double planned_shard_s(const std::vector<PlannedEntry> &planned, uint32_t index, uint32_t count,
+                       const StartCosts &start_costs);
 
 // A shard's file's "shard": which one it is, where that came from, how costs were estimated,
 // and the whole sweep's plan.
