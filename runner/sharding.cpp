@@ -164,12 +164,20 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
     }
     ShardRecord record{cli.shard->index, cli.shard->count, cli.shard->source, costs.source, costs.start_costs,
                        plan_shards(keys, costs.costs, cli.shard->count, costs.start_costs, costs.groups)};
+    record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);
     ShardedSweep sharded;
     for (size_t i = 0; i < entries.size(); ++i)
         if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);
     sharded.record = record;
     sharded.notes = std::move(costs.notes);
     return sharded;
+}
+
+void record_shard_wall_time(ResultsFile &results, double seconds) {
+    const nlohmann::json &document = results.document();
+    if (!document.contains("shard")) return;
+    const double before = document["shard"].value("actual_s", 0.0);
+    results.set_field(nlohmann::json::json_pointer("/shard/actual_s"), before + seconds);
 }
 
 std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,

@@ -1,10 +1,20 @@
 #include "shard_plan.hpp"
 
+#include "json_fields.hpp"
+
 #include <stdexcept>
 
 namespace gpubench {
 
 using nlohmann::json;
+
+namespace {
+GPUBENCH_JSON_FIELDS_AS(ShardRecord, put_record, get_record, index, count, source, costs, start_costs, planned,
+                        predicted_s, actual_s)
+}  // namespace
+
+void to_json(json &j, const ShardRecord &record) { put_record(j, record); }
+void from_json(const json &j, ShardRecord &record) { get_record(j, record); }
 
 void to_json(json &j, const PlannedEntry &entry) {
     j = entry.key;
