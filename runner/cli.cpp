@@ -188,8 +188,10 @@ void add_run_options(po::options_description &options, CommandLine &cli, TypedOp
          "measure only shard I of N of the sweep: I/N, 0-based (0/4 ... 3/4), or auto (from "
          "Slurm's or MPI's variables, see below); the results file records the whole plan")
         ("shard-costs", po::value<std::string>(&cli.shard_costs),
-         "balance the shards by each entry's wall time in this earlier results file "
-         "(default: by the plugins' declared work); every shard must be given the same file")
+         "balance the shards by each entry's wall time recorded in this earlier results file "
+         "or history database (runner history add), the most recent one of each entry; "
+         "entries it lacks are predicted (default: every entry predicted from the plugins' "
+         "declared work); every shard must be given the same file")
         ("rank-dir", po::value<std::string>(&cli.rank_dir),
          "ranks launched together (mpirun, srun, without --shard): the folder, on a file system "
          "every rank reaches, that they meet in (default: the results file's)")

@@ -6,6 +6,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cstdio>
 #include <iostream>
 
 namespace gpubench {
@@ -27,6 +28,42 @@ void print_missing(const MergedSweep &merged, const std::string &output) {
     for (const PlannedEntry &entry : merged.missing)
         std::cout << "  " << entry.key.text() << ", shard " << entry.shard << '\n';
     std::cout << "runner --resume " << output << " (with the sweep's options) measures them\n";
+}
+
+// Three significant digits (one decimal at least): 0.042 s, 4.21 s, 42.1 s, 421 s.
+std::string seconds_or_na(const std::optional<double> &seconds) {
+    if (!seconds) return "n/a";
+    const int decimals = *seconds >= 100 ? 0 : *seconds >= 10 ? 1 : *seconds >= 1 ? 2 : 3;
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f s", decimals, *seconds);
+    return text;
+}
+
+// One line per shard given: its entries, its predicted and actual wall time (n/a where its
+// file records none: files written before them), and how far apart the shards finished.
+void print_shard_timings(const MergedSweep &merged) {
+    char line[128];
+    std::snprintf(line, sizeof line, "%5s %8s %10s %10s %17s", "SHARD", "ENTRIES", "PREDICTED", "ACTUAL",
+                  "ACTUAL/PREDICTED");
+    std::cout << line << '\n';
+    for (const ShardTiming &t : merged.timings) {
+        std::string ratio = "n/a";
+        if (t.predicted_s && t.actual_s && *t.predicted_s > 0) {
+            char text[32];
+            std::snprintf(text, sizeof text, "%.2f", *t.actual_s / *t.predicted_s);
+            ratio = text;
+        }
+        std::snprintf(line, sizeof line, "%5u %8zu %10s %10s %17s", t.index, t.entries,
+                      seconds_or_na(t.predicted_s).c_str(), seconds_or_na(t.actual_s).c_str(), ratio.c_str());
+        std::cout << line << '\n';
+    }
+    std::cout << "spread of the shards' actual wall times (slowest/fastest): ";
+    if (const std::optional<double> spread = actual_spread(merged.timings)) {
+        std::snprintf(line, sizeof line, "%.2f", *spread);
+        std::cout << line << '\n';
+    } else {
+        std::cout << "n/a (fewer than two shards record one)\n";
+    }
 }
 
 // The whole sweep's status, as the runner's for one process: 1 when a merged entry failed,
@@ -52,7 +89,9 @@ int merge_command(int argc, const char *const *argv) {
         "them. Exit status, that of the whole sweep: 1 when a merged entry failed verification\n"
         "or reported an error (or the merged file could not be written), else 3 when entries\n"
         "were skipped or planned entries are missing, else 0 (every planned entry there and\n"
-        "verified); 2 on bad input.\nOptions");
+        "verified); 2 on bad input. Prints each shard's entries and its predicted and actual\n"
+        "wall time (n/a where its file records none), and the spread of the actual ones\n"
+        "(slowest/fastest).\nOptions");
     described.add_options()
         ("help,h", "show this help")
         ("output,o", po::value<std::string>(&output), "the merged results file (required)");
@@ -79,6 +118,7 @@ int merge_command(int argc, const char *const *argv) {
     }
     std::cout << "merged " << merged.shards_given << " of " << merged.shard_count << " shards, "
               << merged.entries << " entries, into " << output << '\n';
+    print_shard_timings(merged);
     if (merged.verification_failed || merged.errors || merged.skipped)
         std::cout << "of them: " << merged.verification_failed << " failed verification, " << merged.errors
                   << " errors, " << merged.skipped << " skipped\n";

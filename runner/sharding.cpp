@@ -1,12 +1,15 @@
 #include "sharding.hpp"
 
 #include "child_process.hpp"
+#include "history_store.hpp"
 #include "host_resources.hpp"
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "shard_costs.hpp"
 #include "text_format.hpp"
 
+#include <cctype>
+#include <fstream>
 #include <map>
 #include <ostream>
 #include <set>
@@ -46,6 +49,43 @@ std::string param_axes_text(const nlohmann::json &axes) {
 
 std::string shard_text(uint32_t index, uint32_t count) {
     return std::to_string(index) + "/" + std::to_string(count);
+}
+
+// What a --shard-costs file holds, told by its first bytes: an SQLite database (a history),
+// JSON (a results file), or neither. A file that cannot be read is left to the results reader,
+// which says why.
+enum class CostsFile { history, results, neither };
+CostsFile costs_file_kind(const std::string &file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return CostsFile::results;
+    char head[16] = {};
+    in.read(head, sizeof head);
+    if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16))
+        return CostsFile::history;
+    for (std::streamsize i = 0; i < in.gcount(); ++i)
+        if (!std::isspace(static_cast<unsigned char>(head[i]))) return head[i] == '{' ? CostsFile::results : CostsFile::neither;
+    return CostsFile::results;  // empty, or blank so far: the reader says so
+}
+
+// --shard-costs FILE's recorded costs, and how the shard record names them.
+RecordedCosts read_recorded_costs(const std::string &file, std::string &source) {
+    switch (costs_file_kind(file)) {
+    case CostsFile::history: {
+        source = "from the history: " + file;
+        RecordedCosts recorded;
+        const HistoryWallTimes times = history_wall_times(file);
+        for (const HistoryWallTime &time : times.entries)
+            recorded.entry_s.emplace(RecordedKey{time.plugin, time.size, time.params}, time.wall_s);
+        recorded.start_s = times.starts;
+        return recorded;
+    }
+    case CostsFile::results:
+        source = "from earlier results: " + file;
+        return recorded_costs_of(read_results_file(file));
+    case CostsFile::neither:
+        break;
+    }
+    throw std::runtime_error(file + " is neither a results file (JSON) nor a history database (SQLite)");
 }
 
 }  // namespace
@@ -106,22 +146,38 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
                          const std::filesystem::path &runner) {
     std::vector<EntryKey> keys;
     for (const SweepEntry &entry : entries) keys.push_back(key_of(entry, cli.measure));
+    const auto predict = [&](const SweepEntries &these) {
+        return costs_from_declared_work(these, cli.measure, runner, cli.scan_timeout_s);
+    };
     EntryCosts costs;
-    if (cli.shard_costs.empty())
-        costs = costs_from_declared_work(entries, cli.measure, runner, cli.scan_timeout_s);
-    else try {
-            costs = costs_from_results(keys, read_results_file(cli.shard_costs), cli.shard_costs);
+    if (cli.shard_costs.empty()) {
+        costs = predict(entries);
+    } else {
+        RecordedCosts recorded;
+        std::string source;
+        try {
+            recorded = read_recorded_costs(cli.shard_costs, source);
         } catch (const std::exception &e) {
             throw std::runtime_error("--shard-costs: " + std::string(e.what()));
         }
+        costs = costs_from_recorded(entries, recorded, source, predict);
+    }
     ShardRecord record{cli.shard->index, cli.shard->count, cli.shard->source, costs.source, costs.start_costs,
-                       plan_shards(keys, costs.costs, cli.shard->count, costs.start_costs)};
+                       plan_shards(keys, costs.costs, cli.shard->count, costs.start_costs, costs.groups)};
+    record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);
     ShardedSweep sharded;
     for (size_t i = 0; i < entries.size(); ++i)
         if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);
     sharded.record = record;
     sharded.notes = std::move(costs.notes);
     return sharded;
+}
+
+void record_shard_wall_time(ResultsFile &results, double seconds) {
+    const nlohmann::json &document = results.document();
+    if (!document.contains("shard")) return;
+    const double before = document["shard"].value("actual_s", 0.0);
+    results.set_field(nlohmann::json::json_pointer("/shard/actual_s"), before + seconds);
 }
 
 std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,

@@ -6,6 +6,7 @@
 #include "cli.hpp"
 #include "host_share.hpp"
 #include "plugin_info.hpp"
+#include "results.hpp"
 #include "shard_barrier.hpp"
 #include "shard_plan.hpp"
 #include "sweep.hpp"
@@ -49,12 +50,18 @@ struct ShardedSweep {
     std::vector<std::string> notes;  // entries whose cost could not be estimated, and why
 };
 
-// This shard's part of `entries` (cli.shard), balanced by --shard-costs when given, else by
-// the plugins' declared work, asked of helper processes started from `runner` (each within
-// --scan-timeout). Throws std::runtime_error when the costs file cannot be read or is not a
-// results file.
+// This shard's part of `entries` (cli.shard), balanced by --shard-costs when given (a results
+// file or a history database; the entries it lacks predicted), else by the plugins' declared
+// work, asked of helper processes started from `runner` (each within --scan-timeout). The
+// record holds this shard's predicted wall time. Throws std::runtime_error, one line, when the
+// costs file cannot be read or is neither a results file nor a history.
 ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
                          const std::filesystem::path &runner);
+
+// A shard's file (one with a "shard" record; nothing for others): its actual wall time, this
+// process's `seconds` (from its start to its last entry's end) added to what the processes
+// before it recorded (--resume). Throws std::runtime_error when the file cannot be written.
+void record_shard_wall_time(ResultsFile &results, double seconds);
 
 // Shards launched at once as ranks (ShardSpec::launched_ranks), more than one: the barrier that
 // holds a failing rank's exit until the other ranks have finished (shard_barrier.hpp), met

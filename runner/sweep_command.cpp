@@ -66,14 +66,18 @@ public:
         progress_.clear();
         if (!quiet_) print_sweep_row(out_, entry, params, params_width_);
         progress_.end();
+        last_finished_s_ = std::max(last_finished_s_, entry.finished_after_s);
     }
     ~ConsoleObserver() override { progress_.clear(); }
+    // When the last entry this process measured ended, since the process started; 0: none.
+    double last_finished_s() const { return last_finished_s_; }
 
 private:
     std::ostream &out_;
     bool quiet_;
     size_t params_width_;
     Progress progress_;
+    double last_finished_s_ = 0;
 };
 
 // How entries' workers start: time-out, isolation, and compute-sanitizer with --sanitize
@@ -196,7 +200,8 @@ void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int st
                   << ", and runner merge reports them (exit status 3 there)\n";
 }
 
-// Runs the sweep and prints its summary; returns the exit status.
+// Runs the sweep and prints its summary; returns the exit status. A shard's file then records
+// its actual wall time (sharding.hpp), also when the sweep was interrupted.
 int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, const std::vector<GpuInfo> &gpus,
                         ResultsFile &results, WorkerPool &pool, const SweepMode &mode, const std::string &output) {
     SweepTally tally;
@@ -205,6 +210,7 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
         for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
         ConsoleObserver console(std::cout, cli.quiet, params_width);
         tally = run_sweep(entries, cli.measure, gpus, results, pool, mode, console);
+        record_shard_wall_time(results, console.last_finished_s());
     } catch (const std::exception &e) {  // the results file could not be written (a full disk)
         return fail(std::string(e.what()) + "; the entries written before are in " + output, exit_failed);
     }

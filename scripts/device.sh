@@ -24,8 +24,11 @@
 #                          cupyx.profiler.benchmark (bench/cupyx_benchmark.py), host time per call
 #                          (untraced: CUPTI attached adds host time to each call)
 #   sharding               on several GPUs (after devices): scale-out.md's mpirun recipe as written,
-#                          the GPU backends as two MPI ranks (each rank's wall time), and one
-#                          rank with --devices all
+#                          the GPU backends as one MPI rank per GPU, at least two (each rank's
+#                          wall time, and runner merge's table of each shard's predicted and
+#                          actual wall time), planned by predictions and then by the first
+#                          round's recorded wall times (--shard-costs), and one rank with
+#                          --devices all
 #   devices                on several GPUs: the GPU backends with --devices 0, then all, timed,
 #                          each lane's share of the host, and each GPU's entries compared
 #   allreduce              allreduce_nccl up to 4 GiB per GPU on every GPU: from one process,
@@ -262,13 +265,26 @@ PY
       mpirun -np 2 --bind-to none sh -c 'exec build/bin/runner --shard auto --device $OMPI_COMM_WORLD_LOCAL_RANK \
       --plugin "matmul_cu*,sort_cu*,vecadd_cu*" --sizes 1e6,4096 -o results/shard-$OMPI_COMM_WORLD_RANK.json' 
     "$runner" merge results/shard-*.json -o "$out/mpirun-recipe-merged.json" | tail -1; echo "merge: exit $?"
-    # 2. The GPU backends in two shards, one rank per GPU: each rank's wall time.
+    # 2. The GPU backends in one shard per GPU (at least two: on one GPU they share it), one
+    # rank each: each rank's wall time, and merge's table of each shard's predicted and actual.
+    # Planned by predictions, then again by the first round's recorded wall times.
     plugins='*_cuda,*_cublas,*_thrust,*_cupy'
-    mpirun -np 2 --bind-to none sh -c "s=\$(date +%s.%N); $runner --shard auto --device \$OMPI_COMM_WORLD_LOCAL_RANK \
-      --plugin '$plugins' --max-time 0.5 --quiet -o $out/gpu-shard-\$OMPI_COMM_WORLD_RANK.json > $out/gpu-shard-\$OMPI_COMM_WORLD_RANK.log 2>&1; \
-      rc=\$?; echo rank \$OMPI_COMM_WORLD_RANK: exit \$rc, \$(awk \"BEGIN {print \$(date +%s.%N) - \$s}\") s wall; exit \$rc"
-    echo "mpirun -np 2 (GPU backends): exit $?"
-    "$runner" merge "$out"/gpu-shard-0.json "$out"/gpu-shard-1.json -o "$out/multi-gpu-mpirun-2-shards-merged-$today.json" | tail -1
+    gpus=$(nvidia-smi -L | grep -c '^GPU')
+    [ "$gpus" -ge 1 ] || { echo "device.sh: error: sharding needs a GPU (nvidia-smi -L lists none)" >&2; exit 2; }
+    ranks=$(( gpus > 2 ? gpus : 2 ))
+    predicted="$out/multi-gpu-mpirun-$ranks-shards-merged-$today.json"
+    for round in predicted recorded; do
+      costs=; [ $round = recorded ] && costs="--shard-costs $predicted"
+      echo "== $ranks shards of the GPU backends on $gpus GPUs, planned by $round costs"
+      rm -f "$out"/gpu-shard-*.json
+      mpirun -np "$ranks" --bind-to none sh -c "s=\$(date +%s.%N); $runner --shard auto --device \$((OMPI_COMM_WORLD_LOCAL_RANK % $gpus)) \
+        --plugin '$plugins' --max-time 0.5 --quiet $costs -o $out/gpu-shard-\$OMPI_COMM_WORLD_RANK.json > $out/gpu-shard-$round-\$OMPI_COMM_WORLD_RANK.log 2>&1; \
+        rc=\$?; echo rank \$OMPI_COMM_WORLD_RANK: exit \$rc, \$(awk \"BEGIN {print \$(date +%s.%N) - \$s}\") s wall; exit \$rc" | sort -n -k2
+      echo "mpirun -np $ranks: exit ${PIPESTATUS[0]}"
+      merged="$out/multi-gpu-mpirun-$ranks-shards-$round-merged-$today.json"
+      [ $round = predicted ] && merged=$predicted
+      "$runner" merge "$out"/gpu-shard-*.json -o "$merged" | grep -v '^  [^ ]'; echo "merge: exit ${PIPESTATUS[0]}"
+    done
     # 3. One rank per host taking every GPU.
     timed "mpirun -np 1 --devices all" "$out/one-rank-devices-all.log" mpirun -np 1 --bind-to none \
       "$runner" --shard auto --devices all --plugin "$plugins" --max-time 0.5 --quiet -o "$out/one-rank-devices-all.json"

@@ -4,15 +4,24 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
+
+extern char **environ;
 
 namespace runner_process {
 
@@ -71,5 +80,45 @@ inline nlohmann::json read_json(const std::filesystem::path &path) {
 }
 
 inline const char *quick = " --min-samples 2 --max-samples 3 --min-time 0 ";
+
+// The runner started with `arguments`, its table going nowhere; not waited for.
+inline pid_t start_runner(std::vector<std::string> arguments) {
+    arguments.insert(arguments.begin(), GPUBENCH_RUNNER);
+    std::vector<char *> argv;
+    for (std::string &word : arguments) argv.push_back(word.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t quiet;
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    pid_t pid = 0;
+    REQUIRE(posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ) == 0);
+    posix_spawn_file_actions_destroy(&quiet);
+    return pid;
+}
+
+// Entries in the file at `path` now, or -1 while it is missing or being replaced.
+inline int entries_now(const std::filesystem::path &path) {
+    try {
+        return static_cast<int>(read_json(path)["entries"].size());
+    } catch (const std::exception &) {
+        return -1;
+    }
+}
+
+// Runs the runner with `arguments` (split at spaces) until `results` holds `entries` entries
+// (a minute at most), then interrupts it with SIGINT: its exit status, -1 when it did not exit.
+inline int interrupt_runner(const std::string &arguments, const std::filesystem::path &results, int entries) {
+    std::vector<std::string> words;
+    std::istringstream split(arguments);
+    for (std::string word; split >> word;) words.push_back(word);
+    const pid_t pid = start_runner(words);
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (entries_now(results) < entries && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    kill(pid, SIGINT);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
 
 }  // namespace runner_process

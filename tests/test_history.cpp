@@ -2,6 +2,7 @@
 // from a real small sweep (vecadd_naive), copied with scaled timings, distinct dates and
 // commits; bad files and bad databases refused with nothing lost; eight concurrent writers.
 #include "runner_process.hpp"
+#include "sqlite_file.hpp"
 #include "test_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -67,13 +68,6 @@ int64_t count_rows(const fs::path &db, const std::string &table) {
     sqlite3_finalize(statement);
     sqlite3_close(handle);
     return count;
-}
-
-void sql(const fs::path &db, const std::string &statement) {
-    sqlite3 *handle = nullptr;
-    REQUIRE(sqlite3_open(db.c_str(), &handle) == SQLITE_OK);
-    REQUIRE(sqlite3_exec(handle, statement.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK);
-    sqlite3_close(handle);
 }
 
 size_t lines(const std::string &text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }

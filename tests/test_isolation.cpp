@@ -5,11 +5,8 @@
 
 #include <catch2/catch.hpp>
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -19,8 +16,6 @@
 #include <set>
 #include <thread>
 #include <vector>
-
-extern char **environ;
 
 using namespace runner_process;
 
@@ -39,30 +34,6 @@ std::set<std::pair<std::string, uint64_t>> entry_keys(const nlohmann::json &docu
     for (const nlohmann::json &entry : document["entries"])
         keys.insert({entry["plugin"].get<std::string>(), entry["size"].get<uint64_t>()});
     return keys;
-}
-
-// The runner started with `arguments`, its table going nowhere; not waited for.
-pid_t start_runner(std::vector<std::string> arguments) {
-    arguments.insert(arguments.begin(), GPUBENCH_RUNNER);
-    std::vector<char *> argv;
-    for (std::string &word : arguments) argv.push_back(word.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t quiet;
-    posix_spawn_file_actions_init(&quiet);
-    posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    pid_t pid = 0;
-    REQUIRE(posix_spawn(&pid, argv[0], &quiet, nullptr, argv.data(), environ) == 0);
-    posix_spawn_file_actions_destroy(&quiet);
-    return pid;
-}
-
-// Entries in the file at `path` now, or -1 while it is missing or being replaced.
-int entries_now(const std::filesystem::path &path) {
-    try {
-        return static_cast<int>(read_json(path)["entries"].size());
-    } catch (const std::exception &) {
-        return -1;
-    }
 }
 
 }  // namespace
@@ -116,20 +87,7 @@ TEST_CASE("a sweep stopped by SIGINT keeps what it finished, and --resume comple
     REQUIRE(uninterrupted.status == 0);
 
     // Start the same sweep, and interrupt it once a few entries are on disk.
-    std::vector<std::string> words;
-    {
-        std::istringstream split(sweep + " -o " + part.string());
-        for (std::string word; split >> word;) words.push_back(word);
-    }
-    const pid_t pid = start_runner(words);
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (entries_now(part) < 3 && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    kill(pid, SIGINT);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    REQUIRE(WIFEXITED(status));
-    CHECK(WEXITSTATUS(status) == 130);
+    CHECK(interrupt_runner(sweep + " -o " + part.string(), part, 3) == 130);
     const int kept = entries_now(part);
     CHECK(kept >= 3);
     CHECK(kept < 26);  // stopped before the end

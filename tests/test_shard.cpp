@@ -229,6 +229,45 @@ TEST_CASE("the partition counts each plugin's start once per shard that holds it
     }
 }
 
+TEST_CASE("the partition spreads each group's plugins over the shards, and counts loads as shard_loads does",
+          "[shard]") {
+    // Two workloads of two backends, over two shards. By cost alone, 10 | 9, 9+5 | 10+4: each
+    // shard holds one workload whole (14 | 14), and whatever the estimates miss of that
+    // workload falls on one shard. Spread: 10 | 9, 10+5 (the fewest of y) | 9+4: 15 | 13.
+    const std::vector<CostedEntry> entries{{{"xa", 1, "", 0}, 10}, {{"xd", 1, "", 0}, 4},
+                                           {{"yb", 1, "", 0}, 9}, {{"yc", 1, "", 0}, 5}};
+    const CostGroups groups{{"xa", "x"}, {"xd", "x"}, {"yb", "y"}, {"yc", "y"}};
+    CHECK(partition_by_cost(entries, 2) == std::vector<uint32_t>{0, 0, 1, 1});
+    const std::vector<uint32_t> spread = partition_by_cost(entries, 2, {}, groups);
+    CHECK(spread == std::vector<uint32_t>{0, 1, 1, 0});
+    CHECK(shard_loads(entries, spread, 2) == std::vector<double>{15, 13});
+    // A trade within a group where the first pass left the shards apart: x1 9 | y1 9, z1 8
+    // on the first (17), y2 7 there too (the fewest of y: 24), z2 6 and x2 4 on the second
+    // (19); then z's 8 and 6 trade places, 22 | 21, and each shard still holds one of each.
+    const std::vector<CostedEntry> traded{{{"x1", 1, "", 0}, 9}, {{"x2", 1, "", 0}, 4}, {{"y1", 1, "", 0}, 9},
+                                          {{"y2", 1, "", 0}, 7}, {{"z1", 1, "", 0}, 8}, {{"z2", 1, "", 0}, 6}};
+    const CostGroups xyz{{"x1", "x"}, {"x2", "x"}, {"y1", "y"}, {"y2", "y"}, {"z1", "z"}, {"z2", "z"}};
+    const std::vector<uint32_t> after_trade = partition_by_cost(traded, 2, {}, xyz);
+    CHECK(after_trade == std::vector<uint32_t>{0, 1, 1, 0, 1, 0});
+    CHECK(shard_loads(traded, after_trade, 2) == std::vector<double>{22, 21});
+    // With starts: each plugin's once per shard that holds it.
+    const StartCosts starts{{"xa", 1}, {"yb", 2}};
+    CHECK(shard_loads(entries, {0, 0, 0, 1}, 2, starts) == std::vector<double>{10 + 4 + 9 + 1 + 2, 5});
+    // Grouped or not, the bound holds, whatever the order.
+    const std::vector<CostedEntry> many = synthetic(300, 11);
+    CostGroups halves;
+    for (const CostedEntry &e : many) halves[e.key.plugin] = e.key.plugin.back() % 2 ? "odd" : "even";
+    const std::vector<uint32_t> shard_of = partition_by_cost(many, 3, {}, halves);
+    const std::vector<double> load = shard_loads(many, shard_of, 3);
+    double largest = 0;
+    for (const CostedEntry &e : many) largest = std::max(largest, e.cost);
+    CHECK(*std::max_element(load.begin(), load.end()) - *std::min_element(load.begin(), load.end()) <= largest + 1e-9);
+    std::vector<CostedEntry> reversed(many.rbegin(), many.rend());
+    std::vector<uint32_t> reversed_shards = partition_by_cost(reversed, 3, {}, halves);
+    std::reverse(reversed_shards.begin(), reversed_shards.end());
+    CHECK(reversed_shards == shard_of);
+}
+
 TEST_CASE("the partition is the same whatever order the entries come in", "[shard]") {
     std::vector<CostedEntry> entries = synthetic(150, 7);
     for (size_t i = 0; i < entries.size(); i += 3) entries[i].cost = 1;  // ties, broken by key
@@ -245,30 +284,63 @@ TEST_CASE("the partition is the same whatever order the entries come in", "[shar
     }
 }
 
-TEST_CASE("costs from earlier results: wall time, else samples, skipped 0, unknown the median",
-          "[shard]") {
+TEST_CASE("costs from earlier results: wall time less the worker's start, else samples, skipped 0, the "
+          "rest predicted", "[shard]") {
     ResultsDocument earlier;
     const auto recorded = [&](const std::string &plugin, uint64_t size, std::optional<double> wall,
-                              std::optional<TimingRecord> timing) {
+                              std::optional<TimingRecord> timing, std::optional<bool> started = std::nullopt) {
         RecordedEntry e;
         e.record.plugin = plugin;
         e.record.size = size;
         e.record.seed = 99;  // another seed: costs match by plugin, size and params
         e.entry_wall_s = wall;
         e.timing = timing;
+        e.worker_started = started;
         earlier.entries.push_back(e);
     };
     TimingRecord timed;
     timed.run.median = 0.5;
     timed.run.count = 4;
-    timed.first_run = 1;
-    recorded("a", 1, 8.0, std::nullopt);
-    recorded("a", 2, std::nullopt, timed);        // 0.5 x 4 + 1
-    recorded("a", 3, std::nullopt, std::nullopt); // skipped: no time
-    const std::vector<EntryKey> keys{{"a", 1, "", 42}, {"a", 2, "", 42}, {"a", 3, "", 42}, {"b", 1, "", 42},
-                                     {"a", 1, "k=v", 42}};
-    const EntryCosts costs = costs_from_results(keys, earlier, "old.json");
-    CHECK(costs.costs == std::vector<double>{8, 3, 0, 3, 3});
-    CHECK(costs.source == "from earlier results: old.json");
-    CHECK(costs_from_results(keys, ResultsDocument{}, "empty.json").costs == std::vector<double>(5, 1.0));
+    timed.first_run = 1;  // 0.5 beyond the median: a first compilation
+    TimingRecord loaded = timed;
+    loaded.load = 2;
+    recorded("a", 1, 8.0, loaded, true);         // started for it: 2 + 0.5 of its 8 s are the start
+    recorded("a", 2, std::nullopt, timed);       // 0.5 x 4 + 1
+    recorded("a", 3, std::nullopt, std::nullopt);  // skipped: no time
+    recorded("a", 4, 6.0, loaded, true);         // a later worker's start: out of its cost, not a's start
+    recorded("c", 1, 5.0, loaded);               // a file before worker_started: its first load is the start
+    recorded("c", 2, 5.0, loaded);
+    const RecordedCosts costs_of = recorded_costs_of(earlier);
+    CHECK(costs_of.start_s == StartCosts{{"a", 2.5}, {"c", 2.5}});
+    CHECK(costs_of.entry_s.at({"a", 1, ""}) == 5.5);
+    CHECK(costs_of.entry_s.at({"a", 4, ""}) == 3.5);
+    CHECK(costs_of.entry_s.at({"c", 2, ""}) == 5.0);
+
+    PluginInfo a, b;
+    a.name = "a", b.name = "b";
+    a.max_size = b.max_size = 100;
+    const SweepEntries entries{{&a, 1, ""}, {&a, 2, ""}, {&a, 3, ""}, {&b, 1, ""}, {&a, 1, "k=v"}};
+    SweepEntries asked;
+    const auto predict = [&](const SweepEntries &missing) {
+        asked = missing;
+        EntryCosts predicted;
+        for (const SweepEntry &entry : missing) predicted.costs.push_back(100.0 + double(entry.size));
+        predicted.notes.push_back("a note of the prediction");
+        return predicted;
+    };
+    const EntryCosts costs = costs_from_recorded(entries, costs_of, "from earlier results: old.json", predict);
+    CHECK(costs.costs == std::vector<double>{5.5, 3, 0, 101, 101});
+    REQUIRE(asked.size() == 2);  // only those the file lacks, each with its own params
+    CHECK((asked[0].plugin == &b && asked[1].params == "k=v"));
+    CHECK(costs.source == "from earlier results: old.json, 2 of 5 entries predicted from declared work (not "
+                          "recorded there)");
+    CHECK(costs.notes == std::vector<std::string>{"a note of the prediction"});
+    // b's start is not recorded: nominal. Recorded costs are the entries' own: no groups.
+    CHECK(costs.start_costs == StartCosts{{"a", 2.5}, {"b", nominal_start_cost(b).seconds}});
+    CHECK(costs.groups.empty());
+    // Nothing to predict: predict is not asked.
+    asked.clear();
+    const EntryCosts whole = costs_from_recorded({{&a, 1, ""}}, costs_of, "x", predict);
+    CHECK(asked.empty());
+    CHECK(whole.source == "x");
 }

@@ -56,22 +56,59 @@ EntryCosts declared(const Entries &entries, const MeasureOptions &options, doubl
 
 }  // namespace
 
-TEST_CASE("nominal entry cost: a fixed part, then warm-up and sampling by the options' rule",
-          "[shard]") {
+TEST_CASE("nominal entry cost: a fixed part, set-up and checks, then warm-up and samples by the options' "
+          "rule, in whole cycles", "[shard]") {
     const MeasureOptions options{};  // 1 warm-up run; 10 to 1000 samples, 0.5 s to 10 s
-    Work work;
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05));
-    work.flops = 1e13;  // one second per run on a GPU: warm-up, then 10 runs (10 s, the most)
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 10));
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 100 + 10));  // a hundredth
+    const double cycle = 40e-6;      // what a compiled plugin's sample adds to its run
+    Work work;  // no work: 1000 samples of the cycle's own time (min_time is never reached)
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1001 * cycle));
+    work.flops = 1e13;  // one second per run on a GPU: warm-up, then samples up to 10 s
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 10 * (1 + cycle)));
+    // A CPU runs it in 100 s: past max_time after the warm-up, and one sample all the same.
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 2 * (100 + cycle)));
     work = {};
-    work.bytes = 1e9;  // 1 ms per run: 0.5 s of samples, the least
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1e-3 + 0.5));
+    work.bytes = 1e9;  // 1 ms per run: 500 samples make min_time's 0.5 s
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 501 * (1e-3 + cycle)));
     work.bytes = 1e6;  // 1 us per run: 1000 samples, the most, before 0.5 s
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1e-6 + 1e-3));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1001 * (1e-6 + cycle)));
     work = {};
     work.items = 1e10;  // items count only when neither flops nor bytes are declared
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 10));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 10 * (1 + cycle)));
+    // An instance of 1 GB on the host: 1 s to make and check; on a GPU each cycle moves it there
+    // and back (20 ms at 50 GB/s), so max_time ends sampling after 475 of min_time's 500.
+    work = {};
+    work.bytes = 1e9;
+    work.host_bytes = 1e9;
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 476 * (1e-3 + 0.02 + cycle)));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 1 + 11 * (0.1 + cycle)));
+    CHECK(nominal_skipped_entry_s() == Approx(0.05));
+}
+
+TEST_CASE("nominal entry cost of a Python backend: its library's pace, 200 us a cycle, and on a GPU samples "
+          "to the limits", "[shard]") {
+    const MeasureOptions options{};
+    PluginInfo numba_cuda, numba_cpu, script;
+    numba_cuda.device_kind = GPUBENCH_DEVICE_CUDA;
+    numba_cuda.build_record = BuildRecord{};
+    numba_cuda.build_record->language = "Python";
+    numba_cuda.build_record->imports = {"math", "numba"};
+    numba_cpu = numba_cuda;
+    numba_cpu.device_kind = GPUBENCH_DEVICE_CPU;
+    script = numba_cuda;
+    script.build_record->imports = {"numpy"};
+    Work work;
+    work.bytes = 1e9;  // 1 ms at the nominal rate; Numba's kernels 10 times slower
+    // On a GPU until max_time: 980 cycles of 10.2 ms after the warm-up reach 10 s.
+    CHECK(nominal_entry_s(work, numba_cuda, options) == Approx(0.05 + 981 * (10e-3 + 200e-6)));
+    // On a CPU 100 times slower again, and by min_samples and min_time as any CPU plugin.
+    CHECK(nominal_entry_s(work, numba_cpu, options) == Approx(0.05 + 10 * (1 + 200e-6)));
+    // A script of no JIT library runs at the nominal rate, still through the interpreter:
+    // max_samples comes first.
+    CHECK(nominal_entry_s(work, script, options) == Approx(0.05 + 1001 * (1e-3 + 200e-6)));
+    // A compiled plugin is the device kind's.
+    PluginInfo compiled;
+    compiled.device_kind = GPUBENCH_DEVICE_CUDA;
+    CHECK(nominal_entry_s(work, compiled, options) == nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options));
 }
 
 TEST_CASE("work queries: answers in order from real plugins, reasons from failing and hostile files",
@@ -94,6 +131,7 @@ TEST_CASE("work queries: answers in order from real plugins, reasons from failin
         CHECK(work->flops == size);  // fixture_work: size flops, 8 bytes and 1 item per element
         CHECK(work->bytes == 8 * size);
         CHECK(work->items == size);
+        CHECK(work->host_bytes == 8 * size);  // what the plan counts for set-up, checks and transfers
     }
     const auto reason = [&](size_t query, size_t size) {
         const std::string *text = std::get_if<std::string>(&answers.at(query).at(size));
@@ -116,12 +154,13 @@ TEST_CASE("costs from declared work: the same plan every time, complete, and bet
     const MeasureOptions options{};
     const EntryCosts costs = declared(entries, options);
     INFO(costs.source);
-    CHECK(costs.source == "declared work at nominal rates");
+    CHECK(costs.source == "declared work at nominal rates, workloads spread over the shards");
     CHECK(costs.notes.empty());
     Work matmul_2048;  // as matmul's work() declares it: 2 N^3 flops, three float32 matrices
     matmul_2048.flops = 2.0 * 2048 * 2048 * 2048;
     matmul_2048.bytes = matmul_2048.host_bytes = 3.0 * 2048 * 2048 * 4;
-    CHECK(costs.costs[9] == Approx(nominal_entry_s(matmul_2048, GPUBENCH_DEVICE_CPU, options)));
+    CHECK(costs.costs[9] == Approx(nominal_entry_s(matmul_2048, matmul, options)));
+    CHECK(costs.groups == CostGroups{{"copy_omp", "copy"}, {"matmul_naive", "matmul"}});
     CHECK(costs.costs[10] == Approx(0.05));  // 4096 is above matmul_naive's range: skipped at once
     CHECK(costs.costs[9] > 10 * costs.costs[0]);
 
@@ -162,7 +201,8 @@ TEST_CASE("costs from declared work: a plugin whose work cannot be read still ge
     entries.push_back({&hanging, 1, ""});
     MeasureOptions options;
     const EntryCosts costs = declared(entries, options, 1.0);
-    CHECK(costs.source == "declared work at nominal rates, unknown for 3 of 6 entries (costed as the median)");
+    CHECK(costs.source == "declared work at nominal rates, workloads spread over the shards, unknown for 3 of 6 "
+                          "entries (costed as the median)");
     const double median = costs.costs[1];  // of copy's three
     for (size_t i : {3, 4, 5}) CHECK(costs.costs[i] == median);
     REQUIRE(costs.notes.size() == 2);
@@ -186,7 +226,8 @@ TEST_CASE("the runner plans a shard by declared work, and notes a plugin whose w
     CHECK_THAT(o.output, Catch::StartsWith("note: cannot read the declared work of matmul_naive [dtype=float16] at "
                                            "2 of 2 sizes (work: dtype='float16'"));
     const nlohmann::json shard = read_json(file)["shard"];
-    CHECK(shard["costs"] == "declared work at nominal rates, unknown for 2 of 4 entries (costed as the median)");
+    CHECK(shard["costs"] == "declared work at nominal rates, workloads spread over the shards, unknown for 2 of 4 "
+                            "entries (costed as the median)");
     REQUIRE(shard["planned"].size() == 4);
     std::set<std::pair<std::string, uint64_t>> planned;
     for (const nlohmann::json &p : shard["planned"])

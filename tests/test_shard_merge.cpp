@@ -234,7 +234,7 @@ TEST_CASE("the runner with shard auto: the shard of a Slurm array task, recorded
     const json document = read_json(file);
     CHECK(document["shard"]["index"] == 1);
     CHECK(document["shard"]["count"] == 2);
-    CHECK(document["shard"]["costs"] == "declared work at nominal rates");
+    CHECK(document["shard"]["costs"] == "declared work at nominal rates, workloads spread over the shards");
     std::set<Key> planned;
     for (const json &p : document["shard"]["planned"])
         if (p["shard"] == 1) planned.insert(key_of(p));
@@ -246,32 +246,6 @@ TEST_CASE("the runner with shard auto: the shard of a Slurm array task, recorded
     const Outcome bad = run_runner(fixtures() + sweep + " --shard 2/2");
     CHECK(bad.status == 2);
     CHECK_THAT(bad.output, Catch::StartsWith("runner: error: --shard '2/2': shard 2 of 2 does not exist"));
-}
-
-TEST_CASE("shard costs balance by an earlier sweep's wall times, read as untrusted input", "[shard]") {
-    const test_support::TempFolder folder;
-    const fs::path earlier = folder.path() / "earlier.json", file = folder.path() / "shard.json";
-    REQUIRE(run_runner(fixtures() + sweep + " -o " + earlier.string()).status == 0);
-    const Outcome o = run_runner(fixtures() + sweep + " --shard 0/3 --shard-costs " + earlier.string() +
-                                 " -o " + file.string());
-    INFO(o.output);
-    CHECK(o.status == 0);
-    const json document = read_json(file), recorded = read_json(earlier);
-    CHECK(document["shard"]["costs"] == "from earlier results: " + earlier.string());
-    // The plugin's start (its first entry's load) is a cost of its own, out of that entry's.
-    const json &first = recorded["entries"][0];
-    const double start = first["timing"]["load"].get<double>();
-    CHECK(document["shard"]["start_costs"] == json{{"fixture_good", start}});
-    for (const json &p : document["shard"]["planned"])
-        for (const json &entry : recorded["entries"])
-            if (entry["size"] == p["size"])
-                CHECK(p["cost"].get<double>() == Approx(entry["harness"]["entry_wall_s"].get<double>() -
-                                                        (entry["size"] == first["size"] ? start : 0.0)));
-    write(earlier, "{\"schema_version\": 1}");
-    const Outcome bad = run_runner(fixtures() + sweep + " --shard 0/3 --shard-costs " + earlier.string());
-    CHECK(bad.status == 2);
-    CHECK_THAT(bad.output, Catch::StartsWith("runner: error: --shard-costs: " + earlier.string() +
-                                             ": the document: required field 'created' missing"));
 }
 
 TEST_CASE("a shard whose entries were only skipped exits 0, and runner merge exits with the sweep's status",

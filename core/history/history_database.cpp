@@ -5,6 +5,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace gpubench {
 
@@ -37,9 +38,16 @@ CREATE TABLE points (
   min REAL NOT NULL,
   max REAL NOT NULL,
   samples INTEGER NOT NULL,
-  flags TEXT NOT NULL);
+  flags TEXT NOT NULL,
+  wall_s REAL,
+  start_s REAL);
 CREATE INDEX points_by_run ON points(run_id);
 )sql";
+
+// Columns added to a table after schema 1's files were first written: NULL in rows stored
+// before them. Readers of those files that do not know them are not affected.
+constexpr std::pair<const char *, const char *> added_columns[] = {{"points", "wall_s REAL"},
+                                                                   {"points", "start_s REAL"}};
 
 }  // namespace
 
@@ -63,6 +71,7 @@ HistoryDatabase::HistoryDatabase(const std::filesystem::path &path, Access acces
         use_wal();
         execute("PRAGMA foreign_keys=ON");
         if (fresh) create_schema();
+        add_missing_columns();
     } catch (...) {
         sqlite3_close(db_);
         throw;
@@ -146,6 +155,26 @@ void HistoryDatabase::create_schema() {
     transaction.commit();
 }
 
+bool HistoryDatabase::has_column(const std::string &table, const std::string &column) const {
+    HistoryStatement columns(*this, "SELECT count(*) FROM pragma_table_info(?1) WHERE name = ?2");
+    return columns.bind(1, table).bind(2, column).step() && columns.integer(0) > 0;
+}
+
+void HistoryDatabase::add_missing_columns() {
+    const auto name_of = [](const char *definition) {
+        const std::string text = definition;
+        return text.substr(0, text.find(' '));
+    };
+    for (const auto &[table, definition] : added_columns)
+        if (!has_column(table, name_of(definition))) {
+            HistoryTransaction transaction(*this);
+            // Another writer may have added it since: only the first one does.
+            if (has_column(table, name_of(definition))) continue;
+            execute(std::string("ALTER TABLE ") + table + " ADD COLUMN " + definition);
+            transaction.commit();
+        }
+}
+
 HistoryStatement::HistoryStatement(const HistoryDatabase &db, const std::string &sql) : db_(db) {
     if (sqlite3_prepare_v2(db.handle(), sql.c_str(), -1, &statement_, nullptr) != SQLITE_OK)
         db.fail("preparing '" + sql.substr(0, sql.find(' ')) + "...'");
@@ -169,6 +198,12 @@ HistoryStatement &HistoryStatement::bind(int index, double value) {
     return *this;
 }
 
+HistoryStatement &HistoryStatement::bind(int index, const std::optional<double> &value) {
+    if (value) return bind(index, *value);
+    if (sqlite3_bind_null(statement_, index) != SQLITE_OK) db_.fail("binding a value");
+    return *this;
+}
+
 bool HistoryStatement::step() {
     const int status = sqlite3_step(statement_);
     if (status == SQLITE_ROW) return true;
@@ -189,6 +224,8 @@ std::string HistoryStatement::text(int column) const {
 }
 
 int64_t HistoryStatement::integer(int column) const { return sqlite3_column_int64(statement_, column); }
+
+bool HistoryStatement::is_null(int column) const { return sqlite3_column_type(statement_, column) == SQLITE_NULL; }
 
 double HistoryStatement::real(int column) const { return sqlite3_column_double(statement_, column); }
 

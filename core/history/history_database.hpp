@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 struct sqlite3;
@@ -32,12 +33,15 @@ public:
     void execute(const std::string &sql);  // throws, naming the file and SQLite's reason
     [[noreturn]] void fail(const std::string &what) const;
     int64_t last_insert_id() const;
+    // Whether `table` has `column`: a file written before the column was added has not.
+    bool has_column(const std::string &table, const std::string &column) const;
     sqlite3 *handle() const { return db_; }
     const std::filesystem::path &path() const { return path_; }
 
 private:
     void check_identity(Access access, bool &fresh);
     void create_schema();
+    void add_missing_columns();  // on opening for writing: those added since the file was made
     void use_wal();
     std::filesystem::path path_;
     sqlite3 *db_ = nullptr;
@@ -54,11 +58,13 @@ public:
     HistoryStatement &bind(int index, const std::string &text);
     HistoryStatement &bind(int index, int64_t value);
     HistoryStatement &bind(int index, double value);
+    HistoryStatement &bind(int index, const std::optional<double> &value);  // NULL when absent
     bool step();   // true while there is a row to read; throws on an error
     void reset();  // to run it again, with new values bound
     std::string text(int column) const;
     int64_t integer(int column) const;
     double real(int column) const;
+    bool is_null(int column) const;
 
 private:
     const HistoryDatabase &db_;

@@ -2,6 +2,7 @@
 
 #include "fnv_hash.hpp"
 #include "history_database.hpp"
+#include "recorded_cost.hpp"
 #include "results_model.hpp"
 #include "run_header.hpp"
 #include "statistics.hpp"
@@ -34,12 +35,16 @@ std::string joined(const std::vector<std::string> &items) {
     return text;
 }
 
-// The verified entries of a checked results document, as points of run `run_id`.
+// The verified entries of a checked results document, as points of run `run_id`, each with
+// its wall time and, where its worker was started for it, that start (recorded_cost.hpp).
 size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDocument &results, bool several_gpus) {
     HistoryStatement insert(db, "INSERT INTO points (run_id, plugin, size, params, device, median, q1, q3, "
-                                "min, max, samples, flags) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+                                "min, max, samples, flags, wall_s, start_s) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+    const std::vector<RecordedCost> costs = recorded_costs(results);
     size_t stored = 0;
-    for (const RecordedEntry &entry : results.entries) {
+    for (size_t i = 0; i < results.entries.size(); ++i) {
+        const RecordedEntry &entry = results.entries[i];
         if (!entry.record.valid || !entry.timing) continue;
         std::vector<double> samples = entry.timing->headline_samples();
         std::sort(samples.begin(), samples.end());
@@ -49,6 +54,7 @@ size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDoc
         insert.bind(7, quantile(samples, 0.25)).bind(8, quantile(samples, 0.75));
         insert.bind(9, samples.empty() ? 0.0 : samples.front()).bind(10, samples.empty() ? 0.0 : samples.back());
         insert.bind(11, static_cast<int64_t>(samples.size())).bind(12, joined(entry.record.flags));
+        insert.bind(13, costs[i].entry_s).bind(14, costs[i].start_s);
         insert.step();
         insert.reset();
         ++stored;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,25 @@ struct HistoryAdded {
 // and its folder are created when missing. Throws as history_add.
 HistoryAdded history_add_file(const std::filesystem::path &database, const std::filesystem::path &results_file,
                               const std::string &commit = "");
+
+// An entry's most recent recorded wall time (its own, less its worker's start).
+struct HistoryWallTime {
+    std::string plugin;
+    uint64_t size = 0;
+    std::string params;
+    double wall_s = 0;
+};
+struct HistoryWallTimes {
+    std::vector<HistoryWallTime> entries;   // each plugin, size and params once
+    std::map<std::string, double> starts;   // each plugin's most recent start
+};
+
+// What the database's runs recorded of each entry's wall time: the most recent (by the
+// results file's date, then the order added) of each plugin, size and params, whatever
+// machine, device or build measured it; points stored before wall times were kept have none.
+// Throws std::runtime_error with one line when the database cannot be read or is not a
+// gpubench history.
+HistoryWallTimes history_wall_times(const std::filesystem::path &database);
 
 // Every series of the database, with its change points. Throws std::runtime_error with one
 // line when the database cannot be read or is not a gpubench history.

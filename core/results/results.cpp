@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
+#include <utility>
 
 namespace gpubench {
 
@@ -68,6 +69,11 @@ void ResultsFile::add_plugin(const json &plugin) {
     for (const json &known : document_["plugins"])
         if (known.value("name", "") == plugin.value("name", "")) return;
     document_["plugins"].push_back(plugin);
+    write();
+}
+
+void ResultsFile::set_field(const json::json_pointer &where, json value) {
+    document_[where] = std::move(value);
     write();
 }
 

@@ -39,6 +39,10 @@ public:
 
     void add_plugin(const nlohmann::json &plugin);  // once per plugin name
     void add_entry(const nlohmann::json &entry);  // a merged file's "missing" loses it
+    // Sets the header's field at `where` (its objects made where missing) and writes the file:
+    // a figure known only once the sweep ends (a shard's actual wall time).
+    void set_field(const nlohmann::json::json_pointer &where, nlohmann::json value);
+    const nlohmann::json &document() const { return document_; }
     // The recorded entry of (plugin, size) measured with these params and seed, or nullptr.
     const nlohmann::json *find_entry(const std::string &plugin, uint64_t size,
                                      const std::string &params, uint64_t seed) const;

@@ -87,7 +87,7 @@ std::optional<T> optional_field(const json &object, const char *name) {
 
 // An entry of a checked document, typed: every field read here has its type in the schema.
 RecordedEntry recorded_entry(const json &entry) {
-    RecordedEntry r{entry.get<EntryRecord>(), std::nullopt, std::nullopt, std::nullopt};
+    RecordedEntry r{entry.get<EntryRecord>(), std::nullopt, std::nullopt, std::nullopt, std::nullopt};
     if (const auto found = entry.find("timing"); found != entry.end()) {
         const json &timing = *found;
         TimingRecord &t = r.timing.emplace();
@@ -107,8 +107,10 @@ RecordedEntry recorded_entry(const json &entry) {
                                       optional_field<double>(*found, "cpu_percent"),
                                       optional_field<uint64_t>(*found, "device_allocated_bytes"),
                                       optional_field<double>(*found, "gpu_busy")};
-    if (const auto found = entry.find("harness"); found != entry.end())
+    if (const auto found = entry.find("harness"); found != entry.end()) {
         r.entry_wall_s = optional_field<double>(*found, "entry_wall_s");
+        r.worker_started = optional_field<bool>(*found, "worker_started");
+    }
     if (const auto found = entry.find("devices"); found != entry.end() && !found->empty()) {
         r.gpu_model = optional_field<std::string>(found->front(), "name").value_or("");
         r.device = found->front().at("index").get<int>();

@@ -125,6 +125,7 @@ struct RecordedEntry {
     std::optional<TimingRecord> timing;  // absent when no sample was taken
     std::optional<ResourcesRecord> resources;
     std::optional<double> entry_wall_s;  // harness.entry_wall_s: absent in older files
+    std::optional<bool> worker_started;  // harness.worker_started: absent in older files
     std::string gpu_model;  // the name of the (first) device it ran on; "": CPU, or not recorded
     std::optional<int> device;  // that device's index; nullopt: CPU, or not recorded
     // What makes entries of two files the same measurement: "plugin|size|params".

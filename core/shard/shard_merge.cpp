@@ -79,9 +79,10 @@ void check_same_sweep(const Shard &a, const Shard &b) {
         }
 }
 
-json shard_context(const Shard &shard) {
+json shard_context(const Shard &shard, const ShardTiming &timing) {
     const json &d = shard.file->document;
     json context = {{"index", shard.record.index},
+                    {"entries", timing.entries},
                     {"file", shard.file->name},
                     {"source", shard.record.source},
                     {"costs", shard.record.costs},
@@ -92,6 +93,8 @@ json shard_context(const Shard &shard) {
                     {"options", d.at("options")}};
     if (d.contains("gpus")) context["gpus"] = d.at("gpus");
     if (d.contains("resumed")) context["resumed"] = d.at("resumed");
+    if (timing.predicted_s) context["predicted_s"] = *timing.predicted_s;
+    if (timing.actual_s) context["actual_s"] = *timing.actual_s;
     return context;
 }
 
@@ -180,6 +183,14 @@ void add_entries(MergedSweep &merged, const std::vector<Shard> &shards, Delivere
 
 }  // namespace
 
+std::optional<double> actual_spread(const std::vector<ShardTiming> &timings) {
+    std::vector<double> actual;
+    for (const ShardTiming &timing : timings)
+        if (timing.actual_s && *timing.actual_s > 0) actual.push_back(*timing.actual_s);
+    if (actual.size() < 2) return std::nullopt;
+    return *std::max_element(actual.begin(), actual.end()) / *std::min_element(actual.begin(), actual.end());
+}
+
 MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::string> command_line) {
     const std::vector<Shard> shards = read_shards(files);
     const Shard &first = shards.front();
@@ -191,7 +202,10 @@ MergedSweep merge_shards(const std::vector<ShardFile> &files, std::vector<std::s
     json contexts = json::array();
     std::set<uint32_t> given;
     for (const Shard &shard : shards) {
-        contexts.push_back(shard_context(shard));
+        const ShardTiming timing{shard.record.index, shard.file->document.at("entries").size(),
+                                 shard.record.predicted_s, shard.record.actual_s};
+        contexts.push_back(shard_context(shard, timing));
+        merged.timings.push_back(timing);
         given.insert(shard.record.index);
     }
     for (uint32_t index = 0; index < merged.shard_count; ++index)

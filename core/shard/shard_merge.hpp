@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,13 +19,26 @@ struct ShardFile {
     nlohmann::json document;  // read and checked against the schema (read_results_json)
 };
 
+// A shard's part of the merged sweep: the entries it delivered, and its wall time, predicted
+// and actual, where its file records them (files written before them do not).
+struct ShardTiming {
+    uint32_t index = 0;
+    size_t entries = 0;
+    std::optional<double> predicted_s, actual_s;
+};
+
 struct MergedSweep {
     nlohmann::json document;
     size_t shards_given = 0, shard_count = 0, entries = 0;
     size_t verification_failed = 0, errors = 0, skipped = 0;  // merged entries by status
     std::vector<uint32_t> missing_shards;  // indices with no file given
     std::vector<PlannedEntry> missing;     // planned entries that no shard delivered
+    std::vector<ShardTiming> timings;      // each shard given, in index order
 };
+
+// The slowest shard's actual wall time over the fastest's, among those that record one (more
+// than 0 s); nullopt with fewer than two.
+std::optional<double> actual_spread(const std::vector<ShardTiming> &timings);
 
 // Options that may differ between the shards of one sweep: each machine's own. Every other
 // field of "options" must be equal.

@@ -1,10 +1,20 @@
 #include "shard_plan.hpp"
 
+#include "json_fields.hpp"
+
 #include <stdexcept>
 
 namespace gpubench {
 
 using nlohmann::json;
+
+namespace {
+GPUBENCH_JSON_FIELDS_AS(ShardRecord, put_record, get_record, index, count, source, costs, start_costs, planned,
+                        predicted_s, actual_s)
+}  // namespace
+
+void to_json(json &j, const ShardRecord &record) { put_record(j, record); }
+void from_json(const json &j, ShardRecord &record) { get_record(j, record); }
 
 void to_json(json &j, const PlannedEntry &entry) {
     j = entry.key;
@@ -20,14 +30,22 @@ void from_json(const json &j, PlannedEntry &entry) {
 
 std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
                                       const std::vector<double> &costs, uint32_t count,
-                                      const StartCosts &start_costs) {
+                                      const StartCosts &start_costs, const CostGroups &groups) {
     if (costs.size() != entries.size()) throw std::logic_error("plan_shards: one cost per entry");
     std::vector<CostedEntry> costed;
     for (size_t i = 0; i < entries.size(); ++i) costed.push_back({entries[i], costs[i]});
-    const std::vector<uint32_t> shard_of = partition_by_cost(costed, count, start_costs);
+    const std::vector<uint32_t> shard_of = partition_by_cost(costed, count, start_costs, groups);
     std::vector<PlannedEntry> plan;
     for (size_t i = 0; i < entries.size(); ++i) plan.push_back({entries[i], shard_of[i], costs[i]});
     return plan;
+}
+
+double planned_shard_s(const std::vector<PlannedEntry> &planned, uint32_t index, uint32_t count,
+                       const StartCosts &start_costs) {
+    std::vector<CostedEntry> costed;
+    std::vector<uint32_t> shard_of;
+    for (const PlannedEntry &p : planned) costed.push_back({p.key, p.cost}), shard_of.push_back(p.shard);
+    return shard_loads(costed, shard_of, count, start_costs).at(index);
 }
 
 std::optional<ShardRecord> shard_record(const json &document) {

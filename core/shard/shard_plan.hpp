@@ -29,19 +29,30 @@ void from_json(const nlohmann::json &json, PlannedEntry &entry);
 // The sweep's entries, each given a shard by partition_by_cost.
 std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
                                       const std::vector<double> &costs, uint32_t count,
-                                      const StartCosts &start_costs = {});
+                                      const StartCosts &start_costs = {}, const CostGroups &groups = {});
+
+// What shard `index` of `planned` is predicted to take: its entries' costs plus the start of
+// each plugin it holds (shard_loads).
+double planned_shard_s(const std::vector<PlannedEntry> &planned, uint32_t index, uint32_t count,
+                       const StartCosts &start_costs);
 
 // A shard's file's "shard": which one it is, where that came from, how costs were estimated,
-// and the whole sweep's plan.
+// the whole sweep's plan, and this shard's predicted and actual wall time.
 struct ShardRecord {
     uint32_t index = 0, count = 1;
     std::string source;  // ShardSpec::source
     std::string costs;   // "declared work at nominal rates..." or "from earlier results: FILE"
     StartCosts start_costs;  // what a shard pays once per plugin it holds (partition_by_cost)
     std::vector<PlannedEntry> planned;
+    std::optional<double> predicted_s;  // planned_shard_s of this shard
+    // From the process's start to its last entry's end, summed over the processes that
+    // measured it (--resume adds its own); written when its sweep ends or is interrupted.
+    std::optional<double> actual_s;
 };
-// start_costs is absent from files written before the plan counted them: read as none.
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardRecord, index, count, source, costs, start_costs, planned)
+// Fields absent from files written before them are read as none (start_costs empty,
+// predicted_s and actual_s absent).
+void to_json(nlohmann::json &json, const ShardRecord &record);
+void from_json(const nlohmann::json &json, ShardRecord &record);
 
 // The "shard" of a results document (checked against the schema), or nullopt.
 std::optional<ShardRecord> shard_record(const nlohmann::json &document);

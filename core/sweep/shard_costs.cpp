@@ -1,19 +1,13 @@
 #include "shard_costs.hpp"
 
+#include "recorded_cost.hpp"
+
 #include <algorithm>
-#include <map>
 #include <optional>
 
 namespace gpubench {
 
 namespace {
-
-double recorded_cost(const RecordedEntry &entry) {
-    if (entry.entry_wall_s) return *entry.entry_wall_s;
-    if (entry.timing)
-        return entry.timing->run.median * double(entry.timing->run.count) + entry.timing->first_run;
-    return 0;
-}
 
 // The known costs, and each unknown one the median of the known (1 when none is known).
 std::vector<double> median_for_unknown(const std::vector<std::optional<double>> &found) {
@@ -69,50 +63,78 @@ std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, const std
     return answers;
 }
 
+RecordedKey recorded_key(const SweepEntry &entry) { return {entry.plugin->name, entry.size, entry.params}; }
+
 }  // namespace
 
-EntryCosts costs_from_results(const std::vector<EntryKey> &entries, const ResultsDocument &earlier,
-                              const std::string &file_name) {
-    std::map<std::string, double> recorded;  // by RecordedEntry::identity(); the first one wins
-    StartCosts start_costs;
-    for (const RecordedEntry &entry : earlier.entries) {
-        double cost = recorded_cost(entry);
-        if (const double load = entry.timing ? entry.timing->load : 0; load > 0 && entry.entry_wall_s &&
-                                                                          !start_costs.count(entry.record.plugin)) {
-            start_costs[entry.record.plugin] = load;
-            cost = std::max(0.0, cost - load);
-        }
-        recorded.emplace(entry.identity(), cost);
-    }
-    std::vector<std::optional<double>> found;
-    for (const EntryKey &key : entries) {
-        const RecordedEntry as_recorded{
-            .record = {.plugin = key.plugin, .size = key.size, .params = key.params}};
-        const auto hit = recorded.find(as_recorded.identity());
-        found.push_back(hit == recorded.end() ? std::nullopt : std::optional<double>(hit->second));
-    }
-    return {median_for_unknown(found), "from earlier results: " + file_name, {}, std::move(start_costs)};
-}
-
-EntryCosts costs_from_declared_work(const SweepEntries &entries,
-                                    const MeasureOptions &options, const std::filesystem::path &runner,
-                                    double timeout_s) {
-    EntryCosts costs{{}, "declared work at nominal rates", {}, {}};
-    for (const SweepEntry &entry : entries)
-        costs.start_costs.emplace(entry.plugin->name, nominal_start_cost(*entry.plugin).seconds);
-    const std::vector<WorkAnswer> answers = ask_declared_work(entries, runner, timeout_s, costs.notes);
+EntryCosts costs_from_work(const SweepEntries &entries, const std::vector<WorkAnswer> &answers,
+                           const MeasureOptions &options) {
+    if (answers.size() != entries.size()) throw std::logic_error("costs_from_work: one answer per entry");
+    EntryCosts costs{{}, "declared work at nominal rates, workloads spread over the shards", {}, {}, {}};
     std::vector<std::optional<double>> found;
     size_t unknown = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
+        const PluginInfo &plugin = *entries[i].plugin;
+        costs.start_costs.emplace(plugin.name, nominal_start_cost(plugin).seconds);
+        costs.groups.emplace(plugin.name, plugin.workload.empty() ? plugin.name : plugin.workload);
         const Work *work = std::get_if<Work>(&answers[i]);
-        found.push_back(work ? std::optional(nominal_entry_s(*work, entries[i].plugin->device_kind, options))
-                             : std::nullopt);
-        unknown += !work;
+        if (!entries[i].out_of_range.empty())
+            found.push_back(nominal_skipped_entry_s());
+        else
+            found.push_back(work ? std::optional(nominal_entry_s(*work, plugin, options)) : std::nullopt);
+        unknown += !found.back();
     }
     costs.costs = median_for_unknown(found);
     if (unknown)
         costs.source += ", unknown for " + std::to_string(unknown) + " of " + std::to_string(entries.size()) +
                         " entries (costed as the median)";
+    return costs;
+}
+
+EntryCosts costs_from_declared_work(const SweepEntries &entries,
+                                    const MeasureOptions &options, const std::filesystem::path &runner,
+                                    double timeout_s) {
+    std::vector<std::string> notes;
+    const std::vector<WorkAnswer> answers = ask_declared_work(entries, runner, timeout_s, notes);
+    EntryCosts costs = costs_from_work(entries, answers, options);
+    costs.notes = std::move(notes);
+    return costs;
+}
+
+RecordedCosts recorded_costs_of(const ResultsDocument &earlier) {
+    RecordedCosts recorded;
+    const std::vector<RecordedCost> costs = recorded_costs(earlier);
+    for (size_t i = 0; i < costs.size(); ++i) {
+        const EntryRecord &entry = earlier.entries[i].record;
+        recorded.entry_s.emplace(RecordedKey{entry.plugin, entry.size, entry.params}, costs[i].entry_s);
+        if (costs[i].start_s) recorded.start_s.emplace(entry.plugin, *costs[i].start_s);
+    }
+    return recorded;
+}
+
+EntryCosts costs_from_recorded(const SweepEntries &entries, const RecordedCosts &recorded, const std::string &source,
+                               const std::function<EntryCosts(const SweepEntries &)> &predict) {
+    EntryCosts costs{std::vector<double>(entries.size(), 0.0), source, {}, {}, {}};
+    SweepEntries missing;
+    std::vector<size_t> missing_at;
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const std::string &plugin = entries[i].plugin->name;
+        if (!costs.start_costs.count(plugin)) {
+            const auto start = recorded.start_s.find(plugin);
+            costs.start_costs[plugin] =
+                start != recorded.start_s.end() ? start->second : nominal_start_cost(*entries[i].plugin).seconds;
+        }
+        if (const auto found = recorded.entry_s.find(recorded_key(entries[i])); found != recorded.entry_s.end())
+            costs.costs[i] = found->second;
+        else
+            missing.push_back(entries[i]), missing_at.push_back(i);
+    }
+    if (missing.empty()) return costs;
+    EntryCosts predicted = predict(missing);
+    for (size_t k = 0; k < missing.size(); ++k) costs.costs[missing_at[k]] = predicted.costs.at(k);
+    costs.notes = std::move(predicted.notes);
+    costs.source += ", " + std::to_string(missing.size()) + " of " + std::to_string(entries.size()) +
+                    " entries predicted from declared work (not recorded there)";
     return costs;
 }
 

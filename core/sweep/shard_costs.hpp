@@ -1,21 +1,24 @@
 // What each entry of a sharded sweep is expected to cost, for partition_by_cost: an earlier
-// sweep's wall times (--shard-costs), else the plugins' declared work (asked of each plugin in
-// a helper process: the runner never loads plugins into its own process) turned into nominal
-// seconds. Every shard must compute the same costs on any machine: nothing here reads the
-// host, and the nominal rates are fixed.
+// sweep's wall times (--shard-costs: a results file or a history), else the plugins' declared
+// work (asked of each plugin in a helper process: the runner never loads plugins into its own
+// process) turned into nominal seconds. Every shard must compute the same costs on any
+// machine: nothing here reads the host, and the nominal rates are fixed.
 #pragma once
 
 #include "entry_cost.hpp"
 #include "measure.hpp"
-#include "shard_partition.hpp"
 #include "plugin_info.hpp"
 #include "results_model.hpp"
 #include "shard.hpp"
+#include "shard_partition.hpp"
 #include "sweep.hpp"
 #include "work_query.hpp"
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -26,24 +29,44 @@ struct EntryCosts {
     std::string source;         // how they were estimated, for the results file
     std::vector<std::string> notes;  // what could not be estimated, and why: one line each
     StartCosts start_costs;     // each plugin's start, paid once by a shard that holds it
+    CostGroups groups;          // predictions: each plugin's workload, whose backends they miss alike
 };
 
-// From an earlier sweep's results (--shard-costs), matched by plugin, size and params: the
-// entry's recorded wall time (harness.entry_wall_s), else its samples' run time plus its first
-// run; an entry recorded without either (skipped) costs 0. Entries the earlier file lacks cost
-// the median of those it holds (1 when it holds none of them). A plugin's start is the load
-// time recorded with its first entry that has one, taken out of that entry's cost.
-EntryCosts costs_from_results(const std::vector<EntryKey> &entries, const ResultsDocument &earlier,
-                              const std::string &file_name);
+// Each entry's nominal_entry_s from `answers` (its declared work, or why it is unknown; one
+// per entry, in order). A size outside the plugin's range costs nominal_skipped_entry_s. An
+// entry whose work is unknown costs the median of the others (1 when none is known). Each
+// plugin's start is its nominal_start_cost, and its group its workload: predictions miss what
+// a workload's backends share (inputs, references, checks) alike, so the plan spreads them.
+EntryCosts costs_from_work(const SweepEntries &entries, const std::vector<WorkAnswer> &answers,
+                           const MeasureOptions &options);
 
-// Each entry's nominal_entry_s, its work asked of its plugin with the entry's params in a
-// helper process (query_declared_work, each within `timeout_s`). A size outside the plugin's range costs the
-// fixed part alone (it is skipped at once). An entry whose work cannot be read costs the
-// median of the others (1 when none can be); `notes` names each plugin concerned, and why.
-// Each plugin's start is its nominal_start_cost.
-// Never throws for a plugin's failure.
+// costs_from_work of each entry's work, asked of its plugin with the entry's params in a
+// helper process (query_declared_work, each within `timeout_s`); `notes` names each plugin
+// whose work cannot be read (it fails, crashes, hangs or does not load), and why. Never
+// throws for a plugin's failure.
 EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s);
+
+// What an earlier sweep recorded (recorded_cost.hpp): each entry's own wall time by plugin,
+// size and params, and each plugin's start.
+using RecordedKey = std::tuple<std::string, uint64_t, std::string>;
+struct RecordedCosts {
+    std::map<RecordedKey, double> entry_s;
+    StartCosts start_s;
+};
+
+// A results file's: the first entry of each plugin, size and params, and the first start of
+// each plugin.
+RecordedCosts recorded_costs_of(const ResultsDocument &earlier);
+
+// Costs from `recorded`, described as `source` ("from earlier results: FILE"), matched by
+// plugin, size and params (not seed). The entries it lacks are predicted by `predict` (asked
+// once, with those entries only: costs_from_declared_work) rather than given the median of
+// the recorded ones, which would cost a missing 1e9 like a 1e3; the source says how many. A
+// plugin's start it lacks is its nominal_start_cost. Recorded costs are each entry's own, so
+// the plan needs no groups.
+EntryCosts costs_from_recorded(const SweepEntries &entries, const RecordedCosts &recorded, const std::string &source,
+                               const std::function<EntryCosts(const SweepEntries &)> &predict);
 
 }  // namespace gpubench

@@ -1,0 +1,138 @@
+// The shards' plan judged by what its entries cost when they were measured: the GPU backends
+// of the recorded H100 studies (one study per workload, docs/studies/data/h100/), predicted
+// from the work each entry declared (recorded with it) as a shard predicts it, planned over 4
+// shards, and each shard's load counted again with the recorded wall times and starts.
+#include "build_record.hpp"
+#include "entry_parts_json.hpp"
+#include "recorded_cost.hpp"
+#include "shard_costs.hpp"
+#include "shard_plan.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <iterator>
+#include <map>
+#include <tuple>
+
+using namespace gpubench;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Every GPU backend of every workload, each from one study: the last two hold the Python
+// backends of vecadd and solvebak beside the CPU ones.
+const char *const gpu_studies[] = {"ann-gpu-2026-11-24.json",      "logreg-gpu-2026-11-24.json",
+                                   "mandelbrot-gpu-2026-11-24.json", "matmul-gpu-2026-11-24.json",
+                                   "sort-gpu-2026-11-24.json",       "solvebak-cpp-and-python-2026-11-24.json",
+                                   "vecadd-cpp-and-python-2026-11-24.json"};
+
+// The GPU entries of the studies, as a shard plans them and as they were measured.
+struct RecordedSweep {
+    std::deque<PluginInfo> plugins;  // stable addresses for the entries
+    SweepEntries entries;
+    std::vector<WorkAnswer> work;    // each entry's declared work, as recorded with it
+    std::vector<EntryKey> keys;
+    MeasureOptions options;
+    RecordedCosts recorded;          // what each entry and start cost (recorded_cost.hpp)
+};
+
+// The plugin as the plan sees it: its record in the results file, with the imports of this
+// build's record of it (the studies' files predate "imports").
+PluginInfo plugin_of(const json &record) {
+    PluginInfo plugin;
+    plugin.name = record.at("name").get<std::string>();
+    plugin.workload = record.at("workload").get<std::string>();
+    plugin.backend = record.at("backend").get<std::string>();
+    plugin.device_kind = record.at("device_kind") == "cuda" ? GPUBENCH_DEVICE_CUDA : GPUBENCH_DEVICE_CPU;
+    plugin.max_size = UINT64_MAX;  // every recorded size was in range
+    if (!record.contains("build_record")) return plugin;  // compiled: the files before build records
+    plugin.build_record = build_record_from_json(record.at("build_record"));
+    if (plugin.build_record->language == "Python") {
+        const BuildRecordRead built = read_build_record(fs::path(GPUBENCH_PLUGIN_DIR) / (plugin.name + ".so"));
+        INFO(plugin.name << ": this build's record of it: " << built.note);
+        REQUIRE(built.record);
+        plugin.build_record->imports = built.record->imports;
+    }
+    return plugin;
+}
+
+RecordedSweep recorded_gpu_sweep(const std::vector<std::string> &studies) {
+    RecordedSweep sweep;
+    for (const std::string &study : studies) {
+        const json document = read_results_json(fs::path(GPUBENCH_SOURCE_DIR) / "docs/studies/data/h100" / study);
+        const MeasureOptions options = document.at("options").get<MeasureOptions>();
+        if (sweep.entries.empty()) sweep.options = options;
+        INFO(study);
+        // One sampling rule for all.
+        REQUIRE(std::tie(options.warmup_runs, options.min_samples, options.max_samples, options.min_time_s,
+                         options.max_time_s, options.max_noise) ==
+                std::tie(sweep.options.warmup_runs, sweep.options.min_samples, sweep.options.max_samples,
+                         sweep.options.min_time_s, sweep.options.max_time_s, sweep.options.max_noise));
+        std::map<std::string, const PluginInfo *> gpu_plugins;
+        for (const json &record : document.at("plugins"))
+            if (record.at("device_kind") == "cuda") gpu_plugins[record.at("name")] = &sweep.plugins.emplace_back(plugin_of(record));
+        const RecordedCosts recorded = recorded_costs_of(typed_results_document(document));
+        for (const json &entry : document.at("entries")) {
+            const auto plugin = gpu_plugins.find(entry.at("plugin").get<std::string>());
+            if (plugin == gpu_plugins.end()) continue;
+            const uint64_t size = entry.at("size").get<uint64_t>();
+            const std::string params = entry.at("params").get<std::string>();
+            sweep.entries.push_back({plugin->second, size, params});
+            sweep.work.push_back(entry.at("work").get<Work>());
+            sweep.keys.push_back({plugin->first, size, params, 42});
+            sweep.recorded.entry_s[{plugin->first, size, params}] = recorded.entry_s.at({plugin->first, size, params});
+            if (const auto start = recorded.start_s.find(plugin->first); start != recorded.start_s.end())
+                sweep.recorded.start_s.insert(*start);
+        }
+    }
+    return sweep;
+}
+
+// Each shard's load as the entries were measured: their recorded wall times and starts.
+std::vector<double> recorded_loads(const RecordedSweep &sweep, const std::vector<PlannedEntry> &plan, uint32_t count) {
+    std::vector<CostedEntry> costed;
+    std::vector<uint32_t> shard_of;
+    for (const PlannedEntry &p : plan) {
+        costed.push_back({p.key, sweep.recorded.entry_s.at({p.key.plugin, p.key.size, p.key.params})});
+        shard_of.push_back(p.shard);
+    }
+    return shard_loads(costed, shard_of, count, sweep.recorded.start_s);
+}
+
+double spread(const std::vector<double> &loads) {
+    return *std::max_element(loads.begin(), loads.end()) / *std::min_element(loads.begin(), loads.end());
+}
+
+}  // namespace
+
+TEST_CASE("predicted costs balance the recorded GPU backends over 4 shards within 1.25x", "[shard]") {
+    const RecordedSweep sweep = recorded_gpu_sweep({std::begin(gpu_studies), std::end(gpu_studies)});
+    REQUIRE(sweep.plugins.size() == 28);
+    REQUIRE(sweep.entries.size() == 97);
+    const uint32_t shards = 4;
+    const EntryCosts predicted = costs_from_work(sweep.entries, sweep.work, sweep.options);
+    const std::vector<PlannedEntry> plan =
+        plan_shards(sweep.keys, predicted.costs, shards, predicted.start_costs, predicted.groups);
+    const std::vector<double> loads = recorded_loads(sweep, plan, shards);
+    INFO("recorded loads: " << json(loads).dump() << ", predicted: "
+                            << json({planned_shard_s(plan, 0, shards, predicted.start_costs),
+                                     planned_shard_s(plan, 1, shards, predicted.start_costs),
+                                     planned_shard_s(plan, 2, shards, predicted.start_costs),
+                                     planned_shard_s(plan, 3, shards, predicted.start_costs)})
+                                   .dump());
+    CHECK(spread(loads) <= 1.25);
+
+    // Given the recorded costs themselves (--shard-costs), nothing is left to chance.
+    const EntryCosts recorded = costs_from_recorded(sweep.entries, sweep.recorded, "the studies",
+                                                    [](const SweepEntries &) -> EntryCosts {
+                                                        FAIL("every entry is recorded");
+                                                        return {};
+                                                    });
+    const std::vector<PlannedEntry> by_record =
+        plan_shards(sweep.keys, recorded.costs, shards, recorded.start_costs, recorded.groups);
+    CHECK(spread(recorded_loads(sweep, by_record, shards)) <= 1.02);
+}
