@@ -285,7 +285,8 @@ PY
       [ $round = predicted ] && merged=$predicted
       "$runner" merge "$out"/gpu-shard-*.json -o "$merged" | grep -v '^  [^ ]'; echo "merge: exit ${PIPESTATUS[0]}"
     done
-    # 3. One rank per host taking every GPU.
+    # 3. After `devices` (whose one-GPU sweep it is compared with): one rank taking every GPU.
+    [ -f "$out/gpu-sweep-devices-0.json" ] || exit 0
     timed "mpirun -np 1 --devices all" "$out/one-rank-devices-all.log" mpirun -np 1 --bind-to none \
       "$runner" --shard auto --devices all --plugin "$plugins" --max-time 0.5 --quiet -o "$out/one-rank-devices-all.json"
     "$runner" compare "$out/gpu-sweep-devices-0.json" "$out/one-rank-devices-all.json" 2>/dev/null | tail -1 ;;
