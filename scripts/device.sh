@@ -193,8 +193,14 @@ case $mode in
     need_runner
     # The default sweep, timed: on every GPU, then (on a host with several) on GPU 0 alone, and
     # what each measured: every entry the one-GPU sweep measured must be measured on every GPU.
+    # Both start alike: the host's peaks and each GPU's L2 measured before (once per machine),
+    # the CPU references' cache emptied before each.
+    "$runner" --plugin vecadd_naive,vecadd_cuda --devices all --sizes 10 -q -o "$out/warm-up.json" > /dev/null 2>&1
+    references="${GPUBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpubench}/references"
+    rm -rf "$references"
     timed "default sweep" /dev/stdout measure default-sweep
     [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] && exit 0
+    rm -rf "$references"
     CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" /dev/stdout measure default-sweep-one-gpu
     "$(sdk/python/find-python.sh)" - "$out/default-sweep-one-gpu-$today.json" "$out/default-sweep-$today.json" <<'PY'
 import json, sys
