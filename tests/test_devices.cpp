@@ -229,7 +229,7 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
     std::filesystem::remove(path);
 }
 
-// A lane's next worker (a spare) starts ahead of need: before anything is asked of it, it has
+// A worker started ahead of need (the sweep's first): before anything is asked of it, it has
 // loaded its plugin and run its prepare() (a Python backend's imports) with the entries'
 // threads; the plugin's first entry then takes it over.
 TEST_CASE("a worker started ahead of need runs its plugin's prepare() before its first entry", "[devices]") {
@@ -244,7 +244,7 @@ TEST_CASE("a worker started ahead of need runs its plugin's prepare() before its
     MeasureOptions options = test_support::sampled(2, 3);
     options.cpu_threads = 3;
     options.max_time_s = 0.1;
-    pool.prestart_spare(*fixtures.multi, options);
+    pool.prestart(*fixtures.multi, options);
     for (int waited_ms = 0; !std::filesystem::exists(marker) && waited_ms < 30000; waited_ms += 10)
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     unsetenv("GPUBENCH_FIXTURE_PREPARED");
@@ -254,7 +254,7 @@ TEST_CASE("a worker started ahead of need runs its plugin's prepare() before its
     REQUIRE(entry);
     INFO(entry->message);
     CHECK(entry->status == EntryStatus::ok);
-    CHECK(entry->worker_started);  // the spare's first entry
+    CHECK(entry->worker_started);  // the prestarted worker's first entry
     double prepared = -1;
     for (const Metric &metric : entry->metrics)
         if (metric.name == "prepared_threads") prepared = metric.value;

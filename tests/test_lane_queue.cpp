@@ -85,28 +85,3 @@ TEST_CASE("a lane does not join a plugin whose start costs more than it would sa
     for (uint64_t size = 2; size <= 4; ++size) CHECK(queue.next(0)->size == size);
     CHECK_FALSE(queue.next(0));
 }
-
-TEST_CASE("a lane reserves its next plugin while it measures one; no other lane takes it", "[devices]") {
-    const PluginInfo a = plugin_named("a"), b = plugin_named("b"), c = plugin_named("c");
-    SweepEntries entries = sizes_of(a, 3);
-    for (const SweepEntry &e : sizes_of(b, 2)) entries.push_back(e);
-    for (const SweepEntry &e : sizes_of(c, 1)) entries.push_back(e);
-    MeasureOptions options;
-    options.max_time_s = 0.1;  // too short for a lane to join another's plugin
-    LaneQueue queue(entries, options, 2);
-    CHECK_FALSE(queue.reserve_next(0));  // on no plugin yet
-    CHECK(queue.next(0)->plugin == &a);
-    CHECK(queue.next(1)->plugin == &b);
-    CHECK(queue.reserve_next(0) == &c);  // a has entries left: c is lane 0's next
-    CHECK_FALSE(queue.reserve_next(0));  // one reservation at a time
-    CHECK_FALSE(queue.reserve_next(1));  // nothing whole is left for lane 1
-    CHECK(queue.next(1)->size == 2);
-    CHECK_FALSE(queue.next(1));          // b is done, and c is lane 0's
-    CHECK(queue.next(0)->size == 2);
-    CHECK(queue.next(0)->size == 3);
-    const std::optional<SweepEntry> reserved = queue.next(0);
-    REQUIRE(reserved);
-    CHECK(reserved->plugin == &c);
-    CHECK_FALSE(queue.reserve_next(0));  // on its last entry: nothing to start ahead
-    CHECK_FALSE(queue.next(0));
-}

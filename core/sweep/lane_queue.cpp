@@ -7,7 +7,7 @@
 namespace gpubench {
 
 LaneQueue::LaneQueue(const SweepEntries &entries, const MeasureOptions &options, size_t lanes)
-    : current_(lanes), reserved_(lanes), entry_s_(nominal_unknown_entry_s(options)) {
+    : current_(lanes), entry_s_(nominal_unknown_entry_s(options)) {
     for (const SweepEntry &entry : entries) {
         if (plugins_.empty() || plugins_.back().entries.front().plugin != entry.plugin)
             plugins_.push_back({{}, 0, 0, nominal_start_cost(*entry.plugin).seconds});
@@ -16,13 +16,6 @@ LaneQueue::LaneQueue(const SweepEntries &entries, const MeasureOptions &options,
     const auto predicted_s = [&](const Plugin &p) { return p.start_s + double(p.entries.size()) * entry_s_; };
     std::stable_sort(plugins_.begin(), plugins_.end(),
                      [&](const Plugin &a, const Plugin &b) { return predicted_s(a) > predicted_s(b); });
-}
-
-// The first plugin, costliest first, that no lane has taken or reserved.
-std::optional<size_t> LaneQueue::first_whole() const {
-    for (size_t i = 0; i < plugins_.size(); ++i)
-        if (plugins_[i].taken == 0 && !plugins_[i].reserved) return i;
-    return std::nullopt;
 }
 
 // The plugin a free lane should join: the one with the most entries left, if the time k lanes
@@ -48,25 +41,12 @@ std::optional<SweepEntry> LaneQueue::next(size_t lane) {
         return p.entries[p.taken++];
     }
     if (on) --plugins_[*on].lanes_on, on.reset();
-    if (std::optional<size_t> &reserved = reserved_.at(lane))
-        on = reserved, reserved.reset();
-    else if (!(on = first_whole()))
-        on = worth_joining();
+    const auto whole = std::find_if(plugins_.begin(), plugins_.end(), [](const Plugin &p) { return p.taken == 0; });
+    on = whole != plugins_.end() ? std::optional<size_t>(size_t(whole - plugins_.begin())) : worth_joining();
     if (!on) return std::nullopt;
     Plugin &p = plugins_[*on];
     ++p.lanes_on;
     return p.entries[p.taken++];
-}
-
-const PluginInfo *LaneQueue::reserve_next(size_t lane) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const std::optional<size_t> &on = current_.at(lane);
-    if (reserved_.at(lane) || !on || plugins_[*on].taken >= plugins_[*on].entries.size()) return nullptr;
-    const std::optional<size_t> whole = first_whole();
-    if (!whole) return nullptr;
-    plugins_[*whole].reserved = true;
-    reserved_[lane] = whole;
-    return plugins_[*whole].entries.front().plugin;
 }
 
 }  // namespace gpubench

@@ -2,9 +2,7 @@
 // order, in one worker, so that it pays the plugin's start once), the plugins predicted to
 // cost most first, so that the last to finish is a short one. Once no plugin is left whole, a
 // free lane joins the plugin with the most entries left, when what it saves there outweighs
-// the start it pays: the sweep does not wait on one lane's long tail. A lane may reserve the
-// next whole plugin while it measures another, to start that plugin's worker ahead of need
-// (a Python interpreter with PyTorch takes seconds): no other lane takes it then. Thread-safe.
+// the start it pays: the sweep does not wait on one lane's long tail. Thread-safe.
 #pragma once
 
 #include "measure.hpp"
@@ -22,12 +20,8 @@ public:
     // `entries` in sweep order (each plugin's entries together, sizes ascending); `options`
     // give the sampling rule's bound of an entry's time (nominal_unknown_entry_s).
     LaneQueue(const SweepEntries &entries, const MeasureOptions &options, size_t lanes);
-    // The next entry for `lane`, nullopt when there is none worth its taking: its current
-    // plugin's, else its reserved plugin's first, else another plugin's.
+    // The next entry for `lane`, nullopt when there is none worth its taking.
     std::optional<SweepEntry> next(size_t lane);
-    // While `lane` has entries of its current plugin left and has reserved none: reserves the
-    // next whole plugin for it and returns it; else nullptr.
-    const PluginInfo *reserve_next(size_t lane);
 
 private:
     struct Plugin {
@@ -35,14 +29,11 @@ private:
         size_t taken = 0;    // entries handed out, from the front
         size_t lanes_on = 0;  // lanes measuring it now
         double start_s = 0;   // nominal_start_cost: what a lane pays to join it
-        bool reserved = false;
     };
-    std::optional<size_t> first_whole() const;
     std::optional<size_t> worth_joining() const;
     std::mutex mutex_;
     std::vector<Plugin> plugins_;                  // longest predicted first
     std::vector<std::optional<size_t>> current_;  // per lane: the plugin it is on
-    std::vector<std::optional<size_t>> reserved_;  // per lane: the plugin it takes next
     double entry_s_;
 };
 

@@ -253,10 +253,6 @@ bool takes_every_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
     return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices > 1;
 }
 
-// A lane starts its next plugin's worker ahead of need only with at least this many cores of
-// its own: the start (an interpreter's imports) takes one, beside the measuring worker's.
-constexpr int spare_start_min_threads = 4;
-
 // --devices: one lane per GPU, each with its own worker, taking entries from a LaneQueue.
 // Each lane's worker is bound to its share of the host (`shares`, one per GPU), and its CPU
 // work gets no more threads than the share has.
@@ -278,19 +274,11 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             on_device.cuda_devices.clear();
             on_device.cpu_threads = std::max(1, std::min(options.cpu_threads, shares[index].threads));
             Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, true, shares[index]);
-            while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index)) {
+            while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index))
                 if (!sequence.measure(*entry, on_device)) {
                     if (!stop.exchange(true)) recorder.interrupted();
                     return;
                 }
-                // The lane's next plugin starts while this one measures: after this lane's
-                // first entry on its GPU, so that no GPU-wide figure is measured meanwhile, and
-                // only where the lane's share has cores to spare for the start beside the
-                // measuring worker.
-                if (shares[index].threads >= spare_start_min_threads)
-                    if (const PluginInfo *next = queue.reserve_next(index); next && next->is_available())
-                        pool.prestart_spare(*next, on_device);
-            }
         } catch (...) {
             std::lock_guard<std::mutex> lock(failure_mutex);
             if (!failure) failure = std::current_exception();

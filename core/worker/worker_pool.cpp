@@ -172,10 +172,8 @@ WorkerPool::~WorkerPool() {
     // The runner is done: a healthy worker has nothing left to say, and waiting for it to tear
     // down its CUDA context would only delay the runner's exit. (Under --sanitize every worker
     // was already waited for, to read its report.)
-    for (auto *worker : {&worker_, &spare_}) {
-        if (*worker) (*worker)->abandon();
-        worker->reset();
-    }
+    if (worker_) worker_->abandon();
+    worker_.reset();
 }
 
 void WorkerPool::retire() {
@@ -187,15 +185,6 @@ void WorkerPool::retire() {
 WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOptions &options) const {
     return WorkerDevices(entry_cuda_devices(plugin, options), launch_.gpus, launch_.inherited_visible,
                          launch_.listed_gpus);
-}
-
-void WorkerPool::prestart_spare(const PluginInfo &plugin, const MeasureOptions &options) {
-    if (spare_ || launch_.sanitizer || launch_.worker_per_entry) return;
-    try {
-        spare_ = std::make_unique<WorkerProcess>(launch_, plugin, devices_for(plugin, options), options);
-    } catch (const std::exception &) {
-        // measure() starts one when the plugin's turn comes, and records why it cannot.
-    }
 }
 
 bool WorkerPool::fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const {
@@ -302,7 +291,6 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     failed.status = EntryStatus::error;
     const WorkerDevices devices = devices_for(plugin, options);
     if (worker_ && !fits(*worker_, plugin, devices)) retire();
-    if (!worker_ && spare_ && fits(*spare_, plugin, devices)) worker_ = std::move(spare_);
     bool started = false;
     size_t entries_before = 0;
     const std::string request =

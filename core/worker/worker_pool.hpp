@@ -55,9 +55,6 @@ public:
     // and creates its CUDA context while the runner carries on); measure() of that plugin
     // there then finds it ready.
     void prestart(const PluginInfo &plugin, const MeasureOptions &options);
-    // Starts a worker for the plugin measured next (a spare) while the one in hand measures
-    // this one; measure() of that plugin takes it over. One spare at a time.
-    void prestart_spare(const PluginInfo &plugin, const MeasureOptions &options);
     // The entry as a worker measured it, or an error entry saying how the worker ended
     // (signal, exit status, time limit). nullopt when `interrupted` stopped it: such an entry
     // was not measured and is not recorded.
@@ -79,7 +76,7 @@ private:
     WorkerDevices devices_for(const PluginInfo &plugin, const MeasureOptions &options) const;
     bool fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const;
     WorkerLaunch launch_;
-    std::unique_ptr<WorkerProcess> worker_, spare_;
+    std::unique_ptr<WorkerProcess> worker_;
 };
 
 }  // namespace gpubench
