@@ -76,6 +76,7 @@ void check_contract(bool cuda) {
                     CHECK_THAT(e.message, Catch::StartsWith("not supported: "));
                     CHECK(e.run_s.empty());
                     WARN("not tested on one GPU: " << info.name << ": " << e.message);
+                    ++checked;  // its refusal was checked: Catch runs this case once per section
                     continue;
                 }
                 check_verified(e);
