@@ -98,12 +98,14 @@ TEST_CASE("shard costs from a history database: each entry's most recent wall ti
     const json document = read_json(file);
     CHECK(document["shard"]["costs"] == "from the history: " + db.string());
     const std::map<uint64_t, double> planned = planned_costs(document);
-    for (const json &entry : read_json(recent)["entries"])
+    // Held in names: a range-for over a temporary's member would read freed memory.
+    const json recent_sweep = read_json(recent), older_sweep = read_json(older);
+    for (const json &entry : recent_sweep["entries"])
         CHECK(planned.at(entry["size"].get<uint64_t>()) == Approx(cost_and_start(entry).first));
     CHECK(document["shard"]["start_costs"]["fixture_good"].get<double>() ==
-          Approx(cost_and_start(read_json(recent)["entries"][0]).second));
+          Approx(cost_and_start(recent_sweep["entries"][0]).second));
     // 7 and 8: the older run has them, and they are planned from it.
-    for (const json &entry : read_json(older)["entries"])
+    for (const json &entry : older_sweep["entries"])
         if (entry["size"].get<uint64_t>() > 6)
             CHECK(planned.at(entry["size"].get<uint64_t>()) == Approx(cost_and_start(entry).first));
 

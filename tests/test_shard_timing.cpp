@@ -109,7 +109,8 @@ TEST_CASE("a shard records its predicted and actual wall time, and runner merge 
     CHECK_THAT(o.output, Catch::Contains("spread of the shards' actual wall times (slowest/fastest): " +
                                          fixed(spread, 2) + "\n"));
     // The merged file keeps each shard's figures.
-    for (const json &context : read_json(merged)["merged"]["shards"]) {
+    const json merged_document = read_json(merged);
+    for (const json &context : merged_document["merged"]["shards"]) {
         const json record = read_json(shards.at(context["index"].get<size_t>()))["shard"];
         CHECK(context["predicted_s"] == record["predicted_s"]);
         CHECK(context["actual_s"] == record["actual_s"]);
