@@ -4,6 +4,7 @@
 // hands a reader nothing that has not passed the schema.
 #pragma once
 
+#include "bounded_json.hpp"
 #include "build_record.hpp"
 #include "gpu.hpp"
 #include "results_schema.hpp"
@@ -154,10 +155,6 @@ void check_results_document(const nlohmann::json &document, const std::string &s
 ResultsDocument results_document(const nlohmann::json &document, const std::string &source);
 // The typed model of a document read_results_json has checked already (no second check).
 ResultsDocument typed_results_document(const nlohmann::json &checked_document);
-
-// Results files nest about 6 levels deep; anything far deeper is refused while parsing, as
-// the walks over a parsed document (dump, the schema check) recurse.
-inline constexpr int max_results_depth = 64;
 
 // A results file read and checked: throws std::runtime_error naming the file and the problem
 // (unreadable, empty, not JSON, nested deeper than max_results_depth, or as above).
