@@ -142,12 +142,12 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
     return sweep;
 }
 
-ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
+ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli, const MeasureOptions &options,
                          const std::filesystem::path &runner) {
     std::vector<EntryKey> keys;
-    for (const SweepEntry &entry : entries) keys.push_back(key_of(entry, cli.measure));
+    for (const SweepEntry &entry : entries) keys.push_back(key_of(entry, options));
     const auto predict = [&](const SweepEntries &these) {
-        return costs_from_declared_work(these, cli.measure, runner, cli.scan_timeout_s);
+        return costs_from_declared_work(these, options, runner, cli.scan_timeout_s);
     };
     EntryCosts costs;
     if (cli.shard_costs.empty()) {
@@ -168,7 +168,7 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
     ShardedSweep sharded;
     for (size_t i = 0; i < entries.size(); ++i)
         if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);
-    sharded.record = record;
+    sharded.record = std::move(record);
     sharded.notes = std::move(costs.notes);
     return sharded;
 }

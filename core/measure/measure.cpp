@@ -139,10 +139,6 @@ std::string footprint_problem(const Work &work, const PhaseTimer &timer) {
 
 }  // namespace
 
-const std::vector<double> &headline_run_samples(const EntryResult &entry) {
-    return entry.per_launch.run_s.empty() ? entry.run_s : entry.per_launch.run_s;
-}
-
 std::string headline_method(const EntryResult &entry) {
     return entry.per_launch.run_s.empty() ? "single" : entry.per_launch.method;
 }

@@ -66,7 +66,7 @@ json entry_extras(const RecordedEntry &typed, const json &entry) {
 using ExtrasByPoint = std::map<std::string, json>;
 
 // Every verified entry's extras, keyed as its report point; and each workload's size meaning.
-void gather_extras(const HtmlReportInput &input, ExtrasByPoint &extras,
+void gather_extras(const ReportInput &input, ExtrasByPoint &extras,
                    std::map<std::string, std::string> &size_meanings) {
     for (size_t i = 0; i < input.documents.size(); ++i) {
         const json &document = input.documents[i];
@@ -135,7 +135,7 @@ json crossover_json(const WorkloadReport &r) {
 
 }  // namespace
 
-json workloads_json(const HtmlReportInput &input) {
+json workloads_json(const ReportInput &input) {
     ExtrasByPoint extras;
     std::map<std::string, std::string> size_meanings;
     gather_extras(input, extras, size_meanings);

@@ -29,7 +29,7 @@ double seconds_since(std::chrono::steady_clock::time_point began) {
 }
 
 // What the worker said about the entry under way: the stage it last began, and the entry.
-struct Report {
+struct WorkerMessages {
     std::string stage = "start-up";
     std::optional<EntryResult> entry;
     std::string malformed;  // a line that did not parse, if any
@@ -96,7 +96,7 @@ public:
 
     bool send(const std::string &line) { return write_all(request_fd_, line + '\n'); }
     // Reads what is there within `wait_ms`; false once the worker closed its end.
-    bool read_some(Report &report, int wait_ms) {
+    bool read_some(WorkerMessages &report, int wait_ms) {
         pollfd pfd{report_fd_, POLLIN, 0};
         if (poll(&pfd, 1, wait_ms) <= 0) return true;
         char buffer[65536];
@@ -238,7 +238,7 @@ void settle_worker(EntryResult &entry, bool open, const WorkerLaunch &launch,
 }
 
 // Why a worker that ended with `status` reported no entry.
-std::string unreported(const Report &report, int status, bool timed_out, double timeout_s) {
+std::string unreported(const WorkerMessages &report, int status, bool timed_out, double timeout_s) {
     const std::string where = " in " + report.stage;
     if (timed_out) {
         char seconds[32];
@@ -297,7 +297,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         request_to_wire({size, devices.for_worker(options), launch_.host_roofline, budget}).dump();
     if (!hand_over(plugin, devices, options, request, failed, started, entries_before)) return failed;
 
-    Report report;
+    WorkerMessages report;
     const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);
     bool timed_out = false, open = true;
     while (!report.entry && (open = worker_->read_some(report, 100))) {
