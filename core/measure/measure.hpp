@@ -2,6 +2,7 @@
 // The same procedure for every plugin; only the clock differs (see PhaseTimer).
 #pragma once
 
+#include "entry_identity.hpp"
 #include "gpu.hpp"
 #include "host_share.hpp"
 #include "phase_timer.hpp"
@@ -193,6 +194,7 @@ struct EntryResult {
     // an entry that ran alone), filled by the sweep; nullopt in a sweep on one GPU.
     std::optional<HostShare> host_share;
 
+    EntryIdentity identity() const { return {plugin, size, settings.params, settings.seed}; }
     // Its wall time outside sampling: a started worker, set-up, warm-up, checks, teardown.
     double outside_sampling_s() const { return std::max(0.0, entry_wall_s - resources.sampling_wall_s); }
 };

@@ -55,12 +55,12 @@ std::optional<uint64_t> crossover_of(const WorkloadReport &report, const ReportC
         for (const ReportColumn &c : report.columns) {
             if (c.gpu || c.source != gpu.source) continue;
             if (auto it = c.points.find(size); it != c.points.end())
-                best_cpu = best_cpu < 0 ? it->second.end_to_end_s
-                                        : std::min(best_cpu, it->second.end_to_end_s);
+                best_cpu = best_cpu < 0 ? it->second.end_to_end_s()
+                                        : std::min(best_cpu, it->second.end_to_end_s());
         }
         if (best_cpu < 0) continue;  // no CPU backend measured this size
         compared = true;
-        if (point.end_to_end_s < best_cpu) {
+        if (point.end_to_end_s() < best_cpu) {
             if (!from) from = size;
         } else {
             from.reset();  // beaten again at a larger size: the crossover is later, if at all
@@ -109,6 +109,16 @@ void complete(WorkloadReport &report, const ReportOptions &options) {
 
 }  // namespace
 
+std::string gpu_model(const EntryResult &entry) {
+    return entry.devices.empty() || entry.cuda_devices.empty() || entry.devices.front().index != entry.cuda_devices.front()
+               ? ""
+               : entry.devices.front().name;
+}
+
+std::optional<double> run_host_s(const ReportPoint &point) {
+    return point.figures.run_host ? std::optional(point.figures.run_host->median) : std::nullopt;
+}
+
 std::vector<WorkloadReport> build_report(
     const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options) {
@@ -116,27 +126,21 @@ std::vector<WorkloadReport> build_report(
     for (const auto &[label, document] : labelled_documents) {
         const auto kinds = plugin_kinds(document);
         std::set<std::string> gpu_models;
-        for (const RecordedEntry &entry : document.entries)
-            if (!entry.gpu_model.empty()) gpu_models.insert(entry.gpu_model);
-        for (const RecordedEntry &entry : document.entries) {
-            if (!entry.record.valid || !entry.timing) continue;
-            const auto kind = kinds.find(entry.record.plugin);
+        for (const EntryResult &entry : document.entries)
+            if (const std::string model = gpu_model(entry); !model.empty()) gpu_models.insert(model);
+        for (const EntryResult &entry : document.entries) {
+            if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+            const auto kind = kinds.find(entry.plugin);
             if (kind == kinds.end()) continue;
-            const std::string &params = entry.record.params;
+            const std::string &params = entry.settings.params;
             WorkloadReport &report = by_workload[{kind->second.workload, params}];
             report.workload = kind->second.workload;
             report.params = params;
-            const std::string gpu_model = gpu_models.size() > 1 ? entry.gpu_model : "";
-            ReportColumn &column = column_for(report, kind->second, label, gpu_model);
+            ReportColumn &column =
+                column_for(report, kind->second, label, gpu_models.size() > 1 ? gpu_model(entry) : "");
             // Files before build records had none: a column of several files takes one that has.
             if (!column.build) column.build = kind->second.build;
-            const TimingRecord &t = *entry.timing;
-            column.points[entry.record.size] = {t.headline_median(), t.end_to_end.median,
-                                                 entry.record.flags,  t.run.median,
-                                                 t.first_run,         t.load,
-                                                 entry.resources,
-                                                 t.run_host ? std::optional(t.run_host->median)
-                                                            : std::nullopt};
+            column.points[entry.size] = {entry, entry_figures(entry, document.header.basis())};
         }
     }
     std::vector<WorkloadReport> reports;
@@ -153,8 +157,8 @@ std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &
     if (!base) return std::nullopt;
     const auto b = base->points.find(size), c = column.points.find(size);
     if (b == base->points.end() || c == column.points.end()) return std::nullopt;
-    const double tb = end_to_end ? b->second.end_to_end_s : b->second.compute_s;
-    const double tc = end_to_end ? c->second.end_to_end_s : c->second.compute_s;
+    const double tb = end_to_end ? b->second.end_to_end_s() : b->second.compute_s();
+    const double tc = end_to_end ? c->second.end_to_end_s() : c->second.compute_s();
     if (tb <= 0 || tc <= 0) return std::nullopt;
     return tb / tc;
 }
@@ -176,10 +180,10 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
                     out << " — |";
                     continue;
                 }
-                std::string cell = format_seconds(p->second.compute_s);
-                if (p->second.end_to_end_s > p->second.compute_s * 1.0001)
-                    cell += " (" + format_seconds(p->second.end_to_end_s) + ")";
-                for (const std::string &flag : p->second.flags) cell += " *" + flag + "*";
+                std::string cell = format_seconds(p->second.compute_s());
+                if (p->second.end_to_end_s() > p->second.compute_s() * 1.0001)
+                    cell += " (" + format_seconds(p->second.end_to_end_s()) + ")";
+                for (const std::string &flag : p->second.figures.flags) cell += " *" + flag + "*";
                 if (c.backend != r.baseline) {
                     const auto compute = speedup(r, c, size, false), e2e = speedup(r, c, size, true);
                     if (compute) {
@@ -241,11 +245,11 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
             for (const auto &[size, p] : c.points)
                 out << quoted(r.workload) << ',' << quoted(r.params) << ',' << quoted(c.source) << ','
                     << quoted(c.backend) << ',' << (c.gpu ? "gpu" : "cpu") << ',' << size << ','
-                    << number(p.compute_s) << ',' << number(p.end_to_end_s) << ','
+                    << number(p.compute_s()) << ',' << number(p.end_to_end_s()) << ','
                     << number(speedup(r, c, size, false)) << ','
                     << number(speedup(r, c, size, true)) << ',' << crossover << ','
-                    << quoted(join_flags(p.flags)) << ',' << quoted(c.gpu_model) << ','
-                    << number(p.run_host_s) << '\n';
+                    << quoted(join_flags(p.figures.flags)) << ',' << quoted(c.gpu_model) << ','
+                    << number(run_host_s(p)) << '\n';
         }
 }
 
@@ -256,11 +260,11 @@ json report_json(const std::vector<WorkloadReport> &reports) {
         for (const ReportColumn &c : r.columns) {
             json points = json::array();
             for (const auto &[size, p] : c.points) {
-                json point = {{"size", size}, {"compute_s", p.compute_s},
-                              {"end_to_end_s", p.end_to_end_s}, {"flags", p.flags}};
+                json point = {{"size", size}, {"compute_s", p.compute_s()},
+                              {"end_to_end_s", p.end_to_end_s()}, {"flags", p.figures.flags}};
                 if (auto s = speedup(r, c, size, false)) point["speedup_compute"] = *s;
                 if (auto s = speedup(r, c, size, true)) point["speedup_end_to_end"] = *s;
-                if (p.run_host_s) point["run_host_s"] = *p.run_host_s;
+                if (const auto host = run_host_s(p)) point["run_host_s"] = *host;
                 points.push_back(point);
             }
             columns.push_back({{"backend", c.backend}, {"source", c.source},
@@ -278,10 +282,10 @@ json report_json(const std::vector<WorkloadReport> &reports) {
 
 json gbench_json(const ResultsDocument &document) {
     json out = {{"context",
-                 {{"date", document.created},
-                  {"host_name", document.host_name},
+                 {{"date", document.header.created},
+                  {"host_name", document.header.host_name},
                   {"executable", "gpubench runner"},
-                  {"num_cpus", document.logical_cores},
+                  {"num_cpus", document.header.logical_cores},
                   {"mhz_per_cpu", 0},
                   {"cpu_scaling_enabled", false},
                   {"caches", json::array()},
@@ -289,11 +293,11 @@ json gbench_json(const ResultsDocument &document) {
                   {"gpubench_gpu", document.gpu_name.value_or("")}}},
                 {"benchmarks", json::array()}};
     int family = 0;
-    for (const RecordedEntry &entry : document.entries) {
-        if (!entry.record.valid || !entry.timing) continue;
-        std::string name = entry.record.plugin + "/" + std::to_string(entry.record.size);
-        if (!entry.record.params.empty()) name += "/" + entry.record.params;
-        const std::vector<double> &samples = entry.timing->headline_samples();
+    for (const EntryResult &entry : document.entries) {
+        if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+        std::string name = entry.plugin + "/" + std::to_string(entry.size);
+        if (!entry.settings.params.empty()) name += "/" + entry.settings.params;
+        const std::vector<double> &samples = headline_run_samples(entry);
         const auto record = [&](const std::string &run_type, double seconds, int index,
                                 const std::string &aggregate) {
             json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},

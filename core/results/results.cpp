@@ -77,14 +77,9 @@ void ResultsFile::set_field(const json::json_pointer &where, json value) {
     write();
 }
 
-const json *ResultsFile::find_entry(const std::string &plugin, uint64_t size,
-                                    const std::string &params, uint64_t seed) const {
-    for (const json &entry : document_["entries"]) {
-        const EntryRecord recorded = entry.get<EntryRecord>();
-        if (recorded.plugin == plugin && recorded.size == size && recorded.params == params &&
-            recorded.seed == seed)
-            return &entry;
-    }
+const json *ResultsFile::find_entry(const EntryIdentity &identity) const {
+    for (const json &entry : document_["entries"])
+        if (entry.get<EntryIdentity>() == identity) return &entry;
     return nullptr;
 }
 

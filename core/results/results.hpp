@@ -43,9 +43,8 @@ public:
     // a figure known only once the sweep ends (a shard's actual wall time).
     void set_field(const nlohmann::json::json_pointer &where, nlohmann::json value);
     const nlohmann::json &document() const { return document_; }
-    // The recorded entry of (plugin, size) measured with these params and seed, or nullptr.
-    const nlohmann::json *find_entry(const std::string &plugin, uint64_t size,
-                                     const std::string &params, uint64_t seed) const;
+    // The recorded entry of this identity (its seed included), or nullptr.
+    const nlohmann::json *find_entry(const EntryIdentity &identity) const;
     const std::filesystem::path &path() const { return path_; }
 
 private:

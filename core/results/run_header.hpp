@@ -2,6 +2,8 @@
 // build and options. Reports print it as their header; the history keys its runs by it.
 #pragma once
 
+#include "entry_figures.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -31,6 +33,7 @@ struct RunHeader {
     std::string gpu_list() const;   // "2 x NVIDIA H100 80GB HBM3", "" without a GPU
     std::string build() const;      // "Release, GNU 12.2.0, nvcc 13.0.88, gpubench 0.1.0"
     std::string wall_time() const;  // "71.2 s", or "shard 0: 71.2 s, shard 1: 69.8 s (...)"
+    RunBasis basis() const { return {logical_cores}; }  // what its entries' figures take from it
 };
 
 // Reads the header of a checked results document (read_results_json); fields a file lacks stay
