@@ -68,9 +68,11 @@ void keep_newest_entries(std::vector<ResultsDocument> &documents) {
             auto [it, added] = newest.emplace(key(i, e), i);
             if (!added && documents[i].header.created >= documents[it->second].header.created) it->second = i;
         }
-    for (size_t i = 0; i < documents.size(); ++i)
+    for (size_t i = 0; i < documents.size(); ++i) {
         std::erase_if(documents[i].entries,
                       [&](const EntryResult &e) { return e.status == EntryStatus::ok && newest.at(key(i, e)) != i; });
+        documents[i].header.time_sweep(documents[i].entries);  // the header describes what is kept
+    }
 }
 
 // The command line of runner report.

@@ -502,18 +502,38 @@ TEST_CASE("the report's header says how long a sweep took, per shard in a merged
     for (size_t i = 0; i < document["entries"].size(); ++i)
         document["entries"][i]["harness"]["finished_after_s"] = 10.0 * double(i + 1);
     const double last = 10.0 * double(document["entries"].size());
-    RunHeader whole = run_header(document, "sweep.json");
+    const RunHeader whole = typed(document).header;
     REQUIRE(whole.wall_s.size() == 1);
     CHECK(whole.wall_s[0] == std::pair<int, double>{-1, last});
     CHECK(whole.wall_time() == std::to_string(int(last)) + ".0 s");
     // A merged file: each entry names its shard; shard 1's last entry finished at 20 s.
-    for (size_t i = 0; i < document["entries"].size(); ++i) document["entries"][i]["shard"] = i == 1 ? 1 : 0;
-    const RunHeader merged = run_header(document, "merged.json");
-    REQUIRE(document["entries"].size() == 9);  // the last, shard 0's, at 90 s
-    CHECK(merged.wall_time() == "shard 0: 90.0 s, shard 1: 20.0 s (the longest 4.50x the shortest)");
+    json merged = document;
+    for (size_t i = 0; i < merged["entries"].size(); ++i) merged["entries"][i]["shard"] = i == 1 ? 1 : 0;
+    REQUIRE(merged["entries"].size() == 9);  // the last, shard 0's, at 90 s
+    CHECK(typed(merged).header.wall_time() == "shard 0: 90.0 s, shard 1: 20.0 s (the longest 4.50x the shortest)");
     // A file continued with --resume counts each run from its own start: no wall time.
-    document["resumed"] = json::array();
-    CHECK(run_header(document, "resumed.json").wall_s.empty());
+    merged["resumed"] = json::array();
+    CHECK(typed(merged).header.wall_s.empty());
+
+    // --newest: a later file of the machine measured the last entry again; the earlier file's
+    // header tells the time of the entries the report keeps of it (the last at 80 s).
+    using namespace runner_process;
+    document["created"] = "2026-01-01T00:00:00Z";
+    json later = results({{"sort_cuda", 100000, around(0.5e-3), 1e-3}});
+    later["created"] = "2026-01-02T00:00:00Z";
+    later["entries"][0]["harness"]["finished_after_s"] = 5.0;
+    const auto earlier_file = temp_results("newest_earlier"), later_file = temp_results("newest_later");
+    std::ofstream(earlier_file) << document.dump();
+    std::ofstream(later_file) << later.dump();
+    const std::string files = earlier_file.string() + " " + later_file.string();
+    const Outcome all = run_runner("report " + files), newest = run_runner("report --newest " + files);
+    INFO(all.output + newest.output);
+    CHECK((all.status == 0 && newest.status == 0));
+    CHECK_THAT(all.output, Catch::Contains("- wall time: 90.0 s") && Catch::Contains("- wall time: 5.0 s"));
+    CHECK_THAT(newest.output, Catch::Contains("- wall time: 80.0 s") && Catch::Contains("- wall time: 5.0 s") &&
+                                  !Catch::Contains("90.0 s"));
+    std::filesystem::remove(earlier_file);
+    std::filesystem::remove(later_file);
 }
 
 TEST_CASE("the studies view of a sweep without a GPU backend has no GPU columns", "[report]") {

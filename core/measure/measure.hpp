@@ -193,6 +193,8 @@ struct EntryResult {
     // The CPUs the entry's worker had in a --devices sweep (its lane's share, or every CPU for
     // an entry that ran alone), filled by the sweep; nullopt in a sweep on one GPU.
     std::optional<HostShare> host_share;
+    // In a merged file: the shard that delivered it (runner merge sets it); nullopt elsewhere.
+    std::optional<uint32_t> shard;
 
     EntryIdentity identity() const { return {plugin, size, settings.params, settings.seed}; }
     // Its wall time outside sampling: a started worker, set-up, warm-up, checks, teardown.

@@ -204,6 +204,7 @@ void to_json(json &entry, const EntryResult &e) {
     if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
     if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
     if (e.host_share) entry["host_share"] = *e.host_share;
+    if (e.shard) entry["shard"] = *e.shard;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0) entry["stream_audit"] = e.stream_audit;
     if (e.thread_audit.calls > 0) entry["thread_audit"] = e.thread_audit;
@@ -238,6 +239,7 @@ void from_json(const json &entry, EntryResult &e) {
         e.ranks = ranks->at("ranks").get<uint32_t>();
     }
     json_fields::get(entry, "host_share", e.host_share);
+    json_fields::get(entry, "shard", e.shard);
     json_fields::get(entry, "sanitizer", e.sanitizer);
     json_fields::get(entry, "stream_audit", e.stream_audit);
     json_fields::get(entry, "thread_audit", e.thread_audit);

@@ -147,6 +147,7 @@ ResultsDocument typed_results_document(const json &document, const std::string &
         }
     }
     ceilings_of_earlier_files(document, d);
+    d.header.time_sweep(d.entries);
     return d;
 }
 
