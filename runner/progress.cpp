@@ -29,22 +29,30 @@ Progress::Style Progress::style_for_stderr(bool quiet) {
     return isatty(STDERR_FILENO) ? Style::terminal : Style::lines;
 }
 
-Progress::Progress(Style style, size_t total_entries) : style_(style), total_(total_entries) {}
+Progress::Progress(Style style, size_t total_entries, std::FILE *out, double still_every_s)
+    : style_(style), out_(out), still_every_s_(still_every_s), total_(total_entries) {}
 
 void Progress::begin(const std::string &plugin, uint64_t size) {
     ++started_;
     current_ = plugin + " " + std::to_string(size);
-    entry_began_ = clock::now();
+    entry_began_ = last_still_ = clock::now();
     if (style_ == Style::lines) {
-        std::fprintf(stderr, "[%zu/%zu] %s (%s elapsed)\n", started_, total_, current_.c_str(),
+        std::fprintf(out_, "[%zu/%zu] %s (%s elapsed)\n", started_, total_, current_.c_str(),
                      duration_text(since(sweep_began_)).c_str());
-        std::fflush(stderr);
+        std::fflush(out_);
     }
     if (style_ == Style::terminal) draw();
 }
 
 void Progress::tick() {
+    if (started_ == finished_) return;  // between entries: nothing runs
     if (style_ == Style::terminal && since(last_draw_) >= 1.0) draw();
+    if (style_ == Style::lines && since(last_still_) >= still_every_s_) {
+        last_still_ = clock::now();
+        std::fprintf(out_, "[%zu/%zu] %s, still running: %s in (%s elapsed)\n", started_, total_, current_.c_str(),
+                     duration_text(since(entry_began_)).c_str(), duration_text(since(sweep_began_)).c_str());
+        std::fflush(out_);
+    }
 }
 
 void Progress::draw() {
@@ -54,15 +62,15 @@ void Progress::draw() {
                        duration_text(since(sweep_began_)) + " elapsed";
     if (finished_ > 0 && total_ > finished_)  // the mean finished entry, times what is left
         line += ", ~" + duration_text(finished_s_ / finished_ * (total_ - finished_)) + " left";
-    std::fprintf(stderr, "\r%s\033[K", line.c_str());
-    std::fflush(stderr);
+    std::fprintf(out_, "\r%s\033[K", line.c_str());
+    std::fflush(out_);
     shown_ = true;
 }
 
 void Progress::clear() {
     if (style_ == Style::terminal && shown_) {
-        std::fprintf(stderr, "\r\033[K");
-        std::fflush(stderr);
+        std::fprintf(out_, "\r\033[K");
+        std::fflush(out_);
         shown_ = false;
     }
 }

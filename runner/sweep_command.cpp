@@ -211,8 +211,11 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
         ConsoleObserver console(std::cout, cli.quiet, params_width);
         tally = run_sweep(entries, cli.measure, gpus, results, pool, mode, console);
         record_shard_wall_time(results, console.last_finished_s());
+        results.finish();  // interrupted or not: the document whole, the journal gone
     } catch (const std::exception &e) {  // the results file could not be written (a full disk)
-        return fail(std::string(e.what()) + "; the entries written before are in " + output, exit_failed);
+        return fail(std::string(e.what()) + "; the entries recorded before are kept in " + output +
+                        " (every runner command also reads its journal)",
+                    exit_failed);
     }
     const int status = exit_status(tally, cli.shard.has_value());
     print_sweep_summary(tally, cli, status, mode, output);

@@ -96,9 +96,20 @@ inline pid_t start_runner(std::vector<std::string> arguments) {
     return pid;
 }
 
-// Entries in the file at `path` now, or -1 while it is missing or being replaced.
+// Entries recorded at `path` now: while a sweep writes it, its journal's (the first line's
+// document, then one line per entry: core/results/results_journal.hpp), else the file's; -1
+// while neither can be read.
 inline int entries_now(const std::filesystem::path &path) {
     try {
+        if (std::ifstream journal(path.string() + ".journal"); journal) {
+            int entries = -1;
+            for (std::string line; std::getline(journal, line) && !journal.eof();)  // a last line cut short is not one
+                if (entries < 0)
+                    entries = static_cast<int>(nlohmann::json::parse(line).at("document").at("entries").size());
+                else if (line.rfind("{\"entry\":", 0) == 0)
+                    ++entries;
+            return entries;
+        }
         return static_cast<int>(read_json(path)["entries"].size());
     } catch (const std::exception &) {
         return -1;

@@ -148,6 +148,7 @@ TEST_CASE("runner --devices lanes: every entry once, a short plugin's sizes on o
     WorkerPool pool(launch);
     SweepObserver quiet;
     const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);
+    results.finish();  // the document whole, as the runner leaves it
     CHECK(tally.ok == entries.size());
     CHECK_FALSE(tally.interrupted);
 
@@ -198,6 +199,7 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
     WorkerPool pool(launch);
     SweepObserver quiet;
     const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);
+    results.finish();  // the document whole, as the runner leaves it
     CHECK(tally.ok == 5);
     CHECK(tally.skipped == 1);
 

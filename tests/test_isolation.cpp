@@ -169,4 +169,5 @@ TEST_CASE("a worker dies with its runner: SIGKILL the runner and the hanging wor
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     CHECK_FALSE(alive(workers[0]));
     std::filesystem::remove(temp_results("killed"));
+    std::filesystem::remove(temp_results("killed").string() + ".journal");  // the killed runner's
 }

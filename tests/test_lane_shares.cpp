@@ -150,6 +150,7 @@ TEST_CASE("two lanes never have more runnable threads than cores", "[devices][ho
     SweepObserver quiet;
     RunnableSampler sampler;
     const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);
+    results.finish();  // the document whole, as the runner leaves it
     sampler.stop();
     CHECK(tally.ok == entries.size());
     INFO("CPUs " << cpu_list_text(allowed) << "; most runnable at once " << sampler.most_runnable);

@@ -124,7 +124,8 @@ TEST_CASE("plugin statuses become entry statuses with the plugin's message", "[m
     CHECK(measure("fixture_status.so", 8).status == EntryStatus::ok);
 }
 
-TEST_CASE("the results file is valid JSON after every entry", "[results]") {
+TEST_CASE("the results file is valid JSON from its start, each entry in its journal once added, whole once finished",
+          "[results]") {
     auto path = std::filesystem::temp_directory_path() /
                 ("gpubench_test_results_" + std::to_string(getpid()) + ".json");
     Plugin plugin = load("fixture_good.so");
@@ -137,7 +138,14 @@ TEST_CASE("the results file is valid JSON after every entry", "[results]") {
     file.add_plugin(plugin_json(plugin.info()));
     SteadyClockTimer timer;
     file.add_entry(nlohmann::json(measure_entry(plugin, 5, quick(), timer)));
+    CHECK(read()["entries"].empty());  // the file is rewritten only once finished
+    const std::optional<nlohmann::json> journaled = replay_journal(journal_path(path));
+    REQUIRE(journaled);
+    REQUIRE((*journaled)["entries"].size() == 1);
+    file.finish();
+    CHECK_FALSE(std::filesystem::exists(journal_path(path)));
     nlohmann::json doc = read();
+    CHECK(doc == *journaled);
     REQUIRE(doc["entries"].size() == 1);
     CHECK(doc["plugins"][0]["name"] == "fixture_good");
     const auto &entry = doc["entries"][0];
@@ -256,8 +264,10 @@ TEST_CASE("invalid UTF-8 from a plugin is written to the results file, replaced,
     e.status = EntryStatus::error;
     e.message = "run: bad bytes \xff\xfe from the plugin";
     CHECK_NOTHROW(file.add_entry(nlohmann::json(e)));
+    CHECK_NOTHROW(file.finish());
     std::ifstream in(path);
     const nlohmann::json back = nlohmann::json::parse(in);
+    REQUIRE(back["entries"].size() == 1);
     CHECK_THAT(back["entries"][0]["message"].get<std::string>(), Catch::Contains("bad bytes"));
     std::filesystem::remove(path);
 }

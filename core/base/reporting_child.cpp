@@ -37,18 +37,9 @@ double ReportingChild::seconds() const {
 }
 
 std::vector<std::string> ReportingChild::take_lines() {
-    char buffer[65536];
-    for (;;) {
-        const ssize_t got = read(fd_, buffer, sizeof buffer);
-        if (got <= 0) break;
-        pending_.append(buffer, static_cast<size_t>(got));
-        if (pending_.size() > max_report_bytes) throw std::length_error("report too large");
-    }
+    lines_.read_from(fd_);  // non-blocking: what has arrived
     std::vector<std::string> lines;
-    for (size_t end; (end = pending_.find('\n')) != std::string::npos;) {
-        lines.push_back(pending_.substr(0, end));
-        pending_.erase(0, end + 1);
-    }
+    while (std::optional<std::string> line = lines_.next_line()) lines.push_back(std::move(*line));
     return lines;
 }
 

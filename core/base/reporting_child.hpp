@@ -4,6 +4,8 @@
 // once its owner is done with it. run_helpers() keeps a few of them running at a time.
 #pragma once
 
+#include "pipe_lines.hpp"
+
 #include <poll.h>
 #include <sys/types.h>
 
@@ -33,8 +35,8 @@ public:
 
     int fd() const { return fd_; }
     double seconds() const;  // since it started
-    // The whole lines that arrived since the last call. Throws std::length_error when more
-    // than max_report_bytes are waiting.
+    // The whole lines that arrived since the last call. Throws std::length_error when a line
+    // grows beyond max_report_bytes.
     std::vector<std::string> take_lines();
     // Its wait status once it has ended, else nullopt. Once ended it is reaped and its process
     // group killed (what it started dies with it); the lines it wrote before stay readable.
@@ -44,7 +46,7 @@ private:
     void stop();
     pid_t pid_ = -1;
     int fd_ = -1;
-    std::string pending_;
+    PipeLines lines_{max_report_bytes};
     std::optional<int> status_;
     const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };

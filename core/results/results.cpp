@@ -4,6 +4,7 @@
 #include "text_format.hpp"
 
 #include <algorithm>
+#include <map>
 #include <cstdio>
 #include <stdexcept>
 #include <utility>
@@ -28,12 +29,30 @@ json plugin_json(const PluginInfo &plugin) {
     return j;
 }
 
-ResultsFile::ResultsFile(std::filesystem::path path, json document)
-    : path_(std::move(path)), document_(std::move(document)) {
+// Each recorded entry's place in document_["entries"], by what makes it the same measurement.
+struct ResultsFile::EntryIndex {
+    std::map<EntryIdentity, size_t> position;
+};
+
+ResultsFile::ResultsFile() : index_(std::make_unique<EntryIndex>()) {}
+ResultsFile::ResultsFile(ResultsFile &&) noexcept = default;
+
+ResultsFile::ResultsFile(std::filesystem::path path, json document) : ResultsFile() {
+    path_ = std::move(path);
+    document_ = std::move(document);
     document_["plugins"] = json::array();
     document_["entries"] = json::array();
     open_target();
-    write();
+    start_journal();
+    write();  // the header alone: the file is there, and valid, from the start
+}
+
+ResultsFile::~ResultsFile() {
+    if (!journal_) return;
+    try {
+        finish();
+    } catch (const std::exception &) {  // a full disk: the journal keeps every entry
+    }
 }
 
 void ResultsFile::open_target() {
@@ -46,13 +65,18 @@ void ResultsFile::open_target() {
     lock_ = std::make_unique<OutputLock>(path_);
 }
 
+void ResultsFile::start_journal() { journal_ = std::make_unique<ResultsJournal>(path_, document_); }
+
 ResultsFile ResultsFile::resume(const std::filesystem::path &from, std::filesystem::path path,
                                 const json &resumption) {
     ResultsFile file;
-    file.document_ = read_results_json(from);  // checked before anything is written
+    file.document_ = read_results_json(from);  // checked (its journal replayed) before anything is written
     file.document_["resumed"].push_back(resumption);
+    for (size_t position = 0; position < file.document_["entries"].size(); ++position) file.index_entry(position);
     file.path_ = std::move(path);
     file.open_target();
+    // The journal first: from here on, it or the document holds everything recorded.
+    file.start_journal();
     file.write();
     return file;
 }
@@ -65,28 +89,42 @@ void ResultsFile::write_whole(std::filesystem::path path, json document) {
     file.write();
 }
 
+void ResultsFile::change(const json &line) {
+    if (!journal_) throw std::logic_error("results file " + path_.string() + " changed after it was finished");
+    apply_journal_change(document_, line);
+    journal_->append(line);
+}
+
 void ResultsFile::add_plugin(const json &plugin) {
     for (const json &known : document_["plugins"])
-        if (known.value("name", "") == plugin.value("name", "")) return;
-    document_["plugins"].push_back(plugin);
-    write();
+        if (known.value("name", "") == plugin.value("name", "")) return;  // not journaled again
+    change({{"plugin", plugin}});
 }
 
 void ResultsFile::set_field(const json::json_pointer &where, json value) {
-    document_[where] = std::move(value);
-    write();
+    change({{"set", where.to_string()}, {"value", std::move(value)}});
+}
+
+void ResultsFile::index_entry(size_t position) {
+    const json &entry = document_["entries"][position];  // checked by the schema, or written here
+    index_->position[entry.get<EntryIdentity>()] = position;
 }
 
 const json *ResultsFile::find_entry(const EntryIdentity &identity) const {
-    for (const json &entry : document_["entries"])
-        if (entry.get<EntryIdentity>() == identity) return &entry;
-    return nullptr;
+    const auto found = index_->position.find(identity);
+    return found == index_->position.end() ? nullptr : &document_["entries"][found->second];
 }
 
 void ResultsFile::add_entry(const json &entry) {
-    document_["entries"].push_back(entry);
-    no_longer_missing(document_, entry);
+    change({{"entry", entry}});
+    index_entry(document_["entries"].size() - 1);
+}
+
+void ResultsFile::finish() {
+    if (!journal_) return;
     write();
+    journal_->remove();
+    journal_.reset();
 }
 
 void ResultsFile::write() const {

@@ -3,6 +3,7 @@
 #include "entry_json.hpp"
 #include "file_text.hpp"
 #include "nvml_probe.hpp"
+#include "results_journal.hpp"
 #include "system_info.hpp"
 
 #include <cerrno>
@@ -62,32 +63,6 @@ json results_header(std::vector<std::string> command_line, const GpuInfo &gpu, j
 }
 
 namespace {
-
-// nlohmann's messages start with "[json.exception.parse_error.101] ": the rest is for people.
-std::string without_exception_id(const std::string &what) {
-    const auto end = what.find("] ");
-    return what.rfind("[json.exception.", 0) == 0 && end != std::string::npos ? what.substr(end + 2) : what;
-}
-
-// The parser does not recurse, but everything that walks a parsed document does: nesting
-// beyond max_results_depth is refused before it is built.
-json parse_bounded(const std::string &text, const std::string &name) {
-    struct TooDeep {};
-    const json::parser_callback_t refuse_deep = [](int depth, json::parse_event_t event, json &) {
-        if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
-            depth >= max_results_depth)
-            throw TooDeep{};
-        return true;
-    };
-    try {
-        return json::parse(text, refuse_deep);
-    } catch (const TooDeep &) {
-        throw std::runtime_error(name + " nests objects or arrays more than " +
-                                 std::to_string(max_results_depth) + " deep: not a results file");
-    } catch (const json::exception &e) {
-        throw std::runtime_error(name + " is not valid JSON (" + without_exception_id(e.what()) + ")");
-    }
-}
 
 // Files from before each entry carried its ceilings ("throughput.ceiling") held a GPU entry
 // to the header's GPU peaks (gpu.peak): decoded as its ceilings, so that its % of peak is
@@ -161,6 +136,13 @@ json read_results_json(const std::filesystem::path &path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw std::runtime_error(name + " is a directory, not a results file");
+    // A sweep under way, or killed, has its entries in the journal beside the file it writes
+    // (the symlink's target's, where `path` is one).
+    const std::filesystem::path target = std::filesystem::weakly_canonical(path, ec);
+    if (std::optional<json> replayed = replay_journal(journal_path(ec ? path : target))) {
+        check_results_document(*replayed, name + " (with its journal)");
+        return std::move(*replayed);
+    }
     const std::string text = read_file_text(path);  // gzip-compressed or not
     if (text.find_first_not_of(" \t\r\n") == std::string::npos)
         throw std::runtime_error(name + " is empty");

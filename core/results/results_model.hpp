@@ -4,6 +4,7 @@
 // hands a reader nothing that has not passed the schema.
 #pragma once
 
+#include "bounded_json.hpp"
 #include "build_record.hpp"
 #include "gpu.hpp"
 #include "results_schema.hpp"
@@ -119,10 +120,6 @@ ResultsDocument results_document(const nlohmann::json &document, const std::stri
 // from `source` (its header's file). Throws std::runtime_error with one line naming the entry
 // an entry that cannot be decoded.
 ResultsDocument typed_results_document(const nlohmann::json &checked_document, const std::string &source);
-
-// Results files nest about 6 levels deep; anything far deeper is refused while parsing, as
-// the walks over a parsed document (dump, the schema check) recurse.
-inline constexpr int max_results_depth = 64;
 
 // A results file read and checked: throws std::runtime_error naming the file and the problem
 // (unreadable, empty, not JSON, nested deeper than max_results_depth, or as above).

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -113,6 +114,10 @@ public:
         std::lock_guard<std::mutex> lock(mutex_);
         tally_.interrupted = true;
     }
+    void tick() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        observer_.tick();
+    }
 
 private:
     std::mutex mutex_;
@@ -121,6 +126,38 @@ private:
     SweepTally &tally_;
     const std::vector<GpuInfo> &gpus_;
     std::chrono::steady_clock::time_point started_;
+};
+
+// Ticks the recorder's observer about 10 times a second for as long as it lives: a worker's
+// entry, or one measured in this process, may take minutes, and nothing else calls out then.
+class Ticker {
+public:
+    explicit Ticker(EntryRecorder &recorder)
+        : thread_([this, &recorder] {
+              name_this_thread("ticker");
+              std::unique_lock<std::mutex> lock(mutex_);
+              while (!cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; })) {
+                  lock.unlock();
+                  recorder.tick();
+                  lock.lock();
+              }
+          }) {}
+    ~Ticker() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        cv_.notify_all();
+        thread_.join();
+    }
+    Ticker(const Ticker &) = delete;
+    Ticker &operator=(const Ticker &) = delete;
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool stop_ = false;
+    std::thread thread_;  // last: it starts once the rest is made
 };
 
 // Each plugin's last good entry per setting, for the default sweep's predictions of the next
@@ -318,6 +355,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     }
     InProcess in_process(mode.launch.host_roofline);
     EntryRecorder recorder(results, observer, tally, gpus, mode.started);
+    const Ticker ticker(recorder);
     observer.planned(alone.size() + in_lanes.size() + every_gpu.size());
     const EveryGpuPlan every_gpu_plan =
         plan_every_gpu_entries(every_gpu, options, static_cast<int>(gpus.size()), mode.budget_s, mode.launch.runner,

@@ -30,7 +30,9 @@ public:
     virtual ~SweepObserver() = default;
     virtual void planned(size_t entries) { (void)entries; }
     virtual void begin(const PluginInfo &plugin, uint64_t size) { (void)plugin, (void)size; }
-    virtual void tick() {}  // about 10 times a second while an entry is measured
+    // About 10 times a second while the sweep runs (from a thread of its own, never at the
+    // same time as the other calls): a progress line moves during a long entry.
+    virtual void tick() {}
     // `params`: the entry's setting ("key=value,...", "" = none).
     virtual void finished(const EntryResult &entry, const std::string &params) { (void)entry, (void)params; }
 };

@@ -2,6 +2,7 @@
 
 #include "child_process.hpp"
 #include "entry_measurer.hpp"
+#include "pipe_lines.hpp"
 #include "worker_protocol.hpp"
 
 #include <unistd.h>
@@ -14,19 +15,15 @@
 namespace gpubench {
 namespace {
 
-// The next request line, or nullopt once the runner closed the pipe.
-std::optional<std::string> next_line(int fd, std::string &pending) {
+// A request is one entry's options: far below this.
+constexpr size_t max_request_bytes = 1 << 20;
+
+// The next request line, or nullopt once the runner closed the pipe. Throws
+// std::length_error for a request beyond max_request_bytes.
+std::optional<std::string> next_line(int fd, PipeLines &requests) {
     for (;;) {
-        if (const size_t end = pending.find('\n'); end != std::string::npos) {
-            std::string line = pending.substr(0, end);
-            pending.erase(0, end + 1);
-            return line;
-        }
-        char buffer[4096];
-        const ssize_t got = read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return std::nullopt;
-        pending.append(buffer, static_cast<size_t>(got));
+        if (std::optional<std::string> line = requests.next_line()) return line;
+        if (!requests.read_from(fd)) return std::nullopt;
     }
 }
 
@@ -113,10 +110,12 @@ int worker_main(int argc, const char *const *argv) {
     if (plugin) measurer.prepare(*plugin, device);
     if (plugin && share_problem.empty() && readiness.prepare_threads > 0)
         measurer.prepare_ahead(*plugin, readiness.prepare_threads, readiness.trace);
-    std::string pending;
-    while (const std::optional<std::string> line = next_line(request_fd, pending)) {
+    PipeLines requests(max_request_bytes);
+    for (;;) {
         WorkerRequest request;
         try {
+            const std::optional<std::string> line = next_line(request_fd, requests);
+            if (!line) break;  // the runner closed the pipe: done
             request = request_from_wire(nlohmann::json::parse(*line));
         } catch (const std::exception &e) {
             std::cerr << "runner " << worker_flag << ": error: bad request: " << e.what() << '\n';

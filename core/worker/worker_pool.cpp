@@ -305,7 +305,6 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
             worker_.reset();  // kills it
             return std::nullopt;
         }
-        if (launch_.tick) launch_.tick();
         if (std::chrono::steady_clock::now() >= deadline) {
             timed_out = true;
             worker_->kill_now();

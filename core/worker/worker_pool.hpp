@@ -25,7 +25,6 @@ struct WorkerLaunch {
     std::filesystem::path runner;       // the executable started as a worker (worker_main.hpp)
     double timeout_s = 600;             // wall-clock limit of one entry, setup to teardown
     std::function<bool()> interrupted;  // polled while waiting; true: stop the worker
-    std::function<void()> tick;         // called while waiting (about 10 times a second)
     Roofline host_roofline;             // passed to the workers for CPU entries
     // --worker-per-entry: a fresh worker for every entry, so that no state a library keeps
     // in its process (a cached launch configuration, a memory pool) carries from one size to

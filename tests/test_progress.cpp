@@ -1,0 +1,107 @@
+// The progress line moves while an entry runs: the sweep ticks its observer from a thread of
+// its own (a worker's entry that hangs until its time-out included), and the runner's Progress
+// redraws a terminal's line each second and tells a log every so often that the entry runs on.
+#include "plugin_catalog.hpp"
+#include "progress.hpp"
+#include "results.hpp"
+#include "runner_process.hpp"
+#include "sweep.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+using namespace gpubench;
+using namespace runner_process;
+
+namespace {
+
+// What a Progress wrote to its file so far.
+std::string written(std::FILE *file) {
+    std::fflush(file);
+    std::rewind(file);
+    std::string text;
+    for (int c; (c = std::fgetc(file)) != EOF;) text += static_cast<char>(c);
+    return text;
+}
+
+// Counts the ticks that arrive while an entry is under way.
+struct TickCounter final : SweepObserver {
+    bool in_entry = false;
+    size_t ticks_in_entry = 0, ticks_between = 0;
+    void begin(const PluginInfo &, uint64_t) override { in_entry = true; }
+    void tick() override { ++(in_entry ? ticks_in_entry : ticks_between); }
+    void finished(const EntryResult &, const std::string &) override { in_entry = false; }
+};
+
+}  // namespace
+
+TEST_CASE("a sweep ticks its observer while a worker's entry runs, a hanging one until its time-out",
+          "[progress]") {
+    PluginCatalog catalog =
+        discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}), {"fixture_misbehave"});
+    REQUIRE(catalog.plugins.size() == 1);
+    // fixture_misbehave hangs in run() at size 4: the entry lasts until the time-out.
+    const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{&catalog.plugins.front(), 4}};
+    std::vector<GpuInfo> gpus(1);
+    const MeasureOptions options = test_support::sampled(1, 1);
+    SweepMode mode;
+    mode.launch.runner = GPUBENCH_RUNNER;
+    mode.launch.timeout_s = 1.5;
+    const test_support::TempFolder folder;
+    ResultsFile results(folder.path() / "ticks.json",
+                        results_header({"runner"}, gpus[0], nlohmann::json(options), std::nullopt));
+    WorkerPool pool(mode.launch);
+    TickCounter counter;
+    const auto began = std::chrono::steady_clock::now();
+    const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, counter);
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    CHECK(tally.errors == 1);  // timed out
+    INFO("the sweep took " << took_s << " s");
+    REQUIRE(took_s >= 1.5);
+    // About 10 a second; a loaded machine may delay some, not most.
+    CHECK(counter.ticks_in_entry >= 5);
+}
+
+TEST_CASE("Progress redraws a terminal's line each second while an entry runs, and nothing between entries",
+          "[progress]") {
+    std::FILE *out = std::tmpfile();
+    REQUIRE(out);
+    Progress progress(Progress::Style::terminal, 2, out);
+    progress.begin("sort_cuda", 1000);
+    CHECK(written(out) == "\r[1/2] sort_cuda 1000, 0s in; 0s elapsed\033[K");
+    progress.tick();  // within the second: not drawn again
+    CHECK(written(out) == "\r[1/2] sort_cuda 1000, 0s in; 0s elapsed\033[K");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    progress.tick();
+    CHECK_THAT(written(out), Catch::EndsWith("\r[1/2] sort_cuda 1000, 1s in; 1s elapsed\033[K"));
+    progress.clear();
+    progress.end();
+    const std::string after_end = written(out);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    progress.tick();
+    CHECK(written(out) == after_end);
+    std::fclose(out);
+}
+
+TEST_CASE("Progress tells a log when each entry starts, and again while it runs on", "[progress]") {
+    std::FILE *out = std::tmpfile();
+    REQUIRE(out);
+    Progress progress(Progress::Style::lines, 3, out, 0.2);
+    progress.begin("matmul_naive", 4096);
+    CHECK(written(out) == "[1/3] matmul_naive 4096 (0s elapsed)\n");
+    progress.tick();
+    CHECK(written(out) == "[1/3] matmul_naive 4096 (0s elapsed)\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    progress.tick();
+    CHECK(written(out) == "[1/3] matmul_naive 4096 (0s elapsed)\n"
+                          "[1/3] matmul_naive 4096, still running: 0s in (0s elapsed)\n");
+    progress.end();
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    progress.tick();
+    CHECK_THAT(written(out), Catch::EndsWith("still running: 0s in (0s elapsed)\n"));
+    std::fclose(out);
+}
