@@ -21,13 +21,14 @@ namespace {
 // --candidate-device: the candidate's entries that ran on `device`, and the baseline's
 // entries of the same identity; an error when the candidate has none there.
 void keep_entries_on_device(ResultsDocument &baseline, ResultsDocument &candidate, int device) {
-    std::set<std::string> kept;
-    std::erase_if(candidate.entries, [&](const RecordedEntry &e) { return e.device != device; });
-    for (const RecordedEntry &e : candidate.entries) kept.insert(e.identity());
+    std::set<EntryIdentity> kept;  // in any seed, as compare_results matches them
+    std::erase_if(candidate.entries,
+                  [&](const EntryResult &e) { return e.cuda_devices.empty() || e.cuda_devices.front() != device; });
+    for (const EntryResult &e : candidate.entries) kept.insert(e.identity().any_seed());
     if (kept.empty())
         throw std::invalid_argument("--candidate-device " + std::to_string(device) +
                                     ": the candidate has no entry measured on that device");
-    std::erase_if(baseline.entries, [&](const RecordedEntry &e) { return !kept.count(e.identity()); });
+    std::erase_if(baseline.entries, [&](const EntryResult &e) { return !kept.count(e.identity().any_seed()); });
 }
 
 // The table of compared entries and the count of each verdict below it.
@@ -63,11 +64,11 @@ void print_comparison(const Comparison &comparison, const CompareOptions &option
 // (another machine, more GPUs, a later commit) measure everything the baseline measures?
 void print_coverage(const ResultsDocument &baseline, const ResultsDocument &candidate) {
     const auto verified = [](const ResultsDocument &document) {
-        std::set<std::pair<std::string, std::string>> ids;  // (identity, shown as)
-        for (const RecordedEntry &e : document.entries)
-            if (e.record.valid)
-                ids.insert({e.identity(), e.record.plugin + " " + format_size(e.record.size) +
-                                              (e.record.params.empty() ? "" : " " + e.record.params)});
+        std::set<std::pair<EntryIdentity, std::string>> ids;  // (identity in any seed, shown as)
+        for (const EntryResult &e : document.entries)
+            if (e.status == EntryStatus::ok)
+                ids.insert({e.identity().any_seed(), e.plugin + " " + format_size(e.size) +
+                                                         (e.settings.params.empty() ? "" : " " + e.settings.params)});
         return ids;
     };
     const auto base = verified(baseline), cand = verified(candidate);

@@ -64,11 +64,11 @@ std::string format_bytes(uint64_t bytes) {
     return text;
 }
 
-// What a reader must know before trusting the row (entry_flags: noisy, throttled, gpu_shared, cold,
-// contended, unoptimized, sanitized).
-std::string flags_of(const EntryResult &e) {
+// What a reader must know before trusting the row (EntryFigures::flags: noisy, throttled,
+// gpu_shared, cold, contended, unoptimized, sanitized).
+std::string flags_of(const EntryFigures &f) {
     std::string flags;
-    for (const std::string &flag : entry_flags(e)) flags += (flags.empty() ? "" : ",") + flag;
+    for (const std::string &flag : f.flags) flags += (flags.empty() ? "" : ",") + flag;
     return flags.empty() ? "-" : flags;
 }
 
@@ -139,7 +139,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
         out << line << std::flush;
         return;
     }
-    EntryFigures f = entry_figures(e);
+    const EntryFigures f = entry_figures(e, this_host_run());
     char spread[16], peak[16] = "-";
     std::snprintf(spread, sizeof spread, "%.1f%%", f.compute.rel_stddev * 100);
     // "62% L2": memory-bound, against the level it fits in; "80% NVLink": across the interconnect
@@ -167,7 +167,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
                   w_n, f.compute.count, w_time, format_seconds(f.compute.median).c_str(), w_how,
                   how_of(e).c_str(), w_spread, spread,
                   w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(),
-                  w_peak, peak, w_mem, memory.c_str(), w_flags, flags_of(e).c_str(), verdict.c_str());
+                  w_peak, peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
     out << line;
     // The plugin's own figures (accuracy, loss...) on an indented line below the row.
     if (!e.metrics.empty()) {

@@ -31,17 +31,17 @@ namespace {
 std::vector<std::string> source_labels(const std::vector<std::string> &paths,
                                        const std::vector<ResultsDocument> &documents) {
     std::vector<std::string> labels;
-    for (const ResultsDocument &d : documents) labels.push_back(d.gpu_name.value_or(d.host_name));
-    std::vector<std::set<std::string>> identities(documents.size());
+    for (const ResultsDocument &d : documents) labels.push_back(d.gpu_name.value_or(d.header.host_name));
+    std::vector<std::set<EntryIdentity>> identities(documents.size());  // in any seed
     for (size_t i = 0; i < documents.size(); ++i)
-        for (const RecordedEntry &e : documents[i].entries)
-            if (e.record.valid) identities[i].insert(e.identity());  // only verified ones are reported
+        for (const EntryResult &e : documents[i].entries)
+            if (e.status == EntryStatus::ok) identities[i].insert(e.identity().any_seed());  // only verified ones are reported
     std::vector<std::string> named = labels;
     for (size_t i = 0; i < labels.size(); ++i)
         for (size_t j = 0; j < labels.size(); ++j) {
             if (i == j || labels[i] != labels[j]) continue;
             const auto &a = identities[i], &b = identities[j];
-            const bool overlap = std::any_of(a.begin(), a.end(), [&](const std::string &k) { return b.count(k); });
+            const bool overlap = std::any_of(a.begin(), a.end(), [&](const EntryIdentity &k) { return b.count(k); });
             if (overlap) named[i] = labels[i] + " (" + std::filesystem::path(paths[i]).stem().string() + ")";
         }
     return named;
@@ -54,27 +54,24 @@ std::string read_text(const std::filesystem::path &path) {
     return text;
 }
 
-// --newest: where several files of one machine hold the same verified entry, only the newest
-// file's stays (the typed entries and the documents' "entries" alike, which stay parallel).
-void keep_newest_entries(std::vector<ResultsDocument> &documents, std::vector<nlohmann::json> &raw) {
-    std::map<std::string, size_t> newest;  // machine|identity -> the document holding it last
-    auto key = [&](size_t i, const RecordedEntry &e) {
-        return documents[i].gpu_name.value_or(documents[i].host_name) + "|" + e.identity();
+// --newest: where several files of one machine hold the same verified entry (in any seed),
+// only the newest file's stays.
+void keep_newest_entries(std::vector<ResultsDocument> &documents) {
+    using MachineEntry = std::pair<std::string, EntryIdentity>;
+    std::map<MachineEntry, size_t> newest;  // -> the document holding it last
+    auto key = [&](size_t i, const EntryResult &e) {
+        return MachineEntry{documents[i].gpu_name.value_or(documents[i].header.host_name), e.identity().any_seed()};
     };
     for (size_t i = 0; i < documents.size(); ++i)
-        for (const RecordedEntry &e : documents[i].entries) {
-            if (!e.record.valid) continue;
+        for (const EntryResult &e : documents[i].entries) {
+            if (e.status != EntryStatus::ok) continue;
             auto [it, added] = newest.emplace(key(i, e), i);
-            if (!added && documents[i].created >= documents[it->second].created) it->second = i;
+            if (!added && documents[i].header.created >= documents[it->second].header.created) it->second = i;
         }
     for (size_t i = 0; i < documents.size(); ++i) {
-        std::vector<RecordedEntry> &entries = documents[i].entries;
-        nlohmann::json &raw_entries = raw[i].at("entries");
-        for (size_t j = entries.size(); j-- > 0;)
-            if (entries[j].record.valid && newest.at(key(i, entries[j])) != i) {
-                entries.erase(entries.begin() + static_cast<std::ptrdiff_t>(j));
-                raw_entries.erase(j);
-            }
+        std::erase_if(documents[i].entries,
+                      [&](const EntryResult &e) { return e.status == EntryStatus::ok && newest.at(key(i, e)) != i; });
+        documents[i].header.time_sweep(documents[i].entries);  // the header describes what is kept
     }
 }
 
@@ -132,11 +129,8 @@ ReportInput read_reports(const ReportRequest &r) {
     input.files = r.files;
     input.baseline_backend = r.baseline;
     std::vector<ResultsDocument> documents;
-    for (const std::string &file : r.files) {
-        input.documents.push_back(read_results_json(file));  // the header, and what the typed model leaves out
-        documents.push_back(typed_results_document(input.documents.back()));
-    }
-    if (r.newest) keep_newest_entries(documents, input.documents);
+    for (const std::string &file : r.files) documents.push_back(read_results_file(file));
+    if (r.newest) keep_newest_entries(documents);
     const std::vector<std::string> labels = source_labels(r.files, documents);
     // One source (all files of one machine, or one file): no machine in the column names.
     const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;

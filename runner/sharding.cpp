@@ -19,10 +19,6 @@ namespace gpubench {
 
 namespace {
 
-EntryKey key_of(const SweepEntry &entry, const MeasureOptions &options) {
-    return {entry.plugin->name, entry.size, entry.params, options.seed};
-}
-
 // The --param axes a results file's options record: param_axes, or, in a file written before
 // value lists, its params (one value per key).
 nlohmann::json recorded_param_axes(const nlohmann::json &options) {
@@ -75,7 +71,7 @@ RecordedCosts read_recorded_costs(const std::string &file, std::string &source) 
         RecordedCosts recorded;
         const HistoryWallTimes times = history_wall_times(file);
         for (const HistoryWallTime &time : times.entries)
-            recorded.entry_s.emplace(RecordedKey{time.plugin, time.size, time.params}, time.wall_s);
+            recorded.entry_s.emplace(time.entry, time.wall_s);
         recorded.start_s = times.starts;
         return recorded;
     }
@@ -105,13 +101,13 @@ std::optional<ResumedPlan> resumed_plan(const CommandLine &cli) {
         throw std::runtime_error(cli.resume + " is shard " + shard_text(shard->index, shard->count) +
                                  ": with --plugin or --sizes, give its --shard too");
     if (own_sweep) return std::nullopt;
-    std::optional<std::vector<EntryKey>> planned = planned_entries(document);
+    std::optional<std::vector<EntryIdentity>> planned = planned_entries(document);
     if (!planned) return std::nullopt;
     // Entries are the same measurement only with the same params and seed (find_entry).
-    for (const EntryKey &key : *planned)
+    for (const EntryIdentity &key : *planned)
         if (key.seed != cli.measure.seed)
             throw std::runtime_error(cli.resume + " planned its entries with --seed " +
-                                     std::to_string(key.seed) + ": resume it with the same (this run has --seed " +
+                                     std::to_string(key.seed.value_or(0)) + ": resume it with the same (this run has --seed " +
                                      std::to_string(cli.measure.seed) + ")");
     const nlohmann::json recorded = recorded_param_axes(document.at("options"));
     if (const nlohmann::json given = param_axes_json(cli.param_axes); recorded != given)
@@ -121,20 +117,20 @@ std::optional<ResumedPlan> resumed_plan(const CommandLine &cli) {
                        shard ? nlohmann::json(shard->planned) : nlohmann::json()};
 }
 
-std::vector<std::string> plugin_names(const std::vector<EntryKey> &entries) {
+std::vector<std::string> plugin_names(const std::vector<EntryIdentity> &entries) {
     std::vector<std::string> names;
     std::set<std::string> seen;
-    for (const EntryKey &key : entries)
+    for (const EntryIdentity &key : entries)
         if (seen.insert(key.plugin).second) names.push_back(key.plugin);
     return names;
 }
 
 SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
-                                  const std::vector<EntryKey> &entries) {
+                                  const std::vector<EntryIdentity> &entries) {
     std::map<std::string, const PluginInfo *> by_name;
     for (const PluginInfo *plugin : plugins) by_name.emplace(plugin->name, plugin);
     SweepEntries sweep;
-    for (const EntryKey &key : entries) {
+    for (const EntryIdentity &key : entries) {
         const auto found = by_name.find(key.plugin);
         if (found == by_name.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
         sweep.push_back({found->second, key.size, key.params});
@@ -144,8 +140,8 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
 
 ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli, const MeasureOptions &options,
                          const std::filesystem::path &runner) {
-    std::vector<EntryKey> keys;
-    for (const SweepEntry &entry : entries) keys.push_back(key_of(entry, options));
+    std::vector<EntryIdentity> keys;
+    for (const SweepEntry &entry : entries) keys.push_back(entry.identity(options.seed));
     const auto predict = [&](const SweepEntries &these) {
         return costs_from_declared_work(these, options, runner, cli.scan_timeout_s);
     };

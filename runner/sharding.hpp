@@ -24,7 +24,7 @@
 namespace gpubench {
 
 struct ResumedPlan {
-    std::vector<EntryKey> entries;  // in sweep order
+    std::vector<EntryIdentity> entries;  // in sweep order
     bool default_sweep = false;     // the file was written by the default sweep
     nlohmann::json planned;         // a shard's file: the whole sweep's plan; else null
 };
@@ -37,12 +37,12 @@ struct ResumedPlan {
 std::optional<ResumedPlan> resumed_plan(const CommandLine &cli);
 
 // The plugins of `entries`, each named once, in order.
-std::vector<std::string> plugin_names(const std::vector<EntryKey> &entries);
+std::vector<std::string> plugin_names(const std::vector<EntryIdentity> &entries);
 
 // `entries` with their plugins among `plugins`, each with its planned params; throws
 // std::runtime_error naming a plugin that is not among them.
 SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
-                                  const std::vector<EntryKey> &entries);
+                                  const std::vector<EntryIdentity> &entries);
 
 struct ShardedSweep {
     SweepEntries own;                // this shard's entries, in sweep order

@@ -179,7 +179,7 @@ TEST_CASE("cache-resident work is read against its level; 10x beyond a level is 
     const EntryResult fits = cpu_entry(120e3, 120e3 / 121e9, r);
     CHECK(fits.peak_level == "L2");
     CHECK(faster_than_hardware(fits).empty());
-    const EntryFigures f = entry_figures(fits);
+    const EntryFigures f = entry_figures(fits, this_host_run());
     CHECK(f.peak_level == "L2");
     CHECK(f.percent_of_peak == Approx(100 * 121e9 / fits.peak_bytes_per_s));
     // 10x the level's bandwidth, at a cache level and at DRAM size.

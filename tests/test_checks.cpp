@@ -35,7 +35,7 @@ EntryResult measure_mistake(uint64_t size, MeasureOptions options = quick()) {
 }
 
 bool has_flag(const EntryResult &e, const std::string &flag) {
-    const auto flags = entry_flags(e);
+    const auto flags = entry_figures(e, this_host_run()).flags;
     return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
 
@@ -57,7 +57,7 @@ TEST_CASE("a CPU entry faster than the host's measured peak is invalid", "[check
     const EntryResult control = measure_mistake(5);
     REQUIRE(control.status == EntryStatus::ok);
     CHECK(control.peak_flops > 0);
-    const EntryFigures f = entry_figures(control);
+    const EntryFigures f = entry_figures(control, this_host_run());
     CHECK(f.percent_of_peak > 0);
     CHECK(f.percent_of_peak < 100);
 }
@@ -83,9 +83,9 @@ TEST_CASE("a GPU roofline reads each kind of math against its own peak", "[check
     e.run_s = {1.0};
     e.work.flops = 500e12;  // 500 TFLOP/s: impossible in FP32, fine on FP16 tensor cores
     e.peak_flops = r.flops_for(GPUBENCH_MATH_FP32);
-    CHECK(entry_figures(e).percent_of_peak > 700);
+    CHECK(entry_figures(e, this_host_run()).percent_of_peak > 700);
     e.peak_flops = r.flops_for(GPUBENCH_MATH_TENSOR_FP16);
-    CHECK(entry_figures(e).percent_of_peak < 50);
+    CHECK(entry_figures(e, this_host_run()).percent_of_peak < 50);
     const Roofline back = roofline_from_json(roofline_json(r));
     CHECK(back.flops == r.flops);
     CHECK(back.cache_bytes == r.cache_bytes);
@@ -144,9 +144,9 @@ TEST_CASE("device memory that grows while another process computes on the GPU is
     EntryResult entry;
     entry.resources.gpu_after = GpuState{};
     entry.resources.gpu_after->compute_processes = 1;
-    CHECK(entry_flags(entry).empty());
+    CHECK(entry_figures(entry, this_host_run()).flags.empty());
     entry.resources.gpu_after->compute_processes = 2;
-    CHECK(entry_flags(entry) == std::vector<std::string>{"gpu_shared"});
+    CHECK(entry_figures(entry, this_host_run()).flags == std::vector<std::string>{"gpu_shared"});
 }
 
 TEST_CASE("out of memory after runs succeeded is an error, not a skip", "[checks]") {

@@ -143,7 +143,7 @@ TEST_CASE("bus bytes are held to the interconnect: 355 GB/s on NV18 is 79% NVLin
     CHECK(e.peak_level == "NVLink");
     CHECK(e.peak_bytes_per_s == Approx(450e9));
     CHECK(e.peak_source == roofline.interconnect.source);
-    const EntryFigures f = entry_figures(e);
+    const EntryFigures f = entry_figures(e, this_host_run());
     CHECK(f.peak_level == "NVLink");
     CHECK(f.percent_of_peak == Approx(78.9).epsilon(0.01));
     CHECK(faster_than_hardware(e).empty());
@@ -170,8 +170,8 @@ TEST_CASE("where the interconnect's peak is unknown there is no %PEAK, and no re
     CHECK(e.peak_level == "interconnect");
     CHECK(e.peak_bytes_per_s == 0);
     CHECK_THAT(e.peak_source, Catch::StartsWith("no interconnect peak"));
-    CHECK(entry_figures(e).percent_of_peak == 0);
-    CHECK(entry_figures(e).roofline_bound.empty());
+    CHECK(entry_figures(e, this_host_run()).percent_of_peak == 0);
+    CHECK(entry_figures(e, this_host_run()).roofline_bound.empty());
     CHECK(faster_than_hardware(e).empty());
     const nlohmann::json json = e;
     CHECK_FALSE(json["throughput"].contains("percent_of_peak"));

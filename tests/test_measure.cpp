@@ -43,7 +43,7 @@ TEST_CASE("a correct plugin is sampled, verified and summarised", "[measure]") {
     CHECK(e.upload_s.empty());   // a CPU plugin has no transfers
     CHECK(e.verification.passed);
     CHECK(e.stop_reason == "min_samples and min_time reached");
-    EntryFigures f = entry_figures(e);
+    EntryFigures f = entry_figures(e, this_host_run());
     CHECK(f.run.count == 3);
     CHECK(f.end_to_end.median == Approx(f.run.median));
 }
@@ -53,7 +53,7 @@ TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the res
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(e.work.items == 50);
     CHECK(e.item_name == "elements");
-    EntryFigures f = entry_figures(e);
+    EntryFigures f = entry_figures(e, this_host_run());
     CHECK(f.headline == "items_per_s");
     CHECK(f.headline_value == Approx(50 / f.run.median));
     REQUIRE(e.metrics.size() == 1);
@@ -77,7 +77,7 @@ TEST_CASE("a v1.0 plugin is measured without reading the fields it does not have
     EntryResult e = measure_entry(plugin, 20, quick(), timer);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.metrics.empty());
-    CHECK(entry_figures(e).headline == "gflops");  // automatic: it declares flops
+    CHECK(entry_figures(e, this_host_run()).headline == "gflops");  // automatic: it declares flops
 }
 
 TEST_CASE("sampling stops at max_samples and at max_time", "[measure]") {
@@ -177,7 +177,7 @@ TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one t
     if (crowded) {
         WARN("the host was contended: convergence of the steady entry not asserted ("
              << steady.resources.host_load->reason() << ")");
-        const auto flags = entry_flags(steady);
+        const auto flags = entry_figures(steady, this_host_run()).flags;
         CHECK(std::find(flags.begin(), flags.end(), "contended") != flags.end());
     } else {
         CHECK(steady.stop_reason == "noise below max_noise");
@@ -241,14 +241,14 @@ TEST_CASE("throughput is read against the roofline of the device's peaks", "[mea
     e.run_s = {1.0};
     e.work.flops = 50e12;  // 50 TFLOP/s
     e.work.bytes = 1e12;   // 1 TB/s
-    CHECK(entry_figures(e).roofline_bound.empty());  // peaks unknown (a CPU entry)
+    CHECK(entry_figures(e, this_host_run()).roofline_bound.empty());  // peaks unknown (a CPU entry)
     e.peak_flops = 100e12;
     e.peak_bytes_per_s = 4e12;
-    EntryFigures compute = entry_figures(e);
+    EntryFigures compute = entry_figures(e, this_host_run());
     CHECK(compute.percent_of_peak == Approx(50));
     CHECK(compute.roofline_bound == "compute");
     e.work.flops = 1e12;  // 1 TFLOP/s: 1%, while 1 TB/s is 25% of the bandwidth
-    EntryFigures memory = entry_figures(e);
+    EntryFigures memory = entry_figures(e, this_host_run());
     CHECK(memory.percent_of_peak == Approx(25));
     CHECK(memory.roofline_bound == "memory");
 }

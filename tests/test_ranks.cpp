@@ -120,7 +120,7 @@ TEST_CASE("ranks meet in a folder of their job, and each entry's measurement in 
     CHECK(a != rank_meeting_folder("results", "OMPI_MCA_ess_base_jobid=78\n", 4));  // another job
     CHECK(a != rank_meeting_folder("results", "OMPI_MCA_ess_base_jobid=77\n", 2));  // another world
     CHECK(rank_meeting_folder("", "", 2).parent_path() == fs::path(".") / ".gpubench-ranks");
-    const EntryKey entry{"allreduce_nccl", 4096, "", 42};
+    const EntryIdentity entry{"allreduce_nccl", 4096, "", 42};
     const fs::path first = entry_rendezvous(a, entry, 1);
     CHECK(first.parent_path() == a);
     CHECK_THAT(first.filename().string(), Catch::EndsWith("-1"));

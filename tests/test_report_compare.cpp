@@ -144,7 +144,9 @@ TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedu
     against_omp.baseline_backend = "omp";
     json slow = study();
     for (json &e : slow["entries"])
-        if (e["plugin"] == "sort_cuda") e["timing"]["end_to_end"]["median"] = 1.0;
+        if (e["plugin"] == "sort_cuda")  // transfers that make every end-to-end sample 1 s
+            for (size_t i = 0; i < e["timing"]["samples"]["run"].size(); ++i)
+                e["timing"]["samples"]["upload"][i] = 1.0 - e["timing"]["samples"]["run"][i].get<double>();
     const WorkloadReport r2 = build_report({{"", typed(slow)}}, against_omp)[0];
     CHECK(r2.baseline == "omp");
     CHECK(speedup(r2, r2.columns[0], 1000, false).value() == Approx(0.1));
@@ -335,12 +337,12 @@ TEST_CASE("reports show flags and per-launch headlines, and compare uses per-lau
           "[report]") {
     json doc = results({{"vecadd_naive", 10, around(1e-6)},
                         {"vecadd_cuda", 10, around(8e-6), 0, true, around(1e-6)}});
-    doc["entries"][0]["flags"] = {"contended"};
+    doc["entries"][0]["timing"]["cache"] = "cold";  // flagged as the writer flags it
     const auto reports = build_report({{"", typed(doc)}}, ReportOptions{});
     std::ostringstream markdown;
     write_markdown(markdown, reports);
     INFO(markdown.str());
-    CHECK_THAT(markdown.str(), Catch::Contains("*contended*"));
+    CHECK_THAT(markdown.str(), Catch::Contains("*cold*"));
     // The GPU's compute is its per-launch headline; end to end stays single launches.
     CHECK_THAT(markdown.str(), Catch::Contains("| 1.00 us (8.00 us)"));
 
@@ -374,16 +376,22 @@ TEST_CASE("the studies view: per size, backends grouped by language with memory,
     doc["plugins"][2]["build_record"] = {{"language", "Python"}, {"bridge_compile_s", 2.0},
                                          {"source_files", {"plugins/matmul/numpy.py"}}, {"source_lines", 30},
                                          {"shared_files", {"plugins/matmul/python.cpp"}}, {"shared_lines", 38}};
+    // What was measured; the view derives CPU % from it and the header's 16 cores.
+    doc["host"]["logical_cores"] = 16;
     for (json &e : doc["entries"]) {
-        json &r = e["resources"];
-        r["peak_rss_bytes"] = 64ull << 20;
-        r["cpu_percent"] = 6.25;
-        e["timing"]["first_run"] = 0.5;
-        e["timing"]["load"] = 0.8;
-        if (e["plugin"] == "matmul_cuda") {
-            r.update({{"device_allocated_bytes", 256ull << 20}, {"gpu_busy", 0.97}});
-            e["timing"]["run_host"] = summarize(around(4e-6));
+        EntryResult r = e.get<EntryResult>();
+        r.resources.peak_rss_bytes = 64ull << 20;
+        r.resources.sampling_wall_s = 2;
+        r.resources.sampling_cpu_s = 2;  // one core of 16: 6.25%
+        r.first_run_s = 0.5;
+        r.load_s = 0.8;
+        if (r.plugin == "matmul_cuda") {
+            r.resources.on_device = true;
+            r.resources.device_allocated_bytes = 256ull << 20;
+            r.resources.gpu_busy = 0.97;
+            r.run_host_s = around(4e-6);
         }
+        e = r;
     }
     std::ostringstream out;
     write_studies_markdown(out, build_report({{"", typed(doc)}}, {}));
@@ -419,7 +427,9 @@ TEST_CASE("crossover: 'never' when the GPU backend loses, 'not measured' when no
           "[report]") {
     json slow = study();  // the GPU never catches up
     for (json &e : slow["entries"])
-        if (e["plugin"] == "sort_cuda") e["timing"]["end_to_end"]["median"] = 1.0;
+        if (e["plugin"] == "sort_cuda")  // transfers that make every end-to-end sample 1 s
+            for (size_t i = 0; i < e["timing"]["samples"]["run"].size(); ++i)
+                e["timing"]["samples"]["upload"][i] = 1.0 - e["timing"]["samples"]["run"][i].get<double>();
     const json gpu_only = results({{"sort_cuda", 1000, around(0.5e-3), 1e-3}});
     const auto texts = [](const json &document) {
         const std::vector<WorkloadReport> reports = build_report({{"", typed(document)}}, {});
@@ -450,7 +460,13 @@ TEST_CASE("the Markdown report starts with each file's run and explains the flag
     json document = study();  // its entries are flagged noisy (too few samples for --max-noise)
     document["command_line"] = {"runner", "--plugin", "sort_*", "--param", "input=random, sorted"};
     document["build"]["git_revision"] = "0123abc";
-    document["entries"][0]["flags"] = {"noisy", "contended"};
+    // The first entry was also sampled while the rest of the host kept its cores busy.
+    EntryResult crowded = document["entries"][0].get<EntryResult>();
+    crowded.resources.host_load = HostLoad{.wall_s = 1, .own_cpu_s = 0.1, .machine_busy_cores = 2,
+                                           .others_cores = 1.9, .own_wait_s = 0.5, .wait_share = 0.5,
+                                           .host_cores = 2, .available = true};
+    REQUIRE(crowded.resources.host_load->contended());
+    document["entries"][0] = crowded;
     const auto file = temp_results("report_header");
     std::ofstream(file) << document.dump();
     const Outcome md = run_runner("report " + file.string());
@@ -471,8 +487,11 @@ TEST_CASE("the Markdown report starts with each file's run and explains the flag
                                             !Catch::Contains("*throttled*"));
     std::filesystem::remove(file);
 
-    // No flag in the tables: no glossary.
-    for (json &entry : document["entries"]) entry["flags"] = json::array();
+    // No flag in the tables: no glossary (every entry met the noise criterion, none crowded).
+    for (json &entry : document["entries"]) {
+        entry["timing"]["noise"]["converged"] = true;
+        entry["resources"].erase("host_load");
+    }
     std::ostringstream clean;
     write_markdown(clean, build_report({{"", typed(document)}}, {}));
     CHECK_THAT(clean.str(), !Catch::Contains("## Flags"));
@@ -483,18 +502,38 @@ TEST_CASE("the report's header says how long a sweep took, per shard in a merged
     for (size_t i = 0; i < document["entries"].size(); ++i)
         document["entries"][i]["harness"]["finished_after_s"] = 10.0 * double(i + 1);
     const double last = 10.0 * double(document["entries"].size());
-    RunHeader whole = run_header(document, "sweep.json");
+    const RunHeader whole = typed(document).header;
     REQUIRE(whole.wall_s.size() == 1);
     CHECK(whole.wall_s[0] == std::pair<int, double>{-1, last});
     CHECK(whole.wall_time() == std::to_string(int(last)) + ".0 s");
     // A merged file: each entry names its shard; shard 1's last entry finished at 20 s.
-    for (size_t i = 0; i < document["entries"].size(); ++i) document["entries"][i]["shard"] = i == 1 ? 1 : 0;
-    const RunHeader merged = run_header(document, "merged.json");
-    REQUIRE(document["entries"].size() == 9);  // the last, shard 0's, at 90 s
-    CHECK(merged.wall_time() == "shard 0: 90.0 s, shard 1: 20.0 s (the longest 4.50x the shortest)");
+    json merged = document;
+    for (size_t i = 0; i < merged["entries"].size(); ++i) merged["entries"][i]["shard"] = i == 1 ? 1 : 0;
+    REQUIRE(merged["entries"].size() == 9);  // the last, shard 0's, at 90 s
+    CHECK(typed(merged).header.wall_time() == "shard 0: 90.0 s, shard 1: 20.0 s (the longest 4.50x the shortest)");
     // A file continued with --resume counts each run from its own start: no wall time.
-    document["resumed"] = json::array();
-    CHECK(run_header(document, "resumed.json").wall_s.empty());
+    merged["resumed"] = json::array();
+    CHECK(typed(merged).header.wall_s.empty());
+
+    // --newest: a later file of the machine measured the last entry again; the earlier file's
+    // header tells the time of the entries the report keeps of it (the last at 80 s).
+    using namespace runner_process;
+    document["created"] = "2026-01-01T00:00:00Z";
+    json later = results({{"sort_cuda", 100000, around(0.5e-3), 1e-3}});
+    later["created"] = "2026-01-02T00:00:00Z";
+    later["entries"][0]["harness"]["finished_after_s"] = 5.0;
+    const auto earlier_file = temp_results("newest_earlier"), later_file = temp_results("newest_later");
+    std::ofstream(earlier_file) << document.dump();
+    std::ofstream(later_file) << later.dump();
+    const std::string files = earlier_file.string() + " " + later_file.string();
+    const Outcome all = run_runner("report " + files), newest = run_runner("report --newest " + files);
+    INFO(all.output + newest.output);
+    CHECK((all.status == 0 && newest.status == 0));
+    CHECK_THAT(all.output, Catch::Contains("- wall time: 90.0 s") && Catch::Contains("- wall time: 5.0 s"));
+    CHECK_THAT(newest.output, Catch::Contains("- wall time: 80.0 s") && Catch::Contains("- wall time: 5.0 s") &&
+                                  !Catch::Contains("90.0 s"));
+    std::filesystem::remove(earlier_file);
+    std::filesystem::remove(later_file);
 }
 
 TEST_CASE("the studies view of a sweep without a GPU backend has no GPU columns", "[report]") {

@@ -137,18 +137,18 @@ TEST_CASE("the partition gives every entry exactly one shard, for many sweeps an
     for (size_t n : {0, 1, 2, 5, 17, 100, 333})
         for (uint32_t count : {1u, 2u, 3u, 4u, 7u, 16u, 400u}) {
             const std::vector<CostedEntry> entries = synthetic(n, static_cast<uint32_t>(n * 1000 + count));
-            std::vector<EntryKey> keys;
+            std::vector<EntryIdentity> keys;
             std::vector<double> costs;
             for (const CostedEntry &e : entries) keys.push_back(e.key), costs.push_back(e.cost);
             const std::vector<PlannedEntry> plan = plan_shards(keys, costs, count);
             REQUIRE(plan.size() == n);
             // What each shard runs, as shard_sweep picks it: together all, none twice.
-            std::multiset<EntryKey> measured;
+            std::multiset<EntryIdentity> measured;
             for (uint32_t shard = 0; shard < count; ++shard)
                 for (size_t i = 0; i < n; ++i)
                     if (plan[i].shard == shard) measured.insert(plan[i].key);
             INFO(n << " entries, " << count << " shards");
-            CHECK(measured == std::multiset<EntryKey>(keys.begin(), keys.end()));
+            CHECK(measured == std::multiset<EntryIdentity>(keys.begin(), keys.end()));
             for (const PlannedEntry &p : plan) CHECK(p.shard < count);
         }
 }
@@ -272,7 +272,7 @@ TEST_CASE("the partition is the same whatever order the entries come in", "[shar
     std::vector<CostedEntry> entries = synthetic(150, 7);
     for (size_t i = 0; i < entries.size(); i += 3) entries[i].cost = 1;  // ties, broken by key
     const auto by_key = [](const std::vector<CostedEntry> &e, const std::vector<uint32_t> &shard_of) {
-        std::map<EntryKey, uint32_t> m;
+        std::map<EntryIdentity, uint32_t> m;
         for (size_t i = 0; i < e.size(); ++i) m[e[i].key] = shard_of[i];
         return m;
     };
@@ -287,32 +287,29 @@ TEST_CASE("the partition is the same whatever order the entries come in", "[shar
 TEST_CASE("costs from earlier results: wall time less the worker's start, else samples, skipped 0, the "
           "rest predicted", "[shard]") {
     ResultsDocument earlier;
-    const auto recorded = [&](const std::string &plugin, uint64_t size, std::optional<double> wall,
-                              std::optional<TimingRecord> timing, std::optional<bool> started = std::nullopt) {
-        RecordedEntry e;
-        e.record.plugin = plugin;
-        e.record.size = size;
-        e.record.seed = 99;  // another seed: costs match by plugin, size and params
+    // wall 0: a file before harness.entry_wall_s (or a skipped entry).
+    const auto recorded = [&](const std::string &plugin, uint64_t size, double wall, bool sampled, double load = 0,
+                              bool started = false) {
+        EntryResult e;
+        e.plugin = plugin;
+        e.size = size;
+        e.settings.seed = 99;  // another seed: costs match by plugin, size and params
         e.entry_wall_s = wall;
-        e.timing = timing;
+        if (sampled) e.run_s = {0.4, 0.5, 0.5, 0.6}, e.first_run_s = 1;  // 0.5 beyond the median: a first compilation
+        e.load_s = load;
         e.worker_started = started;
         earlier.entries.push_back(e);
     };
-    TimingRecord timed;
-    timed.run.median = 0.5;
-    timed.run.count = 4;
-    timed.first_run = 1;  // 0.5 beyond the median: a first compilation
-    TimingRecord loaded = timed;
-    loaded.load = 2;
-    recorded("a", 1, 8.0, loaded, true);         // started for it: 2 + 0.5 of its 8 s are the start
-    recorded("a", 2, std::nullopt, timed);       // 0.5 x 4 + 1
-    recorded("a", 3, std::nullopt, std::nullopt);  // skipped: no time
-    recorded("a", 4, 6.0, loaded, true);         // a later worker's start: out of its cost, not a's start
-    recorded("c", 1, 5.0, loaded);               // a file before worker_started: its first load is the start
-    recorded("c", 2, 5.0, loaded);
+    recorded("a", 1, 8.0, true, 2, true);   // started for it: 2 + 0.5 of its 8 s are the start
+    recorded("a", 2, 0, true);              // 0.5 x 4 + 1
+    recorded("a", 3, 0, false);             // skipped: no time
+    recorded("a", 4, 6.0, true, 2, true);   // a later worker's start: out of its cost, not a's start
+    recorded("c", 2, 5.0, true, 2, false);  // a worker that measured before it: all its own
     const RecordedCosts costs_of = recorded_costs_of(earlier);
-    CHECK(costs_of.start_s == StartCosts{{"a", 2.5}, {"c", 2.5}});
+    CHECK(costs_of.start_s == StartCosts{{"a", 2.5}});
     CHECK(costs_of.entry_s.at({"a", 1, ""}) == 5.5);
+    CHECK(costs_of.entry_s.at({"a", 2, ""}) == 3);
+    CHECK(costs_of.entry_s.at({"a", 3, ""}) == 0);
     CHECK(costs_of.entry_s.at({"a", 4, ""}) == 3.5);
     CHECK(costs_of.entry_s.at({"c", 2, ""}) == 5.0);
 

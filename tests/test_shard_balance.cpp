@@ -35,7 +35,7 @@ struct RecordedSweep {
     std::deque<PluginInfo> plugins;  // stable addresses for the entries
     SweepEntries entries;
     std::vector<WorkAnswer> work;    // each entry's declared work, as recorded with it
-    std::vector<EntryKey> keys;
+    std::vector<EntryIdentity> keys;
     MeasureOptions options;
     RecordedCosts recorded;          // what each entry and start cost (recorded_cost.hpp)
 };
@@ -75,7 +75,7 @@ RecordedSweep recorded_gpu_sweep(const std::vector<std::string> &studies) {
         std::map<std::string, const PluginInfo *> gpu_plugins;
         for (const json &record : document.at("plugins"))
             if (record.at("device_kind") == "cuda") gpu_plugins[record.at("name")] = &sweep.plugins.emplace_back(plugin_of(record));
-        const RecordedCosts recorded = recorded_costs_of(typed_results_document(document));
+        const RecordedCosts recorded = recorded_costs_of(typed_results_document(document, "recorded"));
         for (const json &entry : document.at("entries")) {
             const auto plugin = gpu_plugins.find(entry.at("plugin").get<std::string>());
             if (plugin == gpu_plugins.end()) continue;

@@ -38,8 +38,8 @@ Entries entries_of(const PluginInfo &plugin, const std::vector<uint64_t> &sizes,
     return entries;
 }
 
-std::vector<EntryKey> keys_of(const Entries &entries, const MeasureOptions &options) {
-    std::vector<EntryKey> keys;
+std::vector<EntryIdentity> keys_of(const Entries &entries, const MeasureOptions &options) {
+    std::vector<EntryIdentity> keys;
     for (const SweepEntry &e : entries) keys.push_back({e.plugin->name, e.size, e.params, options.seed});
     return keys;
 }
@@ -165,15 +165,15 @@ TEST_CASE("costs from declared work: the same plan every time, complete, and bet
     CHECK(costs.costs[9] > 10 * costs.costs[0]);
 
     const uint32_t shards = 3;
-    const std::vector<EntryKey> keys = keys_of(entries, options);
+    const std::vector<EntryIdentity> keys = keys_of(entries, options);
     const std::vector<PlannedEntry> plan = plan_shards(keys, costs.costs, shards);
     // Complete: every entry in exactly one shard.
-    std::multiset<EntryKey> planned;
+    std::multiset<EntryIdentity> planned;
     for (const PlannedEntry &p : plan) {
         CHECK(p.shard < shards);
         planned.insert(p.key);
     }
-    CHECK(planned == std::multiset<EntryKey>(keys.begin(), keys.end()));
+    CHECK(planned == std::multiset<EntryIdentity>(keys.begin(), keys.end()));
     // Better balanced, by these costs, than dealing the entries in turn.
     const std::vector<PlannedEntry> dealt = plan_shards(keys, std::vector<double>(keys.size(), 1.0), shards);
     CHECK(largest_load(plan, costs.costs, shards) < largest_load(dealt, costs.costs, shards));
@@ -181,7 +181,7 @@ TEST_CASE("costs from declared work: the same plan every time, complete, and bet
     Entries reversed(entries.rbegin(), entries.rend());
     const std::vector<PlannedEntry> again =
         plan_shards(keys_of(reversed, options), declared(reversed, options).costs, shards);
-    std::map<EntryKey, uint32_t> first, second;
+    std::map<EntryIdentity, uint32_t> first, second;
     for (const PlannedEntry &p : plan) first[p.key] = p.shard;
     for (const PlannedEntry &p : again) second[p.key] = p.shard;
     CHECK(first == second);

@@ -44,16 +44,17 @@ size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDoc
     const std::vector<RecordedCost> costs = recorded_costs(results);
     size_t stored = 0;
     for (size_t i = 0; i < results.entries.size(); ++i) {
-        const RecordedEntry &entry = results.entries[i];
-        if (!entry.record.valid || !entry.timing) continue;
-        std::vector<double> samples = entry.timing->headline_samples();
+        const EntryResult &entry = results.entries[i];
+        if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+        const EntryFigures figures = entry_figures(entry, results.header.basis());
+        std::vector<double> samples = headline_run_samples(entry);
         std::sort(samples.begin(), samples.end());
-        const int64_t device = several_gpus && entry.device ? *entry.device : -1;
-        insert.bind(1, run_id).bind(2, entry.record.plugin).bind(3, static_cast<int64_t>(entry.record.size));
-        insert.bind(4, entry.record.params).bind(5, device).bind(6, entry.timing->headline_median());
+        const int64_t device = several_gpus && !entry.cuda_devices.empty() ? entry.cuda_devices.front() : -1;
+        insert.bind(1, run_id).bind(2, entry.plugin).bind(3, static_cast<int64_t>(entry.size));
+        insert.bind(4, entry.settings.params).bind(5, device).bind(6, figures.compute.median);
         insert.bind(7, quantile(samples, 0.25)).bind(8, quantile(samples, 0.75));
         insert.bind(9, samples.empty() ? 0.0 : samples.front()).bind(10, samples.empty() ? 0.0 : samples.back());
-        insert.bind(11, static_cast<int64_t>(samples.size())).bind(12, joined(entry.record.flags));
+        insert.bind(11, static_cast<int64_t>(samples.size())).bind(12, joined(figures.flags));
         insert.bind(13, costs[i].entry_s).bind(14, costs[i].start_s);
         insert.step();
         insert.reset();
@@ -74,9 +75,8 @@ std::string HistorySeries::label() const {
 HistoryAdded history_add_file(const std::filesystem::path &database, const std::filesystem::path &results_file,
                               const std::string &commit) {
     // The file is checked whole before the database is touched: a bad one leaves no trace.
-    const nlohmann::json document = read_results_json(results_file);
-    const ResultsDocument results = typed_results_document(document);  // checked on reading
-    const RunHeader header = run_header(document, results_file.string());
+    const ResultsDocument results = read_results_file(results_file);
+    const RunHeader &header = results.header;
     const std::string hash = content_hash(results_file);
     HistoryAdded added;
     added.commit = commit.empty() ? header.commit : commit;

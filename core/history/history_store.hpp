@@ -4,6 +4,7 @@
 #pragma once
 
 #include "change_points.hpp"
+#include "entry_identity.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -70,13 +71,11 @@ HistoryAdded history_add_file(const std::filesystem::path &database, const std::
 
 // An entry's most recent recorded wall time (its own, less its worker's start).
 struct HistoryWallTime {
-    std::string plugin;
-    uint64_t size = 0;
-    std::string params;
+    EntryIdentity entry;  // any seed: the history keeps none
     double wall_s = 0;
 };
 struct HistoryWallTimes {
-    std::vector<HistoryWallTime> entries;   // each plugin, size and params once
+    std::vector<HistoryWallTime> entries;   // each entry once
     std::map<std::string, double> starts;   // each plugin's most recent start
 };
 

@@ -4,7 +4,6 @@
 #include "history_store.hpp"
 
 #include <map>
-#include <tuple>
 
 namespace gpubench {
 
@@ -25,12 +24,12 @@ HistoryWallTimes history_wall_times(const std::filesystem::path &database) {
     HistoryDatabase db(database, HistoryDatabase::Access::read);
     HistoryWallTimes times;
     if (!db.has_column("points", "wall_s")) return times;  // no point stored one
-    std::map<std::tuple<std::string, uint64_t, std::string>, size_t> at;
+    std::map<EntryIdentity, size_t> at;
     std::map<std::string, int64_t> start_run;  // the run each plugin's start is from
     HistoryStatement rows(db, wall_times_query);
     while (rows.step()) {
-        HistoryWallTime time{rows.text(0), static_cast<uint64_t>(rows.integer(1)), rows.text(2), rows.real(3)};
-        const auto [found, fresh] = at.emplace(std::tuple(time.plugin, time.size, time.params), times.entries.size());
+        HistoryWallTime time{{rows.text(0), static_cast<uint64_t>(rows.integer(1)), rows.text(2)}, rows.real(3)};
+        const auto [found, fresh] = at.emplace(time.entry, times.entries.size());
         if (fresh)
             times.entries.push_back(time);
         else
@@ -39,10 +38,10 @@ HistoryWallTimes history_wall_times(const std::filesystem::path &database) {
         // results file); a later one in the same run (a worker started again) is not.
         const int64_t run = rows.integer(5);
         if (rows.is_null(4)) continue;
-        const auto known = start_run.find(time.plugin);
+        const auto known = start_run.find(time.entry.plugin);
         if (known == start_run.end() || known->second != run) {  // rows come run by run
-            times.starts[time.plugin] = rows.real(4);
-            start_run[time.plugin] = run;
+            times.starts[time.entry.plugin] = rows.real(4);
+            start_run[time.entry.plugin] = run;
         }
     }
     return times;

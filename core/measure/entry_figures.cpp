@@ -1,19 +1,27 @@
 #include "entry_figures.hpp"
 
+#include "host_resources.hpp"
+
 #include <algorithm>
+#include <cstdio>
 
 namespace gpubench {
 
-EntryFigures entry_figures(const EntryResult &e) {
-    EntryFigures f;
-    f.run = summarize(e.run_s);
-    f.compute = e.per_launch.run_s.empty() ? f.run : summarize(e.per_launch.run_s);
-    f.upload = summarize(e.upload_s);
-    f.download = summarize(e.download_s);
-    std::vector<double> total = e.run_s;
-    if (e.upload_s.size() == total.size()) total = add_samples(total, e.upload_s);
-    if (e.download_s.size() == total.size()) total = add_samples(total, e.download_s);
-    f.end_to_end = summarize(total);
+namespace {
+
+std::vector<std::string> entry_flags(const EntryResult &e) {
+    std::vector<std::string> flags;
+    if (e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty()) flags.push_back("noisy");
+    if (e.resources.throttled()) flags.push_back("throttled");
+    if (e.resources.gpu_shared()) flags.push_back("gpu_shared");
+    if (e.cache == "cold") flags.push_back("cold");
+    if (e.resources.host_load && e.resources.host_load->contended()) flags.push_back("contended");
+    if (e.unoptimized) flags.push_back("unoptimized");
+    if (!e.sanitizer.empty()) flags.push_back("sanitized");
+    return flags;
+}
+
+void throughput(const EntryResult &e, EntryFigures &f) {
     if (f.compute.median > 0) {
         f.gflops = e.work.flops / f.compute.median * 1e-9;
         f.gbytes_per_s = e.work.bytes / f.compute.median * 1e-9;
@@ -42,6 +50,42 @@ EntryFigures entry_figures(const EntryResult &e) {
             break;
         default: break;
     }
+}
+
+void energy(const EntryResult &e, EntryFigures &f) {
+    if (const auto joules = e.resources.sampling_energy_j(); joules && e.resources.sampling_wall_s > 0) {
+        const double watts = *joules / e.resources.sampling_wall_s;
+        const double per_run = watts * f.run.median;
+        f.energy = EntryEnergy{*joules, watts, per_run, per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0};
+    } else if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
+        char note[128];
+        std::snprintf(note, sizeof note,
+                      "n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
+                      "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
+        f.energy_note = note;
+    }
+}
+
+}  // namespace
+
+RunBasis this_host_run() { return {logical_cores()}; }
+
+EntryFigures entry_figures(const EntryResult &e, const RunBasis &run) {
+    EntryFigures f;
+    f.run = summarize(e.run_s);
+    f.compute = e.per_launch.run_s.empty() ? f.run : summarize(e.per_launch.run_s);
+    f.upload = summarize(e.upload_s);
+    f.download = summarize(e.download_s);
+    std::vector<double> total = e.run_s;
+    if (e.upload_s.size() == total.size()) total = add_samples(total, e.upload_s);
+    if (e.download_s.size() == total.size()) total = add_samples(total, e.download_s);
+    f.end_to_end = summarize(total);
+    if (!e.run_host_s.empty()) f.run_host = summarize(e.run_host_s);
+    throughput(e, f);
+    f.cpu_cores = e.resources.cpu_cores();
+    f.cpu_percent = run.logical_cores > 0 ? 100.0 * f.cpu_cores / double(run.logical_cores) : 0.0;
+    energy(e, f);
+    f.flags = entry_flags(e);
     return f;
 }
 

@@ -1,21 +1,40 @@
-// An entry's figures from its samples: medians, throughput and its share of the roofline,
-// shared by the results file, the console and the checks of measure.cpp.
+// An entry's derived figures: every figure computed from what was measured rather than
+// measured itself (summaries, throughput and its share of the roofline, CPU use, energy,
+// flags). One function of the entry and the run that measured it: the results file writes
+// them for outside tools, the console shows them, and every reader of a file computes them
+// again from the entry it decoded (no C++ reads them back).
 #pragma once
 
 #include "measure.hpp"
 #include "statistics.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
-// Median-based figures of an entry, shared by the JSON and the console table.
+// What the figures take from the run beside the entry itself: a results file's header
+// (host.logical_cores), or this host while measuring (this_host_run()).
+struct RunBasis {
+    uint64_t logical_cores = 0;  // CPU use as a share of them; 0: unknown (shown as 0%)
+};
+RunBasis this_host_run();
+
+// The GPU's energy while sampling, charged to one run at the median run time (NVML's counter
+// is too coarse to time single runs).
+struct EntryEnergy {
+    double sampling_j = 0, mean_power_w = 0, per_run_j = 0, gflops_per_j = 0;
+};
+
 struct EntryFigures {
     Summary run, upload, download, end_to_end;
     Summary compute;            // the headline: per launch for short GPU runs, else = run
+    std::optional<Summary> run_host;  // GPU entries: run()'s host time per call
     double gflops = 0;          // work.flops / median compute time
-    double gbytes_per_s = 0;    // work.bytes / median run time
-    double items_per_s = 0;     // work.items / median run time
+    double gbytes_per_s = 0;    // work.bytes / median compute time
+    double items_per_s = 0;     // work.items / median compute time
     // The throughput the plugin wants shown first: "gflops", "gbytes_per_s", "items_per_s",
     // or "" when it declared no work at all.
     std::string headline;
@@ -26,7 +45,14 @@ struct EntryFigures {
     double percent_of_peak = 0;
     std::string roofline_bound;
     std::string peak_level;     // memory-bound: the level it is read against (entry.peak_level)
+    double cpu_cores = 0;       // CPU time over wall time while sampling
+    double cpu_percent = 0;     // cpu_cores over the run's logical cores, in %
+    std::optional<EntryEnergy> energy;  // nullopt: no energy counter, or sampling too short...
+    std::string energy_note;            // ...and why, where a counter was read
+    // What a reader must know before trusting the numbers, as short words: noisy, throttled,
+    // gpu_shared, cold, contended, unoptimized, sanitized.
+    std::vector<std::string> flags;
 };
-EntryFigures entry_figures(const EntryResult &entry);
+EntryFigures entry_figures(const EntryResult &entry, const RunBasis &run);
 
 }  // namespace gpubench

@@ -139,6 +139,10 @@ std::string footprint_problem(const Work &work, const PhaseTimer &timer) {
 
 }  // namespace
 
+const std::vector<double> &headline_run_samples(const EntryResult &entry) {
+    return entry.per_launch.run_s.empty() ? entry.run_s : entry.per_launch.run_s;
+}
+
 std::string headline_method(const EntryResult &entry) {
     return entry.per_launch.run_s.empty() ? "single" : entry.per_launch.method;
 }
@@ -180,7 +184,7 @@ void hold_to_level(EntryResult &e, const Roofline &roofline, bool caches_flushed
 // Impossible throughput: the timing or the declared work is wrong. Bytes are held to the
 // level the working set fits in (hold_to_level); none where that level's bandwidth is unknown.
 std::string faster_than_hardware(const EntryResult &e) {
-    const EntryFigures f = entry_figures(e);
+    const EntryFigures f = entry_figures(e, this_host_run());
     char text[320] = "";
     const double flops = f.gflops * 1e9, bytes = f.gbytes_per_s * 1e9;
     const std::string level = e.peak_level.empty() ? "peak" : e.peak_level;

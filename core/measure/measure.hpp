@@ -2,6 +2,7 @@
 // The same procedure for every plugin; only the clock differs (see PhaseTimer).
 #pragma once
 
+#include "entry_identity.hpp"
 #include "gpu.hpp"
 #include "host_share.hpp"
 #include "phase_timer.hpp"
@@ -192,12 +193,17 @@ struct EntryResult {
     // The CPUs the entry's worker had in a --devices sweep (its lane's share, or every CPU for
     // an entry that ran alone), filled by the sweep; nullopt in a sweep on one GPU.
     std::optional<HostShare> host_share;
+    // In a merged file: the shard that delivered it (runner merge sets it); nullopt elsewhere.
+    std::optional<uint32_t> shard;
 
+    EntryIdentity identity() const { return {plugin, size, settings.params, settings.seed}; }
     // Its wall time outside sampling: a started worker, set-up, warm-up, checks, teardown.
     double outside_sampling_s() const { return std::max(0.0, entry_wall_s - resources.sampling_wall_s); }
 };
 
 // How the headline compute time was taken: "single" run() calls, or per_launch.method for short GPU runs.
+// The headline compute time: per launch for short GPU runs, else single run() calls.
+const std::vector<double> &headline_run_samples(const EntryResult &entry);
 std::string headline_method(const EntryResult &entry);
 
 // The bytes an entry's runs keep in play: what an instance holds (work.device_bytes on a GPU,

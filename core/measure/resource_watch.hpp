@@ -42,6 +42,9 @@ struct EntryResources {
     std::optional<double> sampling_energy_j() const;
     static constexpr double energy_window_min_s = 0.2;
     double cpu_cores() const { return sampling_wall_s > 0 ? sampling_cpu_s / sampling_wall_s : 0; }
+    // Whether they were watched: an entry sampled has a sampling wall time; one never sampled,
+    // and an entry of a file from before resources were recorded, has none.
+    bool watched() const { return sampling_wall_s > 0; }
 };
 
 // Reads device memory at chosen points (before setup, then after each stage) and keeps the

@@ -63,13 +63,23 @@ std::string machine(const ResultsDocument &document) {
     return document.gpu_name.value_or("no GPU");
 }
 
-ComparedEntry compared(const EntryRecord &entry, Verdict verdict) {
+ComparedEntry compared(const EntryResult &entry, Verdict verdict) {
     ComparedEntry c;
     c.plugin = entry.plugin;
-    c.params = entry.params;
+    c.params = entry.settings.params;
     c.size = entry.size;
     c.verdict = verdict;
     return c;
+}
+
+// The samples two entries are compared on: per launch when both were timed per launch by the
+// same method, else single run() calls on both sides (empty for a side without samples).
+std::pair<std::vector<double>, std::vector<double>> comparable_samples(const EntryResult &base,
+                                                                       const EntryResult &candidate) {
+    if (base.run_s.empty() || candidate.run_s.empty()) return {};
+    if (!base.per_launch.run_s.empty() && headline_method(base) == headline_method(candidate))
+        return {base.per_launch.run_s, candidate.per_launch.run_s};
+    return {base.run_s, candidate.run_s};
 }
 
 }  // namespace
@@ -80,27 +90,28 @@ Comparison compare_results(const ResultsDocument &baseline, const ResultsDocumen
     if (machine(baseline) != machine(candidate))
         result.warning = "the files come from different GPUs (" + machine(baseline) + " vs " +
                          machine(candidate) + "): differences are the machines', not the code's";
-    std::map<std::string, const RecordedEntry *> base, cand;
-    for (const RecordedEntry &e : baseline.entries) base[e.identity()] = &e;
-    for (const RecordedEntry &e : candidate.entries) cand[e.identity()] = &e;
+    // Two runs may use other seeds: entries match in any seed.
+    std::map<EntryIdentity, const EntryResult *> base, cand;
+    for (const EntryResult &e : baseline.entries) base[e.identity().any_seed()] = &e;
+    for (const EntryResult &e : candidate.entries) cand[e.identity().any_seed()] = &e;
     for (const auto &[key, b] : base) {
-        ComparedEntry c = compared(b->record, Verdict::same);
+        ComparedEntry c = compared(*b, Verdict::same);
         const auto found = cand.find(key);
         if (found == cand.end()) {
             c.verdict = Verdict::only_baseline;
             result.entries.push_back(c);
             continue;
         }
-        const RecordedEntry &n = *found->second;
+        const EntryResult &n = *found->second;
         const auto [bs, ns] = comparable_samples(*b, n);
-        if (!n.record.valid && b->record.valid) {
+        if (n.status != EntryStatus::ok && b->status == EntryStatus::ok) {
             c.verdict = Verdict::failed;
-            c.note = n.record.status + ": " + n.record.message;
+            c.note = std::string(to_string(n.status)) + ": " + n.message;
             result.entries.push_back(c);
             continue;
         }
         if (bs.empty() || ns.empty()) {  // skipped on either side: nothing to compare
-            c.note = "not measured on both sides (" + b->record.status + " / " + n.record.status + ")";
+            c.note = std::string("not measured on both sides (") + to_string(b->status) + " / " + to_string(n.status) + ")";
             result.entries.push_back(c);
             continue;
         }
@@ -121,7 +132,7 @@ Comparison compare_results(const ResultsDocument &baseline, const ResultsDocumen
         result.entries.push_back(c);
     }
     for (const auto &[key, n] : cand)
-        if (!base.count(key)) result.entries.push_back(compared(n->record, Verdict::only_candidate));
+        if (!base.count(key)) result.entries.push_back(compared(*n, Verdict::only_candidate));
     std::stable_sort(result.entries.begin(), result.entries.end(),
                      [](const ComparedEntry &a, const ComparedEntry &b) {
                          return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);

@@ -54,12 +54,12 @@ std::optional<uint64_t> crossover_of(const WorkloadReport &report, const ReportC
         for (const ReportColumn &c : report.columns) {
             if (c.gpu || c.source != gpu.source) continue;
             if (auto it = c.points.find(size); it != c.points.end())
-                best_cpu = best_cpu < 0 ? it->second.end_to_end_s
-                                        : std::min(best_cpu, it->second.end_to_end_s);
+                best_cpu = best_cpu < 0 ? it->second.end_to_end_s()
+                                        : std::min(best_cpu, it->second.end_to_end_s());
         }
         if (best_cpu < 0) continue;  // no CPU backend measured this size
         compared = true;
-        if (point.end_to_end_s < best_cpu) {
+        if (point.end_to_end_s() < best_cpu) {
             if (!from) from = size;
         } else {
             from.reset();  // beaten again at a larger size: the crossover is later, if at all
@@ -101,6 +101,16 @@ void complete(WorkloadReport &report, const ReportOptions &options) {
 
 }  // namespace
 
+std::string gpu_model(const EntryResult &entry) {
+    return entry.devices.empty() || entry.cuda_devices.empty() || entry.devices.front().index != entry.cuda_devices.front()
+               ? ""
+               : entry.devices.front().name;
+}
+
+std::optional<double> run_host_s(const ReportPoint &point) {
+    return point.figures.run_host ? std::optional(point.figures.run_host->median) : std::nullopt;
+}
+
 std::vector<WorkloadReport> build_report(
     const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options) {
@@ -108,27 +118,21 @@ std::vector<WorkloadReport> build_report(
     for (const auto &[label, document] : labelled_documents) {
         const auto kinds = plugin_kinds(document);
         std::set<std::string> gpu_models;
-        for (const RecordedEntry &entry : document.entries)
-            if (!entry.gpu_model.empty()) gpu_models.insert(entry.gpu_model);
-        for (const RecordedEntry &entry : document.entries) {
-            if (!entry.record.valid || !entry.timing) continue;
-            const auto kind = kinds.find(entry.record.plugin);
+        for (const EntryResult &entry : document.entries)
+            if (const std::string model = gpu_model(entry); !model.empty()) gpu_models.insert(model);
+        for (const EntryResult &entry : document.entries) {
+            if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+            const auto kind = kinds.find(entry.plugin);
             if (kind == kinds.end()) continue;
-            const std::string &params = entry.record.params;
+            const std::string &params = entry.settings.params;
             WorkloadReport &report = by_workload[{kind->second.workload, params}];
             report.workload = kind->second.workload;
             report.params = params;
-            const std::string gpu_model = gpu_models.size() > 1 ? entry.gpu_model : "";
-            ReportColumn &column = column_for(report, kind->second, label, gpu_model);
+            ReportColumn &column =
+                column_for(report, kind->second, label, gpu_models.size() > 1 ? gpu_model(entry) : "");
             // Files before build records had none: a column of several files takes one that has.
             if (!column.build) column.build = kind->second.build;
-            const TimingRecord &t = *entry.timing;
-            column.points[entry.record.size] = {t.headline_median(), t.end_to_end.median,
-                                                 entry.record.flags,  t.run.median,
-                                                 t.first_run,         t.load,
-                                                 entry.resources,
-                                                 t.run_host ? std::optional(t.run_host->median)
-                                                            : std::nullopt};
+            column.points[entry.size] = {entry, entry_figures(entry, document.header.basis())};
         }
     }
     std::vector<WorkloadReport> reports;
@@ -145,8 +149,8 @@ std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &
     if (!base) return std::nullopt;
     const auto b = base->points.find(size), c = column.points.find(size);
     if (b == base->points.end() || c == column.points.end()) return std::nullopt;
-    const double tb = end_to_end ? b->second.end_to_end_s : b->second.compute_s;
-    const double tc = end_to_end ? c->second.end_to_end_s : c->second.compute_s;
+    const double tb = end_to_end ? b->second.end_to_end_s() : b->second.compute_s();
+    const double tc = end_to_end ? c->second.end_to_end_s() : c->second.compute_s();
     if (tb <= 0 || tc <= 0) return std::nullopt;
     return tb / tc;
 }

@@ -4,6 +4,7 @@
 // (machines, commits) go side by side, each column named by its file's machine.
 #pragma once
 
+#include "entry_figures.hpp"
 #include "results_model.hpp"
 #include "run_header.hpp"
 
@@ -18,14 +19,19 @@
 
 namespace gpubench {
 
-// One verified entry, as a report reads it.
+// One verified entry, as a report reads it: the entry and its figures, derived in the run
+// its file's header describes (entry_figures).
 struct ReportPoint {
-    double compute_s = 0, end_to_end_s = 0;  // compute: the headline (per launch when so timed)
-    std::vector<std::string> flags;          // the entry's flags (contended, unoptimized...)
-    double run_s = 0, first_run_s = 0, load_s = 0;  // run()'s median, its first call, the loading
-    std::optional<ResourcesRecord> resources;
-    std::optional<double> run_host_s;  // GPU entries: run()'s host time per call, median
+    EntryResult entry;
+    EntryFigures figures;
+    double compute_s() const { return figures.compute.median; }  // the headline (per launch when so timed)
+    double end_to_end_s() const { return figures.end_to_end.median; }
 };
+// A GPU entry's run() host time per call, median; nullopt for CPU entries.
+std::optional<double> run_host_s(const ReportPoint &point);
+
+// The name of the (first) GPU an entry ran on, where the sweep probed it; "" for a CPU entry.
+std::string gpu_model(const EntryResult &entry);
 
 // A column of a workload's table: one backend from one results file.
 struct ReportColumn {

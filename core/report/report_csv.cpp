@@ -39,11 +39,11 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
             for (const auto &[size, p] : c.points)
                 out << quoted(r.workload) << ',' << quoted(r.params) << ',' << quoted(c.source) << ','
                     << quoted(c.backend) << ',' << (c.gpu ? "gpu" : "cpu") << ',' << size << ','
-                    << number(p.compute_s) << ',' << number(p.end_to_end_s) << ','
+                    << number(p.compute_s()) << ',' << number(p.end_to_end_s()) << ','
                     << number(speedup(r, c, size, false)) << ','
                     << number(speedup(r, c, size, true)) << ',' << crossover << ','
-                    << quoted(join_flags(p.flags)) << ',' << quoted(c.gpu_model) << ','
-                    << number(p.run_host_s) << '\n';
+                    << quoted(join_flags(p.figures.flags)) << ',' << quoted(c.gpu_model) << ','
+                    << number(run_host_s(p)) << '\n';
         }
 }
 

@@ -9,10 +9,10 @@ using nlohmann::json;
 
 json gbench_json(const ResultsDocument &document) {
     json out = {{"context",
-                 {{"date", document.created},
-                  {"host_name", document.host_name},
+                 {{"date", document.header.created},
+                  {"host_name", document.header.host_name},
                   {"executable", "gpubench runner"},
-                  {"num_cpus", document.logical_cores},
+                  {"num_cpus", document.header.logical_cores},
                   {"mhz_per_cpu", 0},
                   {"cpu_scaling_enabled", false},
                   {"caches", json::array()},
@@ -20,11 +20,11 @@ json gbench_json(const ResultsDocument &document) {
                   {"gpubench_gpu", document.gpu_name.value_or("")}}},
                 {"benchmarks", json::array()}};
     int family = 0;
-    for (const RecordedEntry &entry : document.entries) {
-        if (!entry.record.valid || !entry.timing) continue;
-        std::string name = entry.record.plugin + "/" + std::to_string(entry.record.size);
-        if (!entry.record.params.empty()) name += "/" + entry.record.params;
-        const std::vector<double> &samples = entry.timing->headline_samples();
+    for (const EntryResult &entry : document.entries) {
+        if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+        std::string name = entry.plugin + "/" + std::to_string(entry.size);
+        if (!entry.settings.params.empty()) name += "/" + entry.settings.params;
+        const std::vector<double> &samples = headline_run_samples(entry);
         const auto record = [&](const std::string &run_type, double seconds, int index,
                                 const std::string &aggregate) {
             json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},

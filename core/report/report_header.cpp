@@ -77,7 +77,7 @@ void write_flag_glossary(std::ostream &out, const std::vector<WorkloadReport> &r
     std::set<std::string> seen;
     for (const WorkloadReport &r : reports)
         for (const ReportColumn &c : r.columns)
-            for (const auto &[size, point] : c.points) seen.insert(point.flags.begin(), point.flags.end());
+            for (const auto &[size, point] : c.points) seen.insert(point.figures.flags.begin(), point.figures.flags.end());
     if (seen.empty()) return;
     out << "## Flags\n\nA flag after a time marks an entry whose numbers need care:\n";
     for (const auto &[flag, meaning] : flag_glossary())

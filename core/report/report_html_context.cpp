@@ -106,9 +106,7 @@ json backend_colours(const std::vector<std::string> &backends) {
 
 json html_report_data(const ReportInput &input) {
     json files = json::array();
-    for (size_t i = 0; i < input.documents.size(); ++i)
-        files.push_back(file_json(run_header(input.documents[i], input.files.at(i)),
-                                  i < input.labelled.size() ? input.labelled[i].first : ""));
+    for (const auto &[label, document] : input.labelled) files.push_back(file_json(document.header, label));
     json flags = json::array();
     for (const auto &[flag, meaning] : flag_glossary()) flags.push_back({{"flag", flag}, {"meaning", meaning}});
     std::vector<std::string> backends;

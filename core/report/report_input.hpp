@@ -16,9 +16,9 @@
 namespace gpubench {
 
 struct ReportInput {
-    std::vector<std::string> files;         // the results files, as given
-    std::vector<nlohmann::json> documents;  // each read and checked (read_results_json)
-    // The same, typed, with each file's column source ("" for one source): build_report's input.
+    std::vector<std::string> files;  // the results files, as given
+    // Each read and checked (read_results_file), with its column source ("" for one source):
+    // build_report's input.
     std::vector<std::pair<std::string, ResultsDocument>> labelled;
     std::vector<WorkloadReport> reports;  // build_report over them
     std::string baseline_backend;         // --baseline

@@ -12,11 +12,11 @@ json report_json(const std::vector<WorkloadReport> &reports) {
         for (const ReportColumn &c : r.columns) {
             json points = json::array();
             for (const auto &[size, p] : c.points) {
-                json point = {{"size", size}, {"compute_s", p.compute_s},
-                              {"end_to_end_s", p.end_to_end_s}, {"flags", p.flags}};
+                json point = {{"size", size}, {"compute_s", p.compute_s()},
+                              {"end_to_end_s", p.end_to_end_s()}, {"flags", p.figures.flags}};
                 if (auto s = speedup(r, c, size, false)) point["speedup_compute"] = *s;
                 if (auto s = speedup(r, c, size, true)) point["speedup_end_to_end"] = *s;
-                if (p.run_host_s) point["run_host_s"] = *p.run_host_s;
+                if (const auto host = run_host_s(p)) point["run_host_s"] = *host;
                 points.push_back(point);
             }
             columns.push_back({{"backend", c.backend}, {"source", c.source},

@@ -39,10 +39,10 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
                     out << " — |";
                     continue;
                 }
-                std::string cell = format_seconds(p->second.compute_s);
-                if (p->second.end_to_end_s > p->second.compute_s * 1.0001)
-                    cell += " (" + format_seconds(p->second.end_to_end_s) + ")";
-                for (const std::string &flag : p->second.flags) cell += " *" + flag + "*";
+                std::string cell = format_seconds(p->second.compute_s());
+                if (p->second.end_to_end_s() > p->second.compute_s() * 1.0001)
+                    cell += " (" + format_seconds(p->second.end_to_end_s()) + ")";
+                for (const std::string &flag : p->second.figures.flags) cell += " *" + flag + "*";
                 if (c.backend != r.baseline) {
                     const auto compute = speedup(r, c, size, false), e2e = speedup(r, c, size, true);
                     if (compute) {
@@ -67,7 +67,7 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
 
 void write_markdown_report(std::ostream &out, const ReportInput &input) {
     std::vector<RunHeader> headers;
-    for (size_t i = 0; i < input.files.size(); ++i) headers.push_back(run_header(input.documents[i], input.files[i]));
+    for (const auto &[label, document] : input.labelled) headers.push_back(document.header);
     write_markdown_header(out, headers);
     write_markdown(out, input.reports);
     write_studies_markdown(out, input.reports);

@@ -39,26 +39,27 @@ std::string percent(std::optional<double> value, const char *format) {
 std::string compile_cell(const ReportColumn &c, const ReportPoint &p) {
     if (c.build && c.build->compile_s) return format_seconds(*c.build->compile_s);
     if (language_of(c) != "Python") return "—";
-    return "JIT " + format_seconds(std::max(0.0, p.first_run_s - p.run_s)) + ", load " +
-           format_seconds(p.load_s);
+    return "JIT " + format_seconds(std::max(0.0, p.entry.first_run_s - p.figures.run.median)) + ", load " +
+           format_seconds(p.entry.load_s);
 }
 
 // `gpu_columns`: the table has GPU RAM and GPU % (some backend of it ran on a GPU).
 void write_row(std::ostream &out, const std::string &size, const ReportColumn &c,
                const ReportPoint &p, bool gpu_columns) {
-    const auto &r = p.resources;
+    const EntryResources &r = p.entry.resources;
+    const bool watched = r.watched(), on_device = watched && r.on_device;  // "—": not recorded
     const std::string language = language_of(c);
     out << "| " << size << " | " << (language.empty() ? "unknown" : cell(language)) << " | "
-        << c.label() << " | " << format_seconds(p.compute_s) << " | ";
-    if (gpu_columns) out << (p.run_host_s ? format_seconds(*p.run_host_s) : "—") << " | ";
-    out << (r ? format_memory(double(r->peak_rss_bytes)) : "—") << " | ";
+        << c.label() << " | " << format_seconds(p.compute_s()) << " | ";
+    if (gpu_columns) {
+        const auto host = run_host_s(p);
+        out << (host ? format_seconds(*host) : "—") << " | ";
+    }
+    out << (watched ? format_memory(double(r.peak_rss_bytes)) : "—") << " | ";
+    if (gpu_columns) out << (on_device ? format_memory(double(r.device_allocated_bytes)) : "—") << " | ";
+    out << percent(watched ? std::optional(p.figures.cpu_percent) : std::nullopt, "%.1f%%") << " | ";
     if (gpu_columns)
-        out << (r && r->device_allocated_bytes ? format_memory(double(*r->device_allocated_bytes)) : "—")
-            << " | ";
-    out << percent(r ? r->cpu_percent : std::nullopt, "%.1f%%") << " | ";
-    if (gpu_columns)
-        out << percent(r && r->gpu_busy ? std::optional(*r->gpu_busy * 100) : std::nullopt, "%.0f%%")
-            << " | ";
+        out << percent(on_device ? std::optional(r.gpu_busy * 100) : std::nullopt, "%.0f%%") << " | ";
     out << compile_cell(c, p) << " | "
         << (c.build ? std::to_string(c.build->source_lines) : "—") << " |\n";
 }

@@ -4,23 +4,10 @@
 #include "results_model.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace gpubench {
 
 using nlohmann::json;
-
-std::vector<std::string> entry_flags(const EntryResult &e) {
-    std::vector<std::string> flags;
-    if (e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty()) flags.push_back("noisy");
-    if (e.resources.throttled()) flags.push_back("throttled");
-    if (e.resources.gpu_shared()) flags.push_back("gpu_shared");
-    if (e.cache == "cold") flags.push_back("cold");
-    if (e.resources.host_load && e.resources.host_load->contended()) flags.push_back("contended");
-    if (e.unoptimized) flags.push_back("unoptimized");
-    if (!e.sanitizer.empty()) flags.push_back("sanitized");
-    return flags;
-}
 
 namespace {
 
@@ -105,8 +92,8 @@ json timing_json(const EntryResult &e, const EntryFigures &f) {
         timing["launch_overhead"] = f.run.median - f.compute.median;
     }
     if (!e.per_launch.note.empty()) timing["per_launch_note"] = e.per_launch.note;
-    if (!e.run_host_s.empty()) {
-        timing["run_host"] = summarize(e.run_host_s);
+    if (f.run_host) {
+        timing["run_host"] = *f.run_host;
         timing["samples"]["run_host"] = e.run_host_s;
     }
     if (!e.stream_hold.empty()) timing["stream_hold"] = e.stream_hold;
@@ -121,10 +108,13 @@ void read_timing(const json &t, EntryResult &e) {
     json_fields::get(t, "first_run", e.first_run_s);
     json_fields::get(t, "stop_reason", e.stop_reason);
     json_fields::get(t, "cache", e.cache);
-    const json &noise = t.at("noise");
-    json_fields::get(noise, "median_rel_stderr", e.noise);
-    json_fields::get(noise, "max_noise", e.settings.max_noise);
-    json_fields::get(noise, "converged", e.noise_converged);
+    // Files from before the noise criterion: none was asked for (never "noisy").
+    e.settings.max_noise = 0;
+    if (const auto noise = t.find("noise"); noise != t.end()) {
+        json_fields::get(*noise, "median_rel_stderr", e.noise);
+        json_fields::get(*noise, "max_noise", e.settings.max_noise);
+        json_fields::get(*noise, "converged", e.noise_converged);
+    }
     const json &samples = t.at("samples");
     json_fields::get(samples, "run", e.run_s);
     json_fields::get(samples, "upload", e.upload_s);
@@ -184,31 +174,21 @@ void read_throughput(const json &t, EntryResult &e) {
     }
 }
 
-// Energy: the mean power while sampling, from NVML's energy counter, charged to one run at
-// the median run time (the counter is too coarse to time single runs). Null without one.
-json energy_json(const EntryResult &e, const EntryFigures &f) {
-    if (const auto joules = e.resources.sampling_energy_j();
-        joules && e.resources.sampling_wall_s > 0) {
-        const double watts = *joules / e.resources.sampling_wall_s;
-        const double per_run = watts * f.run.median;
-        return {{"sampling_j", *joules},
-                {"mean_power_w", watts},
-                {"per_run_j", per_run},
-                {"gflops_per_j", per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0}};
-    }
-    if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
-        char note[128];
-        std::snprintf(note, sizeof note,
-                      "n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
-                      "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
-        return {{"note", note}};
-    }
+// "energy" (entry_figures.hpp): null without an energy counter.
+json energy_json(const EntryFigures &f) {
+    if (const auto &energy = f.energy)
+        return {{"sampling_j", energy->sampling_j},
+                {"mean_power_w", energy->mean_power_w},
+                {"per_run_j", energy->per_run_j},
+                {"gflops_per_j", energy->gflops_per_j}};
+    if (!f.energy_note.empty()) return {{"note", f.energy_note}};
     return nullptr;
 }
 
 }  // namespace
 
 void to_json(json &entry, const EntryResult &e) {
+    const EntryFigures f = entry_figures(e, this_host_run());
     entry = EntryRecord{.plugin = e.plugin,
                         .size = e.size,
                         .params = e.settings.params,
@@ -217,45 +197,49 @@ void to_json(json &entry, const EntryResult &e) {
                         .status = to_string(e.status),
                         .valid = e.status == EntryStatus::ok,
                         .message = e.message,
-                        .flags = entry_flags(e)};
+                        .flags = f.flags};
     entry["work"] = e.work;
     entry["work"]["item_name"] = e.item_name;
     entry["harness"] = harness_json(e);
     if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
     if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
     if (e.host_share) entry["host_share"] = *e.host_share;
+    if (e.shard) entry["shard"] = *e.shard;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (e.stream_audit.audits > 0) entry["stream_audit"] = e.stream_audit;
     if (e.thread_audit.calls > 0) entry["thread_audit"] = e.thread_audit;
     if (e.run_s.empty()) return;
-    const EntryFigures f = entry_figures(e);
     entry["timing"] = timing_json(e, f);
     entry["throughput"] = throughput_json(e, f);
     entry["verification"] = e.verification;
     entry["metrics"] = e.metrics;
     entry["resources"] = e.resources;
-    if (json energy = energy_json(e, f); !energy.is_null()) entry["energy"] = std::move(energy);
+    entry["resources"]["cpu_cores"] = f.cpu_cores;
+    entry["resources"]["cpu_percent"] = f.cpu_percent;
+    if (json energy = energy_json(f); !energy.is_null()) entry["energy"] = std::move(energy);
 }
 
 void from_json(const json &entry, EntryResult &e) {
+    const auto identity = entry.get<EntryIdentity>();  // as merge and resume match entries
+    e.plugin = identity.plugin;
+    e.size = identity.size;
+    e.settings.params = identity.params;
+    e.settings.seed = identity.seed.value_or(0);
     const auto record = entry.get<EntryRecord>();
-    e.plugin = record.plugin;
-    e.size = record.size;
-    e.settings.params = record.params;
-    e.settings.seed = record.seed;
     e.settings.cpu_threads = record.cpu_threads;
     e.status = entry_status_from_string(record.status);
     e.message = record.message;
     e.unoptimized = std::count(record.flags.begin(), record.flags.end(), "unoptimized") > 0;
     e.work = entry.at("work").get<Work>();
     e.item_name = entry.at("work").value("item_name", "");
-    read_harness(entry.at("harness"), e);
+    if (const auto harness = entry.find("harness"); harness != entry.end()) read_harness(*harness, e);
     if (const auto devices = entry.find("devices"); devices != entry.end()) read_devices(*devices, e);
     if (const auto ranks = entry.find("ranks"); ranks != entry.end()) {
         e.rank = ranks->at("rank").get<uint32_t>();
         e.ranks = ranks->at("ranks").get<uint32_t>();
     }
     json_fields::get(entry, "host_share", e.host_share);
+    json_fields::get(entry, "shard", e.shard);
     json_fields::get(entry, "sanitizer", e.sanitizer);
     json_fields::get(entry, "stream_audit", e.stream_audit);
     json_fields::get(entry, "thread_audit", e.thread_audit);

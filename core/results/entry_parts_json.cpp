@@ -1,6 +1,5 @@
 #include "entry_parts_json.hpp"
 
-#include "host_resources.hpp"
 #include "roofline.hpp"
 
 namespace gpubench {
@@ -78,8 +77,6 @@ GPUBENCH_JSON_FIELDS_AS(EntryResources, put_device_fields, get_device_fields,
 
 void to_json(json &j, const EntryResources &r) {
     put_host_fields(j, r);
-    j["cpu_cores"] = r.cpu_cores();
-    j["cpu_percent"] = logical_cores() > 0 ? 100.0 * r.cpu_cores() / logical_cores() : 0.0;
     if (r.on_device) put_device_fields(j, r);
     for (const auto &[key, state] : {std::pair{"gpu_before", &r.gpu_before}, {"gpu_after", &r.gpu_after}})
         if (*state && (*state)->throttle_reasons) j[key]["throttled"] = (*state)->throttled();

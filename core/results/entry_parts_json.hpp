@@ -38,7 +38,8 @@ void from_json(const nlohmann::json &json, StreamAudit &audit);
 void to_json(nlohmann::json &json, const ThreadAudit &audit);
 void from_json(const nlohmann::json &json, ThreadAudit &audit);
 
-// "resources": sampling wall and CPU time (with cpu_cores and cpu_percent derived), peak RSS;
+// "resources": sampling wall and CPU time, peak RSS (the entry adds cpu_cores and cpu_percent,
+// entry_figures.hpp);
 // device memory and gpu_busy for GPU entries; the GPU's state before and after sampling
 // (each with "throttled" derived); the host's load (with "contended" and its "reason").
 void to_json(nlohmann::json &json, const EntryResources &resources);

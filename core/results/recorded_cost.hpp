@@ -20,8 +20,8 @@ struct RecordedCost {
 
 // One per entry of `document`, in its order. An entry's wall time is harness.entry_wall_s,
 // else its samples' run time plus its first run (files before it), else 0 (skipped). Its
-// worker was started for it where harness.worker_started says so, or, in files before it, for
-// the first entry of its plugin that records a load.
+// worker was started for it where harness.worker_started says so (the schema asks for it
+// wherever a file has a harness).
 std::vector<RecordedCost> recorded_costs(const ResultsDocument &document);
 
 }  // namespace gpubench

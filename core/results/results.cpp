@@ -31,7 +31,7 @@ json plugin_json(const PluginInfo &plugin) {
 
 // Each recorded entry's place in document_["entries"], by what makes it the same measurement.
 struct ResultsFile::EntryIndex {
-    std::map<EntryKey, size_t> position;
+    std::map<EntryIdentity, size_t> position;
 };
 
 ResultsFile::ResultsFile() : index_(std::make_unique<EntryIndex>()) {}
@@ -107,13 +107,11 @@ void ResultsFile::set_field(const json::json_pointer &where, json value) {
 
 void ResultsFile::index_entry(size_t position) {
     const json &entry = document_["entries"][position];  // checked by the schema, or written here
-    index_->position[EntryKey{entry.value("plugin", ""), entry.value("size", uint64_t{0}), entry.value("params", ""),
-                              entry.value("seed", uint64_t{0})}] = position;
+    index_->position[entry.get<EntryIdentity>()] = position;
 }
 
-const json *ResultsFile::find_entry(const std::string &plugin, uint64_t size,
-                                    const std::string &params, uint64_t seed) const {
-    const auto found = index_->position.find(EntryKey{plugin, size, params, seed});
+const json *ResultsFile::find_entry(const EntryIdentity &identity) const {
+    const auto found = index_->position.find(identity);
     return found == index_->position.end() ? nullptr : &document_["entries"][found->second];
 }
 

@@ -53,10 +53,9 @@ public:
     // Writes the document whole and removes the journal; later add_* are refused.
     void finish();
     const nlohmann::json &document() const { return document_; }
-    // The recorded entry of (plugin, size) measured with these params and seed, or nullptr
-    // (valid until the next add_entry).
-    const nlohmann::json *find_entry(const std::string &plugin, uint64_t size,
-                                     const std::string &params, uint64_t seed) const;
+    // The recorded entry of this identity (its seed included), or nullptr (valid until the
+    // next add_entry).
+    const nlohmann::json *find_entry(const EntryIdentity &identity) const;
     const std::filesystem::path &path() const { return path_; }
 
 private:

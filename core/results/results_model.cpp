@@ -1,5 +1,6 @@
 #include "results_model.hpp"
 
+#include "entry_json.hpp"
 #include "file_text.hpp"
 #include "nvml_probe.hpp"
 #include "results_journal.hpp"
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <stdexcept>
 
 namespace gpubench {
@@ -60,63 +62,29 @@ json results_header(std::vector<std::string> command_line, const GpuInfo &gpu, j
     return header;
 }
 
-const std::vector<double> &TimingRecord::headline_samples() const {
-    return per_launch && !per_launch->method.empty() ? per_launch->samples : samples.run;
-}
-
-std::string RecordedEntry::identity() const {
-    return record.plugin + "|" + std::to_string(record.size) + "|" + record.params;
-}
-
-std::pair<std::vector<double>, std::vector<double>> comparable_samples(
-    const RecordedEntry &base, const RecordedEntry &candidate) {
-    if (!base.timing || !candidate.timing) return {};
-    const auto method = [](const TimingRecord &t) { return t.per_launch ? t.per_launch->method : ""; };
-    const std::string base_method = method(*base.timing);
-    if (!base_method.empty() && base_method == method(*candidate.timing))
-        return {base.timing->headline_samples(), candidate.timing->headline_samples()};
-    return {base.timing->samples.run, candidate.timing->samples.run};
-}
-
 namespace {
 
-template <typename T>
-std::optional<T> optional_field(const json &object, const char *name) {
-    const auto found = object.find(name);
-    return found == object.end() ? std::nullopt : std::optional<T>(found->get<T>());
-}
-
-// An entry of a checked document, typed: every field read here has its type in the schema.
-RecordedEntry recorded_entry(const json &entry) {
-    RecordedEntry r{entry.get<EntryRecord>(), std::nullopt, std::nullopt, std::nullopt, std::nullopt};
-    if (const auto found = entry.find("timing"); found != entry.end()) {
-        const json &timing = *found;
-        TimingRecord &t = r.timing.emplace();
-        t.run = timing.at("run").get<Summary>();
-        t.end_to_end = timing.at("end_to_end").get<Summary>();
-        t.load = optional_field<double>(timing, "load").value_or(0);
-        t.first_run = timing.at("first_run").get<double>();
-        t.samples = timing.at("samples").get<SampleSeries>();
-        if (timing.contains("compute")) t.compute = timing.at("compute").get<HeadlineTiming>();
-        if (timing.contains("per_launch"))
-            t.per_launch = timing.at("per_launch").get<PerLaunchTiming>();
-        t.run_host = optional_field<Summary>(timing, "run_host");
-        t.stream_hold = optional_field<std::string>(timing, "stream_hold").value_or("");
-    }
-    if (const auto found = entry.find("resources"); found != entry.end())
-        r.resources = ResourcesRecord{found->at("peak_rss_bytes").get<uint64_t>(),
-                                      optional_field<double>(*found, "cpu_percent"),
-                                      optional_field<uint64_t>(*found, "device_allocated_bytes"),
-                                      optional_field<double>(*found, "gpu_busy")};
-    if (const auto found = entry.find("harness"); found != entry.end()) {
-        r.entry_wall_s = optional_field<double>(*found, "entry_wall_s");
-        r.worker_started = optional_field<bool>(*found, "worker_started");
-    }
-    if (const auto found = entry.find("devices"); found != entry.end() && !found->empty()) {
-        r.gpu_model = optional_field<std::string>(found->front(), "name").value_or("");
-        r.device = found->front().at("index").get<int>();
-    }
-    return r;
+// Files from before each entry carried its ceilings ("throughput.ceiling") held a GPU entry
+// to the header's GPU peaks (gpu.peak): decoded as its ceilings, so that its % of peak is
+// derived as its writer derived it.
+void ceilings_of_earlier_files(const json &document, ResultsDocument &d) {
+    const json &gpu = document.at("gpu");
+    const auto peak = gpu.find("peak");
+    if (peak == gpu.end()) return;
+    for (const json &entry : document.at("entries"))
+        if (entry.contains(json::json_pointer("/throughput/ceiling"))) return;  // a later file
+    const auto rate = [&](const char *key) {
+        const auto found = peak->find(key);
+        return found != peak->end() && found->is_number() ? found->get<double>() : 0.0;
+    };
+    std::set<std::string> on_gpu;
+    for (const PluginRecord &p : d.plugins)
+        if (p.device_kind == "cuda") on_gpu.insert(p.name);
+    for (EntryResult &e : d.entries)
+        if (on_gpu.count(e.plugin)) {
+            e.peak_flops = rate(e.work.math == GPUBENCH_MATH_FP64 ? "fp64_flops" : "fp32_flops");
+            e.peak_bytes_per_s = rate("bytes_per_s");
+        }
 }
 
 }  // namespace
@@ -133,12 +101,9 @@ void check_results_document(const json &document, const std::string &source) {
         throw std::runtime_error(source + ": " + violation->text());
 }
 
-ResultsDocument typed_results_document(const json &document) {  // checked already
+ResultsDocument typed_results_document(const json &document, const std::string &source) {  // checked already
     ResultsDocument d;
-    d.created = document.at("created").get<std::string>();
-    const json &host = document.at("host");
-    d.host_name = host.at("host_name").get<std::string>();
-    d.logical_cores = host.at("logical_cores").get<uint64_t>();
+    d.header = run_header(document, source);
     if (const json &gpu = document.at("gpu"); gpu.at("available").get<bool>())
         d.gpu_name = gpu.at("name").get<std::string>();
     for (const json &plugin : document.at("plugins")) {
@@ -146,13 +111,24 @@ ResultsDocument typed_results_document(const json &document) {  // checked alrea
         if (plugin.contains("build_record"))
             p.build_record = build_record_from_json(plugin.at("build_record"));
     }
-    for (const json &entry : document.at("entries")) d.entries.push_back(recorded_entry(entry));
+    const json &entries = document.at("entries");
+    d.entries.reserve(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+        try {
+            d.entries.push_back(entries[i].get<EntryResult>());
+        } catch (const std::exception &e) {  // what the schema cannot say (a bad status...)
+            throw std::runtime_error(source + ": /entries/" + std::to_string(i) + ": " +
+                                     without_exception_id(e.what()));
+        }
+    }
+    ceilings_of_earlier_files(document, d);
+    d.header.time_sweep(d.entries);
     return d;
 }
 
 ResultsDocument results_document(const json &document, const std::string &source) {
     check_results_document(document, source);
-    return typed_results_document(document);
+    return typed_results_document(document, source);
 }
 
 json read_results_json(const std::filesystem::path &path) {
@@ -176,7 +152,7 @@ json read_results_json(const std::filesystem::path &path) {
 }
 
 ResultsDocument read_results_file(const std::filesystem::path &path) {
-    return typed_results_document(read_results_json(path));
+    return typed_results_document(read_results_json(path), path.string());
 }
 
 }  // namespace gpubench

@@ -10,6 +10,7 @@
 #include "results_schema.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
+#include "run_header.hpp"
 #include "statistics.hpp"
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,7 @@ struct EntryRecord {
     std::string status;              // to_string(EntryStatus)
     bool valid = false;              // status "ok": the only entries whose figures are results
     std::string message;             // why it was skipped or failed; "" when ok
-    std::vector<std::string> flags;  // entry_flags(): noisy, throttled, cold, contended...
+    std::vector<std::string> flags;  // EntryFigures::flags: noisy, throttled, cold, contended...
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EntryRecord, plugin, size, params, seed,
                                                 cpu_threads, status, valid, message, flags)
@@ -84,9 +85,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SampleSeries, run, upload, downl
 // A plugin of the file's "plugins", as far as the readers need it.
 struct PluginRecord {
     std::string name, workload, backend, device_kind;  // device_kind: "cuda" or "cpu"
+    std::string size_meaning;                 // what its sizes count ("n", "matrix side"...)
     std::optional<BuildRecord> build_record;  // not through the macro (read by results_document)
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginRecord, name, workload, backend, device_kind)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginRecord, name, workload, backend, device_kind, size_meaning)
 
 // ---- Writing
 
@@ -97,64 +99,27 @@ nlohmann::json gpu_json(const GpuInfo &gpu);
 nlohmann::json results_header(std::vector<std::string> command_line, const GpuInfo &gpu,
                               nlohmann::json options, const std::optional<Roofline> &host_roofline);
 
-// ---- Reading: every reader (resume, report, compare) goes through these.
+// ---- Reading: every reader (report, compare, merge, history, resume, shard costs) goes
+// through these, and every entry through the one from_json(EntryResult) (entry_json.hpp).
 
-// What the readers use of an entry's "timing".
-struct TimingRecord {
-    Summary run, end_to_end;
-    double load = 0, first_run = 0;             // load: 0 in files before it was recorded
-    std::optional<HeadlineTiming> compute;      // absent in files before per-launch headlines
-    std::optional<PerLaunchTiming> per_launch;  // with a per-launch headline only
-    std::optional<Summary> run_host;  // GPU entries: run()'s host time per call
-    std::string stream_hold;          // GPU entries: "held", or why not
-    SampleSeries samples;
-    double headline_median() const { return compute ? compute->median : run.median; }
-    // The headline's samples: per launch where it was so timed, else single run() calls.
-    const std::vector<double> &headline_samples() const;
-};
-
-// What the readers use of an entry's "resources".
-struct ResourcesRecord {
-    uint64_t peak_rss_bytes = 0;
-    std::optional<double> cpu_percent;                // of the host's logical cores
-    std::optional<uint64_t> device_allocated_bytes;  // GPU entries only
-    std::optional<double> gpu_busy;                   // fraction of the sampling wall time
-};
-
-struct RecordedEntry {
-    EntryRecord record;
-    std::optional<TimingRecord> timing;  // absent when no sample was taken
-    std::optional<ResourcesRecord> resources;
-    std::optional<double> entry_wall_s;  // harness.entry_wall_s: absent in older files
-    std::optional<bool> worker_started;  // harness.worker_started: absent in older files
-    std::string gpu_model;  // the name of the (first) device it ran on; "": CPU, or not recorded
-    std::optional<int> device;  // that device's index; nullopt: CPU, or not recorded
-    // What makes entries of two files the same measurement: "plugin|size|params".
-    std::string identity() const;
-};
-
-// The samples two entries are compared on: per launch when both were timed per launch by the
-// same method, else single run() calls on both sides (empty for a side without timing).
-std::pair<std::vector<double>, std::vector<double>> comparable_samples(
-    const RecordedEntry &base, const RecordedEntry &candidate);
-
-// A results document as the readers see it: checked against the schema, then typed.
+// A results document as the readers see it: checked against the schema, then typed. The
+// figures derived from an entry are computed again, by entry_figures(entry, header.basis()).
 struct ResultsDocument {
-    std::string created, host_name;
-    uint64_t logical_cores = 0;
-    std::optional<std::string> gpu_name;  // nullopt: the sweep had no usable GPU
+    RunHeader header;
+    std::optional<std::string> gpu_name;  // the sweep's GPU; nullopt: it had no usable GPU
     std::vector<PluginRecord> plugins;
-    std::vector<RecordedEntry> entries;
+    std::vector<EntryResult> entries;
 };
-
 
 // Throws std::runtime_error with one line, "<source>: <what>", when `document` is not a
 // results file, has another schema version, or breaks the schema (naming the first offending
 // field: "run.json: /entries/2/timing: required field 'run' missing").
 void check_results_document(const nlohmann::json &document, const std::string &source);
 ResultsDocument results_document(const nlohmann::json &document, const std::string &source);
-// The typed model of a document read_results_json has checked already (no second check).
-ResultsDocument typed_results_document(const nlohmann::json &checked_document);
+// The typed model of a document read_results_json has checked already (no second check), read
+// from `source` (its header's file). Throws std::runtime_error with one line naming the entry
+// an entry that cannot be decoded.
+ResultsDocument typed_results_document(const nlohmann::json &checked_document, const std::string &source);
 
 // A results file read and checked: throws std::runtime_error naming the file and the problem
 // (unreadable, empty, not JSON, nested deeper than max_results_depth, or as above).

@@ -54,16 +54,20 @@ RunHeader run_header(const json &document, const std::string &file) {
     for (const json &arg : document.value("command_line", json::array()))
         if (arg.is_string()) h.command_line.push_back(arg.get<std::string>());
     h.options = document.value("options", json::object());
-    std::map<int, double> last;
-    if (!document.contains("resumed"))
-        for (const json &entry : document.value("entries", json::array())) {
-            const double at = entry.value("harness", json::object()).value("finished_after_s", 0.0);
-            double &shard = last[entry.value("shard", -1)];
-            if (at > 0) shard = std::max(shard, at);
-        }
-    for (const auto &[shard, at] : last)
-        if (at > 0) h.wall_s.push_back({shard, at});
+    h.resumed = document.contains("resumed");
     return h;
+}
+
+void RunHeader::time_sweep(const std::vector<EntryResult> &entries) {
+    wall_s.clear();
+    if (resumed) return;
+    std::map<int, double> last;
+    for (const EntryResult &entry : entries) {
+        double &shard = last[entry.shard ? int(*entry.shard) : -1];
+        shard = std::max(shard, entry.finished_after_s);
+    }
+    for (const auto &[shard, at] : last)
+        if (at > 0) wall_s.push_back({shard, at});
 }
 
 std::string RunHeader::wall_time() const {

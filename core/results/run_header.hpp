@@ -2,6 +2,8 @@
 // build and options. Reports print it as their header; the history keys its runs by it.
 #pragma once
 
+#include "entry_figures.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -22,19 +24,24 @@ struct RunHeader {
     std::string build_type, cxx_compiler, cuda_compiler, gpubench_version, plugin_abi;
     std::vector<std::string> command_line;
     nlohmann::json options = nlohmann::json::object();  // the file's "options", as written
+    bool resumed = false;           // continued with --resume (the file's "resumed")
     // How long the sweep took: when its last entry finished after the runner started
     // (harness.finished_after_s), per shard in a merged file (shard -1: a whole sweep). Empty
     // for a file continued with --resume, whose runs each count from their own start.
     std::vector<std::pair<int, double>> wall_s;
+    // Sets wall_s from the entries the header describes: all of the file's, or those a report
+    // keeps of them (--newest).
+    void time_sweep(const std::vector<EntryResult> &entries);
 
     std::string machine() const;    // "vm (Intel Xeon, 16 cores)"
     std::string gpu_list() const;   // "2 x NVIDIA H100 80GB HBM3", "" without a GPU
     std::string build() const;      // "Release, GNU 12.2.0, nvcc 13.0.88, gpubench 0.1.0"
     std::string wall_time() const;  // "71.2 s", or "shard 0: 71.2 s, shard 1: 69.8 s (...)"
+    RunBasis basis() const { return {logical_cores}; }  // what its entries' figures take from it
 };
 
 // Reads the header of a checked results document (read_results_json); fields a file lacks stay
-// empty.
+// empty, and so does wall_s (time_sweep, once its entries are decoded).
 RunHeader run_header(const nlohmann::json &document, const std::string &file);
 
 // Each entry flag (results "flags") with what a reader must know about it, in the order the

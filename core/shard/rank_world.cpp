@@ -25,10 +25,10 @@ std::filesystem::path rank_meeting_folder(const std::filesystem::path &base, con
            fnv1a_64_hex(job_identity + "ranks=" + std::to_string(ranks) + "\n");
 }
 
-std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryKey &entry,
+std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryIdentity &entry,
                                        unsigned occurrence) {
     return meeting / (fnv1a_64_hex(entry.plugin + "\n" + std::to_string(entry.size) + "\n" + entry.params + "\n" +
-                               std::to_string(entry.seed)) +
+                               std::to_string(entry.seed.value_or(0))) +
                       "-" + std::to_string(occurrence));
 }
 

@@ -40,7 +40,7 @@ std::filesystem::path rank_meeting_folder(const std::filesystem::path &base, con
 // The folder of one entry's measurement in the meeting folder: <16 hex digits of the entry's
 // key>-<occurrence> (the occurrence counts that entry's measurements in this sweep, from 1),
 // so that every communicator gets a folder no earlier one used.
-std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryKey &entry,
+std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryIdentity &entry,
                                        unsigned occurrence);
 
 }  // namespace gpubench

@@ -154,9 +154,4 @@ ShardSpec parse_shard_option(const std::string &text, const EnvironmentLookup &e
     return checked(*index, *count, "--shard " + text, what);
 }
 
-std::string EntryKey::text() const {
-    return plugin + " " + std::to_string(size) + " (params '" + params + "', seed " +
-           std::to_string(seed) + ")";
-}
-
 }  // namespace gpubench

@@ -3,6 +3,8 @@
 // partition of the sweep's entries that every shard computes alike, on any machine.
 #pragma once
 
+#include "entry_identity.hpp"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -42,15 +44,5 @@ ShardSpec parse_shard_option(const std::string &text, const EnvironmentLookup &e
 // one line, starting with `what`, on half a pair, a value that is not a number, a rank beyond
 // the size, or (agree) families that disagree.
 std::optional<ShardSpec> launched_rank(const EnvironmentLookup &environment, const std::string &what, bool agree);
-
-// What makes two entries of a sweep the same measurement (ResultsFile::find_entry's test).
-struct EntryKey {
-    std::string plugin;
-    uint64_t size = 0;
-    std::string params;
-    uint64_t seed = 0;
-    auto operator<=>(const EntryKey &) const = default;
-    std::string text() const;  // "matmul_naive 128 (params 'dtype=float64', seed 42)"
-};
 
 }  // namespace gpubench

@@ -40,8 +40,8 @@ json shared_options(json options) {
     return options;
 }
 
-std::map<EntryKey, uint32_t> shard_by_entry(const ShardRecord &record) {
-    std::map<EntryKey, uint32_t> by_entry;
+std::map<EntryIdentity, uint32_t> shard_by_entry(const ShardRecord &record) {
+    std::map<EntryIdentity, uint32_t> by_entry;
     for (const PlannedEntry &p : record.planned) by_entry.emplace(p.key, p.shard);
     return by_entry;
 }
@@ -121,12 +121,12 @@ std::vector<Shard> read_shards(const std::vector<ShardFile> &files) {
 }
 
 // Who delivered each entry; an entry measured by two shards is refused.
-using Delivered = std::map<EntryKey, std::pair<const Shard *, const json *>>;
+using Delivered = std::map<EntryIdentity, std::pair<const Shard *, const json *>>;
 Delivered delivered_entries(const std::vector<Shard> &shards) {
     Delivered delivered;
     for (const Shard &shard : shards)
         for (const json &entry : shard.file->document.at("entries")) {
-            const auto [at, fresh] = delivered.emplace(entry.get<EntryKey>(), std::pair{&shard, &entry});
+            const auto [at, fresh] = delivered.emplace(entry.get<EntryIdentity>(), std::pair{&shard, &entry});
             if (!fresh && at->second.first != &shard)
                 refuse("entry " + at->first.text() + " is in both " + at->second.first->file->name +
                        " and " + shard.file->name);
@@ -174,7 +174,7 @@ void add_entries(MergedSweep &merged, const std::vector<Shard> &shards, Delivere
     }
     for (const Shard &shard : shards)
         for (const json &entry : shard.file->document.at("entries"))
-            if (const auto found = delivered.find(entry.get<EntryKey>());
+            if (const auto found = delivered.find(entry.get<EntryIdentity>());
                 found != delivered.end() && found->second.second == &entry) {
                 add_entry(merged, shard, entry);
                 delivered.erase(found);

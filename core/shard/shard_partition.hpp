@@ -12,7 +12,7 @@
 namespace gpubench {
 
 struct CostedEntry {
-    EntryKey key;
+    EntryIdentity key;
     double cost = 1;  // any unit, the same for all entries; not finite or negative: 0
 };
 

@@ -23,12 +23,12 @@ void to_json(json &j, const PlannedEntry &entry) {
 }
 
 void from_json(const json &j, PlannedEntry &entry) {
-    entry.key = j.get<EntryKey>();
+    entry.key = j.get<EntryIdentity>();
     entry.shard = j.at("shard").get<uint32_t>();
     entry.cost = j.at("cost").get<double>();
 }
 
-std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
+std::vector<PlannedEntry> plan_shards(const std::vector<EntryIdentity> &entries,
                                       const std::vector<double> &costs, uint32_t count,
                                       const StartCosts &start_costs, const CostGroups &groups) {
     if (costs.size() != entries.size()) throw std::logic_error("plan_shards: one cost per entry");
@@ -54,8 +54,8 @@ std::optional<ShardRecord> shard_record(const json &document) {
     return found->get<ShardRecord>();
 }
 
-std::optional<std::vector<EntryKey>> planned_entries(const json &document) {
-    std::vector<EntryKey> keys;
+std::optional<std::vector<EntryIdentity>> planned_entries(const json &document) {
+    std::vector<EntryIdentity> keys;
     if (const auto shard = shard_record(document)) {
         for (const PlannedEntry &p : shard->planned)
             if (p.shard == shard->index) keys.push_back(p.key);
@@ -63,7 +63,7 @@ std::optional<std::vector<EntryKey>> planned_entries(const json &document) {
     }
     const auto merged = document.find("merged");
     if (merged == document.end()) return std::nullopt;
-    for (const json &p : merged->at("planned")) keys.push_back(p.get<EntryKey>());
+    for (const json &p : merged->at("planned")) keys.push_back(p.get<EntryIdentity>());
     return keys;
 }
 
@@ -71,9 +71,9 @@ void no_longer_missing(json &document, const json &entry) {
     const auto merged = document.find("merged");
     if (merged == document.end()) return;
     json &missing = merged->at("missing");
-    const EntryKey measured = entry.get<EntryKey>();
+    const EntryIdentity measured = entry.get<EntryIdentity>();
     for (auto it = missing.begin(); it != missing.end(); ++it)
-        if (it->get<EntryKey>() == measured) {
+        if (it->get<EntryIdentity>() == measured) {
             missing.erase(it);
             return;
         }

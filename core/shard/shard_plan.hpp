@@ -15,10 +15,8 @@
 
 namespace gpubench {
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(EntryKey, plugin, size, params, seed)
-
 struct PlannedEntry {
-    EntryKey key;
+    EntryIdentity key;
     uint32_t shard = 0;
     double cost = 0;  // the estimate the partition used
 };
@@ -27,7 +25,7 @@ void to_json(nlohmann::json &json, const PlannedEntry &entry);
 void from_json(const nlohmann::json &json, PlannedEntry &entry);
 
 // The sweep's entries, each given a shard by partition_by_cost.
-std::vector<PlannedEntry> plan_shards(const std::vector<EntryKey> &entries,
+std::vector<PlannedEntry> plan_shards(const std::vector<EntryIdentity> &entries,
                                       const std::vector<double> &costs, uint32_t count,
                                       const StartCosts &start_costs = {}, const CostGroups &groups = {});
 
@@ -59,7 +57,7 @@ std::optional<ShardRecord> shard_record(const nlohmann::json &document);
 
 // The entries a results document was planned to hold, in sweep order: a shard's own, or a
 // merged file's whole sweep; nullopt for a file that records no plan (a whole sweep).
-std::optional<std::vector<EntryKey>> planned_entries(const nlohmann::json &document);
+std::optional<std::vector<EntryIdentity>> planned_entries(const nlohmann::json &document);
 
 // A merged file lists the planned entries that no shard delivered ("merged"."missing"): once
 // `entry` (a results entry) is measured, it is no longer missing.

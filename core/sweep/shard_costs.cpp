@@ -63,8 +63,6 @@ std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, const std
     return answers;
 }
 
-RecordedKey recorded_key(const SweepEntry &entry) { return {entry.plugin->name, entry.size, entry.params}; }
-
 }  // namespace
 
 EntryCosts costs_from_work(const SweepEntries &entries, const std::vector<WorkAnswer> &answers,
@@ -105,8 +103,8 @@ RecordedCosts recorded_costs_of(const ResultsDocument &earlier) {
     RecordedCosts recorded;
     const std::vector<RecordedCost> costs = recorded_costs(earlier);
     for (size_t i = 0; i < costs.size(); ++i) {
-        const EntryRecord &entry = earlier.entries[i].record;
-        recorded.entry_s.emplace(RecordedKey{entry.plugin, entry.size, entry.params}, costs[i].entry_s);
+        const EntryResult &entry = earlier.entries[i];
+        recorded.entry_s.emplace(entry.identity().any_seed(), costs[i].entry_s);
         if (costs[i].start_s) recorded.start_s.emplace(entry.plugin, *costs[i].start_s);
     }
     return recorded;
@@ -124,7 +122,7 @@ EntryCosts costs_from_recorded(const SweepEntries &entries, const RecordedCosts 
             costs.start_costs[plugin] =
                 start != recorded.start_s.end() ? start->second : nominal_start_cost(*entries[i].plugin).seconds;
         }
-        if (const auto found = recorded.entry_s.find(recorded_key(entries[i])); found != recorded.entry_s.end())
+        if (const auto found = recorded.entry_s.find(entries[i].identity()); found != recorded.entry_s.end())
             costs.costs[i] = found->second;
         else
             missing.push_back(entries[i]), missing_at.push_back(i);

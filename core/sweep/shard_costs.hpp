@@ -18,7 +18,6 @@
 #include <functional>
 #include <map>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -48,11 +47,10 @@ EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s);
 
-// What an earlier sweep recorded (recorded_cost.hpp): each entry's own wall time by plugin,
-// size and params, and each plugin's start.
-using RecordedKey = std::tuple<std::string, uint64_t, std::string>;
+// What an earlier sweep recorded (recorded_cost.hpp): each entry's own wall time by its
+// identity in any run (any_seed: another seed costs the same), and each plugin's start.
 struct RecordedCosts {
-    std::map<RecordedKey, double> entry_s;
+    std::map<EntryIdentity, double> entry_s;
     StartCosts start_s;
 };
 

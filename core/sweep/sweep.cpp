@@ -167,7 +167,7 @@ public:
     // The limits on run() (limit_s) and on set-up and checks (outside_limit_s), 0: none.
     std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s, double outside_limit_s) {
         std::lock_guard<std::mutex> lock(mutex_);
-        const auto smaller = last_.find({entry.plugin, entry.params});
+        const auto smaller = last_.find(entry.identity().series());
         if ((limit_s <= 0 && outside_limit_s <= 0) || smaller == last_.end()) return std::nullopt;
         const EntryResult &last = smaller->second;
         // Not from a worker's first entry: its start, first compilation and lazy set-up are
@@ -177,12 +177,12 @@ public:
     }
     void record(const SweepEntry &entry, const EntryResult &result) {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (result.status == EntryStatus::ok) last_[{entry.plugin, entry.params}] = result;
+        if (result.status == EntryStatus::ok) last_[entry.identity().series()] = result;
     }
 
 private:
     std::mutex mutex_;
-    std::map<std::pair<const PluginInfo *, std::string>, EntryResult> last_;
+    std::map<EntryIdentity, EntryResult> last_;
 };
 
 // Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp):
@@ -192,13 +192,13 @@ class RendezvousNames {
 public:
     std::string next(const SweepEntry &entry, const MeasureOptions &options) {
         std::lock_guard<std::mutex> lock(mutex_);
-        const EntryKey key{entry.plugin->name, entry.size, entry.params, options.seed};
+        const EntryIdentity key = entry.identity(options.seed);
         return entry_rendezvous(options.world.folder, key, ++measured_[key]).string();
     }
 
 private:
     std::mutex mutex_;
-    std::map<EntryKey, unsigned> measured_;
+    std::map<EntryIdentity, unsigned> measured_;
 };
 
 // The parts of a sweep its sequences share: the budget (or null), the predictions, and the
@@ -344,8 +344,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     const bool lanes = mode.isolated && gpus.size() > 1;
     for (const SweepEntry &entry : entries) {
         results.add_plugin(plugin_json(*entry.plugin));
-        if (const nlohmann::json *done =
-                results.find_entry(entry.plugin->name, entry.size, entry.params, options.seed)) {
+        if (const nlohmann::json *done = results.find_entry(entry.identity(options.seed))) {
             count(tally, entry_status_from_string(done->value("status", "error")));
             ++tally.resumed;
         } else if (lanes && entry.out_of_range.empty() && takes_every_gpu(*entry.plugin, gpu)) {

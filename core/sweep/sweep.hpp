@@ -4,6 +4,7 @@
 // runner's table and progress line).
 #pragma once
 
+#include "entry_identity.hpp"
 #include "gpu.hpp"
 #include "host_share.hpp"
 #include "measure.hpp"
@@ -74,6 +75,10 @@ struct SweepEntry {
     uint64_t size = 0;
     std::string params;
     std::string out_of_range;  // why the size is outside the plugin's range; "" when inside
+    // The entry measured with `seed` (the sweep's --seed); without, in any run.
+    EntryIdentity identity(std::optional<uint64_t> seed = std::nullopt) const {
+        return {plugin->name, size, params, seed};
+    }
 };
 using SweepEntries = std::vector<SweepEntry>;
 

@@ -16,8 +16,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     try {
         const gpubench::ResultsDocument document =
             gpubench::read_results_file("/proc/self/fd/" + std::to_string(fd));
-        for (const gpubench::RecordedEntry &entry : document.entries)
-            if (entry.timing) entry.timing->headline_samples();
+        for (const gpubench::EntryResult &entry : document.entries)
+            gpubench::entry_figures(entry, document.header.basis());
     } catch (const std::runtime_error &e) {
         if (std::string(e.what()).find('\n') != std::string::npos) std::abort();  // one line
     }

@@ -1,0 +1,32 @@
+#include "entry_identity.hpp"
+
+#include "fnv_hash.hpp"
+
+namespace gpubench {
+
+std::string EntryIdentity::text() const {
+    return plugin + " " + std::to_string(size) + " (params '" + params + "'" +
+           (seed ? ", seed " + std::to_string(*seed) : std::string()) + ")";
+}
+
+size_t EntryIdentityHash::operator()(const EntryIdentity &identity) const {
+    // Fields joined by a byte no plugin name or size holds; params may hold any text, last.
+    return static_cast<size_t>(fnv1a_64(identity.plugin + '\n' + std::to_string(identity.size) + '\n' +
+                                        (identity.seed ? std::to_string(*identity.seed) : "*") + '\n' +
+                                        identity.params));
+}
+
+void to_json(nlohmann::json &json, const EntryIdentity &identity) {
+    json = {{"plugin", identity.plugin}, {"size", identity.size}, {"params", identity.params}};
+    if (identity.seed) json["seed"] = *identity.seed;
+}
+
+void from_json(const nlohmann::json &json, EntryIdentity &identity) {
+    json.at("plugin").get_to(identity.plugin);
+    json.at("size").get_to(identity.size);
+    json.at("params").get_to(identity.params);
+    const auto seed = json.find("seed");
+    identity.seed = seed == json.end() ? std::nullopt : std::optional<uint64_t>(seed->get<uint64_t>());
+}
+
+}  // namespace gpubench
