@@ -23,8 +23,7 @@ const std::string study = GPUBENCH_SOURCE_DIR "/docs/studies/data/h100/vecadd-cp
 ReportInput input_of(const std::string &file) {
     ReportInput input;
     input.files = {file};
-    input.documents = {read_results_json(file)};
-    input.labelled = {{"", typed_results_document(input.documents.front())}};
+    input.labelled = {{"", read_results_file(file)}};
     input.baseline_backend = "naive";
     input.reports = build_report(input.labelled, {});
     return input;
