@@ -1,4 +1,4 @@
-// find_change_points (core/base/change_points.hpp): the cases docs/history.md promises, and its
+// find_change_points (core/history/change_points.hpp): the cases docs/history.md promises, and its
 // false-positive rate and power measured on seeded synthetic series (the rates printed here
 // are the ones docs/history.md quotes).
 #include "change_points.hpp"
