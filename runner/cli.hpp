@@ -13,6 +13,8 @@
 
 namespace gpubench {
 
+// The command line as parsed, never changed after: what is decided from it and this machine
+// (devices, threads, the default sweep's limits...) is the sweep's plan (sweep_plan.hpp).
 struct CommandLine {
     bool help = false, version = false, list = false;
     std::string list_format = "text";            // --list's form: text or markdown (plugin_table.hpp)
@@ -20,7 +22,8 @@ struct CommandLine {
     std::optional<std::vector<uint64_t>> sizes;  // empty: each plugin's default sizes
     std::string output;                          // empty: results/<host>-<timestamp>.json
     std::vector<std::string> plugin_dirs;
-    MeasureOptions measure;                      // its params: the --param keys of one value
+    MeasureOptions measure;                      // as given (the sweep's: SweepPlan::measure);
+                                                 // its params: the --param keys of one value
     ParamAxes param_axes;                        // every --param key with its values
     double timeout_s = 600;                      // per entry, in its worker process
     bool in_process = false;                     // no worker processes (for a debugger)

@@ -45,13 +45,14 @@ void print_version(std::ostream &out) {
 int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
     if (std::optional<int> status = run_other_role(argc, argv)) return *status;
-    CommandLine cli;
+    std::optional<CommandLine> parsed;
     try {
-        cli = parse_command_line(argc, argv);
+        parsed = parse_command_line(argc, argv);
     } catch (const std::exception &e) {
         std::cerr << "runner: error: " << e.what() << " (see runner --help)\n";
         return exit_usage;
     }
+    const CommandLine &cli = *parsed;  // as parsed, from here on: what is decided from it is the plan
     if (cli.help) {
         std::cout << cli.usage;
         return exit_ok;
@@ -61,16 +62,16 @@ int run(int argc, char **argv) {
         return exit_ok;
     }
     try {
-        const SweepRequest request = read_sweep_request(cli);
-        PluginCatalog catalog = find_plugins(cli, request.runner_file);
+        const SweepPlan plan = plan_sweep(cli);
+        PluginCatalog catalog = find_plugins(cli, plan);
         if (cli.list) {
             if (cli.list_format == "markdown")
                 print_plugin_table(std::cout, std::cerr, catalog);
             else
-                print_plugin_list(std::cout, catalog, probe_gpu(cli.measure.cuda_device));
+                print_plugin_list(std::cout, catalog, probe_gpu(plan.measure.cuda_device));
             return exit_ok;
         }
-        return measure_sweep(cli, request, catalog, std::vector<std::string>(argv, argv + argc), started);
+        return measure_sweep(cli, plan, catalog, std::vector<std::string>(argv, argv + argc), started);
     } catch (const CommandFailure &failure) {
         return fail(failure.message, failure.status);
     }

@@ -1,8 +1,8 @@
 #include "cli.hpp"
 #include "history_store.hpp"
 #include "report.hpp"
+#include "report_formats.hpp"
 #include "report_html.hpp"
-#include "report_studies.hpp"
 #include "results_model.hpp"
 #include "subcommand_options.hpp"
 #include "subcommands.hpp"
@@ -95,9 +95,7 @@ po::options_description report_options(ReportRequest &r) {
         ("help,h", "show this help")
         ("baseline", po::value<std::string>(&r.baseline)->default_value(r.baseline),
          "backend the speedups are against (falls back to the first CPU backend)")
-        ("format", po::value<std::string>(&r.format)->default_value(r.format),
-         "markdown, csv, json, gbench (one file in Google Benchmark's JSON format), or html (one "
-         "self-contained interactive page: docs/html-report.md)")
+        ("format", po::value<std::string>(&r.format)->default_value(r.format), report_format_list(true).c_str())
         ("output,o", po::value<std::string>(&r.output), "write to this file instead of stdout")
         ("newest", po::bool_switch(&r.newest),
          "where several files of one machine hold the same entry, report only the newest file's "
@@ -111,22 +109,23 @@ po::options_description report_options(ReportRequest &r) {
     return options;
 }
 
-// What the command line alone can tell is wrong.
-void check_report_request(const ReportRequest &r) {
-    const bool html = r.format == "html";
-    if (r.files.empty() && !(html && !r.history.empty())) throw std::invalid_argument("no results file given");
-    if (r.format != "markdown" && r.format != "csv" && r.format != "json" && r.format != "gbench" && !html)
-        throw std::invalid_argument("--format '" + r.format + "': expected markdown, csv, json or gbench (or html)");
-    if (!html && (!r.history.empty() || !r.plotly_js_path.empty()))
+// What the command line alone can tell is wrong; the format asked for.
+const ReportFormat &check_report_request(const ReportRequest &r) {
+    const ReportFormat *format = find_report_format(r.format);
+    if (r.files.empty() && !(format && format->html_page && !r.history.empty()))
+        throw std::invalid_argument("no results file given");
+    if (!format) throw std::invalid_argument("--format '" + r.format + "': expected " + report_format_list(false));
+    if (!format->html_page && (!r.history.empty() || !r.plotly_js_path.empty()))
         throw std::invalid_argument("--history and --plotly-js are for --format html");
-    if (r.format == "gbench" && r.files.size() != 1)
-        throw std::invalid_argument("--format gbench converts one results file at a time");
+    if (format->one_file && r.files.size() != 1)
+        throw std::invalid_argument("--format " + format->name + " converts one results file at a time");
+    return *format;
 }
 
 // The results files read (each checked against core/base/results_schema.json before anything is
 // read from it), each labelled by its source, and the report built from them.
-HtmlReportInput read_reports(const ReportRequest &r) {
-    HtmlReportInput input;
+ReportInput read_reports(const ReportRequest &r) {
+    ReportInput input;
     input.files = r.files;
     input.baseline_backend = r.baseline;
     std::vector<ResultsDocument> documents;
@@ -143,29 +142,17 @@ HtmlReportInput read_reports(const ReportRequest &r) {
     return input;
 }
 
-// Writes the report in --format to --output or stdout; returns the exit status.
-int write_report(const ReportRequest &r, const HtmlReportInput &input, const std::string &plotly_js) {
-    std::vector<RunHeader> headers;
-    for (const auto &[label, document] : input.labelled) headers.push_back(document.header);
+// Writes the report in `format` to --output or stdout; returns the exit status.
+int write_report(const ReportRequest &r, const ReportFormat &format, const ReportInput &input) {
     std::ofstream file;
     if (!r.output.empty()) {
         file.open(r.output);
         if (!file) throw std::runtime_error("cannot write " + r.output);
     }
     std::ostream &out = r.output.empty() ? std::cout : file;
-    if (r.format == "markdown") {
-        write_markdown_header(out, headers);
-        write_markdown(out, input.reports);
-        write_studies_markdown(out, input.reports);
-    }
-    if (r.format == "csv") write_csv(out, input.reports);
-    if (r.format == "json") out << report_json(input.reports).dump(1) << '\n';
-    if (r.format == "gbench") out << gbench_json(input.labelled.front().second).dump(1) << '\n';
-    if (r.format == "html") {
-        write_html_report(out, input, plotly_js);
-        if (!out.flush()) throw std::runtime_error("cannot write " + (r.output.empty() ? "stdout" : r.output));
-        if (input.files.empty()) return exit_ok;  // a page of the history alone
-    }
+    format.write(out, input);
+    if (!out.flush()) throw std::runtime_error("cannot write " + (r.output.empty() ? "stdout" : r.output));
+    if (input.files.empty()) return exit_ok;  // a page of the history alone
     return input.reports.empty() ? exit_skipped : exit_ok;
 }
 
@@ -176,14 +163,15 @@ int report_command(int argc, const char *const *argv) {
     const po::options_description options = report_options(request);
     try {
         if (parse_subcommand(argc, argv, options, request.files)) return exit_ok;
-        check_report_request(request);
+        const ReportFormat &format = check_report_request(request);
         // html: plotly.js and the history read before anything is written.
-        const std::string plotly_js = request.format == "html" ? read_text(find_plotly_js(request.plotly_js_path)) : "";
+        std::string plotly_js = format.html_page ? read_text(find_plotly_js(request.plotly_js_path)) : "";
         std::optional<std::vector<HistorySeries>> history;
         if (!request.history.empty()) history = history_series(request.history);
-        HtmlReportInput input = read_reports(request);
+        ReportInput input = read_reports(request);
         input.history = std::move(history);
-        return write_report(request, input, plotly_js);
+        input.plotly_js = std::move(plotly_js);
+        return write_report(request, format, input);
     } catch (const std::exception &e) {
         std::cerr << "runner report: error: " << e.what() << '\n';
         return exit_usage;

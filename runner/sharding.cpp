@@ -138,12 +138,12 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
     return sweep;
 }
 
-ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
+ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli, const MeasureOptions &options,
                          const std::filesystem::path &runner) {
     std::vector<EntryIdentity> keys;
-    for (const SweepEntry &entry : entries) keys.push_back(entry.identity(cli.measure.seed));
+    for (const SweepEntry &entry : entries) keys.push_back(entry.identity(options.seed));
     const auto predict = [&](const SweepEntries &these) {
-        return costs_from_declared_work(these, cli.measure, runner, cli.scan_timeout_s);
+        return costs_from_declared_work(these, options, runner, cli.scan_timeout_s);
     };
     EntryCosts costs;
     if (cli.shard_costs.empty()) {
@@ -164,7 +164,7 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
     ShardedSweep sharded;
     for (size_t i = 0; i < entries.size(); ++i)
         if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);
-    sharded.record = record;
+    sharded.record = std::move(record);
     sharded.notes = std::move(costs.notes);
     return sharded;
 }

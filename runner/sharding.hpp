@@ -46,16 +46,17 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
 
 struct ShardedSweep {
     SweepEntries own;                // this shard's entries, in sweep order
-    nlohmann::json record;           // the results file's "shard" (ShardRecord)
+    ShardRecord record;              // the results file's "shard"
     std::vector<std::string> notes;  // entries whose cost could not be estimated, and why
 };
 
-// This shard's part of `entries` (cli.shard), balanced by --shard-costs when given (a results
-// file or a history database; the entries it lacks predicted), else by the plugins' declared
-// work, asked of helper processes started from `runner` (each within --scan-timeout). The
-// record holds this shard's predicted wall time. Throws std::runtime_error, one line, when the
-// costs file cannot be read or is neither a results file nor a history.
-ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli,
+// This shard's part of `entries` (cli.shard), measured with `options`, balanced by
+// --shard-costs when given (a results file or a history database; the entries it lacks
+// predicted), else by the plugins' declared work, asked of helper processes started from
+// `runner` (each within --scan-timeout). The record holds this shard's predicted wall time.
+// Throws std::runtime_error, one line, when the costs file cannot be read or is neither a
+// results file nor a history.
+ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli, const MeasureOptions &options,
                          const std::filesystem::path &runner);
 
 // A shard's file (one with a "shard" record; nothing for others): its actual wall time, this

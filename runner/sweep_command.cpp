@@ -81,9 +81,9 @@ private:
 };
 
 // How entries' workers start: time-out, isolation, and compute-sanitizer with --sanitize
-// (which also turns off the stream audit and the held stream: spans under a sanitizer are not
-// timings anyway). Throws CommandFailure when compute-sanitizer is not installed.
-WorkerLaunch worker_launch(CommandLine &cli, const std::filesystem::path &runner_file) {
+// (under which the plan turns off the stream audit and the held stream). Throws
+// CommandFailure when compute-sanitizer is not installed.
+WorkerLaunch worker_launch(const CommandLine &cli, const std::filesystem::path &runner_file) {
     WorkerLaunch launch;
     launch.runner = runner_file;
     launch.timeout_s = cli.timeout_s;
@@ -98,8 +98,6 @@ WorkerLaunch worker_launch(CommandLine &cli, const std::filesystem::path &runner
             throw CommandFailure{"--sanitize: compute-sanitizer is not installed (looked in PATH, " +
                                  std::string(GPUBENCH_CUDA_BIN_DIR) + " and /usr/local/cuda/bin)"};
         launch.sanitizer_program = *program;
-        cli.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
-        cli.measure.hold_stream = false;    // spans under a sanitizer are not timings anyway
     }
     return launch;
 }
@@ -108,12 +106,13 @@ WorkerLaunch worker_launch(CommandLine &cli, const std::filesystem::path &runner
 // process probes the GPU, reads the host's peaks and writes the results header. With several
 // GPUs, that of the first CPU entry, which runs before the lanes (sweep.hpp): a lane starts its
 // own workers, bound to its share of the host.
-void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const SweepEntries &entries) {
-    const bool lanes = cli.measure.cuda_devices.size() > 1;
+void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const SweepPlan &plan,
+                           const SweepEntries &entries) {
+    const bool lanes = plan.measure.cuda_devices.size() > 1;
     const auto runs_first = std::find_if(entries.begin(), entries.end(), [&](const SweepEntry &entry) {
         return !lanes || !entry.plugin->is_cuda();
     });
-    if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, cli.measure);
+    if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, plan.measure);
 }
 
 // The host's roofline, measured once per machine, when a CPU plugin is among `plugins`.
@@ -125,7 +124,7 @@ std::optional<Roofline> host_roofline_for(const std::vector<const PluginInfo *> 
 
 // The lines above the table: version, GPUs, CPU threads and results file; a shard's part of
 // the sweep; a rank's share of the host.
-void print_sweep_banner(std::ostream &out, const CommandLine &cli, const SweepRequest &request,
+void print_sweep_banner(std::ostream &out, const CommandLine &cli, const SweepPlan &plan,
                         const PlannedEntries &planned, const std::vector<GpuInfo> &gpus,
                         const SweepResults &results) {
     const GpuInfo &gpu = gpus.front();
@@ -134,45 +133,41 @@ void print_sweep_banner(std::ostream &out, const CommandLine &cli, const SweepRe
         if (each.available)
             gpu_names += (gpu_names.empty() ? "" : ", ") +
                          (gpus.size() > 1 ? std::to_string(each.device) + ": " : "") + each.name;
-    if (request.default_sweep && gpus.size() > 1 && cli.all_devices) gpu_names += " (every GPU here: the default sweep)";
+    if (plan.default_sweep && gpus.size() > 1 && plan.all_devices) gpu_names += " (every GPU here: the default sweep)";
     out << "gpubench " << results.document["build"]["gpubench_version"].get<std::string>()
-        << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names << " | CPU threads: " << cli.measure.cpu_threads
+        << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names << " | CPU threads: " << plan.measure.cpu_threads
         << " | results: " << results.output << '\n';
-    if (!planned.shard_header.is_null())
+    if (planned.shard)
         out << "shard " << cli.shard->index << "/" << cli.shard->count << " (" << cli.shard->source
-            << "): " << planned.entries.size() << " of the sweep's " << planned.shard_header["planned"].size()
+            << "): " << planned.entries.size() << " of the sweep's " << planned.shard->planned.size()
             << " entries\n";
-    if (const RankWorld &world = cli.measure.world; world.together())
+    if (const RankWorld &world = plan.measure.world; world.together())
         out << "rank " << world.rank << " of " << world.ranks << " (" << world.source
             << "): plugins that work across ranks measure each entry with all of them; they meet in "
             << world.folder << "\n";
-    if (request.rank_share)
-        out << "this rank's share of the host: CPUs " << cpu_list_text(request.rank_share->cpus) << " ("
-            << request.rank_share->basis << ")\n";
+    if (plan.rank_share)
+        out << "this rank's share of the host: CPUs " << cpu_list_text(plan.rank_share->cpus) << " ("
+            << plan.rank_share->basis << ")\n";
     out << '\n';
 }
 
-// Ranks launched together meet in a folder of their job's (rank_world.hpp), beside the results
-// file or in --rank-dir, absolute so that every worker finds it; those of jobs gone for a day
-// are removed.
-void place_world(CommandLine &cli) {
-    RankWorld &world = cli.measure.world;
-    if (!world.together()) return;
-    const std::filesystem::path base = cli.rank_dir.empty() ? results_folder(cli) : std::filesystem::path(cli.rank_dir);
-    const std::filesystem::path folder = std::filesystem::absolute(
-        rank_meeting_folder(base, launcher_job_identity(process_environment()), world.ranks));
-    world.folder = folder.string();
-    remove_stale_siblings(folder, std::chrono::hours(24));
+// Ranks launched together meet in a folder of their job's (the plan's world.folder); those of
+// jobs gone for a day are removed.
+void clear_stale_meeting_folders(const RankWorld &world) {
+    if (world.together()) remove_stale_siblings(world.folder, std::chrono::hours(24));
 }
 
 // What ranks launched together hold a failing exit at: the shards' barrier, or, for ranks that
 // measure the same sweep, the same barrier over its entries (alike on every rank).
-std::unique_ptr<ShardBarrier> start_barrier(const CommandLine &cli, const SweepRequest &request,
+std::unique_ptr<ShardBarrier> start_barrier(const CommandLine &cli, const SweepPlan &plan,
                                             const PlannedEntries &planned, const std::string &output) {
     if (cli.shard)
-        return start_shard_barrier(*cli.shard, request.resumed ? request.resumed->planned : planned.shard_header["planned"],
+        return start_shard_barrier(*cli.shard,
+                                   plan.resumed ? plan.resumed->planned
+                                   : planned.shard ? nlohmann::json(planned.shard->planned)
+                                                   : nlohmann::json(),
                                    output, process_environment(), std::cerr);
-    const RankWorld &world = cli.measure.world;
+    const RankWorld &world = plan.measure.world;
     if (!world.together()) return nullptr;
     nlohmann::json entries = nlohmann::json::array();
     for (const SweepEntry &entry : planned.entries)
@@ -182,7 +177,7 @@ std::unique_ptr<ShardBarrier> start_barrier(const CommandLine &cli, const SweepR
 }
 
 // The summary line below the table (or what an interruption left).
-void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int status, const SweepMode &mode,
+void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int status, const SweepSetup &setup,
                          const std::string &output) {
     if (tally.interrupted) {
         std::cout << "\ninterrupted: the entries finished so far are in " << output
@@ -193,7 +188,7 @@ void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int st
               << " failed verification, " << tally.errors << " errors, " << tally.skipped
               << " skipped";
     if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
-    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - mode.started).count();
+    const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup.started).count();
     std::cout << "; results written to " << output << " (" << format_seconds(took_s) << ")\n";
     if (tally.skipped && cli.shard && status == exit_ok)
         std::cout << "this shard exits with status 0: its skipped entries are recorded in " << output
@@ -202,14 +197,15 @@ void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int st
 
 // Runs the sweep and prints its summary; returns the exit status. A shard's file then records
 // its actual wall time (sharding.hpp), also when the sweep was interrupted.
-int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, const std::vector<GpuInfo> &gpus,
-                        ResultsFile &results, WorkerPool &pool, const SweepMode &mode, const std::string &output) {
+int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, const SweepPlan &plan,
+                        const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
+                        const SweepSetup &setup, const std::string &output) {
     SweepTally tally;
     try {
         size_t params_width = 0;
         for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
         ConsoleObserver console(std::cout, cli.quiet, params_width);
-        tally = run_sweep(entries, cli.measure, gpus, results, pool, mode, console);
+        tally = run_sweep(entries, plan.measure, gpus, results, pool, setup, console);
         record_shard_wall_time(results, console.last_finished_s());
         results.finish();  // interrupted or not: the document whole, the journal gone
     } catch (const std::exception &e) {  // the results file could not be written (a full disk)
@@ -218,41 +214,41 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
                     exit_failed);
     }
     const int status = exit_status(tally, cli.shard.has_value());
-    print_sweep_summary(tally, cli, status, mode, output);
+    print_sweep_summary(tally, cli, status, setup, output);
     return status;
 }
 
 }  // namespace
 
-int measure_sweep(CommandLine &cli, const SweepRequest &request, PluginCatalog &catalog,
+int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &catalog,
                   const std::vector<std::string> &command_line, std::chrono::steady_clock::time_point started) {
-    const SweepSelection selection = select_sweep_plugins(cli, catalog);
-    WorkerLaunch launch = worker_launch(cli, request.runner_file);
-    if (request.default_sweep && !cli.max_time_given) cli.measure.max_time_s = 1.0;
-    const PlannedEntries planned = plan_entries(cli, request, selection.plugins);
+    const SweepSelection selection = select_sweep_plugins(cli, plan, catalog);
+    WorkerLaunch launch = worker_launch(cli, plan.runner_file);
+    const PlannedEntries planned = plan_entries(cli, plan, selection.plugins);
     WorkerPool pool(launch);
-    prestart_first_worker(pool, cli, planned.entries);
-    const std::vector<GpuInfo> gpus = probe_gpus(cli.measure, selection.probed);
+    prestart_first_worker(pool, cli, plan, planned.entries);
+    const std::vector<GpuInfo> gpus = probe_gpus(plan.measure, selection.probed);
     std::vector<DeviceIdentity> identities;
     for (const GpuInfo &gpu : gpus)
         if (gpu.available) identities.push_back(identity_of(gpu));
     pool.set_gpus(launch.gpus = identities);  // later workers are shown their GPUs by UUID
     const std::optional<Roofline> roofline = host_roofline_for(selection.plugins);
     if (roofline) pool.set_host_roofline(launch.host_roofline = *roofline);
-    place_world(cli);
-    const SweepResults results = open_sweep_results(cli, request, planned, gpus, roofline, command_line);
-    print_sweep_banner(std::cout, cli, request, planned, gpus, results);
+    clear_stale_meeting_folders(plan.measure.world);
+    const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
+    print_sweep_banner(std::cout, cli, plan, planned, gpus, results);
 
     catch_stop_signals();
-    SweepMode mode;
-    mode.isolated = !cli.in_process;
-    mode.launch = launch;
-    mode.started = started;
-    if (request.default_sweep) mode.predicted_run_limit_s = 2.0;
-    mode.budget_s = request.budget_s;
+    SweepSetup setup;
+    setup.isolated = !cli.in_process;
+    setup.launch = launch;
+    setup.started = started;
+    if (plan.default_sweep) setup.predicted_run_limit_s = 2.0;
+    setup.budget_s = plan.budget_s;
     // Ranks started together hold a failing exit until the others are done (docs/scale-out.md).
-    const std::unique_ptr<ShardBarrier> barrier = start_barrier(cli, request, planned, results.output);
-    const int status = sweep_and_summarize(planned.entries, cli, gpus, *results.file, pool, mode, results.output);
+    const std::unique_ptr<ShardBarrier> barrier = start_barrier(cli, plan, planned, results.output);
+    const int status =
+        sweep_and_summarize(planned.entries, cli, plan, gpus, *results.file, pool, setup, results.output);
     return barrier ? barrier->finish(status, stop_was_requested, std::cout) : status;
 }
 

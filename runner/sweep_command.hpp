@@ -15,7 +15,7 @@ namespace gpubench {
 
 // `started`: when the runner started (the summary's time). Throws CommandFailure for what
 // stops the sweep before its first entry.
-int measure_sweep(CommandLine &cli, const SweepRequest &request, PluginCatalog &catalog,
+int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &catalog,
                   const std::vector<std::string> &command_line, std::chrono::steady_clock::time_point started);
 
 }  // namespace gpubench

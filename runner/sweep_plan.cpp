@@ -2,6 +2,8 @@
 
 #include "cache_files.hpp"
 #include "host_resources.hpp"
+#include "rank_world.hpp"
+#include "sweep_results.hpp"
 #include "visible_devices.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -24,32 +26,32 @@ constexpr double default_sweep_budget_s = 150;
 // sweep takes every GPU of a host with several, unless --device names one. The GPUs are
 // counted from the driver's listing where it tells, so that CUDA is not started yet
 // (narrow_own_devices).
-std::string choose_devices(CommandLine &cli, bool default_sweep) {
+std::string choose_devices(const CommandLine &cli, SweepPlan &plan) {
     const auto count_devices = [] {
         return visible_gpu_count(driver_gpu_listing(), inherited_visible_devices()).value_or(cuda_device_count());
     };
-    if (default_sweep && cli.devices.empty() && !cli.device_given && count_devices() > 1)
-        cli.all_devices = true;
-    if (cli.devices.empty() && !cli.all_devices) return "";
+    plan.all_devices = cli.all_devices ||
+                       (plan.default_sweep && cli.devices.empty() && !cli.device_given && count_devices() > 1);
+    if (cli.devices.empty() && !plan.all_devices) return "";
     const int count = count_devices();
     std::vector<int> devices = cli.devices;
-    if (cli.all_devices)
+    if (plan.all_devices)
         for (int device = 0; device < count; ++device) devices.push_back(device);
     for (int device : devices)
         if (count > 0 && device >= count)
             return "--devices: CUDA device " + std::to_string(device) + " does not exist (" +
                    std::to_string(count) + " found)";
-    if (devices.empty()) devices.push_back(cli.measure.cuda_device);
-    cli.measure.cuda_device = devices.front();
-    cli.measure.cuda_devices = devices;
+    if (devices.empty()) devices.push_back(plan.measure.cuda_device);
+    plan.measure.cuda_device = devices.front();
+    plan.measure.cuda_devices = devices;
     return "";
 }
 
 // Ranks launched together on one host (shards, or a world: rank_world.hpp) share it, as lanes
 // do (sharding.hpp): this rank's share, taken (bound to, and --threads unless given), or
 // nullopt with a note where its launcher bound it to fewer CPUs than the host has.
-std::optional<HostShare> take_rank_share(CommandLine &cli) {
-    if (!(cli.shard && cli.shard->launched_ranks) && !cli.measure.world.together()) return std::nullopt;
+std::optional<HostShare> take_rank_share(const CommandLine &cli, MeasureOptions &measure) {
+    if (!(cli.shard && cli.shard->launched_ranks) && !measure.world.together()) return std::nullopt;
     std::optional<HostShare> share = local_rank_share(process_environment());
     if (!share) {
         if (allowed_cpus().size() < logical_cores())
@@ -62,8 +64,18 @@ std::optional<HostShare> take_rank_share(CommandLine &cli) {
         std::cerr << "runner: warning: " << why << "; this rank keeps every CPU\n";
         return std::nullopt;
     }
-    if (!cli.threads_given) cli.measure.cpu_threads = share->threads;
+    if (!cli.threads_given) measure.cpu_threads = share->threads;
     return share;
+}
+
+// Ranks launched together meet in a folder of their job's (rank_world.hpp), beside the results
+// file or in --rank-dir, absolute so that every worker finds it.
+std::string rank_meeting_place(const CommandLine &cli, const RankWorld &world) {
+    if (!world.together()) return world.folder;
+    const std::filesystem::path base = cli.rank_dir.empty() ? results_folder(cli) : std::filesystem::path(cli.rank_dir);
+    return std::filesystem::absolute(
+               rank_meeting_folder(base, launcher_job_identity(process_environment()), world.ranks))
+        .string();
 }
 
 // The default sweep: every plugin that can run here, the others noted. A shard of it plans
@@ -83,61 +95,67 @@ std::vector<const PluginInfo *> runnable_plugins(const CommandLine &cli, const P
 
 }  // namespace
 
-SweepRequest read_sweep_request(CommandLine &cli) {
+SweepPlan plan_sweep(const CommandLine &cli) {
     for (const std::string &dir : cli.plugin_dirs)
         if (!std::filesystem::is_directory(dir))
             throw CommandFailure{"plugin directory '" + dir + "' does not exist"};
-    SweepRequest request;
+    SweepPlan plan;
+    plan.measure = cli.measure;
+    plan.plugin_patterns = cli.plugin_patterns;
     // Resuming a shard's or a merged file: the entries it was planned to hold.
     if (!cli.resume.empty()) try {
-            request.resumed = resumed_plan(cli);
+            plan.resumed = resumed_plan(cli);
         } catch (const std::exception &e) {
             throw CommandFailure{"cannot resume: " + std::string(e.what())};
         }
-    if (request.resumed) cli.plugin_patterns = plugin_names(request.resumed->entries);
+    if (plan.resumed) plan.plugin_patterns = plugin_names(plan.resumed->entries);
     // The default sweep is an overview that should take minutes: a tighter time per entry,
-    // and no size predicted to run for long (SweepMode::predicted_run_limit_s).
-    request.default_sweep =
-        request.resumed ? request.resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
-    if (std::string problem = choose_devices(cli, request.default_sweep); !problem.empty())
-        throw CommandFailure{problem};
-    request.rank_share = take_rank_share(cli);
-    if (cli.rank_options_given && !cli.measure.world.together())
+    // and no size predicted to run for long (SweepSetup::predicted_run_limit_s).
+    plan.default_sweep = plan.resumed ? plan.resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
+    if (std::string problem = choose_devices(cli, plan); !problem.empty()) throw CommandFailure{problem};
+    plan.rank_share = take_rank_share(cli, plan.measure);
+    if (cli.rank_options_given && !plan.measure.world.together())
         std::cout << "note: --rank-dir and --rank-timeout are for ranks launched together (mpirun, srun, "
                      "without --shard); this run is alone, so they have no effect\n";
     // The runner starts CUDA on the sweep's GPUs alone, as its workers do (visible_devices.hpp);
     // in-process, plugins get the runner's own numbering, so it stays whole.
-    if (!cli.in_process && !cli.list) narrow_own_devices(selected_cuda_devices(cli.measure));
-    request.budget_s = cli.budget_s.value_or(request.default_sweep ? default_sweep_budget_s : 0);
+    if (!cli.in_process && !cli.list) narrow_own_devices(selected_cuda_devices(plan.measure));
+    plan.budget_s = cli.budget_s.value_or(plan.default_sweep ? default_sweep_budget_s : 0);
+    if (plan.default_sweep && !cli.max_time_given) plan.measure.max_time_s = 1.0;
+    if (!cli.sanitize.empty()) {
+        plan.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
+        plan.measure.hold_stream = false;    // spans under a sanitizer are not timings anyway
+    }
+    plan.measure.world.folder = rank_meeting_place(cli, plan.measure.world);
     std::error_code ec;
-    request.runner_file = boost::dll::program_location(ec);
-    return request;
+    plan.runner_file = boost::dll::program_location(ec);
+    return plan;
 }
 
-PluginCatalog find_plugins(const CommandLine &cli, const std::filesystem::path &runner_file) {
+PluginCatalog find_plugins(const CommandLine &cli, const SweepPlan &plan) {
     PluginSearch search;
     PluginSearchPath path =
-        plugin_search_path(runner_file.parent_path(), cli.plugin_dirs, std::getenv(plugin_path_variable));
+        plugin_search_path(plan.runner_file.parent_path(), cli.plugin_dirs, std::getenv(plugin_path_variable));
     for (const std::string &warning : path.warnings) std::cerr << "runner: warning: " << warning << '\n';
     search.dirs = std::move(path.dirs);
     search.allow_insecure = cli.allow_insecure_plugins;
-    search.scan.runner = runner_file;
+    search.scan.runner = plan.runner_file;
     search.scan.timeout_s = cli.scan_timeout_s;
     search.scan.cache = cache_file("plugin-scan.json");
     search.scan.rescan = cli.rescan_plugins;
     // With --plugin, only files named like a pattern are scanned (the rest when none matches).
-    return discover_plugins(search, cli.list ? std::vector<std::string>{} : cli.plugin_patterns);
+    return discover_plugins(search, cli.list ? std::vector<std::string>{} : plan.plugin_patterns);
 }
 
-SweepSelection select_sweep_plugins(const CommandLine &cli, PluginCatalog &catalog) {
+SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &catalog) {
     SweepSelection selection;
     // The default sweep needs the GPU's answer first: it runs what can run here.
-    if (cli.plugin_patterns.empty()) {
-        selection.probed = probe_runner_gpu(cli.measure.cuda_device);
+    if (plan.plugin_patterns.empty()) {
+        selection.probed = probe_runner_gpu(plan.measure.cuda_device);
         selection.plugins = runnable_plugins(cli, catalog, *selection.probed);
     } else {
         try {
-            selection.plugins = select_plugins(catalog, cli.plugin_patterns);
+            selection.plugins = select_plugins(catalog, plan.plugin_patterns);
         } catch (const std::exception &e) {
             throw CommandFailure{e.what()};
         }
@@ -154,17 +172,17 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, PluginCatalog &catal
     return selection;
 }
 
-PlannedEntries plan_entries(const CommandLine &cli, const SweepRequest &request,
+PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
                             const std::vector<const PluginInfo *> &plugins) {
     PlannedEntries planned;
     try {
-        planned.entries = request.resumed ? entries_with_plugins(plugins, request.resumed->entries)
-                                          : sweep_entries(plugins, cli.sizes, cli.param_axes);
-        if (cli.shard && !request.resumed) {
-            ShardedSweep sharded = shard_sweep(planned.entries, cli, request.runner_file);
+        planned.entries = plan.resumed ? entries_with_plugins(plugins, plan.resumed->entries)
+                                       : sweep_entries(plugins, cli.sizes, cli.param_axes);
+        if (cli.shard && !plan.resumed) {
+            ShardedSweep sharded = shard_sweep(planned.entries, cli, plan.measure, plan.runner_file);
             for (const std::string &note : sharded.notes) std::cout << "note: " << note << '\n';
             planned.entries = std::move(sharded.own);
-            planned.shard_header = std::move(sharded.record);
+            planned.shard = std::move(sharded.record);
         }
     } catch (const std::exception &e) {
         throw CommandFailure{e.what()};

@@ -1,16 +1,16 @@
-// Planning a sweep: the command line resolved against this machine (devices, this rank's share
-// of the host, --resume), the plugins found and chosen, and the entries to measure. Each step
-// prints its notes and throws CommandFailure (cli.hpp) where the sweep cannot go on.
+// Planning a sweep: the command line, which stays as parsed, resolved against this machine into
+// a plan (devices, this rank's share of the host, --resume, the options entries are measured
+// with), the plugins found and chosen, and the entries to measure. Each step prints its notes
+// and throws CommandFailure (cli.hpp) where the sweep cannot go on.
 #pragma once
 
 #include "cli.hpp"
 #include "gpu.hpp"
 #include "host_share.hpp"
 #include "plugin_catalog.hpp"
+#include "shard_plan.hpp"
 #include "sharding.hpp"
 #include "sweep.hpp"
-
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <optional>
@@ -18,8 +18,15 @@
 
 namespace gpubench {
 
-// What the command line asks for, before any plugin is looked at.
-struct SweepRequest {
+// What the command line asks for, decided against this machine before any plugin is looked at.
+struct SweepPlan {
+    // The command line's options as entries are measured with them: its devices chosen
+    // (cuda_device, cuda_devices), this rank's threads (unless --threads), the default sweep's
+    // 1 s max_time_s (unless --max-time), the stream audit and the held stream off under
+    // --sanitize, and where ranks launched together meet (world.folder).
+    MeasureOptions measure;
+    std::vector<std::string> plugin_patterns;  // --plugin's, or the plugins of a resumed file's plan
+    bool all_devices = false;              // every GPU here: --devices all, or the default sweep's
     std::optional<ResumedPlan> resumed;    // --resume of a file that records its plan
     bool default_sweep = false;            // neither --plugin nor --sizes (nor a resumed one's)
     std::optional<HostShare> rank_share;   // this rank's share of the host, taken
@@ -27,14 +34,14 @@ struct SweepRequest {
     std::filesystem::path runner_file;     // this executable (plugins are found beside it)
 };
 
-// Checks the plugin folders, reads the plan of a resumed file (its plugins become
-// cli.plugin_patterns), chooses the devices (cli.measure) and takes this rank's share of
-// the host (cli.measure.cpu_threads unless --threads).
-SweepRequest read_sweep_request(CommandLine &cli);
+// Checks the plugin folders, reads the plan of a resumed file, chooses the devices, takes
+// this rank's share of the host (binding this process to it) and, for a sweep, starts CUDA
+// on the sweep's GPUs alone (narrow_own_devices).
+SweepPlan plan_sweep(const CommandLine &cli);
 
 // The plugins in the search path (warnings on stderr); with --plugin and without --list,
 // only the files named like a pattern are scanned.
-PluginCatalog find_plugins(const CommandLine &cli, const std::filesystem::path &runner_file);
+PluginCatalog find_plugins(const CommandLine &cli, const SweepPlan &plan);
 
 struct SweepSelection {
     std::optional<GpuInfo> probed;             // the GPU's answer, when the default sweep asked
@@ -43,16 +50,16 @@ struct SweepSelection {
 
 // --plugin's plugins, or (the default sweep) those that can run here, each left out with a
 // note; a --param key that none of them reads is a failure.
-SweepSelection select_sweep_plugins(const CommandLine &cli, PluginCatalog &catalog);
+SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &catalog);
 
 struct PlannedEntries {
-    SweepEntries entries;        // what this run measures, in order
-    nlohmann::json shard_header; // a new --shard's results "shard" record; else null
+    SweepEntries entries;              // what this run measures, in order
+    std::optional<ShardRecord> shard;  // a new --shard's plan: the results file's "shard" record
 };
 
 // The selection's entries: a resumed file's plan, else every size and parameter setting of
 // the command line, cut to this shard's part under --shard (notes printed).
-PlannedEntries plan_entries(const CommandLine &cli, const SweepRequest &request,
+PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
                             const std::vector<const PluginInfo *> &plugins);
 
 // The runner's device `device` (its index as --device and --devices name it), probed where

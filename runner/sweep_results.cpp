@@ -14,13 +14,14 @@ namespace {
 
 constexpr const char *default_results_folder = "results/";
 
-nlohmann::json options_json(const CommandLine &cli, const SweepRequest &request) {
-    const bool default_sweep = request.default_sweep;
-    const double budget_s = request.budget_s;
-    nlohmann::json options = cli.measure;
+// The results file's "options": what entries were measured with, and how the sweep ran.
+nlohmann::json recorded_options(const CommandLine &cli, const SweepPlan &plan) {
+    const bool default_sweep = plan.default_sweep;
+    const double budget_s = plan.budget_s;
+    nlohmann::json options = plan.measure;
     options.erase("rendezvous");  // each entry's own, set as it is measured
-    if (!cli.measure.world.together()) options.erase("world");
-    else if (request.rank_share) options["world"]["host_share"] = *request.rank_share;
+    if (!plan.measure.world.together()) options.erase("world");
+    else if (plan.rank_share) options["world"]["host_share"] = *plan.rank_share;
     options["timeout_s"] = cli.timeout_s;
     options["isolation"] = cli.in_process           ? "in-process"
                            : !cli.sanitize.empty()    ? "worker process per entry (sanitized)"
@@ -38,17 +39,17 @@ nlohmann::json options_json(const CommandLine &cli, const SweepRequest &request)
 
 // The results file's header: the command line, the build, the GPU (each GPU with several),
 // the options, the host's roofline, and a shard's record.
-nlohmann::json results_document(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
+nlohmann::json results_document(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line) {
     nlohmann::json document = results_header(command_line, gpus.front(),
-                                             options_json(cli, request),
+                                             recorded_options(cli, plan),
                                              host_roofline);
-    if (!planned.shard_header.is_null()) {
-        document["shard"] = planned.shard_header;
-        if (request.rank_share) document["shard"]["host_share"] = *request.rank_share;
+    if (planned.shard) {
+        document["shard"] = *planned.shard;
+        if (plan.rank_share) document["shard"]["host_share"] = *plan.rank_share;
     }
-    if (!cli.measure.cuda_devices.empty()) {
+    if (!plan.measure.cuda_devices.empty()) {
         document["gpus"] = nlohmann::json::array();
         for (const GpuInfo &each : gpus) document["gpus"].push_back(gpu_json(each));
     }
@@ -96,11 +97,11 @@ void open_results_file(const CommandLine &cli, const std::string &default_stem, 
 
 }  // namespace
 
-SweepResults open_sweep_results(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
+SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line) {
     // Shards and ranks started together on one host (mpirun) get files of their own by default.
-    const RankWorld &world = cli.measure.world;
+    const RankWorld &world = plan.measure.world;
     const std::string suffix =
         cli.shard ? "-shard-" + std::to_string(cli.shard->index) + "of" + std::to_string(cli.shard->count)
         : world.together() ? "-rank-" + std::to_string(world.rank) + "of" + std::to_string(world.ranks)
@@ -108,7 +109,7 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepRequest &requ
     const std::string default_stem = default_results_folder + host_name() + "-" + utc_timestamp(true) + suffix;
     SweepResults results;
     results.output = !cli.output.empty() ? cli.output : !cli.resume.empty() ? cli.resume : default_stem + ".json";
-    results.document = results_document(cli, request, planned, gpus, host_roofline, command_line);
+    results.document = results_document(cli, plan, planned, gpus, host_roofline, command_line);
     open_results_file(cli, default_stem, results);
     return results;
 }

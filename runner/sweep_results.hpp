@@ -27,7 +27,7 @@ struct SweepResults {
 // The results file of this sweep: --output, the --resume file, or results/<host>-<timestamp>
 // (.json, -2.json... when another runner holds the name). Throws CommandFailure when it
 // cannot be written or resumed.
-SweepResults open_sweep_results(const CommandLine &cli, const SweepRequest &request, const PlannedEntries &planned,
+SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line);
 

@@ -64,7 +64,7 @@ struct ClaimedSweep {
     std::vector<GpuInfo> gpus = claimed_gpus();
     MeasureOptions options = test_support::sampled(2, 3);
     WorkerLaunch launch;
-    SweepMode mode;
+    SweepSetup mode;
     ClaimedSweep() {
         options.cuda_devices = {0, 1};
         // Entries this short never make a free lane join a plugin another is on

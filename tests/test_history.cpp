@@ -4,15 +4,19 @@
 #include "runner_process.hpp"
 #include "sqlite_file.hpp"
 #include "test_support.hpp"
+#include "text_format.hpp"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <regex>
 #include <string>
+#include <vector>
 
 using namespace runner_process;
+using gpubench::format_seconds;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -57,17 +61,66 @@ fs::path run_file(const fs::path &folder, int day, double factor) {
 
 std::string db_option(const fs::path &db) { return " --db " + db.string(); }
 
-// What SQLite holds: a count from the database directly, not through the runner.
-int64_t count_rows(const fs::path &db, const std::string &table) {
+// What SQLite holds, read from the database directly, not through the runner: each row of
+// `query`'s answer, its columns as text.
+std::vector<std::vector<std::string>> rows_of(const fs::path &db, const std::string &query) {
     sqlite3 *handle = nullptr;
     REQUIRE(sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
     sqlite3_stmt *statement = nullptr;
-    REQUIRE(sqlite3_prepare_v2(handle, ("SELECT count(*) FROM " + table).c_str(), -1, &statement, nullptr) == SQLITE_OK);
-    REQUIRE(sqlite3_step(statement) == SQLITE_ROW);
-    const int64_t count = sqlite3_column_int64(statement, 0);
+    REQUIRE(sqlite3_prepare_v2(handle, query.c_str(), -1, &statement, nullptr) == SQLITE_OK);
+    std::vector<std::vector<std::string>> rows;
+    while (sqlite3_step(statement) == SQLITE_ROW) {
+        rows.emplace_back();
+        for (int column = 0; column < sqlite3_column_count(statement); ++column) {
+            const unsigned char *text = sqlite3_column_text(statement, column);
+            rows.back().push_back(text ? reinterpret_cast<const char *>(text) : "");
+        }
+    }
     sqlite3_finalize(statement);
     sqlite3_close(handle);
-    return count;
+    return rows;
+}
+
+int64_t count_rows(const fs::path &db, const std::string &table) {
+    return std::stoll(rows_of(db, "SELECT count(*) FROM " + table).at(0).at(0));
+}
+
+// The medians stored for `plugin` at `size`, oldest run first.
+std::vector<double> stored_medians(const fs::path &db, const std::string &plugin, uint64_t size) {
+    std::vector<double> medians;
+    for (const auto &row : rows_of(db, "SELECT median FROM points WHERE plugin = '" + plugin +
+                                           "' AND size = " + std::to_string(size) + " ORDER BY run_id"))
+        medians.push_back(std::stod(row.at(0)));
+    return medians;
+}
+
+// `runner history show`'s trend of one series, read back: its heading's label and a row per run.
+struct TrendRow {
+    std::string date, commit, median, spread, note;
+};
+struct Trend {
+    std::string label;  // the heading's first field ("vecadd_naive 1000")
+    std::vector<TrendRow> rows;
+};
+
+// The columns of a row are separated by two spaces or more; a step's note is the last.
+Trend parse_trend(const std::string &output) {
+    std::istringstream in(output);
+    std::string line;
+    Trend trend;
+    REQUIRE(std::getline(in, line));
+    trend.label = line.substr(0, line.find(" | "));
+    REQUIRE(std::getline(in, line));
+    CHECK(std::regex_match(line, std::regex(" +date +commit +median +spread \\(quartiles\\)")));
+    while (std::getline(in, line) && !line.empty()) {
+        std::vector<std::string> fields;
+        const std::regex gap(" {2,}");
+        for (std::sregex_token_iterator it(line.begin() + 2, line.end(), gap, -1), end; it != end; ++it)
+            fields.push_back(*it);
+        REQUIRE(fields.size() >= 4);
+        trend.rows.push_back({fields[0], fields[1], fields[2], fields[3], fields.size() > 4 ? fields[4] : ""});
+    }
+    return trend;
 }
 
 size_t lines(const std::string &text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
@@ -82,30 +135,44 @@ TEST_CASE("history add stores a run once, and show prints its trend", "[history]
     Outcome added = run_runner("history add " + first.string() + " --commit c1" + db_option(db));
     INFO(added.output);
     REQUIRE(added.status == 0);
-    CHECK(added.output.find("added as run 1: 1 verified entries, commit c1") != std::string::npos);
+    CHECK(added.output == first.string() + ": added as run 1: 1 verified entries, commit c1, 2026-01-01T12:00:00Z\n");
     Outcome again = run_runner("history add " + first.string() + " " + second.string() + " --commit c2" + db_option(db));
     INFO(again.output);
     REQUIRE(again.status == 0);
-    CHECK(again.output.find("already stored (run 1); not added again") != std::string::npos);
-    CHECK(again.output.find("added as run 2") != std::string::npos);
-    CHECK(count_rows(db, "runs") == 2);
-    CHECK(count_rows(db, "points") == 2);
+    CHECK(again.output == first.string() + ": already stored (run 1); not added again\n" + second.string() +
+                              ": added as run 2: 1 verified entries, commit c2, 2026-01-02T12:00:00Z\n");
+    // Each run once, with its commit and date; one point each, the entry's recorded median.
+    CHECK(rows_of(db, "SELECT id, commit_id, created FROM runs ORDER BY id") ==
+          std::vector<std::vector<std::string>>{{"1", "c1", "2026-01-01T12:00:00Z"}, {"2", "c2", "2026-01-02T12:00:00Z"}});
+    const std::vector<double> medians = stored_medians(db, "vecadd_naive", 1000);
+    REQUIRE(medians.size() == 2);
+    const double recorded = real_sweep()["entries"][0]["timing"]["run"]["median"].get<double>();
+    CHECK(medians[0] == Approx(recorded));
+    CHECK(medians[1] == Approx(recorded));
 
     Outcome shown = run_runner("history show --plugin 'vecadd_*' --size 1000" + db_option(db));
     INFO(shown.output);
     REQUIRE(shown.status == 0);
-    CHECK(shown.output.find("vecadd_naive 1000 | ") != std::string::npos);
-    CHECK(shown.output.find("2026-01-01T12:00:00Z  c1") != std::string::npos);
-    CHECK(shown.output.find("2026-01-02T12:00:00Z  c2") != std::string::npos);
-    CHECK(shown.output.find("step") == std::string::npos);
+    const Trend trend = parse_trend(shown.output);
+    CHECK(trend.label == "vecadd_naive 1000");
+    REQUIRE(trend.rows.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+        CHECK(trend.rows[i].date == "2026-01-0" + std::to_string(i + 1) + "T12:00:00Z");
+        CHECK(trend.rows[i].commit == "c" + std::to_string(i + 1));
+        CHECK(trend.rows[i].median == format_seconds(medians[i]));
+        CHECK(trend.rows[i].note.empty());  // no step
+    }
     Outcome none = run_runner("history show --plugin 'matmul_*'" + db_option(db));
     CHECK(none.status == 0);
-    CHECK(none.output.find("no series") != std::string::npos);
+    CHECK(none.output == "no series in " + db.string() + " matches\n");
 }
 
 TEST_CASE("history regressions: a 2x step in the last 2 of 6 commits exits 1", "[history]") {
     test_support::TempFolder folder;
     const fs::path db = folder.path() / "history.sqlite";
+    const std::regex summary("(\\d+) series, (\\d+) change points; (\\d+) regressed at the newest commits "
+                             "\\(threshold (\\d+)%\\)\n");
+    std::smatch counts;
     for (int day = 1; day <= 6; ++day) {
         const fs::path file = run_file(folder.path(), day, day >= 5 ? 2.0 : 1.0);
         REQUIRE(run_runner("history add " + file.string() + " --commit c" + std::to_string(day) + db_option(db)).status == 0);
@@ -113,22 +180,48 @@ TEST_CASE("history regressions: a 2x step in the last 2 of 6 commits exits 1", "
             Outcome flat = run_runner("history regressions" + db_option(db));
             INFO(flat.output);
             CHECK(flat.status == 0);
-            CHECK(flat.output.find("1 series, 0 change points; 0 regressed") != std::string::npos);
+            REQUIRE(std::regex_match(flat.output, counts, summary));
+            CHECK(counts[1] == "1");
+            CHECK(counts[2] == "0");
+            CHECK(counts[3] == "0");
         }
     }
+    const std::vector<double> medians = stored_medians(db, "vecadd_naive", 1000);
+    REQUIRE(medians.size() == 6);
+    CHECK(medians[4] == Approx(2 * medians[0]));  // the files' 2x, as stored
+
     Outcome regressed = run_runner("history regressions" + db_option(db));
     INFO(regressed.output);
     CHECK(regressed.status == 1);
-    CHECK(regressed.output.find("REGRESSION: vecadd_naive 1000 | ") != std::string::npos);
-    CHECK(regressed.output.find("100% slower from commit c5 (2026-01-05T12:00:00Z)") != std::string::npos);
-    CHECK(regressed.output.find("(2 runs since)") != std::string::npos);
+    std::smatch step;
+    REQUIRE(std::regex_search(regressed.output, step,
+                              std::regex("REGRESSION: (.+?) \\| .* (\\d+)% (slower|faster) from commit (\\S+) "
+                                         "\\((\\S+)\\): (.+) -> (.+) \\((\\d+) runs? since\\)\n")));
+    CHECK(step[1] == "vecadd_naive 1000");
+    CHECK(step[2] == "100");
+    CHECK(step[3] == "slower");
+    CHECK(step[4] == "c5");
+    CHECK(step[5] == "2026-01-05T12:00:00Z");
+    CHECK(step[6] == format_seconds(medians[0]));
+    CHECK(step[7] == format_seconds(medians[4]));
+    CHECK(step[8] == "2");
+    const std::string after_step = step.suffix();
+    REQUIRE(std::regex_match(after_step, counts, summary));
+    CHECK(counts[1] == "1");
+    CHECK(counts[2] == "1");
+    CHECK(counts[3] == "1");
     // A step of 100% is not one above a threshold of 150%.
     CHECK(run_runner("history regressions --threshold 1.5" + db_option(db)).status == 0);
 
     Outcome shown = run_runner("history show" + db_option(db));
     INFO(shown.output);
-    CHECK(shown.output.find("c5") != std::string::npos);
-    CHECK(shown.output.find("<- step +100% (slower)") != std::string::npos);
+    const Trend trend = parse_trend(shown.output);
+    REQUIRE(trend.rows.size() == 6);
+    for (size_t i = 0; i < 6; ++i) {
+        CHECK(trend.rows[i].commit == "c" + std::to_string(i + 1));
+        CHECK(trend.rows[i].median == format_seconds(medians[i]));
+        CHECK(trend.rows[i].note == (i == 4 ? "<- step +100% (slower)" : ""));  // marked where it began
+    }
     CHECK(run_runner("history regressions --threshold -1" + db_option(db)).status == 2);
     CHECK(run_runner("history regressions extra" + db_option(db)).status == 2);
     CHECK(run_runner("history frobnicate").status == 2);

@@ -1,7 +1,9 @@
 // Nothing a plugin does loses the other results: each entry runs in a worker process, the
 // results file is complete after every entry, and an interrupted sweep resumes.
+#include "plugin_catalog.hpp"
 #include "runner_process.hpp"
 #include "test_support.hpp"
+#include "worker_pool.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -170,4 +172,30 @@ TEST_CASE("a worker dies with its runner: SIGKILL the runner and the hanging wor
     CHECK_FALSE(alive(workers[0]));
     std::filesystem::remove(temp_results("killed"));
     std::filesystem::remove(temp_results("killed").string() + ".journal");  // the killed runner's
+}
+
+TEST_CASE("a worker's report beyond its bound, or not JSON, ends only its entry, saying so", "[isolation]") {
+    using namespace gpubench;
+    PluginCatalog catalog =
+        discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}), {"fixture_misbehave"});
+    REQUIRE(catalog.plugins.size() == 1);
+    const PluginInfo &plugin = catalog.plugins.front();
+    WorkerLaunch launch;
+    launch.runner = GPUBENCH_RUNNER;
+    launch.timeout_s = 60;
+    launch.max_report_line_bytes = 1 << 20;  // fixture_misbehave writes 2 MiB at size 13
+    WorkerPool pool(launch);
+    const MeasureOptions options = test_support::sampled(1, 1);
+    const std::optional<EntryResult> oversized = pool.measure(plugin, 13, options, std::nullopt);
+    REQUIRE(oversized);
+    CHECK(oversized->status == EntryStatus::error);
+    CHECK(oversized->message ==
+          "the worker wrote a line longer than 1048576 bytes (the most a report may be) in warm-up");
+    const std::optional<EntryResult> malformed = pool.measure(plugin, 14, options, std::nullopt);
+    REQUIRE(malformed);
+    CHECK(malformed->status == EntryStatus::error);
+    CHECK_THAT(malformed->message, Catch::StartsWith("the worker's report in warm-up did not parse: its line is not valid JSON"));
+    const std::optional<EntryResult> good = pool.measure(plugin, 12, options, std::nullopt);
+    REQUIRE(good);
+    CHECK(good->status == EntryStatus::ok);
 }

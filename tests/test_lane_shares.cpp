@@ -139,7 +139,7 @@ TEST_CASE("two lanes never have more runnable threads than cores", "[devices][ho
     MeasureOptions options = test_support::sampled(2, 3);
     options.cpu_threads = cpus;  // the runner's default: every core
     options.cuda_devices = {0, 1};
-    SweepMode mode;
+    SweepSetup mode;
     mode.launch.runner = GPUBENCH_RUNNER;
     mode.launch.timeout_s = 60;
     std::vector<HostShare> planned;  // this machine's plan, kept to compare with the entries

@@ -3,6 +3,7 @@
 // scan is cached by file. Folders and files others can write are refused.
 #include "plugin_catalog.hpp"
 #include "plugin_scan.hpp"
+#include "plugin_scan_cache.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -25,6 +26,15 @@ std::string reason_for(const PluginCatalog &catalog, const std::string &file) {
     for (const PluginInfo &p : catalog.plugins)
         if (p.file.filename() == file) return "accepted as " + p.name;
     return "not seen";
+}
+
+// What a catalog holds, by file name: each plugin's descriptor as the scanner reports it
+// (every field), each refusal's reason.
+nlohmann::json catalog_json(const PluginCatalog &catalog) {
+    nlohmann::json plugins = nlohmann::json::object(), refused = nlohmann::json::object();
+    for (const PluginInfo &p : catalog.plugins) plugins[p.file.filename().string()] = plugin_info_to_json(p);
+    for (const Refusal &r : catalog.refused) refused[r.file.filename().string()] = r.reason;
+    return {{"plugins", plugins}, {"refused", refused}};
 }
 
 
@@ -106,12 +116,34 @@ TEST_CASE("scan: a damaged or foreign cache file is ignored, never trusted", "[s
     TempFolder cache_dir;
     const fs::path cache = cache_dir.path() / "plugin-scan.json";
     PluginSearch search = test_support::search_in({GPUBENCH_FIXTURE_DIR});
+    const nlohmann::json scanned = catalog_json(discover_plugins(search));  // no cache at all
+    REQUIRE(scanned.at("plugins").contains("fixture_bad_verify.so"));
+    REQUIRE_FALSE(scanned.at("refused").empty());
     search.scan.cache = cache;
-    for (const char *text : {"", "not json", "[1,2]", "{\"runner\": 5, \"files\": []}",
-                             "{\"files\": {\"x\": {\"identity\": 1}}}"}) {
+
+    // Another runner's cache claiming fixture_bad_verify.so, as it is on disk now, is another plugin.
+    const fs::path claimed = test_support::fixture("fixture_bad_verify.so");
+    const std::optional<FileIdentity> id = file_identity(claimed);
+    REQUIRE(id);
+    nlohmann::json impostor = scanned["plugins"]["fixture_bad_verify.so"];
+    impostor["name"] = "impostor";
+    const nlohmann::json foreign = {
+        {"runner", "gpubench 0.0 elsewhere abi 1.0 format 1"},
+        {"files", {{claimed.string(), {{"identity", {{"device", id->device}, {"inode", id->inode}, {"size", id->size},
+                                                  {"modified_ns", id->modified_ns}, {"changed_ns", id->changed_ns}}},
+                                    {"plugin", impostor}}}}}};
+    for (const std::string &text : {std::string(), std::string("not json"), std::string("[1,2]"),
+                                    std::string("{\"runner\": 5, \"files\": []}"),
+                                    std::string("{\"files\": {\"x\": {\"identity\": 1}}}"), foreign.dump()}) {
+        INFO("cache: " << text);
         std::ofstream(cache) << text;
-        const PluginCatalog catalog = discover_plugins(search);
-        CHECK_FALSE(catalog.plugins.empty());
+        search.scan.runner = GPUBENCH_RUNNER;
+        // Every plugin and refusal as a scan without the cache finds them, field by field.
+        CHECK(catalog_json(discover_plugins(search)) == scanned);
+        // The cache was rewritten with the real scan: read back with no scanner, the same plugins
+        // (a file that could not be loaded is not cached: it is scanned again, here in vain).
+        search.scan.runner = "/nonexistent/runner";
+        CHECK(catalog_json(discover_plugins(search))["plugins"] == scanned["plugins"]);
     }
 }
 

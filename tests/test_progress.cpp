@@ -48,7 +48,7 @@ TEST_CASE("a sweep ticks its observer while a worker's entry runs, a hanging one
     const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{&catalog.plugins.front(), 4}};
     std::vector<GpuInfo> gpus(1);
     const MeasureOptions options = test_support::sampled(1, 1);
-    SweepMode mode;
+    SweepSetup mode;
     mode.launch.runner = GPUBENCH_RUNNER;
     mode.launch.timeout_s = 1.5;
     const test_support::TempFolder folder;

@@ -1,6 +1,7 @@
 // The HTML report (runner report --format html): its data from hand-made results, where every
 // figure is known, and the page from a small real sweep, made as a user makes it. The page in
 // a real browser: tests/browser/report_page_test.py.
+#include "report_formats.hpp"
 #include "report_html.hpp"
 #include "results.hpp"
 #include "run_header.hpp"
@@ -70,9 +71,9 @@ json results(const std::vector<Entry> &entries) {
     return doc;
 }
 
-// The input write_html_report takes, as runner report builds it for one source.
-HtmlReportInput input_of(const std::vector<json> &documents) {
-    HtmlReportInput input;
+// The input the report formats take, as runner report builds it for one source.
+ReportInput input_of(const std::vector<json> &documents) {
+    ReportInput input;
     for (size_t i = 0; i < documents.size(); ++i) {
         input.files.push_back("file" + std::to_string(i) + ".json");
         input.labelled.emplace_back("", results_document(documents[i], input.files.back()));
@@ -118,9 +119,13 @@ std::filesystem::path plotly_or_skip() {
     }
 }
 
-std::string page_of(const HtmlReportInput &input, const std::string &plotly_js = "window.Plotly = {};") {
+// The page --format html writes (its writer from the formats' table).
+std::string page_of(ReportInput input, const std::string &plotly_js = "window.Plotly = {};") {
+    input.plotly_js = plotly_js;
+    const ReportFormat *html = find_report_format("html");
+    REQUIRE(html);
     std::ostringstream out;
-    write_html_report(out, input, plotly_js);
+    html->write(out, input);
     return out.str();
 }
 
@@ -205,7 +210,7 @@ TEST_CASE("the HTML page escapes what it embeds", "[report][html]") {
 }
 
 TEST_CASE("the HTML report's history: each series with its change points", "[report][html][history]") {
-    HtmlReportInput input;
+    ReportInput input;
     input.history = hand_made_history();
     const std::string page = page_of(input);
     const json data = page_data(page);

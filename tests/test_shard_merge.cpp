@@ -292,3 +292,36 @@ TEST_CASE("a shard whose entries were only skipped exits 0, and runner merge exi
     CHECK(o.status == 3);
     CHECK_THAT(o.output, Catch::Contains("missing: "));
 }
+
+TEST_CASE("a default sweep's shard resumes under the default sweep's plan: 1 s per entry unless --max-time, "
+          "its budget, the command line's own options otherwise",
+          "[shard]") {
+    const test_support::TempFolder folder;
+    const fs::path file = folder.path() / "shard.json";
+    REQUIRE(run_runner(fixtures() + sweep + " --shard 1/2 -o " + file.string()).status == 0);
+    json shard = read_json(file);
+    const double given_max_time_s = shard["options"]["max_time_s"].get<double>();
+    REQUIRE(given_max_time_s != 1.0);  // the command line's default, not the default sweep's
+    CHECK_FALSE(shard["options"].contains("budget_s"));
+    // As if the default sweep had planned it: resumed without --plugin or --sizes, it is one.
+    shard["options"]["default_sweep"] = "the default sweep";
+    write(file, shard.dump());
+
+    const Outcome resumed = run_runner(fixtures() + options + " --resume " + file.string());
+    INFO(resumed.output);
+    REQUIRE(resumed.status == 0);
+    // Each resumption records the options it measured with.
+    json recorded = read_json(file)["resumed"].back()["options"];
+    CHECK(recorded["max_time_s"] == 1.0);
+    CHECK(recorded["budget_s"] == 150);
+    CHECK(recorded.contains("default_sweep"));
+    CHECK(recorded["seed"] == 5);
+    CHECK(recorded["warmup_runs"] == 0);
+
+    const Outcome given = run_runner(fixtures() + options + " --max-time 3 --budget 60 --resume " + file.string());
+    INFO(given.output);
+    REQUIRE(given.status == 0);
+    recorded = read_json(file)["resumed"].back()["options"];
+    CHECK(recorded["max_time_s"] == 3.0);
+    CHECK(recorded["budget_s"] == 60);
+}

@@ -201,9 +201,10 @@ struct EntryResult {
     double outside_sampling_s() const { return std::max(0.0, entry_wall_s - resources.sampling_wall_s); }
 };
 
+// How the headline compute time was taken: "single" run() calls, or per_launch.method for short GPU runs.
 // The headline compute time: per launch for short GPU runs, else single run() calls.
 const std::vector<double> &headline_run_samples(const EntryResult &entry);
-std::string headline_method(const EntryResult &entry);  // "single" or per_launch.method
+std::string headline_method(const EntryResult &entry);
 
 // The bytes an entry's runs keep in play: what an instance holds (work.device_bytes on a GPU,
 // work.host_bytes on the host) where declared, else what one run moves (work.bytes); the

@@ -1,15 +1,14 @@
+// The report's model (report.hpp): results documents read into per-workload tables, with each
+// column's speedups and each GPU column's crossover. The formats written from it are
+// report_formats.hpp's.
 #include "report.hpp"
 
-#include "statistics.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 
 namespace gpubench {
-
-using nlohmann::json;
 
 namespace {
 
@@ -67,13 +66,6 @@ std::optional<uint64_t> crossover_of(const WorkloadReport &report, const ReportC
         }
     }
     return compared ? from : std::nullopt;
-}
-
-std::string format_ratio(std::optional<double> ratio) {
-    if (!ratio) return "";
-    char text[32];
-    std::snprintf(text, sizeof text, *ratio >= 100 ? "%.0fx" : *ratio >= 10 ? "%.1fx" : "%.2fx", *ratio);
-    return text;
 }
 
 // The report's column of `kind`'s backend from the file `label` (on `gpu_model`, when the
@@ -163,167 +155,10 @@ std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &
     return tb / tc;
 }
 
-void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports) {
-    for (const WorkloadReport &r : reports) {
-        out << "## " << r.title() << "\n\nMedian compute time (end to end, with transfers, in "
-               "parentheses where it differs); speedup over `" << r.baseline
-            << "` (compute; end to end).\n\n| size |";
-        for (const ReportColumn &c : r.columns) out << ' ' << c.label() << " |";
-        out << "\n| ---: |";
-        for (size_t i = 0; i < r.columns.size(); ++i) out << " ---: |";
-        out << '\n';
-        for (uint64_t size : r.sizes) {
-            out << "| " << format_size(size) << " |";
-            for (const ReportColumn &c : r.columns) {
-                const auto p = c.points.find(size);
-                if (p == c.points.end()) {
-                    out << " — |";
-                    continue;
-                }
-                std::string cell = format_seconds(p->second.compute_s());
-                if (p->second.end_to_end_s() > p->second.compute_s() * 1.0001)
-                    cell += " (" + format_seconds(p->second.end_to_end_s()) + ")";
-                for (const std::string &flag : p->second.figures.flags) cell += " *" + flag + "*";
-                if (c.backend != r.baseline) {
-                    const auto compute = speedup(r, c, size, false), e2e = speedup(r, c, size, true);
-                    if (compute) {
-                        cell += "<br>" + format_ratio(compute);
-                        if (c.gpu && e2e) cell += "; " + format_ratio(e2e);
-                    }
-                }
-                out << ' ' << cell << " |";
-            }
-            out << '\n';
-        }
-        if (!r.crossover.empty()) {
-            out << "\nCrossover, end to end (the smallest size from which the GPU backend beats "
-                   "the best CPU backend at every larger measured size):";
-            for (const auto &[label, size] : r.crossover) out << "\n- " << label << ": " << crossover_text(r, size);
-            out << '\n';
-        }
-        out << '\n';
-    }
-    write_flag_glossary(out, reports);
-}
-
 std::string crossover_text(const WorkloadReport &report, const std::optional<uint64_t> &size, bool csv) {
     if (size) return csv ? std::to_string(*size) : "from " + format_size(*size);
     if (!report.cpu_measured) return csv ? "not measured" : "not measured (no CPU backend was measured)";
     return csv ? "never" : "never, at the sizes measured";
-}
-
-namespace {
-
-std::string join_flags(const std::vector<std::string> &flags) {
-    std::string text;
-    for (const std::string &flag : flags) text += (text.empty() ? "" : " ") + flag;
-    return text;
-}
-
-}  // namespace
-
-void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
-    out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
-           "speedup_compute,speedup_end_to_end,crossover,flags,gpu_model,run_host_s\n";
-    const auto number = [](std::optional<double> v) {
-        if (!v) return std::string();
-        char text[32];
-        std::snprintf(text, sizeof text, "%.6g", *v);
-        return std::string(text);
-    };
-    const auto quoted = [](const std::string &text) {
-        if (text.find_first_of(",\"") == std::string::npos) return text;
-        std::string q = "\"";
-        for (char ch : text) q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
-        return q + "\"";
-    };
-    for (const WorkloadReport &r : reports)
-        for (const ReportColumn &c : r.columns) {
-            std::string crossover;
-            if (auto it = r.crossover.find(c.label()); it != r.crossover.end())
-                crossover = crossover_text(r, it->second, true);
-            for (const auto &[size, p] : c.points)
-                out << quoted(r.workload) << ',' << quoted(r.params) << ',' << quoted(c.source) << ','
-                    << quoted(c.backend) << ',' << (c.gpu ? "gpu" : "cpu") << ',' << size << ','
-                    << number(p.compute_s()) << ',' << number(p.end_to_end_s()) << ','
-                    << number(speedup(r, c, size, false)) << ','
-                    << number(speedup(r, c, size, true)) << ',' << crossover << ','
-                    << quoted(join_flags(p.figures.flags)) << ',' << quoted(c.gpu_model) << ','
-                    << number(run_host_s(p)) << '\n';
-        }
-}
-
-json report_json(const std::vector<WorkloadReport> &reports) {
-    json all = json::array();
-    for (const WorkloadReport &r : reports) {
-        json columns = json::array();
-        for (const ReportColumn &c : r.columns) {
-            json points = json::array();
-            for (const auto &[size, p] : c.points) {
-                json point = {{"size", size}, {"compute_s", p.compute_s()},
-                              {"end_to_end_s", p.end_to_end_s()}, {"flags", p.figures.flags}};
-                if (auto s = speedup(r, c, size, false)) point["speedup_compute"] = *s;
-                if (auto s = speedup(r, c, size, true)) point["speedup_end_to_end"] = *s;
-                if (const auto host = run_host_s(p)) point["run_host_s"] = *host;
-                points.push_back(point);
-            }
-            columns.push_back({{"backend", c.backend}, {"source", c.source},
-                               {"device", c.gpu ? "gpu" : "cpu"}, {"points", points}});
-            if (!c.gpu_model.empty()) columns.back()["gpu_model"] = c.gpu_model;
-        }
-        json crossover = json::object();
-        for (const auto &[label, size] : r.crossover)
-            crossover[label] = size ? json(*size) : json(nullptr);
-        all.push_back({{"workload", r.workload}, {"params", r.params}, {"baseline", r.baseline},
-                       {"columns", columns}, {"crossover", crossover}, {"cpu_measured", r.cpu_measured}});
-    }
-    return all;
-}
-
-json gbench_json(const ResultsDocument &document) {
-    json out = {{"context",
-                 {{"date", document.header.created},
-                  {"host_name", document.header.host_name},
-                  {"executable", "gpubench runner"},
-                  {"num_cpus", document.header.logical_cores},
-                  {"mhz_per_cpu", 0},
-                  {"cpu_scaling_enabled", false},
-                  {"caches", json::array()},
-                  {"library_build_type", "release"},
-                  {"gpubench_gpu", document.gpu_name.value_or("")}}},
-                {"benchmarks", json::array()}};
-    int family = 0;
-    for (const EntryResult &entry : document.entries) {
-        if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
-        std::string name = entry.plugin + "/" + std::to_string(entry.size);
-        if (!entry.settings.params.empty()) name += "/" + entry.settings.params;
-        const std::vector<double> &samples = headline_run_samples(entry);
-        const auto record = [&](const std::string &run_type, double seconds, int index,
-                                const std::string &aggregate) {
-            json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},
-                      {"family_index", family},
-                      {"per_family_instance_index", 0},
-                      {"run_name", name},
-                      {"run_type", run_type},
-                      {"repetitions", samples.size()},
-                      {"threads", 1},
-                      {"iterations", 1},
-                      {"real_time", seconds * 1e9},
-                      {"cpu_time", seconds * 1e9},
-                      {"time_unit", "ns"}};
-            if (aggregate.empty())
-                r["repetition_index"] = index;
-            else
-                r["aggregate_name"] = aggregate;
-            out["benchmarks"].push_back(r);
-        };
-        for (size_t i = 0; i < samples.size(); ++i) record("iteration", samples[i], int(i), "");
-        const Summary headline = summarize(samples);
-        record("aggregate", headline.mean, 0, "mean");
-        record("aggregate", headline.median, 0, "median");
-        ++family;
-    }
-    return out;
 }
 
 }  // namespace gpubench

@@ -1,9 +1,10 @@
-// The HTML report's page (report_html.hpp): the data as one JSON block, plotly.js compressed,
-// and the page's own style and script (core/report/report_page/, compiled in as report_page.hpp).
+// --format html (report_formats.hpp), the page (report_html.hpp): the data as one JSON block,
+// plotly.js compressed, and the page's own style and script (core/report/report_page/,
+// compiled in as report_page.hpp).
+#include "report_formats.hpp"
 #include "report_html.hpp"
 
 #include "report_page.hpp"
-
 
 namespace gpubench {
 
@@ -26,7 +27,7 @@ std::string script_safe_json(const nlohmann::json &value) {
     return safe;
 }
 
-void write_html_report(std::ostream &out, const HtmlReportInput &input, const std::string &plotly_js) {
+void write_html_report(std::ostream &out, const ReportInput &input) {
     out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
            "<meta name=\"generator\" content=\"gpubench runner report --format html\">\n"
            "<title>gpubench report</title>\n"
@@ -41,7 +42,7 @@ void write_html_report(std::ostream &out, const HtmlReportInput &input, const st
         << "</script>\n"
            // plotly.js, gzip then base64: the script inflates it with DecompressionStream.
            "<script type=\"application/octet-stream\" id=\"plotly-gzip-base64\">"
-        << gzip_base64(plotly_js) << "</script>\n<script>\n"
+        << gzip_base64(input.plotly_js) << "</script>\n<script>\n"
         << report_page_js << "</script>\n</body>\n</html>\n";
 }
 

@@ -8,8 +8,7 @@
 // is the user's manual.
 #pragma once
 
-#include "history_store.hpp"
-#include "report.hpp"
+#include "report_input.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,21 +21,11 @@
 
 namespace gpubench {
 
-struct HtmlReportInput {
-    std::vector<std::string> files;  // the results files, as given
-    // Each read and checked (read_results_file), with its column source ("" for one source):
-    // build_report's input.
-    std::vector<std::pair<std::string, ResultsDocument>> labelled;
-    std::vector<WorkloadReport> reports;  // build_report over them
-    std::optional<std::vector<HistorySeries>> history;  // --history
-    std::string baseline_backend;
-};
-
 // The page's data: "files" (each run_header, options explained), "flags" (the glossary),
 // "backends" (name -> colour, one per backend across the page), "workloads" (per report:
 // columns with per-size summaries, crossover, sizes' meaning) and "history" (series with
 // "change_points"). Only the documents' verified entries appear.
-nlohmann::json html_report_data(const HtmlReportInput &input);
+nlohmann::json html_report_data(const ReportInput &input);
 
 // The colour of each backend name: a fixed palette, assigned in name order, distinct for the
 // first 48 names (then reused).
@@ -54,8 +43,5 @@ std::filesystem::path find_plotly_js(const std::string &explicit_path);
 // `text` gzip-compressed (zlib, best compression) then base64-encoded: how the page carries
 // plotly.js, which it inflates with DecompressionStream('gzip').
 std::string gzip_base64(const std::string &text);
-
-// The whole page. `plotly_js` is the library's text.
-void write_html_report(std::ostream &out, const HtmlReportInput &input, const std::string &plotly_js);
 
 }  // namespace gpubench

@@ -44,7 +44,8 @@ const std::map<std::string, std::string> &option_meanings() {
     return meanings;
 }
 
-json options_json(const json &options) {
+// A file's options as the page's rows: key, value and what the option means.
+json option_rows_json(const json &options) {
     json rows = json::array();
     if (!options.is_object()) return rows;
     for (const auto &[key, value] : options.items()) {
@@ -60,7 +61,7 @@ json file_json(const RunHeader &h, const std::string &label) {
             {"machine", h.machine()},  {"os", h.os},              {"gpus", h.gpu_list()},
             {"driver", h.driver},      {"commit", h.commit},      {"build", h.build()},
             {"plugin_abi", h.plugin_abi}, {"command_line", h.command_line},
-            {"options", options_json(h.options)}};
+            {"options", option_rows_json(h.options)}};
 }
 
 json history_json(const std::vector<HistorySeries> &history) {
@@ -83,7 +84,7 @@ json history_json(const std::vector<HistorySeries> &history) {
 
 }  // namespace
 
-json workloads_json(const HtmlReportInput &input);  // report_html_data.cpp
+json workloads_json(const ReportInput &input);  // report_html_data.cpp
 
 json backend_colours(const std::vector<std::string> &backends) {
     // Tableau 10, then its light variants, then more saturated and dark tones: neighbours in
@@ -103,7 +104,7 @@ json backend_colours(const std::vector<std::string> &backends) {
     return colours;
 }
 
-json html_report_data(const HtmlReportInput &input) {
+json html_report_data(const ReportInput &input) {
     json files = json::array();
     for (const auto &[label, document] : input.labelled) files.push_back(file_json(document.header, label));
     json flags = json::array();

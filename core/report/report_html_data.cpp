@@ -85,7 +85,7 @@ json crossover_json(const WorkloadReport &r) {
 
 }  // namespace
 
-json workloads_json(const HtmlReportInput &input) {
+json workloads_json(const ReportInput &input) {
     std::map<std::string, std::string> size_meanings;  // by workload: the first file's that has it
     for (const auto &[label, document] : input.labelled)
         for (const PluginRecord &plugin : document.plugins) size_meanings.emplace(plugin.workload, plugin.size_meaning);

@@ -217,7 +217,7 @@ public:
     // record (host_share), when the sweep has lanes. `outside_cap_s`: where above 0, an entry
     // whose set-up and checks are predicted (from the plugin's size before) to take longer is
     // skipped, on schedule or not.
-    Sequence(const SweepMode &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
+    Sequence(const SweepSetup &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
              EntryRecorder &recorder, SweepShared &shared, bool in_lane, std::optional<HostShare> share,
              double outside_cap_s = 0)
         : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
@@ -269,7 +269,7 @@ public:
     }
 
 private:
-    const SweepMode &mode_;
+    const SweepSetup &mode_;
     const GpuInfo &gpu_;
     WorkerPool &pool_;
     InProcess &in_process_;
@@ -294,7 +294,7 @@ bool takes_every_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
 // Each lane's worker is bound to its share of the host (`shares`, one per GPU), and its CPU
 // work gets no more threads than the share has.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-               const std::vector<HostShare> &shares, WorkerPool &first_pool, const SweepMode &mode,
+               const std::vector<HostShare> &shares, WorkerPool &first_pool, const SweepSetup &mode,
                InProcess &in_process, EntryRecorder &recorder, SweepShared &shared) {
     LaneQueue queue(entries, options, gpus.size());
     std::atomic<bool> stop{false};
@@ -337,7 +337,7 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
 
 SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
-                     const SweepMode &mode, SweepObserver &observer) {
+                     const SweepSetup &mode, SweepObserver &observer) {
     SweepTally tally;
     SweepEntries alone, in_lanes, every_gpu;
     const GpuInfo &gpu = gpus.at(0);
@@ -414,7 +414,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
 
 SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
                      const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-                     ResultsFile &results, WorkerPool &pool, const SweepMode &mode,
+                     ResultsFile &results, WorkerPool &pool, const SweepSetup &mode,
                      SweepObserver &observer) {
     SweepEntries planned;
     for (const auto &[plugin, size] : entries) planned.push_back({plugin, size, options.params});

@@ -37,7 +37,9 @@ public:
     virtual void finished(const EntryResult &entry, const std::string &params) { (void)entry, (void)params; }
 };
 
-struct SweepMode {
+// How a sweep runs: in worker processes or in-process, how workers start, when it started, the
+// default sweep's run limit, the wall-time budget and the planner of each lane's share.
+struct SweepSetup {
     bool isolated = true;  // worker processes (default); false: --in-process (for a debugger;
                            // a crash then ends the sweep)
     WorkerLaunch launch;   // with isolated; its `interrupted` is polled in both modes
@@ -95,16 +97,16 @@ SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
 // one worker per GPU, concurrently, in LaneQueue's order (lane_queue.hpp). Everything else
 // runs first and alone: CPU entries, which GPU workers beside them would slow down, and
 // plugins across several GPUs, which take all of them. Each lane's worker is bound to the
-// lane's share of the host (SweepMode::plan_host_shares), and its cpu_threads is at most the
+// lane's share of the host (SweepSetup::plan_host_shares), and its cpu_threads is at most the
 // share's threads; entries that run alone keep every CPU and cpu_threads. Every entry of such
 // a sweep records its share (host_share).
 SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
-                     const SweepMode &mode, SweepObserver &observer);
+                     const SweepSetup &setup, SweepObserver &observer);
 // The same, every (plugin, size) with options.params (one setting).
 SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
                      const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-                     ResultsFile &results, WorkerPool &pool, const SweepMode &mode,
+                     ResultsFile &results, WorkerPool &pool, const SweepSetup &setup,
                      SweepObserver &observer);
 
 }  // namespace gpubench

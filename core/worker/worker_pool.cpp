@@ -1,6 +1,8 @@
 #include "worker_pool.hpp"
 
+#include "bounded_json.hpp"
 #include "child_process.hpp"
+#include "pipe_lines.hpp"
 #include "visible_devices.hpp"
 #include "worker_main.hpp"
 #include "worker_protocol.hpp"
@@ -18,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -29,15 +32,16 @@ double seconds_since(std::chrono::steady_clock::time_point began) {
 }
 
 // What the worker said about the entry under way: the stage it last began, and the entry.
-struct Report {
+struct WorkerMessages {
     std::string stage = "start-up";
     std::optional<EntryResult> entry;
     std::string malformed;  // a line that did not parse, if any
+    std::string oversized;  // why the worker was stopped mid-line, if it was
 
     void take_line(const std::string &line) {
         if (line.empty()) return;
         try {
-            nlohmann::json message = nlohmann::json::parse(line);
+            nlohmann::json message = parse_bounded(line, "its line");
             if (message.contains("stage")) stage = message["stage"].get<std::string>();
             if (message.contains("entry")) entry = message["entry"].get<EntryResult>();
         } catch (const std::exception &e) {
@@ -55,7 +59,8 @@ public:
     // it readies before the first: WorkerReadiness).
     WorkerProcess(const WorkerLaunch &launch, const PluginInfo &plugin, WorkerDevices devices,
                   const MeasureOptions &options)
-        : file_(plugin.file), share_(launch.host_share), devices_(std::move(devices)) {
+        : file_(plugin.file), share_(launch.host_share), devices_(std::move(devices)),
+          reports_(launch.max_report_line_bytes) {
         int requests[2], reports[2];
         if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(reports, O_CLOEXEC) != 0)
             throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -96,24 +101,23 @@ public:
 
     bool send(const std::string &line) { return write_all(request_fd_, line + '\n'); }
     // Reads what is there within `wait_ms`; false once the worker closed its end.
-    bool read_some(Report &report, int wait_ms) {
+    bool read_some(WorkerMessages &report, int wait_ms) {
         pollfd pfd{report_fd_, POLLIN, 0};
         if (poll(&pfd, 1, wait_ms) <= 0) return true;
-        char buffer[65536];
-        const ssize_t got = read(report_fd_, buffer, sizeof buffer);
-        if (got < 0) return errno == EINTR;
-        if (got == 0) {
-            report.take_line(pending_);
-            pending_.clear();
+        bool open = true;
+        try {
+            open = reports_.read_from(report_fd_);  // one read: the pipe blocks
+        } catch (const std::length_error &e) {
+            report.oversized = std::string("the worker wrote ") + e.what() + " (the most a report may be)";
+            kill_now();
             return false;
         }
-        pending_.append(buffer, static_cast<size_t>(got));
-        for (size_t end; (end = pending_.find('\n')) != std::string::npos;) {
-            report.take_line(pending_.substr(0, end));
-            pending_.erase(0, end + 1);
-            if (report.entry) break;  // the rest belongs to no request
+        while (const std::optional<std::string> line = reports_.next_line()) {
+            report.take_line(*line);
+            if (report.entry) return true;  // the rest belongs to no request
         }
-        return true;
+        if (!open) report.take_line(reports_.rest());
+        return open;
     }
     void kill_now() {
         if (pid_ > 0) kill(-pid_, SIGKILL);  // its process group: helpers it started too
@@ -158,7 +162,7 @@ private:
     WorkerDevices devices_;           // what it is shown
     pid_t pid_ = -1;
     int request_fd_ = -1, report_fd_ = -1;
-    std::string pending_;
+    PipeLines reports_;
     std::filesystem::path sanitizer_log_;
     static inline int spawned_ = 0;
 };
@@ -238,8 +242,9 @@ void settle_worker(EntryResult &entry, bool open, const WorkerLaunch &launch,
 }
 
 // Why a worker that ended with `status` reported no entry.
-std::string unreported(const Report &report, int status, bool timed_out, double timeout_s) {
+std::string unreported(const WorkerMessages &report, int status, bool timed_out, double timeout_s) {
     const std::string where = " in " + report.stage;
+    if (!report.oversized.empty()) return report.oversized + where;  // it was killed for it
     if (timed_out) {
         char seconds[32];
         std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
@@ -297,7 +302,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         request_to_wire({size, devices.for_worker(options), launch_.host_roofline, budget}).dump();
     if (!hand_over(plugin, devices, options, request, failed, started, entries_before)) return failed;
 
-    Report report;
+    WorkerMessages report;
     const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);
     bool timed_out = false, open = true;
     while (!report.entry && (open = worker_->read_some(report, 100))) {

@@ -42,6 +42,10 @@ struct WorkerLaunch {
     // The runner's CUDA_VISIBLE_DEVICES as it started, and the UUIDs of the driver's listing
     // of GPUs where there is one (visible_devices.hpp).
     std::optional<std::vector<std::string>> inherited_visible, listed_gpus;
+    // The longest line a worker may write: its entry holds its samples (1000 of each series by
+    // default, far less than this at any --max-samples that fits in memory). A worker (its
+    // plugin) that writes more without ending the line is stopped, and its entry says so.
+    size_t max_report_line_bytes = size_t(256) << 20;
 };
 
 class WorkerProcess;

@@ -151,12 +151,4 @@ std::vector<uint8_t> read_idx_labels(const std::string &path) {
     return source.read_bytes(count, "the labels");
 }
 
-bool idx_gzip_supported() {
-#ifdef LOGREG_HAVE_ZLIB
-    return true;
-#else
-    return false;
-#endif
-}
-
 }  // namespace logreg

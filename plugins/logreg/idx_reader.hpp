@@ -25,7 +25,4 @@ struct IdxImages {
 IdxImages read_idx_images(const std::string &path);
 std::vector<uint8_t> read_idx_labels(const std::string &path);
 
-// Whether .gz files can be read (zlib was found at build time).
-bool idx_gzip_supported();
-
 }  // namespace logreg

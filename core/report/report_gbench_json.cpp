@@ -1,0 +1,60 @@
+// --format gbench (report_formats.hpp): one results file in Google Benchmark's JSON format.
+#include "report_formats.hpp"
+
+#include "statistics.hpp"
+
+namespace gpubench {
+
+using nlohmann::json;
+
+json gbench_json(const ResultsDocument &document) {
+    json out = {{"context",
+                 {{"date", document.header.created},
+                  {"host_name", document.header.host_name},
+                  {"executable", "gpubench runner"},
+                  {"num_cpus", document.header.logical_cores},
+                  {"mhz_per_cpu", 0},
+                  {"cpu_scaling_enabled", false},
+                  {"caches", json::array()},
+                  {"library_build_type", "release"},
+                  {"gpubench_gpu", document.gpu_name.value_or("")}}},
+                {"benchmarks", json::array()}};
+    int family = 0;
+    for (const EntryResult &entry : document.entries) {
+        if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+        std::string name = entry.plugin + "/" + std::to_string(entry.size);
+        if (!entry.settings.params.empty()) name += "/" + entry.settings.params;
+        const std::vector<double> &samples = headline_run_samples(entry);
+        const auto record = [&](const std::string &run_type, double seconds, int index,
+                                const std::string &aggregate) {
+            json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},
+                      {"family_index", family},
+                      {"per_family_instance_index", 0},
+                      {"run_name", name},
+                      {"run_type", run_type},
+                      {"repetitions", samples.size()},
+                      {"threads", 1},
+                      {"iterations", 1},
+                      {"real_time", seconds * 1e9},
+                      {"cpu_time", seconds * 1e9},
+                      {"time_unit", "ns"}};
+            if (aggregate.empty())
+                r["repetition_index"] = index;
+            else
+                r["aggregate_name"] = aggregate;
+            out["benchmarks"].push_back(r);
+        };
+        for (size_t i = 0; i < samples.size(); ++i) record("iteration", samples[i], int(i), "");
+        const Summary headline = summarize(samples);
+        record("aggregate", headline.mean, 0, "mean");
+        record("aggregate", headline.median, 0, "median");
+        ++family;
+    }
+    return out;
+}
+
+void write_gbench_json_report(std::ostream &out, const ReportInput &input) {
+    out << gbench_json(input.labelled.front().second).dump(1) << '\n';
+}
+
+}  // namespace gpubench
