@@ -45,6 +45,7 @@ TEST_CASE("files of every earlier shape decode, and their recorded figures come 
             const json &r = raw["entries"][i];
             INFO(e.identity().text());
             CHECK(e.identity() == r.get<EntryIdentity>());
+            CHECK(e.shard == (r.contains("shard") ? std::optional(r["shard"].get<uint32_t>()) : std::nullopt));
             CHECK(to_string(e.status) == r.at("status").get<std::string>());
             CHECK(e.work.flops == r.at("work").at("flops").get<double>());
             const EntryFigures f = entry_figures(e, typed.header.basis());
@@ -110,4 +111,10 @@ TEST_CASE("an earlier file's entries, read through the typed model, with the val
     CHECK(ranks.entries[0].across_ranks());
     REQUIRE_FALSE(ranks.entries[0].devices.empty());
     CHECK(ranks.entries[0].devices[0].name == "NVIDIA H200");
+    // 2026-11-24, two shards merged: each entry's shard comes back, and the header times each
+    // shard by its last entry.
+    const ResultsDocument merged = read_results_file(earlier / "2026-11-24-merged-shards.json");
+    REQUIRE(merged.entries.size() == 3);
+    CHECK(merged.entries[1].shard == 1u);
+    CHECK(merged.header.wall_time() == "shard 0: 1.2 s, shard 1: 1.3 s (the longest 1.09x the shortest)");
 }
