@@ -26,8 +26,10 @@ std::pair<double, double> cost_and_start(const json &entry) {
     const double wall = entry["harness"]["entry_wall_s"].get<double>();
     if (!entry["harness"]["worker_started"].get<bool>()) return {wall, 0.0};
     const json &timing = entry["timing"];
-    const double start =
-        timing["load"].get<double>() + std::max(0.0, timing["first_run"].get<double>() - timing["run"]["median"].get<double>());
+    // The plan's rule (recorded_cost.cpp): a worker's start costs at most the entry it came with.
+    const double start = std::min(
+        wall, timing["load"].get<double>() +
+                  std::max(0.0, timing["first_run"].get<double>() - timing["run"]["median"].get<double>()));
     return {wall - start, start};
 }
 
