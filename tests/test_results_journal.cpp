@@ -1,6 +1,7 @@
 // The results journal (core/results/results_journal.hpp): a runner killed at any point loses
 // nothing it recorded, --resume completes the sweep from the journal, and a journal is read as
 // untrusted input.
+#include "results.hpp"
 #include "results_journal.hpp"
 #include "results_model.hpp"
 #include "runner_process.hpp"
@@ -183,6 +184,13 @@ TEST_CASE("a journal replays to the document its sweep would have written, a lin
     // Without the journal, the file alone is what there is.
     fs::remove(gpubench::journal_path(run.results));
     CHECK(gpubench::read_results_json(run.results)["entries"].empty());
+    // A document written whole over that name (runner merge) where a killed sweep left a
+    // journal of its own (its header alone): the document is what readers then see.
+    write(gpubench::journal_path(run.results), run.lines[0] + "\n");
+    CHECK(gpubench::read_results_json(run.results)["entries"].empty());
+    gpubench::ResultsFile::write_whole(run.results, run.finished);
+    CHECK_FALSE(fs::exists(gpubench::journal_path(run.results)));
+    CHECK(gpubench::read_results_json(run.results) == run.finished);
 }
 
 TEST_CASE("a hostile or broken journal is refused with one line naming it and the line", "[journal]") {

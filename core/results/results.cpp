@@ -87,6 +87,9 @@ void ResultsFile::write_whole(std::filesystem::path path, json document) {
     file.path_ = std::move(path);
     file.open_target();
     file.write();
+    // A killed sweep's journal at this name would stand for the file in every reader: it goes.
+    std::error_code ignored;
+    std::filesystem::remove(journal_path(file.path_), ignored);
 }
 
 void ResultsFile::change(const json &line) {

@@ -39,7 +39,7 @@ public:
     static ResultsFile resume(const std::filesystem::path &from, std::filesystem::path path,
                               const nlohmann::json &resumption);
     // Writes `document`, complete, to `path` at once (runner merge): locked while it is
-    // written, no journal.
+    // written; a journal left there by a killed sweep is removed.
     static void write_whole(std::filesystem::path path, nlohmann::json document);
     ResultsFile(ResultsFile &&) noexcept;
     ResultsFile &operator=(ResultsFile &&) = delete;
