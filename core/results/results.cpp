@@ -94,14 +94,11 @@ void ResultsFile::write_whole(std::filesystem::path path, json document) {
 
 void ResultsFile::change(const json &line) {
     if (!journal_) throw std::logic_error("results file " + path_.string() + " changed after it was finished");
-    apply_journal_change(document_, line);
-    journal_->append(line);
+    if (apply_journal_change(document_, line)) journal_->append(line);
 }
 
 void ResultsFile::add_plugin(const json &plugin) {
-    for (const json &known : document_["plugins"])
-        if (known.value("name", "") == plugin.value("name", "")) return;  // not journaled again
-    change({{"plugin", plugin}});
+    change({{"plugin", plugin}});  // journaled only the first time its name comes
 }
 
 void ResultsFile::set_field(const json::json_pointer &where, json value) {

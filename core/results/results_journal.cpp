@@ -42,7 +42,7 @@ fs::path journal_path(const fs::path &results_file) {
     return journal;
 }
 
-void apply_journal_change(json &document, const json &change) {
+bool apply_journal_change(json &document, const json &change) {
     try {
         if (!change.is_object() || change.size() != (change.contains("set") ? 2u : 1u))
             throw std::runtime_error("not one change");
@@ -52,7 +52,7 @@ void apply_journal_change(json &document, const json &change) {
         } else if (const auto plugin = change.find("plugin"); plugin != change.end() && plugin->is_object()) {
             json &plugins = document.at("plugins");
             for (const json &known : plugins)
-                if (known.value("name", "") == plugin->value("name", "")) return;
+                if (known.value("name", "") == plugin->value("name", "")) return false;
             plugins.push_back(*plugin);
         } else if (const auto set = change.find("set"); set != change.end() && change.contains("value")) {
             const json::json_pointer where(set->get<std::string>());
@@ -64,6 +64,7 @@ void apply_journal_change(json &document, const json &change) {
         } else {
             throw std::runtime_error("not an entry, a plugin or a set field");
         }
+        return true;
     } catch (const json::exception &e) {
         throw std::runtime_error(without_exception_id(e.what()));
     }
