@@ -30,9 +30,15 @@ using nlohmann::json;
 
 namespace {
 
+// "" where the process or thread ended meanwhile: reading a /proc file of a task that is gone
+// fails with ESRCH, which std::filebuf throws as std::ios_base::failure.
 std::string read_text(const std::filesystem::path &path) {
-    std::ifstream in(path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    try {
+        std::ifstream in(path);
+        return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    } catch (const std::ios_base::failure &) {
+        return {};
+    }
 }
 
 // The state letter of a /proc .../stat line ("R": running or waiting for a CPU), and its ppid.

@@ -211,22 +211,28 @@ TEST_CASE("the median's relative standard error shrinks with the square root of 
 TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no device figures",
           "[measure]") {
     Plugin plugin = load("fixture_misbehave.so");
-    MeasureOptions options = quick();
+    // 25 samples (50 ms) rather than 3: over a few milliseconds one wake-up of another thread
+    // of this process, waiting a slice for a CPU on a loaded machine, moved the ratios below
+    // by a third (a sanitized ctest -j2 in CI).
+    MeasureOptions options = test_support::sampled(25, 25);
     SteadyClockTimer timer;
     // Size 200 busy-waits 2 ms per run on one thread: about one core while sampling.
     EntryResult e = measure_entry(plugin, 200, options, timer);
     REQUIRE(e.status == EntryStatus::ok);
     const EntryResources &r = e.resources;
-    CHECK(r.sampling_wall_s >= 3 * 0.002);
+    CHECK(r.sampling_wall_s >= 25 * 0.002);
     // One busy thread: at most about one core. On a loaded machine (ctest -j) it also waits
     // for a CPU, so CPU time alone can fall far below the wall time; CPU time plus the wait
-    // the scheduler reports cannot.
+    // the scheduler reports cannot. The wait counts every thread of the process, so the sum
+    // may pass one core a little, never twice.
     CHECK(r.cpu_cores() > 0);
     CHECK(r.cpu_cores() <= 1.3);
     REQUIRE(r.host_load);
-    if (r.host_load->available)
-        CHECK((r.host_load->own_cpu_s + r.host_load->own_wait_s) / r.host_load->wall_s ==
-              Approx(1.0).margin(0.3));
+    if (r.host_load->available) {
+        const double busy = (r.host_load->own_cpu_s + r.host_load->own_wait_s) / r.host_load->wall_s;
+        CHECK(busy >= 0.7);
+        CHECK(busy <= 1.6);
+    }
     CHECK(r.peak_rss_bytes > 0);
     CHECK_FALSE(r.on_device);
     CHECK(r.gpu_busy == 0);
