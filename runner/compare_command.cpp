@@ -1,5 +1,6 @@
 #include "cli.hpp"
 #include "compare.hpp"
+#include "metric_format.hpp"
 #include "results_model.hpp"
 #include "subcommand_options.hpp"
 #include "subcommands.hpp"
@@ -7,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -60,6 +62,36 @@ void print_comparison(const Comparison &comparison, const CompareOptions &option
                 slower, faster, same, other, options.threshold, options.alpha);
 }
 
+// The metrics both sides of a pair have that moved beyond the threshold (worse, better, or
+// either way for one of no direction), and how many did.
+void print_metrics(const Comparison &comparison, const CompareOptions &options) {
+    if (comparison.metrics.empty()) return;
+    const auto moved = [&](const ComparedMetric &m) {
+        return m.verdict == MetricVerdict::worse || m.verdict == MetricVerdict::better ||
+               metric_worse(GPUBENCH_BETTER_HIGHER, m.baseline_value, m.candidate.value, options.threshold) ||
+               metric_worse(GPUBENCH_BETTER_LOWER, m.baseline_value, m.candidate.value, options.threshold);
+    };
+    size_t worse = 0, better = 0, shown = 0;
+    for (const ComparedMetric &m : comparison.metrics) {
+        if (!moved(m)) continue;
+        if (!shown++)
+            std::printf("\n| plugin | size | params | metric | baseline | candidate | change | verdict |\n"
+                        "| --- | ---: | --- | --- | ---: | ---: | ---: | --- |\n");
+        Metric before = m.candidate;
+        before.value = m.baseline_value;
+        char change[32] = "";
+        if (m.baseline_value != 0)
+            std::snprintf(change, sizeof change, "%+.1f%%", 100 * (m.candidate.value - m.baseline_value) / std::fabs(m.baseline_value));
+        std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", m.plugin.c_str(), format_size(m.size).c_str(),
+                    m.params.c_str(), metric_heading(m.candidate).c_str(), metric_value_text(before).c_str(),
+                    metric_value_text(m.candidate).c_str(), change, to_string(m.verdict));
+        worse += m.verdict == MetricVerdict::worse;
+        better += m.verdict == MetricVerdict::better;
+    }
+    std::printf("\n%zu metrics worse, %zu better, %zu moved in all, of %zu both sides have (the rest within "
+                "the threshold)\n", worse, better, shown, comparison.metrics.size());
+}
+
 // Which entries each file verified, and which only one of them did: does the candidate
 // (another machine, more GPUs, a later commit) measure everything the baseline measures?
 void print_coverage(const ResultsDocument &baseline, const ResultsDocument &candidate) {
@@ -95,8 +127,9 @@ int compare_command(int argc, const char *const *argv) {
     po::options_description described(
         "Usage: runner compare BASELINE.json CANDIDATE.json [options]\n"
         "Matches entries by plugin, size and params and tests each pair's run() samples\n"
-        "(Mann-Whitney U). Exit status 1 when an entry is slower beyond --threshold with\n"
-        "significance, or fails verification in the candidate; 0 otherwise; 2 on bad input.\n"
+        "(Mann-Whitney U), and their metrics by the way each improves. Exit status 1 when an\n"
+        "entry is slower beyond --threshold with significance, fails verification in the\n"
+        "candidate, or has a metric worse beyond --threshold; 0 otherwise; 2 on bad input.\n"
         "Below the table: how many entries each file verified, and those only one did.\n"
         "Options");
     described.add_options()
@@ -105,6 +138,10 @@ int compare_command(int argc, const char *const *argv) {
          "relative change below which an entry counts as the same (0.05 = 5%)")
         ("alpha", po::value<double>(&options.alpha)->default_value(options.alpha),
          "significance level of the U test")
+        ("ignore-metric", po::value<std::vector<std::string>>()->composing()->notifier([&](const std::vector<std::string> &names) {
+             options.ignored_metrics.insert(names.begin(), names.end());
+         }),
+         "show this metric but never judge it (repeatable): one too noisy on these machines")
         ("candidate-device", po::value<int>(&candidate_device),
          "compare only the candidate's entries measured on this CUDA device (a --devices "
          "sweep), with the baseline's same entries: does GPU N agree with the baseline's?");
@@ -129,6 +166,7 @@ int compare_command(int argc, const char *const *argv) {
     if (!comparison.warning.empty())
         std::cerr << "\n*** WARNING: " << comparison.warning << " ***\n\n";
     print_comparison(comparison, options);
+    print_metrics(comparison, options);
     print_coverage(baseline, candidate);
     return comparison.regressed() ? exit_failed : exit_ok;
 }

@@ -1,5 +1,6 @@
 #include "console.hpp"
 
+#include "metric_format.hpp"
 #include "results.hpp"
 #include "text_format.hpp"
 
@@ -169,16 +170,11 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
                   w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(),
                   w_peak, peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
     out << line;
-    // The plugin's own figures (accuracy, loss...) on an indented line below the row.
+    // The metrics, the plugin's (accuracy, loss...) and the runner's, on an indented line
+    // below the row.
     if (!e.metrics.empty()) {
         std::string figures = std::string(first.size() + 1, ' ');
-        for (size_t i = 0; i < e.metrics.size(); ++i) {
-            const Metric &m = e.metrics[i];
-            char value[64];
-            std::snprintf(value, sizeof value, "%.6g", m.value);
-            figures += (i ? "; " : "") + m.name + " " + value + (m.unit.empty() ? "" : " ") +
-                       m.unit + (m.text.empty() ? "" : " (" + m.text + ")");
-        }
+        for (size_t i = 0; i < e.metrics.size(); ++i) figures += (i ? "; " : "") + metric_text(e.metrics[i]);
         out << figures << '\n';
     }
     out << std::flush;

@@ -28,7 +28,8 @@ constexpr const char *usage =
     "       runner history regressions [--db PATH] [--threshold FRACTION] [--within N]\n"
     "Keeps results across commits in an SQLite database (default results/history.sqlite):\n"
     "add stores runs, show prints each series' trend with its change points, regressions\n"
-    "exits 1 when the newest commits of a series form a slower step (docs/history.md).\n";
+    "exits 1 when the newest commits of a series form a slower step, or a metric's newest\n"
+    "commits a step the worse way (docs/history.md).\n";
 
 // A commit as printed: a full hash shortened as git does, names as they are.
 std::string short_commit(const std::string &commit) { return commit.substr(0, 12); }
@@ -39,8 +40,16 @@ std::string percent(double fraction) {
     return text;
 }
 
-std::string step_note(const ChangePoint &step) {
-    return "<- step " + percent(step.relative_step()) + (step.after > step.before ? " (slower)" : " (faster)");
+// "slower"/"faster" for a time, "worse"/"better" for a metric, "up"/"down" for one of no
+// stated direction.
+const char *step_word(const HistorySeries &series, const ChangePoint &step) {
+    if (series.metric.empty()) return step.after > step.before ? "slower" : "faster";
+    if (series.better == GPUBENCH_BETTER_UNSTATED) return step.after > step.before ? "up" : "down";
+    return series.regressed(step, 0) ? "worse" : "better";
+}
+
+std::string step_note(const HistorySeries &series, const ChangePoint &step) {
+    return "<- step " + percent(step.relative_step()) + " (" + step_word(series, step) + ")";
 }
 
 std::string series_heading(const HistorySeries &series) {
@@ -57,24 +66,25 @@ void print_trend(const HistorySeries &series) {
         const HistoryPoint &p = series.points[i];
         std::string note;
         if (next_step < series.change_points.size() && series.change_points[next_step].index == i)
-            note = step_note(series.change_points[next_step++]);
-        const std::string spread = format_seconds(p.low) + " .. " + format_seconds(p.high);
+            note = step_note(series, series.change_points[next_step++]);
+        const std::string spread = p.samples > 1 ? series.value_text(p.low) + " .. " + series.value_text(p.high) : "";
         char row[512];
         std::snprintf(row, sizeof row, "%-20s  %-12s  %12s  %-27s %s", p.date.c_str(),
-                      short_commit(p.commit).c_str(), format_seconds(p.median).c_str(), spread.c_str(),
+                      short_commit(p.commit).c_str(), series.value_text(p.median).c_str(), spread.c_str(),
                       note.c_str());
         std::printf("  %s\n", trim(row).c_str());
     }
     std::printf("\n");
 }
 
-// The newest step of a series when it is slower by more than `threshold`: the newest
-// commits regressed. With `within` > 0, only a step that began in the newest `within` runs.
+// The newest step of a series when it is slower (a metric: worse) by more than `threshold`:
+// the newest commits regressed. With `within` > 0, only a step that began in the newest
+// `within` runs.
 std::optional<ChangePoint> newest_regression(const HistorySeries &series, double threshold, size_t within) {
     if (series.change_points.empty()) return std::nullopt;
     const ChangePoint &last = series.change_points.back();
     if (within && last.index + within < series.points.size()) return std::nullopt;
-    if (last.after > last.before && last.relative_step() > threshold) return last;
+    if (series.regressed(last, threshold)) return last;
     return std::nullopt;
 }
 
@@ -83,8 +93,8 @@ void print_step(const char *what, const HistorySeries &series, const ChangePoint
     const size_t runs = series.points.size() - step.index;
     std::printf("%s: %s: %s %s from commit %s (%s): %s -> %s", what, series_heading(series).c_str(),
                 percent(std::fabs(step.relative_step())).substr(1).c_str(),
-                step.after > step.before ? "slower" : "faster", short_commit(first.commit).c_str(),
-                first.date.c_str(), format_seconds(step.before).c_str(), format_seconds(step.after).c_str());
+                step_word(series, step), short_commit(first.commit).c_str(), first.date.c_str(),
+                series.value_text(step.before).c_str(), series.value_text(step.after).c_str());
     std::printf(" (%zu run%s since)\n", runs, runs == 1 ? "" : "s");
 }
 
@@ -148,7 +158,7 @@ int regressions(int argc, const char *const *argv) {
         ("threshold", po::value<double>(&options.min_relative_step)->default_value(options.min_relative_step),
          "steps smaller than this fraction are not changes (0.05 = 5%)")
         ("within", po::value<size_t>(&within)->default_value(0),
-         "count only a slower step that began in the newest N runs of its series (0: any)");
+         "count only a slower (worse) step that began in the newest N runs of its series (0: any)");
     if (parse_subcommand(argc, argv, described, extra)) return exit_ok;
     if (!extra.empty()) throw std::invalid_argument("unexpected argument '" + extra.front() + "'");
     if (!(options.min_relative_step >= 0)) throw std::invalid_argument("--threshold must be >= 0");

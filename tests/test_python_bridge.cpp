@@ -32,6 +32,17 @@ nlohmann::json misbehave(const std::string &behaviour, const std::string &sizes,
     return entries;
 }
 
+// pyfixture_standalone's one entry at size 16 with --param mode=<mode>.
+nlohmann::json standalone_entry(const std::string &mode) {
+    const auto results = temp_results("python_standalone_" + mode);
+    const Outcome o = run_runner(python_fixtures + " --plugin pyfixture_standalone --sizes 16" + quick +
+                                 "--param mode=" + mode + " --output " + results.string());
+    INFO(o.output);
+    nlohmann::json entry = read_json(results).at("entries").at(0);
+    std::filesystem::remove(results);
+    return entry;
+}
+
 // Skips the test, with the finder's reason, unless an interpreter has `modules` (space-separated).
 void require_modules(const std::string &modules) {
     const Outcome found = find_python(modules);
@@ -214,13 +225,7 @@ TEST_CASE("python: a script without a C++ half makes, checks and describes its o
 
 TEST_CASE("python: work() takes only gpubench_work's keys, and a long detail says it was cut", "[python]") {
     require_numpy();
-    const auto results = temp_results("python_standalone_checks");
-    const auto sweep = [&](const std::string &mode) {
-        const Outcome o = run_runner(python_fixtures + " --plugin pyfixture_standalone --sizes 16" + quick +
-                                     "--param mode=" + mode + " --output " + results.string());
-        INFO(o.output);
-        return read_json(results).at("entries").at(0);
-    };
+    const auto sweep = standalone_entry;
     const nlohmann::json typo = sweep("typo");
     CHECK(typo.at("status") != "ok");
     CHECK_THAT(typo.at("message").get<std::string>(), Catch::Contains("work() returned 'flop'"));
@@ -234,7 +239,28 @@ TEST_CASE("python: work() takes only gpubench_work's keys, and a long detail say
     const std::string detail = long_detail.at("verification").at("detail");
     CHECK(detail.size() == 255);
     CHECK_THAT(detail, Catch::EndsWith(" [cut: 1000 characters]"));
-    std::filesystem::remove(results);
+}
+
+TEST_CASE("python: a script's metrics(state) reach the entry with their direction, checked", "[python][metrics]") {
+    require_numpy();
+    const nlohmann::json plain = standalone_entry("plain");
+    REQUIRE(plain.at("status") == "ok");
+    const nlohmann::json &metrics = plain.at("metrics");
+    REQUIRE(metrics.size() >= 3);  // the script's two, then the interpreter (and the runner's own)
+    CHECK(metrics.at(0).at("name") == "x_sum");
+    CHECK(metrics.at(0).at("better") == "higher");
+    CHECK(metrics.at(0).at("text") == "from the script");
+    CHECK(metrics.at(0).at("value").get<double>() > 0);  // run() added 1 to each of 16 elements, many times
+    CHECK(metrics.at(1).at("name") == "x_size");
+    CHECK(metrics.at(1).at("value") == 16);
+    CHECK_FALSE(metrics.at(1).contains("better"));
+    CHECK(metrics.at(2).at("name") == "python");
+    const nlohmann::json direction = standalone_entry("metric_direction");
+    CHECK(direction.at("status") != "ok");
+    CHECK_THAT(direction.at("message").get<std::string>(), Catch::Contains("better is 'sideways'"));
+    const nlohmann::json key = standalone_entry("metric_key");
+    CHECK(key.at("status") != "ok");
+    CHECK_THAT(key.at("message").get<std::string>(), Catch::Contains("metrics() returned 'units'"));
 }
 
 TEST_CASE("python: a script imports the modules beside it, embedded with it", "[python]") {

@@ -77,10 +77,10 @@ std::vector<size_t> optimal_partition(const std::vector<double> &series, double 
     return ends;
 }
 
-// The size of the step between two levels, as a fraction of the first; infinite when the
-// first is not positive (no relative step can be told).
+// The size of the step between two levels, as a fraction of the first's magnitude (a metric
+// may be negative); infinite when the first is 0 (no relative step can be told).
 double relative_size(double before, double after) {
-    return before > 0 ? std::fabs(after / before - 1) : std::numeric_limits<double>::infinity();
+    return before != 0 ? std::fabs((after - before) / before) : std::numeric_limits<double>::infinity();
 }
 
 // Joins neighbouring segments whose levels differ by less than `min_step`, the closest pair

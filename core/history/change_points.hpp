@@ -5,6 +5,7 @@
 // robust estimate of the noise; steps smaller than min_relative_step are merged away.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -24,7 +25,7 @@ struct ChangePointOptions {
 struct ChangePoint {
     size_t index = 0;
     double before = 0, after = 0;  // the fitted levels on either side (medians of the segments)
-    double relative_step() const { return before > 0 ? after / before - 1 : 0; }
+    double relative_step() const { return before != 0 ? (after - before) / std::fabs(before) : 0; }
 };
 
 // The steps of `series` (one value per commit, oldest first), in order. Every segment holds

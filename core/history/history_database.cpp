@@ -46,8 +46,10 @@ CREATE INDEX points_by_run ON points(run_id);
 
 // Columns added to a table after schema 1's files were first written: NULL in rows stored
 // before them. Readers of those files that do not know them are not affected.
+// metrics: the entry's metrics as the results file has them (a JSON array), NULL where none.
 constexpr std::pair<const char *, const char *> added_columns[] = {{"points", "wall_s REAL"},
-                                                                   {"points", "start_s REAL"}};
+                                                                   {"points", "start_s REAL"},
+                                                                   {"points", "metrics TEXT"}};
 
 }  // namespace
 
@@ -199,7 +201,10 @@ HistoryStatement &HistoryStatement::bind(int index, double value) {
 }
 
 HistoryStatement &HistoryStatement::bind(int index, const std::optional<double> &value) {
-    if (value) return bind(index, *value);
+    return value ? bind(index, *value) : bind_null(index);
+}
+
+HistoryStatement &HistoryStatement::bind_null(int index) {
     if (sqlite3_bind_null(statement_, index) != SQLITE_OK) db_.fail("binding a value");
     return *this;
 }

@@ -59,6 +59,7 @@ public:
     HistoryStatement &bind(int index, int64_t value);
     HistoryStatement &bind(int index, double value);
     HistoryStatement &bind(int index, const std::optional<double> &value);  // NULL when absent
+    HistoryStatement &bind_null(int index);
     bool step();   // true while there is a row to read; throws on an error
     void reset();  // to run it again, with new values bound
     std::string text(int column) const;

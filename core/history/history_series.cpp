@@ -1,20 +1,30 @@
 // Reading the history back as series: one per entry (plugin, size, params, device) and
-// machine (host, GPUs, build), oldest run first, each with its change points.
+// machine (host, GPUs, build), oldest run first, each with its change points; then one per
+// metric of those entries, where the runs stored their metrics.
+#include "entry_parts_json.hpp"
 #include "history_database.hpp"
 #include "history_store.hpp"
+#include "metric_format.hpp"
+#include "text_format.hpp"
 
+#include <map>
 #include <tuple>
 
 namespace gpubench {
 
 namespace {
 
-constexpr const char *series_query = R"sql(
+// The metrics column is NULL in rows stored before it existed, and absent from databases
+// written before it: read as NULL there.
+std::string series_query(bool has_metrics) {
+    return std::string(R"sql(
 SELECT p.plugin, p.size, p.params, p.device, r.machine, r.gpus, r.build,
-       r.id, r.commit_id, r.created, p.median, p.q1, p.q3, p.min, p.max, p.samples, p.flags
+       r.id, r.commit_id, r.created, p.median, p.q1, p.q3, p.min, p.max, p.samples, p.flags, )sql") +
+           (has_metrics ? "p.metrics" : "NULL") + R"sql(
 FROM points p JOIN runs r ON r.id = p.run_id
 ORDER BY p.plugin, p.size, p.params, p.device, r.machine, r.gpus, r.build, r.created, r.id
 )sql";
+}
 
 HistorySeries series_of_row(const HistoryStatement &row) {
     HistorySeries series;
@@ -43,22 +53,72 @@ HistoryPoint point_of_row(const HistoryStatement &row) {
     return point;
 }
 
+// The row's metrics; none where the column is NULL. A value the database holds that is not
+// a list of metrics is refused with the database's name.
+std::vector<Metric> metrics_of_row(const HistoryStatement &row, const std::filesystem::path &database) {
+    if (row.is_null(17)) return {};
+    try {
+        return nlohmann::json::parse(row.text(17)).get<std::vector<Metric>>();
+    } catch (const std::exception &e) {
+        throw std::runtime_error("history database " + database.string() + ": the metrics of " + row.text(0) +
+                                 " " + row.text(1) + " are not a list of metrics (" + e.what() + ")");
+    }
+}
+
 bool same_series(const HistorySeries &a, const HistorySeries &b) {
     return std::tie(a.plugin, a.size, a.params, a.device, a.machine, a.gpus, a.build) ==
            std::tie(b.plugin, b.size, b.params, b.device, b.machine, b.gpus, b.build);
 }
 
+// A metric's value as a point of its series: one value, no spread.
+HistoryPoint metric_point(HistoryPoint time_point, double value) {
+    time_point.median = time_point.low = time_point.high = time_point.min = time_point.max = value;
+    time_point.samples = 1;
+    return time_point;
+}
+
 }  // namespace
+
+bool HistorySeries::regressed(const ChangePoint &step, double threshold) const {
+    return metric_worse(better, step.before, step.after, threshold);
+}
+
+std::string HistorySeries::value_text(double value) const {
+    return metric.empty() ? format_seconds(value) : metric_value_text({metric, value, unit});
+}
 
 std::vector<HistorySeries> history_series(const std::filesystem::path &database, const ChangePointOptions &options) {
     HistoryDatabase db(database, HistoryDatabase::Access::read);
     std::vector<HistorySeries> all;
-    HistoryStatement rows(db, series_query);
+    // The metric series of the entry series being read, by name, in the order met.
+    std::vector<HistorySeries> metric_series, entry_metrics;
+    const auto end_entry = [&] {
+        metric_series.insert(metric_series.end(), entry_metrics.begin(), entry_metrics.end());
+        entry_metrics.clear();
+    };
+    HistoryStatement rows(db, series_query(db.has_column("points", "metrics")));
     while (rows.step()) {
         HistorySeries key = series_of_row(rows);
-        if (all.empty() || !same_series(all.back(), key)) all.push_back(std::move(key));
-        all.back().points.push_back(point_of_row(rows));
+        if (all.empty() || !same_series(all.back(), key)) {
+            end_entry();
+            all.push_back(key);
+        }
+        const HistoryPoint point = point_of_row(rows);
+        all.back().points.push_back(point);
+        for (const Metric &m : metrics_of_row(rows, database)) {
+            auto found = std::find_if(entry_metrics.begin(), entry_metrics.end(),
+                                      [&](const HistorySeries &s) { return s.metric == m.name; });
+            if (found == entry_metrics.end()) {
+                found = entry_metrics.insert(entry_metrics.end(), key);
+                found->metric = m.name;
+            }
+            found->unit = m.unit;  // the newest run's
+            found->better = m.better;
+            found->points.push_back(metric_point(point, m.value));
+        }
     }
+    end_entry();
+    all.insert(all.end(), metric_series.begin(), metric_series.end());
     for (HistorySeries &series : all) {
         std::vector<double> medians;
         for (const HistoryPoint &point : series.points) medians.push_back(point.median);

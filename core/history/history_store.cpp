@@ -1,5 +1,6 @@
 #include "history_store.hpp"
 
+#include "entry_parts_json.hpp"
 #include "fnv_hash.hpp"
 #include "history_database.hpp"
 #include "recorded_cost.hpp"
@@ -39,8 +40,8 @@ std::string joined(const std::vector<std::string> &items) {
 // its wall time and, where its worker was started for it, that start (recorded_cost.hpp).
 size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDocument &results, bool several_gpus) {
     HistoryStatement insert(db, "INSERT INTO points (run_id, plugin, size, params, device, median, q1, q3, "
-                                "min, max, samples, flags, wall_s, start_s) "
-                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
+                                "min, max, samples, flags, wall_s, start_s, metrics) "
+                                "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)");
     const std::vector<RecordedCost> costs = recorded_costs(results);
     size_t stored = 0;
     for (size_t i = 0; i < results.entries.size(); ++i) {
@@ -56,6 +57,10 @@ size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDoc
         insert.bind(9, samples.empty() ? 0.0 : samples.front()).bind(10, samples.empty() ? 0.0 : samples.back());
         insert.bind(11, static_cast<int64_t>(samples.size())).bind(12, joined(figures.flags));
         insert.bind(13, costs[i].entry_s).bind(14, costs[i].start_s);
+        if (entry.metrics.empty())
+            insert.bind_null(15);
+        else
+            insert.bind(15, nlohmann::json(entry.metrics).dump());
         insert.step();
         insert.reset();
         ++stored;
@@ -69,6 +74,7 @@ std::string HistorySeries::label() const {
     std::string text = plugin + " " + format_size(size);
     if (!params.empty()) text += " [" + params + "]";
     if (device >= 0) text += " on device " + std::to_string(device);
+    if (!metric.empty()) text += ": " + metric;
     return text;
 }
 

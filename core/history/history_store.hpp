@@ -5,6 +5,7 @@
 
 #include "change_points.hpp"
 #include "entry_identity.hpp"
+#include "gpubench/plugin.h"
 
 #include <cstdint>
 #include <filesystem>
@@ -36,14 +37,22 @@ struct HistoryPoint {
     std::string flags;         // the entry's flags, comma-separated ("noisy,contended")
 };
 
-// One entry on one machine (and GPUs and build), oldest run first.
+// One entry on one machine (and GPUs and build), oldest run first: its headline time, or one
+// of its metrics (each value a point whose median, quartiles and extremes are the value).
 struct HistorySeries {
     std::string plugin, params;
     uint64_t size = 0;
     std::string machine, gpus, build;
+    std::string metric, unit;  // "" for the headline time
+    gpubench_better better = GPUBENCH_BETTER_LOWER;  // a time is better lower
+    // Whether a step is a regression beyond `threshold` (a fraction): slower, or a metric
+    // worse in its direction; never for a metric of no stated direction.
+    bool regressed(const ChangePoint &step, double threshold) const;
+    // A value of the series as printed: "1.23 ms", "91.2 %".
+    std::string value_text(double value) const;
     std::vector<HistoryPoint> points;
     std::vector<ChangePoint> change_points;  // filled by history_series
-    std::string label() const;               // "matmul_cuda 4096 [dtype=float64]"
+    std::string label() const;               // "matmul_cuda 4096 [dtype=float64]", ": accuracy"
     // The GPU of a sweep over several (runner --devices) the entry ran on, else -1; labelled
     // "... on device 1".
     int device = -1;

@@ -55,7 +55,8 @@ ProcessUsage process_usage() {
     getrusage(RUSAGE_SELF, &usage);
     const auto seconds = [](const timeval &t) { return t.tv_sec + t.tv_usec * 1e-6; };
     return {seconds(usage.ru_utime) + seconds(usage.ru_stime),
-            static_cast<uint64_t>(usage.ru_maxrss) * 1024};  // ru_maxrss is in kB on Linux
+            static_cast<uint64_t>(usage.ru_maxrss) * 1024,  // ru_maxrss is in kB on Linux
+            usage};
 }
 
 }  // namespace gpubench

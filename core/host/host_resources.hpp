@@ -2,6 +2,8 @@
 // CPU time and peak memory of the process (the worker measuring one entry).
 #pragma once
 
+#include <sys/resource.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -14,6 +16,7 @@ std::optional<uint64_t> available_host_memory();
 struct ProcessUsage {
     double cpu_s = 0;           // user + system CPU time so far, all threads
     uint64_t peak_rss_bytes = 0;  // the largest resident set so far
+    rusage counters{};          // getrusage's whole record: faults, context switches...
 };
 ProcessUsage process_usage();
 

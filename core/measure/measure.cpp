@@ -382,6 +382,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         stage("metrics");
         result.metrics = instance->metrics(plugin.metrics_fn());
         result.resources = watch.finish();
+        result.metrics.insert(result.metrics.end(), watch.metrics().begin(), watch.metrics().end());
         stage("teardown");
         teardown();
         judge_result(result, options, timer);

@@ -157,7 +157,9 @@ struct EntryResult {
     StreamAudit stream_audit;
     ThreadAudit thread_audit;       // CPU plugins (host clock) only
     Verification verification;
-    std::vector<Metric> metrics;    // the plugin's figures about the result (ABI 1.1)
+    // Figures that are not times: the plugin's about the result (ABI 1.1), then the runner's own
+    // measured values; each named, with its unit and direction (metric_format.hpp).
+    std::vector<Metric> metrics;
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
     // The ceilings for this entry's math (gpubench_work.math) and bandwidth, so that
     // throughput is read as a fraction of the roofline; 0: unknown. The bandwidth is that of

@@ -31,7 +31,7 @@ void ResourceWatch::begin_sampling() {
     note_device_memory();
     resources_.gpu_before = timer_.gpu_state();
     resources_.gpu_state_note = timer_.gpu_state_note();
-    cpu_before_ = process_usage().cpu_s;
+    usage_before_ = process_usage();
     host_load_.begin();
     sampling_began_ = std::chrono::steady_clock::now();
 }
@@ -39,7 +39,8 @@ void ResourceWatch::begin_sampling() {
 void ResourceWatch::end_sampling(double device_timed_s) {
     resources_.sampling_wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_began_).count();
-    resources_.sampling_cpu_s = process_usage().cpu_s - cpu_before_;
+    const ProcessUsage usage = process_usage();
+    resources_.sampling_cpu_s = usage.cpu_s - usage_before_.cpu_s;
     resources_.host_load = host_load_.end();
     if (resources_.on_device && resources_.sampling_wall_s > 0)
         resources_.gpu_busy = std::min(1.0, device_timed_s / resources_.sampling_wall_s);

@@ -3,13 +3,16 @@
 // GPU was while it was sampled.
 #pragma once
 
+#include "gpubench/descriptor.hpp"
 #include "host_load.hpp"
+#include "host_resources.hpp"
 #include "phase_timer.hpp"
 
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -56,14 +59,18 @@ public:
     void begin_sampling();
     void end_sampling(double device_timed_s);        // sum of the timed phases of the samples
     EntryResources finish();                         // after the last stage
+    // The runner's own measured values that are metrics (metric_format.hpp), to be appended
+    // to the entry's: read by end_sampling.
+    const std::vector<Metric> &metrics() const { return metrics_; }
 
 private:
     const PhaseTimer &timer_;
     EntryResources resources_;
     uint64_t used_before_ = 0, peak_used_ = 0;
     std::chrono::steady_clock::time_point sampling_began_{};
-    double cpu_before_ = 0;
+    ProcessUsage usage_before_;
     HostLoadWatch host_load_;
+    std::vector<Metric> metrics_;
 };
 
 }  // namespace gpubench

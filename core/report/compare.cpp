@@ -1,5 +1,6 @@
 #include "compare.hpp"
 
+#include "metric_format.hpp"
 #include "statistics.hpp"
 
 #include <algorithm>
@@ -51,10 +52,22 @@ const char *to_string(Verdict verdict) {
     return "?";
 }
 
+const char *to_string(MetricVerdict verdict) {
+    switch (verdict) {
+        case MetricVerdict::better: return "better";
+        case MetricVerdict::worse: return "WORSE";
+        case MetricVerdict::same: return "same";
+        case MetricVerdict::unjudged: return "not judged";
+    }
+    return "?";
+}
+
 bool Comparison::regressed() const {
     return std::any_of(entries.begin(), entries.end(), [](const ComparedEntry &e) {
-        return e.verdict == Verdict::slower || e.verdict == Verdict::failed;
-    });
+               return e.verdict == Verdict::slower || e.verdict == Verdict::failed;
+           }) ||
+           std::any_of(metrics.begin(), metrics.end(),
+                       [](const ComparedMetric &m) { return m.verdict == MetricVerdict::worse; });
 }
 
 namespace {
@@ -82,6 +95,25 @@ std::pair<std::vector<double>, std::vector<double>> comparable_samples(const Ent
     return {base.run_s, candidate.run_s};
 }
 
+// The metrics both entries have, judged by the candidate's direction.
+void compare_metrics(const EntryResult &base, const EntryResult &candidate, const CompareOptions &options,
+                     std::vector<ComparedMetric> &out) {
+    for (const Metric &m : candidate.metrics) {
+        const Metric *before = find_metric(base.metrics, m.name);
+        if (!before) continue;
+        ComparedMetric c{candidate.plugin, candidate.settings.params, candidate.size, m, before->value};
+        if (m.better == GPUBENCH_BETTER_UNSTATED || options.ignored_metrics.count(m.name))
+            c.verdict = MetricVerdict::unjudged;
+        else if (metric_worse(m.better, before->value, m.value, options.threshold))
+            c.verdict = MetricVerdict::worse;
+        else if (metric_better(m.better, before->value, m.value, options.threshold))
+            c.verdict = MetricVerdict::better;
+        else
+            c.verdict = MetricVerdict::same;
+        out.push_back(std::move(c));
+    }
+}
+
 }  // namespace
 
 Comparison compare_results(const ResultsDocument &baseline, const ResultsDocument &candidate,
@@ -103,6 +135,7 @@ Comparison compare_results(const ResultsDocument &baseline, const ResultsDocumen
             continue;
         }
         const EntryResult &n = *found->second;
+        if (b->status == EntryStatus::ok && n.status == EntryStatus::ok) compare_metrics(*b, n, options, result.metrics);
         const auto [bs, ns] = comparable_samples(*b, n);
         if (n.status != EntryStatus::ok && b->status == EntryStatus::ok) {
             c.verdict = Verdict::failed;
@@ -135,6 +168,10 @@ Comparison compare_results(const ResultsDocument &baseline, const ResultsDocumen
         if (!base.count(key)) result.entries.push_back(compared(*n, Verdict::only_candidate));
     std::stable_sort(result.entries.begin(), result.entries.end(),
                      [](const ComparedEntry &a, const ComparedEntry &b) {
+                         return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);
+                     });
+    std::stable_sort(result.metrics.begin(), result.metrics.end(),
+                     [](const ComparedMetric &a, const ComparedMetric &b) {
                          return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);
                      });
     return result;

@@ -1,13 +1,15 @@
 // Comparing two results files for regressions: entries matched by plugin, size and params;
 // each pair's run() samples put to a Mann-Whitney U test (as Google Benchmark's compare.py
 // does) and a verdict: faster, slower, same, or ambiguous (a large change the samples cannot
-// tell from noise).
+// tell from noise). Their metrics, one value a side, are judged by their direction alone:
+// better, worse, or the same within the threshold.
 #pragma once
 
 #include "results_model.hpp"
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,7 @@ double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b
 struct CompareOptions {
     double threshold = 0.05;  // a change smaller than this (5%) is "same" even if significant
     double alpha = 0.05;      // significance level of the U test
+    std::set<std::string> ignored_metrics;  // shown, never judged (--ignore-metric)
 };
 
 enum class Verdict { faster, slower, same, ambiguous, failed, only_baseline, only_candidate };
@@ -35,10 +38,24 @@ struct ComparedEntry {
     std::string note;       // why it failed, or which side lacks it
 };
 
+enum class MetricVerdict { better, worse, same, unjudged };  // unjudged: no direction, or ignored
+const char *to_string(MetricVerdict verdict);
+
+// A metric both sides of a compared pair have (the candidate's direction and unit).
+struct ComparedMetric {
+    std::string plugin, params;
+    uint64_t size = 0;
+    Metric candidate;
+    double baseline_value = 0;
+    MetricVerdict verdict = MetricVerdict::unjudged;
+};
+
 struct Comparison {
     std::vector<ComparedEntry> entries;
+    std::vector<ComparedMetric> metrics;  // of the pairs both sides verified, in entry order
     std::string warning;    // e.g. the files come from different GPUs; "" when none
-    bool regressed() const;  // a significant slowdown beyond the threshold, or a failure
+    // A significant slowdown beyond the threshold, a failure, or a metric worse beyond it.
+    bool regressed() const;
 };
 
 Comparison compare_results(const ResultsDocument &baseline, const ResultsDocument &candidate,

@@ -3,6 +3,7 @@
 // report_formats.hpp's.
 #include "report.hpp"
 
+#include "metric_format.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
@@ -141,6 +142,14 @@ std::vector<WorkloadReport> build_report(
         reports.push_back(std::move(report));
     }
     return reports;
+}
+
+std::vector<Metric> report_metrics(const std::vector<WorkloadReport> &reports) {
+    std::vector<Metric> names;
+    for (const WorkloadReport &r : reports)
+        for (const ReportColumn &c : r.columns)
+            for (const auto &[size, p] : c.points) add_metric_names(names, p.entry.metrics);
+    return names;
 }
 
 std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &column,

@@ -72,6 +72,10 @@ std::vector<WorkloadReport> build_report(
     const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options);
 
+// The metrics the points of `reports` have, one of each name in the order met (values and
+// remarks are the first point's: use them for headings).
+std::vector<Metric> report_metrics(const std::vector<WorkloadReport> &reports);
+
 // The speedup of `column` over the baseline at `size`: baseline time / column time, or
 // nullopt when either lacks that size. `end_to_end` picks the time compared.
 std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &column,

@@ -1,4 +1,5 @@
-// --format gbench (report_formats.hpp): one results file in Google Benchmark's JSON format.
+// --format gbench (report_formats.hpp): one results file in Google Benchmark's JSON format,
+// the metrics as its user counters.
 #include "report_formats.hpp"
 
 #include "statistics.hpp"
@@ -42,6 +43,10 @@ json gbench_json(const ResultsDocument &document) {
                 r["repetition_index"] = index;
             else
                 r["aggregate_name"] = aggregate;
+            // Google Benchmark's user counters: each a number beside the times (never in place
+            // of a field of its own, whatever a plugin names its metric).
+            for (const Metric &m : entry.metrics)
+                if (!r.contains(m.name)) r[m.name] = m.value;
             out["benchmarks"].push_back(r);
         };
         for (size_t i = 0; i < samples.size(); ++i) record("iteration", samples[i], int(i), "");

@@ -2,6 +2,7 @@
 // options explained, the flags glossary, the page's backend colours, the history's series.
 #include "report_html.hpp"
 
+#include "metric_format.hpp"
 #include "run_header.hpp"
 
 #include <map>
@@ -78,6 +79,8 @@ json history_json(const std::vector<HistorySeries> &history) {
                           {"size", s.size}, {"machine", s.machine}, {"gpus", s.gpus},
                           {"build", s.build}, {"points", std::move(points)},
                           {"change_points", std::move(steps)}});
+        if (!s.metric.empty())
+            series.back().update({{"metric", s.metric}, {"unit", s.unit}, {"better", better_name(s.better)}});
     }
     return series;
 }

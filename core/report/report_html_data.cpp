@@ -1,6 +1,8 @@
 // The HTML report's data per workload (report_html.hpp): the report's columns with, per size,
 // what the plots and tables need: the headline's median and spread, end-to-end time,
-// throughput, % of peak, memory, CPU and GPU use, energy, from each point's entry and figures.
+// throughput, % of peak, memory, CPU and GPU use, energy and the metrics, from each point's
+// entry and figures.
+#include "entry_parts_json.hpp"
 #include "report_html.hpp"
 #include "statistics.hpp"
 
@@ -57,6 +59,7 @@ json point_json(uint64_t size, const ReportPoint &p) {
         point["cpu_pct"] = p.figures.cpu_percent;
         if (r.on_device) point["gpu_mem"] = r.device_allocated_bytes, point["gpu_pct"] = r.gpu_busy * 100;
     }
+    if (!p.entry.metrics.empty()) point["metrics"] = p.entry.metrics;  // a table and a plot each
     return point;
 }
 

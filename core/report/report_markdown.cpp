@@ -1,8 +1,9 @@
 // --format markdown (report_formats.hpp): the runs behind the files (report_header.cpp), per
-// workload a table of median times and speedups with the GPU backends' crossovers, the flags
-// explained, then the studies view (report_studies.hpp).
+// workload a table of median times and speedups, one of its metrics, and the GPU backends'
+// crossovers; the flags explained, then the studies view (report_studies.hpp).
 #include "report_formats.hpp"
 
+#include "metric_format.hpp"
 #include "report_studies.hpp"
 #include "run_header.hpp"
 #include "text_format.hpp"
@@ -18,6 +19,30 @@ std::string format_ratio(std::optional<double> ratio) {
     char text[32];
     std::snprintf(text, sizeof text, *ratio >= 100 ? "%.0fx" : *ratio >= 10 ? "%.1fx" : "%.2fx", *ratio);
     return text;
+}
+
+// The metrics of the workload's entries, one row per metric and size, one column per
+// backend; nothing where no entry has any.
+void write_metrics_table(std::ostream &out, const WorkloadReport &r) {
+    const std::vector<Metric> metrics = report_metrics({r});
+    if (metrics.empty()) return;
+    out << "\nMetrics (↑ higher is better, ↓ lower):\n\n| metric | size |";
+    for (const ReportColumn &c : r.columns) out << ' ' << c.label() << " |";
+    out << "\n| :--- | ---: |";
+    for (size_t i = 0; i < r.columns.size(); ++i) out << " ---: |";
+    out << '\n';
+    for (const Metric &m : metrics)
+        for (uint64_t size : r.sizes) {
+            std::string cells;
+            bool any = false;
+            for (const ReportColumn &c : r.columns) {
+                const auto p = c.points.find(size);
+                const Metric *found = p == c.points.end() ? nullptr : find_metric(p->second.entry.metrics, m.name);
+                cells += ' ' + (found ? metric_number(found->value) : std::string("—")) + " |";
+                any = any || found;
+            }
+            if (any) out << "| " << metric_heading(m) << " | " << format_size(size) << " |" << cells << '\n';
+        }
 }
 
 }  // namespace
@@ -54,6 +79,7 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
             }
             out << '\n';
         }
+        write_metrics_table(out, r);
         if (!r.crossover.empty()) {
             out << "\nCrossover, end to end (the smallest size from which the GPU backend beats "
                    "the best CPU backend at every larger measured size):";

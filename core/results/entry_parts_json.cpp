@@ -1,6 +1,9 @@
 #include "entry_parts_json.hpp"
 
+#include "metric_format.hpp"
 #include "roofline.hpp"
+
+#include <stdexcept>
 
 namespace gpubench {
 
@@ -8,7 +11,21 @@ using nlohmann::json;
 
 namespace {
 GPUBENCH_JSON_FIELDS_AS(Work, put_amounts, get_amounts, flops, bytes, host_bytes, device_bytes, items)
+GPUBENCH_JSON_FIELDS_AS(Metric, put_metric, get_metric, name, value, unit, text)
 }  // namespace
+
+void to_json(json &j, const Metric &m) {
+    put_metric(j, m);
+    if (m.better != GPUBENCH_BETTER_UNSTATED) j["better"] = better_name(m.better);
+}
+
+void from_json(const json &j, Metric &m) {
+    get_metric(j, m);
+    const std::string better = j.value("better", "");
+    const auto parsed = parse_better(better);
+    if (!parsed) throw std::runtime_error("metric " + m.name + "'s better is \"" + better + "\", not higher or lower");
+    m.better = *parsed;
+}
 
 void to_json(json &j, const Work &w) {
     put_amounts(j, w);

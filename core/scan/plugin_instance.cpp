@@ -1,6 +1,8 @@
 #include "plugin_instance.hpp"
 
 #include <chrono>
+#include <cstddef>
+#include <vector>
 
 namespace gpubench {
 namespace {
@@ -81,16 +83,29 @@ std::vector<Metric> Instance::metrics(decltype(gpubench_plugin::metrics) fn) {
     if (!fn) return {};
     Stopwatch watch(plugin_time_s_);
     constexpr uint32_t capacity = 32;
-    gpubench_metric raw[capacity] = {};
-    for (gpubench_metric &m : raw) m.struct_size = sizeof m;
+    // The array in the layout the plugin was built with: a plugin older than 1.8 steps
+    // through it by its own, smaller sizeof(gpubench_metric), which ends before `better`.
+    const uint32_t stride = api_.abi_minor >= 8 ? sizeof(gpubench_metric)
+                                                : offsetof(gpubench_metric, better);
+    std::vector<char> buffer(size_t(capacity) * stride + sizeof(gpubench_metric), 0);
+    gpubench_metric *raw = reinterpret_cast<gpubench_metric *>(buffer.data());
+    for (uint32_t i = 0; i < capacity; ++i) GPUBENCH_METRIC_AT(raw, i)->struct_size = stride;
     uint32_t count = 0;
     char message[message_capacity] = "";
     expect_ok("metrics", fn(handle_, raw, capacity, &count, message, sizeof message), message);
     std::vector<Metric> out;
     for (uint32_t i = 0; i < count && i < capacity; ++i) {
-        gpubench_metric &m = raw[i];
+        gpubench_metric &m = *GPUBENCH_METRIC_AT(raw, i);
         m.name[sizeof m.name - 1] = m.unit[sizeof m.unit - 1] = m.text[sizeof m.text - 1] = 0;
-        out.push_back({m.name, m.value, m.unit, m.text});
+        Metric metric{m.name, m.value, m.unit, m.text};
+        if (GPUBENCH_HAS_FIELD(&m, gpubench_metric, better)) {
+            if (m.better < GPUBENCH_BETTER_UNSTATED || m.better > GPUBENCH_BETTER_LOWER)
+                throw PluginFailure{GPUBENCH_ERROR, "metrics: " + metric.name + "'s better is " +
+                                                        std::to_string(m.better) +
+                                                        ", not a gpubench_better (0, 1 or 2)"};
+            metric.better = static_cast<gpubench_better>(m.better);
+        }
+        out.push_back(std::move(metric));
     }
     return out;
 }

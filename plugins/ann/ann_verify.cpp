@@ -161,8 +161,9 @@ gpubench::Verification Task::verify(const double *w, const double *v, const doub
 }
 
 std::vector<gpubench::Metric> Task::metrics() const {
-    return {{"correlation", correlation_, "", "Pearson correlation of test predictions and targets"},
-            {"test_rmse", test_rmse_, "", "root mean square error on the test set"},
+    return {{"correlation", correlation_, "", "Pearson correlation of test predictions and targets",
+             GPUBENCH_BETTER_HIGHER},
+            {"test_rmse", test_rmse_, "", "root mean square error on the test set", GPUBENCH_BETTER_LOWER},
             {"max_abs_v", max_abs_v_, "", "largest |output weight| (ridge " + format("%g", kRidge) +
                                               " x mean diagonal of H^T H)"}};
 }

@@ -186,8 +186,8 @@ gpubench::Verification Task::verify(const float *x, const float *theta) {
 
 std::vector<gpubench::Metric> Task::metrics() const {
     return {
-        {"test_accuracy", 100 * test_accuracy_, "%", ""},
-        {"train_loss", train_loss_, "nats", "cross-entropy of the trained theta"},
+        {"test_accuracy", 100 * test_accuracy_, "%", "", GPUBENCH_BETTER_HIGHER},
+        {"train_loss", train_loss_, "nats", "cross-entropy of the trained theta", GPUBENCH_BETTER_LOWER},
         {"train_samples", static_cast<double>(n_), "samples", ""},
         {"iterations", static_cast<double>(settings_.iterations), "steps", ""},
         {"data_source", data_.synthetic ? 0.0 : 1.0, "", data_.source},  // 1 = IDX files

@@ -175,6 +175,30 @@ def verify(module, state):
             int(r.get("checked", 0)), str(r.get("detail", "")))
 
 
+METRIC_KEYS = ("name", "value", "unit", "better", "text")
+BETTER = {None: 0, "higher": 1, "lower": 2}
+
+
+def metrics(module, state):
+    """The script's optional metrics(state): a list of dicts, each with a name and a value, and
+    where it has them a unit, the way it improves ("higher" or "lower" is better) and a remark
+    (text); as tuples (name, value, unit, better, text). A key or direction gpubench does not
+    know is an error, not dropped."""
+    declared = getattr(module, "metrics", None)
+    out = []
+    for m in (declared(state) if declared else None) or ():
+        unknown = sorted(set(m) - set(METRIC_KEYS))
+        if unknown:
+            raise KeyError("metrics() returned %s; a metric takes %s" %
+                           (", ".join(map(repr, unknown)), ", ".join(METRIC_KEYS)))
+        better = m.get("better")
+        if better not in BETTER:
+            raise ValueError("metric %r: better is %r, not \"higher\" or \"lower\"" % (m.get("name"), better))
+        out.append((str(m["name"]), float(m["value"]), str(m.get("unit", "")), BETTER[better],
+                    str(m.get("text", ""))))
+    return tuple(out)
+
+
 def release(views):
     """Ends the memoryviews over the C++ arrays. Returns how many are still in use (a script
     that kept an array beyond destroy): the C++ half then keeps their memory alive."""

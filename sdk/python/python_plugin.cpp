@@ -274,8 +274,23 @@ public:
         if (detail) v.detail = api.PyBytes_AsString(detail.get());
         return v;
     }
+    // The C++ half's metrics, the script's (its optional metrics(state)), then which Python ran it.
     std::vector<Metric> metrics() {
         std::vector<Metric> all = data_ ? data_->metrics() : std::vector<Metric>{};
+        const Api &api = *session_.api;
+        Gil gil(api);
+        Ref r = session_.call("metrics", Session::build(session_.share(session_.module.get()),
+                                                         session_.share(state_.get())));
+        const auto text = [&](Object *item) {
+            Ref utf8(&api, api.PyUnicode_AsUTF8String(item));
+            return utf8 ? std::string(api.PyBytes_AsString(utf8.get())) : std::string();
+        };
+        for (intptr_t i = 0, n = api.PyTuple_Size(r.get()); i < n; ++i) {
+            Object *m = api.PyTuple_GetItem(r.get(), i);  // bridge_helper.metrics()'s order
+            all.push_back({text(api.PyTuple_GetItem(m, 0)), api.PyFloat_AsDouble(api.PyTuple_GetItem(m, 1)),
+                           text(api.PyTuple_GetItem(m, 2)), text(api.PyTuple_GetItem(m, 4)),
+                           static_cast<gpubench_better>(api.PyLong_AsLongLong(api.PyTuple_GetItem(m, 3)))});
+        }
         all.push_back(session_.interpreter);
         return all;
     }

@@ -125,6 +125,7 @@ Api bind_api(void *library) {
     bind(library, bound.PyTuple_New, "PyTuple_New");
     bind(library, bound.PyTuple_SetItem, "PyTuple_SetItem");
     bind(library, bound.PyTuple_GetItem, "PyTuple_GetItem");
+    bind(library, bound.PyTuple_Size, "PyTuple_Size");
     bind(library, bound.PyLong_FromUnsignedLongLong, "PyLong_FromUnsignedLongLong");
     bind(library, bound.PyLong_FromLongLong, "PyLong_FromLongLong");
     bind(library, bound.PyLong_AsLongLong, "PyLong_AsLongLong");

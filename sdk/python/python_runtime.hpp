@@ -43,6 +43,7 @@ struct Api {
     Object *(*PyTuple_New)(intptr_t);
     int (*PyTuple_SetItem)(Object *, intptr_t, Object *);
     Object *(*PyTuple_GetItem)(Object *, intptr_t);
+    intptr_t (*PyTuple_Size)(Object *);
     Object *(*PyLong_FromUnsignedLongLong)(unsigned long long);
     Object *(*PyLong_FromLongLong)(long long);
     long long (*PyLong_AsLongLong)(Object *);

@@ -84,3 +84,19 @@ function speedupOf(workload, baseline, column, size, endToEnd) {
   const tb = endToEnd ? b.e2e : b.t, tc = endToEnd ? c.e2e : c.t;
   return tb > 0 && tc > 0 ? tb / tc : undefined;
 }
+
+// The metrics (the plugin's and the runner's own) any point of the workload has, one per name
+// in the order met: a table and a plot each.
+function workloadMetrics(workload) {
+  const seen = new Map();
+  for (const c of workload.columns) for (const p of c.points) for (const m of p.metrics || []) if (!seen.has(m.name)) seen.set(m.name, m);
+  return [...seen.values()];
+}
+function metricValue(p, name) {
+  const m = (p.metrics || []).find((x) => x.name === name);
+  return m && m.value !== null ? m.value : undefined;
+}
+function metricHeading(m) {
+  return m.name + (m.unit ? " [" + m.unit + "]" : "") +
+    (m.better === "higher" ? " ↑ (higher is better)" : m.better === "lower" ? " ↓ (lower is better)" : "");
+}

@@ -38,7 +38,9 @@ function workloadPanels(workload) {
       range: () => [0, 105], format: (v) => fmtPercent(v, 0)},
     {id: "energy", title: "Energy per run", axis: "energy per run (J)", value: (p) => p.energy_j, log: true,
       format: (v) => fmtNumber(v) + " J"},
-  ];
+  ].concat(workloadMetrics(workload).map((m) => ({id: "metric-" + m.name, title: metricHeading(m),
+    axis: m.unit ? m.name + " (" + m.unit + ")" : m.name, value: (p) => metricValue(p, m.name),
+    format: (v) => fmtNumber(v) + (m.unit ? " " + m.unit : "")})));
 }
 
 const sourceSymbols = ["circle", "square", "diamond", "triangle-up", "cross", "x", "star", "hexagon"];
@@ -133,12 +135,13 @@ function workloadPlots(workload) {
   return specs;
 }
 
-// One plot per history group (an entry on one machine and build): a trace per size over the
-// group's runs, change points as vertical lines with the step's size.
+// One plot per history group (an entry's time, or one of its metrics, on one machine and
+// build): a trace per size over the group's runs, change points as vertical lines with the
+// step's size.
 function historyPlots(series) {
   const groups = new Map();
   for (const s of series) {
-    const key = [s.plugin, s.params, s.machine, s.gpus, s.build].join("\n");
+    const key = [s.plugin, s.params, s.machine, s.gpus, s.build, s.metric || ""].join("\n");
     if (!groups.has(key)) groups.set(key, []);
     groups.get(key).push(s);
   }
@@ -149,13 +152,16 @@ function historyPlots(series) {
     for (const s of members) for (const p of s.points) if (runIndex(p) < 0) runs.push({commit: p.commit, date: p.date});
     runs.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
     const traces = [], shapes = [], steps = new Map();  // steps: at x, the lines of its label
+    const metric = members[0].metric;
+    const format = metric ? (v) => fmtNumber(v) + (members[0].unit ? " " + members[0].unit : "") : fmtSeconds;
     for (const s of members) {
       const x = s.points.map(runIndex);
       traces.push({type: "scatter", mode: "lines+markers", name: "size " + fmtSize(s.size), x, y: s.points.map((p) => p.median),
         error_y: {type: "data", symmetric: false, array: s.points.map((p) => Math.max(0, p.high - p.median)),
           arrayminus: s.points.map((p) => Math.max(0, p.median - p.low)), thickness: 1.2, width: 4},
         hoverinfo: "text", text: s.points.map((p) => plotText(s.label) + "<br>commit " + plotText(p.commit) +
-          "<br>" + plotText(p.date) + "<br>median " + fmtSeconds(p.median) + "<br>quartiles " + fmtSeconds(p.low) + " .. " + fmtSeconds(p.high))});
+          "<br>" + plotText(p.date) + (metric ? "<br>" + plotText(format(p.median))
+            : "<br>median " + format(p.median) + "<br>quartiles " + format(p.low) + " .. " + format(p.high)))});
       for (const c of s.change_points) {
         const at = x[c.index] - 0.5;
         if (!steps.has(at)) {
@@ -169,8 +175,9 @@ function historyPlots(series) {
     const annotations = [...steps].map(([at, lines]) => ({x: at, xanchor: "left", yref: "paper", y: 1, yanchor: "top",
       showarrow: false, align: "left", font: {color: "#d62728", size: 11}, bgcolor: "rgba(255,255,255,0.8)", text: lines.join("<br>")}));
     const first = members[0];
-    const layout = plotLayout(first.plugin + (first.params ? " [" + first.params + "]" : "") + " on " + first.machine,
-      "commit, in run order", {title: {text: "median time per run (s)"}, type: "log"}, traces.length);
+    const layout = plotLayout(first.plugin + (first.params ? " [" + first.params + "]" : "") + (metric ? ": " + metric : "") + " on " + first.machine,
+      "commit, in run order", metric ? {title: {text: plotText(metricHeading({name: metric, unit: first.unit, better: first.better}))}, type: "linear"}
+        : {title: {text: "median time per run (s)"}, type: "log"}, traces.length);
     layout.xaxis = {title: {text: "commit, in run order"}, zeroline: false, tickmode: "array", tickvals: runs.map((r, i) => i),
       ticktext: runs.map((r) => plotText(r.commit.slice(0, 8))), range: [-0.5, runs.length - 0.5]};
     layout.shapes = shapes;

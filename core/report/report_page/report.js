@@ -161,6 +161,11 @@ function workloadSection(workload, specs) {
     workload.columns.some((c) => c.points.some((p) => p.peak !== undefined))
       ? [el("h4", {}, "% of peak (against the roofline of the device each backend ran on)"),
         sizeTable(workload, (c, p) => (p.peak !== undefined ? fmtPercent(p.peak, 1) + (p.bound ? " " + p.bound : "") : "—"))] : [],
+    workloadMetrics(workload).map((m) => [el("h4", {}, metricHeading(m)),
+      sizeTable(workload, (c, p) => {
+        const found = (p.metrics || []).find((x) => x.name === m.name);
+        return found ? el("td", {title: found.text || ""}, fmtNumber(found.value)) : "—";
+      })]),
     speedupSection(workload), crossoverList(workload), studiesTable(workload));
 }
 

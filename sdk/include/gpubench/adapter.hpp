@@ -149,12 +149,13 @@ struct Adapter {
                 const std::vector<Metric> all = self(i).metrics();
                 for (const Metric &metric : all) {
                     if (*count == capacity) break;
-                    gpubench_metric &o = out[(*count)++];
+                    gpubench_metric &o = *GPUBENCH_METRIC_AT(out, (*count)++);
                     std::snprintf(o.name, sizeof o.name, "%s", metric.name.c_str());
                     std::snprintf(o.unit, sizeof o.unit, "%s", metric.unit.c_str());
                     o.value = metric.value;
                     if (GPUBENCH_HAS_FIELD(&o, gpubench_metric, text))
                         std::snprintf(o.text, sizeof o.text, "%s", metric.text.c_str());
+                    if (GPUBENCH_HAS_FIELD(&o, gpubench_metric, better)) o.better = metric.better;
                 }
             });
         return GPUBENCH_OK;

@@ -60,13 +60,14 @@ struct Work {
     uint32_t flags = 0;                       // GPUBENCH_WORK_* (ABI 1.3)
 };
 
-// A named figure about the result (see gpubench_metric). Strings longer than the C
-// struct's fields are truncated at the boundary.
+// A named figure about the result (see gpubench_metric), with the way it improves (ABI 1.8).
+// Strings longer than the C struct's fields are truncated at the boundary.
 struct Metric {
     std::string name;
     double value = 0;
     std::string unit;
     std::string text;
+    gpubench_better better = GPUBENCH_BETTER_UNSTATED;
 };
 
 struct Verification {

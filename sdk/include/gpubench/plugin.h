@@ -144,7 +144,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 7
+#define GPUBENCH_ABI_MINOR 8
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -279,16 +279,34 @@ typedef struct gpubench_verification {
     char detail[256];           /* e.g. "relative error vs float64 reference, 4096 entries" */
 } gpubench_verification;
 
+/* v1.8: which way a metric improves. Reports mark it, and `runner compare` and the history
+   call a change beyond the threshold in the other direction a regression. */
+typedef enum gpubench_better {
+    GPUBENCH_BETTER_UNSTATED = 0,  /* neither: shown, never judged */
+    GPUBENCH_BETTER_HIGHER = 1,    /* accuracy, throughput */
+    GPUBENCH_BETTER_LOWER = 2      /* loss, error, faults */
+} gpubench_better;
+
 /* v1.1: one named figure about the result that is not a time (test accuracy, loss, pixels
    that differ from the reference...). Owned by the runner; an array of them is passed to
-   metrics(). `text` is optional: a non-empty text is a remark shown beside the value. */
+   metrics(). `text` is optional: a non-empty text is a remark shown beside the value.
+   The array's elements are out[0].struct_size bytes apart, which is the plugin's own
+   sizeof(gpubench_metric) only when runner and plugin were built with the same minor version:
+   address element i with GPUBENCH_METRIC_AT(out, i), never out[i]. */
 typedef struct gpubench_metric {
-    uint32_t struct_size;       /* set by the runner */
+    uint32_t struct_size;       /* set by the runner: the stride of the array */
     char name[32];              /* snake_case, e.g. "test_accuracy" */
     char unit[16];              /* e.g. "%", "" for plain numbers */
     double value;
     char text[128];             /* e.g. "synthetic data: no IDX files in /usr/share/..." */
+    /* ---- v1.8 ---- */
+    int32_t better;             /* a gpubench_better; 0 (unstated) as the runner passes it.
+                                   Write it only where GPUBENCH_HAS_FIELD says it is there. */
 } gpubench_metric;
+
+/* Element i of the metrics array the runner passed, whichever minor version each side has. */
+#define GPUBENCH_METRIC_AT(out, i) \
+    ((gpubench_metric *)((char *)(out) + (size_t)(i) * (out)->struct_size))
 
 typedef gpubench_status (*gpubench_phase_fn)(gpubench_instance *instance, char *message,
                                              size_t message_size);
@@ -341,8 +359,8 @@ typedef struct gpubench_plugin {
     const char *item_name;      /* what gpubench_work.items counts ("keys"); NULL or "" = none */
     gpubench_headline headline; /* the throughput to show first */
     /* Optional (NULL = none); untimed, called after verify(). Writes at most `capacity`
-       metrics into `out` (each element's struct_size set by the runner) and their number into
-       *count. */
+       metrics into `out` (each element's struct_size set by the runner: address them with
+       GPUBENCH_METRIC_AT) and their number into *count. */
     gpubench_status (*metrics)(gpubench_instance *instance, gpubench_metric *out,
                                uint32_t capacity, uint32_t *count, char *message,
                                size_t message_size);

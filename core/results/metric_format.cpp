@@ -1,0 +1,88 @@
+#include "metric_format.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+namespace gpubench {
+
+const char *better_name(gpubench_better better) {
+    switch (better) {
+        case GPUBENCH_BETTER_HIGHER: return "higher";
+        case GPUBENCH_BETTER_LOWER: return "lower";
+        default: return "";
+    }
+}
+
+std::optional<gpubench_better> parse_better(const std::string &text) {
+    if (text == "higher") return GPUBENCH_BETTER_HIGHER;
+    if (text == "lower") return GPUBENCH_BETTER_LOWER;
+    if (text.empty()) return GPUBENCH_BETTER_UNSTATED;
+    return std::nullopt;
+}
+
+const char *better_mark(gpubench_better better) {
+    switch (better) {
+        case GPUBENCH_BETTER_HIGHER: return "↑";
+        case GPUBENCH_BETTER_LOWER: return "↓";
+        default: return "";
+    }
+}
+
+std::string metric_number(double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return text;
+}
+
+std::string metric_value_text(const Metric &metric) {
+    const std::string value = metric_number(metric.value);
+    return metric.unit.empty() ? value : value + " " + metric.unit;
+}
+
+std::string metric_text(const Metric &metric) {
+    const std::string mark = better_mark(metric.better);
+    return metric.name + " " + metric_value_text(metric) + (mark.empty() ? "" : " " + mark) +
+           (metric.text.empty() ? "" : " (" + metric.text + ")");
+}
+
+std::string metric_heading(const Metric &metric) {
+    const std::string mark = better_mark(metric.better);
+    return metric.name + (metric.unit.empty() ? "" : " [" + metric.unit + "]") +
+           (mark.empty() ? "" : " " + mark);
+}
+
+const Metric *find_metric(const std::vector<Metric> &metrics, const std::string &name) {
+    for (const Metric &metric : metrics)
+        if (metric.name == name) return &metric;
+    return nullptr;
+}
+
+void add_metric_names(std::vector<Metric> &names, const std::vector<Metric> &metrics) {
+    for (const Metric &metric : metrics)
+        if (!find_metric(names, metric.name)) names.push_back(metric);
+}
+
+namespace {
+
+// The change from before to after as a fraction of before; any change from 0 is infinite.
+double relative_change(double before, double after) {
+    if (before != 0) return (after - before) / std::fabs(before);
+    return after == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), after);
+}
+
+}  // namespace
+
+bool metric_worse(gpubench_better better, double before, double after, double threshold) {
+    const double change = relative_change(before, after);
+    if (better == GPUBENCH_BETTER_HIGHER) return change < -threshold;
+    if (better == GPUBENCH_BETTER_LOWER) return change > threshold;
+    return false;
+}
+
+bool metric_better(gpubench_better better, double before, double after, double threshold) {
+    return better != GPUBENCH_BETTER_UNSTATED && metric_worse(better, after, before, threshold);
+}
+
+}  // namespace gpubench
