@@ -36,7 +36,8 @@ void ResourceWatch::begin_sampling() {
     sampling_began_ = std::chrono::steady_clock::now();
 }
 
-void ResourceWatch::end_sampling(double device_timed_s) {
+void ResourceWatch::end_sampling(double device_timed_s, size_t run_calls) {
+    run_calls_ = run_calls;
     resources_.sampling_wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_began_).count();
     const ProcessUsage usage = process_usage();

@@ -57,7 +57,9 @@ public:
     explicit ResourceWatch(const PhaseTimer &timer);  // call before setup
     void note_device_memory();                       // a point where the entry holds its memory
     void begin_sampling();
-    void end_sampling(double device_timed_s);        // sum of the timed phases of the samples
+    // device_timed_s: the sum of the timed phases of the samples; run_calls: how many run()
+    // calls sampling made (traced checks and discarded cycles included), for values per run.
+    void end_sampling(double device_timed_s, size_t run_calls);
     EntryResources finish();                         // after the last stage
     // The runner's own measured values that are metrics (metric_format.hpp), to be appended
     // to the entry's: read by end_sampling.
@@ -69,6 +71,7 @@ private:
     uint64_t used_before_ = 0, peak_used_ = 0;
     std::chrono::steady_clock::time_point sampling_began_{};
     ProcessUsage usage_before_;
+    size_t run_calls_ = 0;  // run() calls while sampling: what a metric per run divides by
     HostLoadWatch host_load_;
     std::vector<Metric> metrics_;
 };

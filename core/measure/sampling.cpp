@@ -195,8 +195,9 @@ public:
         struct EndSampling {  // on every way out of the loop below
             ResourceWatch &watch;
             const double &timed;
-            ~EndSampling() { watch.end_sampling(timed); }
-        } end_sampling{watch, timed_};
+            const size_t &runs_done, runs_before;
+            ~EndSampling() { watch.end_sampling(timed, runs_done - runs_before); }
+        } end_sampling{watch, timed_, runs_done_, runs_done_};
         const StopRule rule{options_.min_samples, options_.max_samples, options_.min_time_s,
                             options_.max_noise, options_.max_time_s};
         for (size_t n = 0;; ++n) {
