@@ -56,8 +56,8 @@ ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &
             e.status = EntryStatus::ok;
             e.clock = "steady_clock";
             e.run_s = {1e-3, 1.1e-3, 0.9e-3};
-            e.metrics = list;
-            for (Metric &m : e.metrics) m.value *= static_cast<double>(size) / 1000;
+            for (const Metric &m : list) e.metrics.push_back({m});
+            for (EntryMetric &m : e.metrics) m.value *= static_cast<double>(size) / 1000;
             doc["entries"].push_back(json(e));
         }
     }
@@ -106,6 +106,12 @@ TEST_CASE("a metric's direction is written as higher or lower, and any other is 
     json sideways = written;
     sideways["better"] = "sideways";
     CHECK_THROWS_WITH(sideways.get<Metric>(), Catch::Contains("better is \"sideways\""));
+    // An entry's metric the runner measured says so; a plugin's leaves it out.
+    const json measured = json(EntryMetric{faults, true});
+    CHECK(measured.at("measured") == true);
+    CHECK(measured.get<EntryMetric>().measured);
+    CHECK_FALSE(json(EntryMetric{faults}).contains("measured"));
+    CHECK_FALSE(json(EntryMetric{faults}).get<EntryMetric>().measured);
 }
 
 TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin's", "[metrics][abi]") {
@@ -193,6 +199,15 @@ TEST_CASE("compare judges the metrics both sides have by their direction", "[met
     CHECK_FALSE(compare_results(base, worse, ignoring).regressed());
     CHECK(compare_results(worse, base, {}).regressed());  // faults 2 -> 4: worse
     CHECK_FALSE(compare_results(base, base, {}).regressed());
+    // The same metrics, measured by the runner: one value a side is never judged.
+    ResultsDocument measured_base = base, measured_worse = worse;
+    for (ResultsDocument *d : {&measured_base, &measured_worse})
+        for (EntryResult &e : d->entries)
+            for (EntryMetric &m : e.metrics) m.measured = true;
+    const Comparison measured = compare_results(measured_base, measured_worse, {});
+    REQUIRE(measured.metrics.size() == 6);
+    for (const ComparedMetric &m : measured.metrics) CHECK(m.verdict == MetricVerdict::unjudged);
+    CHECK_FALSE(measured.regressed());
 }
 
 TEST_CASE("the history keeps each metric as a series and finds a step the worse way", "[metrics][history]") {

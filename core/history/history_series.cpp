@@ -55,10 +55,10 @@ HistoryPoint point_of_row(const HistoryStatement &row) {
 
 // The row's metrics; none where the column is NULL. A value the database holds that is not
 // a list of metrics is refused with the database's name.
-std::vector<Metric> metrics_of_row(const HistoryStatement &row, const std::filesystem::path &database) {
+std::vector<EntryMetric> metrics_of_row(const HistoryStatement &row, const std::filesystem::path &database) {
     if (row.is_null(17)) return {};
     try {
-        return nlohmann::json::parse(row.text(17)).get<std::vector<Metric>>();
+        return nlohmann::json::parse(row.text(17)).get<std::vector<EntryMetric>>();
     } catch (const std::exception &e) {
         throw std::runtime_error("history database " + database.string() + ": the metrics of " + row.text(0) +
                                  " " + row.text(1) + " are not a list of metrics (" + e.what() + ")");
@@ -105,7 +105,7 @@ std::vector<HistorySeries> history_series(const std::filesystem::path &database,
         }
         const HistoryPoint point = point_of_row(rows);
         all.back().points.push_back(point);
-        for (const Metric &m : metrics_of_row(rows, database)) {
+        for (const EntryMetric &m : metrics_of_row(rows, database)) {
             auto found = std::find_if(entry_metrics.begin(), entry_metrics.end(),
                                       [&](const HistorySeries &s) { return s.metric == m.name; });
             if (found == entry_metrics.end()) {

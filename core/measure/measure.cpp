@@ -380,9 +380,9 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         stage("verify");
         result.verification = instance->verify();
         stage("metrics");
-        result.metrics = instance->metrics(plugin.metrics_fn());
+        for (Metric &m : instance->metrics(plugin.metrics_fn())) result.metrics.push_back({std::move(m)});
         result.resources = watch.finish();
-        result.metrics.insert(result.metrics.end(), watch.metrics().begin(), watch.metrics().end());
+        for (const Metric &m : watch.metrics()) result.metrics.push_back({m, true});
         stage("teardown");
         teardown();
         judge_result(result, options, timer);

@@ -133,6 +133,13 @@ struct PerLaunch {
     std::string note;              // why a graph was not used, when it was not
 };
 
+// A metric of an entry: the plugin's, a figure about the result (the same from the same
+// inputs), or one the runner measured, with the noise of any measurement: `runner compare`,
+// which has one value a side, judges only the former.
+struct EntryMetric : Metric {
+    bool measured = false;
+};
+
 // Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
 struct EntryResult {
     std::string plugin;
@@ -159,7 +166,7 @@ struct EntryResult {
     Verification verification;
     // Figures that are not times: the plugin's about the result (ABI 1.1), then the runner's own
     // measured values; each named, with its unit and direction (metric_format.hpp).
-    std::vector<Metric> metrics;
+    std::vector<EntryMetric> metrics;
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
     // The ceilings for this entry's math (gpubench_work.math) and bandwidth, so that
     // throughput is read as a fraction of the roofline; 0: unknown. The bandwidth is that of

@@ -95,14 +95,16 @@ std::pair<std::vector<double>, std::vector<double>> comparable_samples(const Ent
     return {base.run_s, candidate.run_s};
 }
 
-// The metrics both entries have, judged by the candidate's direction.
+// The metrics both entries have, judged by the candidate's direction: those of the plugins,
+// not those the runner measured.
 void compare_metrics(const EntryResult &base, const EntryResult &candidate, const CompareOptions &options,
                      std::vector<ComparedMetric> &out) {
-    for (const Metric &m : candidate.metrics) {
-        const Metric *before = find_metric(base.metrics, m.name);
+    for (const EntryMetric &m : candidate.metrics) {
+        const EntryMetric *before = find_metric(base.metrics, m.name);
         if (!before) continue;
         ComparedMetric c{candidate.plugin, candidate.settings.params, candidate.size, m, before->value};
-        if (m.better == GPUBENCH_BETTER_UNSTATED || options.ignored_metrics.count(m.name))
+        if (m.better == GPUBENCH_BETTER_UNSTATED || m.measured || before->measured ||
+            options.ignored_metrics.count(m.name))
             c.verdict = MetricVerdict::unjudged;
         else if (metric_worse(m.better, before->value, m.value, options.threshold))
             c.verdict = MetricVerdict::worse;

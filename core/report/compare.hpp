@@ -38,14 +38,16 @@ struct ComparedEntry {
     std::string note;       // why it failed, or which side lacks it
 };
 
-enum class MetricVerdict { better, worse, same, unjudged };  // unjudged: no direction, or ignored
+// unjudged: no direction, ignored, or measured (one value a side has no spread to test: the
+// history, which has a series, judges those).
+enum class MetricVerdict { better, worse, same, unjudged };
 const char *to_string(MetricVerdict verdict);
 
 // A metric both sides of a compared pair have (the candidate's direction and unit).
 struct ComparedMetric {
     std::string plugin, params;
     uint64_t size = 0;
-    Metric candidate;
+    EntryMetric candidate;
     double baseline_value = 0;
     MetricVerdict verdict = MetricVerdict::unjudged;
 };

@@ -144,8 +144,8 @@ std::vector<WorkloadReport> build_report(
     return reports;
 }
 
-std::vector<Metric> report_metrics(const std::vector<WorkloadReport> &reports) {
-    std::vector<Metric> names;
+std::vector<EntryMetric> report_metrics(const std::vector<WorkloadReport> &reports) {
+    std::vector<EntryMetric> names;
     for (const WorkloadReport &r : reports)
         for (const ReportColumn &c : r.columns)
             for (const auto &[size, p] : c.points) add_metric_names(names, p.entry.metrics);

@@ -74,7 +74,7 @@ std::vector<WorkloadReport> build_report(
 
 // The metrics the points of `reports` have, one of each name in the order met (values and
 // remarks are the first point's: use them for headings).
-std::vector<Metric> report_metrics(const std::vector<WorkloadReport> &reports);
+std::vector<EntryMetric> report_metrics(const std::vector<WorkloadReport> &reports);
 
 // The speedup of `column` over the baseline at `size`: baseline time / column time, or
 // nullopt when either lacks that size. `end_to_end` picks the time compared.

@@ -19,7 +19,7 @@ std::string join_flags(const std::vector<std::string> &flags) {
 }  // namespace
 
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
-    const std::vector<Metric> metrics = report_metrics(reports);
+    const std::vector<EntryMetric> metrics = report_metrics(reports);
     out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
            "speedup_compute,speedup_end_to_end,crossover,flags,gpu_model,run_host_s";
     const auto number = [](std::optional<double> v) {
@@ -50,7 +50,7 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
                     << quoted(join_flags(p.figures.flags)) << ',' << quoted(c.gpu_model) << ','
                     << number(run_host_s(p));
                 for (const Metric &m : metrics) {
-                    const Metric *found = find_metric(p.entry.metrics, m.name);
+                    const EntryMetric *found = find_metric(p.entry.metrics, m.name);
                     out << ',' << number(found ? std::optional<double>(found->value) : std::nullopt);
                 }
                 out << '\n';

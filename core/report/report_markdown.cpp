@@ -24,7 +24,7 @@ std::string format_ratio(std::optional<double> ratio) {
 // The metrics of the workload's entries, one row per metric and size, one column per
 // backend; nothing where no entry has any.
 void write_metrics_table(std::ostream &out, const WorkloadReport &r) {
-    const std::vector<Metric> metrics = report_metrics({r});
+    const std::vector<EntryMetric> metrics = report_metrics({r});
     if (metrics.empty()) return;
     out << "\nMetrics (↑ higher is better, ↓ lower):\n\n| metric | size |";
     for (const ReportColumn &c : r.columns) out << ' ' << c.label() << " |";
@@ -37,7 +37,7 @@ void write_metrics_table(std::ostream &out, const WorkloadReport &r) {
             bool any = false;
             for (const ReportColumn &c : r.columns) {
                 const auto p = c.points.find(size);
-                const Metric *found = p == c.points.end() ? nullptr : find_metric(p->second.entry.metrics, m.name);
+                const EntryMetric *found = p == c.points.end() ? nullptr : find_metric(p->second.entry.metrics, m.name);
                 cells += ' ' + (found ? metric_number(found->value) : std::string("—")) + " |";
                 any = any || found;
             }

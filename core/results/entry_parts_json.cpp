@@ -27,6 +27,16 @@ void from_json(const json &j, Metric &m) {
     m.better = *parsed;
 }
 
+void to_json(json &j, const EntryMetric &m) {
+    to_json(j, static_cast<const Metric &>(m));
+    if (m.measured) j["measured"] = true;
+}
+
+void from_json(const json &j, EntryMetric &m) {
+    from_json(j, static_cast<Metric &>(m));
+    m.measured = j.value("measured", false);
+}
+
 void to_json(json &j, const Work &w) {
     put_amounts(j, w);
     j["math"] = math_name(w.math);

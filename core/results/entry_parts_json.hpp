@@ -22,9 +22,12 @@ void to_json(nlohmann::json &json, const Work &work);
 void from_json(const nlohmann::json &json, Work &work);
 
 GPUBENCH_JSON_FIELDS(Verification, passed, max_error, tolerance, checked, detail)
-// A metric: name, value, unit, text, and "better" ("higher" or "lower"; left out when unstated).
+// A metric: name, value, unit, text, and "better" ("higher" or "lower"; left out when
+// unstated); an entry's also "measured": true where the runner measured it.
 void to_json(nlohmann::json &json, const Metric &metric);
 void from_json(const nlohmann::json &json, Metric &metric);
+void to_json(nlohmann::json &json, const EntryMetric &metric);
+void from_json(const nlohmann::json &json, EntryMetric &metric);
 GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores, others_cores,
                      own_wait_s, wait_share, host_cores)
 

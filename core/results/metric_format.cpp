@@ -53,14 +53,14 @@ std::string metric_heading(const Metric &metric) {
            (mark.empty() ? "" : " " + mark);
 }
 
-const Metric *find_metric(const std::vector<Metric> &metrics, const std::string &name) {
-    for (const Metric &metric : metrics)
+const EntryMetric *find_metric(const std::vector<EntryMetric> &metrics, const std::string &name) {
+    for (const EntryMetric &metric : metrics)
         if (metric.name == name) return &metric;
     return nullptr;
 }
 
-void add_metric_names(std::vector<Metric> &names, const std::vector<Metric> &metrics) {
-    for (const Metric &metric : metrics)
+void add_metric_names(std::vector<EntryMetric> &names, const std::vector<EntryMetric> &metrics) {
+    for (const EntryMetric &metric : metrics)
         if (!find_metric(names, metric.name)) names.push_back(metric);
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "gpubench/descriptor.hpp"
+#include "measure.hpp"
 
 #include <optional>
 #include <string>
@@ -28,10 +29,10 @@ std::string metric_text(const Metric &metric);
 std::string metric_heading(const Metric &metric);
 
 // The metric of that name in `metrics`; nullptr where there is none.
-const Metric *find_metric(const std::vector<Metric> &metrics, const std::string &name);
+const EntryMetric *find_metric(const std::vector<EntryMetric> &metrics, const std::string &name);
 // One of each name in `metrics`, in the order met, added to `names` where not there yet: the
 // columns a table of several entries shows.
-void add_metric_names(std::vector<Metric> &names, const std::vector<Metric> &metrics);
+void add_metric_names(std::vector<EntryMetric> &names, const std::vector<EntryMetric> &metrics);
 
 // Whether `after` is worse than `before` by more than `threshold`, a fraction of `before`
 // (any change from 0 is beyond it); false when unstated. A time is a metric better lower.
