@@ -56,7 +56,8 @@ TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the res
     EntryFigures f = entry_figures(e, this_host_run());
     CHECK(f.headline == "items_per_s");
     CHECK(f.headline_value == Approx(50 / f.run.median));
-    REQUIRE(e.metrics.size() == 1);
+    REQUIRE(e.metrics.size() == 2);  // the plugin's, then the runner's own
+    CHECK(e.metrics[1].name == "page_faults_per_run");
     CHECK(e.metrics[0].name == "sum_of_y");
     CHECK(e.metrics[0].text == "computed by a plain-C plugin");
     CHECK(e.metrics[0].value >= 2 * 50);  // y = 2x with x in [1, 2)
@@ -76,7 +77,8 @@ TEST_CASE("a v1.0 plugin is measured without reading the fields it does not have
     SteadyClockTimer timer;
     EntryResult e = measure_entry(plugin, 20, quick(), timer);
     CHECK(e.status == EntryStatus::ok);
-    CHECK(e.metrics.empty());
+    REQUIRE(e.metrics.size() == 1);  // none of the plugin's: the runner's own alone
+    CHECK(e.metrics[0].name == "page_faults_per_run");
     CHECK(entry_figures(e, this_host_run()).headline == "gflops");  // automatic: it declares flops
 }
 
@@ -239,6 +241,26 @@ TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no d
     nlohmann::json entry = nlohmann::json(e);
     CHECK(entry["resources"]["cpu_cores"].get<double>() == Approx(r.cpu_cores()));
     CHECK_FALSE(entry["resources"].contains("gpu_busy"));
+}
+
+TEST_CASE("the runner adds its page faults per run to the entry's metrics", "[measure][metrics]") {
+    const auto faults = [](const EntryResult &e) {
+        REQUIRE(e.status == EntryStatus::ok);
+        REQUIRE_FALSE(e.metrics.empty());
+        const Metric &m = e.metrics.back();  // the runner's come after the plugin's
+        CHECK(m.name == "page_faults_per_run");
+        CHECK(m.better == GPUBENCH_BETTER_LOWER);
+        return m.value;
+    };
+    SteadyClockTimer timer;
+    const MeasureOptions options = test_support::sampled(10, 10);
+    // 1 MiB mapped and touched per run: 256 faults of 4 KiB pages (and a few of the shadow
+    // memory's in a sanitized build).
+    const double fresh = faults(measure_entry(load("fixture_misbehave.so"), 202, options, timer));
+    CHECK(fresh >= 200);
+    CHECK(fresh <= 320);
+    // The same plugin's correct size takes nothing per run.
+    CHECK(faults(measure_entry(load("fixture_misbehave.so"), 10, options, timer)) <= 2);
 }
 
 TEST_CASE("throughput is read against the roofline of the device's peaks", "[measure]") {

@@ -3,6 +3,7 @@
 #include "host_resources.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace gpubench {
 
@@ -31,8 +32,8 @@ void ResourceWatch::begin_sampling() {
     note_device_memory();
     resources_.gpu_before = timer_.gpu_state();
     resources_.gpu_state_note = timer_.gpu_state_note();
-    usage_before_ = process_usage();
     host_load_.begin();
+    usage_before_ = process_usage();  // after the reads above: their faults are not sampling's
     sampling_began_ = std::chrono::steady_clock::now();
 }
 
@@ -42,6 +43,16 @@ void ResourceWatch::end_sampling(double device_timed_s, size_t run_calls) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_began_).count();
     const ProcessUsage usage = process_usage();
     resources_.sampling_cpu_s = usage.cpu_s - usage_before_.cpu_s;
+    // A run() that takes fresh memory each call (a temporary array above malloc's mmap
+    // threshold, a NumPy result) pays for its pages every time. The runner's own bookkeeping
+    // takes a few faults per sampling, whatever its length: fewer than 16 in all count as none,
+    // so that an entry of one or two runs does not read as a few faults per run.
+    const auto faults = [](const rusage &u) { return u.ru_minflt + u.ru_majflt; };
+    const long sampling_faults = faults(usage.counters) - faults(usage_before_.counters);
+    if (run_calls_ > 0)
+        metrics_.push_back({"page_faults_per_run",
+                            sampling_faults < 16 ? 0.0 : std::round(double(sampling_faults) / run_calls_), "",
+                            "", GPUBENCH_BETTER_LOWER});
     resources_.host_load = host_load_.end();
     if (resources_.on_device && resources_.sampling_wall_s > 0)
         resources_.gpu_busy = std::min(1.0, device_timed_s / resources_.sampling_wall_s);
