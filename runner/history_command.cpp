@@ -28,8 +28,8 @@ constexpr const char *usage =
     "       runner history regressions [--db PATH] [--threshold FRACTION] [--within N]\n"
     "Keeps results across commits in an SQLite database (default results/history.sqlite):\n"
     "add stores runs, show prints each series' trend with its change points, regressions\n"
-    "exits 1 when the newest commits of a series form a slower step, or a metric's newest\n"
-    "commits a step the worse way (docs/history.md).\n";
+    "exits 1 when the newest commits of a series form a slower step, or a plugin's metric's\n"
+    "newest commits a step the worse way (docs/history.md).\n";
 
 // A commit as printed: a full hash shortened as git does, names as they are.
 std::string short_commit(const std::string &commit) { return commit.substr(0, 12); }
@@ -45,7 +45,7 @@ std::string percent(double fraction) {
 const char *step_word(const HistorySeries &series, const ChangePoint &step) {
     if (series.metric.empty()) return step.after > step.before ? "slower" : "faster";
     if (series.better == GPUBENCH_BETTER_UNSTATED) return step.after > step.before ? "up" : "down";
-    return series.regressed(step, 0) ? "worse" : "better";
+    return series.worse(step, 0) ? "worse" : "better";
 }
 
 std::string step_note(const HistorySeries &series, const ChangePoint &step) {
@@ -91,8 +91,9 @@ std::optional<ChangePoint> newest_regression(const HistorySeries &series, double
 void print_step(const char *what, const HistorySeries &series, const ChangePoint &step) {
     const HistoryPoint &first = series.points[step.index];
     const size_t runs = series.points.size() - step.index;
-    std::printf("%s: %s: %s %s from commit %s (%s): %s -> %s", what, series_heading(series).c_str(),
-                percent(std::fabs(step.relative_step())).substr(1).c_str(),
+    // A step from 0 has no relative size: its word alone.
+    const std::string size = step.before != 0 ? percent(std::fabs(step.relative_step())).substr(1) + " " : "";
+    std::printf("%s: %s: %s%s from commit %s (%s): %s -> %s", what, series_heading(series).c_str(), size.c_str(),
                 step_word(series, step), short_commit(first.commit).c_str(), first.date.c_str(),
                 series.value_text(step.before).c_str(), series.value_text(step.after).c_str());
     std::printf(" (%zu run%s since)\n", runs, runs == 1 ? "" : "s");

@@ -259,8 +259,10 @@ TEST_CASE("the runner adds its page faults per run to the entry's metrics", "[me
     const double fresh = faults(measure_entry(load("fixture_misbehave.so"), 202, options, timer));
     CHECK(fresh >= 200);
     CHECK(fresh <= 320);
-    // The same plugin's correct size takes nothing per run.
-    CHECK(faults(measure_entry(load("fixture_misbehave.so"), 10, options, timer)) <= 2);
+    // The same plugin's correct size takes nothing per run; in a sanitized build the runner's
+    // own allocations take fresh pages (freed memory waits in the allocator's quarantine).
+    CHECK(faults(measure_entry(load("fixture_misbehave.so"), 10, options, timer)) <=
+          (test_support::sanitized_build ? 64 : 2));
 }
 
 TEST_CASE("throughput is read against the roofline of the device's peaks", "[measure]") {

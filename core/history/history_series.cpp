@@ -79,7 +79,7 @@ HistoryPoint metric_point(HistoryPoint time_point, double value) {
 
 }  // namespace
 
-bool HistorySeries::regressed(const ChangePoint &step, double threshold) const {
+bool HistorySeries::worse(const ChangePoint &step, double threshold) const {
     return metric_worse(better, step.before, step.after, threshold);
 }
 
@@ -114,6 +114,7 @@ std::vector<HistorySeries> history_series(const std::filesystem::path &database,
             }
             found->unit = m.unit;  // the newest run's
             found->better = m.better;
+            found->measured = m.measured;
             found->points.push_back(metric_point(point, m.value));
         }
     }

@@ -45,9 +45,12 @@ struct HistorySeries {
     std::string machine, gpus, build;
     std::string metric, unit;  // "" for the headline time
     gpubench_better better = GPUBENCH_BETTER_LOWER;  // a time is better lower
-    // Whether a step is a regression beyond `threshold` (a fraction): slower, or a metric
-    // worse in its direction; never for a metric of no stated direction.
-    bool regressed(const ChangePoint &step, double threshold) const;
+    bool measured = false;  // a metric the runner measured: its steps are shown, never failed on
+    // Whether a step goes the worse way by more than `threshold` (a fraction): slower, or a
+    // metric worse in its direction; never for a metric of no stated direction.
+    bool worse(const ChangePoint &step, double threshold) const;
+    // Whether such a step is a regression: worse, in the time or a plugin's metric.
+    bool regressed(const ChangePoint &step, double threshold) const { return !measured && worse(step, threshold); }
     // A value of the series as printed: "1.23 ms", "91.2 %".
     std::string value_text(double value) const;
     std::vector<HistoryPoint> points;

@@ -80,7 +80,8 @@ json history_json(const std::vector<HistorySeries> &history) {
                           {"build", s.build}, {"points", std::move(points)},
                           {"change_points", std::move(steps)}});
         if (!s.metric.empty())
-            series.back().update({{"metric", s.metric}, {"unit", s.unit}, {"better", better_name(s.better)}});
+            series.back().update({{"metric", s.metric}, {"unit", s.unit}, {"better", better_name(s.better)},
+                                  {"measured", s.measured}});
     }
     return series;
 }
