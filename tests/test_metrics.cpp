@@ -136,6 +136,16 @@ TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin
     CHECK(current.metrics[0].unit == "%");
     CHECK(current.metrics[0].value == 90);
     CHECK(current.metrics[0].better == GPUBENCH_BETTER_HIGHER);
+    {
+        // A plugin that overwrites the array's struct_size is read by the runner's own stride.
+        const ScopedEnv scribble("FIXTURE_HISTORY_SCRIBBLE", "1");
+        const EntryResult scribbled = measured("fixture_history.so", 4);
+        REQUIRE(scribbled.status == EntryStatus::ok);
+        CHECK(scribbled.metrics.at(0).name == "accuracy");
+        CHECK(scribbled.metrics.at(0).better == GPUBENCH_BETTER_HIGHER);
+        CHECK(scribbled.metrics.at(1).name == "scribbled");
+        CHECK(scribbled.metrics.at(1).value == 2);
+    }
     const ScopedEnv bad("FIXTURE_HISTORY_BETTER", "7");
     const EntryResult refused = measured("fixture_history.so", 4);
     CHECK(refused.status == EntryStatus::error);

@@ -94,11 +94,13 @@ std::vector<Metric> Instance::metrics(decltype(gpubench_plugin::metrics) fn) {
     char message[message_capacity] = "";
     expect_ok("metrics", fn(handle_, raw, capacity, &count, message, sizeof message), message);
     std::vector<Metric> out;
+    // Read by the runner's own stride and sizes: a plugin may have overwritten struct_size.
+    const bool has_better = stride >= offsetof(gpubench_metric, better) + sizeof(int32_t);
     for (uint32_t i = 0; i < count && i < capacity; ++i) {
-        gpubench_metric &m = *GPUBENCH_METRIC_AT(raw, i);
+        gpubench_metric &m = *reinterpret_cast<gpubench_metric *>(buffer.data() + size_t(i) * stride);
         m.name[sizeof m.name - 1] = m.unit[sizeof m.unit - 1] = m.text[sizeof m.text - 1] = 0;
         Metric metric{m.name, m.value, m.unit, m.text};
-        if (GPUBENCH_HAS_FIELD(&m, gpubench_metric, better)) {
+        if (has_better) {
             if (m.better < GPUBENCH_BETTER_UNSTATED || m.better > GPUBENCH_BETTER_LOWER)
                 throw PluginFailure{GPUBENCH_ERROR, "metrics: " + metric.name + "'s better is " +
                                                         std::to_string(m.better) +
