@@ -16,6 +16,12 @@
 #                          logreg mandelbrot vecadd copy solvebak ann resources harness-cost
 #   sweep                  the default sweep (runner with no arguments), timed; on several GPUs
 #                          also on GPU 0 alone, with what each measured and runner compare
+#   before-after DIR [RUNNER ARGS...]
+#                          the default sweep (or RUNNER ARGS) by DIR/bin/runner, an earlier
+#                          build, then by this build, then by the earlier one again, on the
+#                          same machine in one call: runner compare of each pair, and the
+#                          median over the GPU entries of this build's compute median over
+#                          the earlier build's (does a refactoring leave the measurements be?)
 #   first-result           a fresh process to its first verified vecadd_cuda result beside a
 #                          bare CUDA context, 5 times: every GPU visible, then GPU 0 alone
 #   ncu                    Nsight Compute's readings of matmul_cuda at 8192, float32 and float64
@@ -217,6 +223,40 @@ missing = sorted(one_ok - every_ok)
 print(f"measured on one GPU but not on {gpus}: {len(missing)}" + "".join(f"\n  {p} {s} {q}" for p, s, q in missing))
 PY
     "$runner" compare "$out/default-sweep-one-gpu-$today.json" "$out/default-sweep-$today.json" | tail -1 ;;
+  before-after)
+    need_runner
+    [ $# -gt 0 ] && [ -x "$1/bin/runner" ] || { echo "device.sh: error: before-after needs a build folder with bin/runner, got '${1:-}'" >&2; exit 2; }
+    earlier="$1/bin/runner"
+    shift
+    # Earlier, this, earlier again: drift of the machine over the calls shows as the two
+    # earlier sweeps' difference.
+    for side in earlier this earlier-again; do
+      side_runner=$runner
+      [ "$side" = this ] || side_runner=$earlier
+      timed "$side ($side_runner)" "$out/$side-$today.txt" "$side_runner" "$@" -o "$out/$side-$today.json"
+    done
+    for pair in "earlier this" "earlier earlier-again"; do
+      set -- $pair
+      echo "== runner compare $1 $2"
+      "$runner" compare "$out/$1-$today.json" "$out/$2-$today.json" | grep -E "slower or failed|metrics worse|verified:"
+    done
+    "$(sdk/python/find-python.sh)" - "$out" "$today" <<'PY'
+import json, statistics, sys
+out, today = sys.argv[1:]
+def medians(side):
+    doc = json.load(open(f"{out}/{side}-{today}.json"))
+    gpu = {p["name"] for p in doc["plugins"] if p.get("device_kind") == "cuda"}
+    return {(e["plugin"], e["size"], e.get("params", "")): e["timing"]["compute"]["median"]
+            for e in doc["entries"] if e["status"] == "ok" and e["plugin"] in gpu and "timing" in e}
+earlier, this, again = medians("earlier"), medians("this"), medians("earlier-again")
+for name, other in (("this build / earlier", this), ("earlier again / earlier", again)):
+    ratios = [other[k] / earlier[k] for k in earlier.keys() & other.keys() if earlier[k] > 0]
+    if ratios:
+        print(f"{name}: median ratio {statistics.median(ratios):.4f} over {len(ratios)} GPU entries")
+    else:
+        print(f"{name}: no GPU entry measured on both sides")
+PY
+    ;;
   first-result)
     need_runner
     # A fresh process to its first verified vecadd_cuda result, and a bare CUDA context, with
