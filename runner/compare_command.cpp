@@ -66,14 +66,9 @@ void print_comparison(const Comparison &comparison, const CompareOptions &option
 // either way for one of no direction), and how many did.
 void print_metrics(const Comparison &comparison, const CompareOptions &options) {
     if (comparison.metrics.empty()) return;
-    const auto moved = [&](const ComparedMetric &m) {
-        return m.verdict == MetricVerdict::worse || m.verdict == MetricVerdict::better ||
-               metric_worse(GPUBENCH_BETTER_HIGHER, m.baseline_value, m.candidate.value, options.threshold) ||
-               metric_worse(GPUBENCH_BETTER_LOWER, m.baseline_value, m.candidate.value, options.threshold);
-    };
     size_t worse = 0, better = 0, shown = 0;
     for (const ComparedMetric &m : comparison.metrics) {
-        if (!moved(m)) continue;
+        if (!metric_moved(m.baseline_value, m.candidate.value, options.threshold)) continue;
         if (!shown++)
             std::printf("\n| plugin | size | params | metric | baseline | candidate | change | verdict |\n"
                         "| --- | ---: | --- | --- | ---: | ---: | ---: | --- |\n");

@@ -91,6 +91,10 @@ TEST_CASE("a metric is judged by its direction, a change from 0 beyond every thr
     CHECK(metric_worse(GPUBENCH_BETTER_HIGHER, -1, -2, 0.05));  // a negative metric falls too
     CHECK_FALSE(metric_worse(GPUBENCH_BETTER_UNSTATED, 90, 0, 0.05));
     CHECK_FALSE(metric_better(GPUBENCH_BETTER_UNSTATED, 0, 90, 0.05));
+    CHECK(metric_moved(90, 80, 0.05));
+    CHECK(metric_moved(90, 99, 0.05));
+    CHECK_FALSE(metric_moved(90, 88, 0.05));
+    CHECK(metric_moved(0, 1, 10));
     CHECK(metric_text(accuracy) == "test_accuracy 90 % ↑ (MNIST)");
     CHECK(metric_text(plain) == "iterations 7");
     CHECK(metric_heading(faults) == "faults_per_run ↓");

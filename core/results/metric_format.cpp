@@ -81,6 +81,10 @@ bool metric_worse(gpubench_better better, double before, double after, double th
     return false;
 }
 
+bool metric_moved(double before, double after, double threshold) {
+    return std::fabs(relative_change(before, after)) > threshold;
+}
+
 bool metric_better(gpubench_better better, double before, double after, double threshold) {
     return better != GPUBENCH_BETTER_UNSTATED && metric_worse(better, after, before, threshold);
 }

@@ -38,5 +38,7 @@ void add_metric_names(std::vector<EntryMetric> &names, const std::vector<EntryMe
 // (any change from 0 is beyond it); false when unstated. A time is a metric better lower.
 bool metric_worse(gpubench_better better, double before, double after, double threshold);
 bool metric_better(gpubench_better better, double before, double after, double threshold);
+// Whether `after` differs from `before` by more than `threshold` either way (as above).
+bool metric_moved(double before, double after, double threshold);
 
 }  // namespace gpubench
