@@ -38,7 +38,6 @@ void ResourceWatch::begin_sampling() {
 }
 
 void ResourceWatch::end_sampling(double device_timed_s, size_t run_calls) {
-    run_calls_ = run_calls;
     resources_.sampling_wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_began_).count();
     const ProcessUsage usage = process_usage();
@@ -49,9 +48,9 @@ void ResourceWatch::end_sampling(double device_timed_s, size_t run_calls) {
     // so that an entry of one or two runs does not read as a few faults per run.
     const auto faults = [](const rusage &u) { return u.ru_minflt + u.ru_majflt; };
     const long sampling_faults = faults(usage.counters) - faults(usage_before_.counters);
-    if (run_calls_ > 0)
+    if (run_calls > 0)
         metrics_.push_back({"page_faults_per_run",
-                            sampling_faults < 16 ? 0.0 : std::round(double(sampling_faults) / run_calls_), "",
+                            sampling_faults < 16 ? 0.0 : std::round(double(sampling_faults) / run_calls), "",
                             "", GPUBENCH_BETTER_LOWER});
     resources_.host_load = host_load_.end();
     if (resources_.on_device && resources_.sampling_wall_s > 0)

@@ -71,7 +71,6 @@ private:
     uint64_t used_before_ = 0, peak_used_ = 0;
     std::chrono::steady_clock::time_point sampling_began_{};
     ProcessUsage usage_before_;
-    size_t run_calls_ = 0;  // run() calls while sampling: what a metric per run divides by
     HostLoadWatch host_load_;
     std::vector<Metric> metrics_;
 };
