@@ -85,12 +85,20 @@ int64_t count_rows(const fs::path &db, const std::string &table) {
     return std::stoll(rows_of(db, "SELECT count(*) FROM " + table).at(0).at(0));
 }
 
-// The medians stored for `plugin` at `size`, oldest run first.
+// The medians stored for `plugin` at `size`, oldest run first, as the doubles SQLite holds:
+// its text form has 15 digits, which can round a median at a printed digit's boundary (0.935 us)
+// the other way than the runner's own reading does.
 std::vector<double> stored_medians(const fs::path &db, const std::string &plugin, uint64_t size) {
+    sqlite3 *handle = nullptr;
+    REQUIRE(sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+    const std::string query = "SELECT median FROM points WHERE plugin = '" + plugin +
+                              "' AND size = " + std::to_string(size) + " ORDER BY run_id";
+    sqlite3_stmt *statement = nullptr;
+    REQUIRE(sqlite3_prepare_v2(handle, query.c_str(), -1, &statement, nullptr) == SQLITE_OK);
     std::vector<double> medians;
-    for (const auto &row : rows_of(db, "SELECT median FROM points WHERE plugin = '" + plugin +
-                                           "' AND size = " + std::to_string(size) + " ORDER BY run_id"))
-        medians.push_back(std::stod(row.at(0)));
+    while (sqlite3_step(statement) == SQLITE_ROW) medians.push_back(sqlite3_column_double(statement, 0));
+    sqlite3_finalize(statement);
+    sqlite3_close(handle);
     return medians;
 }
 
