@@ -3,6 +3,7 @@
 // these numbers bound what the runner adds to every measurement it reports.
 #include "gpu.hpp"
 #include "measure.hpp"
+#include "nvtx_range.hpp"
 #include "plugin_library.hpp"
 #include "statistics.hpp"
 
@@ -36,6 +37,22 @@ void cuda_event_empty_phase(benchmark::State &state) {
     }
 }
 BENCHMARK(cuda_event_empty_phase)->UseRealTime();
+
+// One phase's NVTX range as a plugin call gets it (plugin_instance.cpp): its name looked up,
+// pushed and popped. With no profiler attached (NVTX's injection library not loaded), this is what
+// each call of each sample costs beside its timed span.
+void nvtx_phase_range(benchmark::State &state) {
+    if (!nvtx_built_in()) {
+        state.SkipWithError("built without the CUDA toolkit: no NVTX ranges");
+        return;
+    }
+    EntryRanges ranges(nvtx_entry_label("vecadd_cuda", 100000000, ""));
+    for (auto _ : state) {
+        const NvtxRange range(ranges.name("run"));
+        benchmark::ClobberMemory();
+    }
+}
+BENCHMARK(nvtx_phase_range);
 
 void summarize_samples(benchmark::State &state) {
     std::mt19937 random(1);

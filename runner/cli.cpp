@@ -79,7 +79,8 @@ struct TypedOptions {
     std::string sizes, seed, shard, devices;
     std::vector<std::string> params;
     bool oversubscribe = false, no_stream_hold = false, no_device_trace = false,
-         no_thread_audit = false;
+         no_thread_audit = false, no_nvtx = false, profile = false;
+    size_t runs = 1;
     double budget_s = 0;
     double rank_timeout_s = 60;
 };
@@ -160,7 +161,41 @@ void add_measurement_options(po::options_description &options, MeasureOptions &m
          "CUPTI itself): only work that outlives its span by ~100 us is then caught")
         ("no-thread-audit", po::bool_switch(&typed.no_thread_audit),
          "do not check that a CPU plugin's threads are done when run() returns (a library "
-         "whose own pool wakes after the call would otherwise be refused)");
+         "whose own pool wakes after the call would otherwise be refused)")
+        ("no-nvtx", po::bool_switch(&typed.no_nvtx),
+         "do not name each plugin call in an NVTX range (\"vecadd_cuda 1e+08 run\"), which "
+         "profilers use to tell entries and phases apart")
+        ("profile", po::bool_switch(&typed.profile),
+         "a run for a profiler (docs/profiling.md): per entry one warm-up, then exactly --runs "
+         "calls of run(), with no sampling rule, no stream hold, no audits and no per-launch "
+         "samples; its entries are flagged 'profile', and compare and history refuse them")
+        ("runs", po::value<size_t>(&typed.runs)->default_value(typed.runs),
+         "--profile: the calls of run() per entry after the warm-up");
+}
+
+// --profile and --runs go together, and the sampling options --profile replaces are refused
+// beside it (before their own checks: the conflict is the message).
+void refuse_beside_profile(const po::variables_map &vm, const TypedOptions &typed) {
+    if (!typed.profile && !vm["runs"].defaulted())
+        throw std::invalid_argument("--runs counts the run() calls of --profile: it needs --profile");
+    if (!typed.profile) return;
+    for (const char *option : {"min-samples", "max-samples", "min-time", "max-time", "max-noise", "budget"})
+        if (vm.count(option) && !vm[option].defaulted())
+            throw std::invalid_argument(std::string("--profile makes exactly --runs calls of run(): --") + option +
+                                        " has no place beside it");
+}
+
+// --profile: a fixed count of run() calls for a profiler and nothing else around them
+// (docs/profiling.md); --no-nvtx.
+void read_profile(const TypedOptions &typed, CommandLine &cli) {
+    MeasureOptions &m = cli.measure;
+    m.nvtx = !typed.no_nvtx;
+    if (!typed.profile) return;
+    require_at_least<size_t>("runs", typed.runs, 1);
+    m.profile_runs = m.min_samples = m.max_samples = typed.runs;
+    m.min_time_s = m.max_noise = 0;
+    m.max_time_s = cli.timeout_s;  // no limit short of the entry's time-out
+    m.hold_stream = m.audit_streams = m.trace_device = m.audit_threads = false;
 }
 
 // How entries run: time-outs, resuming, output, isolation, sanitizing and shards.
@@ -339,7 +374,9 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
         throw std::invalid_argument(e.what());
     }
     read_selection(vm, typed, cli);
+    refuse_beside_profile(vm, typed);
     check_numbers(vm, typed, cli);
+    read_profile(typed, cli);
     read_placement(vm, typed, cli);
     read_world(vm, typed, cli);
     return cli;

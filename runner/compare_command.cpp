@@ -152,6 +152,8 @@ int compare_command(int argc, const char *const *argv) {
         // Each file checked against core/base/results_schema.json before anything is read from it.
         baseline = read_results_file(files[0]);
         candidate = read_results_file(files[1]);
+        refuse_profile_runs(baseline, files[0], "runner compare");
+        refuse_profile_runs(candidate, files[1], "runner compare");
         if (candidate_device >= 0) keep_entries_on_device(baseline, candidate, candidate_device);
         comparison = compare_results(baseline, candidate, options);
     } catch (const std::exception &e) {

@@ -66,7 +66,7 @@ std::string format_bytes(uint64_t bytes) {
 }
 
 // What a reader must know before trusting the row (EntryFigures::flags: noisy, throttled,
-// gpu_shared, cold, contended, unoptimized, sanitized).
+// gpu_shared, cold, contended, unoptimized, sanitized, profile).
 std::string flags_of(const EntryFigures &f) {
     std::string flags;
     for (const std::string &flag : f.flags) flags += (flags.empty() ? "" : ",") + flag;

@@ -120,8 +120,10 @@ SweepPlan plan_sweep(const CommandLine &cli) {
     // The runner starts CUDA on the sweep's GPUs alone, as its workers do (visible_devices.hpp);
     // in-process, plugins get the runner's own numbering, so it stays whole.
     if (!cli.in_process && !cli.list) narrow_own_devices(selected_cuda_devices(plan.measure));
-    plan.budget_s = cli.budget_s.value_or(plan.default_sweep ? default_sweep_budget_s : 0);
-    if (plan.default_sweep && !cli.max_time_given) plan.measure.max_time_s = 1.0;
+    // A profile run (--profile) takes its fixed count whatever the time: no budget, no cut.
+    const bool profile = plan.measure.profile_runs > 0;
+    plan.budget_s = cli.budget_s.value_or(plan.default_sweep && !profile ? default_sweep_budget_s : 0);
+    if (plan.default_sweep && !cli.max_time_given && !profile) plan.measure.max_time_s = 1.0;
     if (!cli.sanitize.empty()) {
         plan.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
         plan.measure.hold_stream = false;    // spans under a sanitizer are not timings anyway

@@ -82,6 +82,7 @@ HistoryAdded history_add_file(const std::filesystem::path &database, const std::
                               const std::string &commit) {
     // The file is checked whole before the database is touched: a bad one leaves no trace.
     const ResultsDocument results = read_results_file(results_file);
+    refuse_profile_runs(results, results_file.string(), "the history");
     const RunHeader &header = results.header;
     const std::string hash = content_hash(results_file);
     HistoryAdded added;

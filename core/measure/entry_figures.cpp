@@ -18,6 +18,7 @@ std::vector<std::string> entry_flags(const EntryResult &e) {
     if (e.resources.host_load && e.resources.host_load->contended()) flags.push_back("contended");
     if (e.unoptimized) flags.push_back("unoptimized");
     if (!e.sanitizer.empty()) flags.push_back("sanitized");
+    if (e.settings.profile_runs) flags.push_back("profile");
     return flags;
 }
 

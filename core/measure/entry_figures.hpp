@@ -50,7 +50,7 @@ struct EntryFigures {
     std::optional<EntryEnergy> energy;  // nullopt: no energy counter, or sampling too short...
     std::string energy_note;            // ...and why, where a counter was read
     // What a reader must know before trusting the numbers, as short words: noisy, throttled,
-    // gpu_shared, cold, contended, unoptimized, sanitized.
+    // gpu_shared, cold, contended, unoptimized, sanitized, profile.
     std::vector<std::string> flags;
 };
 EntryFigures entry_figures(const EntryResult &entry, const RunBasis &run);

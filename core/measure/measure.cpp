@@ -4,6 +4,7 @@
 #include "gpu.hpp"
 #include "host_resources.hpp"
 #include "leak_watch.hpp"
+#include "nvtx_range.hpp"
 #include "per_launch.hpp"
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
@@ -48,7 +49,8 @@ std::string note_lost_cuda_context(EntryResult &entry) {
 }
 
 EntrySettings entry_settings(const MeasureOptions &options) {
-    return {options.params, options.seed, options.cpu_threads, options.warmup_runs, options.max_noise};
+    return {options.params, options.seed, options.cpu_threads, options.warmup_runs, options.max_noise,
+            options.profile_runs};
 }
 
 EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason) {
@@ -372,7 +374,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         ResourceWatch watch(timer);
         leaks.emplace(timer);
         const auto setup_began = std::chrono::steady_clock::now();
-        instance.emplace(api, args);
+        instance.emplace(api, args, options.nvtx ? nvtx_entry_label(plugin.info().name, size, options.params) : "");
         result.setup_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
         sample(*instance, api, options, timer, result, stage, watch, *leaks, runs_done);

@@ -50,6 +50,11 @@ struct MeasureOptions {
     // Check, on a few run() calls of an entry timed on the host clock, that no thread of the
     // plugin works after run() returned (thread_audit.hpp; --no-thread-audit: off).
     bool audit_threads = true;
+    // Name each plugin call in an NVTX range for profilers (nvtx_range.hpp; --no-nvtx: off).
+    bool nvtx = true;
+    // A profile run (--profile): the warm-up, then exactly this many run() calls, no other
+    // (no per-launch samples, no traced or audited cycles); 0: the sampling rule decides.
+    size_t profile_runs = 0;
     // The ranks launched together that this run is one of (rank_world.hpp): a plugin whose
     // run() is one collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS) is measured in
     // lock-step with them (sampling.hpp). Alone: rank 0 of 1.
@@ -73,6 +78,7 @@ struct EntrySettings {
     int cpu_threads = 1;
     int warmup_runs = 1;
     double max_noise = 0.005;  // 0: the noise criterion was not asked for
+    size_t profile_runs = 0;   // a profile run's count of run() calls (--profile); 0: none
 };
 EntrySettings entry_settings(const MeasureOptions &options);
 

@@ -146,7 +146,7 @@ void time_per_launch(Instance &instance, const gpubench_plugin &api,
                      const MeasureOptions &options, PhaseTimer &timer, EntryResult &result) {
     const double single = summarize(result.run_s).median;
     const bool lockstep = measured_across_ranks(result.work, options);
-    if (!timer.cuda_stream() || result.cache == "cold" ||
+    if (!timer.cuda_stream() || result.cache == "cold" || options.profile_runs ||
         (!lockstep && (single <= 0 || single >= per_launch_below_s)))
         return;
     const size_t launches =

@@ -215,6 +215,13 @@ public:
                 continue;
             }
             keep(c);
+            if (options_.profile_runs) {  // a profile run: the count alone decides
+                if (result_.run_s.size() < options_.profile_runs) continue;
+                result_.noise = median_relative_standard_error(result_.run_s);
+                result_.stop_reason = "a profile run (--profile): exactly " + std::to_string(options_.profile_runs) +
+                                      " calls of run() (--runs)";
+                break;
+            }
             const double elapsed = std::chrono::duration<double>(clock::now() - began_).count();
             result_.stop_reason = rule.check(result_.run_s, measured_, elapsed, result_.noise,
                                              result_.noise_converged);
@@ -259,7 +266,10 @@ private:
     // Whether the traced cycles are run: where a tracer is loaded; across ranks on every rank
     // with a device clock alike, traced or not (a rank whose tracer did not load runs them
     // untraced), as each must call run() as often as the others.
-    bool checks_traced() const { return auditor_.traces() || (lockstep_ && timer_.real_streams()); }
+    // A profile run has none: its count of run() calls is exact.
+    bool checks_traced() const {
+        return !options_.profile_runs && (auditor_.traces() || (lockstep_ && timer_.real_streams()));
+    }
     // The stop of sampling in lock-step across ranks: --min-samples cycles, the same on every
     // rank whatever their times (the noise is still recorded).
     void lockstep_stop() {

@@ -97,12 +97,14 @@ json timing_json(const EntryResult &e, const EntryFigures &f) {
         timing["samples"]["run_host"] = e.run_host_s;
     }
     if (!e.stream_hold.empty()) timing["stream_hold"] = e.stream_hold;
+    if (e.settings.profile_runs) timing["profile_runs"] = e.settings.profile_runs;  // --profile
     return timing;
 }
 
 void read_timing(const json &t, EntryResult &e) {
     json_fields::get(t, "clock", e.clock);
     json_fields::get(t, "warmup_runs", e.settings.warmup_runs);
+    json_fields::get(t, "profile_runs", e.settings.profile_runs);
     json_fields::get(t, "load", e.load_s);
     json_fields::get(t, "setup", e.setup_s);
     json_fields::get(t, "first_run", e.first_run_s);

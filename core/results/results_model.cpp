@@ -155,4 +155,12 @@ ResultsDocument read_results_file(const std::filesystem::path &path) {
     return typed_results_document(read_results_json(path), path.string());
 }
 
+void refuse_profile_runs(const ResultsDocument &document, const std::string &source, const std::string &reader) {
+    for (const EntryResult &entry : document.entries)
+        if (entry.settings.profile_runs)
+            throw std::runtime_error(source + ": entry " + entry.plugin + " " + std::to_string(entry.size) +
+                                     " is a profile run (--profile): its times are not a measurement, and " +
+                                     reader + " takes none");
+}
+
 }  // namespace gpubench

@@ -38,7 +38,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_thread
                                                 cuda_devices, params, warmup_runs, min_samples, max_samples,
                                                 min_time_s, max_noise, max_time_s, cold,
                                                 audit_streams, trace_device, hold_stream,
-                                                audit_threads, world, rendezvous)
+                                                audit_threads, nvtx, profile_runs, world, rendezvous)
 // Statistics of a series of samples: timing.run, .upload, .download, .end_to_end...
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, count, median, mean, min, max, stddev,
                                                 rel_stddev)
@@ -125,5 +125,10 @@ ResultsDocument typed_results_document(const nlohmann::json &checked_document, c
 // (unreadable, empty, not JSON, nested deeper than max_results_depth, or as above).
 nlohmann::json read_results_json(const std::filesystem::path &path);
 ResultsDocument read_results_file(const std::filesystem::path &path);
+
+// Throws std::runtime_error, "<source>: entry ... is a profile run (--profile) ...", when an
+// entry of `document` was measured by --profile: a fixed count of unheld, unaudited calls for
+// a profiler is no measurement, and `reader` (compare, history add) takes none.
+void refuse_profile_runs(const ResultsDocument &document, const std::string &source, const std::string &reader);
 
 }  // namespace gpubench

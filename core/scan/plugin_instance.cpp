@@ -1,5 +1,7 @@
 #include "plugin_instance.hpp"
 
+#include "nvtx_range.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <vector>
@@ -33,7 +35,9 @@ void expect_ok(const char *phase, gpubench_status status, char (&message)[messag
 
 }  // namespace
 
-Instance::Instance(const gpubench_plugin &api, const gpubench_setup_args &args) : api_(api) {
+Instance::Instance(const gpubench_plugin &api, const gpubench_setup_args &args, std::string label)
+    : api_(api), ranges_(std::move(label)) {
+    const NvtxRange range(ranges_.name("setup"));
     Stopwatch watch(plugin_time_s_);
     char message[message_capacity] = "";
     expect_ok("setup", api.create(&args, &handle_, message, sizeof message), message);
@@ -41,24 +45,32 @@ Instance::Instance(const gpubench_plugin &api, const gpubench_setup_args &args) 
 }
 
 Instance::~Instance() {
-    if (handle_) api_.destroy(handle_);
+    if (!handle_) return;
+    const NvtxRange range(ranges_.name("teardown"));
+    api_.destroy(handle_);
+}
+
+void Instance::invoke(const char *phase, gpubench_phase_fn fn) {
+    Stopwatch watch(plugin_time_s_);
+    char message[message_capacity] = "";
+    expect_ok(phase, fn(handle_, message, sizeof message), message);
 }
 
 bool Instance::call(const char *phase, gpubench_phase_fn fn) {
     if (!fn) return false;
-    Stopwatch watch(plugin_time_s_);
-    char message[message_capacity] = "";
-    expect_ok(phase, fn(handle_, message, sizeof message), message);
+    const NvtxRange range(ranges_.name(phase));
+    invoke(phase, fn);
     return true;
 }
 
 double Instance::timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer,
                        double *host_s) {
     if (!fn) return -1;
+    const NvtxRange range(ranges_.name(phase));  // pushed and popped outside the timed span
     timer.start();
     const auto began = std::chrono::steady_clock::now();
     try {
-        call(phase, fn);
+        invoke(phase, fn);
     } catch (...) {
         timer.release_hold();  // nothing stays queued behind a failed call
         throw;
@@ -70,6 +82,7 @@ double Instance::timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &time
 }
 
 Verification Instance::verify() {
+    const NvtxRange range(ranges_.name("verify"));
     Stopwatch watch(plugin_time_s_);
     gpubench_verification raw{};
     raw.struct_size = sizeof raw;
@@ -81,6 +94,7 @@ Verification Instance::verify() {
 
 std::vector<Metric> Instance::metrics(decltype(gpubench_plugin::metrics) fn) {
     if (!fn) return {};
+    const NvtxRange range(ranges_.name("metrics"));
     Stopwatch watch(plugin_time_s_);
     constexpr uint32_t capacity = 32;
     // The array in the layout the plugin was built with: a plugin older than 1.8 steps

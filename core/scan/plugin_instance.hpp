@@ -1,7 +1,10 @@
 // One plugin instance behind the C boundary: each call checked, its status turned into a
-// PluginFailure with the plugin's message, and destroy() run whatever happens.
+// PluginFailure with the plugin's message, and destroy() run whatever happens. Each call is
+// an NVTX range named after the entry and the phase ("vecadd_cuda 1e+08 run", nvtx_range.hpp);
+// a timed one's range begins before its timer starts and ends after it stops.
 #pragma once
 
+#include "nvtx_range.hpp"
 #include "phase_timer.hpp"
 
 #include <gpubench/plugin.h>
@@ -21,7 +24,8 @@ struct PluginFailure {
 
 class Instance {
 public:
-    Instance(const gpubench_plugin &api, const gpubench_setup_args &args);  // create()
+    // create(); `label` names the entry in the NVTX ranges (nvtx_entry_label; "": none).
+    Instance(const gpubench_plugin &api, const gpubench_setup_args &args, std::string label);
     ~Instance();                                                            // destroy()
     Instance(const Instance &) = delete;
     Instance &operator=(const Instance &) = delete;
@@ -41,7 +45,9 @@ public:
     void add_plugin_time(double seconds) { plugin_time_s_ += seconds; }
 
 private:
+    void invoke(const char *phase, gpubench_phase_fn fn);  // the call itself, checked and timed
     const gpubench_plugin &api_;
+    EntryRanges ranges_;
     gpubench_instance *handle_ = nullptr;
     double plugin_time_s_ = 0;
 };

@@ -1,0 +1,45 @@
+// Named NVTX ranges around plugin calls, so that a profiler (Nsight Systems, Nsight Compute's
+// --nvtx filters) can tell which entry and phase each kernel and copy belongs to:
+// "vecadd_cuda 1e+08 run". NVTX 3 is header-only (in the CUDA toolkit): with no profiler
+// attached, a range costs a few tens of nanoseconds (bench/harness_overhead's
+// nvtx_phase_range), and the harness keeps it outside every timed span. A build without the
+// toolkit, or an entry measured with --no-nvtx, has none.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+// An entry's name in its ranges: "<plugin> <size>[ <params>]".
+std::string nvtx_entry_label(const std::string &plugin, uint64_t size, const std::string &params);
+
+// The range names of one entry's phases, each made once: "<label> <phase>". An empty label
+// names no range (--no-nvtx).
+class EntryRanges {
+public:
+    explicit EntryRanges(std::string label) : label_(std::move(label)) {}
+    const char *name(const char *phase);  // nullptr: no range
+private:
+    std::string label_;
+    std::vector<std::pair<std::string, std::string>> names_;  // phase, its range's name
+};
+
+// A range pushed on this thread's stack for the object's life; none for a null name.
+class NvtxRange {
+public:
+    explicit NvtxRange(const char *name);
+    ~NvtxRange();
+    NvtxRange(const NvtxRange &) = delete;
+    NvtxRange &operator=(const NvtxRange &) = delete;
+
+private:
+    bool pushed_ = false;
+};
+
+// Whether this build emits NVTX ranges (it was built with the CUDA toolkit's NVTX 3).
+bool nvtx_built_in();
+
+}  // namespace gpubench
