@@ -162,6 +162,10 @@ void add_measurement_options(po::options_description &options, MeasureOptions &m
         ("no-thread-audit", po::bool_switch(&typed.no_thread_audit),
          "do not check that a CPU plugin's threads are done when run() returns (a library "
          "whose own pool wakes after the call would otherwise be refused)")
+        ("counters", po::bool_switch(&m.counters),
+         "after each entry's samples, one more run() whose hardware counters are read (a CPU "
+         "entry's cycles, instructions and cache misses through perf_event_open); they are "
+         "recorded as metrics, or the entry says why none could be read")
         ("no-nvtx", po::bool_switch(&typed.no_nvtx),
          "do not name each plugin call in an NVTX range (\"vecadd_cuda 1e+08 run\"), which "
          "profilers use to tell entries and phases apart")

@@ -177,6 +177,9 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
         for (size_t i = 0; i < e.metrics.size(); ++i) figures += (i ? "; " : "") + metric_text(e.metrics[i]);
         out << figures << '\n';
     }
+    // --counters where none could be read: why, in one line.
+    if (e.counters.rfind("not read: ", 0) == 0)
+        out << std::string(first.size() + 1, ' ') << "counters " << e.counters << '\n';
     out << std::flush;
 }
 

@@ -3,6 +3,7 @@
 #include "entry_figures.hpp"
 #include "gpu.hpp"
 #include "host_resources.hpp"
+#include "counting_pass.hpp"
 #include "leak_watch.hpp"
 #include "nvtx_range.hpp"
 #include "per_launch.hpp"
@@ -379,12 +380,18 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
             std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
         sample(*instance, api, options, timer, result, stage, watch, *leaks, runs_done);
         time_per_launch(*instance, api, options, timer, result);
+        std::vector<Metric> counted;
+        if (options.counters) {
+            stage("counters");
+            counted = count_one_run(*instance, api, timer, result);
+        }
         stage("verify");
         result.verification = instance->verify();
         stage("metrics");
         for (Metric &m : instance->metrics(plugin.metrics_fn())) result.metrics.push_back({std::move(m)});
         result.resources = watch.finish();
         for (const Metric &m : watch.metrics()) result.metrics.push_back({m, true});
+        for (Metric &m : counted) result.metrics.push_back({std::move(m), true});
         stage("teardown");
         teardown();
         judge_result(result, options, timer);

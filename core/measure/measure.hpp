@@ -52,6 +52,9 @@ struct MeasureOptions {
     bool audit_threads = true;
     // Name each plugin call in an NVTX range for profilers (nvtx_range.hpp; --no-nvtx: off).
     bool nvtx = true;
+    // A counting pass after the samples: one more run() whose hardware counters are read
+    // (counting_pass.hpp; --counters).
+    bool counters = false;
     // A profile run (--profile): the warm-up, then exactly this many run() calls, no other
     // (no per-launch samples, no traced or audited cycles); 0: the sampling rule decides.
     size_t profile_runs = 0;
@@ -189,6 +192,8 @@ struct EntryResult {
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
     bool unoptimized = false;       // the plugin's build_info says it was built without -O
     std::string sanitizer;          // "memcheck: 0 errors"... when run under compute-sanitizer
+    std::string counters;           // --counters: the source that read them, or "not read: why"
+                                    // ("" without --counters)
     // Where the entry's wall time went: inside the plugin's calls (and waiting for their
     // device work) versus the harness around them ("harness" in entry_json.cpp).
     double plugin_time_s = 0;

@@ -38,7 +38,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_thread
                                                 cuda_devices, params, warmup_runs, min_samples, max_samples,
                                                 min_time_s, max_noise, max_time_s, cold,
                                                 audit_streams, trace_device, hold_stream,
-                                                audit_threads, nvtx, profile_runs, world, rendezvous)
+                                                audit_threads, nvtx, counters, profile_runs, world,
+                                                rendezvous)
 // Statistics of a series of samples: timing.run, .upload, .download, .end_to_end...
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, count, median, mean, min, max, stddev,
                                                 rel_stddev)

@@ -1,0 +1,192 @@
+#include "hardware_counters.hpp"
+
+#include "thread_times.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+#if defined(__linux__)
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace gpubench {
+
+const std::vector<CounterKind> &counter_kinds() {
+    static const std::vector<CounterKind> kinds = {
+        // A CPU entry's (perf_event_open), summed over the worker's threads.
+        {"cycles_per_run", ""},
+        {"instructions_per_run", ""},
+        {"llc_misses_per_run", ""},
+        // A GPU entry's, as Nsight Compute names them: dram__bytes_read.sum, dram__bytes_write.sum,
+        // lts__t_bytes.sum, the flops of smsp__sass_thread_inst_executed_op_* by precision, and
+        // the SM's and memory's throughput in % of their peak.
+        {"dram_read_bytes_per_run", "B"},
+        {"dram_write_bytes_per_run", "B"},
+        {"l2_bytes_per_run", "B"},
+        {"fp64_flops_per_run", ""},
+        {"fp32_flops_per_run", ""},
+        {"fp16_flops_per_run", ""},
+        {"tensor_flops_per_run", ""},
+        {"sm_throughput", "%"},
+        {"memory_throughput", "%"},
+    };
+    return kinds;
+}
+
+namespace {
+
+const CounterKind *kind_named(const std::string &name) {
+    for (const CounterKind &kind : counter_kinds())
+        if (name == kind.name) return &kind;
+    return nullptr;
+}
+
+// GPUBENCH_FAKE_COUNTERS: the same values for every counted run().
+class FakeCounters final : public CounterSource {
+public:
+    explicit FakeCounters(const std::string &path) {
+        nlohmann::json values;
+        try {
+            std::ifstream in(path);
+            if (!in) throw std::runtime_error("cannot be read");
+            values = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+        } catch (const std::exception &e) {
+            throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": " + e.what());
+        }
+        if (!values.is_object())
+            throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": not a JSON object of counters");
+        for (const auto &[name, value] : values.items()) {
+            const CounterKind *kind = kind_named(name);
+            if (!kind)
+                throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is no counter");
+            if (!value.is_number() || !std::isfinite(value.get<double>()))
+                throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is not a number");
+            metrics_.push_back({name, value.get<double>(), kind->unit, "", GPUBENCH_BETTER_UNSTATED});
+        }
+    }
+    std::string name() const override { return "GPUBENCH_FAKE_COUNTERS"; }
+    void start() override {}
+    std::vector<Metric> stop() override { return metrics_; }
+
+private:
+    std::vector<Metric> metrics_;
+};
+
+#if defined(__linux__)
+// One hardware event on one thread (and the threads it starts meanwhile), user space only.
+int open_event(uint64_t config, pid_t tid, int &error) {
+    perf_event_attr attr{};
+    attr.type = PERF_TYPE_HARDWARE;
+    attr.size = sizeof attr;
+    attr.config = config;
+    attr.disabled = 1;
+    attr.inherit = 1;
+    attr.exclude_kernel = 1;
+    attr.exclude_hv = 1;
+    attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, tid, -1, -1, 0));
+    error = fd < 0 ? errno : 0;
+    return fd;
+}
+
+std::string perf_refusal(int error) {
+    std::string why = "perf_event_open: ";
+    if (error == ENOENT || error == EOPNOTSUPP || error == ENODEV)
+        return why + "this machine exposes no hardware counters (" + std::strerror(error) + "; a VM often does not)";
+    if (error == EACCES || error == EPERM) {
+        std::ifstream paranoid("/proc/sys/kernel/perf_event_paranoid");
+        int level = 0;
+        return why + "not allowed (" + std::strerror(error) +
+               (paranoid >> level ? "; kernel.perf_event_paranoid is " + std::to_string(level) : std::string()) +
+               ")";
+    }
+    return why + std::strerror(error);
+}
+
+// Cycles, instructions and last-level cache misses of the calling thread and every other
+// thread of the worker but the harness's own (thread_times.hpp), summed.
+class PerfCounters final : public CounterSource {
+public:
+    static std::unique_ptr<PerfCounters> open(std::string &why_not) {
+        auto counters = std::unique_ptr<PerfCounters>(new PerfCounters);
+        std::vector<pid_t> threads{static_cast<pid_t>(syscall(SYS_gettid))};
+        for (const ThreadTime &thread : ThreadTimes().read()) threads.push_back(thread.tid);
+        static constexpr uint64_t configs[] = {PERF_COUNT_HW_CPU_CYCLES, PERF_COUNT_HW_INSTRUCTIONS,
+                                               PERF_COUNT_HW_CACHE_MISSES};
+        for (size_t k = 0; k < 3; ++k)
+            for (pid_t tid : threads) {
+                int error = 0;
+                const int fd = open_event(configs[k], tid, error);
+                if (fd >= 0) {
+                    counters->events_.push_back({fd, k});
+                } else if (error != ESRCH) {  // a thread that just ended counts nothing
+                    why_not = perf_refusal(error);
+                    return nullptr;
+                }
+            }
+        return counters;
+    }
+    ~PerfCounters() override {
+        for (const Event &event : events_) close(event.fd);
+    }
+    std::string name() const override { return "perf_event_open"; }
+    void start() override {
+        for (const Event &event : events_) {
+            ioctl(event.fd, PERF_EVENT_IOC_RESET, 0);
+            ioctl(event.fd, PERF_EVENT_IOC_ENABLE, 0);
+        }
+    }
+    std::vector<Metric> stop() override {
+        double totals[3] = {0, 0, 0};
+        for (const Event &event : events_) {
+            ioctl(event.fd, PERF_EVENT_IOC_DISABLE, 0);
+            uint64_t reading[3] = {0, 0, 0};  // value, time enabled, time running
+            if (read(event.fd, reading, sizeof reading) != sizeof reading)
+                throw std::runtime_error("perf_event_open: a counter could not be read");
+            // Multiplexed with other events: scaled to the time it was enabled.
+            totals[event.kind] += reading[2] > 0 ? double(reading[0]) * double(reading[1]) / double(reading[2]) : 0;
+        }
+        std::vector<Metric> metrics;
+        for (size_t k = 0; k < 3; ++k)
+            metrics.push_back({counter_kinds()[k].name, totals[k], counter_kinds()[k].unit, "", GPUBENCH_BETTER_UNSTATED});
+        return metrics;
+    }
+
+private:
+    PerfCounters() = default;
+    struct Event {
+        int fd;
+        size_t kind;  // index into counter_kinds()
+    };
+    std::vector<Event> events_;
+};
+#endif
+
+}  // namespace
+
+std::unique_ptr<CounterSource> open_counter_source(bool on_gpu, std::string &why_not) {
+    if (const char *fake = std::getenv("GPUBENCH_FAKE_COUNTERS"); fake && *fake)
+        return std::make_unique<FakeCounters>(fake);
+    if (on_gpu) {
+        why_not = "a GPU entry's counters (CUPTI's range profiler) are not read yet";
+        return nullptr;
+    }
+#if defined(__linux__)
+    return PerfCounters::open(why_not);
+#else
+    why_not = "perf_event_open is Linux's";
+    return nullptr;
+#endif
+}
+
+}  // namespace gpubench
