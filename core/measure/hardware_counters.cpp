@@ -102,7 +102,8 @@ int open_event(uint64_t config, pid_t tid, int &error) {
 std::string perf_refusal(int error) {
     std::string why = "perf_event_open: ";
     if (error == ENOENT || error == EOPNOTSUPP || error == ENODEV)
-        return why + "this machine exposes no hardware counters (" + std::strerror(error) + "; a VM often does not)";
+        return why + "this machine exposes no hardware counters (" + std::strerror(error) +
+               "; a VM often does not)";
     if (error == EACCES || error == EPERM) {
         std::ifstream paranoid("/proc/sys/kernel/perf_event_paranoid");
         int level = 0;
@@ -154,11 +155,13 @@ public:
             if (read(event.fd, reading, sizeof reading) != sizeof reading)
                 throw std::runtime_error("perf_event_open: a counter could not be read");
             // Multiplexed with other events: scaled to the time it was enabled.
-            totals[event.kind] += reading[2] > 0 ? double(reading[0]) * double(reading[1]) / double(reading[2]) : 0;
+            if (reading[2] > 0) totals[event.kind] += double(reading[0]) * double(reading[1]) / double(reading[2]);
         }
         std::vector<Metric> metrics;
-        for (size_t k = 0; k < 3; ++k)
-            metrics.push_back({counter_kinds()[k].name, totals[k], counter_kinds()[k].unit, "", GPUBENCH_BETTER_UNSTATED});
+        for (size_t k = 0; k < 3; ++k) {
+            const CounterKind &kind = counter_kinds()[k];
+            metrics.push_back({kind.name, totals[k], kind.unit, "", GPUBENCH_BETTER_UNSTATED});
+        }
         return metrics;
     }
 

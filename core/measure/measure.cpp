@@ -1,9 +1,9 @@
 #include "measure.hpp"
 
+#include "counting_pass.hpp"
 #include "entry_figures.hpp"
 #include "gpu.hpp"
 #include "host_resources.hpp"
-#include "counting_pass.hpp"
 #include "leak_watch.hpp"
 #include "nvtx_range.hpp"
 #include "per_launch.hpp"
@@ -375,7 +375,8 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         ResourceWatch watch(timer);
         leaks.emplace(timer);
         const auto setup_began = std::chrono::steady_clock::now();
-        instance.emplace(api, args, options.nvtx ? nvtx_entry_label(plugin.info().name, size, options.params) : "");
+        instance.emplace(api, args,
+                         options.nvtx ? nvtx_entry_label(plugin.info().name, size, options.params) : "");
         result.setup_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
         sample(*instance, api, options, timer, result, stage, watch, *leaks, runs_done);

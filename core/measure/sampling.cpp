@@ -218,8 +218,8 @@ public:
             if (options_.profile_runs) {  // a profile run: the count alone decides
                 if (result_.run_s.size() < options_.profile_runs) continue;
                 result_.noise = median_relative_standard_error(result_.run_s);
-                result_.stop_reason = "a profile run (--profile): exactly " + std::to_string(options_.profile_runs) +
-                                      " calls of run() (--runs)";
+                result_.stop_reason = "a profile run (--profile): exactly " +
+                                      std::to_string(options_.profile_runs) + " calls of run() (--runs)";
                 break;
             }
             const double elapsed = std::chrono::duration<double>(clock::now() - began_).count();
