@@ -66,7 +66,7 @@ std::string format_bytes(uint64_t bytes) {
 }
 
 // What a reader must know before trusting the row (EntryFigures::flags: noisy, throttled,
-// gpu_shared, cold, contended, unoptimized, sanitized, profile).
+// gpu_shared, cold, contended, unoptimized, sanitized, profile, work_mismatch).
 std::string flags_of(const EntryFigures &f) {
     std::string flags;
     for (const std::string &flag : f.flags) flags += (flags.empty() ? "" : ",") + flag;
@@ -177,9 +177,11 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
         for (size_t i = 0; i < e.metrics.size(); ++i) figures += (i ? "; " : "") + metric_text(e.metrics[i]);
         out << figures << '\n';
     }
-    // --counters where none could be read: why, in one line.
+    // --counters where none could be read: why, in one line; where they disagree with work().
     if (e.counters.rfind("not read: ", 0) == 0)
         out << std::string(first.size() + 1, ' ') << "counters " << e.counters << '\n';
+    if (!f.work_mismatch.empty())
+        out << std::string(first.size() + 1, ' ') << "work_mismatch: " << f.work_mismatch << '\n';
     out << std::flush;
 }
 

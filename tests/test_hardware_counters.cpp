@@ -1,6 +1,8 @@
 // --counters: a counting pass after the samples whose hardware counters become the runner's
 // measured metrics, tested through the fake source (GPUBENCH_FAKE_COUNTERS) with no GPU and
 // no PMU, and through perf_event_open wherever the test runs: read, or the reason it is not.
+#include "counted_work.hpp"
+#include "entry_figures.hpp"
 #include "hardware_counters.hpp"
 #include "runner_process.hpp"
 #include "test_support.hpp"
@@ -8,6 +10,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -122,4 +125,62 @@ TEST_CASE("every counter has a name and a unit of its own", "[counters]") {
     for (const CounterKind &kind : counter_kinds()) CHECK(seen.emplace(kind.name, kind.unit).second);
     CHECK(seen.at("dram_read_bytes_per_run") == "B");
     CHECK(seen.at("instructions_per_run").empty());
+}
+
+namespace {
+
+// An entry as the check sees it: its declared work, the level it is held to, its counters.
+EntryResult counted_entry(bool gpu, const std::string &level, double declared_bytes, double declared_flops,
+                          std::map<std::string, double> counters) {
+    EntryResult e;
+    if (gpu) e.cuda_devices = {0};
+    e.peak_level = level;
+    e.peak_flops = 60e12;  // a ridge of 20 flops per byte
+    e.peak_bytes_per_s = 3e12;
+    e.work.bytes = declared_bytes;
+    e.work.flops = declared_flops;
+    e.metrics.push_back({{"page_faults_per_run", 0, "", "", GPUBENCH_BETTER_LOWER}, true});
+    for (const auto &[name, value] : counters) e.metrics.push_back({{name, value, "", "", GPUBENCH_BETTER_UNSTATED}, true});
+    return e;
+}
+
+}  // namespace
+
+TEST_CASE("counted work against declared: flagged beyond 2x either way, at the level the entry is held to",
+          "[counters]") {
+    // A GPU vecadd at 1e8 held to HBM: 1.2e9 B declared, the counters' read + write compared.
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.2e9, 1e8, {{"dram_read_bytes_per_run", 8e8},
+                                                                         {"dram_write_bytes_per_run", 3.86e8}}))
+              .empty());
+    // The same kernel declaring half its bytes...
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 5e8, 1e8, {{"dram_read_bytes_per_run", 8e8},
+                                                                       {"dram_write_bytes_per_run", 4e8}})) ==
+          "declares 5e+08 B a run(), the counters 1.2e+09 B (HBM)");
+    // ...or twice and more: a rate that reads as faster than it is.
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 3e9, 0, {{"dram_read_bytes_per_run", 1.2e9}})) ==
+          "declares 3e+09 B a run(), the counters 1.2e+09 B (HBM)");
+    // Held to the L2: its L2 traffic is compared, not HBM's (which a hot L2 spares).
+    CHECK(counted_work_mismatch(counted_entry(true, "L2", 1.2e7, 0, {{"l2_bytes_per_run", 1.25e7},
+                                                                      {"dram_read_bytes_per_run", 0}}))
+              .empty());
+    CHECK_FALSE(counted_work_mismatch(counted_entry(true, "L2", 1.2e7, 0, {{"l2_bytes_per_run", 3e7}})).empty());
+    // A CPU entry: its LLC misses x 64 B at DRAM only; in a cache, nothing the PMU counts compares.
+    CHECK(counted_work_mismatch(counted_entry(false, "DRAM", 8e8, 0, {{"llc_misses_per_run", 1.3e7}})).empty());
+    CHECK(counted_work_mismatch(counted_entry(false, "DRAM", 8e8, 0, {{"llc_misses_per_run", 3e7}})) ==
+          "declares 8e+08 B a run(), the counters 1.92e+09 B (DRAM)");
+    CHECK(counted_work_mismatch(counted_entry(false, "L3", 8e6, 0, {{"llc_misses_per_run", 1e6}})).empty());
+    // A compute-bound matmul (4096: 1.4e11 flops over 2e8 B, above the ridge): its bytes are
+    // the least it moves, tiling re-reads more by design; its flops compare.
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 2e8, 1.37e11, {{"dram_read_bytes_per_run", 1e9},
+                                                                           {"fp32_flops_per_run", 1.37e11}}))
+              .empty());
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 2e8, 1.37e11, {{"fp32_flops_per_run", 2.75e11}})) ==
+          "declares 1.37e+11 flops a run(), the counters 2.75e+11 flops");
+    // No counters (not read, or no --counters): nothing to compare.
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 5e8, 0, {})).empty());
+    // The flag, and its figure in the results' throughput.
+    const EntryResult flagged = counted_entry(true, "HBM", 5e8, 0, {{"dram_read_bytes_per_run", 1.2e9}});
+    const EntryFigures f = entry_figures(flagged, this_host_run());
+    CHECK(std::count(f.flags.begin(), f.flags.end(), "work_mismatch") == 1);
+    CHECK(f.work_mismatch == "declares 5e+08 B a run(), the counters 1.2e+09 B (HBM)");
 }

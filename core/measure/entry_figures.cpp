@@ -1,5 +1,6 @@
 #include "entry_figures.hpp"
 
+#include "counted_work.hpp"
 #include "host_resources.hpp"
 
 #include <algorithm>
@@ -19,6 +20,7 @@ std::vector<std::string> entry_flags(const EntryResult &e) {
     if (e.unoptimized) flags.push_back("unoptimized");
     if (!e.sanitizer.empty()) flags.push_back("sanitized");
     if (e.settings.profile_runs) flags.push_back("profile");
+    if (!counted_work_mismatch(e).empty()) flags.push_back("work_mismatch");
     return flags;
 }
 
@@ -87,6 +89,7 @@ EntryFigures entry_figures(const EntryResult &e, const RunBasis &run) {
     f.cpu_percent = run.logical_cores > 0 ? 100.0 * f.cpu_cores / double(run.logical_cores) : 0.0;
     energy(e, f);
     f.flags = entry_flags(e);
+    f.work_mismatch = counted_work_mismatch(e);
     return f;
 }
 

@@ -142,6 +142,7 @@ json throughput_json(const EntryResult &e, const EntryFigures &f) {
         throughput["roofline_bound"] = f.roofline_bound;
         if (!f.peak_level.empty()) throughput["peak_level"] = f.peak_level;
     }
+    if (!f.work_mismatch.empty()) throughput["work_mismatch"] = f.work_mismatch;  // --counters
     if (e.peak_flops > 0 || e.peak_bytes_per_s > 0 || !e.peak_source.empty()) {
         throughput["ceiling"] = {{"flops", e.peak_flops},
                                  {"math", math_name(e.work.math)},

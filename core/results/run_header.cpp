@@ -131,6 +131,8 @@ const std::vector<std::pair<std::string, std::string>> &flag_glossary() {
                       "and the worker's threads waited for a CPU): CPU times may be inflated"},
         {"unoptimized", "the plugin was compiled without optimisation: its times say little"},
         {"sanitized", "measured under compute-sanitizer: times are not comparable"},
+        {"work_mismatch", "--counters: the hardware counted more than twice, or less than half, the bytes or "
+                          "flops the plugin's work() declares (throughput.work_mismatch names both)"},
         {"profile", "--profile: a fixed count of run() calls for a profiler, unheld and unaudited: "
                     "not a measurement, and compare and history refuse it"},
     };

@@ -1,0 +1,70 @@
+#include "counted_work.hpp"
+
+#include <cstdio>
+#include <optional>
+#include <utility>
+
+namespace gpubench {
+namespace {
+
+std::optional<double> counted(const EntryResult &e, const char *name) {
+    for (const EntryMetric &m : e.metrics)
+        if (m.measured && m.name == name) return m.value;
+    return std::nullopt;
+}
+
+// Whether the declared work is memory-bound: no flops, or fewer per byte than the roofline's
+// ridge. A compute-bound kernel's declared bytes are the least it must move, which tiling
+// and caches exceed by design: its flops are what to compare.
+bool declared_memory_bound(const EntryResult &e) {
+    if (e.work.flops <= 0) return true;
+    return e.peak_flops > 0 && e.peak_bytes_per_s > 0 && e.work.bytes > 0 &&
+           e.work.flops / e.work.bytes < e.peak_flops / e.peak_bytes_per_s;
+}
+
+// The bytes the counters saw at the entry's level, and that level's name; nullopt where none.
+std::optional<std::pair<double, std::string>> counted_bytes(const EntryResult &e) {
+    if (!declared_memory_bound(e)) return std::nullopt;
+    if (!e.cuda_devices.empty()) {
+        if (e.peak_level == "L2")
+            if (const auto l2 = counted(e, "l2_bytes_per_run")) return std::pair(*l2, std::string("L2"));
+        if (e.peak_level == "HBM" || e.peak_level == "DRAM") {
+            const auto read = counted(e, "dram_read_bytes_per_run"), write = counted(e, "dram_write_bytes_per_run");
+            if (read || write) return std::pair(read.value_or(0) + write.value_or(0), e.peak_level);
+        }
+        return std::nullopt;
+    }
+    if (e.peak_level == "DRAM")
+        if (const auto misses = counted(e, "llc_misses_per_run")) return std::pair(*misses * 64, std::string("DRAM"));
+    return std::nullopt;
+}
+
+std::optional<double> counted_flops(const EntryResult &e) {
+    std::optional<double> total;
+    for (const char *name : {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run", "tensor_flops_per_run"})
+        if (const auto flops = counted(e, name)) total = total.value_or(0) + *flops;
+    return total;
+}
+
+bool disagree(double declared, double measured) {
+    return declared > 0 && (measured > declared * counted_work_tolerance || measured < declared / counted_work_tolerance);
+}
+
+std::string text(const char *unit, double declared, double measured, const std::string &where) {
+    char line[128];
+    std::snprintf(line, sizeof line, "declares %.3g %s a run(), the counters %.3g %s", declared, unit, measured, unit);
+    return where.empty() ? line : std::string(line) + " (" + where + ")";
+}
+
+}  // namespace
+
+std::string counted_work_mismatch(const EntryResult &e) {
+    std::string mismatch;
+    if (const auto bytes = counted_bytes(e); bytes && disagree(e.work.bytes, bytes->first))
+        mismatch = text("B", e.work.bytes, bytes->first, bytes->second);
+    if (const auto flops = counted_flops(e); flops && disagree(e.work.flops, *flops))
+        mismatch += (mismatch.empty() ? "" : "; ") + text("flops", e.work.flops, *flops, "");
+    return mismatch;
+}
+
+}  // namespace gpubench
