@@ -121,8 +121,16 @@ TEST_CASE("NVTX ranges are named after the entry and the phase, once each", "[pr
     EntryRanges ranges(nvtx_entry_label("vecadd_cuda", 1000, ""));
     const char *run = ranges.name("run");
     CHECK(std::string(run) == "vecadd_cuda 1000 run");
-    CHECK(std::string(ranges.name("upload")) == "vecadd_cuda 1000 upload");
-    CHECK(ranges.name("run") == run);  // made once, the same storage after
+    for (const char *phase : {"setup", "upload", "reset", "download", "verify", "metrics", "teardown"})
+        CHECK(std::string(ranges.name(phase)) == std::string("vecadd_cuda 1000 ") + phase);
+    CHECK(ranges.name("run") == run);  // made once, and where it was after the others
+    CHECK(std::string(run) == "vecadd_cuda 1000 run");
+    EntryRanges short_label("a 1");  // names short enough to sit inside their strings
+    const char *a = short_label.name("run");
+    for (const char *phase : {"setup", "upload", "reset", "download", "verify", "metrics", "teardown"})
+        short_label.name(phase);
+    CHECK(short_label.name("run") == a);
+    CHECK(std::string(a) == "a 1 run");
     EntryRanges none("");  // --no-nvtx
     CHECK(none.name("run") == nullptr);
     const NvtxRange nothing(nullptr);  // pushes nothing, pops nothing

@@ -7,24 +7,25 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <utility>
-#include <vector>
 
 namespace gpubench {
 
 // An entry's name in its ranges: "<plugin> <size>[ <params>]".
 std::string nvtx_entry_label(const std::string &plugin, uint64_t size, const std::string &params);
 
-// The range names of one entry's phases, each made once: "<label> <phase>". An empty label
-// names no range (--no-nvtx).
+// The range names of one entry's phases, each made once and kept where it is: "<label>
+// <phase>". An empty label names no range (--no-nvtx).
 class EntryRanges {
 public:
     explicit EntryRanges(std::string label) : label_(std::move(label)) {}
     const char *name(const char *phase);  // nullptr: no range
 private:
     std::string label_;
-    std::vector<std::pair<std::string, std::string>> names_;  // phase, its range's name
+    // Phase and its range's name; a deque, so that a name handed out stays where it is.
+    std::deque<std::pair<std::string, std::string>> names_;
 };
 
 // A range pushed on this thread's stack for the object's life; none for a null name.
