@@ -36,28 +36,21 @@ TEST_CASE("the budget shares what is left among the entries still to run, after 
     const auto now = SweepBudget::Clock::now();
     double outside = -1;
     // Alone: 10 s, less 8 set-ups of 0.1 s and 2 starts of 0.05 s, over 8 entries.
-    SweepBudget alone(10, entries, std::vector<bool>(8, false), 1, now);
+    SweepBudget alone(10, entries, now);
     MeasureOptions cut = alone.limit(options, outside);
     CHECK(cut.max_time_s == Approx((10 - 0.8 - 0.1) / 8).epsilon(0.01));
     CHECK(cut.min_time_s == Approx(cut.max_time_s / 2));
     CHECK(outside == 0);  // on schedule: no entry skipped for its set-up
-    // In two lanes, each entry takes half the wall time it runs for; an entry that runs alone
-    // (a CPU entry before the lanes) gets what it would get in a one-GPU sweep.
-    std::vector<bool> in_lanes(8, true);
-    in_lanes[0] = false;
-    SweepBudget lanes(10, entries, in_lanes, 2, now);
-    CHECK(lanes.limit(options, outside, true).max_time_s == Approx((10 - 0.1 - 0.05 - 0.35 - 0.05) / 4.5).epsilon(0.01));
-    CHECK(lanes.limit(options, outside, false).max_time_s == Approx(cut.max_time_s).epsilon(0.01));
     // An entry with a set-up and checks predicted of its own (one that takes every GPU) counts
     // it instead of its plugin's nominal 0.1 s.
     std::vector<double> predicted(8, 0.0);
     predicted[7] = 2.1;
-    SweepBudget heavy(10, entries, std::vector<bool>(8, false), 1, now, predicted);
+    SweepBudget heavy(10, entries, now, predicted);
     CHECK(heavy.limit(options, outside).max_time_s == Approx((10 - 0.8 - 0.1 - 2.0) / 8).epsilon(0.01));
     // Never above --max-time, never below the floor, even past the budget.
-    SweepBudget generous(1000, entries, std::vector<bool>(8, false), 1, now);
+    SweepBudget generous(1000, entries, now);
     CHECK(generous.limit(options, outside).max_time_s == 5);
-    SweepBudget spent(1, entries, std::vector<bool>(8, false), 1, now - std::chrono::seconds(5));
+    SweepBudget spent(1, entries, now - std::chrono::seconds(5));
     CHECK(spent.limit(options, outside).max_time_s == SweepBudget::min_share_s);
     CHECK(outside == SweepBudget::behind_outside_limit_s);  // behind: long set-ups are skipped
 }
@@ -68,7 +61,7 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     MeasureOptions options;
     options.max_time_s = 100;
     const auto now = SweepBudget::Clock::now();
-    SweepBudget budget(20, entries, std::vector<bool>(4, false), 1, now);
+    SweepBudget budget(20, entries, now);
     double outside = 0;
     // a's first entry: 3 s outside sampling, in a worker started for it: a start of 2.9 s
     // (less the nominal 0.1 s set-up).
@@ -77,17 +70,39 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     first.worker_started = true;
     first.entry_wall_s = 4;
     first.resources.sampling_wall_s = 1;
-    budget.finished(entries[0], false, first);
+    budget.finished(entries[0], first);
     // a's second: 0.5 s outside sampling, its set-up from now on.
     EntryResult second = first;
     second.worker_started = false;
     second.entry_wall_s = 1.5;
-    budget.finished(entries[1], false, second);
+    budget.finished(entries[1], second);
     // Left: b's two entries at a's measured set-up (0.5 s each) and b's start as its kind's
     // measured one (2.9 s, instead of the nominal 0.05 s); 4 s of the 20 are not spent here.
     const double share = budget.limit(options, outside).max_time_s;
     const double elapsed = std::chrono::duration<double>(SweepBudget::Clock::now() - now).count();
     CHECK(share == Approx((20 - elapsed - 2 * 0.1 - 2.9) / 2).epsilon(0.01));
+}
+
+TEST_CASE("the budget counts what a plugin's entries sample at least: a warm-up and one sample", "[budget]") {
+    const PluginInfo a = cpu_plugin("a");
+    SweepEntries entries{{&a, 1, ""}, {&a, 2, ""}, {&a, 3, ""}};
+    MeasureOptions options;
+    options.max_time_s = 100;
+    const auto now = SweepBudget::Clock::now();
+    SweepBudget budget(20, entries, now);
+    // Its first entry: a run() of 2 s, whose warm-up and one sample took 4 s of sampling.
+    EntryResult first;
+    first.status = EntryStatus::ok;
+    first.entry_wall_s = 4.1;
+    first.resources.sampling_wall_s = 4;
+    first.first_run_s = 2;
+    first.run_s = {2};
+    budget.finished(entries[0], first);
+    // The two left each take those 4 s whatever their share, and 0.1 s besides.
+    double outside = 0;
+    const double share = budget.limit(options, outside).max_time_s;
+    const double elapsed = std::chrono::duration<double>(SweepBudget::Clock::now() - now).count();
+    CHECK(share == Approx((20 - elapsed - 2 * (0.1 + 4)) / 2).epsilon(0.01));
 }
 
 TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped before it starts", "[budget]") {
@@ -97,9 +112,9 @@ TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped be
     torch.build_record = BuildRecord{.language = "Python", .imports = {"numpy", "torch"}};
     SweepEntries entries{{&cpp, 1, ""}, {&cpp, 2, ""}, {&torch, 1, ""}, {&torch, 2, ""}};
     const auto now = SweepBudget::Clock::now();
-    SweepBudget on_time(100, entries, std::vector<bool>(4, false), 1, now);
+    SweepBudget on_time(100, entries, now);
     CHECK(on_time.start_refusal(torch).empty());  // on schedule: started whatever it costs
-    SweepBudget late(1, entries, std::vector<bool>(4, false), 1, now - std::chrono::seconds(5));
+    SweepBudget late(1, entries, now - std::chrono::seconds(5));
     CHECK_THAT(late.start_refusal(torch),
                Catch::StartsWith("over the sweep's budget, which is behind its schedule: starting the plugin "
                                  "is predicted to take 6.05 s (worker 0.05 s + CUDA context 0.5 s + Python 1 s "
@@ -110,10 +125,10 @@ TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped be
     first.status = EntryStatus::ok;
     first.worker_started = true;
     first.entry_wall_s = 5.1;
-    late.finished(entries[0], false, first);
+    late.finished(entries[0], first);
     CHECK(late.start_refusal(cpp).empty());
     // Once started, its other entries go on.
-    late.finished(entries[2], false, first);
+    late.finished(entries[2], first);
     CHECK(late.start_refusal(torch).empty());
 }
 
@@ -178,4 +193,30 @@ TEST_CASE("a sweep behind its budget skips an entry whose set-up is predicted to
                Catch::StartsWith("over the sweep's budget, which is behind its schedule: its set-up and checks are "
                                  "predicted to take ") &&
                    Catch::EndsWith("(from size 1001), above 1 s; --sizes 100000000 runs it"));
+}
+
+TEST_CASE("a sweep behind its budget skips an entry whose warm-up and one sample are predicted to be long",
+          "[budget][cli]") {
+    const test_support::TempFolder folder;
+    const auto file = folder.path() / "behind.json";
+    // fixture_spin's run() spins 60 ms whatever the size, but its declared work grows with the
+    // size: from size 4, size 40's run() is predicted at 0.6 s, its warm-up and one sample at
+    // 1.2 s, and its time outside sampling (about 61 ms at size 4, a run() of it) at 0.61 s.
+    // On schedule (no budget) it is measured: the rule is the schedule's.
+    const std::string sweep = fixtures() + " --plugin fixture_spin --sizes 1,4,40 --threads 1 -q -o ";
+    const Outcome behind = run_runner(sweep + file.string() + " --budget 0.001");
+    INFO(behind.output);
+    CHECK(behind.status == 3);
+    const nlohmann::json entries = read_json(file)["entries"];
+    REQUIRE(entries.size() == 3);
+    CHECK(entries[1]["status"] == "ok");
+    CHECK(entries[2]["status"] == "skipped");
+    CHECK_THAT(entries[2]["message"].get<std::string>(),
+               Catch::StartsWith("over the sweep's budget, which is behind its schedule: its warm-up and one sample "
+                                 "are predicted to take ") &&
+                   Catch::EndsWith("(from size 4), above 1 s; --sizes 40 runs it"));
+    const Outcome on_time = run_runner(sweep + file.string() + " --max-time 0.2");
+    INFO(on_time.output);
+    CHECK(on_time.status == 0);
+    CHECK(read_json(file)["entries"][2]["status"] == "ok");
 }

@@ -62,12 +62,21 @@ std::string over_budget(const Plugin &plugin, uint64_t size, const MeasureOption
                       "size %llu), above %.3g s; --sizes %llu runs it", run_s, from, budget.limit_s, at);
         return why;
     }
-    if (const double outside_s = predicted_outside_s(budget, next, size);
-        budget.outside_limit_s > 0 && outside_s > budget.outside_limit_s) {
+    if (budget.outside_limit_s <= 0) return "";
+    if (const double outside_s = predicted_outside_s(budget, next, size); outside_s > budget.outside_limit_s) {
         std::snprintf(why, sizeof why,
                       "over the sweep's budget, which is behind its schedule: its set-up and checks are "
                       "predicted to take %.3g s (from size %llu), above %.3g s; --sizes %llu runs it",
                       outside_s, from, budget.outside_limit_s, at);
+        return why;
+    }
+    // Sampling stops at its share, but never before a warm-up and one sample.
+    const double least_sampling_s = double(options.warmup_runs + 1) * predicted_run_s(budget, next, size);
+    if (least_sampling_s > budget.outside_limit_s) {
+        std::snprintf(why, sizeof why,
+                      "over the sweep's budget, which is behind its schedule: its warm-up and one sample are "
+                      "predicted to take %.3g s (from size %llu), above %.3g s; --sizes %llu runs it",
+                      least_sampling_s, from, budget.outside_limit_s, at);
         return why;
     }
     return "";

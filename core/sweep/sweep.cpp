@@ -213,15 +213,14 @@ struct SweepShared {
 // devices `options` names, or in this process.
 class Sequence {
 public:
-    // `in_lane`: this sequence is one of --devices' lanes; `share`: the CPUs its entries
-    // record (host_share), when the sweep has lanes. `outside_cap_s`: where above 0, an entry
-    // whose set-up and checks are predicted (from the plugin's size before) to take longer is
-    // skipped, on schedule or not.
+    // `share`: the CPUs its entries record (host_share), when the sweep has lanes.
+    // `outside_cap_s`: where above 0, an entry whose set-up and checks are predicted (from the
+    // plugin's size before) to take longer is skipped, on schedule or not.
     Sequence(const SweepSetup &mode, const GpuInfo &gpu, WorkerPool &pool, InProcess &in_process,
-             EntryRecorder &recorder, SweepShared &shared, bool in_lane, std::optional<HostShare> share,
+             EntryRecorder &recorder, SweepShared &shared, std::optional<HostShare> share,
              double outside_cap_s = 0)
         : mode_(mode), gpu_(gpu), pool_(pool), in_process_(in_process), recorder_(recorder),
-          shared_(shared), in_lane_(in_lane), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}
+          shared_(shared), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}
 
     // false: interrupted (the entry under way is not recorded).
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
@@ -231,7 +230,7 @@ public:
         SweepBudget *const sweep_budget = shared_.budget;
         double outside_limit_s = 0;
         MeasureOptions options =
-            sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s, in_lane_) : sweep_options;
+            sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
         if (outside_cap_s_ > 0)
             outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
         options.params = planned.params;
@@ -244,7 +243,7 @@ public:
         std::string start_refused;
         if (!plugin.is_available()) {
             entry = skipped_entry(plugin, size, "unavailable: " + plugin.unavailable_reason);
-        } else if (sweep_budget && !(start_refused = sweep_budget->start_refusal(plugin, in_lane_)).empty()) {
+        } else if (sweep_budget && !(start_refused = sweep_budget->start_refusal(plugin)).empty()) {
             entry = skipped_entry(plugin, size, start_refused);
         } else if (plugin.is_cuda() && !gpu_.available) {
             entry = skipped_entry(plugin, size, "unavailable: " + gpu_.unavailable_reason);
@@ -262,7 +261,7 @@ public:
         shared_.last_good.record(planned, entry);
         if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
             entry.sampling_budget_s = options.max_time_s;
-        if (sweep_budget) sweep_budget->finished(planned, in_lane_, entry);
+        if (sweep_budget) sweep_budget->finished(planned, entry);
         entry.host_share = share_;
         recorder_.finished(std::move(entry), options);
         return true;
@@ -275,7 +274,6 @@ private:
     InProcess &in_process_;
     EntryRecorder &recorder_;
     SweepShared &shared_;
-    bool in_lane_;
     std::optional<HostShare> share_;
     double outside_cap_s_;
 };
@@ -310,7 +308,7 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
             on_device.cuda_device = gpus[index].device;
             on_device.cuda_devices.clear();
             on_device.cpu_threads = std::max(1, std::min(options.cpu_threads, shares[index].threads));
-            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, true, shares[index]);
+            Sequence sequence(mode, gpus[index], pool, in_process, recorder, shared, shares[index]);
             while (const std::optional<SweepEntry> entry = stop ? std::nullopt : queue.next(index))
                 if (!sequence.measure(*entry, on_device)) {
                     if (!stop.exchange(true)) recorder.interrupted();
@@ -364,21 +362,19 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     std::optional<SweepBudget> budget;
     if (mode.budget_s > 0) {  // shared among the entries that will be measured
         SweepEntries measured = every_gpu_plan.measured;
-        std::vector<bool> lane_flags(measured.size(), false);
         for (const SweepEntries *part : {&alone, &in_lanes})
             for (const SweepEntry &entry : *part)
                 if (entry.plugin->is_available() && (!entry.plugin->is_cuda() || gpu.available) &&
                     entry.out_of_range.empty())
-                    measured.push_back(entry), lane_flags.push_back(part == &in_lanes);
-        budget.emplace(mode.budget_s, measured, lane_flags, gpus.size(), mode.started,
-                       every_gpu_plan.predicted_outside_s);
+                    measured.push_back(entry);
+        budget.emplace(mode.budget_s, measured, mode.started, every_gpu_plan.predicted_outside_s);
     }
     shared.budget = budget ? &*budget : nullptr;
     // First what must run alone (CPU entries, which GPU workers beside them would slow down),
     // then the lanes, then the entries that take every GPU, which would stall the lanes.
     // With lanes, every entry records the CPUs it had: all of them when it ran alone.
     const std::optional<HostShare> whole_host = lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt;
-    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, false, whole_host);
+    Sequence sequence(mode, gpu, pool, in_process, recorder, shared, whole_host);
     for (const SweepEntry &entry : alone)
         if (!sequence.measure(entry, options)) {
             recorder.interrupted();
@@ -402,7 +398,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
         recorder.finished(std::move(skipped), with_params);
     }
     pool.set_host_share(std::nullopt);  // lane 0 bound it to its share
-    Sequence every_gpu_sequence(mode, gpu, pool, in_process, recorder, shared, false, whole_host,
+    Sequence every_gpu_sequence(mode, gpu, pool, in_process, recorder, shared, whole_host,
                                 mode.budget_s > 0 ? every_gpu_entry_limit_s(mode.budget_s) : 0);
     for (const SweepEntry &entry : every_gpu_plan.measured)
         if (!every_gpu_sequence.measure(entry, options)) {

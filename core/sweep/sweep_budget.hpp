@@ -3,19 +3,20 @@
 // are predicted to cost besides sampling (each plugin's start: its worker, CUDA context,
 // interpreter and first compilation; each entry's setup and verification), and the entry's
 // sampling time (max_time_s) is cut to its part. Predictions start nominal (entry_cost.hpp)
-// and follow what the sweep measures: a plugin's own entries, and the starts of plugins of its
-// kind. Entries that stop sampling early leave their part to the rest, as the next share is
-// taken from what is actually left. When even the least sampling cannot fit (the starts and
+// and follow what the sweep measures: a plugin's own entries (their set-ups, and the least
+// they sample: a warm-up and one sample), and the starts of plugins of its kind. Entries that
+// stop sampling early leave their part to the rest, as the next share is taken from what is
+// actually left. When even the least sampling cannot fit (the starts and
 // set-ups alone overrun), the entries whose set-up and checks are predicted to be long are
 // skipped, with the prediction, until the sweep is back on schedule. Thread-safe: the lanes of
 // --devices share one budget.
 //
-// On several GPUs (--devices lanes) an entry in a lane takes 1/lanes of the wall time it runs
-// for. The CPU entries, which run alone before the lanes, are given the shares of a one-GPU
-// sweep (every entry counted as if it ran alone), so that they are measured as there; the
-// lanes' entries then share what is left as the lanes run it, in parallel. The extra GPUs
-// thus measure what a one-GPU sweep had to skip for time (PyTorch's starts, long set-ups),
-// and sample up to --max-time, within the same budget.
+// On several GPUs (--devices lanes) the budget plans every entry as if the entries ran one
+// after another, as in a one-GPU sweep: the lanes, which run G at a time, are then at every
+// point at least as far along as a one-GPU sweep, never behind its schedule where it was not,
+// and so never skip what it measures. The time the extra GPUs free goes, through the shares of
+// what is left, to the later entries' sampling (up to --max-time) and to what a one-GPU sweep
+// skips for time (PyTorch's starts, long set-ups).
 #pragma once
 
 #include "entry_cost.hpp"
@@ -23,6 +24,7 @@
 #include "sweep.hpp"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -33,23 +35,23 @@ namespace gpubench {
 class SweepBudget {
 public:
     using Clock = std::chrono::steady_clock;
-    // `entries`: those the sweep will measure; `in_lanes` says which of them run in one of
-    // `lanes` concurrent lanes (the others run alone); `predicted_outside_s`: where given
-    // (not 0), an entry's predicted set-up and checks, in place of its plugin's
-    // (every_gpu_entries.hpp).
-    SweepBudget(double seconds, const SweepEntries &entries, const std::vector<bool> &in_lanes, size_t lanes,
-                Clock::time_point started, const std::vector<double> &predicted_outside_s = {});
+    // `entries`: those the sweep will measure, alone or in lanes; `predicted_outside_s`: where
+    // given (not 0), an entry's predicted set-up and checks, in place of its plugin's
+    // (every_gpu_entries.hpp); `now`: the clock (a simulated one in the tests).
+    SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
+                const std::vector<double> &predicted_outside_s = {},
+                std::function<Clock::time_point()> now = Clock::now);
     // `options` with its sampling time cut to an entry's part of what is left (never below
     // min_share_s, never above options.max_time_s); min_time_s at most half of it. Behind
     // schedule (the part would be below min_share_s), `outside_limit_s` is set to
     // behind_outside_limit_s: an entry whose set-up and checks are predicted to take longer is
     // skipped (RunBudget); else 0.
-    MeasureOptions limit(MeasureOptions options, double &outside_limit_s, bool in_lane = false);
+    MeasureOptions limit(MeasureOptions options, double &outside_limit_s);
     // What `entry` cost: its plugin's start, when its worker was started for it, and the rest.
-    void finished(const SweepEntry &entry, bool in_lane, const EntryResult &result);
+    void finished(const SweepEntry &entry, const EntryResult &result);
     // Behind schedule, a plugin not started yet whose nominal start (interpreter, imports, JIT:
     // entry_cost.hpp) is over behind_start_limit_s is skipped: why, or "" to measure it.
-    std::string start_refusal(const PluginInfo &plugin, bool in_lane = false);
+    std::string start_refusal(const PluginInfo &plugin);
 
     static constexpr double min_share_s = 0.05;  // at least a few samples of a short run()
     static constexpr double behind_outside_limit_s = 1.0;
@@ -58,19 +60,22 @@ public:
 private:
     struct PluginPlan {
         StartCost nominal;
-        size_t left[2] = {0, 0};  // entries still to run: alone, in a lane
+        size_t left = 0;  // entries still to run
         bool started = false;
         double overhead_s = 0.1;  // setup, verification...: nominal until one is measured
+        // Its last entry's warm-up and one sample: what sampling takes at least, with any share
+        // (a run() of seconds: a launch-bound Python backend).
+        double least_sampling_s = 0;
         // Entries still to run with a prediction of their own, by (size, params).
         std::map<std::pair<uint64_t, std::string>, double> predicted_outside_s;
     };
     double start_s(const PluginPlan &plan) const;
-    // What an entry's sampling may take: an entry in a lane's, or one's that runs alone.
-    double share_s(const MeasureOptions &options, bool in_lane) const;
+    // What the next entry's sampling may take.
+    double share_s(const MeasureOptions &options) const;
     std::mutex mutex_;
     double seconds_;
-    size_t lanes_;
     Clock::time_point started_;
+    std::function<Clock::time_point()> now_;
     std::map<const PluginInfo *, PluginPlan> plugins_;
     std::map<std::string, std::vector<double>> starts_by_kind_;  // measured, by StartCost::kind
 };
