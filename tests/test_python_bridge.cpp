@@ -233,7 +233,9 @@ TEST_CASE("python: work() takes only gpubench_work's keys, and a long detail say
     const nlohmann::json flags = sweep("flags").at("work");  // each flag its own GPUBENCH_WORK_* bit
     CHECK(flags.at("run_repeatable") == true);
     CHECK(flags.at("run_no_device_work") == true);
+    CHECK(flags.at("launches") == 3);  // after math and the flags in the bridge's tuple
     CHECK(sweep("plain").at("work").at("run_no_device_work") == false);
+    CHECK_FALSE(sweep("plain").at("work").contains("launches"));  // none declared: left out
     const nlohmann::json long_detail = sweep("long");
     REQUIRE(long_detail.at("status") == "ok");
     const std::string detail = long_detail.at("verification").at("detail");

@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -82,6 +84,15 @@ TEST_CASE("nominal entry cost: a fixed part, set-up and checks, then warm-up and
     CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 476 * (1e-3 + 0.02 + cycle)));
     CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 1 + 11 * (0.1 + cycle)));
     CHECK(nominal_skipped_entry_s() == Approx(0.05));
+    // 10^5 device operations (gpubench_work.launches): a run() of at least 2 us each on a GPU,
+    // 0.2 s, above its 1 ms of bytes; a CPU plugin issues none that cost; NaN counts nothing.
+    work = {};
+    work.bytes = 1e9;
+    work.launches = 1e5;
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 11 * (0.2 + cycle)));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 11 * (0.1 + cycle)));
+    work.launches = std::nan("");
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 501 * (1e-3 + cycle)));
 }
 
 TEST_CASE("nominal entry cost of a Python backend: its library's pace, 200 us a cycle, and on a GPU samples "
@@ -105,6 +116,11 @@ TEST_CASE("nominal entry cost of a Python backend: its library's pace, 200 us a 
     // A script of no JIT library runs at the nominal rate, still through the interpreter:
     // max_samples comes first.
     CHECK(nominal_entry_s(work, script, options) == Approx(0.05 + 1001 * (1e-3 + 200e-6)));
+    // Through the interpreter each declared device operation costs its library's: Numba's
+    // kernel launches 50 us, so 10^4 of them make a 0.5 s run(), above its 10 ms of bytes.
+    work.launches = 1e4;
+    CHECK(nominal_entry_s(work, numba_cuda, options) == Approx(0.05 + 20 * (0.5 + 200e-6)));
+    work.launches = 0;
     // A compiled plugin is the device kind's.
     PluginInfo compiled;
     compiled.device_kind = GPUBENCH_DEVICE_CUDA;

@@ -42,6 +42,7 @@ void to_json(json &j, const Work &w) {
     j["math"] = math_name(w.math);
     j["run_repeatable"] = (w.flags & GPUBENCH_WORK_RUN_REPEATABLE) != 0;
     j["run_no_device_work"] = (w.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK) != 0;
+    if (w.launches > 0) j["launches"] = w.launches;  // ABI 1.9; files before it have none
 }
 
 void from_json(const json &j, Work &w) {
@@ -49,6 +50,8 @@ void from_json(const json &j, Work &w) {
     w.math = math_from_name(j.value("math", "fp32"));
     w.flags = (j.value("run_repeatable", false) ? GPUBENCH_WORK_RUN_REPEATABLE : 0u) |
               (j.value("run_no_device_work", false) ? GPUBENCH_WORK_RUN_NO_DEVICE_WORK : 0u);
+    if (const auto launches = j.find("launches"); launches != j.end() && launches->is_number())
+        w.launches = launches->get<double>();
 }
 
 void to_json(json &j, const StreamAudit &a) {

@@ -134,7 +134,7 @@ Work query_work(const gpubench_plugin &api, uint64_t size, const std::string &pa
     raw.ranks = ranks;
     char message[message_capacity] = "";
     expect_ok("work", api.work(size, params.c_str(), &raw, message, sizeof message), message);
-    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items, raw.math, raw.flags};
+    return {raw.flops, raw.bytes, raw.host_bytes, raw.device_bytes, raw.items, raw.math, raw.flags, raw.launches};
 }
 
 }  // namespace gpubench

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <iostream>
 #include <optional>
 
@@ -23,8 +24,8 @@ bool is_work_query_command_line(int argc, const char *const *argv) {
     return argc > 1 && std::string(argv[1]) == work_query_flag;
 }
 
-// Reports one line per size, in order: {"flops", "bytes", "items", "host_bytes", "device_bytes"}
-// or {"error"}; or a single
+// Reports one line per size, in order: {"flops", "bytes", "items", "host_bytes", "device_bytes",
+// "launches"} or {"error"}; or a single
 // {"refused"} when the file does not load.
 int work_query_main(int argc, const char *const *argv) {
     int report_fd = -1, devices = 0;
@@ -51,7 +52,8 @@ int work_query_main(int argc, const char *const *argv) {
                                        {"bytes", work.bytes},
                                        {"items", work.items},
                                        {"host_bytes", work.host_bytes},
-                                       {"device_bytes", work.device_bytes}});
+                                       {"device_bytes", work.device_bytes},
+                                       {"launches", work.launches}});
         } catch (const PluginFailure &failure) {
             report_or_exit(report_fd, {{"error", failure.message}});
         }
@@ -63,9 +65,9 @@ namespace {
 // An answer as it arrived: checked again, as the library's code ran where it was written.
 WorkAnswer work_from_report(const json &report) {
     Work work;
-    double *fields[] = {&work.flops, &work.bytes, &work.items, &work.host_bytes, &work.device_bytes};
-    const char *names[] = {"flops", "bytes", "items", "host_bytes", "device_bytes"};
-    for (size_t i = 0; i < 5; ++i) {
+    double *fields[] = {&work.flops, &work.bytes, &work.items, &work.host_bytes, &work.device_bytes, &work.launches};
+    const char *names[] = {"flops", "bytes", "items", "host_bytes", "device_bytes", "launches"};
+    for (size_t i = 0; i < std::size(names); ++i) {
         const auto found = report.find(names[i]);
         if (found == report.end() || !found->is_number() || !std::isfinite(found->get<double>()) ||
             found->get<double>() < 0)

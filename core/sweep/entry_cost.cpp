@@ -23,6 +23,10 @@ constexpr double nominal_transfer_bytes_per_s = 50e9;
 // A sample's cycle beyond its run: the harness's events and checks (30-40 us on the H100), and
 // a Python backend's calls through its interpreter (60-700 us).
 constexpr double compiled_cycle_overhead_s = 40e-6, python_cycle_overhead_s = 200e-6;
+// Each device operation a run() declares (gpubench_work.launches) costs at least this much
+// from compiled code: 1.3-3.2 us a small kernel or library call in the multi-GPU study's
+// solvebak_cuda and solvebak_cublas. Through Python, its library's (import_costs).
+constexpr double compiled_launch_s = 2e-6;
 
 // Starting a worker, as measured on an H100 host: a process with its plugin loaded; a CUDA
 // context (0.5 s); an interpreter with its imports (0.4-1.9 s).
@@ -32,12 +36,15 @@ constexpr double worker_start_s = 0.05, cuda_context_s = 0.5, python_start_s = 1
 // compilation: Numba 1-10 s, CuPy's kernels 0.05-1.8 s; PyTorch's import and CUDA set-up,
 // 4.2-4.6 s beyond the interpreter), and to each run() against the compiled backends of the
 // same work (the studies' geometric means: Numba's kernels 13 times slower, 1-80; CuPy's
-// 2.5 times, 1-60, where a step is many small launches).
+// 2.5 times, 1-60, where a step is many small launches), and per device operation issued
+// through it (the multi-GPU study: Numba-CUDA's kernel launches 50-85 us in solvebak, CuPy's
+// operations 25 us in solvebak and logreg; PyTorch's eager operations, not measured there,
+// taken at 15 us).
 struct ImportCost {
     const char *module;
-    double first_use_s, run_factor;
+    double first_use_s, run_factor, launch_s;
 };
-constexpr ImportCost import_costs[] = {{"numba", 2.0, 10}, {"cupy", 0.5, 3}, {"torch", 4.5, 1}};
+constexpr ImportCost import_costs[] = {{"numba", 2.0, 10, 50e-6}, {"cupy", 0.5, 3, 25e-6}, {"torch", 4.5, 1, 15e-6}};
 
 std::string seconds_text(double seconds) {
     char text[32];
@@ -57,7 +64,7 @@ bool imports(const PluginInfo &plugin, const char *module) {
 
 // How the plugin's calls are paced: its run() against the nominal rates, and each cycle's own.
 struct Pace {
-    double run_factor = 1, cycle_overhead_s = compiled_cycle_overhead_s;
+    double run_factor = 1, cycle_overhead_s = compiled_cycle_overhead_s, launch_s = compiled_launch_s;
     bool until_max_time = false;  // its noise seldom converges: it samples to the limits
 };
 
@@ -67,7 +74,10 @@ Pace pace_of(const PluginInfo &plugin) {
     pace.cycle_overhead_s = python_cycle_overhead_s;
     pace.until_max_time = plugin.is_cuda();
     for (const ImportCost &cost : import_costs)
-        if (imports(plugin, cost.module)) pace.run_factor = std::max(pace.run_factor, cost.run_factor);
+        if (imports(plugin, cost.module)) {
+            pace.run_factor = std::max(pace.run_factor, cost.run_factor);
+            pace.launch_s = std::max(pace.launch_s, cost.launch_s);
+        }
     return pace;
 }
 
@@ -89,6 +99,9 @@ double entry_s(const Work &work, gpubench_device_kind device, const Pace &pace, 
     if (run_s == 0) run_s = work.items / nominal_items_per_s;
     if (device != GPUBENCH_DEVICE_CUDA) run_s *= nominal_cpu_slowdown;
     run_s *= pace.run_factor;
+    // A run() of many small operations is bound by issuing them (NaN and negatives: none).
+    if (device == GPUBENCH_DEVICE_CUDA && work.launches > 0 && std::isfinite(work.launches))
+        run_s = std::max(run_s, work.launches * pace.launch_s);
     const double transfer_s = device == GPUBENCH_DEVICE_CUDA ? work.host_bytes / nominal_transfer_bytes_per_s : 0;
     const double cycle_s = run_s + transfer_s + pace.cycle_overhead_s;
     return nominal_entry_overhead_s + work.host_bytes / nominal_host_bytes_per_s +

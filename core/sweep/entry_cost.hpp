@@ -22,11 +22,13 @@ namespace gpubench {
 //  - the warm-up and the samples the sampling rule of `options` takes, in whole cycles: one
 //    run() takes flops / 1e13 + bytes / 1e12 seconds (items / 1e10 when it declares neither;
 //    a CPU plugin's 100 times longer; a Python backend's 10 times when its script imports
-//    numba, 3 times cupy); each cycle adds 40 us (200 us through a Python interpreter) and,
-//    on a GPU, moving host_bytes there and back at 50 GB/s. Samples stop at min_samples runs
-//    with min_time_s of run time, at max_samples, or once the warm-up and samples reach
-//    max_time_s (after at least one); a Python backend on a GPU samples until max_time_s or
-//    max_samples (its noise seldom falls below max_noise).
+//    numba, 3 times cupy), and on a GPU at least 2 us per device operation it declares
+//    (gpubench_work.launches; through Python 50 us with numba, 25 us cupy, 15 us torch);
+//    each cycle adds 40 us (200 us through a Python interpreter) and, on a GPU, moving
+//    host_bytes there and back at 50 GB/s. Samples stop at min_samples runs with min_time_s
+//    of run time, at max_samples, or once the warm-up and samples reach max_time_s (after at
+//    least one); a Python backend on a GPU samples until max_time_s or max_samples (its noise
+//    seldom falls below max_noise).
 double nominal_entry_s(const Work &work, const PluginInfo &plugin, const MeasureOptions &options);
 // The same for a compiled plugin (no interpreter) on `device`.
 double nominal_entry_s(const Work &work, gpubench_device_kind device, const MeasureOptions &options);

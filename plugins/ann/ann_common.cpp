@@ -1,5 +1,6 @@
 #include "ann_common.hpp"
 
+#include "device_launches.hpp"
 #include "random_inputs.hpp"
 
 #include <algorithm>
@@ -102,6 +103,9 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t obs, double
     const double model = 8 * (neurons * d + neurons + n);
     w.bytes = 8 * (2 * n * d + n + n * d + neurons * m + neurons * neurons) + model;
     w.items = n;
+    // Per neuron's fit: none (cuda: batched kernels), nine cuBLAS and cuSOLVER calls, CuPy's
+    // gathers and lstsq (an SVD with a host sync and some thirty array operations, estimated).
+    w.launches = gpubench::device_launches(spec, neurons, {{"cuda", 0, 150}, {"cublas", 9, 17}, {"cupy", 50, 20}});
     // Training and test sets, subsets, outputs, the reference W, H^T H and its factor.
     const double instance = 8 * (2 * n * d + 2 * n + neurons * m + neurons * d) + model +
                             8 * 2 * neurons * neurons;

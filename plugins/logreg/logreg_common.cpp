@@ -1,5 +1,6 @@
 #include "logreg_common.hpp"
 
+#include "device_launches.hpp"
 #include "reference_cache.hpp"
 
 #include <cstring>
@@ -107,6 +108,10 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
     w.flops = steps * (4.0 * samples * kThetaSize + 4.0 * samples * kClasses + 2.0 * kThetaSize);
     w.bytes = steps * 2.0 * x_bytes;  // X read by the forward product and by the gradient
     w.items = samples * steps;
+    // Per gradient step, as the device trace counted them on an H200 (PyTorch's estimated
+    // from its dozen array operations, as many as CuPy's).
+    w.launches = gpubench::device_launches(
+        spec, steps, {{"cuda", 2, 1}, {"cublas", 5, 1}, {"cupy", 12, 1}, {"numba_cuda", 3, 1}, {"torch", 12, 1}});
     const double images = (samples + kTestImages) * (kPixels + 1);
     w.host_bytes = x_bytes + images + samples * kClasses * sizeof(float);
     if (spec.device_kind == GPUBENCH_DEVICE_CUDA)

@@ -1,7 +1,9 @@
 #include "solvebak_common.hpp"
 
-#include <gpubench/backend_spec.hpp>
+#include "device_launches.hpp"
 #include "random_inputs.hpp"
+
+#include <gpubench/backend_spec.hpp>
 
 #include <algorithm>
 #include <array>
@@ -116,6 +118,11 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t obs, const gpubench::
     // elements, is read and written as often, but stays in cache (8 MB at obs=1e6).
     w.bytes = 2.0 * n * vars * iterations * element;
     w.items = vars * iterations;
+    // Per block of columns: one kernel (cuda); dot, scale, axpy and the update of a (cuBLAS);
+    // CuPy's and PyTorch's array operations; Numba's two kernels, and a clear per sweep.
+    w.launches = gpubench::device_launches(spec, double(c.blocks_per_iteration()) * iterations,
+                                           {{"cuda", 1, 3}, {"cublas", 4, 2}, {"cupy", 6, 2},
+                                            {"torch", 5, 2}, {"numba_cuda", 2, 1 + iterations}});
     const double matrix = n * vars * element, vectors = 3.0 * n * element + 8.0 * vars;
     w.host_bytes = matrix + vectors + 8.0 * n;  // + the float64 reference's residual
     w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? matrix + vectors : 0;

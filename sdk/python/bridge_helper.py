@@ -153,19 +153,20 @@ WORK_FLAGS = {"run_repeatable": 1, "run_no_device_work": 2}
 
 def work(module, size, params):
     """A script without a C++ half: its work(size, params) dict as (flops, bytes, items,
-    host_bytes, device_bytes, math, flags). A key gpubench does not know is an error, not
-    dropped: a misspelt one would otherwise leave its figure at 0."""
+    host_bytes, device_bytes, math, flags, launches). A key gpubench does not know is an error,
+    not dropped: a misspelt one would otherwise leave its figure at 0."""
     declared = getattr(module, "work", None)
     w = declared(size, _params(params)) if declared else {}
-    unknown = sorted(set(w) - set(WORK_NUMBERS) - {"math"} - set(WORK_FLAGS))
+    unknown = sorted(set(w) - set(WORK_NUMBERS) - {"math", "launches"} - set(WORK_FLAGS))
     if unknown:
-        raise KeyError("work() returned %s; it takes %s, math, %s" %
+        raise KeyError("work() returned %s; it takes %s, launches, math, %s" %
                        (", ".join(map(repr, unknown)), ", ".join(WORK_NUMBERS), " and ".join(WORK_FLAGS)))
     math = str(w.get("math", "fp32")).lower()
     if math not in WORK_MATH:
         raise ValueError("work()'s math %r is none of %s" % (math, ", ".join(WORK_MATH)))
     return tuple(float(w.get(key, 0)) for key in WORK_NUMBERS) + (
-        WORK_MATH[math], sum(bit for key, bit in WORK_FLAGS.items() if w.get(key, False)))
+        WORK_MATH[math], sum(bit for key, bit in WORK_FLAGS.items() if w.get(key, False)),
+        float(w.get("launches", 0)))
 
 
 def verify(module, state):

@@ -252,6 +252,7 @@ public:
         out.math = static_cast<gpubench_math>(integer(5));
         out.flags = static_cast<uint32_t>(integer(6)) &
                     (GPUBENCH_WORK_RUN_REPEATABLE | GPUBENCH_WORK_RUN_NO_DEVICE_WORK);
+        out.launches = number(7);
         return out;
     }
     void upload() { phase(Phase::upload); }

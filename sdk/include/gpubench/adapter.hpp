@@ -96,6 +96,7 @@ struct Adapter {
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, items)) out->items = w.items;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, math)) out->math = w.math;
             if (GPUBENCH_HAS_FIELD(out, gpubench_work, flags)) out->flags = w.flags;
+            if (GPUBENCH_HAS_FIELD(out, gpubench_work, launches)) out->launches = w.launches;
         });
     }
     static gpubench_status create(const gpubench_setup_args *args, gpubench_instance **out,

@@ -58,6 +58,7 @@ struct Work {
     double items = 0;  // keys, pixels...: counted in Info::item_name
     gpubench_math math = GPUBENCH_MATH_FP32;  // what the flops are (ABI 1.3)
     uint32_t flags = 0;                       // GPUBENCH_WORK_* (ABI 1.3)
+    double launches = 0;  // device operations one run() issues (ABI 1.9; 0: not known)
 };
 
 // A named figure about the result (see gpubench_metric), with the way it improves (ABI 1.8).

@@ -144,7 +144,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 8
+#define GPUBENCH_ABI_MINOR 9
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -235,6 +235,12 @@ typedef struct gpubench_work {
                                    processes measure this entry together (the launcher's
                                    world, see "Several processes"); 1 when this one is alone.
                                    A runner older than 1.7 leaves it out: take 1. */
+    /* v1.9 */
+    double launches;            /* device operations one run() issues: kernel launches,
+                                   library calls, copies (0 if not known or none). A run() of
+                                   many small operations is bound by issuing them, not by its
+                                   flops or bytes; the runner's plans (shards, the budget)
+                                   predict such a run() from this count. */
 } gpubench_work;
 
 /* Everything create() needs. Owned by the runner. */
