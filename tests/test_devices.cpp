@@ -231,6 +231,38 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
     std::filesystem::remove(path);
 }
 
+// The entries on every GPU take only what the lanes left of the budget: with the budget spent
+// when they come, each is skipped with its prediction and what was left (the lanes' entries
+// are still measured: behind schedule, an entry samples the least).
+TEST_CASE("runner --devices lanes: entries on every GPU are skipped when their prediction exceeds what is left",
+          "[devices][budget]") {
+    const LaneFixtures fixtures;
+    PluginInfo lane = *fixtures.multi, every = *fixtures.multi;
+    lane.device_kind = every.device_kind = GPUBENCH_DEVICE_CUDA;
+    lane.max_devices = 1;
+    const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{&every, 10}, {&lane, 1}, {&lane, 2}};
+    ClaimedSweep sweep;
+    sweep.mode.budget_s = 5;
+    sweep.mode.started = std::chrono::steady_clock::now() - std::chrono::seconds(5);  // spent already
+    const auto path = temp_results("devices_every_gpu_late");
+    ResultsFile results(path, results_header({"runner"}, sweep.gpus[0], nlohmann::json(sweep.options), std::nullopt));
+    WorkerPool pool(sweep.launch);
+    SweepObserver quiet;
+    const SweepTally tally = run_sweep(entries, sweep.options, sweep.gpus, results, pool, sweep.mode, quiet);
+    results.finish();
+    CHECK(tally.ok == 2);
+    CHECK(tally.skipped == 1);
+    const json document = read_json(path);
+    REQUIRE(document["entries"].size() == 3);
+    const json &late = document["entries"][2];
+    CHECK(late["size"] == 10);
+    CHECK(late["status"] == "skipped");
+    CHECK_THAT(late["message"].get<std::string>(),
+               Catch::StartsWith("over the sweep's budget: it holds all 2 GPUs, and is predicted to take ") &&
+                   Catch::EndsWith("more than the 0 s left of the budget after the lanes; --sizes 10 runs it"));
+    std::filesystem::remove(path);
+}
+
 // A worker started ahead of need (the sweep's first): before anything is asked of it, it has
 // loaded its plugin and run its prepare() (a Python backend's imports) with the entries'
 // threads; the plugin's first entry then takes it over.

@@ -41,12 +41,6 @@ TEST_CASE("the budget shares what is left among the entries still to run, after 
     CHECK(cut.max_time_s == Approx((10 - 0.8 - 0.1) / 8).epsilon(0.01));
     CHECK(cut.min_time_s == Approx(cut.max_time_s / 2));
     CHECK(outside == 0);  // on schedule: no entry skipped for its set-up
-    // An entry with a set-up and checks predicted of its own (one that takes every GPU) counts
-    // it instead of its plugin's nominal 0.1 s.
-    std::vector<double> predicted(8, 0.0);
-    predicted[7] = 2.1;
-    SweepBudget heavy(10, entries, now, predicted);
-    CHECK(heavy.limit(options, outside).max_time_s == Approx((10 - 0.8 - 0.1 - 2.0) / 8).epsilon(0.01));
     // Never above --max-time, never below the floor, even past the budget.
     SweepBudget generous(1000, entries, now);
     CHECK(generous.limit(options, outside).max_time_s == 5);

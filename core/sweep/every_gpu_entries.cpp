@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 
 namespace gpubench {
 
@@ -15,7 +16,7 @@ EveryGpuPlan plan_every_gpu_entries(const SweepEntries &entries, const MeasureOp
     EveryGpuPlan plan;
     if (budget_s <= 0 || entries.empty()) {
         plan.measured = entries;
-        plan.predicted_outside_s.assign(entries.size(), 0.0);
+        plan.predicted_s.assign(entries.size(), 0.0);
         return plan;
     }
     // One query per plugin and setting, its sizes in order.
@@ -30,15 +31,16 @@ EveryGpuPlan plan_every_gpu_entries(const SweepEntries &entries, const MeasureOp
     }
     const std::vector<std::vector<WorkAnswer>> answers = query_declared_work(queries, runner, timeout_s);
     const double limit_s = every_gpu_entry_limit_s(budget_s);
+    std::set<const PluginInfo *> started;  // plugins with a measured entry before this one
     for (size_t i = 0; i < entries.size(); ++i) {
         const auto &[query, position] = answer_of[i];
         const Work *work = std::get_if<Work>(&answers[query][position]);
         const double predicted_s = work ? nominal_entry_s(*work, GPUBENCH_DEVICE_CUDA, options) : 0.0;
         if (predicted_s <= limit_s) {
-            MeasureOptions unsampled = options;  // what it costs besides sampling
-            unsampled.min_time_s = unsampled.max_time_s = 0;
+            const bool first = started.insert(entries[i].plugin).second;
             plan.measured.push_back(entries[i]);
-            plan.predicted_outside_s.push_back(work ? nominal_entry_s(*work, GPUBENCH_DEVICE_CUDA, unsampled) : 0.0);
+            plan.predicted_s.push_back(work ? predicted_s + (first ? nominal_start_cost(*entries[i].plugin).seconds : 0)
+                                            : 0.0);
             continue;
         }
         char why[320];

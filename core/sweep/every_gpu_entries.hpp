@@ -3,8 +3,11 @@
 // the lanes are done, and a budgeted sweep plans them with their whole cost: a size predicted
 // to take longer than every_gpu_entry_limit_s (its set-up, CPU reference and verification of
 // the host bytes it declares, warm-up and sampling, at entry_cost.hpp's nominal rates) is
-// skipped with the prediction before any worker starts, and a larger size whose set-up and
-// checks, scaled from the size before it, would take longer is skipped by its worker.
+// skipped with the prediction before any worker starts; once the lanes are done, a size
+// predicted to take more than what is left of the budget is skipped with it (a one-GPU sweep
+// has no such entries: they take only the time the lanes saved); and a larger size whose
+// set-up and checks, scaled from the size before it, would take longer is skipped by its
+// worker.
 #pragma once
 
 #include "measure.hpp"
@@ -20,8 +23,9 @@ namespace gpubench {
 double every_gpu_entry_limit_s(double budget_s);
 
 struct EveryGpuPlan {
-    SweepEntries measured;                              // to run, after the lanes
-    std::vector<double> predicted_outside_s;  // each one's set-up and checks predicted (0: unknown)
+    SweepEntries measured;            // to run, after the lanes
+    std::vector<double> predicted_s;  // each one's whole cost predicted, its plugin's start in
+                                      // the first of its plugin's (0: unknown)
     std::vector<std::pair<SweepEntry, std::string>> skipped;  // with why
 };
 

@@ -361,13 +361,13 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     SweepShared shared;
     std::optional<SweepBudget> budget;
     if (mode.budget_s > 0) {  // shared among the entries that will be measured
-        SweepEntries measured = every_gpu_plan.measured;
+        SweepEntries measured;
         for (const SweepEntries *part : {&alone, &in_lanes})
             for (const SweepEntry &entry : *part)
                 if (entry.plugin->is_available() && (!entry.plugin->is_cuda() || gpu.available) &&
                     entry.out_of_range.empty())
                     measured.push_back(entry);
-        budget.emplace(mode.budget_s, measured, mode.started, every_gpu_plan.predicted_outside_s);
+        budget.emplace(mode.budget_s, measured, mode.started);
     }
     shared.budget = budget ? &*budget : nullptr;
     // First what must run alone (CPU entries, which GPU workers beside them would slow down),
@@ -389,22 +389,36 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
         run_lanes(in_lanes, options, gpus, shares, pool, mode, in_process, recorder, shared);
         if (tally.interrupted) return tally;
     }
-    for (const auto &[entry, why] : every_gpu_plan.skipped) {
+    const auto record_skipped = [&](const SweepEntry &entry, const std::string &why) {
         recorder.begin(*entry.plugin, entry.size);
         EntryResult skipped = skipped_entry(*entry.plugin, entry.size, why);
         skipped.host_share = whole_host;
         MeasureOptions with_params = options;
         with_params.params = entry.params;
         recorder.finished(std::move(skipped), with_params);
-    }
+    };
+    for (const auto &[entry, why] : every_gpu_plan.skipped) record_skipped(entry, why);
     pool.set_host_share(std::nullopt);  // lane 0 bound it to its share
     Sequence every_gpu_sequence(mode, gpu, pool, in_process, recorder, shared, whole_host,
                                 mode.budget_s > 0 ? every_gpu_entry_limit_s(mode.budget_s) : 0);
-    for (const SweepEntry &entry : every_gpu_plan.measured)
+    for (size_t i = 0; i < every_gpu_plan.measured.size(); ++i) {
+        const SweepEntry &entry = every_gpu_plan.measured[i];
+        const double predicted_s = every_gpu_plan.predicted_s[i];
+        if (budget && predicted_s > budget->left_s()) {  // only what the lanes left
+            char why[240];
+            std::snprintf(why, sizeof why,
+                          "over the sweep's budget: it holds all %zu GPUs, and is predicted to take %.3g s, "
+                          "more than the %.3g s left of the budget after the lanes; --sizes %llu runs it",
+                          gpus.size(), predicted_s, std::max(0.0, budget->left_s()),
+                          static_cast<unsigned long long>(entry.size));
+            record_skipped(entry, why);
+            continue;
+        }
         if (!every_gpu_sequence.measure(entry, options)) {
             recorder.interrupted();
             return tally;
         }
+    }
     return tally;
 }
 

@@ -10,17 +10,16 @@
 namespace gpubench {
 
 SweepBudget::SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
-                         const std::vector<double> &predicted_outside_s,
                          std::function<Clock::time_point()> now)
     : seconds_(seconds), started_(started), now_(std::move(now)) {
-    for (size_t i = 0; i < entries.size(); ++i) {
-        PluginPlan &plan = plugins_[entries[i].plugin];
-        plan.nominal = nominal_start_cost(*entries[i].plugin);
+    for (const SweepEntry &entry : entries) {
+        PluginPlan &plan = plugins_[entry.plugin];
+        plan.nominal = nominal_start_cost(*entry.plugin);
         ++plan.left;
-        if (i < predicted_outside_s.size() && predicted_outside_s[i] > 0)
-            plan.predicted_outside_s[{entries[i].size, entries[i].params}] = predicted_outside_s[i];
     }
 }
+
+double SweepBudget::left_s() const { return seconds_ - std::chrono::duration<double>(now_() - started_).count(); }
 
 double SweepBudget::start_s(const PluginPlan &plan) const {
     const auto measured = starts_by_kind_.find(plan.nominal.kind);
@@ -36,15 +35,11 @@ double SweepBudget::share_s(const MeasureOptions &options) const {
     double fixed_s = 0, shares = 0;
     for (const auto &[plugin, plan] : plugins_) {
         if (!plan.left) continue;
-        const size_t predicted = std::min(plan.left, plan.predicted_outside_s.size());
         // An entry samples at least its warm-up and one sample, whatever its share.
-        double outside_s = double(plan.left - predicted) * plan.overhead_s + double(plan.left) * plan.least_sampling_s;
-        for (const auto &[entry, seconds] : plan.predicted_outside_s) outside_s += seconds;
-        fixed_s += outside_s + (plan.started ? 0 : start_s(plan));
+        fixed_s += double(plan.left) * (plan.overhead_s + plan.least_sampling_s) + (plan.started ? 0 : start_s(plan));
         shares += double(plan.left);
     }
-    const double left_s = seconds_ - std::chrono::duration<double>(now_() - started_).count();
-    return shares > 0 ? (left_s - fixed_s) / shares : options.max_time_s;
+    return shares > 0 ? (left_s() - fixed_s) / shares : options.max_time_s;
 }
 
 MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
@@ -76,15 +71,16 @@ void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
     if (found == plugins_.end() || !entry.out_of_range.empty()) return;
     PluginPlan &plan = found->second;
     if (plan.left) --plan.left;
-    plan.predicted_outside_s.erase({entry.size, entry.params});
     const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
     if (result.worker_started && !plan.started) {
         starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));
     } else if (result.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
         plan.overhead_s = outside_s;
     }
+    // Its warm-up runs and one sample at the median run(): a first run()'s compilation is
+    // once per worker, not per entry.
     if (result.status == EntryStatus::ok && !result.run_s.empty())
-        plan.least_sampling_s = result.first_run_s + summarize(result.run_s).median;
+        plan.least_sampling_s = double(result.settings.warmup_runs + 1) * summarize(result.run_s).median;
     plan.started = plan.started || result.worker_started || result.entry_wall_s > 0;
 }
 

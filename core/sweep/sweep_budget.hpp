@@ -35,12 +35,13 @@ namespace gpubench {
 class SweepBudget {
 public:
     using Clock = std::chrono::steady_clock;
-    // `entries`: those the sweep will measure, alone or in lanes; `predicted_outside_s`: where
-    // given (not 0), an entry's predicted set-up and checks, in place of its plugin's
-    // (every_gpu_entries.hpp); `now`: the clock (a simulated one in the tests).
+    // `entries`: those the sweep will measure, alone or in lanes (not those on every GPU: a
+    // one-GPU sweep has none, and they take only what is left after the lanes,
+    // every_gpu_entries.hpp); `now`: the clock (a simulated one in the tests).
     SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
-                const std::vector<double> &predicted_outside_s = {},
                 std::function<Clock::time_point()> now = Clock::now);
+    // What is left of the budget now (negative past it).
+    double left_s() const;
     // `options` with its sampling time cut to an entry's part of what is left (never below
     // min_share_s, never above options.max_time_s); min_time_s at most half of it. Behind
     // schedule (the part would be below min_share_s), `outside_limit_s` is set to
@@ -66,8 +67,6 @@ private:
         // Its last entry's warm-up and one sample: what sampling takes at least, with any share
         // (a run() of seconds: a launch-bound Python backend).
         double least_sampling_s = 0;
-        // Entries still to run with a prediction of their own, by (size, params).
-        std::map<std::pair<uint64_t, std::string>, double> predicted_outside_s;
     };
     double start_s(const PluginPlan &plan) const;
     // What the next entry's sampling may take.
