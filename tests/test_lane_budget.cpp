@@ -70,7 +70,9 @@ SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s
     double now_s = 0;
     SweepEntries all = host.cpu_entries;
     all.insert(all.end(), host.gpu_entries.begin(), host.gpu_entries.end());
-    SweepBudget budget(budget_s, all, start, [&] {
+    std::vector<bool> in_lanes(host.cpu_entries.size(), false);
+    in_lanes.resize(all.size(), lanes > 1);
+    SweepBudget budget(budget_s, all, start, in_lanes, lanes, [&] {
         return start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(now_s));
     });
     MeasureOptions options;

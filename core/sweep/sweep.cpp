@@ -362,12 +362,13 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     std::optional<SweepBudget> budget;
     if (mode.budget_s > 0) {  // shared among the entries that will be measured
         SweepEntries measured;
+        std::vector<bool> lane_flags;
         for (const SweepEntries *part : {&alone, &in_lanes})
             for (const SweepEntry &entry : *part)
                 if (entry.plugin->is_available() && (!entry.plugin->is_cuda() || gpu.available) &&
                     entry.out_of_range.empty())
-                    measured.push_back(entry);
-        budget.emplace(mode.budget_s, measured, mode.started);
+                    measured.push_back(entry), lane_flags.push_back(part == &in_lanes);
+        budget.emplace(mode.budget_s, measured, mode.started, lane_flags, gpus.size());
     }
     shared.budget = budget ? &*budget : nullptr;
     // First what must run alone (CPU entries, which GPU workers beside them would slow down),

@@ -10,11 +10,12 @@
 namespace gpubench {
 
 SweepBudget::SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
-                         std::function<Clock::time_point()> now)
-    : seconds_(seconds), started_(started), now_(std::move(now)) {
-    for (const SweepEntry &entry : entries) {
-        PluginPlan &plan = plugins_[entry.plugin];
-        plan.nominal = nominal_start_cost(*entry.plugin);
+                         const std::vector<bool> &in_lanes, size_t lanes, std::function<Clock::time_point()> now)
+    : seconds_(seconds), lanes_(std::max<size_t>(1, lanes)), started_(started), now_(std::move(now)) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+        PluginPlan &plan = plugins_[entries[i].plugin];
+        plan.nominal = nominal_start_cost(*entries[i].plugin);
+        plan.in_lane = i < in_lanes.size() && in_lanes[i];  // a plugin's entries run all in lanes or none
         ++plan.left;
     }
 }
@@ -29,15 +30,17 @@ double SweepBudget::start_s(const PluginPlan &plan) const {
     return quantile(starts, 0.5);
 }
 
-double SweepBudget::share_s(const MeasureOptions &options) const {
-    // What the rest costs besides sampling, and how many share the sampling time, every entry
-    // counted whole (in a lane or not: see the header).
+double SweepBudget::share_s(const MeasureOptions &options, bool as_run) const {
+    // What the rest costs besides sampling, and how many share the sampling time (see the
+    // header for the lanes' weight).
     double fixed_s = 0, shares = 0;
     for (const auto &[plugin, plan] : plugins_) {
         if (!plan.left) continue;
+        const double weight = as_run && plan.in_lane ? 1.0 / double(lanes_) : 1.0;
         // An entry samples at least its warm-up and one sample, whatever its share.
-        fixed_s += double(plan.left) * (plan.overhead_s + plan.least_sampling_s) + (plan.started ? 0 : start_s(plan));
-        shares += double(plan.left);
+        fixed_s += weight * (double(plan.left) * (plan.overhead_s + plan.least_sampling_s) +
+                             (plan.started ? 0 : start_s(plan)));
+        shares += weight * double(plan.left);
     }
     return shares > 0 ? (left_s() - fixed_s) / shares : options.max_time_s;
 }
@@ -45,7 +48,7 @@ double SweepBudget::share_s(const MeasureOptions &options) const {
 MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
     std::lock_guard<std::mutex> lock(mutex_);
     const double share = share_s(options);
-    outside_limit_s = share < min_share_s ? behind_outside_limit_s : 0;
+    outside_limit_s = behind() ? behind_outside_limit_s : 0;
     options.max_time_s = std::clamp(share, std::min(min_share_s, options.max_time_s), options.max_time_s);
     options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
     return options;
@@ -57,7 +60,7 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
     if (found == plugins_.end() || found->second.started) return "";
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
     const StartCost &nominal = found->second.nominal;
-    if (nominal.seconds <= behind_start_limit_s || share_s(MeasureOptions{}) >= min_share_s) return "";
+    if (nominal.seconds <= behind_start_limit_s || !behind()) return "";
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.3g s", nominal.seconds);
     return "over the sweep's budget, which is behind its schedule: starting the plugin is "

@@ -11,12 +11,14 @@
 // skipped, with the prediction, until the sweep is back on schedule. Thread-safe: the lanes of
 // --devices share one budget.
 //
-// On several GPUs (--devices lanes) the budget plans every entry as if the entries ran one
-// after another, as in a one-GPU sweep: the lanes, which run G at a time, are then at every
-// point at least as far along as a one-GPU sweep, never behind its schedule where it was not,
-// and so never skip what it measures. The time the extra GPUs free goes, through the shares of
-// what is left, to the later entries' sampling (up to --max-time) and to what a one-GPU sweep
-// skips for time (PyTorch's starts, long set-ups).
+// On several GPUs (--devices lanes) the shares count every entry whole, as if the entries
+// ran one after another, as in a one-GPU sweep: the lanes, which run G at a time, are then at
+// every point at least as far along as a one-GPU sweep. Whether the sweep is behind its
+// schedule (what it skips for) is judged with the lanes' entries counted at 1/G, as they will
+// run: so it is never behind where a one-GPU sweep was not, even by a small margin, and never
+// skips what it measures. The time the extra GPUs free goes, through the shares of what is
+// left, to the later entries' sampling (up to --max-time) and to what a one-GPU sweep skips
+// for time (PyTorch's starts, long set-ups).
 #pragma once
 
 #include "entry_cost.hpp"
@@ -35,10 +37,12 @@ namespace gpubench {
 class SweepBudget {
 public:
     using Clock = std::chrono::steady_clock;
-    // `entries`: those the sweep will measure, alone or in lanes (not those on every GPU: a
-    // one-GPU sweep has none, and they take only what is left after the lanes,
-    // every_gpu_entries.hpp); `now`: the clock (a simulated one in the tests).
+    // `entries`: those the sweep will measure (not those on every GPU: a one-GPU sweep has
+    // none, and they take only what is left after the lanes, every_gpu_entries.hpp);
+    // `in_lanes`: which of them run in one of `lanes` lanes (empty: none); `now`: the clock (a
+    // simulated one in the tests).
     SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
+                const std::vector<bool> &in_lanes = {}, size_t lanes = 1,
                 std::function<Clock::time_point()> now = Clock::now);
     // What is left of the budget now (negative past it).
     double left_s() const;
@@ -62,6 +66,7 @@ private:
     struct PluginPlan {
         StartCost nominal;
         size_t left = 0;  // entries still to run
+        bool in_lane = false;
         bool started = false;
         double overhead_s = 0.1;  // setup, verification...: nominal until one is measured
         // Its last entry's warm-up and one sample: what sampling takes at least, with any share
@@ -69,10 +74,13 @@ private:
         double least_sampling_s = 0;
     };
     double start_s(const PluginPlan &plan) const;
-    // What the next entry's sampling may take.
-    double share_s(const MeasureOptions &options) const;
+    // What the next entry's sampling may take: every entry counted whole; or, `as_run`, the
+    // lanes' entries at 1/lanes (whether the sweep is behind its schedule).
+    double share_s(const MeasureOptions &options, bool as_run = false) const;
+    bool behind() const { return share_s(MeasureOptions{}, true) < min_share_s; }
     std::mutex mutex_;
     double seconds_;
+    size_t lanes_;
     Clock::time_point started_;
     std::function<Clock::time_point()> now_;
     std::map<const PluginInfo *, PluginPlan> plugins_;
