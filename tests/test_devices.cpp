@@ -190,7 +190,7 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
     lane.max_devices = 1;
     every.max_size = 1000000000;  // the worker never sees the largest size: it is skipped first
     const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{
-        {&every, 10}, {&every, 20}, {&every, 30000000}, {good, 100}, {&lane, 1}, {&lane, 2}};
+        {&every, 10}, {&every, 20}, {&every, 5000000}, {&every, 30000000}, {good, 100}, {&lane, 1}, {&lane, 2}};
     ClaimedSweep sweep;
     sweep.mode.budget_s = 5;
     const auto &[gpus, options, launch, mode] = sweep;  // an entry on every GPU may take 0.2 s; 3e7 x 8 host bytes predict 0.5 s
@@ -201,7 +201,7 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
     const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, quiet);
     results.finish();  // the document whole, as the runner leaves it
     CHECK(tally.ok == 5);
-    CHECK(tally.skipped == 1);
+    CHECK(tally.skipped == 2);
 
     const json document = read_json(path);
     REQUIRE(document["entries"].size() == entries.size());
@@ -217,6 +217,14 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
             CHECK(e["status"] == "skipped");
             CHECK_THAT(e["message"].get<std::string>(),
                        Catch::StartsWith("over the sweep's budget: it holds all 2 GPUs, and is predicted to take"));
+            continue;
+        }
+        if (size == 5000000) {  // within the plan's 0.2 s, but its set-up scaled from size 20's is not
+            CHECK(e["status"] == "skipped");
+            CHECK_THAT(e["message"].get<std::string>(),
+                       Catch::StartsWith("over the sweep's budget for an entry on every GPU: its set-up and checks "
+                                         "are predicted to take ") &&
+                           Catch::EndsWith("(from size 20), above 0.2 s; --sizes 5000000 runs it"));
             continue;
         }
         CHECK(e["status"] == "ok");

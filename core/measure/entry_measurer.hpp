@@ -30,6 +30,7 @@ struct RunBudget {
     Work from_work;              // its declared work
     double from_outside_s = 0;   // its wall time outside sampling
     double outside_limit_s = 0;  // 0: no limit on set-up and checks
+    bool behind = false;         // the limit is the schedule's (else a fixed cap's)
 };
 
 // The predicted run() time at `size`, whose declared work is `next`; 0 when nothing can be said.

@@ -165,7 +165,7 @@ private:
 class LastGood {
 public:
     // The limits on run() (limit_s) and on set-up and checks (outside_limit_s), 0: none.
-    std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s, double outside_limit_s) {
+    std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s, double outside_limit_s, bool behind) {
         std::lock_guard<std::mutex> lock(mutex_);
         const auto smaller = last_.find(entry.identity().series());
         if ((limit_s <= 0 && outside_limit_s <= 0) || smaller == last_.end()) return std::nullopt;
@@ -173,7 +173,7 @@ public:
         // Not from a worker's first entry: its start, first compilation and lazy set-up are
         // paid once, and scaled by the work they would predict nonsense.
         const double outside_s = last.worker_entries_before == 0 ? 0.0 : last.outside_sampling_s();
-        return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s};
+        return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s, behind};
     }
     void record(const SweepEntry &entry, const EntryResult &result) {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -231,6 +231,7 @@ public:
         double outside_limit_s = 0;
         MeasureOptions options =
             sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
+        const bool behind = outside_limit_s > 0;  // the budget's limit, before any cap below
         if (outside_cap_s_ > 0)
             outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
         options.params = planned.params;
@@ -238,7 +239,7 @@ public:
         recorder_.begin(plugin, size);
         const auto began = std::chrono::steady_clock::now();
         const std::optional<RunBudget> budget =
-            shared_.last_good.budget(planned, mode_.predicted_run_limit_s, outside_limit_s);
+            shared_.last_good.budget(planned, mode_.predicted_run_limit_s, outside_limit_s, behind);
         EntryResult entry;
         std::string start_refused;
         if (!plugin.is_available()) {

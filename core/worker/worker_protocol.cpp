@@ -9,7 +9,7 @@ namespace gpubench {
 using nlohmann::json;
 
 GPUBENCH_JSON_FIELDS(RunBudget, limit_s, from_size, from_median_s, from_work, from_outside_s,
-                     outside_limit_s)
+                     outside_limit_s, behind)
 
 json request_to_wire(const WorkerRequest &r) {
     json wire = {{"size", r.size}, {"options", r.options}, {"host_roofline", roofline_json(r.host_roofline)}};
