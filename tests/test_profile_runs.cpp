@@ -125,6 +125,11 @@ TEST_CASE("NVTX ranges are named after the entry and the phase, once each", "[pr
         CHECK(std::string(ranges.name(phase)) == std::string("vecadd_cuda 1000 ") + phase);
     CHECK(ranges.name("run") == run);  // made once, and where it was after the others
     CHECK(std::string(run) == "vecadd_cuda 1000 run");
+    ranges.set_warm_up(true);  // the warm-up's own names: a filter on "... run" leaves them out
+    CHECK(std::string(ranges.name("run")) == "vecadd_cuda 1000 warmup run");
+    CHECK(std::string(ranges.name("upload")) == "vecadd_cuda 1000 warmup upload");
+    ranges.set_warm_up(false);
+    CHECK(ranges.name("run") == run);
     EntryRanges short_label("a 1");  // names short enough to sit inside their strings
     const char *a = short_label.name("run");
     for (const char *phase : {"setup", "upload", "reset", "download", "verify", "metrics", "teardown"})

@@ -175,6 +175,11 @@ public:
           threads_(options.audit_threads && !timer.cuda_stream() && timer.cuda_devices().empty()) {}
 
     void warm_up() {
+        struct WarmUpRanges {  // named as the warm-up's while it lasts, even if it throws
+            Instance &instance;
+            ~WarmUpRanges() { instance.set_warm_up(false); }
+        } ranges{instance_};
+        instance_.set_warm_up(true);
         for (int i = 0; i < options_.warmup_runs; ++i) {
             auditor_.timed(instance_, "upload", api_.upload, Check::drain);
             instance_.call("reset", api_.reset);

@@ -14,9 +14,10 @@ std::string nvtx_entry_label(const std::string &plugin, uint64_t size, const std
 
 const char *EntryRanges::name(const char *phase) {
     if (label_.empty()) return nullptr;
+    const std::string key = (warm_up_ ? "warmup " : "") + std::string(phase);
     for (const auto &[known, name] : names_)
-        if (known == phase) return name.c_str();
-    return names_.emplace_back(phase, label_ + " " + phase).second.c_str();
+        if (known == key) return name.c_str();
+    return names_.emplace_back(key, label_ + " " + key).second.c_str();
 }
 
 #if GPUBENCH_HAVE_NVTX

@@ -17,13 +17,17 @@ namespace gpubench {
 std::string nvtx_entry_label(const std::string &plugin, uint64_t size, const std::string &params);
 
 // The range names of one entry's phases, each made once and kept where it is: "<label>
-// <phase>". An empty label names no range (--no-nvtx).
+// <phase>", or during the warm-up "<label> warmup <phase>" (a profiler's filter on "... run"
+// then takes the counted runs alone). An empty label names no range (--no-nvtx).
 class EntryRanges {
 public:
     explicit EntryRanges(std::string label) : label_(std::move(label)) {}
     const char *name(const char *phase);  // nullptr: no range
+    void set_warm_up(bool on) { warm_up_ = on; }
+
 private:
     std::string label_;
+    bool warm_up_ = false;
     // Phase and its range's name; a deque, so that a name handed out stays where it is.
     std::deque<std::pair<std::string, std::string>> names_;
 };

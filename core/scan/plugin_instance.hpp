@@ -36,6 +36,8 @@ public:
     // given, gets the seconds of the call itself on the host (for a device clock: enqueueing).
     double timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &timer,
                  double *host_s = nullptr);
+    // While on, the NVTX ranges of the calls say they are the warm-up's.
+    void set_warm_up(bool on) { ranges_.set_warm_up(on); }
     Verification verify();
     std::vector<Metric> metrics(decltype(gpubench_plugin::metrics) fn);  // {} when fn is null
 
