@@ -44,6 +44,8 @@ public:
         if (void *stream = cuda_stream()) return {stream};
         return {};
     }
+    // Whether the timed work runs on a GPU (a stream, or devices), not on the host.
+    bool on_device() const { return cuda_stream() || !cuda_devices().empty(); }
     // Memory of the device this timer works on, or nullopt (host clock).
     struct DeviceMemory {
         uint64_t free = 0, total = 0;

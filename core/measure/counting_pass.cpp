@@ -6,7 +6,7 @@ namespace gpubench {
 
 std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api, PhaseTimer &timer,
                                   EntryResult &result) {
-    const bool on_gpu = timer.cuda_stream() || !timer.cuda_devices().empty();
+    const bool on_gpu = timer.on_device();
     std::string why_not;
     const std::unique_ptr<CounterSource> source = open_counter_source(on_gpu, why_not);
     if (!source) {

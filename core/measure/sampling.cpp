@@ -172,7 +172,7 @@ public:
           auditor_(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK)),
           lockstep_(measured_across_ranks(result.work, options)),
           holder_(timer, options.hold_stream && timer.cuda_stream() && !lockstep_),
-          threads_(options.audit_threads && !timer.cuda_stream() && timer.cuda_devices().empty()) {}
+          threads_(options.audit_threads && !timer.on_device()) {}
 
     void warm_up() {
         struct WarmUpRanges {  // named as the warm-up's while it lasts, even if it throws
