@@ -406,13 +406,12 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     for (size_t i = 0; i < every_gpu_plan.measured.size(); ++i) {
         const SweepEntry &entry = every_gpu_plan.measured[i];
         const double predicted_s = every_gpu_plan.predicted_s[i];
-        if (budget && predicted_s > budget->left_s()) {  // only what the lanes left
-            char why[240];
+        if (const double left_s = budget ? budget->left_s() : 0; budget && predicted_s > left_s) {
+            char why[240];  // it may take only what the lanes left
             std::snprintf(why, sizeof why,
                           "over the sweep's budget: it holds all %zu GPUs, and is predicted to take %.3g s, "
                           "more than the %.3g s left of the budget after the lanes; --sizes %llu runs it",
-                          gpus.size(), predicted_s, std::max(0.0, budget->left_s()),
-                          static_cast<unsigned long long>(entry.size));
+                          gpus.size(), predicted_s, std::max(0.0, left_s), static_cast<unsigned long long>(entry.size));
             record_skipped(entry, why);
             continue;
         }

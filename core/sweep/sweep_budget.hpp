@@ -48,9 +48,10 @@ public:
     double left_s() const;
     // `options` with its sampling time cut to an entry's part of what is left (never below
     // min_share_s, never above options.max_time_s); min_time_s at most half of it. Behind
-    // schedule (the part would be below min_share_s), `outside_limit_s` is set to
-    // behind_outside_limit_s: an entry whose set-up and checks are predicted to take longer is
-    // skipped (RunBudget); else 0.
+    // schedule (the part, with the lanes' entries counted as they will run, would be below
+    // min_share_s), `outside_limit_s` is set to behind_outside_limit_s: an entry whose set-up
+    // and checks, or warm-up and one sample, are predicted to take longer is skipped
+    // (RunBudget); else 0.
     MeasureOptions limit(MeasureOptions options, double &outside_limit_s);
     // What `entry` cost: its plugin's start, when its worker was started for it, and the rest.
     void finished(const SweepEntry &entry, const EntryResult &result);
