@@ -65,20 +65,16 @@ std::string over_budget(const Plugin &plugin, uint64_t size, const MeasureOption
     if (budget.outside_limit_s <= 0) return "";
     const char *over = budget.behind ? "over the sweep's budget, which is behind its schedule"
                                      : "over the sweep's budget for an entry on every GPU";
-    if (const double outside_s = predicted_outside_s(budget, next, size); outside_s > budget.outside_limit_s) {
-        std::snprintf(why, sizeof why,
-                      "%s: its set-up and checks are predicted to take %.3g s (from size %llu), above %.3g s; "
-                      "--sizes %llu runs it", over, outside_s, from, budget.outside_limit_s, at);
-        return why;
-    }
+    const auto refuse = [&](const char *what, double seconds) {
+        std::snprintf(why, sizeof why, "%s: its %s predicted to take %.3g s (from size %llu), above %.3g s; "
+                      "--sizes %llu runs it", over, what, seconds, from, budget.outside_limit_s, at);
+        return std::string(why);
+    };
+    if (const double outside_s = predicted_outside_s(budget, next, size); outside_s > budget.outside_limit_s)
+        return refuse("set-up and checks are", outside_s);
     // Sampling stops at its share, but never before a warm-up and one sample.
     const double least_sampling_s = double(options.warmup_runs + 1) * predicted_run_s(budget, next, size);
-    if (least_sampling_s > budget.outside_limit_s) {
-        std::snprintf(why, sizeof why,
-                      "%s: its warm-up and one sample are predicted to take %.3g s (from size %llu), above %.3g s; "
-                      "--sizes %llu runs it", over, least_sampling_s, from, budget.outside_limit_s, at);
-        return why;
-    }
+    if (least_sampling_s > budget.outside_limit_s) return refuse("warm-up and one sample are", least_sampling_s);
     return "";
 }
 
