@@ -112,6 +112,9 @@ void add_selection_options(po::options_description &options, CommandLine &cli, T
          "(or to declare its work, for --shard)")
         ("rescan-plugins", po::bool_switch(&cli.rescan_plugins),
          "scan every plugin file again instead of trusting the scan cache")
+        ("reprobe-gpus", po::bool_switch(&cli.reprobe_gpus),
+         "ask CUDA about the GPUs again instead of trusting the GPU description cache (the "
+         "answer is cached again)")
         ("param", po::value<std::vector<std::string>>(&typed.params),
          "plugin parameter key=value, or key=v1,v2,... to sweep its values (repeatable, one "
          "key each): each plugin is measured at every combination of the values of the keys "

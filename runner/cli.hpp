@@ -38,6 +38,7 @@ struct CommandLine {
     bool allow_insecure_plugins = false;         // load plugins others could have written
     double scan_timeout_s = 10;                  // per plugin file, in its scanner process
     bool rescan_plugins = false;                 // ignore the plugin scan cache
+    bool reprobe_gpus = false;                   // ignore the GPU description cache
     std::optional<ShardSpec> shard;              // --shard: measure only this shard's entries
     std::string shard_costs;                     // --shard-costs: earlier results; "" = none
     // Ranks launched together (measure.world, rank_world.hpp): --rank-dir, the folder above

@@ -68,7 +68,7 @@ int run(int argc, char **argv) {
             if (cli.list_format == "markdown")
                 print_plugin_table(std::cout, std::cerr, catalog);
             else
-                print_plugin_list(std::cout, catalog, probe_gpu(plan.measure.cuda_device));
+                print_plugin_list(std::cout, catalog, probe_runner_gpu(plan.measure.cuda_device, cli.reprobe_gpus));
             return exit_ok;
         }
         return measure_sweep(cli, plan, catalog, std::vector<std::string>(argv, argv + argc), started);

@@ -103,7 +103,8 @@ WorkerLaunch worker_launch(const CommandLine &cli, const std::filesystem::path &
 }
 
 // The first worker starts now, loading its plugin and creating its CUDA context while this
-// process probes the GPU, reads the host's peaks and writes the results header. With several
+// process describes the GPUs (from the GPU description cache where it can, so as not to start
+// CUDA beside the worker's), reads the host's peaks and writes the results header. With several
 // GPUs, that of the first CPU entry, which runs before the lanes (sweep.hpp): a lane starts its
 // own workers, bound to its share of the host.
 void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const SweepPlan &plan,
@@ -227,7 +228,7 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     const PlannedEntries planned = plan_entries(cli, plan, selection.plugins);
     WorkerPool pool(launch);
     prestart_first_worker(pool, cli, plan, planned.entries);
-    const std::vector<GpuInfo> gpus = probe_gpus(plan.measure, selection.probed);
+    const std::vector<GpuInfo> gpus = probe_gpus(plan.measure, selection.probed, cli.reprobe_gpus);
     std::vector<DeviceIdentity> identities;
     for (const GpuInfo &gpu : gpus)
         if (gpu.available) identities.push_back(identity_of(gpu));

@@ -1,6 +1,7 @@
 #include "sweep_plan.hpp"
 
 #include "cache_files.hpp"
+#include "gpu_description_cache.hpp"
 #include "host_resources.hpp"
 #include "rank_world.hpp"
 #include "sweep_results.hpp"
@@ -25,10 +26,11 @@ constexpr double default_sweep_budget_s = 150;
 // the GPU entries are recorded as skipped with the reason, as without --devices. The default
 // sweep takes every GPU of a host with several, unless --device names one. The GPUs are
 // counted from the driver's listing where it tells, so that CUDA is not started yet
-// (narrow_own_devices).
+// (narrow_own_devices), nor at all where the GPUs' descriptions are cached.
 std::string choose_devices(const CommandLine &cli, SweepPlan &plan) {
     const auto count_devices = [] {
-        return visible_gpu_count(driver_gpu_listing(), inherited_visible_devices()).value_or(cuda_device_count());
+        const std::optional<int> listed = visible_gpu_count(driver_gpu_listing(), inherited_visible_devices());
+        return listed ? *listed : cuda_device_count();  // not value_or: it would start CUDA every time
     };
     plan.all_devices = cli.all_devices ||
                        (plan.default_sweep && cli.devices.empty() && !cli.device_given && count_devices() > 1);
@@ -153,7 +155,7 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &pla
     SweepSelection selection;
     // The default sweep needs the GPU's answer first: it runs what can run here.
     if (plan.plugin_patterns.empty()) {
-        selection.probed = probe_runner_gpu(plan.measure.cuda_device);
+        selection.probed = probe_runner_gpu(plan.measure.cuda_device, cli.reprobe_gpus);
         selection.plugins = runnable_plugins(cli, catalog, *selection.probed);
     } else {
         try {
@@ -192,17 +194,17 @@ PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
     return planned;
 }
 
-std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed) {
+std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe) {
     std::vector<GpuInfo> gpus;
     for (int device : selected_cuda_devices(options))
-        gpus.push_back(gpus.empty() && probed ? *probed : probe_runner_gpu(device));
+        gpus.push_back(gpus.empty() && probed ? *probed : probe_runner_gpu(device, reprobe));
     return gpus;
 }
 
-GpuInfo probe_runner_gpu(int device) {
+GpuInfo probe_runner_gpu(int device, bool reprobe) {
     const int own = own_cuda_index(device);
-    if (own == device) return probe_gpu(device);
-    GpuInfo gpu = own < 0 ? GpuInfo{} : probe_gpu(own);
+    if (own == device) return cached_or_probed_gpu(device, reprobe);
+    GpuInfo gpu = own < 0 ? GpuInfo{} : cached_or_probed_gpu(own, reprobe);
     gpu.device = device;
     if (!gpu.available)
         gpu.unavailable_reason = "CUDA device " + std::to_string(device) + " cannot be used (" +

@@ -62,11 +62,13 @@ struct PlannedEntries {
 PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
                             const std::vector<const PluginInfo *> &plugins);
 
-// The runner's device `device` (its index as --device and --devices name it), probed where
-// this process shows it (narrow_own_devices), and recorded with that index.
-GpuInfo probe_runner_gpu(int device);
+// The runner's device `device` (its index as --device and --devices name it), described
+// where this process shows it (narrow_own_devices), and recorded with that index: from the
+// GPU description cache where it holds the device (never with `reprobe`: --reprobe-gpus),
+// else probed through CUDA (gpu_description_cache.hpp).
+GpuInfo probe_runner_gpu(int device, bool reprobe);
 
-// The sweep's GPUs, probed: cuda_device's first (`probed` when the caller has it already).
-std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed);
+// The sweep's GPUs, described: cuda_device's first (`probed` when the caller has it already).
+std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe);
 
 }  // namespace gpubench

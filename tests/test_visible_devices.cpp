@@ -2,6 +2,7 @@
 // with a fake driver listing of four GPUs: CUDA_VISIBLE_DEVICES read as CUDA reads it, the
 // GPUs counted without starting CUDA, each worker shown its entry's GPUs by UUID in the
 // entry's order, and its numbering mapped back to the runner's.
+#include "fake_nvidia_driver.hpp"
 #include "runner_process.hpp"
 #include "test_support.hpp"
 #include "visible_devices.hpp"
@@ -9,30 +10,12 @@
 
 #include <catch2/catch.hpp>
 
-#include <fstream>
-
 using namespace gpubench;
 using namespace runner_process;
 using Entries = std::optional<std::vector<std::string>>;
 
-namespace {
-
-std::string uuid_of(int gpu) { return "GPU-00000000-0000-0000-0000-0000000000" + std::to_string(10 + gpu); }
-
-// /proc/driver/nvidia/gpus as the driver writes it: one folder per GPU, by PCI bus id.
-// `excluded`: a GPU the driver keeps from CUDA.
-void fake_listing(const std::filesystem::path &folder, int gpus, int excluded = -1) {
-    for (int gpu = 0; gpu < gpus; ++gpu) {
-        const std::filesystem::path bus = folder / ("0000:" + std::to_string(18 + gpu) + ":00.0");
-        std::filesystem::create_directories(bus);
-        std::ofstream(bus / "information") << "Model: \t\t NVIDIA H200\nIRQ:   \t\t 17\nGPU UUID: \t " << uuid_of(gpu)
-                                           << "\nBus Location: \t " << bus.filename().string()
-                                           << "\nDevice Minor: \t " << gpu
-                                           << "\nGPU Excluded:\t " << (gpu == excluded ? "Yes" : "No") << "\n";
-    }
-}
-
-}  // namespace
+using fake_nvidia_driver::fake_listing;
+using fake_nvidia_driver::uuid_of;
 
 TEST_CASE("CUDA_VISIBLE_DEVICES: entries as CUDA reads them", "[visible-devices]") {
     CHECK_FALSE(visible_device_entries(nullptr));

@@ -7,7 +7,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
 namespace gpubench {
 
@@ -36,12 +35,18 @@ void export_cache_dir() {
     if (const auto file = cache_file("-")) setenv("GPUBENCH_CACHE_DIR", file->parent_path().c_str(), 1);
 }
 
-nlohmann::json read_cache(const fs::path &file) {
+nlohmann::json read_cache(const fs::path &file, std::uintmax_t max_bytes) {
+    std::error_code ec;
+    if (!fs::is_regular_file(file, ec)) return nlohmann::json::object();
     std::ifstream in(file, std::ios::binary);
     if (!in) return nlohmann::json::object();
-    std::stringstream text;
-    text << in.rdbuf();
-    nlohmann::json document = nlohmann::json::parse(text.str(), nullptr, false);
+    std::string text;
+    // Read in pieces up to the bound: the file may grow while it is read.
+    for (char piece[65536]; in.read(piece, sizeof piece) || in.gcount() > 0;) {
+        text.append(piece, static_cast<size_t>(in.gcount()));
+        if (text.size() > max_bytes) return nlohmann::json::object();
+    }
+    nlohmann::json document = nlohmann::json::parse(text, nullptr, false);
     return document.is_object() ? document : nlohmann::json::object();
 }
 

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -19,9 +21,10 @@ std::optional<std::filesystem::path> cache_file(const std::string &name);
 // plugins (plugins/common/reference_cache.hpp) find the same folder there.
 void export_cache_dir();
 
-// The JSON object in `file`, or an empty object when it is missing, unreadable, not JSON or
-// not an object.
-nlohmann::json read_cache(const std::filesystem::path &file);
+// The JSON object in `file`, or an empty object when it is missing, unreadable, not a
+// regular file (a FIFO would block), longer than `max_bytes`, not JSON or not an object.
+nlohmann::json read_cache(const std::filesystem::path &file,
+                          std::uintmax_t max_bytes = std::numeric_limits<std::uintmax_t>::max());
 
 // Replaces `file` atomically (results_io.hpp), creating its folder; false when it could not.
 bool write_cache(const std::filesystem::path &file, const nlohmann::json &document);

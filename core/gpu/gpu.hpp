@@ -42,6 +42,10 @@ GpuInfo probe_gpu(int device);
 // How many CUDA devices this process sees (0 without a driver or a toolkit); never throws.
 int cuda_device_count();
 
+// The CUDA runtime gpubench was built with (CUDART_VERSION, e.g. 12080), 0 without the
+// toolkit; makes no CUDA call.
+int built_cuda_runtime_version();
+
 // Which device an entry ran on, as each entry records it (--devices): enough to tell two GPUs
 // of one model apart (uuid, PCI bus id) and GPUs of different models (name).
 struct DeviceIdentity {

@@ -4,13 +4,13 @@
 #include "l2_bandwidth.hpp"
 #include "stream_hold.hpp"
 #include "thread_name.hpp"
+#include "visible_devices.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <future>
 #include <utility>
 #include <stdexcept>
@@ -228,17 +228,6 @@ private:
     unsigned char flush_value_ = 0;
 };
 
-// "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." -> "580.159.04"
-std::string driver_release() {
-    std::ifstream version("/proc/driver/nvidia/version");
-    std::string word, previous;
-    while (version >> word) {
-        if (previous == "Module") return word;
-        previous = word;
-    }
-    return "";
-}
-
 // FP32 and FP64 lanes per SM (non-tensor) by compute capability; {0, 0} when unknown.
 std::pair<int, int> lanes_per_sm(int major, int minor) {
     switch (major * 10 + minor) {
@@ -279,6 +268,8 @@ std::string uuid_text(const cudaUUID_t &uuid) {
 }
 
 }  // namespace
+
+int built_cuda_runtime_version() { return CUDART_VERSION; }
 
 int cuda_device_count() {
     int count = 0;

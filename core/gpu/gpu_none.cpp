@@ -1,5 +1,6 @@
 // The GPU module of a build without the CUDA toolkit: no CUDA plugins can exist or run.
 #include "gpu.hpp"
+#include "l2_bandwidth.hpp"
 
 #include <stdexcept>
 
@@ -13,6 +14,10 @@ GpuInfo probe_gpu(int device) {
 }
 
 int cuda_device_count() { return 0; }
+
+int built_cuda_runtime_version() { return 0; }
+
+double measure_l2_read_bytes_per_s(uint64_t, int) { return 0; }  // no kernel to measure with
 
 std::unique_ptr<PhaseTimer> make_cuda_event_timer(int) {
     throw std::runtime_error("gpubench was built without the CUDA toolkit");

@@ -1,9 +1,11 @@
 #include "visible_devices.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 namespace gpubench {
 namespace {
@@ -127,6 +129,26 @@ int own_cuda_index(int index) {
 std::filesystem::path driver_gpu_listing() {
     const char *fake = std::getenv("GPUBENCH_PROC_NVIDIA_GPUS");
     return fake && *fake ? fake : "/proc/driver/nvidia/gpus";
+}
+
+std::filesystem::path driver_proc_folder() {
+    std::filesystem::path listing = driver_gpu_listing();
+    if (!listing.has_filename()) listing = listing.parent_path();  // "gpus/": the folder itself
+    return listing.parent_path();
+}
+
+std::string driver_release(const std::filesystem::path &driver_folder) {
+    std::ifstream version(driver_folder / "version");
+    std::string line;
+    std::getline(version, line);  // the NVRM line: the first
+    std::istringstream words(line);
+    bool after_module = false;
+    for (std::string word; words >> word;) {
+        if (after_module && std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos)
+            return word;
+        after_module = after_module || word == "Module";
+    }
+    return "";
 }
 
 std::string worker_visible_devices(const std::vector<int> &indices, const std::vector<DeviceIdentity> &known,

@@ -39,6 +39,16 @@ std::optional<int> visible_gpu_count(const std::filesystem::path &proc_gpus,
 // The driver's listing of this machine, or GPUBENCH_PROC_NVIDIA_GPUS where set (tests).
 std::filesystem::path driver_gpu_listing();
 
+// The driver's folder in /proc, the listing's parent (/proc/driver/nvidia): a fake listing
+// (GPUBENCH_PROC_NVIDIA_GPUS) brings the driver's other files, faked beside it.
+std::filesystem::path driver_proc_folder();
+
+// The kernel driver's own version, e.g. "580.159.04", from its "version" file in `driver_folder`:
+// the first number with a dot after "Module" on its NVRM line ("NVIDIA UNIX x86_64 Kernel
+// Module  580.159.04 ...", "NVIDIA UNIX Open Kernel Module for x86_64  580.159.04 ..."); ""
+// without one.
+std::string driver_release(const std::filesystem::path &driver_folder = driver_proc_folder());
+
 // This process's CUDA_VISIBLE_DEVICES as it started, read once: before narrow_own_devices.
 const std::optional<std::vector<std::string>> &inherited_visible_devices();
 
