@@ -128,12 +128,13 @@ public:
     }
     // After a hold_next(), the event waits behind the hold: the span starts with the device work.
     void start() override { check(cudaEventRecord(begin_, stream_), "cudaEventRecord"); }
-    // Writes a buffer twice the size of L2 on the stream: whatever the plugin left in L2 is
-    // evicted before the next sample. Allocated once, at the first flush.
     std::optional<GpuState> gpu_state() const override {
         return nvml_ ? nvml_->read() : GpuState{};
     }
     std::string gpu_state_note() const override { return nvml_note_; }
+    // Writes, then reads, a buffer twice the size of L2 on the stream: whatever the plugin left
+    // in L2 is evicted before the next sample, and the L2 holds clean lines of the buffer.
+    // Allocated once, at the first flush.
     bool flush_cache() override {
         if (!flush_buffer_) {
             int device = 0, l2 = 0;
@@ -141,8 +142,11 @@ public:
             check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "L2 size");
             flush_bytes_ = std::max<size_t>(2 * static_cast<size_t>(l2), 1 << 20);
             check(cudaMalloc(&flush_buffer_, flush_bytes_), "allocating the L2 flush buffer");
+            check(cudaDeviceGetAttribute(&flush_sms_, cudaDevAttrMultiProcessorCount, device), "SM count");
         }
         check(cudaMemsetAsync(flush_buffer_, ++flush_value_, flush_bytes_, stream_), "L2 flush");
+        enqueue_l2_read(flush_buffer_, flush_bytes_, flush_sms_, stream_);  // leaves the lines clean
+        check(cudaGetLastError(), "L2 flush read");
         // Wait for it: a run queued behind a busy stream would start without the launch gap
         // that a hot sample (idle stream) includes, and cold would look faster than hot.
         check(cudaStreamSynchronize(stream_), "L2 flush");
@@ -225,6 +229,7 @@ private:
     void *flush_buffer_ = nullptr;
     double idle_wait_s_ = 0;
     size_t flush_bytes_ = 0;
+    int flush_sms_ = 0;
     unsigned char flush_value_ = 0;
 };
 

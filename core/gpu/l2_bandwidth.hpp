@@ -4,6 +4,7 @@
 // held to it (gpu_roofline); where it is not known, no L2 ceiling applies.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace gpubench {
@@ -19,5 +20,11 @@ double l2_bytes_per_s(const GpuInfo &gpu, bool measure);
 // The measurement itself (l2_read_kernel.cu): best of a few timed read kernels over
 // l2_bytes / 2 on the current device, after a warm-up that fills the L2; 0 on any failure.
 double measure_l2_read_bytes_per_s(uint64_t l2_bytes, int sm_count);
+
+// Enqueues one read of `bytes` of device memory `buffer` on `stream` (a cudaStream_t) with
+// the same kernel, through the L2 alone: --cold's flush reads its buffer after writing it,
+// so that the L2 is left holding clean lines and the next run() pays no write-back of the
+// flush's own (an H100 wrote 20 MB of it back to HBM inside the next run).
+void enqueue_l2_read(const void *buffer, size_t bytes, int sm_count, void *stream);
 
 }  // namespace gpubench

@@ -16,10 +16,10 @@ constexpr int threads_per_block = 512, blocks_per_sm = 4;
 // Each thread reads its float4s `passes` times, cached in the L2 only (__ldcg skips the L1),
 // so that the L2 serves every load. The sum is stored where no run can reach (the buffer
 // holds zeros), so the loads are not dead code.
-__global__ void read_l2(const float4 *__restrict__ data, size_t count, float *sink) {
+__global__ void read_l2(const float4 *__restrict__ data, size_t count, int times, float *sink) {
     float4 acc = make_float4(0, 0, 0, 0);
     const size_t stride = size_t(gridDim.x) * blockDim.x;
-    for (int p = 0; p < passes; ++p) {
+    for (int p = 0; p < times; ++p) {
 #pragma unroll 4
         for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
             const float4 v = __ldcg(data + i);
@@ -45,10 +45,10 @@ double measure_l2_read_bytes_per_s(uint64_t l2_bytes, int sm_count) {
         cudaEventCreate(&begin) == cudaSuccess && cudaEventCreate(&end) == cudaSuccess &&
         cudaMemsetAsync(data, 0, count * sizeof(float4), stream) == cudaSuccess) {
         const int blocks = sm_count * blocks_per_sm;
-        read_l2<<<blocks, threads_per_block, 0, stream>>>(data, count, sink);  // fills the L2
+        read_l2<<<blocks, threads_per_block, 0, stream>>>(data, count, passes, sink);  // fills the L2
         for (int r = 0; r < repetitions; ++r) {
             cudaEventRecord(begin, stream);
-            read_l2<<<blocks, threads_per_block, 0, stream>>>(data, count, sink);
+            read_l2<<<blocks, threads_per_block, 0, stream>>>(data, count, passes, sink);
             cudaEventRecord(end, stream);
             float ms = 0;
             if (cudaEventSynchronize(end) != cudaSuccess ||
@@ -66,6 +66,14 @@ double measure_l2_read_bytes_per_s(uint64_t l2_bytes, int sm_count) {
     cudaFree(sink);
     cudaFree(data);
     return best;
+}
+
+void enqueue_l2_read(const void *buffer, size_t bytes, int sm_count, void *stream) {
+    const size_t count = bytes / sizeof(float4);
+    if (count < 2 || sm_count <= 0) return;
+    // The buffer's first float4 is the sink: the sum is never stored in practice anyway.
+    read_l2<<<sm_count * blocks_per_sm, threads_per_block, 0, static_cast<cudaStream_t>(stream)>>>(
+        static_cast<const float4 *>(buffer) + 1, count - 1, 1, static_cast<float *>(const_cast<void *>(buffer)));
 }
 
 }  // namespace gpubench
