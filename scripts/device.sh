@@ -61,7 +61,8 @@ export PATH=/usr/local/cuda/bin:$PATH
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 runner="$build/bin/runner"
 today=$(date -u +%F)
-quick="--min-time 0.2 --max-time 3"
+# The studies' sweeps read each entry's hardware counters too (docs/profiling.md), after its samples.
+quick="--min-time 0.2 --max-time 3 --counters"
 
 need_runner() {
   [ -x "$runner" ] || { echo "device.sh: error: no runner at $runner (scripts/device.sh build)" >&2; exit 2; }

@@ -1,21 +1,18 @@
 // The HTML report (runner report --format html): its data from hand-made results, where every
 // figure is known, and the page from a small real sweep, made as a user makes it. The page in
 // a real browser: tests/browser/report_page_test.py.
-#include "report_formats.hpp"
-#include "report_html.hpp"
-#include "results.hpp"
+#include "report_page_support.hpp"
 #include "run_header.hpp"
 #include "runner_process.hpp"
-#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <regex>
 #include <set>
-#include <sstream>
 
 using namespace gpubench;
+using namespace report_page_support;
 using nlohmann::json;
 
 namespace {
@@ -71,18 +68,6 @@ json results(const std::vector<Entry> &entries) {
     return doc;
 }
 
-// The input the report formats take, as runner report builds it for one source.
-ReportInput input_of(const std::vector<json> &documents) {
-    ReportInput input;
-    for (size_t i = 0; i < documents.size(); ++i) {
-        input.files.push_back("file" + std::to_string(i) + ".json");
-        input.labelled.emplace_back("", results_document(documents[i], input.files.back()));
-    }
-    input.reports = build_report(input.labelled, {});
-    input.baseline_backend = "naive";
-    return input;
-}
-
 // sort: naive and numpy on the CPU, cuda winning from 1e5 end to end, thrust never;
 // vecadd: a GPU backend alone (its crossover was not measured).
 json study() {
@@ -91,42 +76,6 @@ json study() {
                     {"sort_cuda", 1000, 0.5e-3, 1e-3},   {"sort_cuda", 100000, 0.5e-3, 1e-3},
                     {"sort_thrust", 1000, 5e-3, 1e-3},   {"sort_thrust", 100000, 500e-3, 1e-3},
                     {"vecadd_cuda", 1000, 1e-5, 1e-4}});
-}
-
-const json &column(const json &workload, const std::string &backend) {
-    for (const json &c : workload.at("columns"))
-        if (c.at("backend") == backend) return c;
-    FAIL("no column " << backend);
-    throw;
-}
-
-// The data block of a page, parsed back.
-json page_data(const std::string &page) {
-    const std::string open = "<script type=\"application/json\" id=\"gpubench-data\">";
-    const size_t begin = page.find(open);
-    REQUIRE(begin != std::string::npos);
-    const size_t end = page.find("</script>", begin);
-    return json::parse(page.substr(begin + open.size(), end - begin - open.size()));
-}
-
-// The plotly.js the runner embeds; a machine without one (no python3-plotly when the build was
-// configured) skips the tests that need the real page.
-std::filesystem::path plotly_or_skip() {
-    try {
-        return find_plotly_js("");
-    } catch (const std::exception &e) {
-        test_support::skip_test(e.what());
-    }
-}
-
-// The page --format html writes (its writer from the formats' table).
-std::string page_of(ReportInput input, const std::string &plotly_js = "window.Plotly = {};") {
-    input.plotly_js = plotly_js;
-    const ReportFormat *html = find_report_format("html");
-    REQUIRE(html);
-    std::ostringstream out;
-    html->write(out, input);
-    return out.str();
 }
 
 std::vector<HistorySeries> hand_made_history() {

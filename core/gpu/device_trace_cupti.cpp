@@ -2,12 +2,13 @@
 // CUPTI, so that a machine without it runs every plugin, untraced, and says so.
 #include "device_trace.hpp"
 
+#include "cupti_library.hpp"
+
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <cupti.h>
 
 #include <cxxabi.h>
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -15,7 +16,6 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 namespace gpubench {
@@ -36,23 +36,6 @@ struct Cupti {
     decltype(&cuptiGetStreamIdEx) stream_id;
     decltype(&cuptiGetContextId) context_id;
 };
-
-// Where CUPTI is looked for: the loader's path first, then the toolkit's usual places
-// (CUDA_HOME, /usr/local/cuda), then where the build found it.
-std::vector<std::string> cupti_candidates() {
-    const std::string file = "libcupti.so." + std::to_string(CUPTI_API_VERSION / 10000);
-    std::vector<std::string> candidates{file};
-    std::vector<std::string> roots;
-    if (const char *home = std::getenv("CUDA_HOME")) roots.push_back(home);
-    roots.push_back("/usr/local/cuda");
-    for (const std::string &root : roots)
-        for (const char *dir : {"/lib64/", "/lib/", "/extras/CUPTI/lib64/"})
-            candidates.push_back(root + dir + file);
-#ifdef GPUBENCH_CUPTI_DIR
-    candidates.push_back(std::string(GPUBENCH_CUPTI_DIR) + "/" + file);
-#endif
-    return candidates;
-}
 
 // The records of the calls being traced, filled by CUPTI's buffer callbacks.
 struct Records {
@@ -193,18 +176,6 @@ struct Driver {
     decltype(&cuDevicePrimaryCtxGetState) primary_state = nullptr;
 };
 
-template <class F>
-bool driver_entry(const char *symbol, F &function) {
-    void *pointer = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion(symbol, &pointer, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess)
-        return false;
-    function = reinterpret_cast<F>(pointer);
-    return true;
-}
-
 class CuptiTrace final : public DeviceTrace {
 public:
     CuptiTrace(std::string name, Driver driver) : name_(std::move(name)), driver_(driver) {}
@@ -331,22 +302,18 @@ private:
     std::vector<std::pair<Key, std::string>> named_;
 };
 
-// CUPTI's entry points that gpubench uses, from the loaded library.
+// CUPTI's entry points that the trace uses, from the loaded library.
 bool load_entry_points(void *library, Cupti &loaded) {
-    const auto symbol = [&](auto &function, const char *name) {
-        function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
-        return function != nullptr;
-    };
-    return symbol(loaded.get_version, "cuptiGetVersion") &&
-           symbol(loaded.result_string, "cuptiGetResultString") &&
-           symbol(loaded.register_callbacks, "cuptiActivityRegisterCallbacks") &&
-           symbol(loaded.enable, "cuptiActivityEnable") &&
-           symbol(loaded.disable, "cuptiActivityDisable") &&
-           symbol(loaded.flush_all, "cuptiActivityFlushAll") &&
-           symbol(loaded.next_record, "cuptiActivityGetNextRecord") &&
-           symbol(loaded.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
-           symbol(loaded.stream_id, "cuptiGetStreamIdEx") &&
-           symbol(loaded.context_id, "cuptiGetContextId");
+    return cupti_symbol(library, loaded.get_version, "cuptiGetVersion") &&
+           cupti_symbol(library, loaded.result_string, "cuptiGetResultString") &&
+           cupti_symbol(library, loaded.register_callbacks, "cuptiActivityRegisterCallbacks") &&
+           cupti_symbol(library, loaded.enable, "cuptiActivityEnable") &&
+           cupti_symbol(library, loaded.disable, "cuptiActivityDisable") &&
+           cupti_symbol(library, loaded.flush_all, "cuptiActivityFlushAll") &&
+           cupti_symbol(library, loaded.next_record, "cuptiActivityGetNextRecord") &&
+           cupti_symbol(library, loaded.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
+           cupti_symbol(library, loaded.stream_id, "cuptiGetStreamIdEx") &&
+           cupti_symbol(library, loaded.context_id, "cuptiGetContextId");
 }
 
 }  // namespace
@@ -358,30 +325,15 @@ DeviceTrace *device_trace(std::string &why_not) {
             failure = "off (GPUBENCH_DEVICE_TRACE=0)";
             return nullptr;
         }
-        void *library = nullptr;
-        std::string tried;
-        for (const std::string &candidate : cupti_candidates()) {
-            if ((library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))) break;
-            tried += (tried.empty() ? "" : ", ") + candidate;
-        }
-        if (!library) {
-            failure = "CUPTI not found (tried " + tried + ")";
-            return nullptr;
-        }
+        void *library = cupti_library(failure);
+        if (!library) return nullptr;
         static Cupti loaded{};
         if (!load_entry_points(library, loaded)) {
             failure = "the CUPTI found lacks an entry point gpubench uses";
             return nullptr;
         }
-        // Records are read with the layouts of the headers gpubench was built with: another
-        // major version may lay them out differently.
         uint32_t version = 0;
         loaded.get_version(&version);
-        if (version / 10000 != CUPTI_API_VERSION / 10000) {
-            failure = "CUPTI API version " + std::to_string(version) + ", gpubench was built for " +
-                      std::to_string(CUPTI_API_VERSION);
-            return nullptr;
-        }
         Driver driver;
         if (!driver_entry("cuStreamGetCtx", driver.stream_context) ||
             !driver_entry("cuDevicePrimaryCtxGetState", driver.primary_state)) {

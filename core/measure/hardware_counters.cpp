@@ -1,5 +1,6 @@
 #include "hardware_counters.hpp"
 
+#include "gpu_counters.hpp"
 #include "thread_times.hpp"
 
 #include <nlohmann/json.hpp>
@@ -51,6 +52,12 @@ const CounterKind *kind_named(const std::string &name) {
     return nullptr;
 }
 
+// A counter's reading as the metric it is recorded as, with its kind's unit.
+Metric counted_metric(const std::string &name, double value) {
+    const CounterKind *kind = kind_named(name);
+    return {name, value, kind ? kind->unit : "", "", GPUBENCH_BETTER_UNSTATED};
+}
+
 // GPUBENCH_FAKE_COUNTERS: the same values for every counted run().
 class FakeCounters final : public CounterSource {
 public:
@@ -71,12 +78,13 @@ public:
                 throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is no counter");
             if (!value.is_number() || !std::isfinite(value.get<double>()))
                 throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is not a number");
-            metrics_.push_back({name, value.get<double>(), kind->unit, "", GPUBENCH_BETTER_UNSTATED});
+            metrics_.push_back(counted_metric(name, value.get<double>()));
         }
     }
     std::string name() const override { return "GPUBENCH_FAKE_COUNTERS"; }
-    void start() override {}
-    std::vector<Metric> stop() override { return metrics_; }
+    void start_pass() override {}
+    bool end_pass() override { return true; }
+    std::vector<Metric> read() override { return metrics_; }
 
 private:
     std::vector<Metric> metrics_;
@@ -141,27 +149,26 @@ public:
         for (const Event &event : events_) close(event.fd);
     }
     std::string name() const override { return "perf_event_open"; }
-    void start() override {
+    void start_pass() override {
         for (const Event &event : events_) {
             ioctl(event.fd, PERF_EVENT_IOC_RESET, 0);
             ioctl(event.fd, PERF_EVENT_IOC_ENABLE, 0);
         }
     }
-    std::vector<Metric> stop() override {
-        double totals[3] = {0, 0, 0};
+    bool end_pass() override {
         for (const Event &event : events_) {
             ioctl(event.fd, PERF_EVENT_IOC_DISABLE, 0);
             uint64_t reading[3] = {0, 0, 0};  // value, time enabled, time running
-            if (read(event.fd, reading, sizeof reading) != sizeof reading)
+            if (::read(event.fd, reading, sizeof reading) != sizeof reading)
                 throw std::runtime_error("perf_event_open: a counter could not be read");
             // Multiplexed with other events: scaled to the time it was enabled.
-            if (reading[2] > 0) totals[event.kind] += double(reading[0]) * double(reading[1]) / double(reading[2]);
+            if (reading[2] > 0) totals_[event.kind] += double(reading[0]) * double(reading[1]) / double(reading[2]);
         }
+        return true;
+    }
+    std::vector<Metric> read() override {
         std::vector<Metric> metrics;
-        for (size_t k = 0; k < 3; ++k) {
-            const CounterKind &kind = counter_kinds()[k];
-            metrics.push_back({kind.name, totals[k], kind.unit, "", GPUBENCH_BETTER_UNSTATED});
-        }
+        for (size_t k = 0; k < 3; ++k) metrics.push_back(counted_metric(counter_kinds()[k].name, totals_[k]));
         return metrics;
     }
 
@@ -172,8 +179,27 @@ private:
         size_t kind;  // index into counter_kinds()
     };
     std::vector<Event> events_;
+    double totals_[3] = {0, 0, 0};
 };
 #endif
+
+// A GPU entry's: CUPTI's range profiler around the call, as many passes as it asks.
+class GpuCounters final : public CounterSource {
+public:
+    explicit GpuCounters(std::unique_ptr<GpuCounterSession> session) : session_(std::move(session)) {}
+    std::string name() const override { return session_->name(); }
+    size_t passes() const override { return session_->passes(); }
+    void start_pass() override { session_->start_pass(); }
+    bool end_pass() override { return session_->end_pass(); }
+    std::vector<Metric> read() override {
+        std::vector<Metric> metrics;
+        for (const auto &[name, value] : session_->read()) metrics.push_back(counted_metric(name, value));
+        return metrics;
+    }
+
+private:
+    std::unique_ptr<GpuCounterSession> session_;
+};
 
 }  // namespace
 
@@ -181,8 +207,9 @@ std::unique_ptr<CounterSource> open_counter_source(bool on_gpu, std::string &why
     if (const char *fake = std::getenv("GPUBENCH_FAKE_COUNTERS"); fake && *fake)
         return std::make_unique<FakeCounters>(fake);
     if (on_gpu) {
-        why_not = "a GPU entry's counters (CUPTI's range profiler) are not read yet";
-        return nullptr;
+        std::unique_ptr<GpuCounterSession> session = open_gpu_counters(why_not);
+        if (!session) return nullptr;
+        return std::make_unique<GpuCounters>(std::move(session));
     }
 #if defined(__linux__)
     return PerfCounters::open(why_not);

@@ -6,8 +6,8 @@
 // Where they come from: GPUBENCH_FAKE_COUNTERS (a test hook: a JSON object of counter names
 // and values, read for every entry, so that the plumbing is tested with no GPU and no PMU);
 // else, for a CPU entry, perf_event_open (cycles, instructions, last-level cache misses of
-// every thread of the worker). A GPU entry's source (CUPTI's range profiler) is not wired in
-// yet. Where none can read them, the entry records why in one line and nothing else changes.
+// every thread of the worker); for a GPU entry, CUPTI's range profiler (gpu_counters.hpp).
+// Where none can read them, the entry records why in one line and nothing else changes.
 #pragma once
 
 #include "gpubench/descriptor.hpp"
@@ -29,11 +29,15 @@ class CounterSource {
 public:
     virtual ~CounterSource() = default;
     virtual std::string name() const = 0;  // "perf_event_open", "GPUBENCH_FAKE_COUNTERS"
-    // Around the counted call: start() resets and starts the counters; stop() stops them and
-    // returns what they counted as metrics (measured values, per run()), or throws
+    // Around each pass of the counted call: start_pass() resets and starts the counters;
+    // end_pass() stops them and says whether every pass is done. false: the caller restores
+    // the call's inputs and makes it again (a GPU counts a few counters a pass). read() then
+    // returns what they counted as metrics (measured values, per run()). Each throws
     // std::runtime_error naming what failed.
-    virtual void start() = 0;
-    virtual std::vector<Metric> stop() = 0;
+    virtual void start_pass() = 0;
+    virtual bool end_pass() = 0;
+    virtual std::vector<Metric> read() = 0;
+    virtual size_t passes() const { return 1; }  // how many end_pass() will ask, all told
 };
 
 // The source for an entry: the fake where GPUBENCH_FAKE_COUNTERS names a file, else one for

@@ -23,8 +23,9 @@ namespace gpubench {
 
 // The page's data: "files" (each run_header, options explained), "flags" (the glossary),
 // "backends" (name -> colour, one per backend across the page), "workloads" (per report:
-// columns with per-size summaries, crossover, sizes' meaning) and "history" (series with
-// "change_points"). Only the documents' verified entries appear.
+// columns with per-size summaries, with --counters each point's declared and counted work;
+// crossover, sizes' meaning; "roofline", the roofs of the devices its counted points ran on)
+// and "history" (series with "change_points"). Only the documents' verified entries appear.
 nlohmann::json html_report_data(const ReportInput &input);
 
 // The colour of each backend name: a fixed palette, assigned in name order, distinct for the

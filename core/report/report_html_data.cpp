@@ -1,7 +1,7 @@
 // The HTML report's data per workload (report_html.hpp): the report's columns with, per size,
 // what the plots and tables need: the headline's median and spread, end-to-end time,
-// throughput, % of peak, memory, CPU and GPU use, energy and the metrics, from each point's
-// entry and figures.
+// throughput, % of peak, memory, CPU and GPU use, energy, the metrics and the counted work,
+// from each point's entry and figures; and the measured roofline's roofs.
 #include "entry_parts_json.hpp"
 #include "report_html.hpp"
 #include "statistics.hpp"
@@ -14,6 +14,11 @@
 namespace gpubench {
 
 using nlohmann::json;
+
+// report_html_roofline.cpp: a point's declared and counted work (--counters; {} without), and
+// a workload's roofs.
+json counted_work_json(const ReportColumn &c, const ReportPoint &p);
+json workload_roofline_json(const WorkloadReport &r, const ReportInput &input);
 
 namespace {
 
@@ -50,8 +55,9 @@ json point_extras(const ReportPoint &p) {
 
 std::string language_of(const ReportColumn &c) { return c.build ? c.build->language : ""; }
 
-json point_json(uint64_t size, const ReportPoint &p) {
+json point_json(const ReportColumn &c, uint64_t size, const ReportPoint &p) {
     json point = point_extras(p);
+    point.update(counted_work_json(c, p));
     point.update({{"size", size}, {"t", p.compute_s()}, {"e2e", p.end_to_end_s()}, {"flags", p.figures.flags},
                   {"run_s", p.figures.run.median}, {"first_run_s", p.entry.first_run_s}, {"load_s", p.entry.load_s}});
     if (const EntryResources &r = p.entry.resources; r.watched()) {
@@ -74,7 +80,7 @@ json column_json(const ReportColumn &c) {
         if (c.build->compile_s) column["compile_s"] = *c.build->compile_s;
         if (c.build->shared_lines) column["shared_lines"] = c.build->shared_lines;
     }
-    for (const auto &[size, p] : c.points) column["points"].push_back(point_json(size, p));
+    for (const auto &[size, p] : c.points) column["points"].push_back(point_json(c, size, p));
     return column;
 }
 
@@ -99,7 +105,8 @@ json workloads_json(const ReportInput &input) {
         workloads.push_back({{"title", r.title()}, {"workload", r.workload}, {"params", r.params},
                              {"size_meaning", size_meanings[r.workload]}, {"baseline", r.baseline},
                              {"sizes", r.sizes}, {"cpu_measured", r.cpu_measured},
-                             {"crossover", crossover_json(r)}, {"columns", std::move(columns)}});
+                             {"crossover", crossover_json(r)}, {"columns", std::move(columns)},
+                             {"roofline", workload_roofline_json(r, input)}});
     }
     return workloads;
 }

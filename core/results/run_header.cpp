@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 namespace gpubench {
 
@@ -24,6 +25,17 @@ std::string driver_text(const json &gpu) {
     return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
 }
 
+// The roofline `holder` ("gpu", a "gpus" element, "host") records, where it has a well-formed one.
+std::optional<Roofline> recorded_roofline(const json &holder) {
+    const auto roofline = holder.find("roofline");
+    if (roofline == holder.end()) return std::nullopt;
+    try {
+        return roofline_from_json(*roofline);
+    } catch (const std::exception &) {  // a file the schema let through with a partial one
+        return std::nullopt;
+    }
+}
+
 }  // namespace
 
 RunHeader run_header(const json &document, const std::string &file) {
@@ -43,6 +55,12 @@ RunHeader run_header(const json &document, const std::string &file) {
     if (h.gpus.empty() && gpu.value("available", false) && !text(gpu, "name").empty())
         h.gpus.push_back(text(gpu, "name"));
     if (!h.gpus.empty()) h.driver = driver_text(gpu);
+    for (const json &g : gpus.is_array() && !gpus.empty() ? gpus : json::array({gpu}))
+        if (g.is_object() && g.value("available", true))
+            if (auto roofline = recorded_roofline(g))
+                h.rooflines.push_back({text(g, "name"), g.value("device", 0), std::move(*roofline)});
+    if (host.is_object())
+        if (auto roofline = recorded_roofline(host)) h.rooflines.push_back({"host", -1, std::move(*roofline)});
     const json build = document.value("build", json::object());
     h.commit = text(build, "git_revision");
     if (h.commit.empty()) h.commit = "unknown";
@@ -56,6 +74,19 @@ RunHeader run_header(const json &document, const std::string &file) {
     h.options = document.value("options", json::object());
     h.resumed = document.contains("resumed");
     return h;
+}
+
+const RecordedRoofline *RunHeader::roofline_of(const EntryResult &entry) const {
+    const bool on_gpu = !entry.cuda_devices.empty();
+    const int index = on_gpu ? entry.cuda_devices.front() : -1;
+    std::string name;  // the GPU's, where the sweep probed it
+    for (const DeviceIdentity &d : entry.devices)
+        if (d.index == index) name = d.name;
+    for (const RecordedRoofline &r : rooflines) {
+        const bool gpu_roofline = r.index >= 0;
+        if (!on_gpu ? !gpu_roofline : gpu_roofline && (name.empty() ? r.index == index : r.device == name)) return &r;
+    }
+    return nullptr;
 }
 
 void RunHeader::time_sweep(const std::vector<EntryResult> &entries) {
@@ -131,7 +162,7 @@ const std::vector<std::pair<std::string, std::string>> &flag_glossary() {
                       "and the worker's threads waited for a CPU): CPU times may be inflated"},
         {"unoptimized", "the plugin was compiled without optimisation: its times say little"},
         {"sanitized", "measured under compute-sanitizer: times are not comparable"},
-        {"work_mismatch", "--counters: the hardware counted more than twice, or less than half, the bytes or "
+        {"work_mismatch", "--counters: the hardware counted more than 1.5 times, or less than 1/1.5 of, the bytes or "
                           "flops the plugin's work() declares (throughput.work_mismatch names both)"},
         {"profile", "--profile: a fixed count of run() calls for a profiler, unheld and unaudited: "
                     "not a measurement, and compare and history refuse it"},

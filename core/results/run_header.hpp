@@ -3,6 +3,7 @@
 #pragma once
 
 #include "entry_figures.hpp"
+#include "roofline.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,14 @@
 #include <vector>
 
 namespace gpubench {
+
+// A device's roofline as a results file's header records it: a GPU's ("gpu", or each of
+// "gpus" in a --devices sweep) or the host's ("host", recorded when CPU plugins ran).
+struct RecordedRoofline {
+    std::string device;  // the GPU's name; "host" for the host's
+    int index = -1;      // the GPU's CUDA device index; -1 for the host
+    Roofline roofline;
+};
 
 struct RunHeader {
     std::string file;     // the results file, as given
@@ -25,6 +34,7 @@ struct RunHeader {
     std::vector<std::string> command_line;
     nlohmann::json options = nlohmann::json::object();  // the file's "options", as written
     bool resumed = false;           // continued with --resume (the file's "resumed")
+    std::vector<RecordedRoofline> rooflines;  // the GPUs' in the header's order, then the host's
     // How long the sweep took: when its last entry finished after the runner started
     // (harness.finished_after_s), per shard in a merged file (shard -1: a whole sweep). Empty
     // for a file continued with --resume, whose runs each count from their own start.
@@ -38,6 +48,9 @@ struct RunHeader {
     std::string build() const;      // "Release, GNU 12.2.0, nvcc 13.0.88, gpubench 0.1.0"
     std::string wall_time() const;  // "71.2 s", or "shard 0: 71.2 s, shard 1: 69.8 s (...)"
     RunBasis basis() const { return {logical_cores}; }  // what its entries' figures take from it
+    // The roofline of the device `entry` ran on: its first GPU's (by name where the sweep
+    // probed it, else by index), or the host's for a CPU entry; nullptr where none is recorded.
+    const RecordedRoofline *roofline_of(const EntryResult &entry) const;
 };
 
 // Reads the header of a checked results document (read_results_json); fields a file lacks stay

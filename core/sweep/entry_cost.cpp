@@ -28,6 +28,10 @@ constexpr double compiled_cycle_overhead_s = 40e-6, python_cycle_overhead_s = 20
 // solvebak_cuda and solvebak_cublas. Through Python, its library's (import_costs).
 constexpr double compiled_launch_s = 2e-6;
 
+// --counters on a GPU: an H100 counts gpubench's counters in 13 passes of the cycle, each
+// with some 0.18 s of the profiler's own (docs/profiling.md).
+constexpr double counting_passes = 13, counting_pass_s = 0.18;
+
 // Starting a worker, as measured on an H100 host: a process with its plugin loaded; a CUDA
 // context (0.5 s); an interpreter with its imports (0.4-1.9 s).
 constexpr double worker_start_s = 0.05, cuda_context_s = 0.5, python_start_s = 1.0;
@@ -104,8 +108,10 @@ double entry_s(const Work &work, gpubench_device_kind device, const Pace &pace, 
         run_s = std::max(run_s, work.launches * pace.launch_s);
     const double transfer_s = device == GPUBENCH_DEVICE_CUDA ? work.host_bytes / nominal_transfer_bytes_per_s : 0;
     const double cycle_s = run_s + transfer_s + pace.cycle_overhead_s;
+    const double counting_s =
+        options.counters && device == GPUBENCH_DEVICE_CUDA ? counting_passes * (counting_pass_s + cycle_s) : 0;
     return nominal_entry_overhead_s + work.host_bytes / nominal_host_bytes_per_s +
-           warmup_and_samples_s(run_s, cycle_s, pace.until_max_time, options);
+           warmup_and_samples_s(run_s, cycle_s, pace.until_max_time, options) + counting_s;
 }
 
 }  // namespace

@@ -4,9 +4,12 @@
 every plot holds drawn traces, and a screenshot of the plots is not blank.
 
 Usage: report_page_test.py RUNNER PLUGIN_DIR OUT_DIR
-Makes OUT_DIR/report_page.json (a small sweep of CPU plugins), a six-commit history of it
-(where `runner history` works), OUT_DIR/report_page.html, OUT_DIR/report_page.png (the
-screenshot of the first plots) and OUT_DIR/report_page_history.png (of the history's). Drives Chromium over the DevTools protocol on a pipe
+Makes OUT_DIR/report_page.json (a small sweep of CPU plugins, vecadd's with --counters faked by
+GPUBENCH_FAKE_COUNTERS, one entry's made "not read"), a six-commit history of it (where
+`runner history` works), OUT_DIR/report_page.html, OUT_DIR/report_page.png (the screenshot of
+the first plots), OUT_DIR/report_page_roofline.png (of the measured roofline, which must list
+the work_mismatch and the unread entry, and say to run sort with --counters) and
+OUT_DIR/report_page_history.png (of the history's). Drives Chromium over the DevTools protocol on a pipe
 (--remote-debugging-pipe: NUL-terminated JSON, commands on fd 3, replies on fd 4), with the
 standard library only. Exit 0: passed; 1: failed (the reasons printed); 77: chromium missing.
 """
@@ -36,17 +39,44 @@ def find_chromium():
     return "/usr/bin/chromium" if os.access("/usr/bin/chromium", os.X_OK) else None
 
 
+# What the CPU entries' counters read under GPUBENCH_FAKE_COUNTERS: vecadd declares n flops, so
+# the faked 1e4 disagree beyond 2x at 1000 and 100000 (work_mismatch), not at 10000.
+FAKE_COUNTERS = {"llc_misses_per_run": 2000, "fp32_flops_per_run": 10000}
+
+
+def sweep(runner, plugin_dir, plugins, results, more=(), environment=None):
+    command = [runner, "--plugin-dir", plugin_dir, "--plugin", plugins, "--sizes", "1000,10000,100000",
+               "--min-samples", "3", "--max-samples", "5", "--min-time", "0", "-q", "-o", results] + list(more)
+    done = subprocess.run(command, capture_output=True, text=True, env=environment)
+    if not os.path.exists(results):
+        fail("the sweep wrote no results: " + done.stdout + done.stderr)
+
+
+def counted_sweep(runner, plugin_dir, out_dir):
+    """vecadd with --counters, faked; vecadd_omp's at 1000 made "not read", as on a VM."""
+    results = os.path.join(out_dir, "report_page_counted.json")
+    fake = os.path.join(out_dir, "report_page_fake_counters.json")
+    with open(fake, "w") as f:
+        json.dump(FAKE_COUNTERS, f)
+    sweep(runner, plugin_dir, "vecadd_naive,vecadd_omp,vecadd_numpy", results, ["--counters"],
+          dict(os.environ, GPUBENCH_FAKE_COUNTERS=fake))
+    document = json.load(open(results))
+    for entry in document["entries"]:
+        if entry["plugin"] == "vecadd_omp" and entry["size"] == 1000:
+            entry["counters"] = "not read: perf_event_open: (made so by the browser test)"
+            entry["metrics"] = [m for m in entry.get("metrics", []) if m["name"] not in FAKE_COUNTERS]
+    with open(results, "w") as f:
+        json.dump(document, f)
+    return results
+
+
 def make_page(runner, plugin_dir, out_dir):
     results = os.path.join(out_dir, "report_page.json")
     page = os.path.join(out_dir, "report_page.html")
-    sweep = [runner, "--plugin-dir", plugin_dir, "--plugin", "vecadd_naive,vecadd_omp,vecadd_numpy,sort_naive,sort_omp",
-             "--sizes", "1000,10000,100000", "--min-samples", "3", "--max-samples", "5", "--min-time", "0", "-q",
-             "-o", results]
-    done = subprocess.run(sweep, capture_output=True, text=True)
-    if not os.path.exists(results):
-        fail("the sweep wrote no results: " + done.stdout + done.stderr)
+    sweep(runner, plugin_dir, "sort_naive,sort_omp", results)
+    counted = counted_sweep(runner, plugin_dir, out_dir)
     history = make_history(runner, results, out_dir)
-    made = subprocess.run([runner, "report", "--format", "html", "-o", page, results] + history,
+    made = subprocess.run([runner, "report", "--format", "html", "-o", page, counted, results] + history,
                           capture_output=True, text=True)
     if made.returncode != 0:
         fail("runner report --format html: " + made.stdout + made.stderr)
@@ -233,6 +263,22 @@ def decode_png(data):
     return out
 
 
+def roofline_problems(roofline):
+    """What the measured roofline of the page lacks: vecadd's plot, its mismatches, its unread
+    entry; sort's sentence saying to run with --counters."""
+    print("measured roofline: " + json.dumps(roofline))
+    found = []
+    if roofline["plots"] != 1:
+        found.append(f"{roofline['plots']} measured roofline plots, not 1 (vecadd's)")
+    if not roofline["mismatched"]:
+        found.append("no work_mismatch listed under the measured roofline")
+    if not any("vecadd_omp" in line and "made so by the browser test" in line for line in roofline["unread"]):
+        found.append("vecadd_omp's unread counters are not listed under the measured roofline")
+    if roofline["none"] != 1:
+        found.append("sort, without counters, does not say to run with --counters")
+    return found
+
+
 def check_screenshot(png_path):
     colours = pixels(png_path)
     distinct = len(set(colours))
@@ -261,9 +307,19 @@ def main():
                 panel: d.dataset.panel, traces: (d.data || []).length,
                 drawn: d.querySelectorAll('.scatterlayer .trace path').length}))""")
             problem = evaluate(tools, session, "(document.querySelector('.problem') || {}).textContent || ''")
+            roofline = evaluate(tools, session, """({
+                plots: document.querySelectorAll('div.plot[data-panel=roofline]').length,
+                mismatched: document.querySelectorAll('ul.roofline-mismatch li').length,
+                unread: Array.from(document.querySelectorAll('ul.roofline-not-read li')).map((li) => li.textContent),
+                none: document.querySelectorAll('p.roofline-none').length})""")
             evaluate(tools, session, "document.querySelector('.plots').scrollIntoView(); true")
             time.sleep(0.5)
             shot = tools.send("Page.captureScreenshot", {"format": "png"}, session)
+            roofline_shot = None
+            if roofline["plots"]:
+                evaluate(tools, session, "document.querySelector('div.plot[data-panel=roofline]').scrollIntoView(); true")
+                time.sleep(0.5)
+                roofline_shot = tools.send("Page.captureScreenshot", {"format": "png"}, session)
             history_shot = None
             if evaluate(tools, session, "!!document.querySelector('#history .plot')"):
                 evaluate(tools, session, "document.querySelector('#history .plot').scrollIntoView(); true")
@@ -274,6 +330,9 @@ def main():
     png_path = os.path.join(out_dir, "report_page.png")
     with open(png_path, "wb") as f:
         f.write(base64.b64decode(shot["data"]))
+    if roofline_shot:
+        with open(os.path.join(out_dir, "report_page_roofline.png"), "wb") as f:
+            f.write(base64.b64decode(roofline_shot["data"]))
     if history_shot:
         with open(os.path.join(out_dir, "report_page_history.png"), "wb") as f:
             f.write(base64.b64decode(history_shot["data"]))
@@ -283,6 +342,7 @@ def main():
     if not plots:
         failures.append("the page has no plots")
     failures += [f"plot {p['panel']} has no drawn traces" for p in plots or [] if not p["traces"] or not p["drawn"]]
+    failures += roofline_problems(roofline)
     print(f"{len(plots or [])} plots drawn: " + ", ".join(sorted({p['panel'] for p in plots or []})))
     if failures:
         fail("; ".join(failures))

@@ -1,6 +1,6 @@
-// gpubench HTML report: helpers shared by the tables (report.js) and the plots (plots.js).
-// Plain JavaScript, no build step; core/report/CMakeLists.txt compiles common.js, plots.js and
-// report.js (in that order) into the runner as one script.
+// gpubench HTML report: helpers shared by the tables (report.js) and the plots (plots.js,
+// roofline.js). Plain JavaScript, no build step; core/report/CMakeLists.txt compiles common.js,
+// plots.js, roofline.js and report.js (in that order) into the runner as one script.
 "use strict";
 
 // An element with properties and children (strings become text nodes: never HTML).
@@ -47,6 +47,14 @@ function fmtNumber(x) {
   if (x === undefined || x === null) return "";
   const a = Math.abs(x);
   return a !== 0 && (a >= 1e6 || a < 1e-3) ? x.toExponential(3) : String(Number(x.toPrecision(4)));
+}
+
+// With an SI prefix: fmtSi(3.35e12, "B/s") is "3.35 TB/s".
+function fmtSi(x, unit) {
+  if (x === undefined || x === null) return "";
+  for (const [scale, prefix] of [[1e15, "P"], [1e12, "T"], [1e9, "G"], [1e6, "M"], [1e3, "k"]])
+    if (Math.abs(x) >= scale) return Number((x / scale).toPrecision(3)) + " " + prefix + unit;
+  return Number(x.toPrecision(3)) + " " + unit;
 }
 
 function fmtPercent(x, digits) { return x === undefined ? "" : x.toFixed(digits) + "%"; }

@@ -145,9 +145,19 @@ function legendKey(workload) {
     c.label + " (" + (c.language || "language unknown") + ")")));
 }
 
+// A throughput cell: the declared work's rate, and the counted work's where counters read it.
+function throughputCell(p, unit) {
+  if (p.tput_unit !== unit) return "—";
+  const counted = countedThroughput(p, unit);
+  return counted === undefined ? fmtNumber(p.tput)
+    : el("td", {title: "in parentheses: the counted work (" + p.counted.bytes_what + ", flops) over the same time"},
+      fmtNumber(p.tput) + " (counted " + fmtNumber(counted) + ")");
+}
+
 function workloadSection(workload, specs) {
   const plots = workloadPlots(workload);
-  specs.push(plots);
+  const roofline = rooflineSection(workload);
+  specs.push(plots.concat(roofline.specs));
   const unit = (workload.columns.flatMap((c) => c.points).find((p) => p.tput_unit) || {}).tput_unit;
   return el("section", {class: "workload", id: workloadId(workload)},
     el("h2", {}, workload.title),
@@ -155,9 +165,14 @@ function workloadSection(workload, specs) {
       "error bars: the quartiles of each entry's samples. Click a backend in a legend to hide or show it in every plot."),
     legendKey(workload),
     el("div", {class: "plots"}, plots.map((s) => s.div)),
+    roofline.nodes,
     el("h4", {}, "Median compute time (end to end, with transfers, in parentheses where it differs)"),
     sizeTable(workload, timeCell),
-    unit ? [el("h4", {}, "Throughput (" + unit + ")"), sizeTable(workload, (c, p) => (p.tput_unit === unit ? fmtNumber(p.tput) : "—"))] : [],
+    unit ? [el("h4", {}, "Throughput (" + unit + ")" + (workload.columns.some((c) => c.points.some((p) => countedThroughput(p, unit) !== undefined))
+      ? ", in parentheses the counted work's" : "")), sizeTable(workload, (c, p) => throughputCell(p, unit))] : [],
+    workload.columns.some((c) => c.points.some((p) => p.work))
+      ? [el("h4", {}, "Work per run(): declared by the plugin, and counted by the hardware counters (--counters)"),
+        sizeTable(workload, workCell)] : [],
     workload.columns.some((c) => c.points.some((p) => p.peak !== undefined))
       ? [el("h4", {}, "% of peak (against the roofline of the device each backend ran on)"),
         sizeTable(workload, (c, p) => (p.peak !== undefined ? fmtPercent(p.peak, 1) + (p.bound ? " " + p.bound : "") : "—"))] : [],

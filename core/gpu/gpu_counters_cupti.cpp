@@ -1,0 +1,442 @@
+// The GPU's counters through CUPTI's range profiler (cupti_range_profiler.h) and its host API
+// (cupti_profiler_host.h), loaded at run time as the device trace is (cupti_library.hpp).
+// One user range around the counted call, user replay: the caller makes the call once per
+// pass. Metric names are Nsight Compute's, so that its figures for the same kernels compare
+// one to one (docs/profiling.md).
+#include "gpu_counters.hpp"
+
+#include "cupti_library.hpp"
+
+#include <cuda.h>
+#include <cupti.h>
+#include <cupti_profiler_host.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace gpubench {
+namespace {
+
+// The entry points used, typed from CUPTI's own headers.
+struct ProfilerApi {
+    decltype(&cuptiGetResultString) result_string;
+    decltype(&cuptiProfilerInitialize) initialize;
+    decltype(&cuptiProfilerDeviceSupported) device_supported;
+    decltype(&cuptiDeviceGetChipName) chip_name;
+    decltype(&cuptiProfilerGetCounterAvailability) counter_availability;
+    decltype(&cuptiProfilerHostInitialize) host_initialize;
+    decltype(&cuptiProfilerHostGetBaseMetrics) base_metrics;
+    decltype(&cuptiProfilerHostConfigAddMetrics) add_metrics;
+    decltype(&cuptiProfilerHostGetConfigImageSize) config_size;
+    decltype(&cuptiProfilerHostGetConfigImage) config_image;
+    decltype(&cuptiProfilerHostGetNumOfPasses) pass_count;
+    decltype(&cuptiProfilerHostEvaluateToGpuValues) evaluate;
+    decltype(&cuptiRangeProfilerEnable) enable;
+    decltype(&cuptiRangeProfilerDisable) disable;
+    decltype(&cuptiRangeProfilerGetCounterDataSize) counter_data_size;
+    decltype(&cuptiRangeProfilerCounterDataImageInitialize) counter_data_initialize;
+    decltype(&cuptiRangeProfilerSetConfig) set_config;
+    decltype(&cuptiRangeProfilerStart) start;
+    decltype(&cuptiRangeProfilerStop) stop;
+    decltype(&cuptiRangeProfilerPushRange) push_range;
+    decltype(&cuptiRangeProfilerPopRange) pop_range;
+    decltype(&cuptiRangeProfilerDecodeData) decode;
+    decltype(&cuptiRangeProfilerGetCounterDataInfo) counter_data_info;
+    decltype(&cuCtxGetCurrent) current_context;
+    decltype(&cuCtxGetDevice) context_device;
+    std::string version;
+};
+
+std::string describe(const ProfilerApi &api, CUptiResult result) {
+    if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        return "profiling is restricted to administrators on this machine (the driver's "
+               "NVreg_RestrictProfilingToAdminUsers; https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+    const char *text = nullptr;
+    api.result_string(result, &text);
+    return text ? text : "CUPTI error " + std::to_string(result);
+}
+
+void check(const ProfilerApi &api, CUptiResult result, const char *call) {
+    if (result != CUPTI_SUCCESS) throw std::runtime_error(std::string(call) + ": " + describe(api, result));
+}
+
+// Loaded and cuptiProfilerInitialize'd once per process; nullptr with `why_not` otherwise.
+const ProfilerApi *profiler_api(std::string &why_not) {
+    static std::string failure;
+    static const ProfilerApi *const loaded = []() -> const ProfilerApi * {
+        void *library = cupti_library(failure);
+        if (!library) return nullptr;
+        static ProfilerApi api{};
+        const bool found =
+            cupti_symbol(library, api.result_string, "cuptiGetResultString") &&
+            cupti_symbol(library, api.initialize, "cuptiProfilerInitialize") &&
+            cupti_symbol(library, api.device_supported, "cuptiProfilerDeviceSupported") &&
+            cupti_symbol(library, api.chip_name, "cuptiDeviceGetChipName") &&
+            cupti_symbol(library, api.counter_availability, "cuptiProfilerGetCounterAvailability") &&
+            cupti_symbol(library, api.host_initialize, "cuptiProfilerHostInitialize") &&
+            cupti_symbol(library, api.base_metrics, "cuptiProfilerHostGetBaseMetrics") &&
+            cupti_symbol(library, api.add_metrics, "cuptiProfilerHostConfigAddMetrics") &&
+            cupti_symbol(library, api.config_size, "cuptiProfilerHostGetConfigImageSize") &&
+            cupti_symbol(library, api.config_image, "cuptiProfilerHostGetConfigImage") &&
+            cupti_symbol(library, api.pass_count, "cuptiProfilerHostGetNumOfPasses") &&
+            cupti_symbol(library, api.evaluate, "cuptiProfilerHostEvaluateToGpuValues") &&
+            cupti_symbol(library, api.enable, "cuptiRangeProfilerEnable") &&
+            cupti_symbol(library, api.disable, "cuptiRangeProfilerDisable") &&
+            cupti_symbol(library, api.counter_data_size, "cuptiRangeProfilerGetCounterDataSize") &&
+            cupti_symbol(library, api.counter_data_initialize, "cuptiRangeProfilerCounterDataImageInitialize") &&
+            cupti_symbol(library, api.set_config, "cuptiRangeProfilerSetConfig") &&
+            cupti_symbol(library, api.start, "cuptiRangeProfilerStart") &&
+            cupti_symbol(library, api.stop, "cuptiRangeProfilerStop") &&
+            cupti_symbol(library, api.push_range, "cuptiRangeProfilerPushRange") &&
+            cupti_symbol(library, api.pop_range, "cuptiRangeProfilerPopRange") &&
+            cupti_symbol(library, api.decode, "cuptiRangeProfilerDecodeData") &&
+            cupti_symbol(library, api.counter_data_info, "cuptiRangeProfilerGetCounterDataInfo");
+        if (!found) {
+            failure = "the CUPTI found has no range profiler (CUDA 12.6 or later has)";
+            return nullptr;
+        }
+        if (!driver_entry("cuCtxGetCurrent", api.current_context) ||
+            !driver_entry("cuCtxGetDevice", api.context_device)) {
+            failure = "the CUDA driver lacks cuCtxGetCurrent or cuCtxGetDevice";
+            return nullptr;
+        }
+        CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+        if (const CUptiResult r = api.initialize(&init); r != CUPTI_SUCCESS) {
+            failure = "cuptiProfilerInitialize: " + describe(api, r);
+            return nullptr;
+        }
+        uint32_t version = 0;
+        decltype(&cuptiGetVersion) get_version = nullptr;
+        if (cupti_symbol(library, get_version, "cuptiGetVersion")) get_version(&version);
+        api.version = std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100);
+        return &api;
+    }();
+    why_not = loaded ? "" : failure;
+    return loaded;
+}
+
+// One of gpubench's figures, as a weighted sum of Nsight Compute metrics: an FMA counts two
+// flops, as in Nsight Compute's roofline.
+struct Figure {
+    std::string name;
+    std::vector<std::pair<std::string, double>> terms;  // metric, weight
+    bool count = true;  // a count over the range (less the profiler's own floor), not a rate
+};
+
+std::vector<Figure> wanted_figures(const std::set<std::string> &tensor_metrics) {
+    const auto flops = [](const char *precision) {
+        const std::string op = std::string("smsp__sass_thread_inst_executed_op_") + precision;
+        return std::vector<std::pair<std::string, double>>{
+            {op + "add_pred_on.sum", 1}, {op + "mul_pred_on.sum", 1}, {op + "fma_pred_on.sum", 2}};
+    };
+    std::vector<Figure> figures = {
+        {"dram_read_bytes_per_run", {{"dram__bytes_read.sum", 1}}},
+        {"dram_write_bytes_per_run", {{"dram__bytes_write.sum", 1}}},
+        // What the L2's clients (SMs, copy engines) moved through it, each byte once: an H100's
+        // L2 has two partitions, and a request served by the far one is counted again at the
+        // fabric between them (vecadd at 1e6 would show 1.8x its 12 MB).
+        {"l2_bytes_per_run", {{"lts__t_bytes.sum", 1}, {"lts__t_sectors_srcunit_ltcfabric.sum", -32}}},
+        {"fp64_flops_per_run", flops("d")},
+        {"fp32_flops_per_run", flops("f")},
+        {"fp16_flops_per_run", flops("h")},
+        {"tensor_flops_per_run", {}},
+        {"sm_throughput", {{"sm__throughput.avg.pct_of_peak_sustained_elapsed", 1}}, false},
+        {"memory_throughput", {{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 1}}, false},
+    };
+    for (const std::string &metric : tensor_metrics) figures[6].terms.push_back({metric + ".sum", 1});
+    return figures;
+}
+
+// What the chip counts: its base metrics of every type.
+std::set<std::string> base_metrics(const ProfilerApi &api, CUpti_Profiler_Host_Object *host) {
+    std::set<std::string> names;
+    for (CUpti_MetricType type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
+        CUpti_Profiler_Host_GetBaseMetrics_Params params{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
+        params.pHostObject = host;
+        params.metricType = type;
+        check(api, api.base_metrics(&params), "cuptiProfilerHostGetBaseMetrics");
+        for (size_t i = 0; i < params.numMetrics; ++i) names.insert(params.ppMetricNames[i]);
+    }
+    return names;
+}
+
+// A chip's configuration: its host object, the figures it can count and the config image
+// asking for their metrics. Made once per chip and process (a few tens of milliseconds).
+struct ChipConfig {
+    CUpti_Profiler_Host_Object *host = nullptr;
+    std::vector<Figure> figures;
+    std::vector<std::string> metrics;
+    std::vector<const char *> metric_names;  // into metrics
+    std::vector<uint8_t> image;
+    size_t passes = 0;  // how many the hardware needs to count them all
+    std::vector<double> floor;  // each metric in a range around nothing (the first session's)
+};
+
+ChipConfig &chip_config(const ProfilerApi &api, CUcontext context, const std::string &chip) {
+    static std::map<std::string, ChipConfig> configs;
+    if (const auto known = configs.find(chip); known != configs.end()) return known->second;
+    CUpti_Profiler_GetCounterAvailability_Params availability{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
+    availability.ctx = context;
+    check(api, api.counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
+    std::vector<uint8_t> available(availability.counterAvailabilityImageSize);
+    availability.pCounterAvailabilityImage = available.data();
+    check(api, api.counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
+
+    ChipConfig config;
+    CUpti_Profiler_Host_Initialize_Params init{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
+    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    init.pChipName = chip.c_str();
+    init.pCounterAvailabilityImage = available.data();
+    check(api, api.host_initialize(&init), "cuptiProfilerHostInitialize");
+    config.host = init.pHostObject;
+
+    // The tensor cores' operations by source type (Hopper: fp16, bf16, tf32, fp8, fp64; an
+    // FMA counts two), not the integer ones: what the chip names, since the set differs
+    // between generations. A refinement of a name kept ("..._src_fp16_dst_fp32" beside
+    // "..._src_fp16") is part of it, and is not counted twice.
+    const std::set<std::string> known = base_metrics(api, config.host);
+    const std::string tensor_prefix = "sm__ops_path_tensor_src_";
+    std::set<std::string> tensor;
+    for (const std::string &name : known)
+        if (name.rfind(tensor_prefix, 0) == 0 && name.find("int") == std::string::npos &&
+            name.find("bool") == std::string::npos && name.find("sparsity") == std::string::npos) {
+            const bool refines = std::any_of(known.begin(), known.end(), [&](const std::string &other) {
+                return other.size() > tensor_prefix.size() && other.size() < name.size() &&
+                       name.rfind(other + "_", 0) == 0;
+            });
+            if (!refines) tensor.insert(name);
+        }
+    for (Figure &figure : wanted_figures(tensor)) {
+        // A figure counts only where the chip has every metric of it.
+        bool whole = !figure.terms.empty();
+        for (const auto &[metric, weight] : figure.terms) whole = whole && known.count(metric.substr(0, metric.find('.')));
+        if (!whole) continue;
+        for (const auto &[metric, weight] : figure.terms) config.metrics.push_back(metric);
+        config.figures.push_back(std::move(figure));
+    }
+    if (config.figures.empty()) throw std::runtime_error("the chip " + chip + " counts none of gpubench's metrics");
+    for (const std::string &metric : config.metrics) config.metric_names.push_back(metric.c_str());
+    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
+    add.pHostObject = config.host;
+    add.ppMetricNames = config.metric_names.data();
+    add.numMetrics = config.metric_names.size();
+    check(api, api.add_metrics(&add), "cuptiProfilerHostConfigAddMetrics");
+    CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
+    size.pHostObject = config.host;
+    check(api, api.config_size(&size), "cuptiProfilerHostGetConfigImageSize");
+    config.image.resize(size.configImageSize);
+    CUpti_Profiler_Host_GetConfigImage_Params image{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
+    image.pHostObject = config.host;
+    image.configImageSize = config.image.size();
+    image.pConfigImage = config.image.data();
+    check(api, api.config_image(&image), "cuptiProfilerHostGetConfigImage");
+    CUpti_Profiler_Host_GetNumOfPasses_Params passes{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
+    passes.configImageSize = config.image.size();
+    passes.pConfigImage = config.image.data();
+    check(api, api.pass_count(&passes), "cuptiProfilerHostGetNumOfPasses");
+    config.passes = passes.numOfPasses;
+    return configs.emplace(chip, std::move(config)).first->second;
+}
+
+// Why the device cannot be profiled, or "" where it can.
+std::string unsupported(const ProfilerApi &api, CUdevice device) {
+    CUpti_Profiler_DeviceSupported_Params params{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
+    params.cuDevice = device;
+    params.api = CUPTI_PROFILER_RANGE_PROFILING;
+    if (api.device_supported(&params) != CUPTI_SUCCESS || params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+        return "";
+    const std::pair<CUpti_Profiler_Support_Level, const char *> reasons[] = {
+        {params.architecture, "its architecture has no profiler (compute capability 7.0 or later has)"},
+        {params.vGpu, "a vGPU whose profiling is not enabled"},
+        {params.confidentialCompute, "confidential computing is on"},
+        {params.sli, "SLI is on"},
+        {params.cmp, "a mining processor (CMP)"},
+        {params.wsl, "WSL does not allow it"}};
+    for (const auto &[level, why] : reasons)
+        if (level != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return std::string("the device cannot be profiled: ") + why;
+    return "the device cannot be profiled (cuptiProfilerDeviceSupported)";
+}
+
+class CuptiCounterSession final : public GpuCounterSession {
+public:
+    CuptiCounterSession(const ProfilerApi &api, ChipConfig &config, CUcontext context)
+        : api_(api), config_(config), context_(context) {
+        // The profiler's own traffic (its records go through the L2: some 2 MB a range on an
+        // H100), counted once per process in a range around nothing, taken off every count.
+        begin();
+        if (config_.floor.empty()) {
+            do start_pass();
+            while (!end_pass());
+            config_.floor = evaluate();
+            disable();
+            begin();
+        }
+    }
+    ~CuptiCounterSession() override { disable(); }
+
+    std::string name() const override { return "CUPTI " + api_.version + " range profiler"; }
+    size_t passes() const override { return config_.passes; }
+
+    void start_pass() override {
+        wait_for_device();  // the inputs' upload is not counted
+        CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+        start.pRangeProfilerObject = profiler_;
+        check(api_, api_.start(&start), "cuptiRangeProfilerStart");
+        CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
+        push.pRangeProfilerObject = profiler_;
+        push.pRangeName = "run";
+        check(api_, api_.push_range(&push), "cuptiRangeProfilerPushRange");
+    }
+
+    bool end_pass() override {
+        wait_for_device();
+        CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
+        pop.pRangeProfilerObject = profiler_;
+        check(api_, api_.pop_range(&pop), "cuptiRangeProfilerPopRange");
+        CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
+        stop.pRangeProfilerObject = profiler_;
+        check(api_, api_.stop(&stop), "cuptiRangeProfilerStop");
+        if (++passes_ > max_passes && !stop.isAllPassSubmitted)
+            throw std::runtime_error("the counters asked for more than " + std::to_string(max_passes) + " passes");
+        return stop.isAllPassSubmitted != 0;
+    }
+
+    std::vector<std::pair<std::string, double>> read() override {
+        const std::vector<double> values = evaluate();
+        std::vector<std::pair<std::string, double>> figures;
+        size_t next = 0;
+        for (const Figure &figure : config_.figures) {
+            double value = 0;
+            for (const auto &[metric, weight] : figure.terms) {
+                value += weight * (values[next] - (figure.count ? config_.floor[next] : 0));
+                ++next;
+            }
+            figures.push_back({figure.name, figure.count ? std::max(0.0, value) : value});
+        }
+        return figures;
+    }
+
+private:
+    static constexpr int max_passes = 64;  // a call the counters could not converge on
+
+    // A profiler object on the context, configured for one range.
+    void begin() {
+        CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
+        enable.ctx = context_;
+        check(api_, api_.enable(&enable), "cuptiRangeProfilerEnable");
+        profiler_ = enable.pRangeProfilerObject;
+        passes_ = 0;
+        try {
+            configure();
+        } catch (...) {
+            disable();
+            throw;
+        }
+    }
+
+    void configure() {
+        CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
+        size.pRangeProfilerObject = profiler_;
+        size.pMetricNames = const_cast<const char **>(config_.metric_names.data());
+        size.numMetrics = config_.metric_names.size();
+        size.maxNumOfRanges = 1;
+        size.maxNumRangeTreeNodes = 1;
+        check(api_, api_.counter_data_size(&size), "cuptiRangeProfilerGetCounterDataSize");
+        counter_data_.assign(size.counterDataSize, 0);
+        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
+            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
+        init.pRangeProfilerObject = profiler_;
+        init.counterDataSize = counter_data_.size();
+        init.pCounterData = counter_data_.data();
+        check(api_, api_.counter_data_initialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
+        CUpti_RangeProfiler_SetConfig_Params set{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
+        set.pRangeProfilerObject = profiler_;
+        set.configSize = config_.image.size();
+        set.pConfig = config_.image.data();
+        set.counterDataImageSize = counter_data_.size();
+        set.pCounterDataImage = counter_data_.data();
+        set.range = CUPTI_UserRange;
+        set.replayMode = CUPTI_UserReplay;
+        set.maxRangesPerPass = 1;
+        set.numNestingLevels = 1;
+        set.minNestingLevel = 1;
+        set.passIndex = 0;
+        set.targetNestingLevel = 1;
+        check(api_, api_.set_config(&set), "cuptiRangeProfilerSetConfig");
+    }
+
+    // Each metric's value over the one range, in config_.metric_names' order.
+    std::vector<double> evaluate() {
+        CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
+        decode.pRangeProfilerObject = profiler_;
+        check(api_, api_.decode(&decode), "cuptiRangeProfilerDecodeData");
+        CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+        info.pCounterDataImage = counter_data_.data();
+        info.counterDataImageSize = counter_data_.size();
+        check(api_, api_.counter_data_info(&info), "cuptiRangeProfilerGetCounterDataInfo");
+        if (decode.numOfRangeDropped > 0 || info.numTotalRanges != 1)
+            throw std::runtime_error("the range profiler kept " + std::to_string(info.numTotalRanges) +
+                                     " ranges of the one counted");
+        std::vector<double> values(config_.metric_names.size());
+        CUpti_Profiler_Host_EvaluateToGpuValues_Params evaluate{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
+        evaluate.pHostObject = config_.host;
+        evaluate.pCounterDataImage = counter_data_.data();
+        evaluate.counterDataImageSize = counter_data_.size();
+        evaluate.rangeIndex = 0;
+        evaluate.ppMetricNames = const_cast<const char **>(config_.metric_names.data());
+        evaluate.numMetrics = values.size();
+        evaluate.pMetricValues = values.data();
+        check(api_, api_.evaluate(&evaluate), "cuptiProfilerHostEvaluateToGpuValues");
+        return values;
+    }
+
+    void wait_for_device() {
+        if (const cudaError_t status = cudaDeviceSynchronize(); status != cudaSuccess)
+            throw std::runtime_error(std::string("cudaDeviceSynchronize: ") + cudaGetErrorString(status));
+    }
+
+    void disable() {
+        if (!profiler_) return;
+        CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
+        disable.pRangeProfilerObject = profiler_;
+        api_.disable(&disable);
+        profiler_ = nullptr;
+    }
+
+    const ProfilerApi &api_;
+    ChipConfig &config_;
+    CUcontext context_;
+    CUpti_RangeProfiler_Object *profiler_ = nullptr;
+    std::vector<uint8_t> counter_data_;
+    int passes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<GpuCounterSession> open_gpu_counters(std::string &why_not) {
+    const ProfilerApi *api = profiler_api(why_not);
+    if (!api) return nullptr;
+    CUcontext context = nullptr;
+    CUdevice device = 0;
+    if (api->current_context(&context) != CUDA_SUCCESS || !context || api->context_device(&device) != CUDA_SUCCESS) {
+        why_not = "no CUDA context is current on the harness's thread";
+        return nullptr;
+    }
+    if (why_not = unsupported(*api, device); !why_not.empty()) return nullptr;
+    try {
+        CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+        chip.deviceIndex = static_cast<size_t>(device);
+        check(*api, api->chip_name(&chip), "cuptiDeviceGetChipName");
+        return std::make_unique<CuptiCounterSession>(*api, chip_config(*api, context, chip.pChipName), context);
+    } catch (const std::exception &e) {
+        why_not = e.what();
+        return nullptr;
+    }
+}
+
+}  // namespace gpubench

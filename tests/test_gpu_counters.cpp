@@ -1,0 +1,77 @@
+// --counters on a GPU: CUPTI's range profiler reads what vecadd_cuda's run() moved and
+// computed, and a plugin that declares half its bytes (fixture_half_bytes) is flagged at a
+// size held to the L2 and at one held to HBM. Skipped, with the reason, where no GPU can be
+// used or where this machine does not let the user profile.
+#include "runner_process.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+
+using namespace runner_process;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::map<std::string, double> counted(const nlohmann::json &entry) {
+    std::map<std::string, double> values;
+    for (const nlohmann::json &m : entry["metrics"])
+        if (m.value("measured", false)) values[m["name"]] = m["value"];
+    return values;
+}
+
+bool flagged(const nlohmann::json &entry, const char *flag) {
+    const nlohmann::json flags = entry.value("flags", nlohmann::json::array());
+    return std::find(flags.begin(), flags.end(), flag) != flags.end();
+}
+
+// The sweep's entries, or the test skipped where the counters cannot be read here.
+nlohmann::json counted_entries(const fs::path &folder, const std::string &plugins, const std::string &sizes) {
+    const fs::path results = folder / "counted.json";
+    Outcome o = run_runner(fixtures() + " --plugin " + plugins + " --sizes " + sizes +
+                           " --counters --max-time 1 -q -o " + results.string());
+    INFO(o.output);
+    REQUIRE(o.status == 0);
+    const nlohmann::json entries = read_json(results)["entries"];
+    const std::string source = entries[0]["counters"];
+    if (source.rfind("not read: ", 0) == 0) test_support::skip_test("the GPU's counters cannot be read here: " + source);
+    return entries;
+}
+
+}  // namespace
+
+TEST_CASE("GPU counters (--counters): vecadd_cuda's bytes and flops as the hardware counts them", "[gpu][counters]") {
+    test_support::require_gpu();
+    test_support::TempFolder folder;
+    const nlohmann::json entry = counted_entries(folder.path(), "vecadd_cuda", "1e8")[0];
+    INFO(entry.dump(1));
+    CHECK(entry["status"] == "ok");
+    CHECK_THAT(entry["counters"].get<std::string>(), Catch::Contains("range profiler"));
+    std::map<std::string, double> values = counted(entry);
+    // 1e8 floats: a and b read (8e8 B), c written (4e8 B, of which the L2 may still hold a
+    // part when the kernel ends), one fp32 add each.
+    CHECK(values["dram_read_bytes_per_run"] == Approx(8e8).epsilon(0.02));
+    CHECK(values["dram_write_bytes_per_run"] > 0.9 * 4e8);
+    CHECK(values["dram_write_bytes_per_run"] < 1.02 * 4e8);
+    CHECK(values["fp32_flops_per_run"] == Approx(1e8).epsilon(0.01));
+    CHECK(values["fp64_flops_per_run"] == 0);
+    CHECK(values["memory_throughput"] > 10);
+    CHECK(values["memory_throughput"] <= 100);
+    CHECK_FALSE(flagged(entry, "work_mismatch"));
+}
+
+TEST_CASE("GPU counters (--counters): a plugin declaring half its bytes is flagged in the L2 and in HBM", "[gpu][counters]") {
+    test_support::require_gpu();
+    test_support::TempFolder folder;
+    const nlohmann::json entries = counted_entries(folder.path(), "fixture_half_bytes", "1e6,1e8");
+    REQUIRE(entries.size() == 2);
+    for (const nlohmann::json &entry : entries) {
+        INFO(entry.dump(1));
+        CHECK(entry["status"] == "ok");
+        CHECK(flagged(entry, "work_mismatch"));
+        CHECK_THAT(entry["throughput"]["work_mismatch"].get<std::string>(), Catch::StartsWith("declares "));
+    }
+}
