@@ -2,6 +2,7 @@
 // measured metrics, tested through the fake source (GPUBENCH_FAKE_COUNTERS) with no GPU and
 // no PMU, and through perf_event_open wherever the test runs: read, or the reason it is not.
 #include "counted_work.hpp"
+#include "counting_pass.hpp"
 #include "entry_figures.hpp"
 #include "hardware_counters.hpp"
 #include "runner_process.hpp"
@@ -195,4 +196,11 @@ TEST_CASE("counted work against declared: flagged beyond 1.5x either way, at the
     const EntryFigures f = entry_figures(flagged, this_host_run());
     CHECK(std::count(f.flags.begin(), f.flags.end(), "work_mismatch") == 1);
     CHECK(f.work_mismatch == "declares 5e+08 B a run(), the counters 1.2e+09 B (HBM)");
+}
+
+TEST_CASE("the counting's time limit: 30 times the entry's --max-time, within 4-30 s", "[counters]") {
+    CHECK(counting_time_limit_s(0.05) == 4);  // a sweep behind its budget
+    CHECK(counting_time_limit_s(0.5) == 15);
+    CHECK(counting_time_limit_s(1) == 30);    // the default sweep's --max-time
+    CHECK(counting_time_limit_s(10) == 30);
 }

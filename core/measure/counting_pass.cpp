@@ -2,10 +2,13 @@
 
 #include "hardware_counters.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 
 namespace gpubench {
+
+double counting_time_limit_s(double max_time_s) { return std::clamp(30 * max_time_s, 4.0, 30.0); }
 
 std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api, PhaseTimer &timer,
                                   EntryResult &result, double time_limit_s) {
@@ -32,7 +35,7 @@ std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api
         const double pass_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
         if (pass == 1 && pass_s * double(source->passes() - 1) > time_limit_s) {
             char why[160];
-            std::snprintf(why, sizeof why, "not read: %zu passes of %.2f s would take over %.3g s",
+            std::snprintf(why, sizeof why, "not read: %zu passes of %.2f s would take over %.3g s (30 times --max-time, 4-30 s)",
                           source->passes(), pass_s, time_limit_s);
             result.counters = why;
             instance.timed("download", api.download, timer);  // verify() reads its result next

@@ -8,10 +8,12 @@
 
 namespace gpubench {
 
-// How long an entry's counting may take: a GPU's takes a dozen passes of some 0.2 s beyond
-// the cycle. Not --max-time, which is the sampling's (1 s in the default sweep, and a budget
-// cuts it further): the budget plans the counting as a cost of its own (entry_cost.hpp).
-inline constexpr double counting_time_limit_s = 30;
+// How long an entry's counting may take: 30 times its sampling's limit (--max-time, as a
+// budget cut it), within 4-30 s. A GPU's counting takes a dozen passes of some 0.2 s beyond
+// the cycle: 2-3 s for most entries, which a sweep's 1 s --max-time would refuse; a budget
+// behind its schedule cuts --max-time to some 0.05 s, and a plugin of many Python launches
+// (16-27 s on an H100) then keeps to 4 s.
+double counting_time_limit_s(double max_time_s);
 
 // Counts one upload, reset, run() and download of `instance` and returns the counters, per
 // run(); result.counters says which source read them, or why none could ("not read: ...").

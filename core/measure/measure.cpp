@@ -384,7 +384,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         std::vector<Metric> counted;
         if (options.counters) {
             stage("counters");
-            counted = count_one_run(*instance, api, timer, result, counting_time_limit_s);
+            counted = count_one_run(*instance, api, timer, result, counting_time_limit_s(options.max_time_s));
         }
         stage("verify");
         result.verification = instance->verify();
