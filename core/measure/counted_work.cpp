@@ -8,12 +8,6 @@
 namespace gpubench {
 namespace {
 
-std::optional<double> counted(const EntryResult &e, const char *name) {
-    for (const EntryMetric &m : e.metrics)
-        if (m.measured && m.name == name) return m.value;
-    return std::nullopt;
-}
-
 // Whether the declared work is memory-bound: no flops, or fewer per byte than the roofline's
 // ridge. A compute-bound kernel's declared bytes are the least it must move, which tiling
 // and caches exceed by design: its flops are what to compare.
@@ -29,21 +23,14 @@ std::optional<std::pair<double, std::string>> counted_bytes(const EntryResult &e
     if (!e.cuda_devices.empty()) {
         // What the SMs and copy engines moved through the L2, wherever it was served from: a
         // cold run's writes of a working set the L2 holds never reach HBM inside the run().
-        if (const auto l2 = counted(e, "l2_bytes_per_run")) return std::pair(*l2, std::string("L2"));
-        const auto read = counted(e, "dram_read_bytes_per_run"), write = counted(e, "dram_write_bytes_per_run");
+        if (const auto l2 = counted_value(e, "l2_bytes_per_run")) return std::pair(*l2, std::string("L2"));
+        const auto read = counted_value(e, "dram_read_bytes_per_run"), write = counted_value(e, "dram_write_bytes_per_run");
         if (read || write) return std::pair(read.value_or(0) + write.value_or(0), std::string("HBM"));
         return std::nullopt;
     }
     if (e.peak_level == "DRAM")
-        if (const auto misses = counted(e, "llc_misses_per_run")) return std::pair(*misses * 64, std::string("DRAM"));
+        if (const auto misses = counted_value(e, "llc_misses_per_run")) return std::pair(*misses * 64, std::string("DRAM"));
     return std::nullopt;
-}
-
-std::optional<double> counted_flops(const EntryResult &e) {
-    std::optional<double> total;
-    for (const char *name : {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run", "tensor_flops_per_run"})
-        if (const auto flops = counted(e, name)) total = total.value_or(0) + *flops;
-    return total;
 }
 
 bool disagree(double declared, double measured) {
@@ -57,6 +44,23 @@ std::string text(const char *unit, double declared, double measured, const std::
 }
 
 }  // namespace
+
+std::optional<double> counted_value(const EntryResult &e, const char *name) {
+    for (const EntryMetric &m : e.metrics)
+        if (m.measured && m.name == name) return m.value;
+    return std::nullopt;
+}
+
+std::optional<double> counted_sum(const EntryResult &e, std::initializer_list<const char *> names) {
+    std::optional<double> total;
+    for (const char *name : names)
+        if (const auto value = counted_value(e, name)) total = total.value_or(0) + *value;
+    return total;
+}
+
+std::optional<double> counted_flops(const EntryResult &e) {
+    return counted_sum(e, {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run", "tensor_flops_per_run"});
+}
 
 std::string counted_work_mismatch(const EntryResult &e) {
     std::string mismatch;

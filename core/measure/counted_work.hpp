@@ -10,6 +10,8 @@
 
 #include "measure.hpp"
 
+#include <initializer_list>
+#include <optional>
 #include <string>
 
 namespace gpubench {
@@ -25,6 +27,13 @@ inline constexpr double counted_work_tolerance = 1.5;
 // counted cycle moves besides the work (an H100 counts 1.5-1.9 MB through the L2 for a run()
 // of 12 KB, the profiler's own floor taken off) is a large part of what the counters see.
 inline constexpr double counted_work_least_bytes = 4 << 20;
+
+// The counter `name` as the entry recorded it (a measured metric), or nullopt; the sum of
+// those of `names` that were read, or nullopt where none was.
+std::optional<double> counted_value(const EntryResult &entry, const char *name);
+std::optional<double> counted_sum(const EntryResult &entry, std::initializer_list<const char *> names);
+// The counted flops of the four precisions together, or nullopt where none was read.
+std::optional<double> counted_flops(const EntryResult &entry);
 
 // "" where they agree within counted_work_tolerance or cannot be compared; else what
 // differs, naming both: "declares 4e+08 B a run(), the counters 8e+08 B (HBM)".

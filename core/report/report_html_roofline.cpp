@@ -6,7 +6,6 @@
 #include "report_html.hpp"
 
 #include <algorithm>
-#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -22,20 +21,6 @@ namespace {
 constexpr size_t most_devices_drawn = 3;
 
 bool counters_read(const EntryResult &e) { return !e.counters.empty() && e.counters.rfind("not read", 0) != 0; }
-
-std::optional<double> counter(const EntryResult &e, const char *name) {
-    for (const EntryMetric &m : e.metrics)
-        if (m.measured && m.name == name) return m.value;
-    return std::nullopt;
-}
-
-// The sum of the counters named that were read; nullopt where none was.
-std::optional<double> counter_sum(const EntryResult &e, std::initializer_list<const char *> names) {
-    std::optional<double> total;
-    for (const char *name : names)
-        if (const auto value = counter(e, name)) total = total.value_or(0) + *value;
-    return total;
-}
 
 // The device a point's roofs are: its GPU by name ("GPU 1" where the sweep did not probe it) or
 // "host", with the column's source where the report has several.
@@ -58,15 +43,14 @@ json counted_json(const ReportColumn &c, const ReportPoint &p) {
     json counted = {{"device", device_of(c, p)}};
     std::optional<double> bytes;
     if (on_gpu) {
-        bytes = counter_sum(e, {"dram_read_bytes_per_run", "dram_write_bytes_per_run"});
+        bytes = counted_sum(e, {"dram_read_bytes_per_run", "dram_write_bytes_per_run"});
         counted["bytes_what"] = "DRAM read + write";
-        if (const auto l2 = counter(e, "l2_bytes_per_run")) counted["l2_bytes"] = *l2;
+        if (const auto l2 = counted_value(e, "l2_bytes_per_run")) counted["l2_bytes"] = *l2;
     } else {
-        if (const auto misses = counter(e, "llc_misses_per_run")) bytes = *misses * 64;
+        if (const auto misses = counted_value(e, "llc_misses_per_run")) bytes = *misses * 64;
         counted["bytes_what"] = "last-level cache misses x 64 B";
     }
-    std::optional<double> flops =
-        counter_sum(e, {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run", "tensor_flops_per_run"});
+    std::optional<double> flops = counted_flops(e);
     if (!flops && !on_gpu && e.work.flops > 0) {
         flops = e.work.flops;
         counted["flops_declared"] = true;  // the CPU's counters count no flops
