@@ -75,3 +75,26 @@ TEST_CASE("GPU counters (--counters): a plugin declaring half its bytes is flagg
         CHECK_THAT(entry["throughput"]["work_mismatch"].get<std::string>(), Catch::StartsWith("declares "));
     }
 }
+
+TEST_CASE("GPU counters (--counters): kernels replayed from a CUDA graph leave the pipes' flops out, and say so", "[gpu][counters]") {
+    test_support::require_gpu();
+    test_support::TempFolder folder;
+    // solvebak_cuda captures one iteration as a graph in its set-up (graph=1), before the
+    // counting; graph=0 launches the same kernels one by one.
+    const nlohmann::json entries = counted_entries(folder.path(), "solvebak_cuda", "1e4 --param graph=0,1");
+    REQUIRE(entries.size() == 2);
+    for (const nlohmann::json &entry : entries) {
+        INFO(entry.dump(1));
+        CHECK(entry["status"] == "ok");
+        const std::map<std::string, double> values = counted(entry);
+        CHECK(values.count("dram_read_bytes_per_run") == 1);
+        if (entry["params"] == "graph=0") {
+            CHECK(values.count("fp64_flops_per_run") == 1);
+            CHECK(values.at("fp64_flops_per_run") > 0);
+            CHECK_THAT(entry["counters"].get<std::string>(), !Catch::Contains("not counted"));
+        } else {
+            CHECK(values.count("fp64_flops_per_run") == 0);
+            CHECK_THAT(entry["counters"].get<std::string>(), Catch::Contains("flops not counted"));
+        }
+    }
+}

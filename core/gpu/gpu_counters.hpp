@@ -25,6 +25,7 @@ public:
     // ("dram_read_bytes_per_run"), with its value over the range. Counts (bytes, flops) are
     // net of the profiler's own: a range around nothing, counted when the session opens.
     virtual std::vector<std::pair<std::string, double>> read() = 0;
+    virtual std::string caveat() const = 0;  // after read(): one line on figures left out, or ""
     virtual std::string name() const = 0;  // "CUPTI 13.0 range profiler"
     virtual size_t passes() const = 0;     // how many the counted call is made
 };

@@ -6,6 +6,7 @@
 #include "gpu_counters.hpp"
 
 #include "cupti_library.hpp"
+#include "gpu_counter_figures.hpp"
 
 #include <cuda.h>
 #include <cupti.h>
@@ -120,38 +121,6 @@ const ProfilerApi *profiler_api(std::string &why_not) {
     return loaded;
 }
 
-// One of gpubench's figures, as a weighted sum of Nsight Compute metrics: an FMA counts two
-// flops, as in Nsight Compute's roofline.
-struct Figure {
-    std::string name;
-    std::vector<std::pair<std::string, double>> terms;  // metric, weight
-    bool count = true;  // a count over the range (less the profiler's own floor), not a rate
-};
-
-std::vector<Figure> wanted_figures(const std::set<std::string> &tensor_metrics) {
-    const auto flops = [](const char *precision) {
-        const std::string op = std::string("smsp__sass_thread_inst_executed_op_") + precision;
-        return std::vector<std::pair<std::string, double>>{
-            {op + "add_pred_on.sum", 1}, {op + "mul_pred_on.sum", 1}, {op + "fma_pred_on.sum", 2}};
-    };
-    std::vector<Figure> figures = {
-        {"dram_read_bytes_per_run", {{"dram__bytes_read.sum", 1}}},
-        {"dram_write_bytes_per_run", {{"dram__bytes_write.sum", 1}}},
-        // What the L2's clients (SMs, copy engines) moved through it, each byte once: an H100's
-        // L2 has two partitions, and a request served by the far one is counted again at the
-        // fabric between them (vecadd at 1e6 would show 1.8x its 12 MB).
-        {"l2_bytes_per_run", {{"lts__t_bytes.sum", 1}, {"lts__t_sectors_srcunit_ltcfabric.sum", -32}}},
-        {"fp64_flops_per_run", flops("d")},
-        {"fp32_flops_per_run", flops("f")},
-        {"fp16_flops_per_run", flops("h")},
-        {"tensor_flops_per_run", {}},
-        {"sm_throughput", {{"sm__throughput.avg.pct_of_peak_sustained_elapsed", 1}}, false},
-        {"memory_throughput", {{"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", 1}}, false},
-    };
-    for (const std::string &metric : tensor_metrics) figures[6].terms.push_back({metric + ".sum", 1});
-    return figures;
-}
-
 // What the chip counts: its base metrics of every type.
 std::set<std::string> base_metrics(const ProfilerApi &api, CUpti_Profiler_Host_Object *host) {
     std::set<std::string> names;
@@ -169,7 +138,7 @@ std::set<std::string> base_metrics(const ProfilerApi &api, CUpti_Profiler_Host_O
 // asking for their metrics. Made once per chip and process (a few tens of milliseconds).
 struct ChipConfig {
     CUpti_Profiler_Host_Object *host = nullptr;
-    std::vector<Figure> figures;
+    std::vector<CounterFigure> figures;
     std::vector<std::string> metrics;
     std::vector<const char *> metric_names;  // into metrics
     std::vector<uint8_t> image;
@@ -195,30 +164,9 @@ ChipConfig &chip_config(const ProfilerApi &api, CUcontext context, const std::st
     check(api, api.host_initialize(&init), "cuptiProfilerHostInitialize");
     config.host = init.pHostObject;
 
-    // The tensor cores' operations by source type (Hopper: fp16, bf16, tf32, fp8, fp64; an
-    // FMA counts two), not the integer ones: what the chip names, since the set differs
-    // between generations. A refinement of a name kept ("..._src_fp16_dst_fp32" beside
-    // "..._src_fp16") is part of it, and is not counted twice.
-    const std::set<std::string> known = base_metrics(api, config.host);
-    const std::string tensor_prefix = "sm__ops_path_tensor_src_";
-    std::set<std::string> tensor;
-    for (const std::string &name : known)
-        if (name.rfind(tensor_prefix, 0) == 0 && name.find("int") == std::string::npos &&
-            name.find("bool") == std::string::npos && name.find("sparsity") == std::string::npos) {
-            const bool refines = std::any_of(known.begin(), known.end(), [&](const std::string &other) {
-                return other.size() > tensor_prefix.size() && other.size() < name.size() &&
-                       name.rfind(other + "_", 0) == 0;
-            });
-            if (!refines) tensor.insert(name);
-        }
-    for (Figure &figure : wanted_figures(tensor)) {
-        // A figure counts only where the chip has every metric of it.
-        bool whole = !figure.terms.empty();
-        for (const auto &[metric, weight] : figure.terms) whole = whole && known.count(metric.substr(0, metric.find('.')));
-        if (!whole) continue;
+    config.figures = chip_figures(base_metrics(api, config.host));
+    for (const CounterFigure &figure : config.figures)
         for (const auto &[metric, weight] : figure.terms) config.metrics.push_back(metric);
-        config.figures.push_back(std::move(figure));
-    }
     if (config.figures.empty()) throw std::runtime_error("the chip " + chip + " counts none of gpubench's metrics");
     for (const std::string &metric : config.metrics) config.metric_names.push_back(metric.c_str());
     CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
@@ -307,19 +255,11 @@ public:
     }
 
     std::vector<std::pair<std::string, double>> read() override {
-        const std::vector<double> values = evaluate();
-        std::vector<std::pair<std::string, double>> figures;
-        size_t next = 0;
-        for (const Figure &figure : config_.figures) {
-            double value = 0;
-            for (const auto &[metric, weight] : figure.terms) {
-                value += weight * (values[next] - (figure.count ? config_.floor[next] : 0));
-                ++next;
-            }
-            figures.push_back({figure.name, figure.count ? std::max(0.0, value) : value});
-        }
-        return figures;
+        CountedFigures counted = evaluate_figures(config_.figures, evaluate(), config_.floor);
+        caveat_ = std::move(counted.caveat);
+        return std::move(counted.values);
     }
+    std::string caveat() const override { return caveat_; }
 
 private:
     static constexpr int max_passes = 64;  // a call the counters could not converge on
@@ -414,6 +354,7 @@ private:
     CUpti_RangeProfiler_Object *profiler_ = nullptr;
     std::vector<uint8_t> counter_data_;
     int passes_ = 0;
+    std::string caveat_;
 };
 
 }  // namespace

@@ -45,7 +45,8 @@ std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api
     std::vector<Metric> counted = source->read();
     // Waited for as a sample's download is: verify() reads its result next.
     instance.timed("download", api.download, timer);
-    result.counters = source->name();
+    const std::string caveat = source->caveat();
+    result.counters = source->name() + (caveat.empty() ? "" : "; " + caveat);
     return counted;
 }
 

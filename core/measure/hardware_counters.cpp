@@ -189,6 +189,7 @@ public:
     explicit GpuCounters(std::unique_ptr<GpuCounterSession> session) : session_(std::move(session)) {}
     std::string name() const override { return session_->name(); }
     size_t passes() const override { return session_->passes(); }
+    std::string caveat() const override { return session_->caveat(); }
     void start_pass() override { session_->start_pass(); }
     bool end_pass() override { return session_->end_pass(); }
     std::vector<Metric> read() override {

@@ -38,6 +38,7 @@ public:
     virtual bool end_pass() = 0;
     virtual std::vector<Metric> read() = 0;
     virtual size_t passes() const { return 1; }  // how many end_pass() will ask, all told
+    virtual std::string caveat() const { return ""; }  // after read(): figures left out, or ""
 };
 
 // The source for an entry: the fake where GPUBENCH_FAKE_COUNTERS names a file, else one for

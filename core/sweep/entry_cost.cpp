@@ -28,9 +28,9 @@ constexpr double compiled_cycle_overhead_s = 40e-6, python_cycle_overhead_s = 20
 // solvebak_cuda and solvebak_cublas. Through Python, its library's (import_costs).
 constexpr double compiled_launch_s = 2e-6;
 
-// --counters on a GPU: an H100 counts gpubench's counters in 13 passes of the cycle, each
-// with some 0.18 s of the profiler's own (docs/profiling.md).
-constexpr double counting_passes = 13, counting_pass_s = 0.18;
+// --counters on a GPU: an H100 counts gpubench's counters in 6 passes of the cycle, each
+// with some 0.035 s of the profiler's own (docs/profiling.md).
+constexpr double counting_passes = 6, counting_pass_s = 0.035;
 
 // Starting a worker, as measured on an H100 host: a process with its plugin loaded; a CUDA
 // context (0.5 s); an interpreter with its imports (0.4-1.9 s).

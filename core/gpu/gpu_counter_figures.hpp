@@ -1,0 +1,51 @@
+// Which Nsight Compute metrics make gpubench's GPU counters, and how their values over one
+// range become the figures recorded (hardware_counters.hpp names them). Kept apart from the
+// CUPTI calls (gpu_counters_cupti.cpp) so that the arithmetic is tested without a GPU.
+#pragma once
+
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+struct CounterFigure {
+    enum class Combine {
+        count,    // a weighted sum of counts over the range, less the profiler's own floor
+        busiest,  // the largest of its terms, each a % of peak (not floored)
+    };
+    std::string name;
+    std::vector<std::pair<std::string, double>> terms;  // metric, weight
+    Combine combine = Combine::count;
+};
+
+// The tensor-core metrics of a chip (its base metrics `known`): the operations by source
+// type, integer and sparsity ones left out, a refinement of a name kept not counted twice.
+std::set<std::string> tensor_metrics(const std::set<std::string> &known);
+
+// Every figure gpubench asks a chip for (tensor_metrics() as one figure's terms), before
+// the ones whose metrics the chip lacks are dropped. Two of them are not recorded but
+// checked (instructions executed, and those the profiler instrumented: see evaluate_figures).
+std::vector<CounterFigure> wanted_figures(const std::set<std::string> &tensor_metrics);
+
+// wanted_figures() as a chip with base metrics `known` counts them: a figure whose metrics
+// it lacks is left out, except that a `busiest` one keeps the terms it has.
+std::vector<CounterFigure> chip_figures(const std::set<std::string> &known);
+
+struct CountedFigures {
+    std::vector<std::pair<std::string, double>> values;  // figure name, value per run()
+    std::string caveat;  // one line on figures left out, or ""
+};
+
+// The figures from each metric's value over the range (`values`, in the figures' term
+// order) and over an empty range (`floor`, the same order). The flops of the FP64, FP32 and
+// FP16 pipes come from instrumented code (SASS patching): where under 99% of the warp
+// instructions executed were instrumented, those figures are left out and the caveat says
+// so. Unpatched kernels: a CUDA graph's, instantiated before the counting began (solvebak's
+// graph=1 counted 0 flops), and the driver's own copy kernels (cudaMemcpy device to device),
+// which the check cannot tell apart, so a copy's zero flops go too.
+CountedFigures evaluate_figures(const std::vector<CounterFigure> &figures, const std::vector<double> &values,
+                                const std::vector<double> &floor);
+
+}  // namespace gpubench
