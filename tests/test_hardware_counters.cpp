@@ -189,6 +189,14 @@ TEST_CASE("counted work against declared: flagged beyond 1.5x either way, at the
               .empty());
     // A run() that moves less than 4 MiB: what the counted cycle moves besides weighs as much.
     CHECK(counted_work_mismatch(counted_entry(true, "L2", 1.2e4, 0, {{"l2_bytes_per_run", 1.9e6}})).empty());
+    // The pipes' flops left out (a CUDA graph's kernels ran unpatched): the tensor cores'
+    // zero is not the run's flops, and the bytes still compare.
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.6e8, 4e7, {{"dram_read_bytes_per_run", 1.7e8},
+                                                                         {"tensor_flops_per_run", 0}}))
+              .empty());
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.6e8, 4e7, {{"l2_bytes_per_run", 4.2e8},
+                                                                         {"tensor_flops_per_run", 0}})) ==
+          "declares 1.6e+08 B a run(), the counters 4.2e+08 B (L2)");
     // No counters (not read, or no --counters): nothing to compare.
     CHECK(counted_work_mismatch(counted_entry(true, "HBM", 5e8, 0, {})).empty());
     // The flag, and its figure in the results' throughput.

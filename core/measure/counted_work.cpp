@@ -59,6 +59,7 @@ std::optional<double> counted_sum(const EntryResult &e, std::initializer_list<co
 }
 
 std::optional<double> counted_flops(const EntryResult &e) {
+    if (!counted_sum(e, {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run"})) return std::nullopt;
     return counted_sum(e, {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run", "tensor_flops_per_run"});
 }
 

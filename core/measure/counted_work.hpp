@@ -32,7 +32,9 @@ inline constexpr double counted_work_least_bytes = 4 << 20;
 // those of `names` that were read, or nullopt where none was.
 std::optional<double> counted_value(const EntryResult &entry, const char *name);
 std::optional<double> counted_sum(const EntryResult &entry, std::initializer_list<const char *> names);
-// The counted flops of the four precisions together, or nullopt where none was read.
+// The counted flops of the four precisions together, or nullopt where the pipes' (FP64, FP32,
+// FP16) were not read: where the profiler could not see them all (gpu_counter_figures.hpp),
+// the tensor cores' alone would read as a wrong total.
 std::optional<double> counted_flops(const EntryResult &entry);
 
 // "" where they agree within counted_work_tolerance or cannot be compared; else what
