@@ -189,6 +189,20 @@ TEST_CASE("counted work against declared: flagged beyond 1.5x either way, at the
               .empty());
     // A run() that moves less than 4 MiB: what the counted cycle moves besides weighs as much.
     CHECK(counted_work_mismatch(counted_entry(true, "L2", 1.2e4, 0, {{"l2_bytes_per_run", 1.9e6}})).empty());
+    // FP16 "flops" beside FP32 ones: the compiler's HFMA2 constant loads (CuPy's add at 1e8),
+    // or real half-precision work; either agrees with a declaration within the two.
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.2e9, 1e8, {{"fp32_flops_per_run", 1e8},
+                                                                         {"fp16_flops_per_run", 2e8}}))
+              .empty());
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.2e9, 3e8, {{"fp32_flops_per_run", 1e8},
+                                                                         {"fp16_flops_per_run", 2e8}}))
+              .empty());
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.2e9, 5e7, {{"fp32_flops_per_run", 1e8},
+                                                                         {"fp16_flops_per_run", 2e8}})) ==
+          "declares 5e+07 flops a run(), the counters 3e+08 flops");
+    CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.2e9, 1e9, {{"fp32_flops_per_run", 1e8},
+                                                                         {"fp16_flops_per_run", 2e8}})) ==
+          "declares 1e+09 flops a run(), the counters 3e+08 flops");
     // The pipes' flops left out (a CUDA graph's kernels ran unpatched): the tensor cores'
     // zero is not the run's flops, and the bytes still compare.
     CHECK(counted_work_mismatch(counted_entry(true, "HBM", 1.6e8, 4e7, {{"dram_read_bytes_per_run", 1.7e8},
