@@ -291,7 +291,8 @@ PY
     python=$(sdk/python/find-python.sh cupy numpy)
     entries="vecadd_cupy:1000 vecadd_cupy:1000000 vecadd_cupy:100000000 matmul_cupy:128 \
       matmul_cupy:4096 logreg_cupy:60000 sort_cupy:100000000 mandelbrot_numba_cuda:4096 \
-      vecadd_cuda:100000000 vecadd_numba_cuda:100000000"
+      vecadd_cuda:100000000 vecadd_numba_cuda:1000000 vecadd_numba_cuda:100000000 \
+      vecadd_torch:1000000 vecadd_torch:100000000"
     for hold in held unheld; do
       flag=; [ $hold = unheld ] && flag=--no-stream-hold
       for entry in $entries; do

@@ -6,6 +6,7 @@
 #include "measure.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
+#include "sampling.hpp"
 #include "sanitizer.hpp"
 #include "test_support.hpp"
 
@@ -151,7 +152,10 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
     const EntryResult held = measure_entry(mistakes, 6, quick(), *timer);
     REQUIRE(held.status == EntryStatus::ok);
     CHECK(held.stream_hold == "held");
-    REQUIRE(held.run_host_s.size() == held.run_s.size());
+    REQUIRE(held.run_host_cycle_s.size() == held.run_s.size());
+    CHECK(summarize(held.run_host_cycle_s).median > 2e-3);
+    REQUIRE_FALSE(held.run_host_s.empty());  // the back-to-back calls
+    CHECK(held.run_host_s.size() <= back_to_back_calls);
     CHECK(summarize(held.run_host_s).median > 2e-3);
     CHECK(summarize(held.run_s).median < 0.5e-3);
     MeasureOptions unheld_options = quick();
@@ -180,9 +184,28 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
     REQUIRE(document["entries"].size() == 2);
     CHECK_THAT(document["entries"][1]["timing"]["stream_hold"].get<std::string>(),
                Catch::StartsWith("not held: at size 7 the hold was released by its watchdog"));
-    CHECK(document["entries"][1]["timing"]["samples"]["run_host"].size() ==
+    CHECK(document["entries"][1]["timing"]["samples"]["run_host_in_cycle"].size() ==
           document["entries"][1]["timing"]["samples"]["run"].size());
     std::filesystem::remove(path);
+}
+
+TEST_CASE("run()'s host time per call comes from back-to-back calls, not from the cycles' calls after a transfer",
+          "[gpu]") {
+    test_support::require_gpu();
+    auto timer = make_cuda_event_timer(0);
+    Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
+    // Size 8: the first run() after a download spends ~2 ms on the host.
+    const EntryResult e = measure_entry(mistakes, 8, quick(), *timer);
+    REQUIRE(e.status == EntryStatus::ok);
+    CHECK(e.stream_hold == "held");
+    REQUIRE(e.run_host_cycle_s.size() == e.run_s.size());
+    CHECK(summarize(e.run_host_cycle_s).median > 2e-3);
+    REQUIRE(e.run_host_s.size() >= 3);
+    CHECK(e.run_host_s.size() <= back_to_back_calls);
+    CHECK(summarize(e.run_host_s).median < 0.5e-3);
+    const nlohmann::json timing = nlohmann::json(e)["timing"];
+    CHECK(timing["run_host"]["median"].get<double>() < 0.5e-3);
+    CHECK(timing["run_host_in_cycle"]["median"].get<double>() > 2e-3);
 }
 
 TEST_CASE("sanitized runs: memcheck records each entry's error summary and fails the faulty one",

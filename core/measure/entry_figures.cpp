@@ -84,6 +84,7 @@ EntryFigures entry_figures(const EntryResult &e, const RunBasis &run) {
     if (e.download_s.size() == total.size()) total = add_samples(total, e.download_s);
     f.end_to_end = summarize(total);
     if (!e.run_host_s.empty()) f.run_host = summarize(e.run_host_s);
+    if (!e.run_host_cycle_s.empty()) f.run_host_in_cycle = summarize(e.run_host_cycle_s);
     throughput(e, f);
     f.cpu_cores = e.resources.cpu_cores();
     f.cpu_percent = run.logical_cores > 0 ? 100.0 * f.cpu_cores / double(run.logical_cores) : 0.0;

@@ -31,7 +31,8 @@ struct EntryEnergy {
 struct EntryFigures {
     Summary run, upload, download, end_to_end;
     Summary compute;            // the headline: per launch for short GPU runs, else = run
-    std::optional<Summary> run_host;  // GPU entries: run()'s host time per call
+    std::optional<Summary> run_host;  // GPU entries: run()'s host time per call, back to back
+    std::optional<Summary> run_host_in_cycle;  // and within the sampled cycles
     double gflops = 0;          // work.flops / median compute time
     double gbytes_per_s = 0;    // work.bytes / median compute time
     double items_per_s = 0;     // work.items / median compute time

@@ -163,7 +163,9 @@ struct EntryResult {
     double first_run_s = 0;         // run() of the first warm-up cycle (cold: lazy init etc.)
     std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
                                                       // empty when the plugin has none)
-    std::vector<double> run_host_s;  // per sample: run()'s own host time (GPU: enqueueing it)
+    // GPU entries: run()'s own host time (the enqueueing), per call of a back-to-back series
+    // after the samples, and per sample within the sampled cycles (after their upload).
+    std::vector<double> run_host_s, run_host_cycle_s;
     std::string stream_hold;         // "held", or why the spans were not ("" for a host clock)
     std::string stop_reason;
     std::string cache = "hot";      // "cold": L2 flushed before each timed run()

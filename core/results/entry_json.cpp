@@ -96,6 +96,10 @@ json timing_json(const EntryResult &e, const EntryFigures &f) {
         timing["run_host"] = *f.run_host;
         timing["samples"]["run_host"] = e.run_host_s;
     }
+    if (f.run_host_in_cycle) {
+        timing["run_host_in_cycle"] = *f.run_host_in_cycle;
+        timing["samples"]["run_host_in_cycle"] = e.run_host_cycle_s;
+    }
     if (!e.stream_hold.empty()) timing["stream_hold"] = e.stream_hold;
     if (e.settings.profile_runs) timing["profile_runs"] = e.settings.profile_runs;  // --profile
     return timing;
@@ -122,6 +126,7 @@ void read_timing(const json &t, EntryResult &e) {
     json_fields::get(samples, "upload", e.upload_s);
     json_fields::get(samples, "download", e.download_s);
     json_fields::get(samples, "run_host", e.run_host_s);
+    json_fields::get(samples, "run_host_in_cycle", e.run_host_cycle_s);
     if (const auto per_launch = t.find("per_launch"); per_launch != t.end()) {
         const auto timed = per_launch->get<PerLaunchTiming>();
         e.per_launch.method = timed.method;
