@@ -23,14 +23,15 @@ void check_verified(const EntryResult &e) {
     CHECK(e.verification.checked > 0);
 }
 
+// CUDA events on device 0 (a GPU required), or the host's clock.
+std::unique_ptr<PhaseTimer> contract_timer(bool cuda) {
+    if (!cuda) return std::make_unique<SteadyClockTimer>();
+    test_support::require_gpu();
+    return make_cuda_event_timer(0);
+}
+
 void check_contract(bool cuda) {
-    std::unique_ptr<PhaseTimer> timer;
-    if (cuda) {
-        test_support::require_gpu();
-        timer = make_cuda_event_timer(0);
-    } else {
-        timer = std::make_unique<SteadyClockTimer>();
-    }
+    const std::unique_ptr<PhaseTimer> timer = contract_timer(cuda);
     PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_PLUGIN_DIR}));
     for (const Refusal &r : catalog.refused) FAIL("refused: " << r.file << ": " << r.reason);
     MeasureOptions options;
@@ -124,4 +125,46 @@ TEST_CASE("logreg_cublas verifies on both sides of its gradient chunking", "[con
             check_verified(e);
         }
     }
+}
+
+// keys=uint32 on every sort backend: random keys use all 32 bits (half of them at or above
+// 2^31, where a signed sort would misplace them), descending ones the whole range; at sizes
+// from one key to several of sort_cuda's 8192-key tiles.
+static void check_sort_uint32(bool cuda) {
+    const std::unique_ptr<PhaseTimer> timer = contract_timer(cuda);
+    PluginCatalog catalog = discover_plugins(test_support::search_in({GPUBENCH_PLUGIN_DIR}));
+    int checked = 0;
+    for (const PluginInfo &info : catalog.plugins) {
+        if (info.workload != "sort" || info.is_cuda() != cuda) continue;
+        if (test_support::sanitized_build && info.build_record && info.build_record->language == "Python")
+            continue;  // as in check_contract
+        if (!info.is_available()) {
+            if (!cuda) FAIL(info.name << " unavailable: " << info.unavailable_reason);
+            WARN("not tested: " << info.name << " unavailable: " << info.unavailable_reason);
+            continue;
+        }
+        const Plugin plugin = test_support::load_file(info.file);
+        for (const char *input : {"random", "descending"})
+            for (uint64_t size : {1, 7, 1000, 30011}) {
+                DYNAMIC_SECTION(info.name << " keys=uint32 input=" << input << " at " << size) {
+                    MeasureOptions options = test_support::sampled(1, 1);
+                    options.params = std::string("keys=uint32,input=") + input;
+                    EntryResult e = measure_entry(plugin, size, options, *timer);
+                    INFO(e.message);
+                    check_verified(e);
+                    CHECK_THAT(e.verification.detail, Catch::Contains("uint32 keys"));
+                    ++checked;
+                }
+            }
+    }
+    CHECK(checked > 0);
+}
+
+TEST_CASE("sort: every CPU backend sorts keys=uint32", "[contract]") { check_sort_uint32(false); }
+
+TEST_CASE("sort: every CUDA backend sorts keys=uint32", "[contract][cuda]") {
+#ifndef GPUBENCH_HAVE_CUDA
+    test_support::skip_test("gpubench was built without the CUDA toolkit");
+#endif
+    check_sort_uint32(true);
 }

@@ -321,7 +321,7 @@ TEST_CASE("python: the CuPy and PyTorch examples and the *_torch backends verify
         }
     }
     const nlohmann::json pairs = entries_of(std::string(" --plugin-dir ") + GPUBENCH_PLUGIN_DIR +
-                                            " --plugin sort_torch --sizes 100000 --param keys=uint64,pairs");
+                                            " --plugin sort_torch --sizes 100000 --param keys=uint32,uint64,pairs");
     for (const nlohmann::json &e : pairs) CHECK(e.at("status") == "ok");
     std::filesystem::remove(results);
 }

@@ -1,6 +1,6 @@
 // A hand-written onesweep LSD radix sort (after Adinets & Merrill, "Onesweep", 2022; no CUB,
 // no Thrust). Keys become bits whose unsigned order is the key order, then one stable pass
-// per 8-bit digit, least significant first, 4 passes for float32 and 8 for uint64,
+// per 8-bit digit, least significant first, 4 passes for 32-bit keys and 8 for uint64,
 // ping-ponging between the working array and one scratch array (an even number of passes
 // ends in the working array). A sort enqueues:
 //   a memset           of the digit histograms and the per-pass tile counters (a few KiB);
@@ -15,9 +15,9 @@
 //                      writes each digit's keys to consecutive positions.
 // The first pass encodes the keys as it reads them and the last decodes as it writes.
 // Traffic: the keys are read once for the histograms, then read and written once per pass
-// (4 + 4 x 8 = 36 bytes per float key; pairs add a value read and write per pass). The
-// look-back status is one 32-bit word per (tile, digit): 1 KiB per tile, about n/6 bytes
-// for float keys (tiles of 6144) and n/4 for uint64 and pairs (tiles of 4096).
+// (4 + 4 x 8 = 36 bytes per 32-bit key; pairs add a value read and write per pass). The
+// look-back status is one 32-bit word per (tile, digit): 1 KiB per tile, about n/8 bytes
+// for 32-bit keys (tiles of 8192), n/4.5 for uint64 (tiles of 4608), n/4 for pairs (4096).
 #include "onesweep_pass.cuh"
 #include "sort_gpu.hpp"
 
@@ -29,20 +29,22 @@ namespace {
 const gpubench::BackendSpec kCuda{
     "sort_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
     "hand-written onesweep LSD radix sort (no CUB or Thrust), 8-bit digits (4 passes "
-    "float32, 8 uint64): one read of the keys for all digit histograms, then one kernel "
-    "per pass: each block takes the next tile (256 x 24 keys) from an atomic counter, "
+    "float32 and uint32, 8 uint64): one read of the keys for all digit histograms, then "
+    "one kernel per pass: each block takes the next tile (256 x 32 keys; x 18 for uint64, "
+    "x 16 for pairs) from an atomic counter, "
     "ranks its keys by digit (lanes matched by 8 warp ballots, per-warp counters), "
     "publishes its digit counts, finds its digits' offsets by decoupled look-back over "
     "earlier tiles, and writes each digit's keys contiguously through shared memory; 36 "
-    "bytes of traffic per float key in all; up to 1e9 keys (3 device arrays plus n/6-n/4 "
+    "bytes of traffic per 32-bit key in all; up to 1e9 keys (3 device arrays plus n/8-n/4 "
     "bytes of look-back status, 12-24 GB)",
     1'000'000'000ull,
     {1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}};
 namespace radix = sort::radix;
 
 template <class Key>
-using KeyBitsOf =
-    std::conditional_t<std::is_same_v<Key, float>, radix::FloatKeyBits, radix::Uint64KeyBits>;
+using KeyBitsOf = std::conditional_t<
+    std::is_same_v<Key, float>, radix::FloatKeyBits,
+    std::conditional_t<std::is_same_v<Key, uint32_t>, radix::Uint32KeyBits, radix::Uint64KeyBits>>;
 
 template <class Key>
 class OnesweepSorter {
@@ -52,10 +54,15 @@ class OnesweepSorter {
     static_assert(sizeof(Bits) == sizeof(Key));
     static_assert(kPasses % 2 == 0, "the sorted keys must end in the working array");
     static constexpr bool kMayCarryValues = std::is_same_v<Key, float>;  // pairs: float keys
-    // Keys per thread in a pass tile: as many as the 48 KiB of static shared memory and
-    // three blocks' registers per SM allow (the tile is staged in shared memory, with its
-    // values for pairs).
-    static constexpr int kKeyItems = sizeof(Bits) == 4 ? 24 : 16;
+    // Keys per thread in a pass tile, and pass blocks per SM. Larger tiles mean fewer
+    // look-backs and scans per key, more blocks hide more latency; the tile is staged in
+    // 48 KiB of static shared memory (with its values for pairs). Measured on an H100
+    // against thrust::sort, 1e8 and 1e9 keys: 32-bit keys 32 a thread at 3 blocks per SM
+    // (1.02-1.05x Thrust), ahead of 24 at 4 (1.00-1.03x) and at 3 (0.93x), 28 at 3
+    // (0.99-1.00x); uint64 18 a thread at 3 blocks (0.98x), ahead of 16 at 3 (0.95x) or 4
+    // (0.91x), 14 at 4 (0.93x), 12 at 3 or 4 (20 would pass the 48 KiB).
+    static constexpr int kKeyItems = sizeof(Bits) == 4 ? 32 : 18;
+    static constexpr int kKeyBlocksPerSm = 3;
     static constexpr int kPairItems = 16;
     // The state buffer: digit counts [pass][digit], tile counters [pass], tile status.
     static constexpr size_t kTileCountersAt = size_t{kPasses} * radix::kRadix;
@@ -98,25 +105,25 @@ public:
         gpubench::cuda::check_launch("scan_digit_counts");
         if constexpr (kMayCarryValues) {
             if (pairs_) {
-                passes<kPairItems, true>(bits, scratch_keys_.data(), values,
-                                         scratch_values_.data());
+                passes<kPairItems, true, radix::pass_blocks_per_sm(3 * kPairItems)>(
+                    bits, scratch_keys_.data(), values, scratch_values_.data());
                 return;
             }
         }
-        passes<kKeyItems, false>(bits, scratch_keys_.data(), nullptr, nullptr);
+        passes<kKeyItems, false, kKeyBlocksPerSm>(bits, scratch_keys_.data(), nullptr, nullptr);
     }
 
 private:
     // Launches pass kPass and, after it, the later ones, swapping the arrays each time.
-    template <int kItems, bool kPairs, int kPass = 0>
+    template <int kItems, bool kPairs, int kBlocksPerSm, int kPass = 0>
     void passes(Bits *from, Bits *to, uint32_t *values_from, uint32_t *values_to) {
-        radix::onesweep_pass<Traits, kPass, kItems, kPairs>
+        radix::onesweep_pass<Traits, kPass, kItems, kPairs, kBlocksPerSm>
             <<<tiles_, radix::kPassThreads, 0, stream_>>>(
                 from, to, values_from, values_to, n_, state_.data() + kPass * radix::kRadix,
                 state_.data() + kStatusAt, state_.data() + kTileCountersAt + kPass);
         gpubench::cuda::check_launch("onesweep_pass");
         if constexpr (kPass + 1 < kPasses)
-            passes<kItems, kPairs, kPass + 1>(to, from, values_to, values_from);
+            passes<kItems, kPairs, kBlocksPerSm, kPass + 1>(to, from, values_to, values_from);
     }
 
     size_t n_;

@@ -15,7 +15,7 @@ const gpubench::BackendSpec kOmp{
     "sort_omp", "omp", GPUBENCH_DEVICE_CPU,
     "std::sort of one chunk per OpenMP thread, then rounds of pairwise merges, "
     "each split over all threads by merge-path binary search; up to 2e9 keys "
-    "(3 arrays: 24 GB float32, 48 GB uint64/pairs)",
+    "(3 arrays: 24 GB float32/uint32, 48 GB uint64/pairs)",
     2'000'000'000ull, {1'000, 10'000, 100'000, 1'000'000, 10'000'000}};
 
 constexpr size_t kPiecesPerThread = 4;  // load balance of the merge rounds

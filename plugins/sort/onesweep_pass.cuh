@@ -197,10 +197,10 @@ __device__ __forceinline__ void write_out(const typename Traits::Bits *sorted_ke
 // Pass kPass, over the digit at bits [8 kPass, 8 kPass + 8): keys (and values) move stably
 // from *_in to *_out. The first pass encodes the raw keys it reads, the last decodes the
 // keys it writes. digit_starts: this pass's scanned histogram; tile_counter: zero at launch.
-template <class Traits, int kPass, int kItems, bool kPairs>
-__global__ void __launch_bounds__(
-    kPassThreads,
-    pass_blocks_per_sm(kItems * (sizeof(typename Traits::Bits) / 4 + 1 + kPairs)))
+template <class Traits, int kPass, int kItems, bool kPairs,
+          int kBlocksPerSm = pass_blocks_per_sm(kItems *
+                                                (sizeof(typename Traits::Bits) / 4 + 1 + kPairs))>
+__global__ void __launch_bounds__(kPassThreads, kBlocksPerSm)
     onesweep_pass(const typename Traits::Bits *__restrict__ keys_in,
                   typename Traits::Bits *__restrict__ keys_out,
                   const uint32_t *__restrict__ values_in, uint32_t *__restrict__ values_out,

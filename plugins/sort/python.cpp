@@ -1,6 +1,6 @@
 // The C++ half of sort's Python backends: the same inputs and the same O(n) check as the C++
-// backends. The script sees the pristine input as ctx.inputs["keys"] (float32 or uint64 as
-// keys= says; for keys=pairs also ctx.inputs["values"], uint32 input positions) and must
+// backends. The script sees the pristine input as ctx.inputs["keys"] (float32, uint32 or
+// uint64 as keys= says; for keys=pairs also ctx.inputs["values"], uint32 input positions) and must
 // leave the records sorted by key in ctx.outputs["keys"] (and ["values"], each value still
 // with its key): the working arrays, which its reset() restores from the inputs so that
 // run() can sort them in place.
@@ -28,12 +28,14 @@ public:
         sort::fill_input(setup.seed, input, input_keys_.get(), n, threads_);
         if constexpr (kPairs) sort::fill_positions(input_values_.get(), n, threads_);
         input_hash_ = sort::hash_of(input_keys_.get(), values(input_values_), n, threads_);
-        // All bytes 0xFF: a NaN float key, the largest uint64 key, a value no input has.
+        // All bytes 0xFF: a NaN float key, the largest unsigned key, a value no input has.
         sort::poison(keys_.get(), n * sizeof(Key), threads_);
         sort::poison(values_.get(), value_count(n) * sizeof(uint32_t), threads_);
     }
     std::vector<gpubench::python::Array> arrays() override {
-        const char *dtype = std::is_same_v<Key, float> ? "float32" : "uint64";
+        const char *dtype = std::is_same_v<Key, float>      ? "float32"
+                            : std::is_same_v<Key, uint32_t> ? "uint32"
+                                                            : "uint64";
         const size_t key_bytes = n_ * sizeof(Key), value_bytes = n_ * sizeof(uint32_t);
         std::vector<gpubench::python::Array> list{
             {"keys", dtype, {n_}, input_keys_.get(), key_bytes, false},
@@ -65,6 +67,8 @@ std::unique_ptr<gpubench::python::Data> create(const gpubench::BackendSpec &back
                                                const gpubench::Setup &setup) {
     const size_t n = sort::checked_size(backend, setup.size);
     const sort::Config config = sort::parse_config(setup.params);
+    if (config.keys == sort::Keys::uint32)
+        return std::make_unique<SortData<uint32_t, false>>(n, setup, config.input);
     if (config.keys == sort::Keys::uint64)
         return std::make_unique<SortData<uint64_t, false>>(n, setup, config.input);
     if (config.keys == sort::Keys::pairs)

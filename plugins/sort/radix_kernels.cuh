@@ -16,11 +16,18 @@ constexpr unsigned kFullMask = 0xFFFFFFFFu;
 
 // Key bits <-> bits whose unsigned order is the keys' order. Floats: set the sign bit of
 // positives, flip all bits of negatives (so -0.0 sorts just below +0.0; NaN never occurs).
+// Unsigned keys are their own bits.
 struct FloatKeyBits {
     using Bits = uint32_t;
     static constexpr int kPasses = 32 / kDigitBits;
     __device__ static Bits encode(Bits b) { return (b & 0x80000000u) ? ~b : b | 0x80000000u; }
     __device__ static Bits decode(Bits b) { return (b & 0x80000000u) ? b & 0x7FFFFFFFu : ~b; }
+};
+struct Uint32KeyBits {
+    using Bits = uint32_t;
+    static constexpr int kPasses = 32 / kDigitBits;
+    __device__ static Bits encode(Bits b) { return b; }
+    __device__ static Bits decode(Bits b) { return b; }
 };
 struct Uint64KeyBits {
     using Bits = uint64_t;

@@ -21,7 +21,8 @@ constexpr uint32_t kLargestFiniteBits = 0x7F7FFFFFu;  // FLT_MAX; positive float
 static_assert(2'000'000'000ull <= kLargestFiniteBits, "descending floats must stay distinct");
 
 // Key i of the input. descending spreads the n keys evenly over the positive floats (their
-// bit patterns order as their values) or over all uint64, so they are strictly descending.
+// bit patterns order as their values) or over all uint32 or uint64, so they are strictly
+// descending.
 class KeyGenerator {
 public:
     KeyGenerator(uint64_t seed, Input input, size_t n)
@@ -29,6 +30,7 @@ public:
           descending_(input == Input::descending),
           last_(n > 0 ? n - 1 : 0),
           float_step_(kLargestFiniteBits / std::max<uint64_t>(last_, 1)),
+          uint32_step_(std::numeric_limits<uint32_t>::max() / std::max<uint64_t>(last_, 1)),
           uint64_step_(std::numeric_limits<uint64_t>::max() / std::max<uint64_t>(last_, 1)) {}
 
     template <class Element>
@@ -37,6 +39,8 @@ public:
             return {float_at(i), static_cast<uint32_t>(i)};
         else if constexpr (std::is_same_v<Element, float>)
             return float_at(i);
+        else if constexpr (std::is_same_v<Element, uint32_t>)
+            return uint32_at(i);
         else
             return uint64_at(i);
     }
@@ -50,13 +54,17 @@ private:
         if (bits == kSignBit) bits = 0;                                   // -0.0 -> +0.0
         return std::bit_cast<float>(bits);
     }
+    uint32_t uint32_at(size_t i) const {
+        return static_cast<uint32_t>(descending_ ? (last_ - i) * uint32_step_
+                                                 : inputs::bits(stream_, i) >> 32);
+    }
     uint64_t uint64_at(size_t i) const {
         return descending_ ? (last_ - i) * uint64_step_ : inputs::bits(stream_, i);
     }
 
     uint64_t stream_;
     bool descending_;
-    uint64_t last_, float_step_, uint64_step_;
+    uint64_t last_, float_step_, uint32_step_, uint64_step_;
 };
 
 // body(i) for i in [0, n), OpenMP static: the same split for fill, copy and checks.
@@ -74,9 +82,9 @@ gpubench::Info make_info(const BackendSpec &s) {
                           s.backend,
                           s.device_kind,
                           s.description,
-                          "n: keys sorted ascending (float32; keys=uint64|pairs)",
+                          "n: keys sorted ascending (float32; keys=uint32|uint64|pairs)",
                           "1.0",
-                          "keys=float32|uint64|pairs (default float32; pairs = float32 keys "
+                          "keys=float32|uint32|uint64|pairs (default float32; pairs = float32 keys "
                           "carrying uint32 values); input=random|descending (default random; "
                           "descending = strictly descending)",
                           1,
@@ -88,7 +96,7 @@ gpubench::Info make_info(const BackendSpec &s) {
 }
 
 Config parse_config(const gpubench::Params &params) {
-    return {params.get_enum<Keys>("keys", {"float32", "uint64", "pairs"}),
+    return {params.get_enum<Keys>("keys", {"float32", "uint32", "uint64", "pairs"}),
             params.get_enum<Input>("input", {"random", "descending"})};
 }
 
@@ -97,7 +105,8 @@ size_t checked_size(const BackendSpec &spec, uint64_t n) {
 }
 
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
-    const double record = parse_config(params).keys == Keys::float32 ? 4.0 : 8.0;
+    const Keys keys = parse_config(params).keys;
+    const double record = keys == Keys::float32 || keys == Keys::uint32 ? 4.0 : 8.0;
     const double records_bytes = static_cast<double>(n) * record;
     const bool gpu = spec.device_kind == GPUBENCH_DEVICE_CUDA;
     gpubench::Work w;
@@ -118,6 +127,7 @@ void fill_input(uint64_t seed, Input input, Element *records, size_t n, int thre
     parallel_for(n, threads, [&](size_t i) { records[i] = gen.at<Element>(i); });
 }
 template void fill_input(uint64_t, Input, float *, size_t, int);
+template void fill_input(uint64_t, Input, uint32_t *, size_t, int);
 template void fill_input(uint64_t, Input, uint64_t *, size_t, int);
 template void fill_input(uint64_t, Input, KeyValue *, size_t, int);
 

@@ -4,10 +4,11 @@
 //
 // Records (parameter `keys`):
 //   float32  float keys (default)
+//   uint32   32-bit unsigned keys
 //   uint64   64-bit unsigned keys
 //   pairs    float keys, each carrying a uint32 value (its input position) along
 // Inputs (parameter `input`): random (uniform bit patterns: the whole finite float range,
-// or all 64 bits) or descending (strictly descending, the merge-sort worst case of the
+// or all 32 or 64 bits) or descending (strictly descending, the merge-sort worst case of the
 // seminar study). Never NaN, Inf or -0.0.
 #pragma once
 
@@ -22,7 +23,7 @@
 
 namespace sort {
 
-enum class Keys { float32, uint64, pairs };  // in the order of Plugin's layouts
+enum class Keys { float32, uint32, uint64, pairs };  // in the order of Plugin's layouts
 enum class Input { random, descending };
 
 struct Config {
@@ -39,15 +40,21 @@ struct KeyValue {
 // Ascending order of keys; values ride along.
 struct KeyLess {
     bool operator()(float a, float b) const { return a < b; }
+    bool operator()(uint32_t a, uint32_t b) const { return a < b; }
     bool operator()(uint64_t a, uint64_t b) const { return a < b; }
     bool operator()(const KeyValue &a, const KeyValue &b) const { return a.key < b.key; }
 };
 
-// The three layouts. CPU backends sort Element arrays; GPU backends sort a Key array and,
+// The four layouts. CPU backends sort Element arrays; GPU backends sort a Key array and,
 // for pairs, a separate uint32 value array.
 struct Float32Keys {
     using Element = float;
     using Key = float;
+    static constexpr bool kPairs = false;
+};
+struct Uint32Keys {
+    using Element = uint32_t;
+    using Key = uint32_t;
     static constexpr bool kPairs = false;
 };
 struct Uint64Keys {
@@ -69,13 +76,13 @@ gpubench::Info make_info(const gpubench::BackendSpec &spec);
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
-// keys=float32|uint64|pairs, input=random|descending. Throws InvalidArgument otherwise.
+// keys=float32|uint32|uint64|pairs, input=random|descending. Throws InvalidArgument otherwise.
 Config parse_config(const gpubench::Params &params);
 
 // n as a size_t, or NotSupported outside [min_size, max_size] of the backend.
 size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
 
-// Below, Element is float, uint64_t or KeyValue (CPU records, GPU key arrays).
+// Below, Element is float, uint32_t, uint64_t or KeyValue (CPU records, GPU key arrays).
 // Inputs: record i is a pure function of (seed, input, n, i). Pair values are positions.
 // OpenMP static over `threads` threads (first touch by the same split as the sorters).
 template <class Element>
@@ -157,10 +164,10 @@ struct Rules {
     static constexpr auto make_work = &sort::make_work;
 };
 
-// The class GPUBENCH_PLUGIN wraps: Problem<Float32Keys>, Problem<Uint64Keys> or
-// Problem<Float32Pairs> as `keys` says.
+// The class GPUBENCH_PLUGIN wraps: Problem<Float32Keys>, Problem<Uint32Keys>,
+// Problem<Uint64Keys> or Problem<Float32Pairs> as `keys` says.
 template <const gpubench::BackendSpec &Spec, template <class> class Problem>
-using Plugin = gpubench::ProblemChosenByParams<Rules, Spec, Problem, Float32Keys, Uint64Keys,
-                                               Float32Pairs>;
+using Plugin = gpubench::ProblemChosenByParams<Rules, Spec, Problem, Float32Keys, Uint32Keys,
+                                               Uint64Keys, Float32Pairs>;
 
 }  // namespace sort

@@ -15,15 +15,18 @@ namespace {
 
 // A record's key, and its bits for the multiset hash.
 float key_of(float key) { return key; }
+uint32_t key_of(uint32_t key) { return key; }
 uint64_t key_of(uint64_t key) { return key; }
 float key_of(const KeyValue &pair) { return pair.key; }
 uint64_t record_bits(float key) { return std::bit_cast<uint32_t>(key); }
+uint64_t record_bits(uint32_t key) { return key; }
 uint64_t record_bits(uint64_t key) { return key; }
 uint64_t record_bits(float key, uint32_t value) { return record_bits(key) << 32 | value; }
 uint64_t record_bits(const KeyValue &pair) { return record_bits(pair.key, pair.value); }
 
 template <class Element>
 constexpr const char *kRecordsName = std::is_same_v<Element, float>      ? "float32 keys"
+                                     : std::is_same_v<Element, uint32_t> ? "uint32 keys"
                                      : std::is_same_v<Element, uint64_t> ? "uint64 keys"
                                                                          : "(key, value) pairs";
 
@@ -108,6 +111,7 @@ gpubench::Verification verify_sorted(const Key *keys, const uint32_t *values, si
     template gpubench::Verification verify_sorted(const Element *, size_t,                 \
                                                   const MultisetHash &, int);
 SORT_INSTANTIATE(float)
+SORT_INSTANTIATE(uint32_t)
 SORT_INSTANTIATE(uint64_t)
 SORT_INSTANTIATE(KeyValue)
 #undef SORT_INSTANTIATE
@@ -116,6 +120,7 @@ SORT_INSTANTIATE(KeyValue)
     template gpubench::Verification verify_sorted(const Key *, const uint32_t *, size_t,   \
                                                   const MultisetHash &, int);
 SORT_INSTANTIATE_ARRAYS(float)
+SORT_INSTANTIATE_ARRAYS(uint32_t)
 SORT_INSTANTIATE_ARRAYS(uint64_t)
 #undef SORT_INSTANTIATE_ARRAYS
 

@@ -1,5 +1,6 @@
 // The library reference: thrust::sort (thrust::sort_by_key for pairs) on raw device
-// pointers, which for float and uint64 keys with the default less-than is CUB's radix sort.
+// pointers, which for float, uint32 and uint64 keys with the default less-than is CUB's
+// radix sort.
 // par_nosync on the runner's stream: no synchronisation at the end. Thrust's temporary
 // storage (a second key/value buffer plus CUB's scratch) comes from a buffer allocated in
 // the constructor, sized by one untimed sort there, so run() allocates nothing.

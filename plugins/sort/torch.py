@@ -9,10 +9,10 @@ MAX_SIZE = 1_000_000_000
 DEFAULT_SIZES = [1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000]
 
 # Unsigned arrays travel as the signed type of their width (the same bits): PyTorch's CUDA
-# sort and indexing do not take uint64 or uint32. uint64 keys sort as int64 with the sign bit
-# flipped, which orders them as unsigned.
+# sort and indexing do not take uint64 or uint32. Unsigned keys sort as the signed type with
+# the sign bit flipped, which orders them as unsigned.
 SIGNED = {np.dtype(np.uint64): np.int64, np.dtype(np.uint32): np.int32}
-SIGN_BIT = -(1 << 63)
+SIGN_BIT = {np.dtype(np.uint64): -(1 << 63), np.dtype(np.uint32): -(1 << 31)}
 
 
 def as_tensor(array):
@@ -21,7 +21,7 @@ def as_tensor(array):
 
 def setup(ctx):
     s = types.SimpleNamespace(pairs="values" in ctx.outputs,
-                              unsigned=ctx.inputs["keys"].dtype == np.uint64)
+                              sign_bit=SIGN_BIT.get(ctx.inputs["keys"].dtype))
     s.device = torch.device("cuda", ctx.device)
     s.stream = torch.cuda.ExternalStream(ctx.stream, device=s.device)
     s.host_in = {name: as_tensor(array) for name, array in ctx.inputs.items()}
@@ -47,10 +47,10 @@ def reset(s):  # run() sorts the working tensors in place: restore them from the
 def run(s):
     keys = s.working["keys"]
     with torch.cuda.stream(s.stream):
-        if s.unsigned:
-            keys ^= SIGN_BIT
+        if s.sign_bit is not None:
+            keys ^= s.sign_bit
         ordered, order = torch.sort(keys)
-        keys.copy_(ordered ^ SIGN_BIT if s.unsigned else ordered)
+        keys.copy_(ordered ^ s.sign_bit if s.sign_bit is not None else ordered)
         if s.pairs:  # each value moves with its key
             values = s.working["values"]
             values.copy_(values[order])
