@@ -53,7 +53,6 @@ constexpr int kQuadsPerSlice = (kQuads + kSlices - 1) / kSlices;                
 constexpr int kSoftmaxLanes = 16;    // softmax: 16 lanes a sample, one class a lane
 constexpr int kResidualStride = 12;  // d rows padded to 3 float4
 constexpr int kReduceEntries = 32, kReduceRows = 8;  // reduce_and_descend's block shape
-static_assert(kChunkSamples % kTileSamples == 0, "chunks hold whole tiles");
 static_assert(kQuads <= kThreads, "one backward thread per group of 4 features");
 static_assert(kTileSamples * kSoftmaxLanes <= kThreads && int(kClasses) <= kSoftmaxLanes);
 
@@ -266,9 +265,9 @@ public:
         : n_(static_cast<int>(task.samples())),
           settings_(task.settings()),
           stream_(gpubench::cuda::stream_of(setup)) {
-        const int tiles = (n_ + int(kChunkSamples) - 1) / int(kChunkSamples);
+        const int tiles = (n_ + kTileSamples - 1) / kTileSamples;
         const int chunks = static_cast<int>(gradient_chunks(task.samples()));
-        chunk_samples_ = int(kChunkSamples) * ((tiles + chunks - 1) / chunks);
+        chunk_samples_ = kTileSamples * ((tiles + chunks - 1) / chunks);  // whole tiles
         chunks_ = (n_ + chunk_samples_ - 1) / chunk_samples_;  // none empty
         partials_ = gpubench::cuda::DeviceBuffer<float>(size_t(chunks_) * kThetaSize);
         int sms = 0;
@@ -302,7 +301,7 @@ private:
     int n_;
     Settings settings_;
     cudaStream_t stream_;
-    int chunk_samples_ = int(kChunkSamples), chunks_ = 1, blocks_ = 1;
+    int chunk_samples_ = kTileSamples, chunks_ = 1, blocks_ = 1;
     gpubench::cuda::DeviceBuffer<float> partials_;  // chunks x 7850
 };
 

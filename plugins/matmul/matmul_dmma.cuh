@@ -2,8 +2,8 @@
 // (cp.async), the multi-stage pipeline over K and the block order -- and the float64 kernel,
 // on the FP64 tensor cores (DMMA, through inline PTX mma.sync). Included by cuda.cu only.
 //
-// float64: a 128-thread block computes a 128 x 64 tile of C, 16 K columns per stage, three
-// stages deep; two blocks per SM, so that one block's barrier waits are covered by the
+// float64: a 128-thread block computes a 128 x 64 tile of C, 16 K columns per stage, two
+// stages deep (cuda.cu's F64Tiles); two blocks per SM, so that one block's barrier waits are covered by the
 // other's math. Each of the 4 warps owns a 64 x 32 sub-tile as 2 x 8 blocks on which
 // mma.sync.m16n8k8.row.col.f64 computes C^T = B^T A^T (16 columns x 8 rows of C each; 64
 // accumulators per lane). PTX ISA fragment layouts, lane = 4 g + t: of the 16 x 8 operand X
