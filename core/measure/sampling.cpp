@@ -254,9 +254,11 @@ public:
             double span = 0;
             const bool kept = timed_run(Check::none, span);
             ran();
-            if (!kept) hosts.clear();  // the hold's state changed: the earlier calls differ
-            hosts.push_back(host_);
-            if (std::chrono::duration<double>(clock::now() - series_began).count() >= budget_s)
+            if (kept) hosts.push_back(host_);
+            else hosts.clear();  // the hold's state changed: this call and the earlier differ
+            // At least one kept call: the hold's state changes at most twice.
+            if (!hosts.empty() &&
+                std::chrono::duration<double>(clock::now() - series_began).count() >= budget_s)
                 break;
         }
         result_.run_host_s = std::move(hosts);

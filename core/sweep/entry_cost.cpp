@@ -1,5 +1,7 @@
 #include "entry_cost.hpp"
 
+#include "sampling.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -110,8 +112,16 @@ double entry_s(const Work &work, gpubench_device_kind device, const Pace &pace, 
     const double cycle_s = run_s + transfer_s + pace.cycle_overhead_s;
     const double counting_s =
         options.counters && device == GPUBENCH_DEVICE_CUDA ? counting_passes * (counting_pass_s + cycle_s) : 0;
-    return nominal_entry_overhead_s + work.host_bytes / nominal_host_bytes_per_s +
-           warmup_and_samples_s(run_s, cycle_s, pace.until_max_time, options) + counting_s;
+    const double sampling_s = warmup_and_samples_s(run_s, cycle_s, pace.until_max_time, options);
+    // A GPU entry's back-to-back calls for its host time (sampling.hpp): up to
+    // back_to_back_calls runs within their share of the sampling, at least one.
+    const double back_to_back_s =
+        device == GPUBENCH_DEVICE_CUDA
+            ? std::max(run_s, std::min(double(back_to_back_calls) * run_s,
+                                       std::max(back_to_back_min_s, back_to_back_share * sampling_s)))
+            : 0;
+    return nominal_entry_overhead_s + work.host_bytes / nominal_host_bytes_per_s + sampling_s +
+           back_to_back_s + counting_s;
 }
 
 }  // namespace
