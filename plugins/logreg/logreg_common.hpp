@@ -58,8 +58,8 @@ double array_library_scratch_bytes(uint64_t n);
 // At most two chunks per SM of an H100 or H200 (132 SMs), so that they run as one wave of
 // logreg_cuda's two blocks per SM, and at least 32 samples a chunk, so that loading theta
 // and writing a partial stay small beside the chunk's work. logreg_cuda cuts whole 8-sample
-// tiles: at 60000 samples 259 chunks of 232 (whole 32-sample tiles made 235 of 256: 29
-// slots idle and every block 10% longer).
+// tiles: at 60000 samples 259 chunks of 232 samples (chunks of whole 32-sample tiles made 235
+// chunks of 256: 29 slots idle and every block 10% longer).
 constexpr size_t kChunkSamples = 32;  // samples per chunk at least
 constexpr size_t kMaxChunks = 264;
 constexpr size_t gradient_chunks(size_t n) {
