@@ -11,7 +11,8 @@ constexpr char executed_figure[] = "warp_instructions", instrumented_figure[] = 
 constexpr double least_instrumented_share = 0.99;
 
 bool from_instrumented_code(const std::string &figure) {
-    return figure == "fp64_flops_per_run" || figure == "fp32_flops_per_run" || figure == "fp16_flops_per_run";
+    return std::any_of(std::begin(pipe_flops), std::end(pipe_flops),
+                       [&](const PipeFlops &pipe) { return figure == pipe.figure; });
 }
 
 }  // namespace
@@ -40,6 +41,8 @@ std::vector<CounterFigure> wanted_figures(const std::set<std::string> &tensor) {
         return std::vector<std::pair<std::string, double>>{
             {op + "add_pred_on.sum", 1}, {op + "mul_pred_on.sum", 1}, {op + "fma_pred_on.sum", 2}};
     };
+    std::vector<std::pair<std::string, double>> tensor_terms;
+    for (const std::string &metric : tensor) tensor_terms.push_back({metric + ".sum", 1});
     const auto percent = [](const char *metric) { return std::string(metric) + ".avg.pct_of_peak_sustained_elapsed"; };
     std::vector<CounterFigure> figures = {
         {"dram_read_bytes_per_run", {{"dram__bytes_read.sum", 1}}},
@@ -48,10 +51,10 @@ std::vector<CounterFigure> wanted_figures(const std::set<std::string> &tensor) {
         // L2 has two partitions, and a request served by the far one is counted again at the
         // fabric between them (vecadd at 1e6 would show 1.8x its 12 MB).
         {"l2_bytes_per_run", {{"lts__t_bytes.sum", 1}, {"lts__t_sectors_srcunit_ltcfabric.sum", -32}}},
-        {"fp64_flops_per_run", flops("d")},
-        {"fp32_flops_per_run", flops("f")},
-        {"fp16_flops_per_run", flops("h")},
-        {"tensor_flops_per_run", {}},
+    };
+    for (const PipeFlops &pipe : pipe_flops) figures.push_back({pipe.figure, flops(pipe.precision)});
+    figures.push_back({"tensor_flops_per_run", tensor_terms});
+    figures.insert(figures.end(), {
         // Nsight Compute's sm__throughput and gpu__compute_memory_throughput are the busiest of
         // some twenty units each, and would take 13 passes instead of 6 on an H100: these are
         // the units a benchmark's kernels fill (the issue slots, the FP64, tensor and load/store
@@ -65,8 +68,7 @@ std::vector<CounterFigure> wanted_figures(const std::set<std::string> &tensor) {
         {"memory_throughput", {{percent("dram__throughput"), 1}}, Combine::busiest},
         {executed_figure, {{"smsp__inst_executed.sum", 1}}},
         {instrumented_figure, {{"smsp__sass_inst_executed.sum", 1}}},
-    };
-    for (const std::string &metric : tensor) figures[6].terms.push_back({metric + ".sum", 1});
+    });
     return figures;
 }
 

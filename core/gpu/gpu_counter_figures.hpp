@@ -20,6 +20,15 @@ struct CounterFigure {
     Combine combine = Combine::count;
 };
 
+// The flops of the FP64, FP32 and FP16 pipes, counted from instrumented SASS: the figure's
+// name and the precision letter of Nsight Compute's smsp__sass_thread_inst_executed_op_{d,f,h}*.
+// (The tensor cores' flops are the figure "tensor_flops_per_run", counted by the hardware.)
+struct PipeFlops {
+    const char *figure, *precision;
+};
+inline constexpr PipeFlops pipe_flops[] = {
+    {"fp64_flops_per_run", "d"}, {"fp32_flops_per_run", "f"}, {"fp16_flops_per_run", "h"}};
+
 // The tensor-core metrics of a chip (its base metrics `known`): the operations by source
 // type, integer and sparsity ones left out, a refinement of a name kept not counted twice.
 std::set<std::string> tensor_metrics(const std::set<std::string> &known);

@@ -1,5 +1,7 @@
 #include "counted_work.hpp"
 
+#include "gpu_counter_figures.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -59,8 +61,11 @@ std::optional<double> counted_sum(const EntryResult &e, std::initializer_list<co
 }
 
 std::optional<double> counted_flops(const EntryResult &e) {
-    if (!counted_sum(e, {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run"})) return std::nullopt;
-    return counted_sum(e, {"fp64_flops_per_run", "fp32_flops_per_run", "fp16_flops_per_run", "tensor_flops_per_run"});
+    std::optional<double> pipes;  // none counted: the flops are unknown, whatever the tensor cores say
+    for (const PipeFlops &pipe : pipe_flops)
+        if (const auto value = counted_value(e, pipe.figure)) pipes = pipes.value_or(0) + *value;
+    if (!pipes) return std::nullopt;
+    return *pipes + counted_value(e, "tensor_flops_per_run").value_or(0);
 }
 
 std::string counted_work_mismatch(const EntryResult &e) {
