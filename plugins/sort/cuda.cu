@@ -17,7 +17,7 @@
 // Traffic: the keys are read once for the histograms, then read and written once per pass
 // (4 + 4 x 8 = 36 bytes per 32-bit key; pairs add a value read and write per pass). The
 // look-back status is one 32-bit word per (tile, digit): 1 KiB per tile, about n/8 bytes
-// for 32-bit keys (tiles of 8192), n/4.5 for uint64 (tiles of 4608), n/4 for pairs (4096).
+// for 32-bit keys (tiles of 8192), n/5 for uint64 (tiles of 5120), n/4 for pairs (4096).
 #include "onesweep_pass.cuh"
 #include "sort_gpu.hpp"
 
@@ -30,7 +30,7 @@ const gpubench::BackendSpec kCuda{
     "sort_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
     "hand-written onesweep LSD radix sort (no CUB or Thrust), 8-bit digits (4 passes "
     "float32 and uint32, 8 uint64): one read of the keys for all digit histograms, then "
-    "one kernel per pass: each block takes the next tile (256 x 32 keys; x 18 for uint64, "
+    "one kernel per pass: each block takes the next tile (256 x 32 keys; x 20 for uint64, "
     "x 16 for pairs) from an atomic counter, "
     "ranks its keys by digit (lanes matched by 8 warp ballots, per-warp counters), "
     "publishes its digit counts, finds its digits' offsets by decoupled look-back over "
@@ -55,15 +55,16 @@ class OnesweepSorter {
     static_assert(kPasses % 2 == 0, "the sorted keys must end in the working array");
     static constexpr bool kMayCarryValues = std::is_same_v<Key, float>;  // pairs: float keys
     // Keys per thread in a pass tile, and pass blocks per SM. Larger tiles mean fewer
-    // look-backs and scans per key, more blocks hide more latency; the tile is staged in
-    // 48 KiB of static shared memory (with its values for pairs). Measured on an H100
+    // look-backs and scans per key, more blocks hide more latency, and 3 blocks of 256
+    // threads leave 80 registers a thread, which more keys spill. Measured on an H100
     // against thrust::sort, 1e8 and 1e9 keys: 32-bit keys 32 a thread at 3 blocks per SM
-    // (1.02-1.05x Thrust), ahead of 24 at 4 (1.00-1.03x) and at 3 (0.93x), 28 at 3
-    // (0.99-1.00x); uint64 18 a thread at 3 blocks (0.98x), ahead of 16 at 3 (0.95x) or 4
-    // (0.91x), 14 at 4 (0.93x), 12 at 3 or 4 (20 would pass the 48 KiB).
-    static constexpr int kKeyItems = sizeof(Bits) == 4 ? 32 : 18;
-    static constexpr int kKeyBlocksPerSm = 3;
+    // (1.02-1.05x Thrust), ahead of 24 at 4 (1.00-1.03x), 36 at 3 (0.96x), 28 at 3
+    // (0.99-1.00x), 48 at 2 (0.98x); uint64 20 a thread at 3 blocks (1.006-1.009x), ahead of
+    // 22 at 3 (0.99x), 18 at 3 (0.98x), 28 at 2 (0.98-1.00x), 24 at 3 (0.91x), 16 at 3 or 4
+    // (0.95x, 0.91x).
+    static constexpr int kKeyItems = sizeof(Bits) == 4 ? 32 : 20;
     static constexpr int kPairItems = 16;
+    static constexpr int kBlocksPerSm = 3;  // keys and pairs
     // The state buffer: digit counts [pass][digit], tile counters [pass], tile status.
     static constexpr size_t kTileCountersAt = size_t{kPasses} * radix::kRadix;
     static constexpr size_t kStatusAt = kTileCountersAt + kPasses;
@@ -92,6 +93,9 @@ public:
             gpubench::cuda::DeviceBuffer<unsigned>(kStatusAt + size_t{tiles_} * radix::kRadix);
         // Zero once: each pass leaves the status words reading "nothing yet" to the next.
         GPUBENCH_CUDA_CHECK(cudaMemsetAsync(state_.data(), 0, state_.bytes(), stream_));
+        if constexpr (kMayCarryValues)
+            if (pairs_) allow_tile_memory<kPairItems, true>();
+        if (!pairs_) allow_tile_memory<kKeyItems, false>();
     }
 
     void sort(Key *keys, uint32_t *values) {
@@ -105,25 +109,36 @@ public:
         gpubench::cuda::check_launch("scan_digit_counts");
         if constexpr (kMayCarryValues) {
             if (pairs_) {
-                passes<kPairItems, true, radix::pass_blocks_per_sm(3 * kPairItems)>(
+                passes<kPairItems, true>(
                     bits, scratch_keys_.data(), values, scratch_values_.data());
                 return;
             }
         }
-        passes<kKeyItems, false, kKeyBlocksPerSm>(bits, scratch_keys_.data(), nullptr, nullptr);
+        passes<kKeyItems, false>(bits, scratch_keys_.data(), nullptr, nullptr);
     }
 
 private:
+    // Lets each pass kernel have its tile's dynamic shared memory (above 48 KiB needs asking).
+    template <int kItems, bool kPairs, int kPass = 0>
+    static void allow_tile_memory() {
+        GPUBENCH_CUDA_CHECK(cudaFuncSetAttribute(
+            radix::onesweep_pass<Traits, kPass, kItems, kPairs, kBlocksPerSm>,
+            cudaFuncAttributeMaxDynamicSharedMemorySize,
+            static_cast<int>(radix::pass_tile_bytes<Bits, kItems, kPairs>())));
+        if constexpr (kPass + 1 < kPasses) allow_tile_memory<kItems, kPairs, kPass + 1>();
+    }
+
     // Launches pass kPass and, after it, the later ones, swapping the arrays each time.
-    template <int kItems, bool kPairs, int kBlocksPerSm, int kPass = 0>
+    template <int kItems, bool kPairs, int kPass = 0>
     void passes(Bits *from, Bits *to, uint32_t *values_from, uint32_t *values_to) {
         radix::onesweep_pass<Traits, kPass, kItems, kPairs, kBlocksPerSm>
-            <<<tiles_, radix::kPassThreads, 0, stream_>>>(
+            <<<tiles_, radix::kPassThreads, radix::pass_tile_bytes<Bits, kItems, kPairs>(),
+               stream_>>>(
                 from, to, values_from, values_to, n_, state_.data() + kPass * radix::kRadix,
                 state_.data() + kStatusAt, state_.data() + kTileCountersAt + kPass);
         gpubench::cuda::check_launch("onesweep_pass");
         if constexpr (kPass + 1 < kPasses)
-            passes<kItems, kPairs, kBlocksPerSm, kPass + 1>(to, from, values_to, values_from);
+            passes<kItems, kPairs, kPass + 1>(to, from, values_to, values_from);
     }
 
     size_t n_;

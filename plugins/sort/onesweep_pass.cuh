@@ -79,15 +79,29 @@ __device__ __forceinline__ unsigned warp_rank(unsigned digit, unsigned *counters
     return before + __popc(peers_below);
 }
 
-// Blocks per SM the pass kernel is compiled for: as many as the registers of its items
-// (key words, the packed rank, the value) leave room for.
-constexpr int pass_blocks_per_sm(int item_registers) {
-    return item_registers <= 32 ? 4 : item_registers <= 48 ? 3 : 2;
+// A key's rank among its warp's earlier keys with its digit is below 32 x kItems, so it takes
+// few bits (10 up to 32 keys a thread), and several share a register (packed_ranks): the
+// registers the keys leave free decide how many keys a thread can hold without spilling.
+template <int kItems>
+struct RankPacking {
+    static constexpr int kBits = 32 * kItems <= 1024 ? 10 : 32 * kItems <= 2048 ? 11 : 16;
+    static constexpr int kPerWord = 32 / kBits;
+    static constexpr int kWords = (kItems + kPerWord - 1) / kPerWord;
+    static constexpr unsigned kMask = (1u << kBits) - 1;
+};
+template <int kItems>
+constexpr int kPackedRankWords = RankPacking<kItems>::kWords;
+template <int kItems>
+__device__ __forceinline__ unsigned rank_of(const unsigned (&packed_ranks)[kPackedRankWords<kItems>],
+                                            int j) {
+    using Packing = RankPacking<kItems>;
+    return packed_ranks[j / Packing::kPerWord] >> (Packing::kBits * (j % Packing::kPerWord)) &
+           Packing::kMask;
 }
 
 // Step 1 of a pass (below): item j of this thread is the key at tile position first + 32 j
-// (encoded on the first pass), and rank_digit[j] its rank among the warp's earlier keys with
-// its digit << 16 | the digit. Positions in the tile are 32-bit; only the tile's start needs
+// (encoded on the first pass), and rank_of(packed_ranks, j) its rank among the warp's earlier
+// keys with its digit. Positions in the tile are 32-bit; only the tile's start needs
 // 64. Past the end of the keys, items are all ones: digit kRadix - 1 at every shift, ranked
 // after every real key of that digit (they come last in tile order), so the sort puts them
 // at [tile_size, kTile) and no step needs a bounds check but the loads, the count of
@@ -99,7 +113,9 @@ __device__ __forceinline__ void load_and_rank(const typename Traits::Bits *keys_
                                               unsigned *counters,
                                               typename Traits::Bits (&key)[kItems],
                                               uint32_t (&value)[kItems],
-                                              unsigned (&rank_digit)[kItems]) {
+                                              unsigned (&packed_ranks)[kPackedRankWords<kItems>]) {
+    using Packing = RankPacking<kItems>;
+    static_assert(32 * kItems <= 1 << 16, "a warp's ranks must fit the packing");
     using Bits = typename Traits::Bits;
     const Bits *my_keys = keys_in + tile_begin + first;
 #pragma unroll
@@ -112,9 +128,11 @@ __device__ __forceinline__ void load_and_rank(const typename Traits::Bits *keys_
     }
     const unsigned lanes_below = (1u << threadIdx.x % 32) - 1;
 #pragma unroll
+    for (int w = 0; w < kPackedRankWords<kItems>; ++w) packed_ranks[w] = 0;
+#pragma unroll
     for (int j = 0; j < kItems; ++j) {
-        const unsigned digit = digit_of(key[j], kPass * kDigitBits);
-        rank_digit[j] = warp_rank(digit, counters, lanes_below) << 16 | digit;
+        const unsigned rank = warp_rank(digit_of(key[j], kPass * kDigitBits), counters, lanes_below);
+        packed_ranks[j / Packing::kPerWord] |= rank << (Packing::kBits * (j % Packing::kPerWord));
     }
 }
 
@@ -145,14 +163,15 @@ __device__ __forceinline__ unsigned place_digit(unsigned (*warp_counts)[kRadix],
 
 // Step 3: each item to its place in the sorted tile, its warp's offset for its digit plus
 // its rank.
-template <int kItems, bool kPairs, class Bits>
+template <int kPass, int kItems, bool kPairs, class Bits>
 __device__ __forceinline__ void scatter(const unsigned *warp_offsets, const Bits (&key)[kItems],
                                         const uint32_t (&value)[kItems],
-                                        const unsigned (&rank_digit)[kItems], Bits *sorted_keys,
-                                        uint32_t *sorted_values) {
+                                        const unsigned (&packed_ranks)[kPackedRankWords<kItems>],
+                                        Bits *sorted_keys, uint32_t *sorted_values) {
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-        const unsigned at = warp_offsets[rank_digit[j] & 0xFFFF] + (rank_digit[j] >> 16);
+        const unsigned at = warp_offsets[digit_of(key[j], kPass * kDigitBits)] +
+                            rank_of<kItems>(packed_ranks, j);
         sorted_keys[at] = key[j];
         if constexpr (kPairs) sorted_values[at] = value[j];
     }
@@ -194,12 +213,16 @@ __device__ __forceinline__ void write_out(const typename Traits::Bits *sorted_ke
     }
 }
 
+// The dynamic shared memory a pass block needs: its sorted tile, keys and values.
+template <class Bits, int kItems, bool kPairs>
+constexpr size_t pass_tile_bytes() {
+    return size_t{kPassThreads} * kItems * (sizeof(Bits) + (kPairs ? sizeof(uint32_t) : 0));
+}
+
 // Pass kPass, over the digit at bits [8 kPass, 8 kPass + 8): keys (and values) move stably
 // from *_in to *_out. The first pass encodes the raw keys it reads, the last decodes the
 // keys it writes. digit_starts: this pass's scanned histogram; tile_counter: zero at launch.
-template <class Traits, int kPass, int kItems, bool kPairs,
-          int kBlocksPerSm = pass_blocks_per_sm(kItems *
-                                                (sizeof(typename Traits::Bits) / 4 + 1 + kPairs))>
+template <class Traits, int kPass, int kItems, bool kPairs, int kBlocksPerSm>
 __global__ void __launch_bounds__(kPassThreads, kBlocksPerSm)
     onesweep_pass(const typename Traits::Bits *__restrict__ keys_in,
                   typename Traits::Bits *__restrict__ keys_out,
@@ -214,8 +237,11 @@ __global__ void __launch_bounds__(kPassThreads, kBlocksPerSm)
     __shared__ unsigned out_base[kRadix];  // output position minus tile position, per digit
     __shared__ unsigned scan_totals[kPassWarps];
     __shared__ unsigned this_tile;
-    __shared__ Bits sorted_keys[kTile];
-    __shared__ uint32_t sorted_values[kPairs ? kTile : 1];
+    // The sorted tile, in dynamic shared memory (pass_tile_bytes): a block's static shared
+    // memory stops at 48 KiB, which 20 uint64 keys a thread would pass.
+    extern __shared__ __align__(16) unsigned char tile_memory[];
+    Bits *sorted_keys = reinterpret_cast<Bits *>(tile_memory);
+    uint32_t *sorted_values = reinterpret_cast<uint32_t *>(sorted_keys + kTile);  // pairs only
 
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const unsigned my_digit = threadIdx.x;
@@ -231,10 +257,10 @@ __global__ void __launch_bounds__(kPassThreads, kBlocksPerSm)
     const unsigned first = warp * kWarpTile + lane;  // tile position of item 0
     Bits key[kItems];
     uint32_t value[kItems];
-    unsigned rank_digit[kItems];  // rank << 16 | digit: one register for both
+    unsigned packed_ranks[kPackedRankWords<kItems>];
     load_and_rank<Traits, kPass, kItems, kPairs>(keys_in, values_in, tile_begin, first,
                                                  tile_size, warp_counts[warp], key, value,
-                                                 rank_digit);
+                                                 packed_ranks);
     __syncthreads();
 
     // 2. Per digit: publish the tile's count at once (successors may start their look-back
@@ -246,7 +272,8 @@ __global__ void __launch_bounds__(kPassThreads, kBlocksPerSm)
     __syncthreads();
 
     // 3. Stable counting sort of the tile into shared memory.
-    scatter<kItems, kPairs>(warp_counts[warp], key, value, rank_digit, sorted_keys, sorted_values);
+    scatter<kPass, kItems, kPairs>(warp_counts[warp], key, value, packed_ranks, sorted_keys,
+                                   sorted_values);
 
     // 4. Look-back, and the output position of the tile's first key with each digit.
     const unsigned earlier = look_back(tile_status, tile, kPrefix, my_status, tile_count);
