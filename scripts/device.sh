@@ -121,7 +121,7 @@ study() {
       measure matmul-float64-cpp --plugin "$(cpp matmul)" --sizes 1,7,33,1000,4096 --param dtype=float64 --min-time 0.1 ;;
     sort)
       measure sort-gpu --plugin "$(gpu sort)" --sizes 1e4,1e6,1e8,1e9 $quick
-      measure sort-keys-gpu --plugin sort_cuda,sort_thrust,sort_cupy,sort_torch --sizes 1e8,1e9 $quick --param keys=uint32,uint64
+      measure sort-keys-gpu --plugin sort_cuda,sort_thrust,sort_cupy,sort_torch --sizes 1e8,1e9 $quick --param keys=float32,uint32,uint64
       measure sort-descending-gpu --plugin "$(gpu sort)" --sizes 1e8,1e9 $quick --param input=descending
       every_backend sort-cpp-and-python 1e4,1e6 1e8,1e9
       measure sort-cpu --plugin sort_naive,sort_omp --sizes '10..1e8:*10' --max-time 5
