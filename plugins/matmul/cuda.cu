@@ -32,9 +32,10 @@ const gpubench::BackendSpec kCuda{
     "matmul_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
     "C = A*B, hand-written CUDA GEMM over a cp.async shared-memory pipeline: float32 on "
     "FFMA (128x128x32 tiles, 3 stages, 8x8 outputs per thread, no tensor cores), float64 "
-    "on the FP64 tensor cores (mma.sync m16n8k8, 128x64x16 tiles, 2 stages); bounds-checked kernels "
-    "when N is not a multiple of the tile; before sm_90, which has no FP64 MMA of that "
-    "shape, the same fragments are computed with shuffles and DFMAs",
+    "on the FP64 tensor cores (mma.sync m16n8k8, 128x64x16 tiles, 3 stages, the next "
+    "8-deep slab's fragments loaded during the MMAs); bounds-checked kernels when N is not "
+    "a multiple of the tile; before sm_90, which has no FP64 MMA of that shape, the same "
+    "fragments are computed with shuffles and DFMAs",
     32768, {64, 128, 256, 512, 1024, 2048, 4096}};
 
 // ---- float32 on the FP32 pipes ----
@@ -189,13 +190,16 @@ __global__ void __launch_bounds__(kThreads, Cfg::MinBlocksPerSM)
 
 // Tile shapes, tuned on the H100 (see the header comments).
 using F32Tiles = sgemm::Config<128, 128, 32, 8, 8, 3, 2>;
-// float64: two stages, not three (H100, a probe against cublasDgemm in one process, inputs
-// uniform in [-1, 1), four rounds: 4096 0.87-0.95 of cuBLAS against 0.84-0.90, 8192
-// 0.91-0.94 against 0.90-0.92; the runner's own sweeps read about 0.90 at both). Also
-// probed and slower: 128 x 128 tiles at one block per SM (0.80-0.86), K depth 32 (0.69-0.76),
-// three blocks per SM (0.87-0.91), 128 x 32 tiles (0.71-0.76), and mma.sync m16n8k16 (half
-// the MMA instructions, B swizzled in shared memory: 0.78-0.85 in every shape tried).
-using F64Tiles = matmul_dmma::Config<64, 16, 2, 2>;
+// float64: three stages, the next slab's fragments loaded while the current one's MMAs run
+// (H100, the runner's own sweeps, cuBLAS in the same run, 2026-11-28: 0.956 of cuBLAS at 4096
+// and 0.958 at 8192; the same main loop with two stages 0.941 and 0.949; the earlier main
+// loop, which loaded a slab's fragments and then multiplied them, 0.90 at both with two
+// stages, a little less with three). Probed and slower with the earlier main loop: 128 x 128
+// tiles at one block per SM (0.80-0.86 in a probe against cublasDgemm in one process), K
+// depth 32 (0.69-0.76), three blocks per SM (0.87-0.91), 128 x 32 tiles (0.71-0.76), and
+// mma.sync m16n8k16 (half the MMA instructions, B swizzled in shared memory: 0.78-0.85 in
+// every shape tried).
+using F64Tiles = matmul_dmma::Config<64, 16, 3, 2>;
 
 // The two instantiations of a kernel (whole tiles, bounds-checked) and its launch shape.
 template <class T>
