@@ -3,6 +3,7 @@
 #include "measure.hpp"
 #include "plugin_instance.hpp"
 #include "results.hpp"
+#include "sampling.hpp"
 #include "worker_pool.hpp"
 #include "test_support.hpp"
 
@@ -46,6 +47,30 @@ TEST_CASE("a correct plugin is sampled, verified and summarised", "[measure]") {
     EntryFigures f = entry_figures(e, this_host_run());
     CHECK(f.run.count == 3);
     CHECK(f.end_to_end.median == Approx(f.run.median));
+}
+
+TEST_CASE("run()'s host time per call: pairs back to back within their share, one call where no pair fits",
+          "[measure]") {
+    test_support::ClaimedDevicesTimer timer({0});  // sampling's GPU path, on the host clock
+    // A run() of microseconds: pairs, each timing the second call.
+    MeasureOptions options = test_support::sampled(10, 1000);
+    options.min_time_s = 0.05;
+    const EntryResult fast = measure_entry(load("fixture_good.so"), 100, options, timer);
+    REQUIRE(fast.status == EntryStatus::ok);
+    CHECK(fast.run_host_s.size() >= 2);
+    CHECK(fast.run_host_s.size() <= back_to_back_calls);
+    // fixture_spin's run() spins 60 ms: a pair would take more than 20 ms and 5% of the
+    // sampling, so one call, after the samples. --max-time 0.4 s ends the sampling after
+    // about 6 (the warm-up counts); a pair taken among them would leave 4.
+    options = test_support::sampled(3, 100);
+    options.min_time_s = 10;  // so that --max-time ends it
+    options.max_time_s = 0.4;
+    options.cpu_threads = 1;
+    const EntryResult slow = measure_entry(load("fixture_spin.so"), 10, options, timer);
+    REQUIRE(slow.status == EntryStatus::ok);
+    CHECK(slow.run_s.size() >= 5);
+    REQUIRE(slow.run_host_s.size() == 1);
+    CHECK(slow.run_host_s[0] > 0.05);
 }
 
 TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the results", "[measure]") {

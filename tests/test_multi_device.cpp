@@ -23,27 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A host clock that claims CUDA devices and streams (fake pointers, never used): what the
-// runner hands a plugin from a timer across devices, without a GPU.
-class ClaimedDevicesTimer final : public PhaseTimer {
-public:
-    explicit ClaimedDevicesTimer(std::vector<int> devices) : devices_(std::move(devices)) {
-        for (size_t i = 0; i < devices_.size(); ++i)
-            streams_.push_back(reinterpret_cast<void *>(0x1000 * (i + 1)));
-    }
-    const char *clock_name() const override { return "claimed_devices"; }
-    void *cuda_stream() const override { return streams_.front(); }
-    std::vector<int> cuda_devices() const override { return devices_; }
-    std::vector<void *> cuda_streams() const override { return streams_; }
-    void start() override { clock_.start(); }
-    double stop() override { return clock_.stop(); }
-
-private:
-    std::vector<int> devices_;
-    std::vector<void *> streams_;
-    SteadyClockTimer clock_;
-};
-
 MeasureOptions quick() { return test_support::sampled(3, 5); }
 
 std::map<std::string, double> metrics_of(const EntryResult &e) {
@@ -65,7 +44,7 @@ TEST_CASE("ABI 1.5: a plugin built against 1.4 loads and runs on one device", "[
     Plugin plugin = test_support::load_fixture("fixture_v1_4.so");
     CHECK(plugin.info().abi_text() == "1.4");
     CHECK(plugin.info().max_devices == 1);  // the garbage beyond its struct_size is not read
-    ClaimedDevicesTimer timer({3, 5, 7});
+    test_support::ClaimedDevicesTimer timer({3, 5, 7});
     EntryResult e = measure_entry(plugin, 20, quick(), timer);
     INFO(e.message);
     CHECK(e.status == EntryStatus::ok);
@@ -120,7 +99,7 @@ TEST_CASE("ABI 1.5: an entry takes as many of the selected devices as max_device
 
 TEST_CASE("ABI 1.5: create() and work() are given the timer's devices, up to max_devices",
           "[multi_device]") {
-    ClaimedDevicesTimer timer({3, 5, 7});
+    test_support::ClaimedDevicesTimer timer({3, 5, 7});
     Plugin multi = test_support::load_fixture("fixture_multi_device.so");
     EntryResult e = measure_entry(multi, 10, quick(), timer);
     INFO(e.message);

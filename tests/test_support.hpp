@@ -55,6 +55,28 @@ inline gpubench::MeasureOptions sampled(size_t min_samples, size_t max_samples) 
     return options;
 }
 
+// A host clock that claims CUDA devices and streams (fake pointers, never used): what the
+// runner hands a plugin from a timer across devices, and the GPU path of sampling (host time
+// per call), without a GPU.
+class ClaimedDevicesTimer final : public gpubench::PhaseTimer {
+public:
+    explicit ClaimedDevicesTimer(std::vector<int> devices) : devices_(std::move(devices)) {
+        for (size_t i = 0; i < devices_.size(); ++i)
+            streams_.push_back(reinterpret_cast<void *>(0x1000 * (i + 1)));
+    }
+    const char *clock_name() const override { return "claimed_devices"; }
+    void *cuda_stream() const override { return streams_.front(); }
+    std::vector<int> cuda_devices() const override { return devices_; }
+    std::vector<void *> cuda_streams() const override { return streams_; }
+    void start() override { clock_.start(); }
+    double stop() override { return clock_.stop(); }
+
+private:
+    std::vector<int> devices_;
+    std::vector<void *> streams_;
+    gpubench::SteadyClockTimer clock_;
+};
+
 // A plugin file, loaded; the test fails (with the reason) when it is refused.
 inline gpubench::Plugin load_file(const std::filesystem::path &file) {
     auto loaded = gpubench::load_plugin(file);

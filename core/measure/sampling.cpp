@@ -220,6 +220,7 @@ public:
                 continue;
             }
             keep(c);
+            time_back_to_back_host(false);
             if (options_.profile_runs) {  // a profile run: the count alone decides
                 if (result_.run_s.size() < options_.profile_runs) continue;
                 result_.noise = median_relative_standard_error(result_.run_s);
@@ -227,7 +228,8 @@ public:
                                       std::to_string(options_.profile_runs) + " calls of run() (--runs)";
                 break;
             }
-            const double elapsed = std::chrono::duration<double>(clock::now() - began_).count();
+            const double elapsed =
+                std::chrono::duration<double>(clock::now() - began_).count() - back_to_back_s_;
             result_.stop_reason = rule.check(result_.run_s, measured_, elapsed, result_.noise,
                                              result_.noise_converged);
             if (!result_.stop_reason.empty()) break;
@@ -236,32 +238,39 @@ public:
         if (checks_traced() && !traced_any_) traced_check();
     }
 
-    // run()'s host time as a program that keeps its data on the device pays it: calls back
-    // to back (reset before each), no transfers between them. In a sampled cycle the upload
-    // and download before run() stream the whole data through the host's caches, and the
-    // call then pays for refilling them (a 10^8 vecadd_cupy call took several times its
-    // back-to-back host time). Up to back_to_back_calls, within a small share of the
-    // sampling's wall time; at least one.
-    void time_back_to_back_host() {
+    // run()'s host time as a program that keeps its data on the device pays it, and as
+    // cupyx.profiler.benchmark times a call's CPU time: on an idle stream, not held, waited
+    // for, no transfer before it. Each timing is the second of two such calls (reset before
+    // each): in a sampled cycle the upload and download before run() stream the whole data
+    // through the host's caches, and the first call after them pays for refilling them (a
+    // 10^8 vecadd_cupy call: several times its host time). The pairs are spread over the
+    // sampling, one whenever they stay within back_to_back_share of its wall time, so that a
+    // slow spell of a shared host weighs in the median only as long as it lasts; their time
+    // does not count against --max-time. `finishing`: after the samples, topped up to
+    // back_to_back_min_s; where not even one pair fits, one call.
+    void time_back_to_back_host(bool finishing) {
         if (!timer_.cuda_stream() || lockstep_ || options_.profile_runs) return;
-        const double budget_s =
-            std::max(back_to_back_min_s,
-                     back_to_back_share * std::chrono::duration<double>(clock::now() - began_).count());
-        const auto series_began = clock::now();
-        std::vector<double> hosts;
-        while (hosts.size() < back_to_back_calls) {
+        const double elapsed = std::chrono::duration<double>(clock::now() - began_).count();
+        const double budget_s = std::max(finishing ? back_to_back_min_s : 0.0,
+                                          back_to_back_share * (elapsed - back_to_back_s_));
+        const auto timed_call = [&] {
             instance_.call("reset", api_.reset);
-            double span = 0;
-            const bool kept = timed_run(Check::none, span);
+            timed_ += auditor_.timed(instance_, "run", api_.run, Check::none, &host_);
             ran();
-            if (kept) hosts.push_back(host_);
-            else hosts.clear();  // the hold's state changed: this call and the earlier differ
-            // At least one kept call: the hold's state changes at most twice.
-            if (!hosts.empty() &&
-                std::chrono::duration<double>(clock::now() - series_began).count() >= budget_s)
-                break;
+        };
+        while (result_.run_host_s.size() < back_to_back_calls &&
+               back_to_back_s_ + 2 * last_run_wall_s_ <= budget_s) {
+            const auto began = clock::now();
+            timed_call();
+            timed_call();
+            result_.run_host_s.push_back(host_);
+            back_to_back_s_ += std::chrono::duration<double>(clock::now() - began).count();
+            if (!finishing) return;
         }
-        result_.run_host_s = std::move(hosts);
+        if (finishing && result_.run_host_s.empty()) {
+            timed_call();
+            result_.run_host_s.push_back(host_);
+        }
     }
 
     void finish() {
@@ -326,7 +335,9 @@ private:
         c.up = auditor_.timed(instance_, "upload", api_.upload, check);
         instance_.call("reset", api_.reset);
         flush();
+        const auto run_began = clock::now();
         c.kept = timed_run(check, c.run, audit_threads);
+        last_run_wall_s_ = std::chrono::duration<double>(clock::now() - run_began).count();
         ran();
         c.down = auditor_.timed(instance_, "download", api_.download, check);
         // CUPTI's memory for the trace is not the plugin's.
@@ -381,7 +392,8 @@ private:
     RunHolder holder_;
     ThreadAuditor threads_;
     const clock::time_point began_ = clock::now();
-    double measured_ = 0, timed_ = 0, host_ = 0, last_cycle_s_ = 0;
+    double measured_ = 0, timed_ = 0, host_ = 0, last_cycle_s_ = 0, back_to_back_s_ = 0,
+           last_run_wall_s_ = 0;  // the last sampled run(): its call and its wait
     bool traced_any_ = false;
 };
 
@@ -395,7 +407,7 @@ void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions
     sampler.warm_up();
     stage("samples");
     sampler.take_samples(watch);
-    sampler.time_back_to_back_host();
+    sampler.time_back_to_back_host(true);
     sampler.finish();
 }
 

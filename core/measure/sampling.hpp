@@ -36,10 +36,11 @@ struct StopRule {
 // the drains): another process's kernels on the same GPU delay some checks, not all.
 inline constexpr double stream_escape_floor_s = 100e-6;
 inline constexpr double stream_escape_share = 0.10;
-// run()'s host time per call is timed on back-to-back calls after the samples
-// (Sampler::time_back_to_back_host): up to this many, stopping once they took the larger of
-// back_to_back_min_s and back_to_back_share of the sampling's wall time.
-inline constexpr size_t back_to_back_calls = 16;
+// run()'s host time per call is timed on pairs of unheld calls back to back, the second of
+// each timed (Sampler::time_back_to_back_host), spread over the sampling: up to this many
+// timings, within back_to_back_share of the sampling's wall time, topped up after the samples
+// to back_to_back_min_s; where not even one pair fits, one call.
+inline constexpr size_t back_to_back_calls = 32;
 inline constexpr double back_to_back_min_s = 0.02, back_to_back_share = 0.05;
 inline constexpr size_t audit_every = 4;  // every 4th sample is checked (and every warm-up)
 
