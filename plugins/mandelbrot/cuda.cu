@@ -27,7 +27,7 @@ namespace {
 const gpubench::BackendSpec kCuda{
     "mandelbrot_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
     "Mandelbrot escape counts, CUDA kernel with one thread per pixel on a 2-D grid of "
-    "32x8 blocks; each step three FMAs (2 zr zi by an exponent add), the escape tested once "
+    "32x8 blocks; each step three FMAs (in float64 2 zr zi by an exponent add), the escape tested once "
     "per 8 steps as an integer compare, the chunk's states kept to find the escaping step; "
     "max 16384 rows (24576 x 16384)",
     mandelbrot::kMaxGpuRows, {256, 512, 1024, 2048, 4096}};
