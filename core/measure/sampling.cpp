@@ -228,9 +228,7 @@ public:
                                       std::to_string(options_.profile_runs) + " calls of run() (--runs)";
                 break;
             }
-            const double elapsed =
-                std::chrono::duration<double>(clock::now() - began_).count() - back_to_back_s_;
-            result_.stop_reason = rule.check(result_.run_s, measured_, elapsed, result_.noise,
+            result_.stop_reason = rule.check(result_.run_s, measured_, sampling_s(), result_.noise,
                                              result_.noise_converged);
             if (!result_.stop_reason.empty()) break;
         }
@@ -250,9 +248,8 @@ public:
     // back_to_back_min_s; where not even one pair fits, one call.
     void time_back_to_back_host(bool finishing) {
         if (!timer_.cuda_stream() || lockstep_ || options_.profile_runs) return;
-        const double elapsed = std::chrono::duration<double>(clock::now() - began_).count();
-        const double budget_s = std::max(finishing ? back_to_back_min_s : 0.0,
-                                          back_to_back_share * (elapsed - back_to_back_s_));
+        const double budget_s =
+            std::max(finishing ? back_to_back_min_s : 0.0, back_to_back_share * sampling_s());
         const auto timed_call = [&] {
             instance_.call("reset", api_.reset);
             timed_ += auditor_.timed(instance_, "run", api_.run, Check::none, &host_);
@@ -301,6 +298,11 @@ private:
         span = auditor_.timed(instance_, "run", api_.run, check, &host_);
         if (audit_threads) threads_.after_run();
         return holder_.after_run(host_);
+    }
+    // Seconds since the warm-up began, less the back-to-back calls': what --max-time and their
+    // own share are measured against.
+    double sampling_s() const {
+        return std::chrono::duration<double>(clock::now() - began_).count() - back_to_back_s_;
     }
     void flush() {
         if (options_.cold && timer_.flush_cache()) result_.cache = "cold";
