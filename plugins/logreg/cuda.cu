@@ -299,10 +299,11 @@ __global__ void __launch_bounds__(kReduceEntries *kReduceRows)
         theta[(4 * q + k) * kClasses + c] -= step * sums[0][threadIdx.x];
 }
 
-// A kernel launch on `stream`, under programmatic dependent launch where `dependent`.
+// A launch of `kernel` (named `name` in errors) on `stream`, under programmatic dependent
+// launch where `dependent`.
 template <typename... Params, typename... Args>
-void launch(void (*kernel)(Params...), int blocks, dim3 threads, size_t shared_bytes,
-            cudaStream_t stream, bool dependent, Args... args) {
+void launch(const char *name, void (*kernel)(Params...), int blocks, dim3 threads,
+            size_t shared_bytes, cudaStream_t stream, bool dependent, Args... args) {
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
@@ -313,7 +314,8 @@ void launch(void (*kernel)(Params...), int blocks, dim3 threads, size_t shared_b
     config.stream = stream;
     config.attrs = &attribute;
     config.numAttrs = dependent ? 1 : 0;
-    GPUBENCH_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+    gpubench::cuda::check(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...),
+                          name);
 }
 
 class CudaTrainer {
@@ -354,11 +356,12 @@ public:
         const float step = settings_.lr / static_cast<float>(n_);
         const int reduce_blocks = (kPartialFloats + kReduceEntries - 1) / kReduceEntries;
         for (int i = 0; i < settings_.iterations; ++i) {
-            launch(fused_gradients, blocks_, dim3(kThreads), sizeof(SharedTiles), stream_,
-                   dependent_launch_, x, labels, theta, n_, chunk_samples_, chunks_,
-                   partials_.data());
-            launch(reduce_and_descend, reduce_blocks, dim3(kReduceEntries, kReduceRows), 0,
-                   stream_, dependent_launch_, partials_.data(), chunks_, step, theta);
+            launch("fused_gradients", fused_gradients, blocks_, dim3(kThreads),
+                   sizeof(SharedTiles), stream_, dependent_launch_, x, labels, theta, n_,
+                   chunk_samples_, chunks_, partials_.data());
+            launch("reduce_and_descend", reduce_and_descend, reduce_blocks,
+                   dim3(kReduceEntries, kReduceRows), 0, stream_, dependent_launch_,
+                   partials_.data(), chunks_, step, theta);
         }
     }
 
