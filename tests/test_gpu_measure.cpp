@@ -10,6 +10,7 @@
 #include "sanitizer.hpp"
 #include "test_support.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 using namespace gpubench;
@@ -194,15 +195,16 @@ TEST_CASE("run()'s host time per call comes from back-to-back calls, not from th
     test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
-    // Size 8: the first run() after a download spends ~2 ms on the host.
+    // Size 8: the first three run()s after a download spend ~2 ms each on the host.
     const EntryResult e = measure_entry(mistakes, 8, quick(), *timer);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(e.stream_hold == "held");
     REQUIRE(e.run_host_cycle_s.size() == e.run_s.size());
     CHECK(summarize(e.run_host_cycle_s).median > 2e-3);
-    REQUIRE(e.run_host_s.size() >= 3);  // pairs: the second call of each timed
+    REQUIRE(e.run_host_s.size() >= 3);  // groups: the last call of each timed
     CHECK(e.run_host_s.size() <= back_to_back_calls);
-    CHECK(summarize(e.run_host_s).median < 0.5e-3);
+    // Every timing, not only most: each is the fourth call after a download or later.
+    CHECK(*std::max_element(e.run_host_s.begin(), e.run_host_s.end()) < 1.5e-3);
     const nlohmann::json timing = nlohmann::json(e)["timing"];
     CHECK(timing["run_host"]["median"].get<double>() < 0.5e-3);
     CHECK(timing["run_host_in_cycle"]["median"].get<double>() > 2e-3);

@@ -49,19 +49,19 @@ TEST_CASE("a correct plugin is sampled, verified and summarised", "[measure]") {
     CHECK(f.end_to_end.median == Approx(f.run.median));
 }
 
-TEST_CASE("run()'s host time per call: pairs back to back within their share, one call where no pair fits",
+TEST_CASE("run()'s host time per call: groups back to back within their share, one call where no group fits",
           "[measure]") {
     test_support::ClaimedDevicesTimer timer({0});  // sampling's GPU path, on the host clock
-    // A run() of microseconds: pairs, each timing the second call.
+    // A run() of microseconds: groups, each timing the last call.
     MeasureOptions options = test_support::sampled(10, 1000);
     options.min_time_s = 0.05;
     const EntryResult fast = measure_entry(load("fixture_good.so"), 100, options, timer);
     REQUIRE(fast.status == EntryStatus::ok);
     CHECK(fast.run_host_s.size() >= 2);
     CHECK(fast.run_host_s.size() <= back_to_back_calls);
-    // fixture_spin's run() spins 60 ms: a pair would take more than 20 ms and 5% of the
+    // fixture_spin's run() spins 60 ms: a group would take more than 20 ms and 5% of the
     // sampling, so one call, after the samples. --max-time 0.4 s ends the sampling after
-    // about 6 (the warm-up counts); a pair taken among them would leave 4.
+    // about 6 (the warm-up counts); a group taken among them would leave 2.
     options = test_support::sampled(3, 100);
     options.min_time_s = 10;  // so that --max-time ends it
     options.max_time_s = 0.4;

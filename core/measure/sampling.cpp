@@ -238,14 +238,15 @@ public:
 
     // run()'s host time as a program that keeps its data on the device pays it, and as
     // cupyx.profiler.benchmark times a call's CPU time: on an idle stream, not held, waited
-    // for, no transfer before it. Each timing is the second of two such calls (reset before
-    // each): in a sampled cycle the upload and download before run() stream the whole data
-    // through the host's caches, and the first call after them pays for refilling them (a
-    // 10^8 vecadd_cupy call: several times its host time). The pairs are spread over the
-    // sampling, one whenever they stay within back_to_back_share of its wall time, so that a
-    // slow spell of a shared host weighs in the median only as long as it lasts; their time
-    // does not count against --max-time. `finishing`: after the samples, topped up to
-    // back_to_back_min_s; where not even one pair fits, one call.
+    // for, no transfer before it, in a steady run of calls. Each timing is the last of
+    // back_to_back_group such calls (reset before each): after a sampled cycle's upload and
+    // download, which stream the whole data through the host's caches, the first call pays
+    // for refilling them (a 10^8 vecadd_cupy call: several times its host time), and the next
+    // two still part of it. The groups are spread over the sampling, one whenever they stay
+    // within back_to_back_share of its wall time, so that a slow spell of a shared host weighs
+    // in the median only as long as it lasts; their time does not count against --max-time.
+    // `finishing`: after the samples, topped up to back_to_back_min_s; where not even one
+    // group fits, one call.
     void time_back_to_back_host(bool finishing) {
         if (!timer_.cuda_stream() || lockstep_ || options_.profile_runs) return;
         const double budget_s =
@@ -256,10 +257,9 @@ public:
             ran();
         };
         while (result_.run_host_s.size() < back_to_back_calls &&
-               back_to_back_s_ + 2 * last_run_wall_s_ <= budget_s) {
+               back_to_back_s_ + back_to_back_group * last_run_wall_s_ <= budget_s) {
             const auto began = clock::now();
-            timed_call();
-            timed_call();
+            for (size_t call = 0; call < back_to_back_group; ++call) timed_call();
             result_.run_host_s.push_back(host_);
             back_to_back_s_ += std::chrono::duration<double>(clock::now() - began).count();
             if (!finishing) return;

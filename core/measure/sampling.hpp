@@ -36,11 +36,13 @@ struct StopRule {
 // the drains): another process's kernels on the same GPU delay some checks, not all.
 inline constexpr double stream_escape_floor_s = 100e-6;
 inline constexpr double stream_escape_share = 0.10;
-// run()'s host time per call is timed on pairs of unheld calls back to back, the second of
-// each timed (Sampler::time_back_to_back_host), spread over the sampling: up to this many
-// timings, within back_to_back_share of the sampling's wall time, topped up after the samples
-// to back_to_back_min_s; where not even one pair fits, one call.
-inline constexpr size_t back_to_back_calls = 32;
+// run()'s host time per call is timed on groups of back_to_back_group unheld calls back to
+// back, the last of each timed (Sampler::time_back_to_back_host): after a transfer, or any
+// pause, the first calls pay for refilling the host's caches, fading over about three calls.
+// The groups are spread over the sampling: up to back_to_back_calls timings, within
+// back_to_back_share of the sampling's wall time, topped up after the samples to
+// back_to_back_min_s; where not even one group fits, one call.
+inline constexpr size_t back_to_back_calls = 32, back_to_back_group = 4;
 inline constexpr double back_to_back_min_s = 0.02, back_to_back_share = 0.05;
 inline constexpr size_t audit_every = 4;  // every 4th sample is checked (and every warm-up)
 

@@ -114,14 +114,15 @@ double entry_s(const Work &work, gpubench_device_kind device, const Pace &pace, 
         options.counters && device == GPUBENCH_DEVICE_CUDA ? counting_passes * (counting_pass_s + cycle_s) : 0;
     const double sampling_s = warmup_and_samples_s(run_s, cycle_s, pace.until_max_time, options);
     // A GPU entry's back-to-back calls for its host time (sampling.hpp): up to
-    // back_to_back_calls pairs of runs within their share of the sampling; where not even one
-    // pair fits, one run.
+    // back_to_back_calls groups of runs within their share of the sampling; where not even one
+    // group fits, one run.
     const double back_to_back_budget_s = std::max(back_to_back_min_s, back_to_back_share * sampling_s);
+    const double group_s = double(back_to_back_group) * run_s;
     const double back_to_back_s =
         device != GPUBENCH_DEVICE_CUDA ? 0
-        : 2 * run_s > back_to_back_budget_s
+        : group_s > back_to_back_budget_s
             ? run_s
-            : std::min(double(2 * back_to_back_calls) * run_s, back_to_back_budget_s);
+            : std::min(double(back_to_back_calls) * group_s, back_to_back_budget_s);
     return nominal_entry_overhead_s + work.host_bytes / nominal_host_bytes_per_s + sampling_s +
            back_to_back_s + counting_s;
 }
