@@ -17,6 +17,11 @@ about that path. sort's run() sorts in place: it is timed as reset+run pairs min
 alone, both by cupyx, as gpubench's per-launch timing does (sorted keys sort faster).
 
     python3 bench/cupyx_benchmark.py --results r.json vecadd_cupy:100000000 matmul_cupy:4096
+
+Run by build/bin/embedded_python (cupy,numpy as its first argument), cupyx times the scripts
+in the interpreter the bridge embeds: the shared libpython, which distributions build apart
+from python3 and which runs Python code slower. The difference between the two passes is the
+interpreter's build; what gpubench's host time exceeds the second by is the bridge's own.
 """
 import argparse
 import json
@@ -85,6 +90,11 @@ def main():
     for path in args.results:
         ours.update(gpubench_medians(path))
     missed = False
+    # python3 runs its executable's interpreter; embedded_python the shared libpython that the
+    # bridge embeds (built apart, often slower): say which one this is.
+    embedded = os.path.basename(sys.executable) == "embedded_python"
+    print("cupyx run by %s (Python %s%s)" % (sys.executable, sys.version.split()[0],
+                                            ", the bridge's shared libpython" if embedded else ""))
     print("%-24s %11s %14s %14s %9s %14s %14s %14s  %s" % (
         "BACKEND", "SIZE", "CUPYX GPU", "GPUBENCH GPU", "DIFF", "CUPYX CPU", "GPUBENCH HOST",
         "IN CYCLE", "GOALS (GPU <= 3%, HOST <= CPU + 10 us)"))

@@ -28,7 +28,8 @@
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
 #   hold                   the held stream: GPU times with and without --no-stream-hold against
 #                          cupyx.profiler.benchmark (bench/cupyx_benchmark.py), host time per call
-#                          (untraced: CUPTI attached adds host time to each call)
+#                          (untraced: CUPTI attached adds host time to each call); cupyx run by
+#                          python3, then in the bridge's libpython (bench/embedded_python)
 #   sharding               on several GPUs (after devices): scale-out.md's mpirun recipe as written,
 #                          the GPU backends as one MPI rank per GPU, at least two (each rank's
 #                          wall time, and runner merge's table of each shard's predicted and
@@ -300,10 +301,13 @@ PY
         "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag --no-device-trace \
           -o "$out/hold-$hold-${entry%%:*}-${entry#*:}.json" > /dev/null 2>&1
       done
-      echo "== gpubench ($hold) against cupyx.profiler.benchmark"
-      "$python" -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 \
-        $(for f in "$out"/hold-$hold-*.json; do echo --results "$f"; done) \
-        $(echo "$entries" | tr ' ' '\n' | grep -Ev '^[a-z]+_cuda:') 2>&1 | tee -a "$out/cupyx-benchmark.txt"
+      # cupyx under python3, then in the bridge's own libpython (embedded_python).
+      for interpreter in "$python" "$build/bin/embedded_python cupy,numpy"; do
+        echo "== gpubench ($hold) against cupyx.profiler.benchmark"
+        $interpreter -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 \
+          $(for f in "$out"/hold-$hold-*.json; do echo --results "$f"; done) \
+          $(echo "$entries" | tr ' ' '\n' | grep -Ev '^[a-z]+_cuda:') 2>&1 | tee -a "$out/cupyx-benchmark.txt"
+      done
     done ;;
   sharding)
     need_runner
