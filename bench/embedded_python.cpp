@@ -1,9 +1,9 @@
 // Runs a Python program in the interpreter the Python bridge embeds: the shared libpython of
 // the interpreter find-python.sh chooses for MODULES, with its home and sys.path, started as
-// the python3 command starts. Distributions build that library apart from their python3
-// executable (Debian and Ubuntu without profile-guided or link-time optimisation), so the same
-// script can run slower embedded than under python3: timed both ways, the difference is the
-// interpreter's build, and what is left against the bridge is the bridge's own.
+// the python3 command starts. Debian and Ubuntu build that library apart from their python3
+// executable, whose interpreter is linked in, and Python code runs about 1.3x slower in it:
+// a library timed both ways shows the interpreter's build, and what gpubench's figure
+// exceeds the embedded one by is the bridge's own.
 //
 //     embedded_python cupy,numpy bench/cupyx_benchmark.py --results r.json vecadd_cupy:1000
 #include "python_runtime.hpp"
