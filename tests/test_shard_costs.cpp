@@ -62,8 +62,8 @@ TEST_CASE("nominal entry cost: a fixed part, set-up and checks, then warm-up and
           "rule, in whole cycles", "[shard]") {
     const MeasureOptions options{};  // 1 warm-up run; 10 to 1000 samples, 0.5 s to 10 s
     const double cycle = 40e-6;      // what a compiled plugin's sample adds to its run
-    // A GPU entry then times run()'s host time on pairs of calls back to back: up to 32 pairs
-    // (64 runs) within 5% of the sampling (at least 20 ms); where no pair fits, one run.
+    // A GPU entry then times run()'s host time on groups of 4 calls back to back: up to 32
+    // groups (128 runs) within 5% of the sampling (at least 20 ms); where no group fits, one run.
     Work work;  // no work: 1000 samples of the cycle's own time (min_time is never reached)
     CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1001 * cycle));
     work.flops = 1e13;  // one second per run on a GPU: warm-up, then samples up to 10 s
@@ -74,7 +74,7 @@ TEST_CASE("nominal entry cost: a fixed part, set-up and checks, then warm-up and
     work.bytes = 1e9;  // 1 ms per run: 500 samples make min_time's 0.5 s; 5% more back to back
     CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1.05 * 501 * (1e-3 + cycle)));
     work.bytes = 1e6;  // 1 us per run: 1000 samples, the most, before 0.5 s
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1001 * (1e-6 + cycle) + 64e-6));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1001 * (1e-6 + cycle) + 128e-6));
     work = {};
     work.items = 1e10;  // items count only when neither flops nor bytes are declared
     CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 10 * (1 + cycle) + 1));
@@ -83,7 +83,7 @@ TEST_CASE("nominal entry cost: a fixed part, set-up and checks, then warm-up and
     work = {};
     work.bytes = 1e9;
     work.host_bytes = 1e9;
-    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 476 * (1e-3 + 0.02 + cycle) + 64e-3));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 476 * (1e-3 + 0.02 + cycle) + 128e-3));
     CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 1 + 11 * (0.1 + cycle)));
     CHECK(nominal_skipped_entry_s() == Approx(0.05));
     // 10^5 device operations (gpubench_work.launches): a run() of at least 2 us each on a GPU,
