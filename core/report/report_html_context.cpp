@@ -2,6 +2,7 @@
 // options explained, the flags glossary, the page's backend colours, the history's series.
 #include "report_html.hpp"
 
+#include "check.hpp"
 #include "metric_format.hpp"
 #include "run_header.hpp"
 
