@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/plugin-tables.sh against a build that lacks plugins, as one made with
+# scripts/doc-tables.sh against a build that lacks plugins, as one made with
 # -DGPUBENCH_WITH_CUDA=OFF or without NCCL does: a copy of BUILD_DIR's runner with only its C++
 # plugins beside it (no CUDA, no Python), checking a copy of docs/plugins.md.
 #   tests/plugin_tables_test.sh SOURCE_DIR BUILD_DIR
@@ -9,7 +9,7 @@
 # regenerates the page.
 set -uo pipefail
 source_dir=$1 build=$2
-script=$source_dir/scripts/plugin-tables.sh
+script=$source_dir/scripts/doc-tables.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export GPUBENCH_CACHE_DIR=$work/cache  # the copies' scan results stay out of the user's cache
@@ -37,7 +37,7 @@ expect() {
   for name in "$@"; do
     grep -q -- "$name" <<< "$said" || fail "--check did not name $name: $said"
   done
-  [ "$status" -eq 0 ] || grep -qF "scripts/plugin-tables.sh $fake regenerates them" <<< "$said" ||
+  [ "$status" -eq 0 ] || grep -qF "scripts/doc-tables.sh $fake regenerates them" <<< "$said" ||
     fail "--check did not say which command regenerates the page: $said"
 }
 
@@ -78,5 +78,5 @@ echo "no block" > "$work/plain.md"
 "$script" --check "$fake" "$work/plain.md" > /dev/null 2>&1
 [ $? -eq 2 ] || fail "a page without a block did not exit 2"
 
-[ "$failures" -eq 0 ] && echo "plugin-tables.sh: partial builds checked ($cpp_plugins C++ plugins)"
+[ "$failures" -eq 0 ] && echo "doc-tables.sh: partial builds checked ($cpp_plugins C++ plugins)"
 exit $((failures > 0))

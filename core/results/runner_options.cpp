@@ -51,7 +51,7 @@ const std::vector<RunnerOption> &runner_options() {
          "plugin is measured at every combination of the values of the keys it reads, in one results file; a "
          "key that no selected plugin reads is an error",
          "a plugin parameter, repeatable, passed to every selected plugin; a key that no selected plugin reads is "
-         "refused ([below](#parameters)); `k=v1,v2` sweeps several values ([parameter "
+         "refused ([parameters](#parameters)); `k=v1,v2` sweeps several values ([parameter "
          "axes](#parameter-axes)); recorded as each key with its values"},
         // How each entry is measured: threads, inputs, devices, sampling and its limits.
         {"cpu_threads", "threads", "N", "",
@@ -102,20 +102,23 @@ const std::vector<RunnerOption> &runner_options() {
         {"hold_stream", "no-stream-hold", "", "",
          "do not hold the GPU stream while run() enqueues: GPU times then include the host's path to the "
          "first launch and any gaps between launches",
-         "turns off holding the GPU stream while `run()` enqueues (recorded `hold_stream`: false): GPU times "
-         "then include the host's path to the first launch and the gaps between launches "
+         "turns off holding the GPU stream while `run()` enqueues (recorded `hold_stream`: false, as under "
+         "`--sanitize` and `--profile`): GPU times then include the host's path to the first launch and the "
+         "gaps between launches "
          "([measurement.md](measurement.md#device-time-alone-the-held-stream))"},
         {"trace_device", "no-device-trace", "", "",
          "do not trace the checked calls' device work with CUPTI (for a profiler that holds CUPTI itself): only "
          "work that outlives its span by ~100 us is then caught",
-         "turns off tracing the checked calls' device work with CUPTI (recorded `trace_device`: false), for a "
-         "profiler that holds CUPTI itself: only work that outlives its span by ~100 µs is then caught "
+         "turns off tracing the checked calls' device work with CUPTI (recorded `trace_device`: false, as "
+         "under `--profile`), for a profiler that holds CUPTI itself: only work that outlives its span by "
+         "~100 µs is then caught "
          "([measurement.md](measurement.md#checks-on-every-entry))"},
         {"audit_threads", "no-thread-audit", "", "",
          "do not check that a CPU plugin's threads are done when run() returns (a library whose own pool wakes "
          "after the call would otherwise be refused)",
          "turns off the check that a CPU plugin's threads are done when `run()` returns (recorded "
-         "`audit_threads`: false), for a library whose own pool wakes after the call and is refused wrongly "
+         "`audit_threads`: false, as under `--profile`), for a library whose own pool wakes after the call "
+         "and is refused wrongly "
          "([measurement.md](measurement.md#checks-on-every-entry))"},
         {"counters", "counters", "", "",
          "after each entry's samples, one more run() whose hardware counters are read (a CPU entry's cycles, "
