@@ -26,9 +26,9 @@ namespace gpubench {
 struct ChildStart {
     std::vector<std::string> words;  // words[0] is the program
     // Each pair makes the parent's first descriptor the child's second (the parent's stays open).
-    std::vector<std::pair<int, int>> descriptors;
+    std::vector<std::pair<int, int>> descriptors = {};
     // (name, value) set in the child's copy of this process's environment.
-    std::vector<std::pair<std::string, std::string>> environment;
+    std::vector<std::pair<std::string, std::string>> environment = {};
     // The leader of a process group of its own, so that kill() ends whatever it started too
     // (and Ctrl-C at the terminal does not reach it: its owner stops it).
     bool own_group = true;
@@ -89,8 +89,6 @@ public:
         own_group_ = how.own_group;
         return error;
     }
-
-    bool running() const { return pid_ > 0; }  // started, and neither reaped nor abandoned
 
     // SIGKILL to it, and to its group where it leads one; a wait then reaps it.
     void kill() const {
