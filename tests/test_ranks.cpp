@@ -124,6 +124,9 @@ TEST_CASE("ranks meet in a folder of their job, and each entry's measurement in 
     const fs::path first = entry_rendezvous(a, entry, 1);
     CHECK(first.parent_path() == a);
     CHECK_THAT(first.filename().string(), Catch::EndsWith("-1"));
+    CHECK(first.filename().string() == entry.hash_hex() + "-1");  // the entry's one identity hash
+    CHECK(entry.hash_hex().size() == 16);
+    CHECK(entry.hash_hex() != entry.any_seed().hash_hex());
     CHECK(first == entry_rendezvous(a, entry, 1));
     CHECK(first != entry_rendezvous(a, entry, 2));  // measured again: a fresh folder
     CHECK(first != entry_rendezvous(a, {"allreduce_nccl", 8192, "", 42}, 1));

@@ -1,11 +1,11 @@
 // The pieces shared by the runner's helper processes (workers, plugin scanners): starting one
 // in a process group of its own (so that a time-out kills whatever it started too), JSON lines
-// over a pipe, and how it ended, in words.
+// over a pipe, and how it ended, in words. Its owner is gpubench/child_process.hpp's.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <gpubench/child_process.hpp>
 
-#include <sys/types.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <utility>
@@ -13,13 +13,13 @@
 
 namespace gpubench {
 
-// Starts `words` (words[0] is the program) as the leader of a new process group. Each pair of
-// `descriptors` makes the parent's first descriptor the child's second (the parent's stays
-// open); the child's stdout goes to `stdout_target` (the runner's stdout is its table). The
-// child gets this process's environment with each of `environment` (name, value) set.
+// Starts `words` (words[0] is the program) in `child`, the leader of a new process group. Each
+// pair of `descriptors` makes the parent's first descriptor the child's second (the parent's
+// stays open); the child's stdout goes to `stdout_target` (the runner's stdout is its table).
+// The child gets this process's environment with each of `environment` (name, value) set.
 // Throws std::runtime_error when it cannot start.
-pid_t spawn_child(std::vector<std::string> words, const std::vector<std::pair<int, int>> &descriptors,
-                  int stdout_target, const std::vector<std::pair<std::string, std::string>> &environment = {});
+void start_child(ChildProcess &child, std::vector<std::string> words, std::vector<std::pair<int, int>> descriptors,
+                 int stdout_target, std::vector<std::pair<std::string, std::string>> environment = {});
 
 // Writes all of `text`, through interruptions; false when the reader is gone.
 bool write_all(int fd, const std::string &text);

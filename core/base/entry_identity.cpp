@@ -9,11 +9,21 @@ std::string EntryIdentity::text() const {
            (seed ? ", seed " + std::to_string(*seed) : std::string()) + ")";
 }
 
+namespace {
+
+// The bytes hashed: the fields joined by a byte no plugin name or size holds; params may hold
+// any text, last.
+std::string hashed_key(const EntryIdentity &identity) {
+    return identity.plugin + '\n' + std::to_string(identity.size) + '\n' +
+           (identity.seed ? std::to_string(*identity.seed) : "*") + '\n' + identity.params;
+}
+
+}  // namespace
+
+std::string EntryIdentity::hash_hex() const { return fnv1a_64_hex(hashed_key(*this)); }
+
 size_t EntryIdentityHash::operator()(const EntryIdentity &identity) const {
-    // Fields joined by a byte no plugin name or size holds; params may hold any text, last.
-    return static_cast<size_t>(fnv1a_64(identity.plugin + '\n' + std::to_string(identity.size) + '\n' +
-                                        (identity.seed ? std::to_string(*identity.seed) : "*") + '\n' +
-                                        identity.params));
+    return static_cast<size_t>(fnv1a_64(hashed_key(identity)));
 }
 
 void to_json(nlohmann::json &json, const EntryIdentity &identity) {

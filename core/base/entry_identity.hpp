@@ -31,6 +31,8 @@ struct EntryIdentity {
 
     // "matmul_naive 128 (params 'dtype=float64', seed 42)"; "... (params '')" for any seed.
     std::string text() const;
+    // The identity's hash (EntryIdentityHash's) as 16 hex digits: a name for its folders.
+    std::string hash_hex() const;
 };
 
 struct EntryIdentityHash {

@@ -1,6 +1,6 @@
 #include "cupti_library.hpp"
 
-#include <cupti.h>
+#include <dlfcn.h>
 
 #include <cstdlib>
 #include <vector>
@@ -25,34 +25,92 @@ std::vector<std::string> cupti_candidates() {
     return candidates;
 }
 
+// Points `function` at `name` in `library`; false where it lacks it.
+template <class F>
+bool resolve(void *library, F &function, const char *name) {
+    function = reinterpret_cast<F>(dlsym(library, name));
+    return function != nullptr;
+}
+
+std::optional<CuptiActivityApi> activity_api(void *library) {
+    CuptiActivityApi api{};
+    const bool found = resolve(library, api.register_callbacks, "cuptiActivityRegisterCallbacks") &&
+                       resolve(library, api.enable, "cuptiActivityEnable") &&
+                       resolve(library, api.disable, "cuptiActivityDisable") &&
+                       resolve(library, api.flush_all, "cuptiActivityFlushAll") &&
+                       resolve(library, api.next_record, "cuptiActivityGetNextRecord") &&
+                       resolve(library, api.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
+                       resolve(library, api.stream_id, "cuptiGetStreamIdEx") &&
+                       resolve(library, api.context_id, "cuptiGetContextId");
+    return found ? std::optional(api) : std::nullopt;
+}
+
+std::optional<CuptiRangeProfilerApi> range_profiler_api(void *library) {
+    CuptiRangeProfilerApi api{};
+    const bool found =
+        resolve(library, api.initialize, "cuptiProfilerInitialize") &&
+        resolve(library, api.device_supported, "cuptiProfilerDeviceSupported") &&
+        resolve(library, api.chip_name, "cuptiDeviceGetChipName") &&
+        resolve(library, api.counter_availability, "cuptiProfilerGetCounterAvailability") &&
+        resolve(library, api.host_initialize, "cuptiProfilerHostInitialize") &&
+        resolve(library, api.base_metrics, "cuptiProfilerHostGetBaseMetrics") &&
+        resolve(library, api.add_metrics, "cuptiProfilerHostConfigAddMetrics") &&
+        resolve(library, api.config_size, "cuptiProfilerHostGetConfigImageSize") &&
+        resolve(library, api.config_image, "cuptiProfilerHostGetConfigImage") &&
+        resolve(library, api.pass_count, "cuptiProfilerHostGetNumOfPasses") &&
+        resolve(library, api.evaluate, "cuptiProfilerHostEvaluateToGpuValues") &&
+        resolve(library, api.enable, "cuptiRangeProfilerEnable") &&
+        resolve(library, api.disable, "cuptiRangeProfilerDisable") &&
+        resolve(library, api.counter_data_size, "cuptiRangeProfilerGetCounterDataSize") &&
+        resolve(library, api.counter_data_initialize, "cuptiRangeProfilerCounterDataImageInitialize") &&
+        resolve(library, api.set_config, "cuptiRangeProfilerSetConfig") &&
+        resolve(library, api.start, "cuptiRangeProfilerStart") &&
+        resolve(library, api.stop, "cuptiRangeProfilerStop") &&
+        resolve(library, api.push_range, "cuptiRangeProfilerPushRange") &&
+        resolve(library, api.pop_range, "cuptiRangeProfilerPopRange") &&
+        resolve(library, api.decode, "cuptiRangeProfilerDecodeData") &&
+        resolve(library, api.counter_data_info, "cuptiRangeProfilerGetCounterDataInfo");
+    return found ? std::optional(api) : std::nullopt;
+}
+
+// The entry points of `library` (opened from `file`) once it is a CUPTI of the headers' major
+// version; nullptr with `failure` set otherwise.
+const CuptiApi *entry_points(void *library, const std::string &file, std::string &failure) {
+    static CuptiApi api;
+    decltype(&cuptiGetVersion) get_version = nullptr;
+    uint32_t version = 0;
+    if (!resolve(library, get_version, "cuptiGetVersion") || get_version(&version) != CUPTI_SUCCESS ||
+        !resolve(library, api.result_string, "cuptiGetResultString")) {
+        failure = file + " is no CUPTI (no cuptiGetVersion or cuptiGetResultString)";
+        return nullptr;
+    }
+    if (version / 10000 != CUPTI_API_VERSION / 10000) {
+        failure = "CUPTI API version " + std::to_string(version) + ", gpubench was built for " +
+                  std::to_string(CUPTI_API_VERSION);
+        return nullptr;
+    }
+    api.version = std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100);
+    api.activity = activity_api(library);
+    api.range_profiler = range_profiler_api(library);
+    return &api;
+}
+
 }  // namespace
 
-void *cupti_library(std::string &why_not) {
+const CuptiApi *cupti_api(std::string &why_not) {
     static std::string failure;
-    static void *const library = []() -> void * {
+    static const CuptiApi *const api = []() -> const CuptiApi * {
         std::string tried;
         for (const std::string &candidate : cupti_candidates()) {
-            if (void *found = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-                decltype(&cuptiGetVersion) get_version = nullptr;
-                uint32_t version = 0;
-                if (!cupti_symbol(found, get_version, "cuptiGetVersion") || get_version(&version) != CUPTI_SUCCESS) {
-                    failure = candidate + " is no CUPTI (no cuptiGetVersion)";
-                    return nullptr;
-                }
-                if (version / 10000 != CUPTI_API_VERSION / 10000) {
-                    failure = "CUPTI API version " + std::to_string(version) + ", gpubench was built for " +
-                              std::to_string(CUPTI_API_VERSION);
-                    return nullptr;
-                }
-                return found;
-            }
+            if (void *found = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL))
+                return entry_points(found, candidate, failure);
             tried += (tried.empty() ? "" : ", ") + candidate;
         }
         failure = "CUPTI not found (tried " + tried + ")";
         return nullptr;
     }();
-    why_not = library ? "" : failure;
-    return library;
+    why_not = api ? "" : failure;
+    return api;
 }
 
 }  // namespace gpubench

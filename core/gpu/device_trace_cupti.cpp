@@ -6,7 +6,6 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
-#include <cupti.h>
 
 #include <cxxabi.h>
 
@@ -23,20 +22,6 @@ namespace {
 
 constexpr char hold_kernel[] = "gpubench_stream_hold";  // the runner's own (stream_hold_cuda.cpp)
 
-// The CUPTI entry points used, typed from its own header.
-struct Cupti {
-    decltype(&cuptiGetVersion) get_version;
-    decltype(&cuptiGetResultString) result_string;
-    decltype(&cuptiActivityRegisterCallbacks) register_callbacks;
-    decltype(&cuptiActivityEnable) enable;
-    decltype(&cuptiActivityDisable) disable;
-    decltype(&cuptiActivityFlushAll) flush_all;
-    decltype(&cuptiActivityGetNextRecord) next_record;
-    decltype(&cuptiActivityGetNumDroppedRecords) dropped_records;
-    decltype(&cuptiGetStreamIdEx) stream_id;
-    decltype(&cuptiGetContextId) context_id;
-};
-
 // The records of the calls being traced, filled by CUPTI's buffer callbacks.
 struct Records {
     std::mutex mutex;
@@ -44,7 +29,7 @@ struct Records {
     size_t dropped = 0;
 };
 Records records;
-const Cupti *api = nullptr;
+const CuptiApi *api = nullptr;  // with its activity API, once device_trace() found it
 
 std::string demangled(const char *name) {
     if (!name) return "kernel (unnamed)";
@@ -122,7 +107,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buff
     {
         std::lock_guard lock(records.mutex);
         CUpti_Activity *record = nullptr;
-        while (api->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
+        while (api->activity->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
             switch (record->kind) {
             case CUPTI_ACTIVITY_KIND_KERNEL:
             case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
@@ -155,7 +140,7 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buff
             }
         }
         size_t dropped = 0;
-        if (api->dropped_records(context, stream, &dropped) == CUPTI_SUCCESS) records.dropped += dropped;
+        if (api->activity->dropped_records(context, stream, &dropped) == CUPTI_SUCCESS) records.dropped += dropped;
     }
     std::free(buffer);
 }
@@ -206,13 +191,13 @@ public:
             records.call = TracedCall{};
             records.dropped = 0;
         }
-        for (CUpti_ActivityKind kind : traced_kinds) check(api->enable(kind), "cuptiActivityEnable");
+        for (CUpti_ActivityKind kind : traced_kinds) check(api->activity->enable(kind), "cuptiActivityEnable");
     }
 
     TracedCall end() override {
         const cudaError_t waited = wait_for_devices();
-        for (CUpti_ActivityKind kind : traced_kinds) api->disable(kind);
-        check(api->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+        for (CUpti_ActivityKind kind : traced_kinds) api->activity->disable(kind);
+        check(api->activity->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
         if (waited != cudaSuccess)
             throw std::runtime_error(std::string("waiting for the traced work: ") +
                                      cudaGetErrorString(waited));
@@ -251,8 +236,8 @@ private:
             CUDA_SUCCESS)
             return std::nullopt;
         uint32_t context_id = 0, stream_id = 0;
-        if (api->context_id(context, &context_id) != CUPTI_SUCCESS ||
-            api->stream_id(context, stream, per_thread, &stream_id) != CUPTI_SUCCESS)
+        if (api->activity->context_id(context, &context_id) != CUPTI_SUCCESS ||
+            api->activity->stream_id(context, stream, per_thread, &stream_id) != CUPTI_SUCCESS)
             return std::nullopt;
         int ordinal = 0;
         if (cudaStreamGetDevice(static_cast<cudaStream_t>(owner ? owner : stream), &ordinal) !=
@@ -302,20 +287,6 @@ private:
     std::vector<std::pair<Key, std::string>> named_;
 };
 
-// CUPTI's entry points that the trace uses, from the loaded library.
-bool load_entry_points(void *library, Cupti &loaded) {
-    return cupti_symbol(library, loaded.get_version, "cuptiGetVersion") &&
-           cupti_symbol(library, loaded.result_string, "cuptiGetResultString") &&
-           cupti_symbol(library, loaded.register_callbacks, "cuptiActivityRegisterCallbacks") &&
-           cupti_symbol(library, loaded.enable, "cuptiActivityEnable") &&
-           cupti_symbol(library, loaded.disable, "cuptiActivityDisable") &&
-           cupti_symbol(library, loaded.flush_all, "cuptiActivityFlushAll") &&
-           cupti_symbol(library, loaded.next_record, "cuptiActivityGetNextRecord") &&
-           cupti_symbol(library, loaded.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
-           cupti_symbol(library, loaded.stream_id, "cuptiGetStreamIdEx") &&
-           cupti_symbol(library, loaded.context_id, "cuptiGetContextId");
-}
-
 }  // namespace
 
 DeviceTrace *device_trace(std::string &why_not) {
@@ -325,32 +296,28 @@ DeviceTrace *device_trace(std::string &why_not) {
             failure = "off (GPUBENCH_DEVICE_TRACE=0)";
             return nullptr;
         }
-        void *library = cupti_library(failure);
-        if (!library) return nullptr;
-        static Cupti loaded{};
-        if (!load_entry_points(library, loaded)) {
+        const CuptiApi *loaded = cupti_api(failure);
+        if (!loaded) return nullptr;
+        if (!loaded->activity) {
             failure = "the CUPTI found lacks an entry point gpubench uses";
             return nullptr;
         }
-        uint32_t version = 0;
-        loaded.get_version(&version);
         Driver driver;
         if (!driver_entry("cuStreamGetCtx", driver.stream_context) ||
             !driver_entry("cuDevicePrimaryCtxGetState", driver.primary_state)) {
             failure = "the CUDA driver lacks cuStreamGetCtx or cuDevicePrimaryCtxGetState";
             return nullptr;
         }
-        api = &loaded;
-        if (const CUptiResult r = loaded.register_callbacks(buffer_requested, buffer_completed);
+        api = loaded;
+        if (const CUptiResult r = api->activity->register_callbacks(buffer_requested, buffer_completed);
             r != CUPTI_SUCCESS) {
             const char *text = nullptr;
-            loaded.result_string(r, &text);
+            api->result_string(r, &text);
             failure = std::string("CUPTI refused its callbacks (") + (text ? text : "?") +
                       "): another tool may be tracing this process";
             return nullptr;
         }
-        const std::string name = "CUPTI " + std::to_string(version / 10000) + "." +
-                                 std::to_string(version / 100 % 100);
+        const std::string name = "CUPTI " + api->version;
         return std::make_unique<CuptiTrace>(name, driver);
     }();
     why_not = trace ? "" : failure;

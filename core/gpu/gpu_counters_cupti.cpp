@@ -9,11 +9,6 @@
 #include "gpu_counter_figures.hpp"
 
 #include <cuda.h>
-#include <cupti.h>
-#include <cupti_profiler_host.h>
-#include <cupti_profiler_target.h>
-#include <cupti_range_profiler.h>
-#include <cupti_target.h>
 
 #include <algorithm>
 #include <map>
@@ -23,34 +18,13 @@
 namespace gpubench {
 namespace {
 
-// The entry points used, typed from CUPTI's own headers.
+// CUPTI's range profiler (cupti_library.hpp) and the driver calls that find the context it
+// counts in.
 struct ProfilerApi {
-    decltype(&cuptiGetResultString) result_string;
-    decltype(&cuptiProfilerInitialize) initialize;
-    decltype(&cuptiProfilerDeviceSupported) device_supported;
-    decltype(&cuptiDeviceGetChipName) chip_name;
-    decltype(&cuptiProfilerGetCounterAvailability) counter_availability;
-    decltype(&cuptiProfilerHostInitialize) host_initialize;
-    decltype(&cuptiProfilerHostGetBaseMetrics) base_metrics;
-    decltype(&cuptiProfilerHostConfigAddMetrics) add_metrics;
-    decltype(&cuptiProfilerHostGetConfigImageSize) config_size;
-    decltype(&cuptiProfilerHostGetConfigImage) config_image;
-    decltype(&cuptiProfilerHostGetNumOfPasses) pass_count;
-    decltype(&cuptiProfilerHostEvaluateToGpuValues) evaluate;
-    decltype(&cuptiRangeProfilerEnable) enable;
-    decltype(&cuptiRangeProfilerDisable) disable;
-    decltype(&cuptiRangeProfilerGetCounterDataSize) counter_data_size;
-    decltype(&cuptiRangeProfilerCounterDataImageInitialize) counter_data_initialize;
-    decltype(&cuptiRangeProfilerSetConfig) set_config;
-    decltype(&cuptiRangeProfilerStart) start;
-    decltype(&cuptiRangeProfilerStop) stop;
-    decltype(&cuptiRangeProfilerPushRange) push_range;
-    decltype(&cuptiRangeProfilerPopRange) pop_range;
-    decltype(&cuptiRangeProfilerDecodeData) decode;
-    decltype(&cuptiRangeProfilerGetCounterDataInfo) counter_data_info;
-    decltype(&cuCtxGetCurrent) current_context;
-    decltype(&cuCtxGetDevice) context_device;
-    std::string version;
+    const CuptiApi *cupti = nullptr;
+    const CuptiRangeProfilerApi *range = nullptr;  // cupti's range profiler
+    decltype(&cuCtxGetCurrent) current_context = nullptr;
+    decltype(&cuCtxGetDevice) context_device = nullptr;
 };
 
 std::string describe(const ProfilerApi &api, CUptiResult result) {
@@ -58,7 +32,7 @@ std::string describe(const ProfilerApi &api, CUptiResult result) {
         return "profiling is restricted to administrators on this machine (the driver's "
                "NVreg_RestrictProfilingToAdminUsers; https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
     const char *text = nullptr;
-    api.result_string(result, &text);
+    api.cupti->result_string(result, &text);
     return text ? text : "CUPTI error " + std::to_string(result);
 }
 
@@ -70,51 +44,23 @@ void check(const ProfilerApi &api, CUptiResult result, const char *call) {
 const ProfilerApi *profiler_api(std::string &why_not) {
     static std::string failure;
     static const ProfilerApi *const loaded = []() -> const ProfilerApi * {
-        void *library = cupti_library(failure);
-        if (!library) return nullptr;
-        static ProfilerApi api{};
-        const bool found =
-            cupti_symbol(library, api.result_string, "cuptiGetResultString") &&
-            cupti_symbol(library, api.initialize, "cuptiProfilerInitialize") &&
-            cupti_symbol(library, api.device_supported, "cuptiProfilerDeviceSupported") &&
-            cupti_symbol(library, api.chip_name, "cuptiDeviceGetChipName") &&
-            cupti_symbol(library, api.counter_availability, "cuptiProfilerGetCounterAvailability") &&
-            cupti_symbol(library, api.host_initialize, "cuptiProfilerHostInitialize") &&
-            cupti_symbol(library, api.base_metrics, "cuptiProfilerHostGetBaseMetrics") &&
-            cupti_symbol(library, api.add_metrics, "cuptiProfilerHostConfigAddMetrics") &&
-            cupti_symbol(library, api.config_size, "cuptiProfilerHostGetConfigImageSize") &&
-            cupti_symbol(library, api.config_image, "cuptiProfilerHostGetConfigImage") &&
-            cupti_symbol(library, api.pass_count, "cuptiProfilerHostGetNumOfPasses") &&
-            cupti_symbol(library, api.evaluate, "cuptiProfilerHostEvaluateToGpuValues") &&
-            cupti_symbol(library, api.enable, "cuptiRangeProfilerEnable") &&
-            cupti_symbol(library, api.disable, "cuptiRangeProfilerDisable") &&
-            cupti_symbol(library, api.counter_data_size, "cuptiRangeProfilerGetCounterDataSize") &&
-            cupti_symbol(library, api.counter_data_initialize, "cuptiRangeProfilerCounterDataImageInitialize") &&
-            cupti_symbol(library, api.set_config, "cuptiRangeProfilerSetConfig") &&
-            cupti_symbol(library, api.start, "cuptiRangeProfilerStart") &&
-            cupti_symbol(library, api.stop, "cuptiRangeProfilerStop") &&
-            cupti_symbol(library, api.push_range, "cuptiRangeProfilerPushRange") &&
-            cupti_symbol(library, api.pop_range, "cuptiRangeProfilerPopRange") &&
-            cupti_symbol(library, api.decode, "cuptiRangeProfilerDecodeData") &&
-            cupti_symbol(library, api.counter_data_info, "cuptiRangeProfilerGetCounterDataInfo");
-        if (!found) {
+        const CuptiApi *cupti = cupti_api(failure);
+        if (!cupti) return nullptr;
+        if (!cupti->range_profiler) {
             failure = "the CUPTI found has no range profiler (CUDA 12.6 or later has)";
             return nullptr;
         }
+        static ProfilerApi api{cupti, &*cupti->range_profiler};
         if (!driver_entry("cuCtxGetCurrent", api.current_context) ||
             !driver_entry("cuCtxGetDevice", api.context_device)) {
             failure = "the CUDA driver lacks cuCtxGetCurrent or cuCtxGetDevice";
             return nullptr;
         }
         CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
-        if (const CUptiResult r = api.initialize(&init); r != CUPTI_SUCCESS) {
+        if (const CUptiResult r = api.range->initialize(&init); r != CUPTI_SUCCESS) {
             failure = "cuptiProfilerInitialize: " + describe(api, r);
             return nullptr;
         }
-        uint32_t version = 0;
-        decltype(&cuptiGetVersion) get_version = nullptr;
-        if (cupti_symbol(library, get_version, "cuptiGetVersion")) get_version(&version);
-        api.version = std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100);
         return &api;
     }();
     why_not = loaded ? "" : failure;
@@ -128,7 +74,7 @@ std::set<std::string> base_metrics(const ProfilerApi &api, CUpti_Profiler_Host_O
         CUpti_Profiler_Host_GetBaseMetrics_Params params{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
         params.pHostObject = host;
         params.metricType = type;
-        check(api, api.base_metrics(&params), "cuptiProfilerHostGetBaseMetrics");
+        check(api, api.range->base_metrics(&params), "cuptiProfilerHostGetBaseMetrics");
         for (size_t i = 0; i < params.numMetrics; ++i) names.insert(params.ppMetricNames[i]);
     }
     return names;
@@ -151,17 +97,17 @@ ChipConfig &chip_config(const ProfilerApi &api, CUcontext context, const std::st
     if (const auto known = configs.find(chip); known != configs.end()) return known->second;
     CUpti_Profiler_GetCounterAvailability_Params availability{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     availability.ctx = context;
-    check(api, api.counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
+    check(api, api.range->counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
     std::vector<uint8_t> available(availability.counterAvailabilityImageSize);
     availability.pCounterAvailabilityImage = available.data();
-    check(api, api.counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
+    check(api, api.range->counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
 
     ChipConfig config;
     CUpti_Profiler_Host_Initialize_Params init{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
     init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     init.pChipName = chip.c_str();
     init.pCounterAvailabilityImage = available.data();
-    check(api, api.host_initialize(&init), "cuptiProfilerHostInitialize");
+    check(api, api.range->host_initialize(&init), "cuptiProfilerHostInitialize");
     config.host = init.pHostObject;
 
     config.figures = chip_figures(base_metrics(api, config.host));
@@ -173,20 +119,20 @@ ChipConfig &chip_config(const ProfilerApi &api, CUcontext context, const std::st
     add.pHostObject = config.host;
     add.ppMetricNames = config.metric_names.data();
     add.numMetrics = config.metric_names.size();
-    check(api, api.add_metrics(&add), "cuptiProfilerHostConfigAddMetrics");
+    check(api, api.range->add_metrics(&add), "cuptiProfilerHostConfigAddMetrics");
     CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
     size.pHostObject = config.host;
-    check(api, api.config_size(&size), "cuptiProfilerHostGetConfigImageSize");
+    check(api, api.range->config_size(&size), "cuptiProfilerHostGetConfigImageSize");
     config.image.resize(size.configImageSize);
     CUpti_Profiler_Host_GetConfigImage_Params image{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
     image.pHostObject = config.host;
     image.configImageSize = config.image.size();
     image.pConfigImage = config.image.data();
-    check(api, api.config_image(&image), "cuptiProfilerHostGetConfigImage");
+    check(api, api.range->config_image(&image), "cuptiProfilerHostGetConfigImage");
     CUpti_Profiler_Host_GetNumOfPasses_Params passes{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
     passes.configImageSize = config.image.size();
     passes.pConfigImage = config.image.data();
-    check(api, api.pass_count(&passes), "cuptiProfilerHostGetNumOfPasses");
+    check(api, api.range->pass_count(&passes), "cuptiProfilerHostGetNumOfPasses");
     config.passes = passes.numOfPasses;
     return configs.emplace(chip, std::move(config)).first->second;
 }
@@ -196,7 +142,7 @@ std::string unsupported(const ProfilerApi &api, CUdevice device) {
     CUpti_Profiler_DeviceSupported_Params params{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
     params.cuDevice = device;
     params.api = CUPTI_PROFILER_RANGE_PROFILING;
-    if (api.device_supported(&params) != CUPTI_SUCCESS || params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    if (api.range->device_supported(&params) != CUPTI_SUCCESS || params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
         return "";
     const std::pair<CUpti_Profiler_Support_Level, const char *> reasons[] = {
         {params.architecture, "its architecture has no profiler (compute capability 7.0 or later has)"},
@@ -227,28 +173,28 @@ public:
     }
     ~CuptiCounterSession() override { disable(); }
 
-    std::string name() const override { return "CUPTI " + api_.version + " range profiler"; }
+    std::string name() const override { return "CUPTI " + api_.cupti->version + " range profiler"; }
     size_t passes() const override { return config_.passes; }
 
     void start_pass() override {
         wait_for_device();  // the inputs' upload is not counted
         CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
         start.pRangeProfilerObject = profiler_;
-        check(api_, api_.start(&start), "cuptiRangeProfilerStart");
+        check(api_, api_.range->start(&start), "cuptiRangeProfilerStart");
         CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
         push.pRangeProfilerObject = profiler_;
         push.pRangeName = "run";
-        check(api_, api_.push_range(&push), "cuptiRangeProfilerPushRange");
+        check(api_, api_.range->push_range(&push), "cuptiRangeProfilerPushRange");
     }
 
     bool end_pass() override {
         wait_for_device();
         CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
         pop.pRangeProfilerObject = profiler_;
-        check(api_, api_.pop_range(&pop), "cuptiRangeProfilerPopRange");
+        check(api_, api_.range->pop_range(&pop), "cuptiRangeProfilerPopRange");
         CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
         stop.pRangeProfilerObject = profiler_;
-        check(api_, api_.stop(&stop), "cuptiRangeProfilerStop");
+        check(api_, api_.range->stop(&stop), "cuptiRangeProfilerStop");
         if (++passes_ > max_passes && !stop.isAllPassSubmitted)
             throw std::runtime_error("the counters asked for more than " + std::to_string(max_passes) + " passes");
         return stop.isAllPassSubmitted != 0;
@@ -268,7 +214,7 @@ private:
     void begin() {
         CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
         enable.ctx = context_;
-        check(api_, api_.enable(&enable), "cuptiRangeProfilerEnable");
+        check(api_, api_.range->enable(&enable), "cuptiRangeProfilerEnable");
         profiler_ = enable.pRangeProfilerObject;
         passes_ = 0;
         try {
@@ -286,14 +232,14 @@ private:
         size.numMetrics = config_.metric_names.size();
         size.maxNumOfRanges = 1;
         size.maxNumRangeTreeNodes = 1;
-        check(api_, api_.counter_data_size(&size), "cuptiRangeProfilerGetCounterDataSize");
+        check(api_, api_.range->counter_data_size(&size), "cuptiRangeProfilerGetCounterDataSize");
         counter_data_.assign(size.counterDataSize, 0);
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
             CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
         init.pRangeProfilerObject = profiler_;
         init.counterDataSize = counter_data_.size();
         init.pCounterData = counter_data_.data();
-        check(api_, api_.counter_data_initialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
+        check(api_, api_.range->counter_data_initialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
         CUpti_RangeProfiler_SetConfig_Params set{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
         set.pRangeProfilerObject = profiler_;
         set.configSize = config_.image.size();
@@ -307,18 +253,18 @@ private:
         set.minNestingLevel = 1;
         set.passIndex = 0;
         set.targetNestingLevel = 1;
-        check(api_, api_.set_config(&set), "cuptiRangeProfilerSetConfig");
+        check(api_, api_.range->set_config(&set), "cuptiRangeProfilerSetConfig");
     }
 
     // Each metric's value over the one range, in config_.metric_names' order.
     std::vector<double> evaluate() {
         CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
         decode.pRangeProfilerObject = profiler_;
-        check(api_, api_.decode(&decode), "cuptiRangeProfilerDecodeData");
+        check(api_, api_.range->decode(&decode), "cuptiRangeProfilerDecodeData");
         CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
         info.pCounterDataImage = counter_data_.data();
         info.counterDataImageSize = counter_data_.size();
-        check(api_, api_.counter_data_info(&info), "cuptiRangeProfilerGetCounterDataInfo");
+        check(api_, api_.range->counter_data_info(&info), "cuptiRangeProfilerGetCounterDataInfo");
         if (decode.numOfRangeDropped > 0 || info.numTotalRanges != 1)
             throw std::runtime_error("the range profiler kept " + std::to_string(info.numTotalRanges) +
                                      " ranges of the one counted");
@@ -331,7 +277,7 @@ private:
         evaluate.ppMetricNames = const_cast<const char **>(config_.metric_names.data());
         evaluate.numMetrics = values.size();
         evaluate.pMetricValues = values.data();
-        check(api_, api_.evaluate(&evaluate), "cuptiProfilerHostEvaluateToGpuValues");
+        check(api_, api_.range->evaluate(&evaluate), "cuptiProfilerHostEvaluateToGpuValues");
         return values;
     }
 
@@ -344,7 +290,7 @@ private:
         if (!profiler_) return;
         CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
         disable.pRangeProfilerObject = profiler_;
-        api_.disable(&disable);
+        api_.range->disable(&disable);
         profiler_ = nullptr;
     }
 
@@ -372,7 +318,7 @@ std::unique_ptr<GpuCounterSession> open_gpu_counters(std::string &why_not) {
     try {
         CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
         chip.deviceIndex = static_cast<size_t>(device);
-        check(*api, api->chip_name(&chip), "cuptiDeviceGetChipName");
+        check(*api, api->range->chip_name(&chip), "cuptiDeviceGetChipName");
         return std::make_unique<CuptiCounterSession>(*api, chip_config(*api, context, chip.pChipName), context);
     } catch (const std::exception &e) {
         why_not = e.what();

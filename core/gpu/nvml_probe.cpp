@@ -119,20 +119,6 @@ constexpr uint64_t slowdowns = sw_power_cap | hw_slowdown | sw_thermal | hw_ther
 
 bool GpuState::throttled() const { return throttle_reasons && (*throttle_reasons & slowdowns); }
 
-std::string GpuState::throttle_text() const {
-    if (!throttled()) return "";
-    std::string text;
-    const auto add = [&](uint64_t bit, const char *name) {
-        if (*throttle_reasons & bit) text += (text.empty() ? "" : ", ") + std::string(name);
-    };
-    add(sw_power_cap, "power cap");
-    add(hw_slowdown, "hardware slowdown");
-    add(sw_thermal, "thermal (software)");
-    add(hw_thermal, "thermal (hardware)");
-    add(hw_power_brake, "power brake");
-    return text;
-}
-
 std::unique_ptr<NvmlProbe> NvmlProbe::open(const std::string &pci_bus_id, std::string &why_not) {
     const Nvml *api = nvml(why_not);
     if (!api) return nullptr;

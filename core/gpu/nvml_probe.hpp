@@ -28,8 +28,6 @@ struct GpuState {
 
     // A power or thermal slowdown (not idle, application clocks or sync boost) is active.
     bool throttled() const;
-    // The active slowdown reasons in words, "" when none.
-    std::string throttle_text() const;
     // Another process computes on this GPU too (two shards on one GPU, another user): device
     // times may include its work, and the device's used memory moves with its allocations.
     bool shared() const { return compute_processes && *compute_processes > 1; }

@@ -109,14 +109,4 @@ HistoryAdded history_add_file(const std::filesystem::path &database, const std::
     return added;
 }
 
-std::vector<int64_t> history_add(const std::filesystem::path &database,
-                                 const std::vector<std::filesystem::path> &results_files) {
-    std::vector<int64_t> runs;
-    for (const auto &file : results_files) {
-        const HistoryAdded added = history_add_file(database, file);
-        if (!added.already_stored) runs.push_back(added.run_id);
-    }
-    return runs;
-}
-
 }  // namespace gpubench

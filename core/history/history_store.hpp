@@ -61,12 +61,6 @@ struct HistorySeries {
     int device = -1;
 };
 
-// Stores every results file in one transaction each; returns the ids of the runs added. A file
-// already stored (same file content) is not stored twice. Throws std::runtime_error with one
-// line naming the file or the database on any failure; nothing of a failed file is kept.
-std::vector<int64_t> history_add(const std::filesystem::path &database,
-                                 const std::vector<std::filesystem::path> &results_files);
-
 // What history_add_file did with one results file.
 struct HistoryAdded {
     int64_t run_id = 0;           // the new run, or the one that already holds the file
@@ -76,8 +70,10 @@ struct HistoryAdded {
 };
 
 // Stores one results file as one run, in its own transaction; `commit`, when not empty,
-// replaces the file's build.git_revision (a CI build's "-dirty" or "unknown"). The database
-// and its folder are created when missing. Throws as history_add.
+// replaces the file's build.git_revision (a CI build's "-dirty" or "unknown"). A file already
+// stored (same file content) is not stored twice. The database and its folder are created
+// when missing. Throws std::runtime_error with one line naming the file or the database on any
+// failure; nothing of a failed file is kept.
 HistoryAdded history_add_file(const std::filesystem::path &database, const std::filesystem::path &results_file,
                               const std::string &commit = "");
 

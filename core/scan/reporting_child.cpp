@@ -3,11 +3,8 @@
 #include "child_process.hpp"
 
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <stdexcept>
 
 namespace gpubench {
@@ -18,7 +15,7 @@ ReportingChild::ReportingChild(std::vector<std::string> words, int stdout_target
     fcntl(pipe_fds[0], F_SETFL, O_NONBLOCK);
     fd_ = pipe_fds[0];
     try {
-        pid_ = spawn_child(std::move(words), {{pipe_fds[1], 3}}, stdout_target);
+        start_child(child_, std::move(words), {{pipe_fds[1], 3}}, stdout_target);
     } catch (...) {
         close(pipe_fds[1]);
         close(fd_);
@@ -28,8 +25,7 @@ ReportingChild::ReportingChild(std::vector<std::string> words, int stdout_target
 }
 
 ReportingChild::~ReportingChild() {
-    stop();
-    if (fd_ >= 0) close(fd_);
+    if (fd_ >= 0) close(fd_);  // then child_ kills and reaps it
 }
 
 double ReportingChild::seconds() const {
@@ -43,20 +39,6 @@ std::vector<std::string> ReportingChild::take_lines() {
     return lines;
 }
 
-std::optional<int> ReportingChild::ended() {
-    if (status_ || pid_ <= 0) return status_;
-    siginfo_t info{};
-    if (waitid(P_PID, pid_, &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != pid_)
-        return std::nullopt;
-    // Unreaped, it still holds its group's id: what it started dies with it.
-    kill(-pid_, SIGKILL);
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-    return status_ = status;
-}
-
 NullOutput::NullOutput() : fd_(open("/dev/null", O_WRONLY | O_CLOEXEC)) {}
 
 NullOutput::~NullOutput() {
@@ -64,13 +46,5 @@ NullOutput::~NullOutput() {
 }
 
 int NullOutput::fd() const { return fd_ >= 0 ? fd_ : STDERR_FILENO; }
-
-void ReportingChild::stop() {
-    if (pid_ <= 0) return;
-    kill(-pid_, SIGKILL);  // its process group: whatever it started too
-    while (waitpid(pid_, nullptr, 0) < 0 && errno == EINTR) {
-    }
-    pid_ = -1;
-}
 
 }  // namespace gpubench

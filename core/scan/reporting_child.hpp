@@ -6,8 +6,9 @@
 
 #include "pipe_lines.hpp"
 
+#include <gpubench/child_process.hpp>
+
 #include <poll.h>
-#include <sys/types.h>
 
 #include <algorithm>
 #include <chrono>
@@ -26,7 +27,7 @@ inline constexpr size_t max_report_bytes = 4 << 20;
 
 class ReportingChild {
 public:
-    // Starts `words` (spawn_child) with the pipe as its descriptor 3 and its stdout on
+    // Starts `words` (start_child) with the pipe as its descriptor 3 and its stdout on
     // `stdout_target`. Throws std::runtime_error when it cannot start.
     ReportingChild(std::vector<std::string> words, int stdout_target);
     ~ReportingChild();  // kills its process group and reaps it
@@ -40,14 +41,12 @@ public:
     std::vector<std::string> take_lines();
     // Its wait status once it has ended, else nullopt. Once ended it is reaped and its process
     // group killed (what it started dies with it); the lines it wrote before stay readable.
-    std::optional<int> ended();
+    std::optional<int> ended() { return child_.try_wait(); }
 
 private:
-    void stop();
-    pid_t pid_ = -1;
+    ChildProcess child_;
     int fd_ = -1;
     PipeLines lines_{max_report_bytes};
-    std::optional<int> status_;
     const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 

@@ -27,9 +27,7 @@ std::filesystem::path rank_meeting_folder(const std::filesystem::path &base, con
 
 std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryIdentity &entry,
                                        unsigned occurrence) {
-    return meeting / (fnv1a_64_hex(entry.plugin + "\n" + std::to_string(entry.size) + "\n" + entry.params + "\n" +
-                               std::to_string(entry.seed.value_or(0))) +
-                      "-" + std::to_string(occurrence));
+    return meeting / (entry.hash_hex() + "-" + std::to_string(occurrence));
 }
 
 }  // namespace gpubench

@@ -37,8 +37,8 @@ std::optional<RankWorld> launched_world(const EnvironmentLookup &environment, bo
 std::filesystem::path rank_meeting_folder(const std::filesystem::path &base, const std::string &job_identity,
                                           uint32_t ranks);
 
-// The folder of one entry's measurement in the meeting folder: <16 hex digits of the entry's
-// key>-<occurrence> (the occurrence counts that entry's measurements in this sweep, from 1),
+// The folder of one entry's measurement in the meeting folder: <the entry's hash_hex()>-
+// <occurrence> (the occurrence counts that entry's measurements in this sweep, from 1),
 // so that every communicator gets a folder no earlier one used.
 std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryIdentity &entry,
                                        unsigned occurrence);

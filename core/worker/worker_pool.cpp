@@ -77,8 +77,8 @@ public:
         }
         // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
         try {
-            pid_ = spawn_child(words, {{requests[0], 3}, {reports[1], 4}}, STDERR_FILENO,
-                               {{visible_devices_variable, devices_.visible()}});
+            start_child(child_, std::move(words), {{requests[0], 3}, {reports[1], 4}}, STDERR_FILENO,
+                        {{visible_devices_variable, devices_.visible()}});
         } catch (const std::exception &e) {
             for (int fd : {requests[0], requests[1], reports[0], reports[1]}) close(fd);
             throw std::runtime_error(std::string("cannot start a worker: ") + e.what());
@@ -87,8 +87,8 @@ public:
         close(reports[1]);
     }
     ~WorkerProcess() {
-        kill_now();
-        if (pid_ > 0) wait_for_exit();
+        child_.kill();
+        child_.wait();
         if (request_fd_ >= 0) close(request_fd_);
         if (report_fd_ >= 0) close(report_fd_);
         if (!sanitizer_log_.empty()) std::filesystem::remove(sanitizer_log_);
@@ -109,7 +109,7 @@ public:
             open = reports_.read_from(report_fd_);  // one read: the pipe blocks
         } catch (const std::length_error &e) {
             report.oversized = std::string("the worker wrote ") + e.what() + " (the most a report may be)";
-            kill_now();
+            child_.kill();
             return false;
         }
         while (const std::optional<std::string> line = reports_.next_line()) {
@@ -119,48 +119,23 @@ public:
         if (!open) report.take_line(reports_.rest());
         return open;
     }
-    void kill_now() {
-        if (pid_ > 0) kill(-pid_, SIGKILL);  // its process group: helpers it started too
-    }
-    // Kills it without waiting to reap it (init does, once the runner has exited).
-    void abandon() {
-        kill_now();
-        pid_ = -1;
-    }
+    // The process itself (its group: helpers it started too): killed, waited for, reaped.
+    ChildProcess &process() { return child_; }
     // Closes the request pipe, so the worker ends on its own; waits up to `grace_s`, then
-    // kills it. Returns the waitpid status.
+    // kills it. Returns the wait status.
     int finish(double grace_s) {
         if (request_fd_ >= 0) close(request_fd_);
         request_fd_ = -1;
-        const auto began = std::chrono::steady_clock::now();
-        int status = 0;
-        while (pid_ > 0) {
-            const pid_t got = waitpid(pid_, &status, WNOHANG);
-            if (got == pid_ || (got < 0 && errno != EINTR)) {
-                pid_ = -1;
-                break;
-            }
-            if (seconds_since(began) > grace_s) {
-                kill_now();
-                return wait_for_exit();
-            }
-            usleep(1000);
-        }
-        return status;
-    }
-    int wait_for_exit() {  // the waitpid status
-        int status = 0;
-        while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-        }
-        pid_ = -1;
-        return status;
+        if (const std::optional<int> status = child_.wait_for(grace_s)) return *status;
+        child_.kill();
+        return child_.wait();
     }
 
 private:
     std::filesystem::path file_;
     std::optional<HostShare> share_;  // what it is bound to
     WorkerDevices devices_;           // what it is shown
-    pid_t pid_ = -1;
+    ChildProcess child_;
     int request_fd_ = -1, report_fd_ = -1;
     PipeLines reports_;
     std::filesystem::path sanitizer_log_;
@@ -176,7 +151,7 @@ WorkerPool::~WorkerPool() {
     // The runner is done: a healthy worker has nothing left to say, and waiting for it to tear
     // down its CUDA context would only delay the runner's exit. (Under --sanitize every worker
     // was already waited for, to read its report.)
-    if (worker_) worker_->abandon();
+    if (worker_) worker_->process().abandon();
     worker_.reset();
 }
 
@@ -312,7 +287,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         }
         if (std::chrono::steady_clock::now() >= deadline) {
             timed_out = true;
-            worker_->kill_now();
+            worker_->process().kill();
             break;
         }
     }
@@ -325,7 +300,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         entry.entry_wall_s = seconds_since(began);
         return entry;
     }
-    const int status = worker_->wait_for_exit();
+    const int status = worker_->process().wait();
     worker_.reset();
     if (launch_.interrupted && launch_.interrupted()) return std::nullopt;
     failed.worker_started = started;

@@ -1,22 +1,19 @@
 #include "python_runtime.hpp"
 
+#include <gpubench/child_process.hpp>
 #include <gpubench/plugin.hpp>
 
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
-extern char **environ;
 // find-python.sh, embedded by gpubenchPython.cmake: the one rule for which interpreter runs.
 extern const unsigned char gpubench_find_python_source[];
 
@@ -55,16 +52,11 @@ struct Output {
 Output run_captured(const std::vector<std::string> &argv, const std::string &what) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) throw NotSupported("cannot ask " + what + ": no pipe");
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
-    std::vector<char *> args;
-    for (const std::string &a : argv) args.push_back(const_cast<char *>(a.c_str()));
-    args.push_back(nullptr);
-    pid_t pid = -1;
-    const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
+    // In the caller's process group: whoever kills the caller's group (the runner, a worker's
+    // time-out) kills it too.
+    ChildProcess child;
+    const int spawned = child.start({argv, {{fds[1], STDOUT_FILENO}, {fds[1], STDERR_FILENO}}, {},
+                                     /*own_group=*/false, /*search_path=*/true});
     close(fds[1]);
     if (spawned != 0) {
         close(fds[0]);
@@ -81,14 +73,12 @@ Output run_captured(const std::vector<std::string> &argv, const std::string &wha
         if (got == 0) break;
         if (std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count() >
             query_timeout_s) {
-            kill(pid, SIGKILL);
+            child.kill();
             break;
         }
     }
     close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    const int status = child.wait();
     if (WIFEXITED(status)) out.exit_status = WEXITSTATUS(status);
     return out;
 }

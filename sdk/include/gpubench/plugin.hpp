@@ -31,6 +31,9 @@
 //   gpubench/registration.hpp  GPUBENCH_PLUGIN and the descriptor it returns
 // And, included on its own by plugins that run across ranks:
 //   gpubench/rendezvous.hpp    bytes shared among ranks through files (an NCCL unique id)
+// And one a plugin seldom needs, the owner of a child process that the Python bridge and the
+// runner share:
+//   gpubench/child_process.hpp ChildProcess: started, waited for, killed with its group, reaped
 #pragma once
 
 #include <gpubench/plugin.h>
