@@ -19,8 +19,8 @@ namespace gpubench {
     X(profile)                                                                             \
     X(persisting_l2_left)                                                                  \
     X(wrong_result)                                                                        \
-    X(stream_escape)                                                                       \
-    X(thread_escape)                                                                       \
+    X(stream_audit)                                                                        \
+    X(thread_audit)                                                                        \
     X(faster_than_hardware)                                                                \
     X(leak)                                                                                \
     X(out_of_memory_after_runs)                                                            \
