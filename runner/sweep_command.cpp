@@ -44,7 +44,7 @@ bool stop_was_requested() { return stop_requested != 0; }
 // A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
 int exit_status(const SweepTally &tally, bool shard) {
     if (tally.interrupted) return exit_interrupted;
-    if (tally.verification_failed || tally.errors) return exit_failed;
+    if (tally.any_failed()) return exit_failed;
     if (tally.skipped && !shard) return exit_skipped;
     return exit_ok;
 }
@@ -185,9 +185,7 @@ void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int st
                   << "; runner --resume " << output << " (with the same options) continues\n";
         return;
     }
-    std::cout << "\n" << tally.ok << " ok, " << tally.verification_failed
-              << " failed verification, " << tally.errors << " errors, " << tally.skipped
-              << " skipped";
+    std::cout << "\n" << tally.ok << " ok, " << tally.not_ok_text();
     if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
     const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup.started).count();
     std::cout << "; results written to " << output << " (" << format_seconds(took_s) << ")\n";

@@ -22,15 +22,6 @@
 namespace gpubench {
 namespace {
 
-void count(SweepTally &tally, EntryStatus status) {
-    switch (status) {
-        case EntryStatus::ok: ++tally.ok; break;
-        case EntryStatus::verification_failed: ++tally.verification_failed; break;
-        case EntryStatus::error: ++tally.errors; break;
-        case EntryStatus::skipped: ++tally.skipped; break;
-    }
-}
-
 // --in-process: the plugins are loaded into this process (already scanned), once each.
 class InProcess {
 public:
@@ -106,7 +97,7 @@ public:
                 if (gpu.available && gpu.device == index) entry.devices.push_back(identity_of(gpu));
         entry.settings = entry_settings(options);  // skipped entries have none of their own
         std::lock_guard<std::mutex> lock(mutex_);
-        count(tally_, entry.status);
+        tally_.count(entry.status);
         results_.add_entry(entry);
         observer_.finished(entry, options.params);
     }
@@ -343,8 +334,8 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     const bool lanes = mode.isolated && gpus.size() > 1;
     for (const SweepEntry &entry : entries) {
         results.add_plugin(plugin_json(*entry.plugin));
-        if (const nlohmann::json *done = results.find_entry(entry.identity(options.seed))) {
-            count(tally, entry_status_from_string(done->value("status", "error")));
+        if (const std::optional<EntryResult> done = results.find_entry(entry.identity(options.seed))) {
+            tally.count(done->status);
             ++tally.resumed;
         } else if (lanes && entry.out_of_range.empty() && takes_every_gpu(*entry.plugin, gpu)) {
             every_gpu.push_back(entry);
