@@ -5,6 +5,7 @@
 #include "host_share.hpp"
 #include "plugin_catalog.hpp"
 #include "rank_world.hpp"
+#include "runner_options.hpp"
 #include "sanitizer.hpp"
 #include "sizes.hpp"
 #include "text_format.hpp"
@@ -14,7 +15,9 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -76,8 +79,8 @@ void require_at_least(const char *option, T value, T minimum) {
 // The options as typed, read into a CommandLine once they are checked.
 struct TypedOptions {
     int threads = static_cast<int>(allowed_cpus().size());  // what taskset or a launcher left us
-    std::string sizes, seed, shard, devices;
-    std::vector<std::string> params;
+    std::string sizes, seed = std::to_string(MeasureOptions{}.seed), shard, devices;
+    std::vector<std::string> plugins, params;
     bool oversubscribe = false, no_stream_hold = false, no_device_trace = false,
          no_thread_audit = false, no_nvtx = false, profile = false;
     size_t runs = 1;
@@ -85,99 +88,90 @@ struct TypedOptions {
     double rank_timeout_s = 60;
 };
 
-// What to run and where plugins are found. The three groups of options print in --help in
-// the order they are added.
-void add_selection_options(po::options_description &options, CommandLine &cli, TypedOptions &typed) {
-    options.add_options()
-        ("help,h", "show this help")
-        ("version", "show the version")
-        ("list,l", "list discovered plugins and refused files")
-        ("format", po::value<std::string>(&cli.list_format)->default_value(cli.list_format),
-         "--list's form: text (each plugin's status here, sizes, parameters, file) or markdown "
-         "(a Markdown table of each plugin's name, language, device, sizes and description, "
-         "the same on every machine: the one in docs/plugins.md)")
-        ("plugin,p", po::value<std::vector<std::string>>(),
-         "plugins to run: names, comma lists or globs ('matmul_*'); default: all available")
-        ("sizes,s", po::value<std::string>(&typed.sizes),
-         "sizes to run (see below); default: each plugin's default sizes")
-        ("output,o", po::value<std::string>(&cli.output),
-         "results file; default results/<host>-<timestamp>.json (-2, -3... when taken)")
-        ("plugin-dir", po::value<std::vector<std::string>>(&cli.plugin_dirs),
-         "extra plugin directory (repeatable)")
-        ("allow-insecure-plugins", po::bool_switch(&cli.allow_insecure_plugins),
-         "load plugin files and folders that users other than their owner and root can write "
-         "(refused by default: a plugin runs with your rights)")
-        ("scan-timeout", po::value<double>(&cli.scan_timeout_s)->default_value(cli.scan_timeout_s),
-         "seconds a plugin file may take to load and describe itself in its scanner process "
-         "(or to declare its work, for --shard)")
-        ("rescan-plugins", po::bool_switch(&cli.rescan_plugins),
-         "scan every plugin file again instead of trusting the scan cache")
-        ("reprobe-gpus", po::bool_switch(&cli.reprobe_gpus),
-         "ask CUDA about the GPUs again instead of trusting the GPU description cache (the "
-         "answer is cached again)")
-        ("param", po::value<std::vector<std::string>>(&typed.params),
-         "plugin parameter key=value, or key=v1,v2,... to sweep its values (repeatable, one "
-         "key each): each plugin is measured at every combination of the values of the keys "
-         "it reads, in one results file; a key that no selected plugin reads is an error");
+// Where a row of the option table (runner_options.hpp) is parsed into, made for its row: its
+// value's name, and its default as the table prints it, which must be the member's own.
+using Binding = std::function<po::value_semantic *(const RunnerOption &)>;
+
+template <class T>
+Binding value_into(T &member) {
+    return [&member](const RunnerOption &row) -> po::value_semantic * {
+        po::typed_value<T> *value = po::value<T>(&member)->value_name(row.value_name);
+        if (!*row.default_text) return value;
+        std::ostringstream member_default;
+        member_default << member;
+        if (member_default.str() != row.default_text)
+            throw std::logic_error("--" + long_flag(row) + " defaults to " + member_default.str() +
+                                   ", its row in the option table says " + row.default_text);
+        return value->default_value(member, row.default_text);
+    };
+}
+Binding list_into(std::vector<std::string> &member) {
+    return [&member](const RunnerOption &row) { return po::value(&member)->value_name(row.value_name); };
+}
+Binding switch_into(bool &member) { return [&member](const RunnerOption &) { return po::bool_switch(&member); }; }
+// A default that is this machine's (--threads): printed as it is here.
+Binding machine_default_into(int &member) {
+    return [&member](const RunnerOption &row) {
+        return po::value(&member)->value_name(row.value_name)->default_value(member);
+    };
 }
 
-// How each entry is measured: threads, inputs, devices, sampling and its limits.
-void add_measurement_options(po::options_description &options, MeasureOptions &m, TypedOptions &typed) {
-    options.add_options()
-        ("threads", po::value<int>(&typed.threads)->default_value(typed.threads),
-         "CPU threads a CPU plugin may use (at most the host's logical cores, unless "
-         "--oversubscribe)")
-        ("oversubscribe", po::bool_switch(&typed.oversubscribe),
-         "allow --threads above the host's logical cores")
-        ("seed", po::value<std::string>(&typed.seed)->default_value(std::to_string(m.seed)),
-         "input seed, a whole number from 0 to 2^64-1")
-        ("device", po::value<int>(&m.cuda_device)->default_value(0), "CUDA device index")
-        ("devices", po::value<std::string>(&typed.devices),
-         "run on these CUDA devices at once: 0,1,... or all. Entries that take one GPU run "
-         "concurrently, one worker per device, each entry on one device; CPU entries and "
-         "plugins across several GPUs (allreduce_nccl) run alone, the latter on all of them")
-        ("warmup", po::value<int>(&m.warmup_runs)->default_value(m.warmup_runs),
-         "untimed warm-up cycles per entry")
-        ("min-samples", po::value<size_t>(&m.min_samples)->default_value(m.min_samples),
-         "fewest timed samples per entry")
-        ("max-samples", po::value<size_t>(&m.max_samples)->default_value(m.max_samples),
-         "most timed samples per entry")
-        ("min-time", po::value<double>(&m.min_time_s)->default_value(m.min_time_s),
-         "seconds of timed run() to collect per entry")
-        ("max-noise", po::value<double>(&m.max_noise)->default_value(m.max_noise),
-         "keep sampling until the median's relative standard error is below this "
-         "(0.005 = 0.5%; 0: stop at --min-samples and --min-time)")
-        ("max-time", po::value<double>(&m.max_time_s)->default_value(m.max_time_s),
-         "seconds after which an entry stops sampling (it keeps >= 1 sample)")
-        ("budget", po::value<double>(&typed.budget_s),
-         "seconds the whole sweep should end within: before each entry, what is left is "
-         "shared among the entries still to run, after their predicted starts and set-ups, and "
-         "the entry's --max-time is cut to its part (default sweep: 150; 0: no budget)")
-        ("cold", po::bool_switch(&m.cold),
-         "flush the GPU's L2 cache before each timed run() (default: hot, inputs may be "
-         "cached from the previous run)")
-        ("no-stream-hold", po::bool_switch(&typed.no_stream_hold),
-         "do not hold the GPU stream while run() enqueues: GPU times then include the host's "
-         "path to the first launch and any gaps between launches")
-        ("no-device-trace", po::bool_switch(&typed.no_device_trace),
-         "do not trace the checked calls' device work with CUPTI (for a profiler that holds "
-         "CUPTI itself): only work that outlives its span by ~100 us is then caught")
-        ("no-thread-audit", po::bool_switch(&typed.no_thread_audit),
-         "do not check that a CPU plugin's threads are done when run() returns (a library "
-         "whose own pool wakes after the call would otherwise be refused)")
-        ("counters", po::bool_switch(&m.counters),
-         "after each entry's samples, one more run() whose hardware counters are read (a CPU "
-         "entry's cycles, instructions and cache misses through perf_event_open); they are "
-         "recorded as metrics, or the entry says why none could be read")
-        ("no-nvtx", po::bool_switch(&typed.no_nvtx),
-         "do not name each plugin call in an NVTX range (\"vecadd_cuda 1e+08 run\"), which "
-         "profilers use to tell entries and phases apart")
-        ("profile", po::bool_switch(&typed.profile),
-         "a run for a profiler (docs/profiling.md): per entry one warm-up, then exactly --runs "
-         "calls of run(), with no sampling rule, no stream hold, no audits and no per-launch "
-         "samples; its entries are flagged 'profile', and compare and history refuse them")
-        ("runs", po::value<size_t>(&typed.runs)->default_value(typed.runs),
-         "--profile: the calls of run() per entry after the warm-up");
+// Each flag's member; none for a flag without a value (--help, --version, --list).
+std::map<std::string, Binding> bindings(CommandLine &cli, TypedOptions &typed) {
+    MeasureOptions &m = cli.measure;
+    return {{"help", nullptr}, {"version", nullptr}, {"list", nullptr},
+            {"format", value_into(cli.list_format)},
+            {"plugin", list_into(typed.plugins)},
+            {"sizes", value_into(typed.sizes)}, {"output", value_into(cli.output)},
+            {"plugin-dir", list_into(cli.plugin_dirs)},
+            {"allow-insecure-plugins", switch_into(cli.allow_insecure_plugins)},
+            {"scan-timeout", value_into(cli.scan_timeout_s)},
+            {"rescan-plugins", switch_into(cli.rescan_plugins)},
+            {"reprobe-gpus", switch_into(cli.reprobe_gpus)},
+            {"param", list_into(typed.params)},
+            {"threads", machine_default_into(typed.threads)},
+            {"oversubscribe", switch_into(typed.oversubscribe)},
+            {"seed", value_into(typed.seed)},
+            {"device", value_into(m.cuda_device)},
+            {"devices", value_into(typed.devices)},
+            {"warmup", value_into(m.warmup_runs)},
+            {"min-samples", value_into(m.min_samples)}, {"max-samples", value_into(m.max_samples)},
+            {"min-time", value_into(m.min_time_s)},
+            {"max-noise", value_into(m.max_noise)},
+            {"max-time", value_into(m.max_time_s)},
+            {"budget", value_into(typed.budget_s)},
+            {"cold", switch_into(m.cold)},
+            {"no-stream-hold", switch_into(typed.no_stream_hold)},
+            {"no-device-trace", switch_into(typed.no_device_trace)},
+            {"no-thread-audit", switch_into(typed.no_thread_audit)},
+            {"counters", switch_into(m.counters)},
+            {"no-nvtx", switch_into(typed.no_nvtx)},
+            {"profile", switch_into(typed.profile)},
+            {"runs", value_into(typed.runs)},
+            {"timeout", value_into(cli.timeout_s)},
+            {"resume", value_into(cli.resume)},
+            {"quiet", switch_into(cli.quiet)},
+            {"in-process", switch_into(cli.in_process)}, {"worker-per-entry", switch_into(cli.worker_per_entry)},
+            {"sanitize", value_into(cli.sanitize)},
+            {"shard", value_into(typed.shard)}, {"shard-costs", value_into(cli.shard_costs)},
+            {"rank-dir", value_into(cli.rank_dir)}, {"rank-timeout", value_into(typed.rank_timeout_s)}};
+}
+
+// The table's flags, in its order (--help's), each bound to its member; a flag without one,
+// or a member without its flag, is the table and this file disagreeing.
+void declare_options(po::options_description &options, CommandLine &cli, TypedOptions &typed) {
+    const std::map<std::string, Binding> bound = bindings(cli, typed);
+    size_t flags = 0;
+    for (const RunnerOption &row : runner_options()) {
+        if (!*row.flag) continue;
+        ++flags;
+        const auto binding = bound.find(long_flag(row));
+        if (binding == bound.end())
+            throw std::logic_error("--" + long_flag(row) + " of the option table has no member in runner/cli.cpp");
+        if (binding->second) options.add_options()(row.flag, binding->second(row), row.help);
+        else options.add_options()(row.flag, row.help);
+    }
+    if (flags != bound.size()) throw std::logic_error("runner/cli.cpp binds a flag the option table lacks");
 }
 
 // --profile and --runs go together, and the sampling options --profile replaces are refused
@@ -205,43 +199,6 @@ void read_profile(const TypedOptions &typed, CommandLine &cli) {
     m.hold_stream = m.audit_streams = m.trace_device = m.audit_threads = false;
 }
 
-// How entries run: time-outs, resuming, output, isolation, sanitizing and shards.
-void add_run_options(po::options_description &options, CommandLine &cli, TypedOptions &typed) {
-    options.add_options()
-        ("timeout", po::value<double>(&cli.timeout_s)->default_value(cli.timeout_s),
-         "seconds an entry may take in all (setup to teardown) before its worker is killed")
-        ("resume", po::value<std::string>(&cli.resume),
-         "continue this results file: keep its entries, measure only those it lacks "
-         "(written back to it unless --output names another)")
-        ("quiet,q", po::bool_switch(&cli.quiet),
-         "print no table rows and no progress, only the summary (the results file is the same)")
-        ("in-process", po::bool_switch(&cli.in_process),
-         "measure in the runner's own process, not in workers (for a debugger; a crash "
-         "then ends the sweep)")
-        ("worker-per-entry", po::bool_switch(&cli.worker_per_entry),
-         "a fresh worker process for every entry (default: one per plugin): no state a "
-         "library keeps in its process carries from one size to the next, at the cost of "
-         "the worker's start (and CUDA context) per entry")
-        ("sanitize", po::value<std::string>(&cli.sanitize),
-         "run each entry's worker under compute-sanitizer with this tool (memcheck, "
-         "racecheck, initcheck or synccheck): entries with errors fail, and their times "
-         "are marked not comparable (flag 'sanitized')")
-        ("shard", po::value<std::string>(&typed.shard),
-         "measure only shard I of N of the sweep: I/N, 0-based (0/4 ... 3/4), or auto (from "
-         "Slurm's or MPI's variables, see below); the results file records the whole plan")
-        ("shard-costs", po::value<std::string>(&cli.shard_costs),
-         "balance the shards by each entry's wall time recorded in this earlier results file "
-         "or history database (runner history add), the most recent one of each entry; "
-         "entries it lacks are predicted (default: every entry predicted from the plugins' "
-         "declared work); every shard must be given the same file")
-        ("rank-dir", po::value<std::string>(&cli.rank_dir),
-         "ranks launched together (mpirun, srun, without --shard): the folder, on a file system "
-         "every rank reaches, that they meet in (default: the results file's)")
-        ("rank-timeout", po::value<double>(&typed.rank_timeout_s)->default_value(typed.rank_timeout_s),
-         "ranks launched together: seconds a rank waits for the others (at an entry's start, "
-         "and for a collective's end) before the entry fails, naming the cause");
-}
-
 // --param's axes, each key once; the keys of one value are the sweep's own params.
 void read_param_axes(const std::vector<std::string> &params, CommandLine &cli) {
     for (const std::string &p : params) {
@@ -257,7 +214,7 @@ void read_param_axes(const std::vector<std::string> &params, CommandLine &cli) {
     }
 }
 
-// What to run: --help, --version, --list (--format), --plugin, --sizes, --param, --seed.
+// What to run: --help, --version, --list (--format: the form of either), --plugin, --sizes, --param, --seed.
 void read_selection(const po::variables_map &vm, const TypedOptions &typed, CommandLine &cli) {
     cli.help = vm.count("help") > 0;
     cli.max_time_given = vm.count("max-time") && !vm["max-time"].defaulted();
@@ -265,11 +222,10 @@ void read_selection(const po::variables_map &vm, const TypedOptions &typed, Comm
     cli.list = vm.count("list") > 0;
     if (cli.list_format != "text" && cli.list_format != "markdown")
         throw std::invalid_argument("--format '" + cli.list_format + "' is not text or markdown");
-    if (!cli.list && !vm["format"].defaulted())
-        throw std::invalid_argument("--format chooses the form of --list: it needs --list");
-    if (vm.count("plugin"))
-        for (const std::string &arg : vm["plugin"].as<std::vector<std::string>>())
-            for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);
+    if (!cli.list && !cli.help && !vm["format"].defaulted())
+        throw std::invalid_argument("--format chooses the form of --list or --help: it needs one of them");
+    for (const std::string &arg : typed.plugins)
+        for (const std::string &pattern : split_list(arg)) cli.plugin_patterns.push_back(pattern);
     if (vm.count("sizes")) cli.sizes = parse_sizes(typed.sizes);
     read_param_axes(typed.params, cli);
     cli.measure.seed = parse_seed(typed.seed);
@@ -364,9 +320,7 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     CommandLine cli;
     TypedOptions typed;
     po::options_description options("Usage: runner [options]\nOptions");
-    add_selection_options(options, cli, typed);
-    add_measurement_options(options, cli.measure, typed);
-    add_run_options(options, cli, typed);
+    declare_options(options, cli, typed);
     po::options_description all;
     all.add(options);
     std::ostringstream usage;

@@ -1,4 +1,5 @@
-// The runner's command line (Boost.Program_options).
+// The runner's command line (Boost.Program_options), declared from the option table
+// (runner_options.hpp).
 #pragma once
 
 #include "measure.hpp"
@@ -17,7 +18,8 @@ namespace gpubench {
 // (devices, threads, the default sweep's limits...) is the sweep's plan (sweep_plan.hpp).
 struct CommandLine {
     bool help = false, version = false, list = false;
-    std::string list_format = "text";            // --list's form: text or markdown (plugin_table.hpp)
+    std::string list_format = "text";            // --list's and --help's form: text or markdown
+                                                 // (plugin_table.hpp, runner_options.hpp)
     std::vector<std::string> plugin_patterns;    // empty: every available plugin
     std::optional<std::vector<uint64_t>> sizes;  // empty: each plugin's default sizes
     std::string output;                          // empty: results/<host>-<timestamp>.json

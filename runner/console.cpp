@@ -65,8 +65,8 @@ std::string format_bytes(uint64_t bytes) {
     return text;
 }
 
-// What a reader must know before trusting the row (EntryFigures::flags: noisy, throttled,
-// gpu_shared, cold, contended, unoptimized, sanitized, profile, work_mismatch).
+// What a reader must know before trusting the row (EntryFigures::flags: the flag checks that
+// found something, checks/check.hpp).
 std::string flags_of(const EntryFigures &f) {
     std::string flags;
     for (const std::string &flag : f.flags) flags += (flags.empty() ? "" : ",") + flag;

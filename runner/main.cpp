@@ -5,6 +5,7 @@
 #include "plugin_scan.hpp"
 #include "plugin_table.hpp"
 #include "results.hpp"
+#include "runner_options.hpp"
 #include "subcommands.hpp"
 #include "sweep_command.hpp"
 #include "sweep_plan.hpp"
@@ -33,6 +34,7 @@ std::optional<int> run_other_role(int argc, char **argv) {
     if (subcommand == "compare") return compare_command(argc - 1, argv + 1);
     if (subcommand == "merge") return merge_command(argc - 1, argv + 1);
     if (subcommand == "history") return history_command(argc - 1, argv + 1);
+    if (subcommand == "checks") return checks_command(argc - 1, argv + 1);
     return std::nullopt;
 }
 
@@ -54,7 +56,7 @@ int run(int argc, char **argv) {
     }
     const CommandLine &cli = *parsed;  // as parsed, from here on: what is decided from it is the plan
     if (cli.help) {
-        std::cout << cli.usage;
+        std::cout << (cli.list_format == "markdown" ? runner_options_markdown() : cli.usage);
         return exit_ok;
     }
     if (cli.version) {

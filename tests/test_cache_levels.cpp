@@ -3,6 +3,7 @@
 // work passes where the host publishes no cache data (a VM); work faster than its level, at
 // DRAM size or at a cache level, is refused.
 #include "cache_bandwidth.hpp"
+#include "check.hpp"
 #include "cpu_caches.hpp"
 #include "entry_figures.hpp"
 #include "gpu.hpp"

@@ -4,7 +4,7 @@
 // serving all the entries of a plugin. Each can fail: the control entry (size 5) passes.
 #include "entry_figures.hpp"
 #include "host_peaks.hpp"
-#include "leak_watch.hpp"
+#include "leak.hpp"
 #include "measure.hpp"
 #include "results.hpp"
 #include "roofline.hpp"

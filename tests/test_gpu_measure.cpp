@@ -1,6 +1,7 @@
 // What only a GPU can show: cold L2 samples, batched short launches, device memory and busy
 // fraction, and a poisoned CUDA context that ends only its own entry. Skipped, with the
 // reason, where no GPU can be used.
+#include "check.hpp"
 #include "entry_measurer.hpp"
 #include "gpu.hpp"
 #include "measure.hpp"
@@ -127,6 +128,28 @@ TEST_CASE("a CUDA plugin's mistakes are caught: own stream, device leak, impossi
     const EntryResult control = measure_entry(mistakes, 5, quick(), *timer);
     CHECK(control.status == EntryStatus::ok);
     CHECK_FALSE(control.stream_audit.escaped);
+}
+
+TEST_CASE("persisting L2 a plugin leaves after destroy() is flagged and undone; given back, nothing is said", "[gpu]") {
+    test_support::require_gpu();
+    auto timer = make_cuda_event_timer(0);
+    Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
+    const EntryResult left = measure_entry(mistakes, 9, quick(), *timer);
+    if (left.status == EntryStatus::skipped) test_support::skip_test(left.message);  // a GPU before sm_80
+    REQUIRE(left.status == EntryStatus::ok);
+    CHECK_THAT(left.persisting_l2_left, Catch::Contains("cudaLimitPersistingL2CacheSize") &&
+                                            Catch::Contains("access-policy window of 0.00391 MiB"));
+    const std::vector<std::string> flags = entry_flags(left);
+    CHECK(std::find(flags.begin(), flags.end(), "persisting_l2_left") != flags.end());
+    // The runner undid it: nothing is left for the next entry.
+    CHECK(undo_persisting_l2(timer->cuda_devices(), timer->cuda_streams()).empty());
+
+    const EntryResult given_back = measure_entry(mistakes, 10, quick(), *timer);
+    REQUIRE(given_back.status == EntryStatus::ok);
+    CHECK(given_back.persisting_l2_left.empty());
+    const EntryResult control = measure_entry(mistakes, 5, quick(), *timer);
+    CHECK(control.persisting_l2_left.empty());
+    CHECK(entry_flags(control).empty());
 }
 
 TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]") {

@@ -2,6 +2,7 @@
 // NVLink but a PCIe Gen5 x16 link, NVLink links all down, a driver that overstates the
 // version, unsupported calls), and bytes declared as crossing it held to it: %PEAK against
 // NVLink, the peak's source recorded, no %PEAK and no refusal where no peak is known.
+#include "check.hpp"
 #include "entry_figures.hpp"
 #include "entry_json.hpp"
 #include "interconnect_peak.hpp"

@@ -1,6 +1,7 @@
 // The HTML report (runner report --format html): its data from hand-made results, where every
 // figure is known, and the page from a small real sweep, made as a user makes it. The page in
 // a real browser: tests/browser/report_page_test.py.
+#include "check.hpp"
 #include "report_page_support.hpp"
 #include "run_header.hpp"
 #include "runner_process.hpp"

@@ -2,7 +2,7 @@
 // counters, declared work and roofs are known (a GPU and a CPU backend, a work_mismatch, an
 // entry whose counters were not read, one counted without flops), and from a real sweep whose
 // counters come from GPUBENCH_FAKE_COUNTERS. Drawn in a browser: tests/browser/report_page_test.py.
-#include "counted_work.hpp"
+#include "work_mismatch.hpp"
 #include "report_page_support.hpp"
 #include "run_header.hpp"
 #include "runner_process.hpp"

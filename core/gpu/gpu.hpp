@@ -69,4 +69,9 @@ std::unique_ptr<PhaseTimer> make_multi_device_timer(const std::vector<int> &devi
 // illegal address, say, every later CUDA call in this process fails).
 std::string cuda_sticky_error();
 
+// After an entry on `devices` (with the runner's `streams`, in the same order): what its
+// plugin left of the L2 set aside for persisting accesses, or of an access-policy window on
+// the runner's streams, each undone now ("" where nothing was left; always "" without CUDA).
+std::string undo_persisting_l2(const std::vector<int> &devices, const std::vector<void *> &streams);
+
 }  // namespace gpubench

@@ -29,4 +29,6 @@ std::unique_ptr<PhaseTimer> make_multi_device_timer(const std::vector<int> &) {
 
 std::string cuda_sticky_error() { return ""; }
 
+std::string undo_persisting_l2(const std::vector<int> &, const std::vector<void *> &) { return ""; }
+
 }  // namespace gpubench

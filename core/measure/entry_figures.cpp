@@ -1,7 +1,7 @@
 #include "entry_figures.hpp"
 
-#include "counted_work.hpp"
 #include "host_resources.hpp"
+#include "work_mismatch.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -9,20 +9,6 @@
 namespace gpubench {
 
 namespace {
-
-std::vector<std::string> entry_flags(const EntryResult &e) {
-    std::vector<std::string> flags;
-    if (e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty()) flags.push_back("noisy");
-    if (e.resources.throttled()) flags.push_back("throttled");
-    if (e.resources.gpu_shared()) flags.push_back("gpu_shared");
-    if (e.cache == "cold") flags.push_back("cold");
-    if (e.resources.host_load && e.resources.host_load->contended()) flags.push_back("contended");
-    if (e.unoptimized) flags.push_back("unoptimized");
-    if (!e.sanitizer.empty()) flags.push_back("sanitized");
-    if (e.settings.profile_runs) flags.push_back("profile");
-    if (!counted_work_mismatch(e).empty()) flags.push_back("work_mismatch");
-    return flags;
-}
 
 void throughput(const EntryResult &e, EntryFigures &f) {
     if (f.compute.median > 0) {

@@ -50,10 +50,10 @@ struct EntryFigures {
     double cpu_percent = 0;     // cpu_cores over the run's logical cores, in %
     std::optional<EntryEnergy> energy;  // nullopt: no energy counter, or sampling too short...
     std::string energy_note;            // ...and why, where a counter was read
-    // What a reader must know before trusting the numbers, as short words: noisy, throttled,
-    // gpu_shared, cold, contended, unoptimized, sanitized, profile, work_mismatch.
+    // What a reader must know before trusting the numbers, as short words: the flag checks
+    // that found something (checks/check.hpp).
     std::vector<std::string> flags;
-    // --counters: where the counted work disagrees with the declared (counted_work.hpp).
+    // --counters: where the counted work disagrees with the declared (work_mismatch.hpp).
     std::string work_mismatch;
 };
 EntryFigures entry_figures(const EntryResult &entry, const RunBasis &run);

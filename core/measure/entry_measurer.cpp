@@ -1,5 +1,6 @@
 #include "entry_measurer.hpp"
 
+#include "check.hpp"
 #include "device_trace.hpp"
 #include "gpu.hpp"
 #include "plugin_instance.hpp"

@@ -1,10 +1,11 @@
 #include "measure.hpp"
 
+#include "check.hpp"
 #include "counting_pass.hpp"
 #include "entry_figures.hpp"
 #include "gpu.hpp"
 #include "host_resources.hpp"
-#include "leak_watch.hpp"
+#include "leak.hpp"
 #include "nvtx_range.hpp"
 #include "per_launch.hpp"
 #include "plugin_instance.hpp"
@@ -36,17 +37,6 @@ EntryStatus entry_status_from_string(const std::string &text) {
                           EntryStatus::skipped})
         if (text == to_string(s)) return s;
     throw std::invalid_argument("unknown entry status '" + text + "'");
-}
-
-std::string note_lost_cuda_context(EntryResult &entry) {
-    const std::string lost = cuda_sticky_error();
-    if (lost.empty()) return "";
-    const std::string why = "the CUDA context was lost (" + lost + ")";
-    if (entry.status == EntryStatus::ok) {
-        entry.status = EntryStatus::error;
-        entry.message = why;
-    }
-    return why;
 }
 
 EntrySettings entry_settings(const MeasureOptions &options) {
@@ -121,25 +111,6 @@ const char *prefix_for_failure(gpubench_status status) {
     }
 }
 
-// "needs ~X GiB of host memory, Y GiB available" when the plugin's declared footprint cannot
-// fit, so that a size far too large is refused before anything is allocated.
-std::string footprint_problem(const Work &work, const PhaseTimer &timer) {
-    const auto gib = [](double bytes) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
-        return std::string(text);
-    };
-    const auto check = [&](double needed, std::optional<uint64_t> available, const char *what) {
-        if (!available || needed <= static_cast<double>(*available)) return std::string();
-        return "needs ~" + gib(needed) + " of " + what + ", " + gib(static_cast<double>(*available)) +
-               " available (the plugin's declared footprint)";
-    };
-    std::string problem = check(work.host_bytes, available_host_memory(), "host memory");
-    if (const auto device = timer.device_memory(); problem.empty() && device)
-        problem = check(work.device_bytes, device->free, "device memory");
-    return problem;
-}
-
 }  // namespace
 
 const std::vector<double> &headline_run_samples(const EntryResult &entry) {
@@ -149,24 +120,6 @@ const std::vector<double> &headline_run_samples(const EntryResult &entry) {
 std::string headline_method(const EntryResult &entry) {
     return entry.per_launch.run_s.empty() ? "single" : entry.per_launch.method;
 }
-
-namespace {
-
-// The out-of-memory verdict: before any run() completed the size does not fit (skipped);
-// after runs succeeded it is the plugin's fault (an error), most likely a leak.
-void judge_out_of_memory(EntryResult &result, size_t runs_done, LeakWatch *leaks) {
-    if (runs_done == 0) return;
-    result.status = EntryStatus::error;
-    std::string leak;
-    if (leaks) {
-        leaks->read_now(runs_done);
-        leak = leaks->leak();
-    }
-    result.message += " (after " + std::to_string(runs_done) + " successful runs: " +
-                      (leak.empty() ? "memory that run() does not give back?" : leak) + ")";
-}
-
-}  // namespace
 
 double working_set_bytes(const Work &work, bool on_gpu) {
     const double held = on_gpu ? work.device_bytes : work.host_bytes;
@@ -182,28 +135,6 @@ void hold_to_level(EntryResult &e, const Roofline &roofline, bool caches_flushed
     e.peak_level = level.name;
     e.level_margin = level.margin;
     e.peak_source = across ? roofline.interconnect.source : "";
-}
-
-// Impossible throughput: the timing or the declared work is wrong. Bytes are held to the
-// level the working set fits in (hold_to_level); none where that level's bandwidth is unknown.
-std::string faster_than_hardware(const EntryResult &e) {
-    const EntryFigures f = entry_figures(e, this_host_run());
-    char text[320] = "";
-    const double flops = f.gflops * 1e9, bytes = f.gbytes_per_s * 1e9;
-    const std::string level = e.peak_level.empty() ? "peak" : e.peak_level;
-    if (e.peak_flops > 0 && flops > (1 + e.roofline_margin) * e.peak_flops)
-        std::snprintf(text, sizeof text,
-                      "faster than the hardware: %.4g GFLOP/s is %.0f%% of the peak %.4g GFLOP/s "
-                      "(%s) and more than the %.0f%% margin allows: the timing or the declared "
-                      "work is wrong", flops * 1e-9, 100 * flops / e.peak_flops,
-                      e.peak_flops * 1e-9, math_name(e.work.math), 100 * e.roofline_margin);
-    else if (e.peak_bytes_per_s > 0 && bytes > (1 + e.level_margin) * e.peak_bytes_per_s)
-        std::snprintf(text, sizeof text,
-                      "faster than the hardware: %.4g GB/s is %.0f%% of the %s bandwidth "
-                      "%.4g GB/s and more than the %.0f%% margin allows: the timing or the "
-                      "declared work is wrong", bytes * 1e-9, 100 * bytes / e.peak_bytes_per_s,
-                      level.c_str(), e.peak_bytes_per_s * 1e-9, 100 * e.level_margin);
-    return text;
 }
 
 namespace {
@@ -303,21 +234,12 @@ private:
     PhaseTimer &timer_;
 };
 
-// ok, or why not: a wrong result, or throughput beyond the hardware. A cold entry whose
+// ok, or invalid with every refusal the record shows (checks/check.hpp). A cold entry whose
 // L2 could not be flushed is held to the level its working set fits in after all.
 void judge_result(EntryResult &result, const MeasureOptions &options, const PhaseTimer &timer) {
     if (options.cold && result.cache != "cold") hold_to_level(result, timer.roofline(), false);
-    result.status = result.verification.passed ? EntryStatus::ok : EntryStatus::verification_failed;
-    if (!result.verification.passed) {
-        char text[128];
-        std::snprintf(text, sizeof text, "wrong result: error %.3g exceeds tolerance %.3g",
-                      result.verification.max_error, result.verification.tolerance);
-        result.message = text;
-    }
-    if (std::string impossible = faster_than_hardware(result); !impossible.empty()) {
-        result.status = EntryStatus::verification_failed;
-        result.message += (result.message.empty() ? "" : "; ") + impossible;
-    }
+    result.message = record_refusals(result);
+    result.status = result.message.empty() ? EntryStatus::ok : EntryStatus::verification_failed;
 }
 
 // The exception being handled, as the entry's status and message.
@@ -395,6 +317,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         for (Metric &m : counted) result.metrics.push_back({std::move(m), true});
         stage("teardown");
         teardown();
+        if (timer.real_streams()) result.persisting_l2_left = undo_persisting_l2(timer.cuda_devices(), timer.cuda_streams());
         judge_result(result, options, timer);
     } catch (...) {
         record_failure(result, current_stage, runs_done, leaks ? &*leaks : nullptr);

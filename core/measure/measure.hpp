@@ -196,6 +196,8 @@ struct EntryResult {
     std::string sanitizer;          // "memcheck: 0 errors"... when run under compute-sanitizer
     std::string counters;           // --counters: the source that read them, or "not read: why"
                                     // ("" without --counters)
+    std::string persisting_l2_left;  // GPU state the plugin left after destroy() and the runner
+                                     // undid (checks/persisting_l2_left.cpp); "" when none
     // Where the entry's wall time went: inside the plugin's calls (and waiting for their
     // device work) versus the harness around them ("harness" in entry_json.cpp).
     double plugin_time_s = 0;
@@ -239,8 +241,6 @@ double working_set_bytes(const Work &work, bool on_gpu);
 // the interconnect (GPUBENCH_WORK_BYTES_INTERCONNECT), to the interconnect's peak:
 // peak_bytes_per_s, peak_level, level_margin, peak_source.
 void hold_to_level(EntryResult &entry, const Roofline &roofline, bool caches_flushed);
-// "" when the entry's rates are within its ceilings; else why it is faster than the hardware.
-std::string faster_than_hardware(const EntryResult &entry);
 
 // An entry skipped before anything ran, with the reason (no GPU, over a budget...).
 EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason);
@@ -263,11 +263,6 @@ std::vector<int> entry_cuda_devices(const PluginInfo &plugin, const MeasureOptio
 // Told the name of each stage as it begins ("work", "setup", "warm-up", "samples",
 // "verify", "metrics", "teardown"), so that a crash can be placed.
 using StageObserver = std::function<void(const char *stage)>;
-
-// After a CUDA entry: a sticky error (an illegal address...) that the plugin's own calls did
-// not report makes an ok entry an error. Returns "the CUDA context was lost (<error>)", or ""
-// while the context is usable.
-std::string note_lost_cuda_context(EntryResult &entry);
 
 // Measures `plugin` at `size`. Never throws: every failure becomes the entry's status.
 EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,

@@ -1,15 +1,14 @@
 #include "sampling.hpp"
 
-#include "device_trace.hpp"
 #include "run_hold.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
+#include "stream_audit.hpp"
 #include "thread_audit.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <map>
 #include <optional>
 
 namespace gpubench {
@@ -31,136 +30,6 @@ std::string StopRule::check(const std::vector<double> &samples, double measured_
 
 namespace {
 
-double median_of(std::vector<double> values) { return summarize(std::move(values)).median; }
-
-// What is checked after a phase call: nothing, the busy-after wait, or that and a trace.
-enum class Check { none, drain, trace };
-
-// Span, drain and trace of each audited phase call.
-class StreamAuditor {
-public:
-    StreamAuditor(PhaseTimer &timer, const MeasureOptions &options, bool run_makes_device_work)
-        : timer_(timer), enabled_(options.audit_streams),
-          run_makes_device_work_(run_makes_device_work) {
-        if (!enabled_ || !timer.real_streams()) return;
-        if (!options.trace_device) {
-            untraced_ = "off (--no-device-trace)";
-            return;
-        }
-        trace_ = device_trace(untraced_);
-        if (trace_) untraced_ = trace_->watch(timer.cuda_streams());
-        if (!untraced_.empty()) trace_ = nullptr;
-    }
-    bool traces() const { return trace_ != nullptr; }
-    // A traced cycle's whole wall time is a check's cost (its calls are not samples).
-    void add_cost(double seconds) { cost_s_ += seconds; }
-    // No traced cycles for this entry, for the reason given (the busy-after check remains).
-    void stop_tracing(std::string why) {
-        trace_ = nullptr;
-        untraced_ = std::move(why);
-    }
-    // Times `phase` like Instance::timed and checks the device afterwards as `check` says
-    // (only calls after warm-up are traced: a traced run() must enqueue device work).
-    double timed(Instance &instance, const char *phase, gpubench_phase_fn fn, Check check,
-                 double *host_s = nullptr) {
-        const bool audit = check != Check::none;
-        const bool traced = check == Check::trace && enabled_ && trace_ && fn;
-        if (traced) trace_->begin();
-        struct EndTrace {  // a call that throws leaves nothing traced behind
-            DeviceTrace *trace;
-            ~EndTrace() {
-                if (trace) try {
-                        trace->end();
-                    } catch (const std::exception &) {
-                    }
-            }
-        } end_trace{traced ? trace_ : nullptr};
-        const double span = instance.timed(phase, fn, timer_, host_s);
-        const auto checked = std::chrono::steady_clock::now();
-        if (audit && enabled_ && span >= 0)
-            if (const auto drain = timer_.device_drain_s()) {
-                Checks &c = checks_[phase];
-                c.spans.push_back(span);
-                c.drains.push_back(*drain);
-            }
-        if (traced) {
-            end_trace.trace = nullptr;
-            judge(phase, trace_->end(), span, run_makes_device_work_ && std::string(phase) == "run");
-        }
-        if (check != Check::trace)  // a traced cycle's cost is counted whole, by the sampler
-            cost_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - checked).count();
-        return span;
-    }
-    StreamAudit verdict() const {
-        StreamAudit audit;
-        double worst_excess = -1;
-        for (const auto &[phase, c] : checks_) {
-            audit.audits += c.spans.size();
-            // The least of the drains: work a plugin leaves off the stream shows at every
-            // check, while another process taking its GPU time slice delays only some.
-            const double span = median_of(c.spans),
-                         drain = *std::min_element(c.drains.begin(), c.drains.end());
-            const double allowed = std::max(stream_escape_floor_s, stream_escape_share * span);
-            if (drain - allowed > worst_excess) {
-                worst_excess = drain - allowed;
-                audit.worst_phase = phase;
-                audit.timed_s = span;
-                audit.drain_s = drain;
-                audit.escaped = drain > allowed;
-            }
-        }
-        // Another process computing on this GPU keeps it busy after the phase too, at every
-        // check when it is busy enough: no verdict then (the entry is flagged gpu_shared).
-        if (audit.escaped)
-            if (const auto memory = timer_.device_memory(); memory && memory->shared())
-                audit.escaped = false;
-        if (trace_) {
-            audit.tracer = trace_->name();
-            audit.escaped = false;  // the trace's verdict replaces the busy-after guess
-        } else {
-            audit.untraced = untraced_;
-        }
-        audit.traced_calls = traced_calls_;
-        if (!run_extents_.empty()) audit.run_traced_s = median_of(run_extents_);
-        if (!run_operations_.empty()) audit.run_operations = median_of(run_operations_);
-        audit.problem = problem_;
-        audit.audit_wall_s = cost_s_;
-        return audit;
-    }
-
-private:
-    void judge(const char *phase, const TracedCall &call, double span, bool expect) {
-        ++traced_calls_;
-        if (std::string(phase) == "run") {
-            run_extents_.push_back(traced_extent_s(call));
-            run_operations_.push_back(static_cast<double>(call.work.size()));
-        }
-        if (problem_.empty()) problem_ = traced_call_problem(phase, call, span, expect);
-    }
-
-    struct Checks {
-        std::vector<double> spans, drains;
-    };
-    PhaseTimer &timer_;
-    bool enabled_, run_makes_device_work_;
-    DeviceTrace *trace_ = nullptr;
-    std::string untraced_;
-    std::map<std::string, Checks> checks_;
-    size_t traced_calls_ = 0;
-    double cost_s_ = 0;
-    std::vector<double> run_extents_, run_operations_;
-    std::string problem_;
-};
-
-void throw_if_escaped(const StreamAudit &audit) {
-    if (!audit.problem.empty()) throw EntryProblem{EntryStatus::verification_failed, audit.problem};
-    if (!audit.escaped) return;
-    throw EntryProblem{EntryStatus::verification_failed,
-                       "work outside the runner's stream in " + audit.worst_phase + "(): timed " +
-                           format_seconds(audit.timed_s) + ", the device stayed busy " +
-                           format_seconds(audit.drain_s) + " after it (at every check)"};
-}
-
 // One entry's sampling: the warm-up, then cycles (upload, run, download) until the stop
 // rule says enough, with a traced cycle now and then. Its times go into `result`.
 class Sampler {
@@ -181,18 +50,19 @@ public:
         } ranges{instance_};
         instance_.set_warm_up(true);
         for (int i = 0; i < options_.warmup_runs; ++i) {
-            auditor_.timed(instance_, "upload", api_.upload, Check::drain);
+            auditor_.timed(instance_, "upload", api_.upload, PhaseCheck::drain);
             instance_.call("reset", api_.reset);
             flush();
             double run = 0;
             // Not traced: the first calls load modules and compile, which CUPTI slows by seconds.
-            timed_run(Check::drain, run);
+            timed_run(PhaseCheck::drain, run);
             if (i == 0) result_.first_run_s = run;
             ran();
-            auditor_.timed(instance_, "download", api_.download, Check::drain);
+            auditor_.timed(instance_, "download", api_.download, PhaseCheck::drain);
         }
         // A plugin that escapes its stream is caught before its samples are taken.
-        throw_if_escaped(result_.stream_audit = auditor_.verdict());
+        result_.stream_audit = auditor_.verdict();
+        refuse_if_found(stream_audit_check, result_);
     }
 
     void take_samples(ResourceWatch &watch) {
@@ -207,7 +77,7 @@ public:
                             options_.max_noise, options_.max_time_s};
         for (size_t n = 0;; ++n) {
             if (traced_cycle(n) && checks_traced()) traced_check();
-            const Cycle c = run_cycle(n % audit_every == 0 ? Check::drain : Check::none,
+            const Cycle c = run_cycle(n % audit_every == 0 ? PhaseCheck::drain : PhaseCheck::none,
                                       threads_.enabled() && audited_call(n, runs_done_));
             if (lockstep_) {  // every rank stops after as many cycles (unheld: all kept)
                 keep(c);
@@ -253,7 +123,7 @@ public:
             std::max(finishing ? back_to_back_min_s : 0.0, back_to_back_share * sampling_s());
         const auto timed_call = [&] {
             instance_.call("reset", api_.reset);
-            timed_ += auditor_.timed(instance_, "run", api_.run, Check::none, &host_);
+            timed_ += auditor_.timed(instance_, "run", api_.run, PhaseCheck::none, &host_);
             ran();
         };
         while (result_.run_host_s.size() < back_to_back_calls &&
@@ -276,11 +146,12 @@ public:
             result_.stream_hold = "not held: run() is a collective across ranks, whose span waits for the "
                                   "other ranks whatever this one's host does (and every rank must call it "
                                   "alike, whatever a hold's watchdog would decide)";
-        throw_if_escaped(result_.stream_audit = auditor_.verdict());
-        throw_if_threads_escaped(result_.thread_audit = threads_.verdict());
+        result_.stream_audit = auditor_.verdict();
+        result_.thread_audit = threads_.verdict();
+        refuse_if_found(stream_audit_check, result_);
+        refuse_if_found(thread_audit_check, result_);
         leaks_.read_now(runs_done_);
-        if (std::string leak = leaks_.leak(); !leak.empty())
-            throw EntryProblem{EntryStatus::error, leak};
+        if (std::string leak = leaks_.leak(); !leak.empty()) refuse(leak_check, std::move(leak));
     }
 
 private:
@@ -292,7 +163,7 @@ private:
 
     // run() with the stream held where it can be; false when the samples so far must go.
     // audit_threads: the thread audit reads the plugin's threads around this call.
-    bool timed_run(Check check, double &span, bool audit_threads = false) {
+    bool timed_run(PhaseCheck check, double &span, bool audit_threads = false) {
         holder_.before_run();
         if (audit_threads) threads_.before_run();
         span = auditor_.timed(instance_, "run", api_.run, check, &host_);
@@ -325,14 +196,13 @@ private:
     }
     void ran() {
         ++runs_done_;
-        if (std::string leak = leaks_.after_run(runs_done_); !leak.empty())
-            throw EntryProblem{EntryStatus::error, leak};
+        if (std::string leak = leaks_.after_run(runs_done_); !leak.empty()) refuse(leak_check, std::move(leak));
     }
 
-    Cycle run_cycle(Check check, bool audit_threads = false) {
+    Cycle run_cycle(PhaseCheck check, bool audit_threads = false) {
         const auto cycle_began = clock::now();
         const std::optional<MemoryReading> before_trace =
-            check == Check::trace ? std::optional(read_memory(timer_, runs_done_)) : std::nullopt;
+            check == PhaseCheck::trace ? std::optional(read_memory(timer_, runs_done_)) : std::nullopt;
         Cycle c;
         c.up = auditor_.timed(instance_, "upload", api_.upload, check);
         instance_.call("reset", api_.reset);
@@ -377,7 +247,7 @@ private:
             return;
         }
         traced_any_ = true;
-        const Cycle c = run_cycle(Check::trace);
+        const Cycle c = run_cycle(PhaseCheck::trace);
         auditor_.add_cost(c.wall_s);
         if (!c.kept) restart();
     }

@@ -3,8 +3,8 @@
 // ended with its span (a share of the calls), and that memory does not grow with the runs.
 #pragma once
 
-#include "leak_watch.hpp"
-#include "measure.hpp"
+#include "check.hpp"
+#include "leak.hpp"
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
 
@@ -12,13 +12,6 @@
 #include <vector>
 
 namespace gpubench {
-
-// A check failed that makes the entry an error or invalid, not a measurement (a leak, device
-// work outside the runner's stream).
-struct EntryProblem {
-    EntryStatus status;
-    std::string message;
-};
 
 // When sampling stops: at least min_samples and min_time of measured time, and the median's
 // relative standard error below max_noise (when > 0); at most max_samples or max_time.
@@ -31,11 +24,6 @@ struct StopRule {
                       double &noise, bool &converged) const;
 };
 
-// Device work that outlives its span by more than this is outside the runner's stream:
-// max(stream_escape_floor_s, stream_escape_share x the span), at every check (the least of
-// the drains): another process's kernels on the same GPU delay some checks, not all.
-inline constexpr double stream_escape_floor_s = 100e-6;
-inline constexpr double stream_escape_share = 0.10;
 // run()'s host time per call is timed on groups of back_to_back_group unheld calls back to
 // back, the last of each timed (Sampler::time_back_to_back_host): after a transfer, or any
 // pause, the first calls pay for refilling the host's caches, fading over about three calls.

@@ -2,6 +2,7 @@
 // results file (run_header.hpp), and the glossary of the flags that mark entries.
 #include "report.hpp"
 
+#include "check.hpp"
 #include "run_header.hpp"
 #include "text_format.hpp"
 

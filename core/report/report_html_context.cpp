@@ -2,10 +2,11 @@
 // options explained, the flags glossary, the page's backend colours, the history's series.
 #include "report_html.hpp"
 
+#include "check.hpp"
 #include "metric_format.hpp"
 #include "run_header.hpp"
+#include "runner_options.hpp"
 
-#include <map>
 #include <set>
 
 namespace gpubench {
@@ -14,46 +15,13 @@ using nlohmann::json;
 
 namespace {
 
-// What each option a results file records means (its "options": MeasureOptions and the
-// sweep's own, runner/main.cpp), with the command-line option that sets it.
-const std::map<std::string, std::string> &option_meanings() {
-    static const std::map<std::string, std::string> meanings = {
-        {"seed", "--seed: the seed of every plugin's input data"},
-        {"cpu_threads", "--threads: the CPU threads a CPU plugin may use"},
-        {"cuda_device", "--device: the CUDA device index"},
-        {"cuda_devices", "--devices: the CUDA devices the sweep ran on at once (empty: --device alone)"},
-        {"params", "--param: the plugin parameters (key=value) passed to every plugin"},
-        {"warmup_runs", "--warmup: untimed warm-up cycles per entry"},
-        {"min_samples", "--min-samples: the fewest timed samples per entry"},
-        {"max_samples", "--max-samples: the most timed samples per entry"},
-        {"min_time_s", "--min-time: seconds of timed run() collected per entry at least"},
-        {"max_noise", "--max-noise: sampling went on until the median's relative standard error "
-                      "was below this (0.005 = 0.5%; 0: stop at --min-samples and --min-time)"},
-        {"max_time_s", "--max-time: seconds after which an entry stopped sampling (it keeps at "
-                       "least one sample); an entry stopped before --max-noise was met is flagged noisy"},
-        {"cold", "--cold: the GPU's L2 cache was flushed before each timed run (false: hot, "
-                 "inputs may be cached from the previous run)"},
-        {"audit_streams", "whether the plugin's stream use was audited (work outside its stream)"},
-        {"audit_threads", "whether CPU plugins' threads were audited for work outside run() "
-                          "(false: --no-thread-audit)"},
-        {"timeout_s", "--timeout: seconds an entry could take in all before its worker was killed"},
-        {"isolation", "where entries were measured: worker processes (--worker-per-entry, "
-                      "--in-process change it)"},
-        {"sanitize", "--sanitize: the compute-sanitizer tool the sweep ran under"},
-        {"default_sweep", "the sweep ran at the default sizes and limits"},
-    };
-    return meanings;
-}
-
-// A file's options as the page's rows: key, value and what the option means.
+// A file's options as the page's rows: key, value and what the option means (runner_options.hpp).
 json option_rows_json(const json &options) {
     json rows = json::array();
     if (!options.is_object()) return rows;
-    for (const auto &[key, value] : options.items()) {
-        const auto meaning = option_meanings().find(key);
+    for (const auto &[key, value] : options.items())
         rows.push_back({{"key", key}, {"value", value.is_string() ? value.get<std::string>() : value.dump()},
-                        {"meaning", meaning == option_meanings().end() ? "" : meaning->second}});
-    }
+                        {"meaning", recorded_option_meaning(key)}});
     return rows;
 }
 

@@ -2,7 +2,7 @@
 // counted arithmetic intensity (flops per DRAM byte) and rate (flops per median compute time),
 // against the roofs of the device it ran on as its results file's header records them; beside
 // it, the declared work against the counted, and why an entry has no point.
-#include "counted_work.hpp"
+#include "work_mismatch.hpp"
 #include "report_html.hpp"
 
 #include <algorithm>

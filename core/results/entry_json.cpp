@@ -214,6 +214,7 @@ void to_json(json &entry, const EntryResult &e) {
     if (e.host_share) entry["host_share"] = *e.host_share;
     if (e.shard) entry["shard"] = *e.shard;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
+    if (!e.persisting_l2_left.empty()) entry["persisting_l2_left"] = e.persisting_l2_left;
     if (!e.counters.empty()) entry["counters"] = e.counters;  // --counters
     if (e.stream_audit.audits > 0) entry["stream_audit"] = e.stream_audit;
     if (e.thread_audit.calls > 0) entry["thread_audit"] = e.thread_audit;
@@ -250,6 +251,7 @@ void from_json(const json &entry, EntryResult &e) {
     json_fields::get(entry, "host_share", e.host_share);
     json_fields::get(entry, "shard", e.shard);
     json_fields::get(entry, "sanitizer", e.sanitizer);
+    json_fields::get(entry, "persisting_l2_left", e.persisting_l2_left);
     json_fields::get(entry, "counters", e.counters);
     json_fields::get(entry, "stream_audit", e.stream_audit);
     json_fields::get(entry, "thread_audit", e.thread_audit);

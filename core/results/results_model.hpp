@@ -54,7 +54,7 @@ struct EntryRecord {
     std::string status;              // to_string(EntryStatus)
     bool valid = false;              // status "ok": the only entries whose figures are results
     std::string message;             // why it was skipped or failed; "" when ok
-    std::vector<std::string> flags;  // EntryFigures::flags: noisy, throttled, cold, contended...
+    std::vector<std::string> flags;  // EntryFigures::flags (checks/check.hpp): noisy, cold...
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EntryRecord, plugin, size, params, seed,
                                                 cpu_threads, status, valid, message, flags)

@@ -150,24 +150,4 @@ std::string RunHeader::build() const {
     return b;
 }
 
-const std::vector<std::pair<std::string, std::string>> &flag_glossary() {
-    static const std::vector<std::pair<std::string, std::string>> glossary = {
-        {"noisy", "the noise criterion (--max-noise) was not met before a limit (--max-time, "
-                  "--max-samples) stopped sampling: the median is less certain than asked"},
-        {"throttled", "NVML reported a power or thermal slowdown of the GPU while sampling"},
-        {"gpu_shared", "another process had a CUDA context on the entry's GPU: its device times "
-                       "may include the other's work"},
-        {"cold", "--cold: the GPU's L2 cache was flushed before each timed run"},
-        {"contended", "the host was crowded while sampling (other processes kept its cores busy "
-                      "and the worker's threads waited for a CPU): CPU times may be inflated"},
-        {"unoptimized", "the plugin was compiled without optimisation: its times say little"},
-        {"sanitized", "measured under compute-sanitizer: times are not comparable"},
-        {"work_mismatch", "--counters: the hardware counted more than 1.5 times, or less than 1/1.5 of, the bytes or "
-                          "flops the plugin's work() declares (throughput.work_mismatch names both)"},
-        {"profile", "--profile: a fixed count of run() calls for a profiler, unheld and unaudited: "
-                    "not a measurement, and compare and history refuse it"},
-    };
-    return glossary;
-}
-
 }  // namespace gpubench

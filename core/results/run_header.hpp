@@ -57,8 +57,4 @@ struct RunHeader {
 // empty, and so does wall_s (time_sweep, once its entries are decoded).
 RunHeader run_header(const nlohmann::json &document, const std::string &file);
 
-// Each entry flag (results "flags") with what a reader must know about it, in the order the
-// runner sets them.
-const std::vector<std::pair<std::string, std::string>> &flag_glossary();
-
 }  // namespace gpubench

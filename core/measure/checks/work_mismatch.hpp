@@ -8,7 +8,7 @@
 // more than its least bytes by design). FLOPs are compared where both are known.
 #pragma once
 
-#include "measure.hpp"
+#include "check.hpp"
 
 #include <initializer_list>
 #include <optional>

@@ -6,6 +6,7 @@
 // growing and are not leaks.
 #pragma once
 
+#include "check.hpp"
 #include "phase_timer.hpp"
 
 #include <cstddef>
@@ -26,6 +27,9 @@ struct MemoryReading {
 
 // Reads memory now; `timer` gives the device figure.
 MemoryReading read_memory(const PhaseTimer &timer, size_t runs);
+
+// The check, judged while sampling (LeakWatch::after_run, read_now).
+extern const Check leak_check;
 
 class LeakWatch {
 public:

@@ -22,7 +22,7 @@
 // run()'s return and B (microseconds).
 #pragma once
 
-#include "measure.hpp"
+#include "check.hpp"
 #include "sampling.hpp"
 #include "thread_times.hpp"
 
@@ -44,6 +44,9 @@ inline constexpr double thread_worked_after_floor_s = 20e-6;
 inline constexpr bool audited_call(size_t sample, size_t runs_done) {
     return runs_done > 0 && (sample == 0 || traced_cycle(sample));
 }
+
+// The check: the audit's refusal (ThreadAudit::problem).
+extern const Check thread_audit_check;
 
 class ThreadAuditor {
 public:
@@ -76,7 +79,5 @@ private:
     std::map<pid_t, int64_t> worked_after_ns_;  // rule 2's threads: CPU after the returns
 };
 
-// Throws EntryProblem when the audit refused the entry.
-void throw_if_threads_escaped(const ThreadAudit &audit);
 
 }  // namespace gpubench

@@ -1,4 +1,4 @@
-#include "counted_work.hpp"
+#include "work_mismatch.hpp"
 
 #include "gpu_counter_figures.hpp"
 
@@ -83,5 +83,16 @@ std::string counted_work_mismatch(const EntryResult &e) {
     }
     return mismatch;
 }
+
+// The texts below name the tolerance: change them with it.
+static_assert(counted_work_tolerance == 1.5);
+
+extern const Check work_mismatch_check{
+    "work_mismatch", CheckVerdict::flag,
+    "--counters: the hardware counted more than 1.5 times, or less than 1/1.5 of, the bytes or "
+    "flops the plugin's work() declares (throughput.work_mismatch names both)",
+    "the counted bytes or flops of one `run()` against `work()`'s "
+    "([profiling.md](profiling.md#hardware-counters---counters))",
+    "", counted_work_mismatch};
 
 }  // namespace gpubench

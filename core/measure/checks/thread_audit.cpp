@@ -138,8 +138,33 @@ ThreadAudit ThreadAuditor::verdict() const {
     return audit;
 }
 
-void throw_if_threads_escaped(const ThreadAudit &audit) {
-    if (!audit.problem.empty()) throw EntryProblem{EntryStatus::verification_failed, audit.problem};
-}
+namespace {
+std::string thread_escape(const EntryResult &e) { return e.thread_audit.problem; }
+}  // namespace
+
+extern const Check thread_audit_check{
+    "thread_audit", CheckVerdict::invalid, "a CPU plugin's work outside run(): a thread it left working",
+    "entries timed on the host clock (C++ and Python CPU backends) are audited on the first "
+    "sample and the 1st, 4th, 16th, 64th… (after a `run()` has completed, so a pool that the "
+    "first call starts is not counted): the CPU time of each of the process's threads (its thread"
+    " CPU clock, ns; else `/proc/self/task/T/schedstat`; else `stat`'s ticks, and "
+    "`thread_audit.resolution` says the audit is coarse) is read just before `run()`, just after "
+    "it returns, and 1 ms later. The calling thread and the harness's own threads (all named "
+    "`gpubench-*`) are left out. A thread that was not there before the call and is still there "
+    "after it (started by `run()`, not joined) makes the entry invalid; so do threads that took "
+    "no CPU during the call (under 1 µs) and took CPU after it, once they add up to 20 µs over "
+    "the audited calls (work handed to a persistent thread that `run()` did not wait for). "
+    "OpenMP's, OpenBLAS's or Numba's pool threads take part in every parallel region inside the "
+    "call (its end is a barrier) and are not counted for their spinning after it. Not seen: a "
+    "pool that does part of the work inside `run()` and the rest after it; a thread started and "
+    "ended within microseconds after the return. The audit costs about 1 ms of wall time per "
+    "audited call (`thread_audit.audit_wall_s`); `--no-thread-audit` turns it off, e.g. for a "
+    "library whose pool is refused wrongly. GPU entries are not audited this way: a "
+    "`cudaLaunchHostFunc` callback legally runs on a driver thread after `run()` returns, inside "
+    "the GPU's timing",
+    "`work outside run(): 1 thread started by run() was still running after it returned (1.20 ms "
+    "of CPU after the returns over 3 audited calls)`; `… 1 thread worked 2.93 ms after run() "
+    "returned without taking part in it (3 audited calls)`",
+    thread_escape};
 
 }  // namespace gpubench

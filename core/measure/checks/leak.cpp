@@ -1,4 +1,4 @@
-#include "leak_watch.hpp"
+#include "leak.hpp"
 
 #include "text_format.hpp"
 
@@ -93,5 +93,13 @@ std::string LeakWatch::leak() const {
     return leak_between(a.runs, a.host_resident, b.runs, b.host_resident, c.runs,
                         c.host_resident, "host memory (resident)");
 }
+
+extern const Check leak_check{
+    "leak", CheckVerdict::error, "memory that grows with the number of run() calls",
+    "device memory used, host memory allocated (`mallinfo2`) and resident, read at 1, 2, 4, 8… "
+    "runs: growth in each of the last two intervals, ≥ 16 MiB in all and ≥ 64 KiB per run. "
+    "Checked while sampling, so it stops before memory runs out",
+    "`leaks 256 MiB of device memory per run() (768 MiB more after 3 more runs)`",
+    nullptr};  // judged while sampling (Sampler::ran, sampling.cpp)
 
 }  // namespace gpubench

@@ -1,0 +1,100 @@
+// The one table of checks: a new check is its file in this folder and one line below.
+#include "check.hpp"
+
+#include <stdexcept>
+
+namespace gpubench {
+
+// Each X(name) is the check `name_check` defined in name.cpp. Flags first, then refusals, in
+// the order outputs list them.
+#define GPUBENCH_CHECKS(X)                                                                 \
+    X(noisy)                                                                               \
+    X(throttled)                                                                           \
+    X(gpu_shared)                                                                          \
+    X(cold)                                                                                \
+    X(contended)                                                                           \
+    X(unoptimized)                                                                         \
+    X(sanitized)                                                                           \
+    X(work_mismatch)                                                                       \
+    X(profile)                                                                             \
+    X(persisting_l2_left)                                                                  \
+    X(wrong_result)                                                                        \
+    X(stream_escape)                                                                       \
+    X(thread_escape)                                                                       \
+    X(faster_than_hardware)                                                                \
+    X(leak)                                                                                \
+    X(out_of_memory_after_runs)                                                            \
+    X(footprint)                                                                           \
+    X(cuda_context_lost)                                                                   \
+    X(sanitizer_errors)
+
+#define GPUBENCH_DECLARE_CHECK(name) extern const Check name##_check;
+GPUBENCH_CHECKS(GPUBENCH_DECLARE_CHECK)
+#undef GPUBENCH_DECLARE_CHECK
+
+const std::vector<const Check *> &check_table() {
+#define GPUBENCH_CHECK_ADDRESS(name) &name##_check,
+    static const std::vector<const Check *> table{GPUBENCH_CHECKS(GPUBENCH_CHECK_ADDRESS)};
+#undef GPUBENCH_CHECK_ADDRESS
+    return table;
+}
+
+const Check &check_named(std::string_view name) {
+    for (const Check *check : check_table())
+        if (name == check->name) return *check;
+    throw std::out_of_range("no check named '" + std::string(name) + "'");
+}
+
+const char *to_string(CheckVerdict verdict) {
+    switch (verdict) {
+        case CheckVerdict::flag: return "flag";
+        case CheckVerdict::invalid: return "invalid";
+        case CheckVerdict::error: return "error";
+        case CheckVerdict::skipped: return "skipped";
+    }
+    return "flag";
+}
+
+EntryStatus Check::status() const {
+    switch (verdict) {
+        case CheckVerdict::invalid: return EntryStatus::verification_failed;
+        case CheckVerdict::error: return EntryStatus::error;
+        case CheckVerdict::skipped: return EntryStatus::skipped;
+        case CheckVerdict::flag: break;
+    }
+    return EntryStatus::ok;
+}
+
+const std::vector<std::pair<std::string, std::string>> &flag_glossary() {
+    static const std::vector<std::pair<std::string, std::string>> glossary = [] {
+        std::vector<std::pair<std::string, std::string>> flags;
+        for (const Check *check : check_table())
+            if (check->verdict == CheckVerdict::flag) flags.emplace_back(check->name, check->meaning);
+        return flags;
+    }();
+    return glossary;
+}
+
+std::vector<std::string> entry_flags(const EntryResult &entry) {
+    std::vector<std::string> flags;
+    for (const Check *check : check_table())
+        if (check->verdict == CheckVerdict::flag && !check->finding(entry).empty()) flags.push_back(check->name);
+    return flags;
+}
+
+std::string record_refusals(const EntryResult &entry) {
+    std::string found;
+    for (const Check *check : check_table())
+        if (check->verdict == CheckVerdict::invalid && check->finding)
+            if (std::string finding = check->finding(entry); !finding.empty())
+                found += (found.empty() ? "" : "; ") + finding;
+    return found;
+}
+
+void refuse(const Check &check, std::string finding) { throw EntryProblem{check.status(), std::move(finding)}; }
+
+void refuse_if_found(const Check &check, const EntryResult &entry) {
+    if (std::string finding = check.finding(entry); !finding.empty()) refuse(check, std::move(finding));
+}
+
+}  // namespace gpubench
