@@ -119,7 +119,8 @@ int merge_command(int argc, const char *const *argv) {
     std::cout << "merged " << merged.shards_given << " of " << merged.shard_count << " shards, "
               << merged.statuses.entries() << " entries, into " << output << '\n';
     print_shard_timings(merged);
-    if (merged.statuses.entries() > merged.statuses.ok) std::cout << "of them: " << merged.statuses.not_ok_text() << '\n';
+    if (const StatusTally &statuses = merged.statuses; statuses.entries() > statuses.ok)
+        std::cout << "of them: " << statuses.not_ok_text() << '\n';
     if (!merged.missing.empty()) print_missing(merged, output);
     return merged_status(merged);
 }

@@ -76,7 +76,8 @@ std::optional<HostShare> take_rank_share(const CommandLine &cli, const std::opti
 std::string rank_meeting_place(const CommandLine &cli, const SweepPlan &plan) {
     const RankWorld &world = plan.measure.world;
     if (!world.together()) return world.folder;
-    const std::filesystem::path base = cli.rank_dir.empty() ? results_folder(plan) : std::filesystem::path(cli.rank_dir);
+    const std::filesystem::path base =
+        cli.rank_dir.empty() ? results_folder(plan) : std::filesystem::path(cli.rank_dir);
     return std::filesystem::absolute(
                rank_meeting_folder(base, launcher_job_identity(process_environment()), world.ranks))
         .string();
