@@ -69,8 +69,8 @@ void print_shard_timings(const MergedSweep &merged) {
 // The whole sweep's status, as the runner's for one process: 1 when a merged entry failed,
 // else 3 when entries were skipped or no shard delivered them, else 0.
 int merged_status(const MergedSweep &merged) {
-    if (merged.verification_failed || merged.errors) return exit_failed;
-    if (merged.skipped || !merged.missing.empty()) return exit_skipped;
+    if (merged.statuses.any_failed()) return exit_failed;
+    if (merged.statuses.skipped || !merged.missing.empty()) return exit_skipped;
     return exit_ok;
 }
 
@@ -117,11 +117,10 @@ int merge_command(int argc, const char *const *argv) {
         return exit_failed;
     }
     std::cout << "merged " << merged.shards_given << " of " << merged.shard_count << " shards, "
-              << merged.entries << " entries, into " << output << '\n';
+              << merged.statuses.entries() << " entries, into " << output << '\n';
     print_shard_timings(merged);
-    if (merged.verification_failed || merged.errors || merged.skipped)
-        std::cout << "of them: " << merged.verification_failed << " failed verification, " << merged.errors
-                  << " errors, " << merged.skipped << " skipped\n";
+    if (const StatusTally &statuses = merged.statuses; statuses.entries() > statuses.ok)
+        std::cout << "of them: " << statuses.not_ok_text() << '\n';
     if (!merged.missing.empty()) print_missing(merged, output);
     return merged_status(merged);
 }

@@ -86,19 +86,20 @@ RecordedCosts read_recorded_costs(const std::string &file, std::string &source) 
 
 }  // namespace
 
-std::optional<ResumedPlan> resumed_plan(const CommandLine &cli) {
-    const nlohmann::json document = read_results_json(cli.resume);
+std::optional<ResumedPlan> resumed_plan(const std::string &file, const std::optional<ShardSpec> &asked,
+                                        const CommandLine &cli) {
+    const nlohmann::json document = read_results_json(file);
     const std::optional<ShardRecord> shard = shard_record(document);
     const bool merged = document.contains("merged");
     const bool own_sweep = !cli.plugin_patterns.empty() || cli.sizes;
-    if (cli.shard && !shard)
-        throw std::runtime_error(cli.resume + (merged ? " is a merged file, resumed whole: drop --shard"
-                                                      : " is not a shard's file: drop --shard"));
-    if (shard && cli.shard && (cli.shard->index != shard->index || cli.shard->count != shard->count))
-        throw std::runtime_error(cli.resume + " is shard " + shard_text(shard->index, shard->count) +
-                                 ", not " + shard_text(cli.shard->index, cli.shard->count));
-    if (shard && !cli.shard && own_sweep)
-        throw std::runtime_error(cli.resume + " is shard " + shard_text(shard->index, shard->count) +
+    if (asked && !shard)
+        throw std::runtime_error(file + (merged ? " is a merged file, resumed whole: drop --shard"
+                                                : " is not a shard's file: drop --shard"));
+    if (shard && asked && (asked->index != shard->index || asked->count != shard->count))
+        throw std::runtime_error(file + " is shard " + shard_text(shard->index, shard->count) +
+                                 ", not " + shard_text(asked->index, asked->count));
+    if (shard && !asked && own_sweep)
+        throw std::runtime_error(file + " is shard " + shard_text(shard->index, shard->count) +
                                  ": with --plugin or --sizes, give its --shard too");
     if (own_sweep) return std::nullopt;
     std::optional<std::vector<EntryIdentity>> planned = planned_entries(document);
@@ -106,12 +107,12 @@ std::optional<ResumedPlan> resumed_plan(const CommandLine &cli) {
     // Entries are the same measurement only with the same params and seed (find_entry).
     for (const EntryIdentity &key : *planned)
         if (key.seed != cli.measure.seed)
-            throw std::runtime_error(cli.resume + " planned its entries with --seed " +
+            throw std::runtime_error(file + " planned its entries with --seed " +
                                      std::to_string(key.seed.value_or(0)) + ": resume it with the same (this run has --seed " +
                                      std::to_string(cli.measure.seed) + ")");
     const nlohmann::json recorded = recorded_param_axes(document.at("options"));
     if (const nlohmann::json given = param_axes_json(cli.param_axes); recorded != given)
-        throw std::runtime_error(cli.resume + " planned its entries with " + param_axes_text(recorded) +
+        throw std::runtime_error(file + " planned its entries with " + param_axes_text(recorded) +
                                  ": resume it with the same (this run has " + param_axes_text(given) + ")");
     return ResumedPlan{std::move(*planned), document.at("options").contains("default_sweep"),
                        shard ? nlohmann::json(shard->planned) : nlohmann::json()};
@@ -138,28 +139,28 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
     return sweep;
 }
 
-ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli, const MeasureOptions &options,
-                         const std::filesystem::path &runner) {
+ShardedSweep shard_sweep(const SweepEntries &entries, const ShardSpec &shard, const std::string &costs_file,
+                         const MeasureOptions &options, const std::filesystem::path &runner, double scan_timeout_s) {
     std::vector<EntryIdentity> keys;
     for (const SweepEntry &entry : entries) keys.push_back(entry.identity(options.seed));
     const auto predict = [&](const SweepEntries &these) {
-        return costs_from_declared_work(these, options, runner, cli.scan_timeout_s);
+        return costs_from_declared_work(these, options, runner, scan_timeout_s);
     };
     EntryCosts costs;
-    if (cli.shard_costs.empty()) {
+    if (costs_file.empty()) {
         costs = predict(entries);
     } else {
         RecordedCosts recorded;
         std::string source;
         try {
-            recorded = read_recorded_costs(cli.shard_costs, source);
+            recorded = read_recorded_costs(costs_file, source);
         } catch (const std::exception &e) {
             throw std::runtime_error("--shard-costs: " + std::string(e.what()));
         }
         costs = costs_from_recorded(entries, recorded, source, predict);
     }
-    ShardRecord record{cli.shard->index, cli.shard->count, cli.shard->source, costs.source, costs.start_costs,
-                       plan_shards(keys, costs.costs, cli.shard->count, costs.start_costs, costs.groups)};
+    ShardRecord record{shard.index, shard.count, shard.source, costs.source, costs.start_costs,
+                       plan_shards(keys, costs.costs, shard.count, costs.start_costs, costs.groups)};
     record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);
     ShardedSweep sharded;
     for (size_t i = 0; i < entries.size(); ++i)

@@ -29,12 +29,13 @@ struct ResumedPlan {
     nlohmann::json planned;         // a shard's file: the whole sweep's plan; else null
 };
 
-// With --resume FILE: when FILE records a plan and the command line names no --plugin or
-// --sizes, the entries it was planned to hold (a shard's own, or a merged file's whole
-// sweep); nullopt when the command line's sweep is to be run. Throws std::runtime_error, one
-// line, when FILE cannot be read, or --shard, --param or --seed contradict it (its options'
-// param_axes, or params in a file written before them).
-std::optional<ResumedPlan> resumed_plan(const CommandLine &cli);
+// Resuming `file` (--resume) as shard `shard` (--shard, or none): when the file records a plan
+// and the command line names no --plugin or --sizes, the entries it was planned to hold (a
+// shard's own, or a merged file's whole sweep); nullopt when the command line's sweep is to be
+// run. Throws std::runtime_error, one line, when the file cannot be read, or `shard`, --param
+// or --seed contradict it (its options' param_axes, or params in a file written before them).
+std::optional<ResumedPlan> resumed_plan(const std::string &file, const std::optional<ShardSpec> &shard,
+                                        const CommandLine &cli);
 
 // The plugins of `entries`, each named once, in order.
 std::vector<std::string> plugin_names(const std::vector<EntryIdentity> &entries);
@@ -50,14 +51,14 @@ struct ShardedSweep {
     std::vector<std::string> notes;  // entries whose cost could not be estimated, and why
 };
 
-// This shard's part of `entries` (cli.shard), measured with `options`, balanced by
-// --shard-costs when given (a results file or a history database; the entries it lacks
-// predicted), else by the plugins' declared work, asked of helper processes started from
-// `runner` (each within --scan-timeout). The record holds this shard's predicted wall time.
-// Throws std::runtime_error, one line, when the costs file cannot be read or is neither a
-// results file nor a history.
-ShardedSweep shard_sweep(const SweepEntries &entries, const CommandLine &cli, const MeasureOptions &options,
-                         const std::filesystem::path &runner);
+// Shard `shard`'s part of `entries`, measured with `options`, balanced by `costs_file`
+// (--shard-costs: a results file or a history database; the entries it lacks predicted) when
+// given, else by the plugins' declared work, asked of helper processes started from `runner`
+// (each within `scan_timeout_s`). The record holds this shard's predicted wall time. Throws
+// std::runtime_error, one line, when the costs file cannot be read or is neither a results
+// file nor a history.
+ShardedSweep shard_sweep(const SweepEntries &entries, const ShardSpec &shard, const std::string &costs_file,
+                         const MeasureOptions &options, const std::filesystem::path &runner, double scan_timeout_s);
 
 // A shard's file (one with a "shard" record; nothing for others): its actual wall time, this
 // process's `seconds` (from its start to its last entry's end) added to what the processes

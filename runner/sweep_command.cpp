@@ -44,7 +44,7 @@ bool stop_was_requested() { return stop_requested != 0; }
 // A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
 int exit_status(const SweepTally &tally, bool shard) {
     if (tally.interrupted) return exit_interrupted;
-    if (tally.verification_failed || tally.errors) return exit_failed;
+    if (tally.any_failed()) return exit_failed;
     if (tally.skipped && !shard) return exit_skipped;
     return exit_ok;
 }
@@ -125,9 +125,8 @@ std::optional<Roofline> host_roofline_for(const std::vector<const PluginInfo *> 
 
 // The lines above the table: version, GPUs, CPU threads and results file; a shard's part of
 // the sweep; a rank's share of the host.
-void print_sweep_banner(std::ostream &out, const CommandLine &cli, const SweepPlan &plan,
-                        const PlannedEntries &planned, const std::vector<GpuInfo> &gpus,
-                        const SweepResults &results) {
+void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedEntries &planned,
+                        const std::vector<GpuInfo> &gpus, const SweepResults &results) {
     const GpuInfo &gpu = gpus.front();
     std::string gpu_names = gpu.available ? "" : "none (" + gpu.unavailable_reason + ")";
     for (const GpuInfo &each : gpus)
@@ -139,7 +138,7 @@ void print_sweep_banner(std::ostream &out, const CommandLine &cli, const SweepPl
         << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names << " | CPU threads: " << plan.measure.cpu_threads
         << " | results: " << results.output << '\n';
     if (planned.shard)
-        out << "shard " << cli.shard->index << "/" << cli.shard->count << " (" << cli.shard->source
+        out << "shard " << plan.shard->index << "/" << plan.shard->count << " (" << plan.shard->source
             << "): " << planned.entries.size() << " of the sweep's " << planned.shard->planned.size()
             << " entries\n";
     if (const RankWorld &world = plan.measure.world; world.together())
@@ -160,10 +159,10 @@ void clear_stale_meeting_folders(const RankWorld &world) {
 
 // What ranks launched together hold a failing exit at: the shards' barrier, or, for ranks that
 // measure the same sweep, the same barrier over its entries (alike on every rank).
-std::unique_ptr<ShardBarrier> start_barrier(const CommandLine &cli, const SweepPlan &plan,
-                                            const PlannedEntries &planned, const std::string &output) {
-    if (cli.shard)
-        return start_shard_barrier(*cli.shard,
+std::unique_ptr<ShardBarrier> start_barrier(const SweepPlan &plan, const PlannedEntries &planned,
+                                            const std::string &output) {
+    if (plan.shard)
+        return start_shard_barrier(*plan.shard,
                                    plan.resumed ? plan.resumed->planned
                                    : planned.shard ? nlohmann::json(planned.shard->planned)
                                                    : nlohmann::json(),
@@ -178,20 +177,18 @@ std::unique_ptr<ShardBarrier> start_barrier(const CommandLine &cli, const SweepP
 }
 
 // The summary line below the table (or what an interruption left).
-void print_sweep_summary(const SweepTally &tally, const CommandLine &cli, int status, const SweepSetup &setup,
+void print_sweep_summary(const SweepTally &tally, const SweepPlan &plan, int status, const SweepSetup &setup,
                          const std::string &output) {
     if (tally.interrupted) {
         std::cout << "\ninterrupted: the entries finished so far are in " << output
                   << "; runner --resume " << output << " (with the same options) continues\n";
         return;
     }
-    std::cout << "\n" << tally.ok << " ok, " << tally.verification_failed
-              << " failed verification, " << tally.errors << " errors, " << tally.skipped
-              << " skipped";
+    std::cout << "\n" << tally.ok << " ok, " << tally.not_ok_text();
     if (tally.resumed) std::cout << " (" << tally.resumed << " of them already in the file)";
     const double took_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - setup.started).count();
     std::cout << "; results written to " << output << " (" << format_seconds(took_s) << ")\n";
-    if (tally.skipped && cli.shard && status == exit_ok)
+    if (tally.skipped && plan.shard && status == exit_ok)
         std::cout << "this shard exits with status 0: its skipped entries are recorded in " << output
                   << ", and runner merge reports them (exit status 3 there)\n";
 }
@@ -214,8 +211,8 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
                         " (every runner command also reads its journal)",
                     exit_failed);
     }
-    const int status = exit_status(tally, cli.shard.has_value());
-    print_sweep_summary(tally, cli, status, setup, output);
+    const int status = exit_status(tally, plan.shard.has_value());
+    print_sweep_summary(tally, plan, status, setup, output);
     return status;
 }
 
@@ -237,7 +234,7 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     if (roofline) pool.set_host_roofline(launch.host_roofline = *roofline);
     clear_stale_meeting_folders(plan.measure.world);
     const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
-    print_sweep_banner(std::cout, cli, plan, planned, gpus, results);
+    print_sweep_banner(std::cout, plan, planned, gpus, results);
 
     catch_stop_signals();
     SweepSetup setup;
@@ -247,7 +244,7 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     if (plan.default_sweep) setup.predicted_run_limit_s = 2.0;
     setup.budget_s = plan.budget_s;
     // Ranks started together hold a failing exit until the others are done (docs/scale-out.md).
-    const std::unique_ptr<ShardBarrier> barrier = start_barrier(cli, plan, planned, results.output);
+    const std::unique_ptr<ShardBarrier> barrier = start_barrier(plan, planned, results.output);
     const int status =
         sweep_and_summarize(planned.entries, cli, plan, gpus, *results.file, pool, setup, results.output);
     return barrier ? barrier->finish(status, stop_was_requested, std::cout) : status;

@@ -52,8 +52,9 @@ std::string choose_devices(const CommandLine &cli, SweepPlan &plan) {
 // Ranks launched together on one host (shards, or a world: rank_world.hpp) share it, as lanes
 // do (sharding.hpp): this rank's share, taken (bound to, and --threads unless given), or
 // nullopt with a note where its launcher bound it to fewer CPUs than the host has.
-std::optional<HostShare> take_rank_share(const CommandLine &cli, MeasureOptions &measure) {
-    if (!(cli.shard && cli.shard->launched_ranks) && !measure.world.together()) return std::nullopt;
+std::optional<HostShare> take_rank_share(const CommandLine &cli, const std::optional<ShardSpec> &shard,
+                                         MeasureOptions &measure) {
+    if (!(shard && shard->launched_ranks) && !measure.world.together()) return std::nullopt;
     std::optional<HostShare> share = local_rank_share(process_environment());
     if (!share) {
         if (allowed_cpus().size() < logical_cores())
@@ -72,9 +73,11 @@ std::optional<HostShare> take_rank_share(const CommandLine &cli, MeasureOptions 
 
 // Ranks launched together meet in a folder of their job's (rank_world.hpp), beside the results
 // file or in --rank-dir, absolute so that every worker finds it.
-std::string rank_meeting_place(const CommandLine &cli, const RankWorld &world) {
+std::string rank_meeting_place(const CommandLine &cli, const SweepPlan &plan) {
+    const RankWorld &world = plan.measure.world;
     if (!world.together()) return world.folder;
-    const std::filesystem::path base = cli.rank_dir.empty() ? results_folder(cli) : std::filesystem::path(cli.rank_dir);
+    const std::filesystem::path base =
+        cli.rank_dir.empty() ? results_folder(plan) : std::filesystem::path(cli.rank_dir);
     return std::filesystem::absolute(
                rank_meeting_folder(base, launcher_job_identity(process_environment()), world.ranks))
         .string();
@@ -83,11 +86,11 @@ std::string rank_meeting_place(const CommandLine &cli, const RankWorld &world) {
 // The default sweep: every plugin that can run here, the others noted. A shard of it plans
 // every plugin, so that shards on unlike machines plan the same sweep (what cannot run here
 // is recorded as skipped).
-std::vector<const PluginInfo *> runnable_plugins(const CommandLine &cli, const PluginCatalog &catalog,
+std::vector<const PluginInfo *> runnable_plugins(const SweepPlan &plan, const PluginCatalog &catalog,
                                                  const GpuInfo &gpu) {
     std::vector<const PluginInfo *> selected;
     for (const PluginInfo &p : catalog.plugins)
-        if ((p.is_available() && (!p.is_cuda() || gpu.available)) || cli.shard)
+        if ((p.is_available() && (!p.is_cuda() || gpu.available)) || plan.shard)
             selected.push_back(&p);
         else
             std::cout << "note: " << p.name << " unavailable: "
@@ -104,9 +107,13 @@ SweepPlan plan_sweep(const CommandLine &cli) {
     SweepPlan plan;
     plan.measure = cli.measure;
     plan.plugin_patterns = cli.plugin_patterns;
+    plan.shard = cli.shard;
+    plan.shard_costs = cli.shard_costs;
+    plan.resume = cli.resume;
+    plan.output = !cli.output.empty() ? cli.output : cli.resume;
     // Resuming a shard's or a merged file: the entries it was planned to hold.
-    if (!cli.resume.empty()) try {
-            plan.resumed = resumed_plan(cli);
+    if (!plan.resume.empty()) try {
+            plan.resumed = resumed_plan(plan.resume, plan.shard, cli);
         } catch (const std::exception &e) {
             throw CommandFailure{"cannot resume: " + std::string(e.what())};
         }
@@ -115,7 +122,7 @@ SweepPlan plan_sweep(const CommandLine &cli) {
     // and no size predicted to run for long (SweepSetup::predicted_run_limit_s).
     plan.default_sweep = plan.resumed ? plan.resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
     if (std::string problem = choose_devices(cli, plan); !problem.empty()) throw CommandFailure{problem};
-    plan.rank_share = take_rank_share(cli, plan.measure);
+    plan.rank_share = take_rank_share(cli, plan.shard, plan.measure);
     if (cli.rank_options_given && !plan.measure.world.together())
         std::cout << "note: --rank-dir and --rank-timeout are for ranks launched together (mpirun, srun, "
                      "without --shard); this run is alone, so they have no effect\n";
@@ -130,7 +137,7 @@ SweepPlan plan_sweep(const CommandLine &cli) {
         plan.measure.audit_streams = false;  // the sanitizer's own device work outlives spans
         plan.measure.hold_stream = false;    // spans under a sanitizer are not timings anyway
     }
-    plan.measure.world.folder = rank_meeting_place(cli, plan.measure.world);
+    plan.measure.world.folder = rank_meeting_place(cli, plan);
     std::error_code ec;
     plan.runner_file = boost::dll::program_location(ec);
     return plan;
@@ -156,7 +163,7 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &pla
     // The default sweep needs the GPU's answer first: it runs what can run here.
     if (plan.plugin_patterns.empty()) {
         selection.probed = probe_runner_gpu(plan.measure.cuda_device, cli.reprobe_gpus);
-        selection.plugins = runnable_plugins(cli, catalog, *selection.probed);
+        selection.plugins = runnable_plugins(plan, catalog, *selection.probed);
     } else {
         try {
             selection.plugins = select_plugins(catalog, plan.plugin_patterns);
@@ -182,8 +189,9 @@ PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
     try {
         planned.entries = plan.resumed ? entries_with_plugins(plugins, plan.resumed->entries)
                                        : sweep_entries(plugins, cli.sizes, cli.param_axes);
-        if (cli.shard && !plan.resumed) {
-            ShardedSweep sharded = shard_sweep(planned.entries, cli, plan.measure, plan.runner_file);
+        if (plan.shard && !plan.resumed) {
+            ShardedSweep sharded = shard_sweep(planned.entries, *plan.shard, plan.shard_costs, plan.measure,
+                                               plan.runner_file, cli.scan_timeout_s);
             for (const std::string &note : sharded.notes) std::cout << "note: " << note << '\n';
             planned.entries = std::move(sharded.own);
             planned.shard = std::move(sharded.record);

@@ -1,7 +1,9 @@
 // Planning a sweep: the command line, which stays as parsed, resolved against this machine into
-// a plan (devices, this rank's share of the host, --resume, the options entries are measured
-// with), the plugins found and chosen, and the entries to measure. Each step prints its notes
-// and throws CommandFailure (cli.hpp) where the sweep cannot go on.
+// a plan (devices, this rank's share of the host, the shard, --resume, the results file named,
+// the options entries are measured with), the plugins found and chosen, and the entries to
+// measure. What comes after plan_sweep reads the plan, never the command line's --shard,
+// --resume or --output. Each step prints its notes and throws CommandFailure (cli.hpp) where
+// the sweep cannot go on.
 #pragma once
 
 #include "cli.hpp"
@@ -26,6 +28,11 @@ struct SweepPlan {
     // --sanitize, and where ranks launched together meet (world.folder).
     MeasureOptions measure;
     std::vector<std::string> plugin_patterns;  // --plugin's, or the plugins of a resumed file's plan
+    std::optional<ShardSpec> shard;        // --shard: this run measures that shard's entries
+    std::string shard_costs;               // --shard-costs: earlier results or a history; "" = none
+    std::string resume;                    // --resume: the results file continued; "" = none
+    std::string output;                    // the results file named: --output, else --resume's;
+                                           // "" = the default name (sweep_results.hpp)
     bool all_devices = false;              // every GPU here: --devices all, or the default sweep's
     std::optional<ResumedPlan> resumed;    // --resume of a file that records its plan
     bool default_sweep = false;            // neither --plugin nor --sizes (nor a resumed one's)

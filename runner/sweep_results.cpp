@@ -54,21 +54,21 @@ std::unique_ptr<ResultsFile> open_default_results(const std::string &stem, const
 
 // Opens `results.output` with `results.document`, or the default name from `default_stem`,
 // or the --resume file (its entries kept, its header's run-specific fields replaced).
-void open_results_file(const CommandLine &cli, const std::string &default_stem, SweepResults &results) {
+void open_results_file(const SweepPlan &plan, const std::string &default_stem, SweepResults &results) {
     const nlohmann::json &document = results.document;
     try {
-        if (cli.output.empty() && cli.resume.empty())
+        if (plan.output.empty())
             results.file = open_default_results(default_stem, document, results.output);
-        else if (cli.resume.empty())
+        else if (plan.resume.empty())
             results.file = std::make_unique<ResultsFile>(results.output, document);
         else
             results.file = std::make_unique<ResultsFile>(ResultsFile::resume(
-                cli.resume, results.output,
+                plan.resume, results.output,
                 {{"created", document["created"]},
                  {"command_line", document["command_line"]},
                  {"options", document["options"]}}));
     } catch (const std::exception &e) {
-        throw CommandFailure{cli.resume.empty() ? "cannot write results file '" + results.output + "': " + e.what()
+        throw CommandFailure{plan.resume.empty() ? "cannot write results file '" + results.output + "': " + e.what()
                                                 : "cannot resume: " + std::string(e.what())};
     }
 }
@@ -81,20 +81,20 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, c
     // Shards and ranks started together on one host (mpirun) get files of their own by default.
     const RankWorld &world = plan.measure.world;
     const std::string suffix =
-        cli.shard ? "-shard-" + std::to_string(cli.shard->index) + "of" + std::to_string(cli.shard->count)
+        plan.shard ? "-shard-" + std::to_string(plan.shard->index) + "of" + std::to_string(plan.shard->count)
         : world.together() ? "-rank-" + std::to_string(world.rank) + "of" + std::to_string(world.ranks)
                            : "";
     const std::string default_stem = default_results_folder + host_name() + "-" + utc_timestamp(true) + suffix;
     SweepResults results;
-    results.output = !cli.output.empty() ? cli.output : !cli.resume.empty() ? cli.resume : default_stem + ".json";
+    results.output = plan.output.empty() ? default_stem + ".json" : plan.output;
     results.document = results_document(cli, plan, planned, gpus, host_roofline, command_line);
-    open_results_file(cli, default_stem, results);
+    open_results_file(plan, default_stem, results);
     return results;
 }
 
-std::filesystem::path results_folder(const CommandLine &cli) {
-    const std::string file = !cli.output.empty() ? cli.output : !cli.resume.empty() ? cli.resume : "";
-    return file.empty() ? std::filesystem::path(default_results_folder) : std::filesystem::path(file).parent_path();
+std::filesystem::path results_folder(const SweepPlan &plan) {
+    return plan.output.empty() ? std::filesystem::path(default_results_folder)
+                               : std::filesystem::path(plan.output).parent_path();
 }
 
 }  // namespace gpubench

@@ -24,7 +24,7 @@ struct SweepResults {
     std::unique_ptr<ResultsFile> file;
 };
 
-// The results file of this sweep: --output, the --resume file, or results/<host>-<timestamp>
+// The results file of this sweep: the plan's output (--output, the --resume file), or results/<host>-<timestamp>
 // (.json, -2.json... when another runner holds the name). Throws CommandFailure when it
 // cannot be written or resumed.
 SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
@@ -32,6 +32,6 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, c
                                 const std::vector<std::string> &command_line);
 
 // The folder the results file goes in (where ranks launched together meet by default).
-std::filesystem::path results_folder(const CommandLine &cli);
+std::filesystem::path results_folder(const SweepPlan &plan);
 
 }  // namespace gpubench

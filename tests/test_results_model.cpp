@@ -5,6 +5,7 @@
 #include "json_schema.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
+#include "status_tally.hpp"
 #include "test_support.hpp"
 #include "worker_protocol.hpp"
 
@@ -266,6 +267,49 @@ TEST_CASE("what the writer writes reads back the same through the typed model", 
     CHECK(typed.entries[1].run_s.empty());
     // The worker's request carries the same options.
     CHECK(json(request_from_wire(request_to_wire({5, options, {}})).options) == json(options));
+    fs::remove(file);
+}
+
+TEST_CASE("a resumed file's entries are found decoded, tallied by their typed status", "[results-model]") {
+    const MeasureOptions options;
+    json document = results_header({"runner"}, GpuInfo{}, options, std::nullopt);
+    document["plugins"] = json::array({json{{"name", "p"}, {"workload", "w"}, {"backend", "b"},
+                                            {"device_kind", "cpu"}, {"description", ""}, {"size_meaning", "n"},
+                                            {"version", "1"}, {"abi", "1.3"}, {"build_info", ""}, {"file", "p.so"}}});
+    document["entries"] = json::array();
+    const std::vector<EntryStatus> statuses = {EntryStatus::ok, EntryStatus::verification_failed, EntryStatus::error,
+                                               EntryStatus::skipped, EntryStatus::skipped};
+    for (size_t i = 0; i < statuses.size(); ++i) {
+        EntryResult e;
+        e.plugin = "p";
+        e.size = i + 1;
+        e.status = statuses[i];
+        e.settings = entry_settings(options);
+        document["entries"].push_back(e);
+    }
+    const fs::path file = temp_results("typed_resume");
+    write(file, document.dump());
+    StatusTally tally;
+    {
+        const ResultsFile resumed = ResultsFile::resume(file, file, {{"created", "now"}});
+        for (size_t size = 1; size <= statuses.size(); ++size) {
+            const std::optional<EntryResult> found = resumed.find_entry({"p", size, "", options.seed});
+            REQUIRE(found);
+            CHECK(found->size == size);
+            tally.count(found->status);
+        }
+        CHECK_FALSE(resumed.find_entry({"p", 1, "", options.seed + 1}));  // another seed: another measurement
+    }
+    CHECK(tally.entries() == 5);
+    CHECK(tally.ok == 1);
+    CHECK(tally.any_failed());
+    CHECK(tally.not_ok_text() == "1 failed verification, 1 errors, 2 skipped");
+    CHECK_FALSE(StatusTally{2, 0, 0, 1}.any_failed());
+    // What the schema cannot say is named with the entry's place in its file.
+    json odd = document["entries"][3];
+    odd["status"] = "lost";
+    CHECK_THROWS_WITH(typed_entry(odd, 3, "run.json"), Catch::StartsWith("run.json: /entries/3: ") &&
+                                                            Catch::Contains("lost"));
     fs::remove(file);
 }
 

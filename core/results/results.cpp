@@ -110,9 +110,10 @@ void ResultsFile::index_entry(size_t position) {
     index_->position[entry.get<EntryIdentity>()] = position;
 }
 
-const json *ResultsFile::find_entry(const EntryIdentity &identity) const {
+std::optional<EntryResult> ResultsFile::find_entry(const EntryIdentity &identity) const {
     const auto found = index_->position.find(identity);
-    return found == index_->position.end() ? nullptr : &document_["entries"][found->second];
+    if (found == index_->position.end()) return std::nullopt;
+    return typed_entry(document_["entries"][found->second], found->second, path_.string());
 }
 
 void ResultsFile::add_entry(const json &entry) {

@@ -15,6 +15,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 namespace gpubench {
 
@@ -53,9 +54,9 @@ public:
     // Writes the document whole and removes the journal; later add_* are refused.
     void finish();
     const nlohmann::json &document() const { return document_; }
-    // The recorded entry of this identity (its seed included), or nullptr (valid until the
-    // next add_entry).
-    const nlohmann::json *find_entry(const EntryIdentity &identity) const;
+    // The recorded entry of this identity (its seed included), decoded (typed_entry), or
+    // nullopt.
+    std::optional<EntryResult> find_entry(const EntryIdentity &identity) const;
     const std::filesystem::path &path() const { return path_; }
 
 private:

@@ -101,6 +101,15 @@ void check_results_document(const json &document, const std::string &source) {
         throw std::runtime_error(source + ": " + violation->text());
 }
 
+EntryResult typed_entry(const json &entry, size_t index, const std::string &source) {
+    try {
+        return entry.get<EntryResult>();
+    } catch (const std::exception &e) {  // what the schema cannot say (a bad status...)
+        throw std::runtime_error(source + ": /entries/" + std::to_string(index) + ": " +
+                                 without_exception_id(e.what()));
+    }
+}
+
 ResultsDocument typed_results_document(const json &document, const std::string &source) {  // checked already
     ResultsDocument d;
     d.header = run_header(document, source);
@@ -113,14 +122,7 @@ ResultsDocument typed_results_document(const json &document, const std::string &
     }
     const json &entries = document.at("entries");
     d.entries.reserve(entries.size());
-    for (size_t i = 0; i < entries.size(); ++i) {
-        try {
-            d.entries.push_back(entries[i].get<EntryResult>());
-        } catch (const std::exception &e) {  // what the schema cannot say (a bad status...)
-            throw std::runtime_error(source + ": /entries/" + std::to_string(i) + ": " +
-                                     without_exception_id(e.what()));
-        }
-    }
+    for (size_t i = 0; i < entries.size(); ++i) d.entries.push_back(typed_entry(entries[i], i, source));
     ceilings_of_earlier_files(document, d);
     d.header.time_sweep(d.entries);
     return d;

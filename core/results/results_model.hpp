@@ -121,6 +121,10 @@ ResultsDocument results_document(const nlohmann::json &document, const std::stri
 // from `source` (its header's file). Throws std::runtime_error with one line naming the entry
 // an entry that cannot be decoded.
 ResultsDocument typed_results_document(const nlohmann::json &checked_document, const std::string &source);
+// Entry `index` of a checked document from `source`, decoded (from_json): every reader that
+// keeps the document's JSON decides with this (resume, merge). Throws std::runtime_error,
+// "<source>: /entries/<index>: <what>", where it cannot be decoded.
+EntryResult typed_entry(const nlohmann::json &checked_entry, size_t index, const std::string &source);
 
 // A results file read and checked: throws std::runtime_error naming the file and the problem
 // (unreadable, empty, not JSON, nested deeper than max_results_depth, or as above).

@@ -10,6 +10,7 @@
 #include "measure.hpp"
 #include "plugin_info.hpp"
 #include "results.hpp"
+#include "status_tally.hpp"
 #include "worker_pool.hpp"
 
 #include <chrono>
@@ -19,8 +20,8 @@
 
 namespace gpubench {
 
-struct SweepTally {
-    size_t ok = 0, verification_failed = 0, errors = 0, skipped = 0;
+// The sweep's entries by status, those already in the results file among them.
+struct SweepTally : StatusTally {
     size_t resumed = 0;        // entries already in the results file, not measured again
     bool interrupted = false;  // stopped by SIGINT/SIGTERM; the entry under way is not recorded
 };

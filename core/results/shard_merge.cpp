@@ -1,5 +1,6 @@
 #include "shard_merge.hpp"
 
+#include "results_model.hpp"
 #include "system_info.hpp"
 
 #include <algorithm>
@@ -120,13 +121,14 @@ std::vector<Shard> read_shards(const std::vector<ShardFile> &files) {
     return shards;
 }
 
-// Who delivered each entry; an entry measured by two shards is refused.
-using Delivered = std::map<EntryIdentity, std::pair<const Shard *, const json *>>;
+// Who delivered each entry (the shard, and the entry's place in its file's entries); an entry
+// measured by two shards is refused.
+using Delivered = std::map<EntryIdentity, std::pair<const Shard *, size_t>>;
 Delivered delivered_entries(const std::vector<Shard> &shards) {
     Delivered delivered;
     for (const Shard &shard : shards)
-        for (const json &entry : shard.file->document.at("entries")) {
-            const auto [at, fresh] = delivered.emplace(entry.get<EntryIdentity>(), std::pair{&shard, &entry});
+        for (size_t index = 0; const json &entry : shard.file->document.at("entries")) {
+            const auto [at, fresh] = delivered.emplace(entry.get<EntryIdentity>(), std::pair{&shard, index++});
             if (!fresh && at->second.first != &shard)
                 refuse("entry " + at->first.text() + " is in both " + at->second.first->file->name +
                        " and " + shard.file->name);
@@ -151,14 +153,12 @@ json merged_header(const std::vector<Shard> &shards, std::vector<std::string> co
     return d;
 }
 
-void add_entry(MergedSweep &merged, const Shard &shard, const json &entry) {
-    json &added = merged.document["entries"].emplace_back(entry);
-    added["shard"] = shard.record.index;
-    ++merged.entries;
-    const std::string status = entry.at("status").get<std::string>();
-    merged.verification_failed += status == "verification_failed";
-    merged.errors += status == "error";
-    merged.skipped += status == "skipped";
+// Entry `index` of `shard`'s file, copied as written with the shard that delivered it, and
+// counted by its decoded status.
+void add_entry(MergedSweep &merged, const Shard &shard, size_t index) {
+    const json &entry = shard.file->document.at("entries").at(index);
+    merged.statuses.count(typed_entry(entry, index, shard.file->name).status);
+    merged.document["entries"].emplace_back(entry)["shard"] = shard.record.index;
 }
 
 // Entries in the sweep's order, then any a shard holds beyond its plan (lose nothing).
@@ -169,16 +169,18 @@ void add_entries(MergedSweep &merged, const std::vector<Shard> &shards, Delivere
             merged.missing.push_back(planned);
             continue;
         }
-        add_entry(merged, *found->second.first, *found->second.second);
+        add_entry(merged, *found->second.first, found->second.second);
         delivered.erase(found);
     }
-    for (const Shard &shard : shards)
-        for (const json &entry : shard.file->document.at("entries"))
-            if (const auto found = delivered.find(entry.get<EntryIdentity>());
-                found != delivered.end() && found->second.second == &entry) {
-                add_entry(merged, shard, entry);
+    for (const Shard &shard : shards) {
+        const json &entries = shard.file->document.at("entries");
+        for (size_t index = 0; index < entries.size(); ++index)
+            if (const auto found = delivered.find(entries[index].get<EntryIdentity>());
+                found != delivered.end() && found->second == std::pair{&shard, index}) {
+                add_entry(merged, shard, index);
                 delivered.erase(found);
             }
+    }
 }
 
 }  // namespace

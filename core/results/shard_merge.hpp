@@ -5,6 +5,7 @@
 #pragma once
 
 #include "shard_plan.hpp"
+#include "status_tally.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,8 +30,8 @@ struct ShardTiming {
 
 struct MergedSweep {
     nlohmann::json document;
-    size_t shards_given = 0, shard_count = 0, entries = 0;
-    size_t verification_failed = 0, errors = 0, skipped = 0;  // merged entries by status
+    size_t shards_given = 0, shard_count = 0;
+    StatusTally statuses;                  // the merged entries
     std::vector<uint32_t> missing_shards;  // indices with no file given
     std::vector<PlannedEntry> missing;     // planned entries that no shard delivered
     std::vector<ShardTiming> timings;      // each shard given, in index order

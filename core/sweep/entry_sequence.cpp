@@ -1,0 +1,94 @@
+#include "entry_sequence.hpp"
+
+#include "rank_world.hpp"
+#include "statistics.hpp"
+
+#include <algorithm>
+
+namespace gpubench {
+
+EntryResult InProcessPlugins::measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
+                                      const std::optional<RunBudget> &budget) {
+    if (!measurer_) measurer_.emplace(host_roofline_);
+    auto loaded = loaded_.find(info.file);
+    if (loaded == loaded_.end()) loaded = loaded_.emplace(info.file, load_plugin(info.file)).first;
+    if (const auto *refusal = std::get_if<Refusal>(&loaded->second)) {
+        EntryResult failed = skipped_entry(info, size, "cannot load " + info.file.string() + ": " + refusal->reason);
+        failed.status = EntryStatus::error;
+        return failed;
+    }
+    const Plugin &plugin = std::get<Plugin>(loaded->second);
+    EntryResult entry = measurer_->measure(plugin, size, options, {}, budget);
+    entry.load_s = measurer_->prepare_seconds(plugin);  // the dlopen itself is not timed here
+    return entry;
+}
+
+std::optional<RunBudget> LastGoodEntries::budget(const SweepEntry &entry, double limit_s, double outside_limit_s,
+                                                 bool behind) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto smaller = last_.find(entry.identity().series());
+    if ((limit_s <= 0 && outside_limit_s <= 0) || smaller == last_.end()) return std::nullopt;
+    const EntryResult &last = smaller->second;
+    // Not from a worker's first entry: its start, first compilation and lazy set-up are
+    // paid once, and scaled by the work they would predict nonsense.
+    const double outside_s = last.worker_entries_before == 0 ? 0.0 : last.outside_sampling_s();
+    return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s, behind};
+}
+
+void LastGoodEntries::record(const SweepEntry &entry, const EntryResult &result) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (result.status == EntryStatus::ok) last_[entry.identity().series()] = result;
+}
+
+std::string RendezvousNames::next(const SweepEntry &entry, const MeasureOptions &options) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const EntryIdentity key = entry.identity(options.seed);
+    return entry_rendezvous(options.world.folder, key, ++measured_[key]).string();
+}
+
+std::string EntrySequence::skip_reason(const SweepEntry &planned) {
+    const PluginInfo &plugin = *planned.plugin;
+    if (!plugin.is_available()) return "unavailable: " + plugin.unavailable_reason;
+    if (shared_.budget)
+        if (std::string refused = shared_.budget->start_refusal(plugin); !refused.empty()) return refused;
+    if (plugin.is_cuda() && !gpu_.available) return "unavailable: " + gpu_.unavailable_reason;
+    return planned.out_of_range;
+}
+
+bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
+    const SweepSetup &mode = shared_.mode;
+    if (mode.launch.interrupted && mode.launch.interrupted()) return false;
+    const PluginInfo &plugin = *planned.plugin;
+    SweepBudget *const sweep_budget = shared_.budget;
+    double outside_limit_s = 0;
+    MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
+    const bool behind = outside_limit_s > 0;  // the budget's limit, before any cap below
+    if (outside_cap_s_ > 0)
+        outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
+    options.params = planned.params;
+    if (options.world.together()) options.rendezvous = shared_.rendezvous.next(planned, options);
+    shared_.recorder.begin(plugin, planned.size);
+    const auto began = std::chrono::steady_clock::now();
+    const std::optional<RunBudget> budget =
+        shared_.last_good.budget(planned, mode.predicted_run_limit_s, outside_limit_s, behind);
+    EntryResult entry;
+    if (const std::string why = skip_reason(planned); !why.empty()) {
+        entry = skipped_entry(plugin, planned.size, why);
+    } else if (mode.isolated) {
+        std::optional<EntryResult> measured = pool_.measure(plugin, planned.size, options, budget);
+        if (!measured) return false;
+        entry = std::move(*measured);
+    } else {
+        entry = shared_.in_process.measure(plugin, planned.size, options, budget);
+        entry.entry_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    }
+    shared_.last_good.record(planned, entry);
+    if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
+        entry.sampling_budget_s = options.max_time_s;
+    if (sweep_budget) sweep_budget->finished(planned, entry);
+    entry.host_share = share_;
+    shared_.recorder.finished(std::move(entry), options);
+    return true;
+}
+
+}  // namespace gpubench

@@ -1,0 +1,101 @@
+// Measuring a sweep's entries one after the other: in a worker (worker_pool.hpp) or, with
+// --in-process, in this process, each skipped first where it cannot run here, its sampling
+// time cut to the budget, its run() limited by the predictions from the size before it, and
+// recorded as it finishes (entry_recorder.hpp). The sweep runs one such sequence, or one per
+// --devices lane at once: what they share is locked.
+#pragma once
+
+#include "entry_measurer.hpp"
+#include "entry_recorder.hpp"
+#include "host_share.hpp"
+#include "plugin_library.hpp"
+#include "sweep.hpp"
+#include "sweep_budget.hpp"
+#include "worker_pool.hpp"
+
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace gpubench {
+
+// --in-process: the plugins are loaded into this process (already scanned), once each.
+class InProcessPlugins {
+public:
+    explicit InProcessPlugins(const Roofline &host_roofline) : host_roofline_(host_roofline) {}
+    EntryResult measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
+                        const std::optional<RunBudget> &budget);
+
+private:
+    Roofline host_roofline_;
+    std::optional<EntryMeasurer> measurer_;
+    std::map<std::filesystem::path, std::variant<Plugin, Refusal>> loaded_;
+};
+
+// Each plugin's last good entry per setting, for the default sweep's predictions of the next
+// size (RunBudget): shared by the lanes, which may measure one plugin's sizes in turn.
+class LastGoodEntries {
+public:
+    // The limits on run() (limit_s) and on set-up and checks (outside_limit_s), 0: none.
+    std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s, double outside_limit_s, bool behind);
+    void record(const SweepEntry &entry, const EntryResult &result);
+
+private:
+    std::mutex mutex_;
+    std::map<EntryIdentity, EntryResult> last_;
+};
+
+// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp):
+// its key and how many times this sweep measured it, so that a communicator never reuses an
+// earlier one's folder. Shared by the lanes.
+class RendezvousNames {
+public:
+    std::string next(const SweepEntry &entry, const MeasureOptions &options);
+
+private:
+    std::mutex mutex_;
+    std::map<EntryIdentity, unsigned> measured_;
+};
+
+// What the sequences of one sweep share: how it runs, the plugins loaded in this process, the
+// recorder, the budget (or null), the predictions and the folders of entries measured across
+// ranks.
+struct SweepShared {
+    SweepShared(const SweepSetup &mode, EntryRecorder &recorder, SweepBudget *budget)
+        : mode(mode), in_process(mode.launch.host_roofline), recorder(recorder), budget(budget) {}
+    const SweepSetup &mode;
+    InProcessPlugins in_process;
+    EntryRecorder &recorder;
+    SweepBudget *budget;
+    LastGoodEntries last_good;
+    RendezvousNames rendezvous;
+};
+
+// Measures entries one after the other where they are handed in: in `pool`'s workers on the
+// devices the options name, or in this process.
+class EntrySequence {
+public:
+    // `share`: the CPUs its entries record (host_share), when the sweep has lanes.
+    // `outside_cap_s`: where above 0, an entry whose set-up and checks are predicted (from the
+    // plugin's size before) to take longer is skipped, on schedule or not.
+    EntrySequence(SweepShared &shared, const GpuInfo &gpu, WorkerPool &pool, std::optional<HostShare> share,
+                  double outside_cap_s = 0)
+        : shared_(shared), gpu_(gpu), pool_(pool), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}
+
+    // false: interrupted (the entry under way is not recorded).
+    bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options);
+
+private:
+    // Why `planned` is not measured here ("" when it is), with the budget's start refusal.
+    std::string skip_reason(const SweepEntry &planned);
+    SweepShared &shared_;
+    const GpuInfo &gpu_;
+    WorkerPool &pool_;
+    std::optional<HostShare> share_;
+    double outside_cap_s_;
+};
+
+}  // namespace gpubench
