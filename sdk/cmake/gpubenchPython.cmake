@@ -61,7 +61,8 @@ function(_gpubench_embed_file output input symbol)
     COMMENT "Embedding ${input}" VERBATIM)
 endfunction()
 
-# The bridge (python_runtime, python_plugin, the embedded helper), built once per project.
+# The bridge (python_runtime, python_session, python_plugin, the embedded helper), built once
+# per project.
 function(_gpubench_python_bridge)
   if(TARGET gpubench_python_bridge)
     return()
@@ -74,8 +75,8 @@ function(_gpubench_python_bridge)
   _gpubench_embed_file("${finder_cpp}" "${_gpubench_python_dir}/find-python.sh"
                        gpubench_find_python_source)
   add_library(gpubench_python_bridge STATIC
-    "${_gpubench_python_dir}/python_runtime.cpp" "${_gpubench_python_dir}/python_plugin.cpp"
-    "${helper_cpp}" "${finder_cpp}")
+    "${_gpubench_python_dir}/python_runtime.cpp" "${_gpubench_python_dir}/python_session.cpp"
+    "${_gpubench_python_dir}/python_plugin.cpp" "${helper_cpp}" "${finder_cpp}")
   target_include_directories(gpubench_python_bridge PUBLIC "${_gpubench_python_dir}")
   target_link_libraries(gpubench_python_bridge PUBLIC gpubench::sdk ${CMAKE_DL_LIBS})
   target_compile_features(gpubench_python_bridge PUBLIC cxx_std_17)

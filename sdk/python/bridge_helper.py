@@ -144,7 +144,7 @@ def setup(module, size, seed, threads, device, stream, params, arrays, constants
     return module.setup(ctx)
 
 
-# work()'s keys, as gpubench_work's fields (plugin.h), the names of its math, and its flags
+# work()'s keys, as gpubench_work's fields (gpubench/work.h), the names of its math, and its flags
 # with their GPUBENCH_WORK_* bits.
 WORK_NUMBERS = ("flops", "bytes", "items", "host_bytes", "device_bytes")
 WORK_MATH = {"fp32": 0, "fp64": 1, "tf32": 2, "fp16": 3, "bf16": 3, "fp8": 4, "int8": 5}

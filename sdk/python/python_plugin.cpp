@@ -1,21 +1,17 @@
 #include "python_plugin.hpp"
 
 #include "python_runtime.hpp"
+#include "python_session.hpp"
 
 #include <gpubench/plugin.hpp>
 
 #include <dlfcn.h>
 
 #include <array>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
-
-// bridge_helper.py, embedded at build time (NUL-terminated).
-extern const unsigned char gpubench_bridge_helper_source[];
 
 namespace gpubench::python {
 namespace {
@@ -24,147 +20,6 @@ const Definition *definition = nullptr;  // the library's one plugin (set by des
 const Info *described = nullptr;          // its descriptor's Info (set by describe)
 
 constexpr int buffer_read = 0x100, buffer_write = 0x200;  // PyBUF_READ, PyBUF_WRITE
-
-std::vector<std::string> required_modules() {
-    std::vector<std::string> modules = {"numpy"};  // the bridge's own arrays
-    const std::string list = definition->script.modules;
-    for (size_t start = 0; start < list.size();) {
-        size_t end = list.find(',', start);
-        if (end == std::string::npos) end = list.size();
-        const std::string module = list.substr(start, end - start);
-        if (!module.empty() && module != "numpy") modules.push_back(module);
-        start = end + 1;
-    }
-    return modules;
-}
-
-// The process's interpreter with the bridge helper and this plugin's script loaded: started
-// by the first create(), once per worker process. A failure is kept and given again.
-struct Session {
-    const Api *api = nullptr;
-    Ref helper, module, guarded;
-    Metric interpreter;  // which Python ran the entry, recorded with its metrics
-
-    Ref str(const std::string &text) const {
-        return Ref(api, api->PyUnicode_FromString(text.c_str()));
-    }
-    Ref share(Object *object) const {  // a new reference to a borrowed object
-        api->Py_IncRef(object);
-        return Ref(api, object);
-    }
-    Ref integer(long long value) const { return Ref(api, api->PyLong_FromLongLong(value)); }
-    Ref tuple(std::vector<Ref> items) const {
-        Ref t(api, api->PyTuple_New(static_cast<intptr_t>(items.size())));
-        if (!t) throw Error(GPUBENCH_ERROR, "PyTuple_New failed: " + take_error(*api));
-        for (size_t i = 0; i < items.size(); ++i) {
-            if (!items[i]) throw Error(GPUBENCH_ERROR, "bridge: " + take_error(*api));
-            api->PyTuple_SetItem(t.get(), static_cast<intptr_t>(i), items[i].release());
-        }
-        return t;
-    }
-    Ref attribute(const Ref &object, const char *name) const {
-        Ref a(api, api->PyObject_GetAttrString(object.get(), name));
-        if (!a) throw Error(GPUBENCH_ERROR, std::string("bridge: ") + name + ": " + take_error(*api));
-        return a;
-    }
-    // helper.guarded(script, helper.<function>, args...): the value, or the script's error
-    // as a gpubench::Error with its status.
-    Ref call(const char *function, std::vector<Ref> args) const {
-        return invoke(prepare(attribute(helper, function), std::move(args)));
-    }
-    // The arguments of guarded() for calling `function(args...)`, built once for a call that
-    // is made again and again (the timed phases: no allocation between the runner's events).
-    Ref prepare(Ref function, std::vector<Ref> args) const {
-        std::vector<Ref> all;
-        all.push_back(str(definition->script.file));
-        all.push_back(std::move(function));
-        for (Ref &a : args) all.push_back(std::move(a));
-        return tuple(std::move(all));
-    }
-    Ref invoke(const Ref &arguments) const {
-        Ref result(api, api->PyObject_CallObject(guarded.get(), arguments.get()));
-        if (!result) throw Error(GPUBENCH_ERROR, "bridge: " + take_error(*api));
-        const long long status = api->PyLong_AsLongLong(api->PyTuple_GetItem(result.get(), 0));
-        if (status != GPUBENCH_OK) {
-            Ref utf8(api, api->PyUnicode_AsUTF8String(api->PyTuple_GetItem(result.get(), 1)));
-            throw Error(static_cast<gpubench_status>(status),
-                        utf8 ? api->PyBytes_AsString(utf8.get()) : "Python error");
-        }
-        return share(api->PyTuple_GetItem(result.get(), 2));
-    }
-
-    // compile() and exec() the helper into a module of its own: no file to find at run time.
-    void load_helper() {
-        Ref builtins(api, api->PyImport_ImportModule("builtins"));
-        Ref types(api, api->PyImport_ImportModule("types"));
-        if (!builtins || !types) throw NotSupported("bridge: " + take_error(*api));
-        Ref module_type = attribute(types, "ModuleType");
-        Ref made(api, api->PyObject_CallObject(module_type.get(),
-                                               tuple(build(str("gpubench_bridge"))).get()));
-        if (!made) throw NotSupported("bridge: " + take_error(*api));
-        Ref code(api, api->PyObject_CallObject(
-                          attribute(builtins, "compile").get(),
-                          tuple(build(str(reinterpret_cast<const char *>(gpubench_bridge_helper_source)),
-                                      str("<gpubench bridge>"), str("exec")))
-                              .get()));
-        Ref namespace_ = code ? attribute(made, "__dict__") : Ref();
-        Ref done(api, code ? api->PyObject_CallObject(attribute(builtins, "exec").get(),
-                                                      tuple(build(std::move(code), std::move(namespace_))).get())
-                           : nullptr);
-        if (!done) throw NotSupported("bridge helper: " + take_error(*api));
-        helper = std::move(made);
-        guarded = attribute(helper, "guarded");
-    }
-    template <class... R>
-    static std::vector<Ref> build(R &&...refs) {
-        std::vector<Ref> v;
-        (v.push_back(std::move(refs)), ...);
-        return v;
-    }
-};
-
-Session &session(int cpu_threads) {
-    static std::mutex mutex;
-    static Session *started = nullptr;  // never destroyed: Python is never finalised, and
-                                        // at exit the GIL is not ours to take
-    static std::optional<Error> failed;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (started) return *started;
-    if (failed) throw *failed;
-    try {
-        const Interpreter interpreter = find_interpreter(required_modules());
-        const Api &api = start_interpreter(interpreter, cpu_threads);
-        Gil gil(api);  // before the session: its references go first, with the GIL held
-        auto s = std::make_unique<Session>();
-        s->api = &api;
-        s->interpreter = {"python", std::atof(interpreter.version.c_str()), "",
-                          "python " + interpreter.version + " (" + interpreter.executable + ")"};
-        s->load_helper();
-        std::vector<Ref> configure = Session::build(s->str(interpreter.executable), s->str(interpreter.prefix));
-        for (const std::string &entry : interpreter.path) configure.push_back(s->str(entry));
-        s->call("configure", std::move(configure));
-        const Script &script = definition->script;
-        if (script.sibling_count > 0) {  // importable by name before the script runs
-            std::vector<Ref> triples;
-            for (size_t i = 0; i < script.sibling_count; ++i) {
-                const Sibling &sibling = script.siblings[i];
-                triples.push_back(s->str(sibling.name));
-                triples.push_back(s->str(sibling.file));
-                triples.push_back(s->str(std::string(reinterpret_cast<const char *>(sibling.source),
-                                                     sibling.source_size)));
-            }
-            s->call("add_siblings", std::move(triples));
-        }
-        s->module = s->call("load", Session::build(
-            s->str(std::string(reinterpret_cast<const char *>(script.source), script.source_size)),
-            s->str(script.file), s->str(script.module_name)));
-        started = s.release();
-        return *started;
-    } catch (const Error &e) {
-        failed = e;
-        throw;
-    }
-}
 
 // The few CUDA driver calls the bridge makes itself, looked up, not linked: a CPU build has
 // no driver, and a CuPy or Numba process may bring its own runtime.
@@ -218,7 +73,7 @@ public:
     explicit Problem(const Setup &setup)
         : data_(definition->workload ? definition->workload->create(definition->backend, setup)
                                      : nullptr),
-          session_(session(setup.cpu_threads)),
+          session_(session(definition->script, setup.cpu_threads)),
           stream_(setup.cuda_stream) {
         // A workload's own create() checks the size; a standalone script's is checked here.
         if (!definition->workload) checked_size(*described, setup.size);
@@ -237,7 +92,8 @@ public:
     }
     static Work work(uint64_t size, const Params &params) {
         if (definition->workload) return definition->workload->work(definition->backend, size, params);
-        const Session &s = session(0);  // started by prepare() already, where a runner calls
+        // Started by prepare() already, where a runner calls.
+        const Session &s = session(definition->script, 0);
         Gil gil(*s.api);
         Ref w = s.call("work", Session::build(s.share(s.module.get()),
                                               s.integer(static_cast<long long>(size)), s.str(params.text())));
@@ -372,11 +228,12 @@ private:
 };
 
 gpubench_status prepare(int32_t cpu_threads, char *message, size_t message_size) noexcept {
-    return detail::guarded(message, message_size, [&] { session(cpu_threads); });
+    return detail::guarded(message, message_size, [&] { session(definition->script, cpu_threads); });
 }
 
 gpubench_status available(char *message, size_t message_size) noexcept {
-    return detail::guarded(message, message_size, [] { find_interpreter(required_modules()); });
+    return detail::guarded(message, message_size,
+                           [] { find_interpreter(required_modules(definition->script)); });
 }
 
 }  // namespace

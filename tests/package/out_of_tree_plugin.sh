@@ -81,7 +81,8 @@ install_args=(--install "$build_dir" --prefix "$prefix")
 
 step "check the installed SDK package"
 package_dir=$prefix/lib/cmake/gpubench
-for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpubench/cuda.hpp \
+for file in include/gpubench/plugin.h include/gpubench/work.h include/gpubench/plugin.hpp \
+            include/gpubench/cuda.hpp \
             include/gpubench/errors.hpp include/gpubench/params.hpp include/gpubench/descriptor.hpp \
             include/gpubench/guard.hpp include/gpubench/adapter.hpp include/gpubench/registration.hpp \
             include/gpubench/device_problem.hpp include/gpubench/cuda_graph.hpp \
@@ -92,7 +93,8 @@ for file in include/gpubench/plugin.h include/gpubench/plugin.hpp include/gpuben
             share/gpubench/examples/plain_c/scale.c share/gpubench/examples/python/myload_cupy.py \
             share/gpubench/examples/python/myload_torch.py share/gpubench/doc/results-format.md \
             share/gpubench/doc/writing-a-plugin.md share/gpubench/doc/python-backends.md \
-            lib/cmake/gpubench/gpubenchPython.cmake lib/cmake/gpubench/python/python_plugin.cpp; do
+            lib/cmake/gpubench/gpubenchPython.cmake lib/cmake/gpubench/python/python_plugin.cpp \
+            lib/cmake/gpubench/python/python_session.cpp; do
   [[ -e $prefix/$file ]] || fail "$prefix/$file is not installed"
   echo "ok: $file"
 done
