@@ -12,6 +12,7 @@ packages=(cmake ninja-build g++ git pkg-config
           libsqlite3-dev          # runner history: the results database
           python3-plotly          # the HTML report embeds its plotly.js
           chromium                # tests: the HTML report loaded in a headless browser
+          universal-ctags         # tests: the house's limits on files and functions (house-limits.sh)
           dataset-fashion-mnist)  # logreg's default training data, in /usr/share/datasets
 missing=()
 for p in "${packages[@]}"; do
