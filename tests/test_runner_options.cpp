@@ -75,7 +75,7 @@ TEST_CASE("every option a results file records is a row of the option table that
     CHECK(recorded_option_meaning("no_such_option").empty());
 }
 
-TEST_CASE("--help declares every flag of the option table, with its value's name", "[options]") {
+TEST_CASE("runner --help declares every flag of the option table, with its value's name", "[options]") {
     const CommandLine cli = parse({"--help"});
     CHECK(cli.help);
     std::set<std::string> flags, keys;
@@ -102,7 +102,7 @@ TEST_CASE("--help declares every flag of the option table, with its value's name
     CHECK_THAT(table, Catch::Contains("| `-q`, `--quiet` |  | ") && Catch::Contains("| `--min-time S` | `0.5` | "));
 }
 
-TEST_CASE("--format chooses the form of --help or --list, and nothing else", "[options]") {
+TEST_CASE("runner --format chooses the form of --help or --list, and nothing else", "[options]") {
     CHECK(parse({"--help", "--format", "markdown"}).list_format == "markdown");
     CHECK(parse({"--list", "--format", "markdown"}).list_format == "markdown");
     CHECK_THROWS_WITH(parse({"--format", "markdown"}),
