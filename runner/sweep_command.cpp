@@ -66,7 +66,7 @@ public:
         progress_.clear();
         if (!quiet_) print_sweep_row(out_, entry, params, params_width_);
         progress_.end();
-        last_finished_s_ = std::max(last_finished_s_, entry.finished_after_s);
+        last_finished_s_ = std::max(last_finished_s_, entry.sweep.finished_after_s);
     }
     ~ConsoleObserver() override { progress_.clear(); }
     // When the last entry this process measured ended, since the process started; 0: none.

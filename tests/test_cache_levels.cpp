@@ -217,11 +217,11 @@ TEST_CASE("a simulated VM without sysfs cache data measures levels from CPUID, a
     SteadyClockTimer timer;
     timer.set_roofline(host_roofline(peaks));
     const Plugin plugin = test_support::load_fixture("fixture_mistakes.so");
-    const EntryResult control = measure_entry(plugin, 5, test_support::sampled(20, 20), timer);
+    const Measurement control = measure_entry(plugin, 5, test_support::sampled(20, 20), timer);
     INFO(control.message);
     CHECK(control.status == EntryStatus::ok);
     CHECK(control.peak_level == "L1");  // 8 KB of floats
-    const EntryResult cheat = measure_entry(plugin, 2, test_support::sampled(20, 20), timer);
+    const Measurement cheat = measure_entry(plugin, 2, test_support::sampled(20, 20), timer);
     CHECK(cheat.status == EntryStatus::verification_failed);  // 1e15 bytes a run over 8 KB
     CHECK_THAT(cheat.message, Catch::Contains("of the L1 bandwidth"));
 }

@@ -28,13 +28,13 @@ Plugin load(const std::string &file) { return test_support::load_fixture(file); 
 MeasureOptions quick() { return test_support::sampled(20, 20); }
 
 // The host clock with the host's measured roofline, as a worker measures CPU entries.
-EntryResult measure_mistake(uint64_t size, MeasureOptions options = quick()) {
+Measurement measure_mistake(uint64_t size, MeasureOptions options = quick()) {
     SteadyClockTimer timer;
     timer.set_roofline(host_roofline(host_peaks()));
     return measure_entry(load("fixture_mistakes.so"), size, options, timer);
 }
 
-bool has_flag(const EntryResult &e, const std::string &flag) {
+bool has_flag(const Measurement &e, const std::string &flag) {
     const auto flags = entry_figures(e, this_host_run()).flags;
     return std::find(flags.begin(), flags.end(), flag) != flags.end();
 }
@@ -42,11 +42,11 @@ bool has_flag(const EntryResult &e, const std::string &flag) {
 }  // namespace
 
 TEST_CASE("a CPU entry faster than the host's measured peak is invalid", "[checks]") {
-    const EntryResult flops = measure_mistake(1);
+    const Measurement flops = measure_mistake(1);
     CHECK(flops.status == EntryStatus::verification_failed);
     CHECK_THAT(flops.message, Catch::StartsWith("faster than the hardware: "));
     CHECK_THAT(flops.message, Catch::Contains("GFLOP/s (fp32)"));
-    const EntryResult bytes = measure_mistake(2);
+    const Measurement bytes = measure_mistake(2);
     CHECK(bytes.status == EntryStatus::verification_failed);
     // 1e15 bytes a run over an instance of 8 KB: held to the L1, whose bandwidth it exceeds.
     CHECK_THAT(bytes.message, Catch::Contains("of the L1 bandwidth"));
@@ -54,7 +54,7 @@ TEST_CASE("a CPU entry faster than the host's measured peak is invalid", "[check
     CHECK(entry["valid"] == false);
     CHECK(entry["throughput"]["ceiling"]["bytes_per_s"].get<double>() > 0);
     // The control: honest work, a CPU roofline, a %PEAK, and valid.
-    const EntryResult control = measure_mistake(5);
+    const Measurement control = measure_mistake(5);
     REQUIRE(control.status == EntryStatus::ok);
     CHECK(control.peak_flops > 0);
     const EntryFigures f = entry_figures(control, this_host_run());
@@ -92,7 +92,7 @@ TEST_CASE("a GPU roofline reads each kind of math against its own peak", "[check
 }
 
 TEST_CASE("memory that grows with every run() is a leak, named with its rate", "[checks]") {
-    const EntryResult leak = measure_mistake(3);
+    const Measurement leak = measure_mistake(3);
     CHECK(leak.status == EntryStatus::error);
     // From the heap's own count; under AddressSanitizer, whose allocator mallinfo2() does not
     // see, from resident memory, which holds the sanitizer's own pages too.
@@ -150,7 +150,7 @@ TEST_CASE("device memory that grows while another process computes on the GPU is
 }
 
 TEST_CASE("out of memory after runs succeeded is an error, not a skip", "[checks]") {
-    const EntryResult oom = measure_mistake(4);
+    const Measurement oom = measure_mistake(4);
     CHECK(oom.status == EntryStatus::error);
     CHECK_THAT(oom.message, Catch::StartsWith("out of memory: run: cannot allocate"));
     CHECK_THAT(oom.message, Catch::Contains("after 5 successful runs"));
@@ -162,7 +162,7 @@ TEST_CASE("plugins built without optimisation are flagged", "[checks]") {
     CHECK_THAT(plain.api().build_info, Catch::Contains("unoptimized (-O0)"));
     CHECK_FALSE(optimized.info().built_unoptimized());
     CHECK(plain.info().built_unoptimized());
-    const EntryResult e = measure_entry(plain, 5, quick(), timer);
+    const Measurement e = measure_entry(plain, 5, quick(), timer);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(has_flag(e, "unoptimized"));
     CHECK(nlohmann::json(e)["flags"].dump().find("unoptimized") != std::string::npos);
@@ -178,11 +178,11 @@ TEST_CASE("an entry sampled while other processes crowd the CPUs is flagged cont
     const Plugin plugin = load("fixture_misbehave.so");
     // Alone: fixture_misbehave at 200 busy-waits 2 ms per run and is not flagged... unless
     // this machine is busy with other work right now (ctest -j): then it must say so.
-    const EntryResult alone = measure_entry(plugin, 200, options, timer);
+    const Measurement alone = measure_entry(plugin, 200, options, timer);
     REQUIRE(alone.resources.host_load);
     CHECK(has_flag(alone, "contended") == alone.resources.host_load->contended());
     // More spinning processes than cores: the entry's busy thread waits for a CPU.
-    EntryResult crowded;
+    Measurement crowded;
     {
         test_support::SpinningProcesses others(3 * std::max(1u, std::thread::hardware_concurrency()));
         crowded = measure_entry(plugin, 200, options, timer);

@@ -17,7 +17,7 @@ namespace {
 const uint64_t contract_sizes[] = {1, 7, 33, 1000};
 
 // The entry ran, and its result was checked and found right.
-void check_verified(const EntryResult &e) {
+void check_verified(const Measurement &e) {
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.verification.passed);
     CHECK(e.verification.checked > 0);
@@ -69,7 +69,7 @@ void check_contract(bool cuda) {
         for (uint64_t size : contract_sizes) {
             if (!size_range_problem(info, size).empty()) continue;
             DYNAMIC_SECTION(info.name << " at size " << size) {
-                EntryResult e = measure_entry(plugin, size, options, *timer);
+                Measurement e = measure_entry(plugin, size, options, *timer);
                 INFO(e.message);
                 // A plugin across GPUs may need more than the one it is given here
                 // (allreduce_nccl): then it says so, and is never timed.
@@ -120,7 +120,7 @@ TEST_CASE("logreg_cublas verifies on both sides of its gradient chunking", "[con
     options.params = "iterations=3";
     for (uint64_t size : {29999, 30000, 30001, 45677}) {  // one product; 60 chunks; 59 + 1
         DYNAMIC_SECTION("at size " << size) {
-            EntryResult e = measure_entry(plugin, size, options, *timer);
+            Measurement e = measure_entry(plugin, size, options, *timer);
             INFO(e.message);
             check_verified(e);
         }
@@ -149,7 +149,7 @@ static void check_sort_uint32(bool cuda) {
                 DYNAMIC_SECTION(info.name << " keys=uint32 input=" << input << " at " << size) {
                     MeasureOptions options = test_support::sampled(1, 1);
                     options.params = std::string("keys=uint32,input=") + input;
-                    EntryResult e = measure_entry(plugin, size, options, *timer);
+                    Measurement e = measure_entry(plugin, size, options, *timer);
                     INFO(e.message);
                     check_verified(e);
                     CHECK_THAT(e.verification.detail, Catch::Contains("uint32 keys"));

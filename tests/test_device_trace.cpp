@@ -170,29 +170,29 @@ TEST_CASE("device trace: the timed span covers the traced work, per device", "[d
 
 TEST_CASE("device trace: the results say what traced the checks, or why nothing did",
           "[device_trace]") {
-    StreamAudit traced;
-    traced.audits = 6;
-    traced.tracer = "CUPTI 13.0";
-    traced.traced_calls = 6;
-    traced.run_traced_s = 2.5e-6;
-    traced.run_operations = 1;
-    const nlohmann::json t = traced;
+    StreamAudit with_trace;
+    with_trace.checks = 6;
+    with_trace.traced.by = "CUPTI 13.0";
+    with_trace.traced.calls = 6;
+    with_trace.traced.run_device_work_s = 2.5e-6;
+    with_trace.traced.run_operations = 1;
+    const nlohmann::json t = with_trace;
     CHECK(t["traced"]["by"] == "CUPTI 13.0");
     CHECK(t["traced"]["run_operations"] == 1);
     CHECK_FALSE(t.contains("untraced"));
     CHECK_FALSE(t.contains("problem"));
 
-    StreamAudit untraced;
-    untraced.audits = 6;
-    untraced.untraced = "CUPTI not found (tried libcupti.so.13)";
-    const nlohmann::json u = untraced;
+    StreamAudit without_trace;
+    without_trace.checks = 6;
+    without_trace.untraced = "CUPTI not found (tried libcupti.so.13)";
+    const nlohmann::json u = without_trace;
     CHECK(u["untraced"] == "CUPTI not found (tried libcupti.so.13)");
     CHECK_FALSE(u.contains("traced"));
 
     // Read back whole, as the runner reads a worker's entry.
-    traced.problem = "run() enqueued no device work after warm-up";
-    const StreamAudit back = nlohmann::json(traced).get<StreamAudit>();
-    CHECK(back.tracer == traced.tracer);
-    CHECK(back.problem == traced.problem);
-    CHECK(back.run_traced_s == traced.run_traced_s);
+    with_trace.problem = "run() enqueued no device work after warm-up";
+    const StreamAudit back = nlohmann::json(with_trace).get<StreamAudit>();
+    CHECK(back.traced.by == with_trace.traced.by);
+    CHECK(back.problem == with_trace.problem);
+    CHECK(back.traced.run_device_work_s == with_trace.traced.run_device_work_s);
 }

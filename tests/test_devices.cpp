@@ -296,7 +296,7 @@ TEST_CASE("a worker started ahead of need runs its plugin's prepare() before its
     REQUIRE(entry);
     INFO(entry->message);
     CHECK(entry->status == EntryStatus::ok);
-    CHECK(entry->worker_started);  // the prestarted worker's first entry
+    CHECK(entry->sweep.worker_started);  // the prestarted worker's first entry
     double prepared = -1;
     for (const Metric &metric : entry->metrics)
         if (metric.name == "prepared_threads") prepared = metric.value;

@@ -45,7 +45,7 @@ TEST_CASE("files of every earlier shape decode, and their recorded figures come 
             const json &r = raw["entries"][i];
             INFO(e.identity().text());
             CHECK(e.identity() == r.get<EntryIdentity>());
-            CHECK(e.shard == (r.contains("shard") ? std::optional(r["shard"].get<uint32_t>()) : std::nullopt));
+            CHECK(e.sweep.shard == (r.contains("shard") ? std::optional(r["shard"].get<uint32_t>()) : std::nullopt));
             CHECK(to_string(e.status) == r.at("status").get<std::string>());
             CHECK(e.work.flops == r.at("work").at("flops").get<double>());
             const EntryFigures f = entry_figures(e, typed.header.basis());
@@ -98,7 +98,7 @@ TEST_CASE("an earlier file's entries, read through the typed model, with the val
     const EntryResult &naive = old.entries[0];
     CHECK(naive.identity() == EntryIdentity{"matmul_naive", 1024, "", 42});
     CHECK(naive.settings.max_noise == 0);
-    CHECK(naive.entry_wall_s == 0);
+    CHECK(naive.sweep.entry_wall_s == 0);
     CHECK_FALSE(naive.resources.watched());
     const EntryFigures figures = entry_figures(naive, old.header.basis());
     CHECK(figures.flags.empty());
@@ -109,12 +109,12 @@ TEST_CASE("an earlier file's entries, read through the typed model, with the val
     const ResultsDocument ranks = read_results_file(earlier / "2026-11-27-ranks.json");
     REQUIRE_FALSE(ranks.entries.empty());
     CHECK(ranks.entries[0].across_ranks());
-    REQUIRE_FALSE(ranks.entries[0].devices.empty());
-    CHECK(ranks.entries[0].devices[0].name == "NVIDIA H200");
+    REQUIRE_FALSE(ranks.entries[0].sweep.devices.empty());
+    CHECK(ranks.entries[0].sweep.devices[0].name == "NVIDIA H200");
     // 2026-11-24, two shards merged: each entry's shard comes back, and the header times each
     // shard by its last entry.
     const ResultsDocument merged = read_results_file(earlier / "2026-11-24-merged-shards.json");
     REQUIRE(merged.entries.size() == 3);
-    CHECK(merged.entries[1].shard == 1u);
+    CHECK(merged.entries[1].sweep.shard == 1u);
     CHECK(merged.header.wall_time() == "shard 0: 1.2 s, shard 1: 1.3 s (the longest 1.09x the shortest)");
 }

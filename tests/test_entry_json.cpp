@@ -35,7 +35,7 @@ EntryResult full_entry() {
     e.per_launch = {"graph", 1000, {1e-6, 2e-6}, "a note"};
     e.noise = 0.02;
     e.noise_converged = false;
-    e.stream_audit = {6, "run", 3e-3, 1e-7, false, "CUPTI 13.0", "", 6, 2.5e-3, 1, ""};
+    e.stream_audit = {6, "run", 3e-3, 1e-7, false, {"CUPTI 13.0", 6, 2.5e-3, 1}, "", ""};
     e.thread_audit = {4, "ns", 3, 1, 2, 4.2e-4, 4.3e-3, "work outside run(): ..."};
     e.verification = {false, std::nan(""), 1e-6, 42, "first bad index 7"};
     e.metrics = {{"test_accuracy", 76.4, "%", "Fashion-MNIST"}};
@@ -61,14 +61,14 @@ EntryResult full_entry() {
     e.unoptimized = true;
     e.sanitizer = "memcheck: 0 errors";
     e.plugin_time_s = 1.5;
-    e.entry_wall_s = 2.5;
-    e.worker_started = true;
-    e.worker_entries_before = 3;
-    e.finished_after_s = 9.5;
-    e.sampling_budget_s = 4.0;
+    e.sweep.entry_wall_s = 2.5;
+    e.sweep.worker_started = true;
+    e.sweep.worker_entries_before = 3;
+    e.sweep.finished_after_s = 9.5;
+    e.sweep.sampling_budget_s = 4.0;
     e.cuda_devices = {0, 1};
-    e.devices = {{0, "NVIDIA H100", "GPU-1234", "0000:65:00.0"}};
-    e.host_share = HostShare{{0, 1, 2, 3}, 4, 0, 2, "an equal part"};
+    e.sweep.devices = {{0, "NVIDIA H100", "GPU-1234", "0000:65:00.0"}};
+    e.sweep.host_share = HostShare{{0, 1, 2, 3}, 4, 0, 2, "an equal part"};
     return e;
 }
 
@@ -114,14 +114,14 @@ TEST_CASE("an entry read back from its encoding is the entry that was written", 
     CHECK(back.per_launch.note == e.per_launch.note);
     CHECK(back.noise == e.noise);
     CHECK(back.noise_converged == e.noise_converged);
-    CHECK(back.stream_audit.audits == e.stream_audit.audits);
+    CHECK(back.stream_audit.checks == e.stream_audit.checks);
     CHECK(back.stream_audit.worst_phase == e.stream_audit.worst_phase);
     CHECK(back.stream_audit.timed_s == e.stream_audit.timed_s);
-    CHECK(back.stream_audit.drain_s == e.stream_audit.drain_s);
-    CHECK(back.stream_audit.tracer == e.stream_audit.tracer);
-    CHECK(back.stream_audit.traced_calls == e.stream_audit.traced_calls);
-    CHECK(back.stream_audit.run_traced_s == e.stream_audit.run_traced_s);
-    CHECK(back.stream_audit.run_operations == e.stream_audit.run_operations);
+    CHECK(back.stream_audit.device_busy_after_s == e.stream_audit.device_busy_after_s);
+    CHECK(back.stream_audit.traced.by == e.stream_audit.traced.by);
+    CHECK(back.stream_audit.traced.calls == e.stream_audit.traced.calls);
+    CHECK(back.stream_audit.traced.run_device_work_s == e.stream_audit.traced.run_device_work_s);
+    CHECK(back.stream_audit.traced.run_operations == e.stream_audit.traced.run_operations);
     CHECK(back.thread_audit.calls == e.thread_audit.calls);
     CHECK(back.thread_audit.resolution == e.thread_audit.resolution);
     CHECK(back.thread_audit.threads == e.thread_audit.threads);
@@ -171,18 +171,42 @@ TEST_CASE("an entry read back from its encoding is the entry that was written", 
     CHECK(back.unoptimized);
     CHECK(back.sanitizer == e.sanitizer);
     CHECK(back.plugin_time_s == e.plugin_time_s);
-    CHECK(back.entry_wall_s == e.entry_wall_s);
-    CHECK(back.worker_started);
-    CHECK(back.worker_entries_before == 3);
-    CHECK(back.finished_after_s == e.finished_after_s);
-    CHECK(back.sampling_budget_s == e.sampling_budget_s);
+    CHECK(back.sweep.entry_wall_s == e.sweep.entry_wall_s);
+    CHECK(back.sweep.worker_started);
+    CHECK(back.sweep.worker_entries_before == 3);
+    CHECK(back.sweep.finished_after_s == e.sweep.finished_after_s);
+    CHECK(back.sweep.sampling_budget_s == e.sweep.sampling_budget_s);
     CHECK(back.cuda_devices == e.cuda_devices);
-    REQUIRE(back.devices.size() == 1);  // device 1 was not probed: its index alone
-    CHECK(back.devices[0].uuid == "GPU-1234");
-    CHECK(back.devices[0].pci_bus_id == "0000:65:00.0");
-    CHECK(back.host_share == e.host_share);
+    REQUIRE(back.sweep.devices.size() == 1);  // device 1 was not probed: its index alone
+    CHECK(back.sweep.devices[0].uuid == "GPU-1234");
+    CHECK(back.sweep.devices[0].pci_bus_id == "0000:65:00.0");
+    CHECK(back.sweep.host_share == e.sweep.host_share);
     // Written again, it is the same record to the byte: the runner writes what the worker sent.
     CHECK(json(back).dump() == json(e).dump());
+}
+
+TEST_CASE("a measurement is written without the runner's notes, which its entry adds beside it",
+          "[results]") {
+    const EntryResult e = full_entry();
+    const json measured = static_cast<const Measurement &>(e);
+    CHECK(measured["harness"] == json{{"plugin_time_s", 1.5}});
+    CHECK(measured["devices"] == json::parse(R"([{"index": 0}, {"index": 1}])"));
+    CHECK_FALSE(measured.contains("host_share"));
+    CHECK_FALSE(measured.contains("shard"));
+    // The runner reads the worker's measurement, notes on it, and writes the same entry.
+    EntryResult noted(json::parse(measured.dump()).get<Measurement>());
+    noted.sweep = e.sweep;
+    CHECK(json(noted).dump() == json(e).dump());
+    // The keys as the results format has them (docs/results-format.md).
+    const json written = e;
+    CHECK(written["harness"] == json::parse(R"({"plugin_time_s": 1.5, "worker_started": true,
+        "worker_entries_before": 3, "entry_wall_s": 2.5, "finished_after_s": 9.5,
+        "sampling_budget_s": 4.0, "overhead_s": 1.0})"));
+    CHECK(written["devices"] == json::parse(R"([{"index": 0, "name": "NVIDIA H100", "uuid": "GPU-1234",
+        "pci_bus_id": "0000:65:00.0"}, {"index": 1}])"));
+    CHECK(written["stream_audit"] == json::parse(R"({"checks": 6, "worst_phase": "run", "timed_s": 3e-3,
+        "device_busy_after_s": 1e-7, "outside_stream": false, "audit_wall_s": 0, "traced": {"by":
+        "CUPTI 13.0", "calls": 6, "run_device_work_s": 2.5e-3, "run_operations": 1}})"));
 }
 
 TEST_CASE("an encoded entry is a valid entry of a results file", "[results]") {
@@ -216,8 +240,8 @@ TEST_CASE("an entry without samples keeps its identity, status and reason", "[re
     CHECK(back.message == e.message);
     CHECK(back.settings.params == e.settings.params);
     CHECK(back.work.items == e.work.items);
-    CHECK(back.entry_wall_s == e.entry_wall_s);
-    CHECK(back.stream_audit.audits == e.stream_audit.audits);
+    CHECK(back.sweep.entry_wall_s == e.sweep.entry_wall_s);
+    CHECK(back.stream_audit.checks == e.stream_audit.checks);
     CHECK(back.run_s.empty());
 }
 

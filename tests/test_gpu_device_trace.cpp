@@ -21,7 +21,7 @@ void require_trace() {
     if (!device_trace(why_not)) test_support::skip_test("no device trace: " + why_not);
 }
 
-EntryResult measure_escape(const std::string &escape, uint64_t size, PhaseTimer &timer,
+Measurement measure_escape(const std::string &escape, uint64_t size, PhaseTimer &timer,
                            bool trace = true, double max_time_s = 10) {
     static const Plugin plugin = test_support::load_fixture("fixture_cuda_escapes.so");
     MeasureOptions options = test_support::sampled(10, 40);
@@ -45,19 +45,19 @@ TEST_CASE("device trace: each escape is caught at every size; the control and a 
         {"memoised", "run() enqueued no device work after warm-up"}};
     for (const uint64_t size : {1'000ull, 1'000'000ull, 100'000'000ull}) {
         INFO("size " << size);
-        const EntryResult control = measure_escape("none", size, *timer);
+        const Measurement control = measure_escape("none", size, *timer);
         REQUIRE(control.status == EntryStatus::ok);
         const StreamAudit &audit = control.stream_audit;
-        CHECK_THAT(audit.tracer, Catch::StartsWith("CUPTI "));
+        CHECK_THAT(audit.traced.by, Catch::StartsWith("CUPTI "));
         CHECK(audit.problem.empty());
-        CHECK(audit.traced_calls >= 3);
-        CHECK(audit.run_operations == 1);  // one kernel, the hold not counted
-        CHECK(audit.run_traced_s > 0);
-        CHECK(audit.run_traced_s <= summarize(control.run_s).max * 1.05 + 5e-6);
+        CHECK(audit.traced.calls >= 3);
+        CHECK(audit.traced.run_operations == 1);  // one kernel, the hold not counted
+        CHECK(audit.traced.run_device_work_s > 0);
+        CHECK(audit.traced.run_device_work_s <= summarize(control.run_s).max * 1.05 + 5e-6);
 
         for (const auto &[escape, message] : escapes) {
             INFO("escape=" << escape);
-            const EntryResult e = measure_escape(escape, size, *timer);
+            const Measurement e = measure_escape(escape, size, *timer);
             CHECK(e.status == EntryStatus::verification_failed);
             CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") ||
                                       Catch::StartsWith("run() enqueued"));
@@ -66,17 +66,17 @@ TEST_CASE("device trace: each escape is caught at every size; the control and a 
         }
         // Its host work is not in the GPU's span: held, the span is near zero, and a rate that
         // exceeds a ceiling (the L2's at 1e6) is refused as such; the trace never refuses it.
-        const EntryResult declared = measure_escape("declared", size, *timer);
+        const Measurement declared = measure_escape("declared", size, *timer);
         CHECK(declared.stream_audit.problem.empty());
         CHECK((declared.status == EntryStatus::ok ||
                declared.message.rfind("faster than the hardware", 0) == 0));
-        CHECK(declared.stream_audit.run_operations == 0);
+        CHECK(declared.stream_audit.traced.run_operations == 0);
     }
 }
 
 namespace {
 
-EntryResult measure_join(const std::string &way, uint64_t size, PhaseTimer &timer) {
+Measurement measure_join(const std::string &way, uint64_t size, PhaseTimer &timer) {
     static const Plugin plugin = test_support::load_fixture("fixture_cuda_joins.so");
     MeasureOptions options = test_support::sampled(10, 40);
     options.params = "way=" + way;
@@ -94,14 +94,14 @@ TEST_CASE("device trace: correct CUDA off the runner's stream, ordered back into
         INFO("size " << size);
         for (const char *way : {"events", "graph", "host_func", "cublas"}) {
             INFO("way=" << way);
-            const EntryResult e = measure_join(way, size, *timer);
+            const Measurement e = measure_join(way, size, *timer);
             CHECK(e.message == "");
             CHECK(e.status == EntryStatus::ok);
             CHECK(e.stream_audit.problem.empty());
-            CHECK(e.stream_audit.traced_calls >= 3);
-            CHECK(e.stream_audit.run_operations >= 1);
+            CHECK(e.stream_audit.traced.calls >= 3);
+            CHECK(e.stream_audit.traced.run_operations >= 1);
         }
-        const EntryResult unjoined = measure_join("graph_unjoined", size, *timer);
+        const Measurement unjoined = measure_join("graph_unjoined", size, *timer);
         CHECK(unjoined.status == EntryStatus::verification_failed);
         CHECK_THAT(unjoined.message,
                    Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
@@ -115,7 +115,7 @@ TEST_CASE("roofline: work that claims 10x the bytes it moves is refused where it
           "[gpu]") {
     test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
-    const EntryResult dram = measure_join("overclaimed", 100'000'000, *timer);
+    const Measurement dram = measure_join("overclaimed", 100'000'000, *timer);
     CHECK(dram.status == EntryStatus::verification_failed);
     CHECK_THAT(dram.message, Catch::Contains("faster than the hardware"));
     // 8 KB: a 10x claim is still far below every ceiling, as no rate check can tell.
@@ -126,7 +126,7 @@ TEST_CASE("device trace: work on a second GPU is caught", "[gpu]") {
     require_trace();
     if (cuda_device_count() < 2) test_support::skip_test("escape=other_device needs a second GPU");
     auto timer = make_cuda_event_timer(0);
-    const EntryResult e = measure_escape("other_device", 1'000, *timer);
+    const Measurement e = measure_escape("other_device", 1'000, *timer);
     CHECK(e.status == EntryStatus::verification_failed);
     CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
                               Catch::Contains("twice(") && Catch::Contains("of device 1"));
@@ -137,18 +137,18 @@ TEST_CASE("device trace: --no-device-trace, or a traced cycle longer than the sa
           "[gpu]") {
     test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
-    const EntryResult control = measure_escape("none", 1'000, *timer, false);
+    const Measurement control = measure_escape("none", 1'000, *timer, false);
     REQUIRE(control.status == EntryStatus::ok);
-    CHECK(control.stream_audit.tracer.empty());
+    CHECK(control.stream_audit.traced.by.empty());
     CHECK(control.stream_audit.untraced == "off (--no-device-trace)");
-    CHECK(control.stream_audit.traced_calls == 0);
+    CHECK(control.stream_audit.traced.calls == 0);
     // 1e8 floats: a download of 400 MB takes milliseconds, far over a 100 us sampling time.
-    const EntryResult short_budget = measure_escape("none", 100'000'000, *timer, true, 1e-4);
+    const Measurement short_budget = measure_escape("none", 100'000'000, *timer, true, 1e-4);
     REQUIRE(short_budget.status == EntryStatus::ok);
     CHECK_THAT(short_budget.stream_audit.untraced,
                Catch::StartsWith("not traced: a traced cycle (about ") &&
                    Catch::EndsWith(") would outlast the entry's sampling time (100.00 us)"));
-    CHECK(short_budget.stream_audit.traced_calls == 0);
+    CHECK(short_budget.stream_audit.traced.calls == 0);
 }
 
 TEST_CASE("device trace: a PyTorch side stream joined back passes, unjoined is caught",

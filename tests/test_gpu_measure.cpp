@@ -32,7 +32,7 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
     auto timer = make_cuda_event_timer(0);
     // copy_cuda (no reset()) at 1e6 floats: a few-microsecond copy, replayed from a graph.
     Plugin copy = load_shipped("copy_cuda");
-    EntryResult replayed = measure_entry(copy, 1'000'000, quick(), *timer);
+    Measurement replayed = measure_entry(copy, 1'000'000, quick(), *timer);
     REQUIRE(replayed.status == EntryStatus::ok);
     INFO("per-launch note: " << replayed.per_launch.note);
     CHECK(replayed.per_launch.method == "graph");
@@ -53,7 +53,7 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
     Plugin vecadd = load_shipped("vecadd_cuda");
     MeasureOptions many = quick();
     many.min_samples = many.max_samples = 200;
-    EntryResult hot = measure_entry(vecadd, 1'000'000, many, *timer);
+    Measurement hot = measure_entry(vecadd, 1'000'000, many, *timer);
     REQUIRE(hot.status == EntryStatus::ok);
     CHECK(hot.cache == "hot");
     CHECK(hot.per_launch.method == "graph");
@@ -74,7 +74,7 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
 
     MeasureOptions cold_options = many;
     cold_options.cold = true;
-    EntryResult cold = measure_entry(vecadd, 1'000'000, cold_options, *timer);
+    Measurement cold = measure_entry(vecadd, 1'000'000, cold_options, *timer);
     REQUIRE(cold.status == EntryStatus::ok);
     CHECK(cold.cache == "cold");
     CHECK(cold.per_launch.run_s.empty());  // each cold run needs its flush: single launches
@@ -105,36 +105,36 @@ TEST_CASE("a CUDA plugin's mistakes are caught: own stream, device leak, impossi
     test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
-    const EntryResult own_stream = measure_entry(mistakes, 1, quick(), *timer);
+    const Measurement own_stream = measure_entry(mistakes, 1, quick(), *timer);
     CHECK(own_stream.status == EntryStatus::verification_failed);
     CHECK_THAT(own_stream.message, Catch::StartsWith("work outside the runner's stream in run(): "));
     // The kernel spins ~2 ms on the plugin's own stream, after its span has ended.
-    CHECK(own_stream.stream_audit.drain_s > 1e-3);
-    CHECK(own_stream.stream_audit.drain_s > own_stream.stream_audit.timed_s);
+    CHECK(own_stream.stream_audit.device_busy_after_s > 1e-3);
+    CHECK(own_stream.stream_audit.device_busy_after_s > own_stream.stream_audit.timed_s);
 
     MeasureOptions many = quick();
     many.min_samples = many.max_samples = 50;
-    const EntryResult leak = measure_entry(mistakes, 2, many, *timer);
+    const Measurement leak = measure_entry(mistakes, 2, many, *timer);
     CHECK(leak.status == EntryStatus::error);
     // The device's used memory is a device-wide reading: under ctest -j other processes'
     // allocations add to it, so the rate is at least the 64 MiB leaked, not exactly it.
     CHECK_THAT(leak.message, Catch::StartsWith("leaks ") && Catch::Contains(" MiB of device memory per run()"));
     CHECK(std::stod(leak.message.substr(6)) >= 63.5);
 
-    const EntryResult impossible = measure_entry(mistakes, 4, quick(), *timer);
+    const Measurement impossible = measure_entry(mistakes, 4, quick(), *timer);
     CHECK(impossible.status == EntryStatus::verification_failed);
     CHECK_THAT(impossible.message, Catch::StartsWith("faster than the hardware"));
 
-    const EntryResult control = measure_entry(mistakes, 5, quick(), *timer);
+    const Measurement control = measure_entry(mistakes, 5, quick(), *timer);
     CHECK(control.status == EntryStatus::ok);
-    CHECK_FALSE(control.stream_audit.escaped);
+    CHECK_FALSE(control.stream_audit.outside_stream);
 }
 
 TEST_CASE("persisting L2 a plugin leaves after destroy() is flagged and undone; given back, nothing is said", "[gpu]") {
     test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
-    const EntryResult left = measure_entry(mistakes, 9, quick(), *timer);
+    const Measurement left = measure_entry(mistakes, 9, quick(), *timer);
     if (left.status == EntryStatus::skipped) test_support::skip_test(left.message);  // a GPU before sm_80
     REQUIRE(left.status == EntryStatus::ok);
     CHECK_THAT(left.persisting_l2_left, Catch::Contains("cudaLimitPersistingL2CacheSize") &&
@@ -144,10 +144,10 @@ TEST_CASE("persisting L2 a plugin leaves after destroy() is flagged and undone; 
     // The runner undid it: nothing is left for the next entry.
     CHECK(undo_persisting_l2(timer->cuda_devices(), timer->cuda_streams()).empty());
 
-    const EntryResult given_back = measure_entry(mistakes, 10, quick(), *timer);
+    const Measurement given_back = measure_entry(mistakes, 10, quick(), *timer);
     REQUIRE(given_back.status == EntryStatus::ok);
     CHECK(given_back.persisting_l2_left.empty());
-    const EntryResult control = measure_entry(mistakes, 5, quick(), *timer);
+    const Measurement control = measure_entry(mistakes, 5, quick(), *timer);
     CHECK(control.persisting_l2_left.empty());
     CHECK(entry_flags(control).empty());
 }
@@ -157,7 +157,7 @@ TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]
     auto timer = make_cuda_event_timer(0);
     auto loaded = load_plugin(test_support::fixture("fixture_cuda_mistakes.so"));
     REQUIRE(std::holds_alternative<Plugin>(loaded));
-    const EntryResult e = measure_entry(std::get<Plugin>(loaded), 3, quick(), *timer);
+    const Measurement e = measure_entry(std::get<Plugin>(loaded), 3, quick(), *timer);
     REQUIRE(e.status == EntryStatus::ok);
     INFO("note: " << e.per_launch.note);
     CHECK(e.per_launch.method == "graph, reset subtracted");
@@ -173,7 +173,7 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
     // Size 6: ~2 ms on the host, then a microsecond kernel.
-    const EntryResult held = measure_entry(mistakes, 6, quick(), *timer);
+    const Measurement held = measure_entry(mistakes, 6, quick(), *timer);
     REQUIRE(held.status == EntryStatus::ok);
     CHECK(held.stream_hold == "held");
     REQUIRE(held.run_host_cycle_s.size() == held.run_s.size());
@@ -184,14 +184,14 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
     CHECK(summarize(held.run_s).median < 0.5e-3);
     MeasureOptions unheld_options = quick();
     unheld_options.hold_stream = false;
-    const EntryResult unheld = measure_entry(mistakes, 6, unheld_options, *timer);
+    const Measurement unheld = measure_entry(mistakes, 6, unheld_options, *timer);
     REQUIRE(unheld.status == EntryStatus::ok);
     CHECK(unheld.stream_hold.empty());
     CHECK(summarize(unheld.run_s).median > 2e-3);
 
     // Size 7: run() waits for its own kernel; the watchdog ends the hold, the entry is timed
     // unheld and still verified.
-    const EntryResult waits = measure_entry(mistakes, 7, quick(), *timer);
+    const Measurement waits = measure_entry(mistakes, 7, quick(), *timer);
     REQUIRE(waits.status == EntryStatus::ok);
     CHECK_THAT(waits.stream_hold, Catch::StartsWith("not held: the hold was released by its watchdog"));
     CHECK(waits.run_s.size() >= quick().min_samples);
@@ -219,7 +219,7 @@ TEST_CASE("run()'s host time per call comes from back-to-back calls, not from th
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
     // Size 8: the first three run()s after a download spend ~2 ms each on the host.
-    const EntryResult e = measure_entry(mistakes, 8, quick(), *timer);
+    const Measurement e = measure_entry(mistakes, 8, quick(), *timer);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(e.stream_hold == "held");
     REQUIRE(e.run_host_cycle_s.size() == e.run_s.size());
@@ -311,7 +311,7 @@ TEST_CASE("allreduce_nccl sums across the selected GPUs, verified, and records t
     MeasureOptions options = quick();
     options.cuda_devices = all;
     EntryMeasurer measurer{Roofline{}};
-    const EntryResult e = measurer.measure(load_shipped("allreduce_nccl"), 1 << 20, options);
+    const Measurement e = measurer.measure(load_shipped("allreduce_nccl"), 1 << 20, options);
     INFO(e.message);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.cuda_devices == all);

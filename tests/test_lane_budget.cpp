@@ -98,17 +98,17 @@ SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s
             return 0.0;
         }
         result.status = EntryStatus::ok;
-        result.worker_started = workers.insert({lane, entry.plugin}).second;
-        if (!result.worker_started) outside_known.insert(entry.plugin);
+        result.sweep.worker_started = workers.insert({lane, entry.plugin}).second;
+        if (!result.sweep.worker_started) outside_known.insert(entry.plugin);
         run_known.insert(entry.plugin);
         result.first_run_s = cost.run_s;
         result.run_s = {cost.run_s};
         result.resources.sampling_wall_s = std::max(cut.max_time_s, 2 * cost.run_s);
-        result.entry_wall_s =
-            (result.worker_started ? cost.start_s : 0) + cost.outside_s + result.resources.sampling_wall_s;
+        result.sweep.entry_wall_s =
+            (result.sweep.worker_started ? cost.start_s : 0) + cost.outside_s + result.resources.sampling_wall_s;
         budget.finished(entry, result);
         sweep.measured.insert({entry.plugin->name, entry.size});
-        return result.entry_wall_s;
+        return result.sweep.entry_wall_s;
     };
 
     const SweepEntries &alone = lanes == 1 ? all : host.cpu_entries;

@@ -28,7 +28,7 @@ MeasureOptions quick(std::string params = "") {
     return options;
 }
 
-EntryResult measure(const std::string &file, uint64_t size, std::string params = "") {
+Measurement measure(const std::string &file, uint64_t size, std::string params = "") {
     SteadyClockTimer timer;
     return measure_entry(load(file), size, quick(std::move(params)), timer);
 }
@@ -36,7 +36,7 @@ EntryResult measure(const std::string &file, uint64_t size, std::string params =
 }  // namespace
 
 TEST_CASE("a correct plugin is sampled, verified and summarised", "[measure]") {
-    EntryResult e = measure("fixture_good.so", 100);
+    Measurement e = measure("fixture_good.so", 100);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.message.empty());
     CHECK(e.clock == "steady_clock");
@@ -55,7 +55,7 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     // A run() of microseconds: groups, each timing the last call.
     MeasureOptions options = test_support::sampled(10, 1000);
     options.min_time_s = 0.05;
-    const EntryResult fast = measure_entry(load("fixture_good.so"), 100, options, timer);
+    const Measurement fast = measure_entry(load("fixture_good.so"), 100, options, timer);
     REQUIRE(fast.status == EntryStatus::ok);
     CHECK(fast.run_host_s.size() >= 2);
     CHECK(fast.run_host_s.size() <= back_to_back_calls);
@@ -66,7 +66,7 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     options.min_time_s = 10;  // so that --max-time ends it
     options.max_time_s = 0.4;
     options.cpu_threads = 1;
-    const EntryResult slow = measure_entry(load("fixture_spin.so"), 10, options, timer);
+    const Measurement slow = measure_entry(load("fixture_spin.so"), 10, options, timer);
     REQUIRE(slow.status == EntryStatus::ok);
     CHECK(slow.run_s.size() >= 5);
     REQUIRE(slow.run_host_s.size() == 1);
@@ -74,7 +74,7 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
 }
 
 TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the results", "[measure]") {
-    EntryResult e = measure("fixture_good.so", 50);
+    Measurement e = measure("fixture_good.so", 50);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(e.work.items == 50);
     CHECK(e.item_name == "elements");
@@ -100,7 +100,7 @@ TEST_CASE("a v1.0 plugin is measured without reading the fields it does not have
     CHECK(plugin.info().headline == GPUBENCH_HEADLINE_AUTO);
     CHECK(plugin.metrics_fn() == nullptr);
     SteadyClockTimer timer;
-    EntryResult e = measure_entry(plugin, 20, quick(), timer);
+    Measurement e = measure_entry(plugin, 20, quick(), timer);
     CHECK(e.status == EntryStatus::ok);
     REQUIRE(e.metrics.size() == 1);  // none of the plugin's: the runner's own alone
     CHECK(e.metrics[0].name == "page_faults_per_run");
@@ -112,18 +112,18 @@ TEST_CASE("sampling stops at max_samples and at max_time", "[measure]") {
     Plugin plugin = load("fixture_good.so");
     MeasureOptions options = quick();
     options.min_time_s = 1e9;  // never reached
-    EntryResult capped = measure_entry(plugin, 10, options, timer);
+    Measurement capped = measure_entry(plugin, 10, options, timer);
     CHECK(capped.run_s.size() == options.max_samples);
     CHECK(capped.stop_reason == "max_samples reached");
     options.max_samples = 1000000;
     options.max_time_s = 0;
-    EntryResult timed_out = measure_entry(plugin, 10, options, timer);
+    Measurement timed_out = measure_entry(plugin, 10, options, timer);
     CHECK(timed_out.run_s.size() == 1);
     CHECK(timed_out.stop_reason == "max_time reached");
 }
 
 TEST_CASE("a wrong result is marked invalid, never ok", "[measure]") {
-    EntryResult e = measure("fixture_bad_verify.so", 10);
+    Measurement e = measure("fixture_bad_verify.so", 10);
     CHECK(e.status == EntryStatus::verification_failed);
     CHECK_FALSE(e.verification.passed);
     CHECK_THAT(e.message, Catch::Contains("wrong result"));
@@ -131,20 +131,20 @@ TEST_CASE("a wrong result is marked invalid, never ok", "[measure]") {
 }
 
 TEST_CASE("plugin statuses become entry statuses with the plugin's message", "[measure]") {
-    EntryResult oom = measure("fixture_status.so", 1000);
+    Measurement oom = measure("fixture_status.so", 1000);
     CHECK(oom.status == EntryStatus::skipped);
     CHECK_THAT(oom.message, Catch::StartsWith("out of memory: setup: "));
 
-    EntryResult unsupported = measure("fixture_status.so", 7, "reject_odd=1");
+    Measurement unsupported = measure("fixture_status.so", 7, "reject_odd=1");
     CHECK(unsupported.status == EntryStatus::skipped);
     CHECK_THAT(unsupported.message, Catch::StartsWith("not supported: setup: "));
 
-    EntryResult failed = measure("fixture_status.so", 8, "fail_run=1");
+    Measurement failed = measure("fixture_status.so", 8, "fail_run=1");
     CHECK(failed.status == EntryStatus::error);
     CHECK_THAT(failed.message, Catch::Contains("run: run failed on purpose"));
 
     // A message that fills the buffer with no terminating NUL is cut at the buffer's end.
-    EntryResult unterminated = measure("fixture_status.so", 8, "fail_run=2");
+    Measurement unterminated = measure("fixture_status.so", 8, "fail_run=2");
     CHECK(unterminated.status == EntryStatus::error);
     CHECK(unterminated.message == "run: " + std::string(1023, 'x'));
 
@@ -196,7 +196,7 @@ TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one t
     options.max_noise = 0.005;
     SteadyClockTimer timer;
     // Size 200 busy-waits a steady 2 ms per run: its median is known well after 10 samples.
-    EntryResult steady = measure_entry(plugin, 200, options, timer);
+    Measurement steady = measure_entry(plugin, 200, options, timer);
     INFO("steady: " << steady.run_s.size() << " samples, noise " << steady.noise);
     // On a crowded machine (ctest -j) preemption can make even a busy wait noisy: then the
     // runner must say why (contended), and the converged case is not asserted.
@@ -214,7 +214,7 @@ TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one t
     }
     // Size 201 waits 1 to 4 ms at random: 0.5% would take ~10000 samples, so it runs to
     // max_time and says it did not converge.
-    EntryResult noisy = measure_entry(plugin, 201, options, timer);
+    Measurement noisy = measure_entry(plugin, 201, options, timer);
     INFO("noisy: " << noisy.run_s.size() << " samples, noise " << noisy.noise);
     CHECK(noisy.stop_reason == "max_time reached");
     CHECK_FALSE(noisy.noise_converged);
@@ -244,7 +244,7 @@ TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no d
     MeasureOptions options = test_support::sampled(25, 25);
     SteadyClockTimer timer;
     // Size 200 busy-waits 2 ms per run on one thread: about one core while sampling.
-    EntryResult e = measure_entry(plugin, 200, options, timer);
+    Measurement e = measure_entry(plugin, 200, options, timer);
     REQUIRE(e.status == EntryStatus::ok);
     const EntryResources &r = e.resources;
     CHECK(r.sampling_wall_s >= 25 * 0.002);
@@ -269,7 +269,7 @@ TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no d
 }
 
 TEST_CASE("the runner adds its page faults per run to the entry's metrics", "[measure][metrics]") {
-    const auto faults = [](const EntryResult &e) {
+    const auto faults = [](const Measurement &e) {
         REQUIRE(e.status == EntryStatus::ok);
         REQUIRE_FALSE(e.metrics.empty());
         const Metric &m = e.metrics.back();  // the runner's come after the plugin's
@@ -342,7 +342,7 @@ TEST_CASE("the default sweep's budget skips a size predicted to run too long, be
     const Plugin plugin = load("fixture_good.so");
     EntryMeasurer measurer{Roofline{}};
     const Work at_10 = query_work(plugin.api(), 10, "");
-    const EntryResult over = measurer.measure(plugin, 100, quick(), {}, RunBudget{0.5, 10, 0.1, at_10});
+    const Measurement over = measurer.measure(plugin, 100, quick(), {}, RunBudget{0.5, 10, 0.1, at_10});
     CHECK(over.status == EntryStatus::skipped);
     CHECK_THAT(over.message, Catch::Contains("over the default sweep's budget") &&
                                  Catch::Contains("predicted to take 1 s (from size 10)"));

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-EntryResult measured(const std::string &fixture, uint64_t size) {
+Measurement measured(const std::string &fixture, uint64_t size) {
     SteadyClockTimer timer;
     return measure_entry(test_support::load_fixture(fixture), size, test_support::sampled(3, 3), timer);
 }
@@ -120,7 +120,7 @@ TEST_CASE("a metric's direction is written as higher or lower, and any other is 
 
 TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin's", "[metrics][abi]") {
     // fixture_v1_4 writes three metrics by the 192-byte stride of gpubench_metric before 1.8.
-    const EntryResult old = measured("fixture_v1_4.so", 10);
+    const Measurement old = measured("fixture_v1_4.so", 10);
     REQUIRE(old.status == EntryStatus::ok);
     REQUIRE(old.metrics.size() >= 3);
     for (size_t i = 0; i < 3; ++i) {
@@ -133,7 +133,7 @@ TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin
     }
     // fixture_history, built against 1.8: its direction arrives; one that is no
     // gpubench_better fails the entry, naming it.
-    const EntryResult current = measured("fixture_history.so", 4);
+    const Measurement current = measured("fixture_history.so", 4);
     REQUIRE(current.status == EntryStatus::ok);
     REQUIRE_FALSE(current.metrics.empty());
     CHECK(current.metrics[0].name == "accuracy");
@@ -143,7 +143,7 @@ TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin
     {
         // A plugin that overwrites the array's struct_size is read by the runner's own stride.
         const ScopedEnv scribble("FIXTURE_HISTORY_SCRIBBLE", "1");
-        const EntryResult scribbled = measured("fixture_history.so", 4);
+        const Measurement scribbled = measured("fixture_history.so", 4);
         REQUIRE(scribbled.status == EntryStatus::ok);
         CHECK(scribbled.metrics.at(0).name == "accuracy");
         CHECK(scribbled.metrics.at(0).better == GPUBENCH_BETTER_HIGHER);
@@ -151,7 +151,7 @@ TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin
         CHECK(scribbled.metrics.at(1).value == 2);
     }
     const ScopedEnv bad("FIXTURE_HISTORY_BETTER", "7");
-    const EntryResult refused = measured("fixture_history.so", 4);
+    const Measurement refused = measured("fixture_history.so", 4);
     CHECK(refused.status == EntryStatus::error);
     CHECK_THAT(refused.message, Catch::Contains("accuracy's better is 7, not a gpubench_better"));
 }

@@ -31,7 +31,7 @@ EnvironmentLookup environment(std::map<std::string, std::string> variables) {
     };
 }
 
-std::map<std::string, double> metrics_of(const EntryResult &e) {
+std::map<std::string, double> metrics_of(const Measurement &e) {
     std::map<std::string, double> out;
     for (const Metric &m : e.metrics) out[m.name] = m.value;
     return out;
@@ -138,7 +138,7 @@ TEST_CASE("a collective across ranks calls run() a fixed number of times, whatev
     const test_support::TempFolder folder;
     SteadyClockTimer timer;
     MeasureOptions options = rank_of_two(1, folder.path());
-    EntryResult e = measure_entry(plugin, 20, options, timer);
+    Measurement e = measure_entry(plugin, 20, options, timer);
     INFO(e.message);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(e.run_s.size() == 5);  // --min-samples, though --max-time 0 would stop at one
@@ -189,7 +189,7 @@ TEST_CASE("a plugin that does not work across ranks is measured by each rank alo
     const test_support::TempFolder folder;
     SteadyClockTimer timer;
     const MeasureOptions options = rank_of_two(0, folder.path());
-    const EntryResult e = measure_entry(plugin, 20, options, timer);
+    const Measurement e = measure_entry(plugin, 20, options, timer);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.run_s.size() == 1);  // --max-time 0: its own rules
     CHECK_FALSE(e.across_ranks());
@@ -203,7 +203,7 @@ TEST_CASE("a collective's span that waits past the rank time-out fails, naming t
     timer.hang = true;
     MeasureOptions options = rank_of_two(1, folder.path());
     options.world.timeout_s = 0.25;
-    EntryResult e = measure_entry(plugin, 20, options, timer);
+    Measurement e = measure_entry(plugin, 20, options, timer);
     CHECK(e.status == EntryStatus::error);
     CHECK(e.message == "in warm-up: waited 0.25 s (--rank-timeout) for a collective across 2 ranks to end (this "
                        "is rank 1): another rank stopped taking part (it failed, skipped or crashed in this entry, "
@@ -221,7 +221,7 @@ TEST_CASE("a rank's folder that cannot be made fails the entry, saying which", "
     const Plugin plugin = test_support::load_fixture("fixture_ranks.so");
     SteadyClockTimer timer;
     MeasureOptions options = rank_of_two(0, "/proc/gpubench-ranks");
-    const EntryResult e = measure_entry(plugin, 20, options, timer);
+    const Measurement e = measure_entry(plugin, 20, options, timer);
     CHECK(e.status == EntryStatus::error);
     CHECK_THAT(e.message, Catch::StartsWith("cannot make the ranks' folder '/proc/gpubench-ranks/entry-1': "));
 }

@@ -139,7 +139,7 @@ TEST_CASE("allreduce_nccl on one GPU is skipped with the reason, never timed", "
     const gpubench::Plugin plugin = test_support::load_file(file);
     // work() alone says so: measured on one GPU (here, with no GPU at all), it is skipped.
     gpubench::SteadyClockTimer timer;
-    const gpubench::EntryResult e = gpubench::measure_entry(plugin, 4096, test_support::sampled(2, 3), timer);
+    const gpubench::Measurement e = gpubench::measure_entry(plugin, 4096, test_support::sampled(2, 3), timer);
     CHECK(e.status == gpubench::EntryStatus::skipped);
     CHECK_THAT(e.message, Catch::StartsWith("not supported: ") &&
                               Catch::Contains("an all-reduce needs at least 2 GPUs: --devices 0,1 (or all) in one "

@@ -63,7 +63,7 @@ json counted_results(const std::vector<Counted> &entries) {
         r.size = e.size;
         r.status = EntryStatus::ok;
         r.clock = gpu ? "cuda_event" : "steady_clock";
-        if (gpu) r.cuda_devices = {0}, r.devices = {{0, h100, "GPU-1", "00000000:19:00.0"}};
+        if (gpu) r.cuda_devices = {0}, r.sweep.devices = {{0, h100, "GPU-1", "00000000:19:00.0"}};
         r.run_s.assign(9, e.run_s);
         r.noise_converged = true;
         r.work.bytes = e.declared_bytes;
@@ -224,10 +224,10 @@ TEST_CASE("a results header's rooflines: each GPU's of a --devices sweep, and th
     REQUIRE(header.rooflines.size() == 3);
     EntryResult on_a100;
     on_a100.cuda_devices = {1};
-    on_a100.devices = {{1, "NVIDIA A100", "", ""}};
+    on_a100.sweep.devices = {{1, "NVIDIA A100", "", ""}};
     REQUIRE(header.roofline_of(on_a100));
     CHECK(header.roofline_of(on_a100)->roofline.flops[GPUBENCH_MATH_FP32] == 19.5e12);
-    on_a100.devices.clear();  // not probed: by index
+    on_a100.sweep.devices.clear();  // not probed: by index
     CHECK(header.roofline_of(on_a100)->device == "NVIDIA A100");
     const EntryResult on_host;
     REQUIRE(header.roofline_of(on_host));

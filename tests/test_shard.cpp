@@ -294,10 +294,10 @@ TEST_CASE("costs from earlier results: wall time less the worker's start, else s
         e.plugin = plugin;
         e.size = size;
         e.settings.seed = 99;  // another seed: costs match by plugin, size and params
-        e.entry_wall_s = wall;
+        e.sweep.entry_wall_s = wall;
         if (sampled) e.run_s = {0.4, 0.5, 0.5, 0.6}, e.first_run_s = 1;  // 0.5 beyond the median: a first compilation
         e.load_s = load;
-        e.worker_started = started;
+        e.sweep.worker_started = started;
         earlier.entries.push_back(e);
     };
     recorded("a", 1, 8.0, true, 2, true);   // started for it: 2 + 0.5 of its 8 s are the start

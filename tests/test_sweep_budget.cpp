@@ -61,14 +61,14 @@ TEST_CASE("the budget learns a plugin's set-up and its kind's start from what th
     // (less the nominal 0.1 s set-up).
     EntryResult first;
     first.status = EntryStatus::ok;
-    first.worker_started = true;
-    first.entry_wall_s = 4;
+    first.sweep.worker_started = true;
+    first.sweep.entry_wall_s = 4;
     first.resources.sampling_wall_s = 1;
     budget.finished(entries[0], first);
     // a's second: 0.5 s outside sampling, its set-up from now on.
     EntryResult second = first;
-    second.worker_started = false;
-    second.entry_wall_s = 1.5;
+    second.sweep.worker_started = false;
+    second.sweep.entry_wall_s = 1.5;
     budget.finished(entries[1], second);
     // Left: b's two entries at a's measured set-up (0.5 s each) and b's start as its kind's
     // measured one (2.9 s, instead of the nominal 0.05 s); 4 s of the 20 are not spent here.
@@ -87,7 +87,7 @@ TEST_CASE("the budget counts what a plugin's entries sample at least: a warm-up 
     // Its first entry: a run() of 2 s, whose warm-up and one sample took 4 s of sampling.
     EntryResult first;
     first.status = EntryStatus::ok;
-    first.entry_wall_s = 4.1;
+    first.sweep.entry_wall_s = 4.1;
     first.resources.sampling_wall_s = 4;
     first.first_run_s = 2;
     first.run_s = {2};
@@ -117,8 +117,8 @@ TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped be
     // kind's start); behind or not, a cheap nominal start is never refused.
     EntryResult first;
     first.status = EntryStatus::ok;
-    first.worker_started = true;
-    first.entry_wall_s = 5.1;
+    first.sweep.worker_started = true;
+    first.sweep.entry_wall_s = 5.1;
     late.finished(entries[0], first);
     CHECK(late.start_refusal(cpp).empty());
     // Once started, its other entries go on.

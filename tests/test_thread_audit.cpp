@@ -24,7 +24,7 @@ using namespace runner_process;
 
 namespace {
 
-EntryResult measure_escape(const std::string &escape, uint64_t size, bool audit = true) {
+Measurement measure_escape(const std::string &escape, uint64_t size, bool audit = true) {
     static const Plugin plugin = test_support::load_fixture("fixture_cpu_escapes.so");
     MeasureOptions options = test_support::sampled(5, 5);
     options.params = "escape=" + escape;
@@ -71,7 +71,7 @@ TEST_CASE("thread audit: each escape from run() is refused at every size; the co
         INFO("size " << size);
         for (const char *control : {"none", "joined", "omp"}) {
             INFO("escape=" << control);
-            const EntryResult e = measure_escape(control, size);
+            const Measurement e = measure_escape(control, size);
             CHECK(e.status == EntryStatus::ok);
             CHECK(e.message.empty());
             CHECK(e.thread_audit.calls >= 3);  // samples 0, 1 and 4
@@ -87,7 +87,7 @@ TEST_CASE("thread audit: each escape from run() is refused at every size; the co
             // for which a host with no idle CPU deschedules the caller, so there the thread
             // may finish before the return, still caught as started and running.) One of
             // three entries must see it.
-            EntryResult e = measure_escape(started, size);
+            Measurement e = measure_escape(started, size);
             for (int retry = 0; size >= 100'000'000 && retry < 2 && e.thread_audit.cpu_after_return_s <= 1e-4;
                  ++retry)
                 e = measure_escape(started, size);
@@ -102,7 +102,7 @@ TEST_CASE("thread audit: each escape from run() is refused at every size; the co
         // run() returns (that call's time is then right): at 1e3 its work takes microseconds,
         // and under a parallel build even 1e6's milliseconds did. So an entry may see no
         // escape; one of three must.
-        EntryResult helper = measure_escape("helper", size);
+        Measurement helper = measure_escape("helper", size);
         for (int retry = 0; retry < 2 && helper.status == EntryStatus::ok; ++retry)
             helper = measure_escape("helper", size);
         CHECK(helper.status == EntryStatus::verification_failed);
@@ -114,7 +114,7 @@ TEST_CASE("thread audit: each escape from run() is refused at every size; the co
 }
 
 TEST_CASE("thread audit: switched off, an escape is not looked for", "[thread_audit]") {
-    const EntryResult e = measure_escape("async", 1'000, false);
+    const Measurement e = measure_escape("async", 1'000, false);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.thread_audit.calls == 0);
 }

@@ -11,7 +11,7 @@ namespace gpubench {
 double counting_time_limit_s(double max_time_s) { return std::clamp(30 * max_time_s, 4.0, 30.0); }
 
 std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api, PhaseTimer &timer,
-                                  EntryResult &result, double time_limit_s) {
+                                  Measurement &result, double time_limit_s) {
     if (timer.cuda_devices().size() > 1) {
         // One session counts one device: the others' share would go missing unsaid.
         result.counters = "not read: the entry runs across several GPUs, and the counters read one";

@@ -20,6 +20,6 @@ double counting_time_limit_s(double max_time_s);
 // A source that counts in passes makes the cycle once per pass; where the first pass shows
 // that the others would take longer than `time_limit_s`, it stops there and says so.
 std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api, PhaseTimer &timer,
-                                  EntryResult &result, double time_limit_s);
+                                  Measurement &result, double time_limit_s);
 
 }  // namespace gpubench

@@ -10,7 +10,7 @@ namespace gpubench {
 
 namespace {
 
-void throughput(const EntryResult &e, EntryFigures &f) {
+void throughput(const Measurement &e, EntryFigures &f) {
     if (f.compute.median > 0) {
         f.gflops = e.work.flops / f.compute.median * 1e-9;
         f.gbytes_per_s = e.work.bytes / f.compute.median * 1e-9;
@@ -41,7 +41,7 @@ void throughput(const EntryResult &e, EntryFigures &f) {
     }
 }
 
-void energy(const EntryResult &e, EntryFigures &f) {
+void energy(const Measurement &e, EntryFigures &f) {
     if (const auto joules = e.resources.sampling_energy_j(); joules && e.resources.sampling_wall_s > 0) {
         const double watts = *joules / e.resources.sampling_wall_s;
         const double per_run = watts * f.run.median;
@@ -59,7 +59,7 @@ void energy(const EntryResult &e, EntryFigures &f) {
 
 RunBasis this_host_run() { return {logical_cores()}; }
 
-EntryFigures entry_figures(const EntryResult &e, const RunBasis &run) {
+EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     EntryFigures f;
     f.run = summarize(e.run_s);
     f.compute = e.per_launch.run_s.empty() ? f.run : summarize(e.per_launch.run_s);

@@ -56,6 +56,6 @@ struct EntryFigures {
     // --counters: where the counted work disagrees with the declared (work_mismatch.hpp).
     std::string work_mismatch;
 };
-EntryFigures entry_figures(const EntryResult &entry, const RunBasis &run);
+EntryFigures entry_figures(const Measurement &entry, const RunBasis &run);
 
 }  // namespace gpubench

@@ -138,13 +138,13 @@ double EntryMeasurer::prepare_seconds(const Plugin &plugin) const {
     return found == prepared_.end() ? 0 : found->second.seconds;
 }
 
-EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
+Measurement EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
                                    const MeasureOptions &options, const StageObserver &observe,
                                    const std::optional<RunBudget> &budget) {
     if (std::string why = prepare(plugin, options.cuda_device); !why.empty())
         return skipped_entry(plugin.info(), size, "unavailable: " + why);
     if (const Prepared &p = prepare_once(plugin, options.cpu_threads); p.status != GPUBENCH_OK) {
-        EntryResult failed = skipped_entry(plugin.info(), size, "unavailable: " + p.message);
+        Measurement failed = skipped_entry(plugin.info(), size, "unavailable: " + p.message);
         if (p.status != GPUBENCH_NOT_SUPPORTED) {
             failed.status = EntryStatus::error;
             failed.message = "prepare: " + p.message;
@@ -170,7 +170,7 @@ EntryResult EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
     const auto unheld = unheld_.find(&plugin.api());
     MeasureOptions entry_options = options;
     if (unheld != unheld_.end()) entry_options.hold_stream = false;
-    EntryResult entry = measure_entry(plugin, size, entry_options, *timer, observe);
+    Measurement entry = measure_entry(plugin, size, entry_options, *timer, observe);
     if (unheld != unheld_.end() && !entry.run_s.empty() && options.hold_stream)
         entry.stream_hold = unheld->second;
     else if (released_by_watchdog(entry.stream_hold))

@@ -48,7 +48,7 @@ public:
     // Never throws: every failure is the entry's status. After an entry lost the CUDA
     // context, CUDA entries are skipped with the reason (the process cannot recover it). With
     // a budget, an entry predicted to exceed it is skipped without being set up.
-    EntryResult measure(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
+    Measurement measure(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                         const StageObserver &observe = {},
                         const std::optional<RunBudget> &budget = std::nullopt);
     // What the first entry would otherwise pay for: the plugin's prepare() for `cpu_threads`

@@ -44,8 +44,8 @@ EntrySettings entry_settings(const MeasureOptions &options) {
             options.profile_runs};
 }
 
-EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason) {
-    EntryResult entry;
+Measurement skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason) {
+    Measurement entry;
     entry.plugin = plugin.name;
     entry.size = size;
     entry.item_name = plugin.item_name;
@@ -113,11 +113,11 @@ const char *prefix_for_failure(gpubench_status status) {
 
 }  // namespace
 
-const std::vector<double> &headline_run_samples(const EntryResult &entry) {
+const std::vector<double> &headline_run_samples(const Measurement &entry) {
     return entry.per_launch.run_s.empty() ? entry.run_s : entry.per_launch.run_s;
 }
 
-std::string headline_method(const EntryResult &entry) {
+std::string headline_method(const Measurement &entry) {
     return entry.per_launch.run_s.empty() ? "single" : entry.per_launch.method;
 }
 
@@ -126,7 +126,7 @@ double working_set_bytes(const Work &work, bool on_gpu) {
     return held > 0 ? std::min(held, work.bytes > 0 ? work.bytes : held) : work.bytes;
 }
 
-void hold_to_level(EntryResult &e, const Roofline &roofline, bool caches_flushed) {
+void hold_to_level(Measurement &e, const Roofline &roofline, bool caches_flushed) {
     const bool across = e.work.flags & GPUBENCH_WORK_BYTES_INTERCONNECT;
     const MemoryLevel level =
         across ? roofline.interconnect_level()
@@ -140,9 +140,9 @@ void hold_to_level(EntryResult &e, const Roofline &roofline, bool caches_flushed
 namespace {
 
 // The entry's identity, before anything is asked of the plugin.
-EntryResult new_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
+Measurement new_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                       const PhaseTimer &timer) {
-    EntryResult result;
+    Measurement result;
     result.plugin = plugin.name();
     result.size = size;
     result.settings = entry_settings(options);
@@ -171,7 +171,7 @@ TakenDevices take_devices(const PluginInfo &plugin, const PhaseTimer &timer) {
 
 // The declared work and the ceilings it is judged against; work that cannot fit is refused.
 void read_work(const gpubench_plugin &api, uint64_t size, const MeasureOptions &options,
-               size_t devices, const PhaseTimer &timer, EntryResult &result) {
+               size_t devices, const PhaseTimer &timer, Measurement &result) {
     result.work = query_work(api, size, options.params, std::max(1, static_cast<int>(devices)),
                              static_cast<int>(options.world.ranks));
     const Roofline &roofline = timer.roofline();
@@ -207,7 +207,7 @@ gpubench_setup_args setup_args(uint64_t size, const MeasureOptions &options,
 // would leave it waiting for ever). Undone when the entry ends.
 class AcrossRanks {
 public:
-    AcrossRanks(const MeasureOptions &options, PhaseTimer &timer, EntryResult &result,
+    AcrossRanks(const MeasureOptions &options, PhaseTimer &timer, Measurement &result,
                 gpubench_setup_args &args)
         : timer_(timer) {
         result.rank = options.world.rank;
@@ -236,14 +236,14 @@ private:
 
 // ok, or invalid with every refusal the record shows (checks/check.hpp). A cold entry whose
 // L2 could not be flushed is held to the level its working set fits in after all.
-void judge_result(EntryResult &result, const MeasureOptions &options, const PhaseTimer &timer) {
+void judge_result(Measurement &result, const MeasureOptions &options, const PhaseTimer &timer) {
     if (options.cold && result.cache != "cold") hold_to_level(result, timer.roofline(), false);
     result.message = record_refusals(result);
     result.status = result.message.empty() ? EntryStatus::ok : EntryStatus::verification_failed;
 }
 
 // The exception being handled, as the entry's status and message.
-void record_failure(EntryResult &result, const char *stage, size_t runs_done, LeakWatch *leaks) {
+void record_failure(Measurement &result, const char *stage, size_t runs_done, LeakWatch *leaks) {
     try {
         throw;
     } catch (const EntryProblem &problem) {
@@ -265,7 +265,7 @@ void record_failure(EntryResult &result, const char *stage, size_t runs_done, Le
 
 }  // namespace
 
-EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
+Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                           PhaseTimer &timer, const StageObserver &observe) {
     const gpubench_plugin &api = plugin.api();
     const char *current_stage = "work";
@@ -273,7 +273,7 @@ EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         current_stage = name;
         if (observe) observe(name);
     };
-    EntryResult result = new_entry(plugin, size, options, timer);
+    Measurement result = new_entry(plugin, size, options, timer);
     size_t runs_done = 0;
     std::optional<LeakWatch> leaks;
     std::optional<Instance> instance;

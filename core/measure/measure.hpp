@@ -17,6 +17,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -102,18 +103,22 @@ EntryStatus entry_status_from_string(const std::string &text);  // throws std::i
 // device_trace.hpp; sampling.hpp says which), and waits for the whole device after the end
 // event of those, of the warm-up's and of every 4th sample (see gpubench/plugin.h).
 struct StreamAudit {
-    size_t audits = 0;             // phase calls checked
+    size_t checks = 0;             // phase calls checked
     // The busy-after check, the verdict where nothing traces:
     std::string worst_phase;       // the phase whose device work outlived its span the most
     double timed_s = 0;            // that phase's median timed span at the checks
-    double drain_s = 0;            // its least wait for the device after the span ended
-    bool escaped = false;          // drain_s beyond the rule in sampling.hpp: invalid entry
-    // The trace of the same calls:
-    std::string tracer;            // what traced them ("CUPTI 13.0"); "" when nothing did...
-    std::string untraced;          // ...and why not
-    size_t traced_calls = 0;
-    double run_traced_s = 0;       // run()'s traced device work, first start to last end (median)
-    double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
+    double device_busy_after_s = 0;  // its least wait for the device after the span ended
+    bool outside_stream = false;   // device_busy_after_s beyond the rule in sampling.hpp:
+                                   // invalid entry
+    // The trace of the same calls, where one traced them...
+    struct Trace {
+        std::string by;            // what traced them ("CUPTI 13.0"); "" when nothing did
+        size_t calls = 0;
+        double run_device_work_s = 0;  // run()'s traced device work, first start to last end
+                                       // (median)
+        double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
+    } traced;
+    std::string untraced;          // ...else why not
     std::string problem;           // what the trace found wrong: makes the entry invalid
     double audit_wall_s = 0;       // what the checks cost the entry: busy-after waits, traced cycles
 };
@@ -149,8 +154,9 @@ struct EntryMetric : Metric {
     bool measured = false;
 };
 
-// Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
-struct EntryResult {
+// What measuring one entry found, as measure_entry returns it and a worker sends it to the
+// runner. Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
+struct Measurement {
     std::string plugin;
     uint64_t size = 0;
     EntrySettings settings;         // set by measure_entry, and by the sweep for every entry
@@ -201,34 +207,47 @@ struct EntryResult {
     // Where the entry's wall time went: inside the plugin's calls (and waiting for their
     // device work) versus the harness around them ("harness" in entry_json.cpp).
     double plugin_time_s = 0;
-    double entry_wall_s = 0;        // request to report, as the runner saw it
-    bool worker_started = false;    // a worker process was started for this entry
-    size_t worker_entries_before = 0;  // entries its worker measured before it (0: fresh)
-    double finished_after_s = 0;    // since the runner started
-    double sampling_budget_s = 0;   // max_time_s as --budget cut it for this entry (0: not cut)
     std::vector<int> cuda_devices;  // the CUDA devices it ran on (ABI 1.5); empty: a CPU plugin
     // A collective across ranks (GPUBENCH_WORK_RUN_ACROSS_RANKS): this rank and how many
     // measured it together, in lock-step; 0 of 1 for an entry measured alone.
     uint32_t rank = 0, ranks = 1;
     bool across_ranks() const { return ranks > 1; }
-    // Those devices' names, UUIDs and bus ids, filled by the sweep from its probe (the worker
-    // reports indices only); an index alone where the sweep did not probe the device.
+
+    EntryIdentity identity() const { return {plugin, size, settings.params, settings.seed}; }
+};
+
+// What the runner notes about an entry around its measurement: where it ran and when. The
+// worker knows none of it.
+struct SweepNotes {
+    // The names, UUIDs and bus ids of the devices it ran on (Measurement::cuda_devices),
+    // from the sweep's probe; an index alone where the sweep did not probe the device.
     std::vector<DeviceIdentity> devices;
     // The CPUs the entry's worker had in a --devices sweep (its lane's share, or every CPU for
-    // an entry that ran alone), filled by the sweep; nullopt in a sweep on one GPU.
+    // an entry that ran alone); nullopt in a sweep on one GPU.
     std::optional<HostShare> host_share;
     // In a merged file: the shard that delivered it (runner merge sets it); nullopt elsewhere.
     std::optional<uint32_t> shard;
-
-    EntryIdentity identity() const { return {plugin, size, settings.params, settings.seed}; }
-    // Its wall time outside sampling: a started worker, set-up, warm-up, checks, teardown.
-    double outside_sampling_s() const { return std::max(0.0, entry_wall_s - resources.sampling_wall_s); }
+    double entry_wall_s = 0;        // request to report, as the runner saw it
+    bool worker_started = false;    // a worker process was started for this entry
+    size_t worker_entries_before = 0;  // entries its worker measured before it (0: fresh)
+    double finished_after_s = 0;    // since the runner started
+    double sampling_budget_s = 0;   // max_time_s as --budget cut it for this entry (0: not cut)
 };
 
-// How the headline compute time was taken: "single" run() calls, or per_launch.method for short GPU runs.
-// The headline compute time: per launch for short GPU runs, else single run() calls.
-const std::vector<double> &headline_run_samples(const EntryResult &entry);
-std::string headline_method(const EntryResult &entry);
+// An entry as the results file records it: the measurement, and the runner's notes on it.
+struct EntryResult : Measurement {
+    SweepNotes sweep;
+
+    EntryResult() = default;
+    explicit EntryResult(Measurement measured) : Measurement(std::move(measured)) {}
+    // Its wall time outside sampling: a started worker, set-up, warm-up, checks, teardown.
+    double outside_sampling_s() const { return std::max(0.0, sweep.entry_wall_s - resources.sampling_wall_s); }
+};
+
+// The headline compute time's samples, and how they were taken: per launch (per_launch.method)
+// for short GPU runs, else "single" run() calls.
+const std::vector<double> &headline_run_samples(const Measurement &entry);
+std::string headline_method(const Measurement &entry);
 
 // The bytes an entry's runs keep in play: what an instance holds (work.device_bytes on a GPU,
 // work.host_bytes on the host) where declared, else what one run moves (work.bytes); the
@@ -240,10 +259,10 @@ double working_set_bytes(const Work &work, bool on_gpu);
 // memory's where the caches were flushed before each run), or, for bytes declared as crossing
 // the interconnect (GPUBENCH_WORK_BYTES_INTERCONNECT), to the interconnect's peak:
 // peak_bytes_per_s, peak_level, level_margin, peak_source.
-void hold_to_level(EntryResult &entry, const Roofline &roofline, bool caches_flushed);
+void hold_to_level(Measurement &entry, const Roofline &roofline, bool caches_flushed);
 
 // An entry skipped before anything ran, with the reason (no GPU, over a budget...).
-EntryResult skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason);
+Measurement skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason);
 
 // The one-line reason `size` is outside the plugin's declared range, or "". A sweep asks once
 // per entry, as it plans it (SweepEntry).
@@ -265,7 +284,7 @@ std::vector<int> entry_cuda_devices(const PluginInfo &plugin, const MeasureOptio
 using StageObserver = std::function<void(const char *stage)>;
 
 // Measures `plugin` at `size`. Never throws: every failure becomes the entry's status.
-EntryResult measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
+Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                           PhaseTimer &timer, const StageObserver &observe = {});
 
 }  // namespace gpubench

@@ -37,7 +37,7 @@ std::unique_ptr<CapturedWork> capture(PhaseTimer &timer, size_t launches,
 class LaunchSampler {
 public:
     LaunchSampler(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-                  PhaseTimer &timer, EntryResult &result, size_t launches)
+                  PhaseTimer &timer, Measurement &result, size_t launches)
         : instance_(instance), api_(api), timer_(timer), out_(result.per_launch),
           launches_(launches), lockstep_(measured_across_ranks(result.work, options)),
           repeatable_(!api.reset || (result.work.flags & GPUBENCH_WORK_RUN_REPEATABLE)),
@@ -143,7 +143,7 @@ private:
 }  // namespace
 
 void time_per_launch(Instance &instance, const gpubench_plugin &api,
-                     const MeasureOptions &options, PhaseTimer &timer, EntryResult &result) {
+                     const MeasureOptions &options, PhaseTimer &timer, Measurement &result) {
     const double single = summarize(result.run_s).median;
     const bool lockstep = measured_across_ranks(result.work, options);
     if (!timer.cuda_stream() || result.cache == "cold" || options.profile_runs ||

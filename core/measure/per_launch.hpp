@@ -19,6 +19,6 @@ inline constexpr double per_launch_below_s = 100e-6;
 // run below per_launch_below_s, or measured across ranks); leaves it empty otherwise. Ends with the state of a run()
 // downloaded again, so that verification covers the launches timed here.
 void time_per_launch(Instance &instance, const gpubench_plugin &api,
-                     const MeasureOptions &options, PhaseTimer &timer, EntryResult &result);
+                     const MeasureOptions &options, PhaseTimer &timer, Measurement &result);
 
 }  // namespace gpubench

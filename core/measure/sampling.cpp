@@ -35,7 +35,7 @@ namespace {
 class Sampler {
 public:
     Sampler(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-            PhaseTimer &timer, EntryResult &result, LeakWatch &leaks, size_t &runs_done)
+            PhaseTimer &timer, Measurement &result, LeakWatch &leaks, size_t &runs_done)
         : instance_(instance), api_(api), options_(options), timer_(timer), result_(result),
           leaks_(leaks), runs_done_(runs_done),
           auditor_(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK)),
@@ -256,7 +256,7 @@ private:
     const gpubench_plugin &api_;
     const MeasureOptions &options_;
     PhaseTimer &timer_;
-    EntryResult &result_;
+    Measurement &result_;
     LeakWatch &leaks_;
     size_t &runs_done_;
     StreamAuditor auditor_;
@@ -272,7 +272,7 @@ private:
 }  // namespace
 
 void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-            PhaseTimer &timer, EntryResult &result, const StageObserver &stage,
+            PhaseTimer &timer, Measurement &result, const StageObserver &stage,
             ResourceWatch &watch, LeakWatch &leaks, size_t &runs_done) {
     Sampler sampler(instance, api, options, timer, result, leaks, runs_done);
     stage("warm-up");

@@ -51,7 +51,7 @@ inline constexpr double traced_cycle_slowdown = 2.5;
 // while sampling, so it stops before memory runs out) and PluginFailure for a failed call;
 // `runs_done` says how many run() calls completed, for the caller's out-of-memory verdict.
 void sample(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
-            PhaseTimer &timer, EntryResult &result, const StageObserver &stage,
+            PhaseTimer &timer, Measurement &result, const StageObserver &stage,
             ResourceWatch &watch, LeakWatch &leaks, size_t &runs_done);
 
 }  // namespace gpubench

@@ -103,9 +103,10 @@ void complete(WorkloadReport &report, const ReportOptions &options) {
 }  // namespace
 
 std::string gpu_model(const EntryResult &entry) {
-    return entry.devices.empty() || entry.cuda_devices.empty() || entry.devices.front().index != entry.cuda_devices.front()
+    const std::vector<DeviceIdentity> &known = entry.sweep.devices;
+    return known.empty() || entry.cuda_devices.empty() || known.front().index != entry.cuda_devices.front()
                ? ""
-               : entry.devices.front().name;
+               : known.front().name;
 }
 
 std::optional<double> run_host_s(const ReportPoint &point) {

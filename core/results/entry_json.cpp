@@ -11,56 +11,53 @@ using nlohmann::json;
 
 namespace {
 
-// "harness": where an entry's wall time went: plugin_time_s, entry_wall_s, overhead_s (the
-// difference), worker_started, finished_after_s (since the runner started). The times the
-// runner adds are written only when known (> 0).
-GPUBENCH_JSON_FIELDS_AS(EntryResult, put_harness, get_harness, plugin_time_s, worker_started,
-                        worker_entries_before)
-GPUBENCH_JSON_FIELDS_AS(EntryResult, put_harness_times, get_harness_times, entry_wall_s,
-                        finished_after_s, sampling_budget_s)
-
-json harness_json(const EntryResult &e) {
-    json h, times;
-    put_harness(h, e);
-    put_harness_times(times, e);
-    for (const auto &[key, seconds] : times.items())
-        if (seconds.get<double>() > 0) h[key] = seconds;
-    if (e.entry_wall_s > 0) h["overhead_s"] = std::max(0.0, e.entry_wall_s - e.plugin_time_s);
-    return h;
-}
-
-void read_harness(const json &h, EntryResult &e) {
-    get_harness(h, e);
-    get_harness_times(h, e);
-}
-
-// "devices": the CUDA devices an entry ran on, each with what tells GPUs apart where known.
-json devices_json(const EntryResult &e) {
+// "devices": the CUDA devices an entry ran on, by index; the runner's notes add what tells
+// GPUs apart, where known.
+json devices_json(const Measurement &e) {
     json devices = json::array();
-    for (int index : e.cuda_devices) {
-        json &device = devices.emplace_back(json{{"index", index}});
-        for (const DeviceIdentity &known : e.devices)
-            if (known.index == index && !known.name.empty()) {
-                device["name"] = known.name;
-                device["uuid"] = known.uuid;
-                device["pci_bus_id"] = known.pci_bus_id;
-            }
-    }
+    for (int index : e.cuda_devices) devices.push_back(json{{"index", index}});
     return devices;
 }
 
-void read_devices(const json &devices, EntryResult &e) {
-    for (const json &device : devices) {
-        const int index = device.at("index").get<int>();
-        e.cuda_devices.push_back(index);
-        if (device.contains("name"))
-            e.devices.push_back({index, device.at("name").get<std::string>(),
-                                 device.value("uuid", ""), device.value("pci_bus_id", "")});
+// The runner's notes, in the keys of the entry they belong beside. "harness": worker_started,
+// worker_entries_before, and the times the runner took where known (> 0).
+GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_worker, get_worker, worker_started, worker_entries_before)
+GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_times, get_times, entry_wall_s, finished_after_s, sampling_budget_s)
+GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_placement, get_placement, host_share, shard)
+
+void put_sweep_notes(json &entry, const SweepNotes &n) {
+    json &harness = entry["harness"];
+    put_worker(harness, n);
+    json times;
+    put_times(times, n);
+    for (const auto &[key, seconds] : times.items())
+        if (seconds.get<double>() > 0) harness[key] = seconds;
+    if (const auto devices = entry.find("devices"); devices != entry.end())
+        for (json &device : *devices)
+            for (const DeviceIdentity &known : n.devices)
+                if (known.index == device.at("index").get<int>() && !known.name.empty()) {
+                    device["name"] = known.name;
+                    device["uuid"] = known.uuid;
+                    device["pci_bus_id"] = known.pci_bus_id;
+                }
+    put_placement(entry, n);
+}
+
+void get_sweep_notes(const json &entry, SweepNotes &n) {
+    if (const auto harness = entry.find("harness"); harness != entry.end()) {
+        get_worker(*harness, n);
+        get_times(*harness, n);
     }
+    if (const auto devices = entry.find("devices"); devices != entry.end())
+        for (const json &device : *devices)
+            if (device.contains("name"))
+                n.devices.push_back({device.at("index").get<int>(), device.at("name").get<std::string>(),
+                                     device.value("uuid", ""), device.value("pci_bus_id", "")});
+    get_placement(entry, n);
 }
 
 // "timing": how the samples were taken, their summaries, and the samples.
-json timing_json(const EntryResult &e, const EntryFigures &f) {
+json timing_json(const Measurement &e, const EntryFigures &f) {
     json timing = {{"clock", e.clock},
                    {"unit", "s"},
                    {"warmup_runs", e.settings.warmup_runs},
@@ -105,7 +102,7 @@ json timing_json(const EntryResult &e, const EntryFigures &f) {
     return timing;
 }
 
-void read_timing(const json &t, EntryResult &e) {
+void read_timing(const json &t, Measurement &e) {
     json_fields::get(t, "clock", e.clock);
     json_fields::get(t, "warmup_runs", e.settings.warmup_runs);
     json_fields::get(t, "profile_runs", e.settings.profile_runs);
@@ -137,7 +134,7 @@ void read_timing(const json &t, EntryResult &e) {
     json_fields::get(t, "stream_hold", e.stream_hold);
 }
 
-json throughput_json(const EntryResult &e, const EntryFigures &f) {
+json throughput_json(const Measurement &e, const EntryFigures &f) {
     json throughput = {{"gflops", f.gflops},
                        {"gbytes_per_s", f.gbytes_per_s},
                        {"items_per_s", f.items_per_s},
@@ -163,7 +160,7 @@ json throughput_json(const EntryResult &e, const EntryFigures &f) {
 
 // The stored half of "throughput": the headline the plugin asked for (as entry_figures
 // resolved it) and the ceilings; the rates are derived from the samples.
-void read_throughput(const json &t, EntryResult &e) {
+void read_throughput(const json &t, Measurement &e) {
     const std::string headline = t.value("headline", "");
     e.headline = headline == "gflops"         ? GPUBENCH_HEADLINE_FLOPS
                  : headline == "gbytes_per_s" ? GPUBENCH_HEADLINE_BYTES
@@ -195,7 +192,7 @@ json energy_json(const EntryFigures &f) {
 
 }  // namespace
 
-void to_json(json &entry, const EntryResult &e) {
+void to_json(json &entry, const Measurement &e) {
     const EntryFigures f = entry_figures(e, this_host_run());
     entry = EntryRecord{.plugin = e.plugin,
                         .size = e.size,
@@ -208,15 +205,13 @@ void to_json(json &entry, const EntryResult &e) {
                         .flags = f.flags};
     entry["work"] = e.work;
     entry["work"]["item_name"] = e.item_name;
-    entry["harness"] = harness_json(e);
+    entry["harness"] = {{"plugin_time_s", e.plugin_time_s}};
     if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
     if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
-    if (e.host_share) entry["host_share"] = *e.host_share;
-    if (e.shard) entry["shard"] = *e.shard;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (!e.persisting_l2_left.empty()) entry["persisting_l2_left"] = e.persisting_l2_left;
     if (!e.counters.empty()) entry["counters"] = e.counters;  // --counters
-    if (e.stream_audit.audits > 0) entry["stream_audit"] = e.stream_audit;
+    if (e.stream_audit.checks > 0) entry["stream_audit"] = e.stream_audit;
     if (e.thread_audit.calls > 0) entry["thread_audit"] = e.thread_audit;
     if (e.run_s.empty()) return;
     entry["timing"] = timing_json(e, f);
@@ -229,7 +224,7 @@ void to_json(json &entry, const EntryResult &e) {
     if (json energy = energy_json(f); !energy.is_null()) entry["energy"] = std::move(energy);
 }
 
-void from_json(const json &entry, EntryResult &e) {
+void from_json(const json &entry, Measurement &e) {
     const auto identity = entry.get<EntryIdentity>();  // as merge and resume match entries
     e.plugin = identity.plugin;
     e.size = identity.size;
@@ -242,14 +237,14 @@ void from_json(const json &entry, EntryResult &e) {
     e.unoptimized = std::count(record.flags.begin(), record.flags.end(), "unoptimized") > 0;
     e.work = entry.at("work").get<Work>();
     e.item_name = entry.at("work").value("item_name", "");
-    if (const auto harness = entry.find("harness"); harness != entry.end()) read_harness(*harness, e);
-    if (const auto devices = entry.find("devices"); devices != entry.end()) read_devices(*devices, e);
+    if (const auto harness = entry.find("harness"); harness != entry.end())
+        json_fields::get(*harness, "plugin_time_s", e.plugin_time_s);
+    if (const auto devices = entry.find("devices"); devices != entry.end())
+        for (const json &device : *devices) e.cuda_devices.push_back(device.at("index").get<int>());
     if (const auto ranks = entry.find("ranks"); ranks != entry.end()) {
         e.rank = ranks->at("rank").get<uint32_t>();
         e.ranks = ranks->at("ranks").get<uint32_t>();
     }
-    json_fields::get(entry, "host_share", e.host_share);
-    json_fields::get(entry, "shard", e.shard);
     json_fields::get(entry, "sanitizer", e.sanitizer);
     json_fields::get(entry, "persisting_l2_left", e.persisting_l2_left);
     json_fields::get(entry, "counters", e.counters);
@@ -261,6 +256,19 @@ void from_json(const json &entry, EntryResult &e) {
     json_fields::get(entry, "verification", e.verification);
     json_fields::get(entry, "metrics", e.metrics);
     json_fields::get(entry, "resources", e.resources);
+}
+
+void to_json(json &entry, const EntryResult &e) {
+    to_json(entry, static_cast<const Measurement &>(e));
+    put_sweep_notes(entry, e.sweep);
+    // The harness's share of the entry's wall time, where the runner timed it.
+    if (e.sweep.entry_wall_s > 0)
+        entry["harness"]["overhead_s"] = std::max(0.0, e.sweep.entry_wall_s - e.plugin_time_s);
+}
+
+void from_json(const json &entry, EntryResult &e) {
+    from_json(entry, static_cast<Measurement &>(e));
+    get_sweep_notes(entry, e.sweep);
 }
 
 }  // namespace gpubench

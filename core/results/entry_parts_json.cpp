@@ -54,40 +54,16 @@ void from_json(const json &j, Work &w) {
         w.launches = launches->get<double>();
 }
 
+GPUBENCH_JSON_FIELDS_AS(StreamAudit, put_stream_audit, get_stream_audit, checks, worst_phase, timed_s,
+                        device_busy_after_s, outside_stream, audit_wall_s, problem, traced, untraced)
+
 void to_json(json &j, const StreamAudit &a) {
-    j = {{"checks", a.audits},
-         {"worst_phase", a.worst_phase},
-         {"timed_s", a.timed_s},
-         {"device_busy_after_s", a.drain_s},
-         {"outside_stream", a.escaped},
-         {"audit_wall_s", a.audit_wall_s}};
-    if (!a.problem.empty()) j["problem"] = a.problem;
-    if (a.tracer.empty()) {
-        j["untraced"] = a.untraced;
-        return;
-    }
-    j["traced"] = {{"by", a.tracer},
-                   {"calls", a.traced_calls},
-                   {"run_device_work_s", a.run_traced_s},
-                   {"run_operations", a.run_operations}};
+    put_stream_audit(j, a);
+    if (a.problem.empty()) j.erase("problem");
+    j.erase(a.traced.by.empty() ? "traced" : "untraced");
 }
 
-void from_json(const json &j, StreamAudit &a) {
-    json_fields::get(j, "checks", a.audits);
-    json_fields::get(j, "worst_phase", a.worst_phase);
-    json_fields::get(j, "timed_s", a.timed_s);
-    json_fields::get(j, "device_busy_after_s", a.drain_s);
-    json_fields::get(j, "outside_stream", a.escaped);
-    json_fields::get(j, "audit_wall_s", a.audit_wall_s);
-    json_fields::get(j, "problem", a.problem);
-    json_fields::get(j, "untraced", a.untraced);
-    if (const auto traced = j.find("traced"); traced != j.end()) {
-        json_fields::get(*traced, "by", a.tracer);
-        json_fields::get(*traced, "calls", a.traced_calls);
-        json_fields::get(*traced, "run_device_work_s", a.run_traced_s);
-        json_fields::get(*traced, "run_operations", a.run_operations);
-    }
-}
+void from_json(const json &j, StreamAudit &a) { get_stream_audit(j, a); }
 
 GPUBENCH_JSON_FIELDS_AS(ThreadAudit, put_thread_audit, get_thread_audit, calls, resolution, threads,
                         started_by_run, worked_after_return, cpu_after_return_s, audit_wall_s, problem)

@@ -34,6 +34,7 @@ GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores,
 // "stream_audit": the busy-after check ("checks", "worst_phase", "timed_s",
 // "device_busy_after_s", "outside_stream"), "problem" when the trace found one, and either
 // "traced" (by, calls, run_device_work_s, run_operations) or "untraced" (why not).
+GPUBENCH_JSON_FIELDS(StreamAudit::Trace, by, calls, run_device_work_s, run_operations)
 void to_json(nlohmann::json &json, const StreamAudit &audit);
 void from_json(const nlohmann::json &json, StreamAudit &audit);
 

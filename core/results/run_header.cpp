@@ -80,7 +80,7 @@ const RecordedRoofline *RunHeader::roofline_of(const EntryResult &entry) const {
     const bool on_gpu = !entry.cuda_devices.empty();
     const int index = on_gpu ? entry.cuda_devices.front() : -1;
     std::string name;  // the GPU's, where the sweep probed it
-    for (const DeviceIdentity &d : entry.devices)
+    for (const DeviceIdentity &d : entry.sweep.devices)
         if (d.index == index) name = d.name;
     for (const RecordedRoofline &r : rooflines) {
         const bool gpu_roofline = r.index >= 0;
@@ -94,8 +94,8 @@ void RunHeader::time_sweep(const std::vector<EntryResult> &entries) {
     if (resumed) return;
     std::map<int, double> last;
     for (const EntryResult &entry : entries) {
-        double &shard = last[entry.shard ? int(*entry.shard) : -1];
-        shard = std::max(shard, entry.finished_after_s);
+        double &shard = last[entry.sweep.shard ? int(*entry.sweep.shard) : -1];
+        shard = std::max(shard, entry.sweep.finished_after_s);
     }
     for (const auto &[shard, at] : last)
         if (at > 0) wall_s.push_back({shard, at});

@@ -10,10 +10,10 @@ void EntryRecorder::begin(const PluginInfo &plugin, uint64_t size) {
 }
 
 void EntryRecorder::finished(EntryResult entry, const MeasureOptions &options) {
-    entry.finished_after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    entry.sweep.finished_after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
     for (int index : entry.cuda_devices)
         for (const GpuInfo &gpu : gpus_)
-            if (gpu.available && gpu.device == index) entry.devices.push_back(identity_of(gpu));
+            if (gpu.available && gpu.device == index) entry.sweep.devices.push_back(identity_of(gpu));
     entry.settings = entry_settings(options);  // skipped entries have none of their own
     std::lock_guard<std::mutex> lock(mutex_);
     tally_.count(entry.status);
@@ -24,8 +24,8 @@ void EntryRecorder::finished(EntryResult entry, const MeasureOptions &options) {
 void EntryRecorder::skipped(const SweepEntry &entry, const std::string &why, MeasureOptions options,
                             const std::optional<HostShare> &share) {
     begin(*entry.plugin, entry.size);
-    EntryResult skipped = skipped_entry(*entry.plugin, entry.size, why);
-    skipped.host_share = share;
+    EntryResult skipped(skipped_entry(*entry.plugin, entry.size, why));
+    skipped.sweep.host_share = share;
     options.params = entry.params;
     finished(std::move(skipped), options);
 }

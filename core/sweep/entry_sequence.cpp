@@ -7,18 +7,18 @@
 
 namespace gpubench {
 
-EntryResult InProcessPlugins::measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
+Measurement InProcessPlugins::measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
                                       const std::optional<RunBudget> &budget) {
     if (!measurer_) measurer_.emplace(host_roofline_);
     auto loaded = loaded_.find(info.file);
     if (loaded == loaded_.end()) loaded = loaded_.emplace(info.file, load_plugin(info.file)).first;
     if (const auto *refusal = std::get_if<Refusal>(&loaded->second)) {
-        EntryResult failed = skipped_entry(info, size, "cannot load " + info.file.string() + ": " + refusal->reason);
+        Measurement failed = skipped_entry(info, size, "cannot load " + info.file.string() + ": " + refusal->reason);
         failed.status = EntryStatus::error;
         return failed;
     }
     const Plugin &plugin = std::get<Plugin>(loaded->second);
-    EntryResult entry = measurer_->measure(plugin, size, options, {}, budget);
+    Measurement entry = measurer_->measure(plugin, size, options, {}, budget);
     entry.load_s = measurer_->prepare_seconds(plugin);  // the dlopen itself is not timed here
     return entry;
 }
@@ -31,7 +31,7 @@ std::optional<RunBudget> LastGoodEntries::budget(const SweepEntry &entry, double
     const EntryResult &last = smaller->second;
     // Not from a worker's first entry: its start, first compilation and lazy set-up are
     // paid once, and scaled by the work they would predict nonsense.
-    const double outside_s = last.worker_entries_before == 0 ? 0.0 : last.outside_sampling_s();
+    const double outside_s = last.sweep.worker_entries_before == 0 ? 0.0 : last.outside_sampling_s();
     return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s, behind};
 }
 
@@ -73,20 +73,20 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
         shared_.last_good.budget(planned, mode.predicted_run_limit_s, outside_limit_s, behind);
     EntryResult entry;
     if (const std::string why = skip_reason(planned); !why.empty()) {
-        entry = skipped_entry(plugin, planned.size, why);
+        entry = EntryResult(skipped_entry(plugin, planned.size, why));
     } else if (mode.isolated) {
         std::optional<EntryResult> measured = pool_.measure(plugin, planned.size, options, budget);
         if (!measured) return false;
         entry = std::move(*measured);
     } else {
-        entry = shared_.in_process.measure(plugin, planned.size, options, budget);
-        entry.entry_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        entry = EntryResult(shared_.in_process.measure(plugin, planned.size, options, budget));
+        entry.sweep.entry_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
     }
     shared_.last_good.record(planned, entry);
     if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
-        entry.sampling_budget_s = options.max_time_s;
+        entry.sweep.sampling_budget_s = options.max_time_s;
     if (sweep_budget) sweep_budget->finished(planned, entry);
-    entry.host_share = share_;
+    entry.sweep.host_share = share_;
     shared_.recorder.finished(std::move(entry), options);
     return true;
 }

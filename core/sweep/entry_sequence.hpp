@@ -26,7 +26,7 @@ namespace gpubench {
 class InProcessPlugins {
 public:
     explicit InProcessPlugins(const Roofline &host_roofline) : host_roofline_(host_roofline) {}
-    EntryResult measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
+    Measurement measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
                         const std::optional<RunBudget> &budget);
 
 private:

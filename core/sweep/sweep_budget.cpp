@@ -75,16 +75,16 @@ void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
     PluginPlan &plan = found->second;
     if (plan.left) --plan.left;
     const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
-    if (result.worker_started && !plan.started) {
+    if (result.sweep.worker_started && !plan.started) {
         starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));
-    } else if (result.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
+    } else if (result.sweep.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
         plan.overhead_s = outside_s;
     }
     // Its warm-up runs and one sample at the median run(): a first run()'s compilation is
     // once per worker, not per entry.
     if (result.status == EntryStatus::ok && !result.run_s.empty())
         plan.least_sampling_s = double(result.settings.warmup_runs + 1) * summarize(result.run_s).median;
-    plan.started = plan.started || result.worker_started || result.entry_wall_s > 0;
+    plan.started = plan.started || result.sweep.worker_started || result.sweep.entry_wall_s > 0;
 }
 
 }  // namespace gpubench

@@ -19,7 +19,7 @@ MeasureOptions WorkerDevices::for_worker(MeasureOptions options) const {
     return options;
 }
 
-void WorkerDevices::for_runner(EntryResult &entry) const {
+void WorkerDevices::for_runner(Measurement &entry) const {
     for (int &index : entry.cuda_devices)
         if (index >= 0 && static_cast<size_t>(index) < runner_indices_.size()) index = runner_indices_[index];
 }

@@ -27,7 +27,7 @@ public:
     // `options` as the worker numbers devices: the entry's first is 0, its others 1, 2, ...
     MeasureOptions for_worker(MeasureOptions options) const;
     // The devices `entry` ran on, back in the runner's numbering.
-    void for_runner(EntryResult &entry) const;
+    void for_runner(Measurement &entry) const;
 
 private:
     std::vector<int> runner_indices_;

@@ -121,7 +121,7 @@ int worker_main(int argc, const char *const *argv) {
             std::cerr << "runner " << worker_flag << ": error: bad request: " << e.what() << '\n';
             return 2;
         }
-        EntryResult entry;
+        Measurement entry;
         if (!share_problem.empty()) {
             entry.status = EntryStatus::error;
             entry.size = request.size;

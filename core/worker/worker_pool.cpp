@@ -34,7 +34,7 @@ double seconds_since(std::chrono::steady_clock::time_point began) {
 // What the worker said about the entry under way: the stage it last began, and the entry.
 struct WorkerMessages {
     std::string stage = "start-up";
-    std::optional<EntryResult> entry;
+    std::optional<Measurement> entry;
     std::string malformed;  // a line that did not parse, if any
     std::string oversized;  // why the worker was stopped mid-line, if it was
 
@@ -43,7 +43,7 @@ struct WorkerMessages {
         try {
             nlohmann::json message = parse_bounded(line, "its line");
             if (message.contains("stage")) stage = message["stage"].get<std::string>();
-            if (message.contains("entry")) entry = message["entry"].get<EntryResult>();
+            if (message.contains("entry")) entry = message["entry"].get<Measurement>();
         } catch (const std::exception &e) {
             malformed = e.what();
         }
@@ -267,7 +267,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
                                                const MeasureOptions &options,
                                                const std::optional<RunBudget> &budget) {
     const auto began = std::chrono::steady_clock::now();
-    EntryResult failed = skipped_entry(plugin, size, "");  // when the worker reports nothing
+    EntryResult failed(skipped_entry(plugin, size, ""));  // when the worker reports nothing
     failed.status = EntryStatus::error;
     const WorkerDevices devices = devices_for(plugin, options);
     if (worker_ && !fits(*worker_, plugin, devices)) retire();
@@ -292,20 +292,20 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         }
     }
     if (report.entry) {
-        EntryResult entry = std::move(*report.entry);
+        EntryResult entry(std::move(*report.entry));
         devices.for_runner(entry);
-        entry.worker_started = started;
-        entry.worker_entries_before = entries_before;
+        entry.sweep.worker_started = started;
+        entry.sweep.worker_entries_before = entries_before;
         settle_worker(entry, open, launch_, worker_);
-        entry.entry_wall_s = seconds_since(began);
+        entry.sweep.entry_wall_s = seconds_since(began);
         return entry;
     }
     const int status = worker_->process().wait();
     worker_.reset();
     if (launch_.interrupted && launch_.interrupted()) return std::nullopt;
-    failed.worker_started = started;
+    failed.sweep.worker_started = started;
     failed.message = unreported(report, status, timed_out, launch_.timeout_s);
-    failed.entry_wall_s = seconds_since(began);
+    failed.sweep.entry_wall_s = seconds_since(began);
     return failed;
 }
 

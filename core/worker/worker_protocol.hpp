@@ -1,8 +1,9 @@
 // What travels between the runner and a worker process, which serves the entries of one
 // plugin (its file is on the worker's command line, see worker_main.hpp): requests, one JSON
 // line each (the size, the options, the host's roofline), and for each request a report, a
-// stream of JSON lines: {"stage": "setup"} as each stage begins, then {"entry": {...}}, the
-// entry in its one encoding, the results file's (entry_json.hpp).
+// stream of JSON lines: {"stage": "setup"} as each stage begins, then {"entry": {...}}, its
+// Measurement in the results file's encoding of an entry, less the runner's notes
+// (entry_json.hpp).
 #pragma once
 
 #include "entry_json.hpp"

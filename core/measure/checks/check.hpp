@@ -36,7 +36,7 @@ struct Check {
     const char *example;  // a finding as recorded, for the docs ("" for a flag)
     // The finding in an entry's record: "" where it passes, else what was found. nullptr for a
     // check judged while the entry is measured (its file says where), not from the record.
-    std::string (*finding)(const EntryResult &entry);
+    std::string (*finding)(const Measurement &entry);
 
     EntryStatus status() const;  // what a finding makes of the entry (ok for a flag)
 };
@@ -50,16 +50,16 @@ const Check &check_named(std::string_view name);
 const std::vector<std::pair<std::string, std::string>> &flag_glossary();
 
 // The flags an entry carries: the names of the flag checks whose finding is not empty.
-std::vector<std::string> entry_flags(const EntryResult &entry);
+std::vector<std::string> entry_flags(const Measurement &entry);
 
 // The refusals found in a finished entry's record (invalid checks with a finding), in table
 // order, joined by "; "; "" when none.
-std::string record_refusals(const EntryResult &entry);
+std::string record_refusals(const Measurement &entry);
 
 // A finding made while measuring, thrown as the entry's status and message (EntryProblem).
 [[noreturn]] void refuse(const Check &check, std::string finding);
 // Throws `check`'s finding in `entry`'s record, if it has one: a check that ends sampling early.
-void refuse_if_found(const Check &check, const EntryResult &entry);
+void refuse_if_found(const Check &check, const Measurement &entry);
 
 // The calls that make the findings of checks judged while an entry is measured (each defined
 // in its check's file), and of faster_than_hardware, which a reader of a file may ask again.
@@ -67,12 +67,12 @@ class LeakWatch;
 std::string footprint_problem(const Work &work, const PhaseTimer &timer);  // footprint.cpp
 // An out-of-memory failure after `runs_done` successful run() calls is the plugin's fault (an
 // error naming the leak where `leaks` finds one), not a size that does not fit (skipped).
-void judge_out_of_memory(EntryResult &result, size_t runs_done, LeakWatch *leaks);
+void judge_out_of_memory(Measurement &result, size_t runs_done, LeakWatch *leaks);
 // After a CUDA entry: a sticky error (an illegal address...) that the plugin's own calls did
 // not report makes an ok entry an error. Returns "the CUDA context was lost (<error>)", or ""
 // while the context is usable.
-std::string note_lost_cuda_context(EntryResult &entry);
+std::string note_lost_cuda_context(Measurement &entry);
 // "" when the entry's rates are within its ceilings; else why it is faster than the hardware.
-std::string faster_than_hardware(const EntryResult &entry);
+std::string faster_than_hardware(const Measurement &entry);
 
 }  // namespace gpubench

@@ -75,14 +75,14 @@ const std::vector<std::pair<std::string, std::string>> &flag_glossary() {
     return glossary;
 }
 
-std::vector<std::string> entry_flags(const EntryResult &entry) {
+std::vector<std::string> entry_flags(const Measurement &entry) {
     std::vector<std::string> flags;
     for (const Check *check : check_table())
         if (check->verdict == CheckVerdict::flag && !check->finding(entry).empty()) flags.push_back(check->name);
     return flags;
 }
 
-std::string record_refusals(const EntryResult &entry) {
+std::string record_refusals(const Measurement &entry) {
     std::string found;
     for (const Check *check : check_table())
         if (check->verdict == CheckVerdict::invalid && check->finding)
@@ -93,7 +93,7 @@ std::string record_refusals(const EntryResult &entry) {
 
 void refuse(const Check &check, std::string finding) { throw EntryProblem{check.status(), std::move(finding)}; }
 
-void refuse_if_found(const Check &check, const EntryResult &entry) {
+void refuse_if_found(const Check &check, const Measurement &entry) {
     if (std::string finding = check.finding(entry); !finding.empty()) refuse(check, std::move(finding));
 }
 

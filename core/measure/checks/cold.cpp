@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string cold(const EntryResult &e) { return e.cache == "cold" ? "cold" : ""; }
+std::string cold(const Measurement &e) { return e.cache == "cold" ? "cold" : ""; }
 }  // namespace
 
 extern const Check cold_check{

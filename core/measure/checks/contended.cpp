@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string contended(const EntryResult &e) {
+std::string contended(const Measurement &e) {
     return e.resources.host_load && e.resources.host_load->contended() ? "contended" : "";
 }
 }  // namespace

@@ -12,7 +12,7 @@ extern const Check cuda_context_lost_check{
     "`the CUDA context was lost (an illegal memory access was encountered)`",
     nullptr};  // judged after the entry (note_lost_cuda_context)
 
-std::string note_lost_cuda_context(EntryResult &entry) {
+std::string note_lost_cuda_context(Measurement &entry) {
     const std::string lost = cuda_sticky_error();
     if (lost.empty()) return "";
     const std::string why = "the CUDA context was lost (" + lost + ")";

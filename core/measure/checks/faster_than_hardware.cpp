@@ -8,7 +8,7 @@ namespace gpubench {
 
 // Impossible throughput: the timing or the declared work is wrong. Bytes are held to the
 // level the working set fits in (hold_to_level); none where that level's bandwidth is unknown.
-std::string faster_than_hardware(const EntryResult &e) {
+std::string faster_than_hardware(const Measurement &e) {
     const EntryFigures f = entry_figures(e, this_host_run());
     char text[320] = "";
     const double flops = f.gflops * 1e9, bytes = f.gbytes_per_s * 1e9;

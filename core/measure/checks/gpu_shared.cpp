@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string gpu_shared(const EntryResult &e) { return e.resources.gpu_shared() ? "gpu_shared" : ""; }
+std::string gpu_shared(const Measurement &e) { return e.resources.gpu_shared() ? "gpu_shared" : ""; }
 }  // namespace
 
 extern const Check gpu_shared_check{

@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string noisy(const EntryResult &e) {
+std::string noisy(const Measurement &e) {
     return e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty() ? "noisy" : "";
 }
 }  // namespace

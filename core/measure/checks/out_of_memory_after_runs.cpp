@@ -12,7 +12,7 @@ extern const Check out_of_memory_after_runs_check{
     " run())`",
     nullptr};  // judged where the failure is recorded (judge_out_of_memory)
 
-void judge_out_of_memory(EntryResult &result, size_t runs_done, LeakWatch *leaks) {
+void judge_out_of_memory(Measurement &result, size_t runs_done, LeakWatch *leaks) {
     if (runs_done == 0) return;  // before any run() completed the size does not fit: skipped
     result.status = out_of_memory_after_runs_check.status();
     std::string leak;

@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string persisting_l2_left(const EntryResult &e) { return e.persisting_l2_left; }
+std::string persisting_l2_left(const Measurement &e) { return e.persisting_l2_left; }
 }  // namespace
 
 extern const Check persisting_l2_left_check{

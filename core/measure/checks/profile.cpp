@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string profile(const EntryResult &e) { return e.settings.profile_runs ? "profile" : ""; }
+std::string profile(const Measurement &e) { return e.settings.profile_runs ? "profile" : ""; }
 }  // namespace
 
 extern const Check profile_check{

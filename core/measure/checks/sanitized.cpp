@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string sanitized(const EntryResult &e) { return e.sanitizer.empty() ? "" : "sanitized"; }
+std::string sanitized(const Measurement &e) { return e.sanitizer.empty() ? "" : "sanitized"; }
 }  // namespace
 
 extern const Check sanitized_check{

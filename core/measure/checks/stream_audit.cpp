@@ -13,13 +13,13 @@ namespace {
 double median_of(std::vector<double> values) { return summarize(std::move(values)).median; }
 
 // The trace's finding, or the busy-after check's where nothing traced.
-std::string stream_escape(const EntryResult &e) {
+std::string stream_escape(const Measurement &e) {
     const StreamAudit &audit = e.stream_audit;
     if (!audit.problem.empty()) return audit.problem;
-    if (!audit.escaped) return "";
+    if (!audit.outside_stream) return "";
     return "work outside the runner's stream in " + audit.worst_phase + "(): timed " +
-           format_seconds(audit.timed_s) + ", the device stayed busy " + format_seconds(audit.drain_s) +
-           " after it (at every check)";
+           format_seconds(audit.timed_s) + ", the device stayed busy " +
+           format_seconds(audit.device_busy_after_s) + " after it (at every check)";
 }
 
 }  // namespace
@@ -113,7 +113,7 @@ double StreamAuditor::timed(Instance &instance, const char *phase, gpubench_phas
 void StreamAuditor::drain_verdict(StreamAudit &audit) const {
     double worst_excess = -1;
     for (const auto &[phase, c] : checks_) {
-        audit.audits += c.spans.size();
+        audit.checks += c.spans.size();
         // The least of the drains: work a plugin leaves off the stream shows at every
         // check, while another process taking its GPU time slice delays only some.
         const double span = median_of(c.spans), drain = *std::min_element(c.drains.begin(), c.drains.end());
@@ -122,28 +122,29 @@ void StreamAuditor::drain_verdict(StreamAudit &audit) const {
             worst_excess = drain - allowed;
             audit.worst_phase = phase;
             audit.timed_s = span;
-            audit.drain_s = drain;
-            audit.escaped = drain > allowed;
+            audit.device_busy_after_s = drain;
+            audit.outside_stream = drain > allowed;
         }
     }
     // Another process computing on this GPU keeps it busy after the phase too, at every
     // check when it is busy enough: no verdict then (the entry is flagged gpu_shared).
-    if (audit.escaped)
-        if (const auto memory = timer_.device_memory(); memory && memory->shared()) audit.escaped = false;
+    if (audit.outside_stream)
+        if (const auto memory = timer_.device_memory(); memory && memory->shared())
+            audit.outside_stream = false;
 }
 
 StreamAudit StreamAuditor::verdict() const {
     StreamAudit audit;
     drain_verdict(audit);
     if (trace_) {
-        audit.tracer = trace_->name();
-        audit.escaped = false;  // the trace's verdict replaces the busy-after guess
+        audit.traced.by = trace_->name();
+        audit.outside_stream = false;  // the trace's verdict replaces the busy-after guess
     } else {
         audit.untraced = untraced_;
     }
-    audit.traced_calls = traced_calls_;
-    if (!run_extents_.empty()) audit.run_traced_s = median_of(run_extents_);
-    if (!run_operations_.empty()) audit.run_operations = median_of(run_operations_);
+    audit.traced.calls = traced_calls_;
+    if (!run_extents_.empty()) audit.traced.run_device_work_s = median_of(run_extents_);
+    if (!run_operations_.empty()) audit.traced.run_operations = median_of(run_operations_);
     audit.problem = problem_;
     audit.audit_wall_s = cost_s_;
     return audit;

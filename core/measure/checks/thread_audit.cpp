@@ -139,7 +139,7 @@ ThreadAudit ThreadAuditor::verdict() const {
 }
 
 namespace {
-std::string thread_escape(const EntryResult &e) { return e.thread_audit.problem; }
+std::string thread_escape(const Measurement &e) { return e.thread_audit.problem; }
 }  // namespace
 
 extern const Check thread_audit_check{

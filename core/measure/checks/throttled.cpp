@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string throttled(const EntryResult &e) { return e.resources.throttled() ? "throttled" : ""; }
+std::string throttled(const Measurement &e) { return e.resources.throttled() ? "throttled" : ""; }
 }  // namespace
 
 extern const Check throttled_check{

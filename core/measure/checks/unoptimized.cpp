@@ -3,7 +3,7 @@
 namespace gpubench {
 
 namespace {
-std::string unoptimized(const EntryResult &e) { return e.unoptimized ? "unoptimized" : ""; }
+std::string unoptimized(const Measurement &e) { return e.unoptimized ? "unoptimized" : ""; }
 }  // namespace
 
 extern const Check unoptimized_check{

@@ -13,14 +13,14 @@ namespace {
 // Whether the declared work is memory-bound: no flops, or fewer per byte than the roofline's
 // ridge. A compute-bound kernel's declared bytes are the least it must move, which tiling
 // and caches exceed by design: its flops are what to compare.
-bool declared_memory_bound(const EntryResult &e) {
+bool declared_memory_bound(const Measurement &e) {
     if (e.work.flops <= 0) return true;
     return e.peak_flops > 0 && e.peak_bytes_per_s > 0 && e.work.bytes > 0 &&
            e.work.flops / e.work.bytes < e.peak_flops / e.peak_bytes_per_s;
 }
 
 // The bytes the counters saw at the entry's level, and that level's name; nullopt where none.
-std::optional<std::pair<double, std::string>> counted_bytes(const EntryResult &e) {
+std::optional<std::pair<double, std::string>> counted_bytes(const Measurement &e) {
     if (!declared_memory_bound(e)) return std::nullopt;
     if (!e.cuda_devices.empty()) {
         // What the SMs and copy engines moved through the L2, wherever it was served from: a
@@ -47,20 +47,20 @@ std::string text(const char *unit, double declared, double measured, const std::
 
 }  // namespace
 
-std::optional<double> counted_value(const EntryResult &e, const char *name) {
+std::optional<double> counted_value(const Measurement &e, const char *name) {
     for (const EntryMetric &m : e.metrics)
         if (m.measured && m.name == name) return m.value;
     return std::nullopt;
 }
 
-std::optional<double> counted_sum(const EntryResult &e, std::initializer_list<const char *> names) {
+std::optional<double> counted_sum(const Measurement &e, std::initializer_list<const char *> names) {
     std::optional<double> total;
     for (const char *name : names)
         if (const auto value = counted_value(e, name)) total = total.value_or(0) + *value;
     return total;
 }
 
-std::optional<double> counted_flops(const EntryResult &e) {
+std::optional<double> counted_flops(const Measurement &e) {
     std::optional<double> pipes;  // none counted: the flops are unknown, whatever the tensor cores say
     for (const PipeFlops &pipe : pipe_flops)
         if (const auto value = counted_value(e, pipe.figure)) pipes = pipes.value_or(0) + *value;
@@ -68,7 +68,7 @@ std::optional<double> counted_flops(const EntryResult &e) {
     return *pipes + counted_value(e, "tensor_flops_per_run").value_or(0);
 }
 
-std::string counted_work_mismatch(const EntryResult &e) {
+std::string counted_work_mismatch(const Measurement &e) {
     std::string mismatch;
     if (const auto bytes = counted_bytes(e); bytes && std::max(e.work.bytes, bytes->first) >= counted_work_least_bytes &&
                                              disagree(e.work.bytes, bytes->first))

@@ -30,15 +30,15 @@ inline constexpr double counted_work_least_bytes = 4 << 20;
 
 // The counter `name` as the entry recorded it (a measured metric), or nullopt; the sum of
 // those of `names` that were read, or nullopt where none was.
-std::optional<double> counted_value(const EntryResult &entry, const char *name);
-std::optional<double> counted_sum(const EntryResult &entry, std::initializer_list<const char *> names);
+std::optional<double> counted_value(const Measurement &entry, const char *name);
+std::optional<double> counted_sum(const Measurement &entry, std::initializer_list<const char *> names);
 // The counted flops of the four precisions together, or nullopt where the pipes' (FP64, FP32,
 // FP16) were not read: where the profiler could not see them all (gpu_counter_figures.hpp),
 // the tensor cores' alone would read as a wrong total.
-std::optional<double> counted_flops(const EntryResult &entry);
+std::optional<double> counted_flops(const Measurement &entry);
 
 // "" where they agree within counted_work_tolerance or cannot be compared; else what
 // differs, naming both: "declares 4e+08 B a run(), the counters 8e+08 B (HBM)".
-std::string counted_work_mismatch(const EntryResult &entry);
+std::string counted_work_mismatch(const Measurement &entry);
 
 }  // namespace gpubench

@@ -5,7 +5,7 @@
 namespace gpubench {
 
 namespace {
-std::string wrong_result(const EntryResult &e) {
+std::string wrong_result(const Measurement &e) {
     if (e.verification.passed) return "";
     char text[128];
     std::snprintf(text, sizeof text, "wrong result: error %.3g exceeds tolerance %.3g", e.verification.max_error,
