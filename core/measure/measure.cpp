@@ -22,28 +22,6 @@
 
 namespace gpubench {
 
-const char *to_string(EntryStatus status) {
-    switch (status) {
-        case EntryStatus::ok: return "ok";
-        case EntryStatus::verification_failed: return "verification_failed";
-        case EntryStatus::error: return "error";
-        case EntryStatus::skipped: return "skipped";
-    }
-    return "error";
-}
-
-EntryStatus entry_status_from_string(const std::string &text) {
-    for (EntryStatus s : {EntryStatus::ok, EntryStatus::verification_failed, EntryStatus::error,
-                          EntryStatus::skipped})
-        if (text == to_string(s)) return s;
-    throw std::invalid_argument("unknown entry status '" + text + "'");
-}
-
-EntrySettings entry_settings(const MeasureOptions &options) {
-    return {options.params, options.seed, options.cpu_threads, options.warmup_runs, options.max_noise,
-            options.profile_runs};
-}
-
 Measurement skipped_entry(const PluginInfo &plugin, uint64_t size, std::string reason) {
     Measurement entry;
     entry.plugin = plugin.name;
@@ -73,10 +51,6 @@ size_t devices_taken(const PluginInfo &plugin, size_t offered) {
 }
 
 }  // namespace
-
-bool measured_across_ranks(const Work &work, const MeasureOptions &options) {
-    return options.world.together() && (work.flags & GPUBENCH_WORK_RUN_ACROSS_RANKS);
-}
 
 std::vector<int> selected_cuda_devices(const MeasureOptions &options) {
     std::vector<int> devices{options.cuda_device};
@@ -112,14 +86,6 @@ const char *prefix_for_failure(gpubench_status status) {
 }
 
 }  // namespace
-
-const std::vector<double> &headline_run_samples(const Measurement &entry) {
-    return entry.per_launch.run_s.empty() ? entry.run_s : entry.per_launch.run_s;
-}
-
-std::string headline_method(const Measurement &entry) {
-    return entry.per_launch.run_s.empty() ? "single" : entry.per_launch.method;
-}
 
 double working_set_bytes(const Work &work, bool on_gpu) {
     const double held = on_gpu ? work.device_bytes : work.host_bytes;

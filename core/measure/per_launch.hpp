@@ -8,7 +8,7 @@
 // collectives, and alike on every rank.
 #pragma once
 
-#include "measure.hpp"
+#include "measurement.hpp"
 #include "plugin_instance.hpp"
 
 namespace gpubench {

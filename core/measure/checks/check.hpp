@@ -5,7 +5,8 @@
 // reports, `runner checks`, the docs' tables) takes its words from the table.
 #pragma once
 
-#include "measure.hpp"
+#include "measurement.hpp"
+#include "phase_timer.hpp"
 
 #include <string>
 #include <string_view>

@@ -1,0 +1,259 @@
+// An entry's record: the options it is measured with, the worker's measurement and the runner's
+// notes on it (results/entry_json.hpp encodes them). Measuring it is measure.hpp's.
+#pragma once
+
+#include "entry_identity.hpp"
+#include "gpu.hpp"
+#include "host_share.hpp"
+#include "rank_world.hpp"
+#include "resource_watch.hpp"
+
+#include <gpubench/plugin.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpubench {
+
+struct MeasureOptions {
+    uint64_t seed = 42;
+    int cpu_threads = 1;
+    int cuda_device = 0;
+    // The CUDA devices the run selected, for plugins that work across GPUs (ABI 1.5): with
+    // cuda_device first (selected_cuda_devices); empty = cuda_device alone.
+    std::vector<int> cuda_devices;
+    std::string params;         // "key=value,..." passed to the plugin (a sweep's entry's
+                                // own; the sweep's: the keys of one value, see ParamAxis)
+    int warmup_runs = 1;        // full upload/run/download cycles before sampling
+    size_t min_samples = 10;
+    size_t max_samples = 1000;
+    double min_time_s = 0.5;    // sample at least this much run() time...
+    double max_noise = 0.005;   // ...and until the median's relative standard error is this low
+                                // (0: no noise criterion)...
+    double max_time_s = 10.0;   // ...but stop once an entry has taken this long (>= 1 sample)
+    bool cold = false;          // flush the GPU's L2 before each timed run()
+    // Check that device work ends with its timed span (sampling.hpp). Off under --sanitize:
+    // the sanitizer's own device work outlives the spans.
+    bool audit_streams = true;
+    // Trace the audited calls' device work with CUPTI where it loads (--no-device-trace: the
+    // busy-after check alone, e.g. under a profiler that holds CUPTI itself).
+    bool trace_device = true;
+    // Hold the runner's stream while run() enqueues (run_hold.hpp), so that GPU spans measure
+    // device work alone (--no-stream-hold: off).
+    bool hold_stream = true;
+    // Check, on a few run() calls of an entry timed on the host clock, that no thread of the
+    // plugin works after run() returned (thread_audit.hpp; --no-thread-audit: off).
+    bool audit_threads = true;
+    // Name each plugin call in an NVTX range for profilers (nvtx_range.hpp; --no-nvtx: off).
+    bool nvtx = true;
+    // A counting pass after the samples: one more run() whose hardware counters are read
+    // (counting_pass.hpp; --counters).
+    bool counters = false;
+    // A profile run (--profile): the warm-up, then exactly this many run() calls, no other
+    // (no per-launch samples, no traced or audited cycles); 0: the sampling rule decides.
+    size_t profile_runs = 0;
+    // The ranks launched together that this run is one of (rank_world.hpp): a plugin whose
+    // run() is one collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS) is measured in
+    // lock-step with them (sampling.hpp). Alone: rank 0 of 1.
+    RankWorld world;
+    // The entry's folder in world.folder, where its ranks meet (entry_rendezvous): set by the
+    // sweep for each entry; made by measure_entry for a plugin that works across ranks.
+    std::string rendezvous;
+};
+
+// An entry measured in lock-step across ranks calls run() as often on each rank, so nothing
+// that depends on time (noise, --min-time, --max-time, a budget, a launch's length) decides
+// how often: it takes exactly --min-samples samples, then as many per-launch samples of this
+// many back-to-back launches each (nccl-tests' default iterations, -n 20).
+inline constexpr size_t lockstep_launches = 20;
+
+// What an entry's record holds of the options it was measured with: its identity's params,
+// seed and threads, and how it was sampled. The rest are the results file's "options".
+struct EntrySettings {
+    std::string params;
+    uint64_t seed = 42;
+    int cpu_threads = 1;
+    int warmup_runs = 1;
+    double max_noise = 0.005;  // 0: the noise criterion was not asked for
+    size_t profile_runs = 0;   // a profile run's count of run() calls (--profile); 0: none
+};
+EntrySettings entry_settings(const MeasureOptions &options);
+
+// One --param key with its values ("--param dtype=float32,float64"): a sweep measures each
+// plugin at every combination of the values of the keys it reads (param_settings, sweep.hpp).
+struct ParamAxis {
+    std::string key;
+    std::vector<std::string> values;  // in command-line order, each once, none empty
+};
+using ParamAxes = std::vector<ParamAxis>;  // in command-line order, each key once
+
+enum class EntryStatus { ok, verification_failed, error, skipped };
+const char *to_string(EntryStatus status);
+EntryStatus entry_status_from_string(const std::string &text);  // throws std::invalid_argument
+
+// Whether each timed phase's device work stayed on the runner's stream and within its span:
+// the runner traces the device work of a few extra cycles after warm-up (CUPTI,
+// device_trace.hpp; sampling.hpp says which), and waits for the whole device after the end
+// event of those, of the warm-up's and of every 4th sample (see gpubench/plugin.h).
+struct StreamAudit {
+    size_t checks = 0;             // phase calls checked
+    // The busy-after check, the verdict where nothing traces:
+    std::string worst_phase;       // the phase whose device work outlived its span the most
+    double timed_s = 0;            // that phase's median timed span at the checks
+    double device_busy_after_s = 0;  // its least wait for the device after the span ended
+    bool outside_stream = false;   // device_busy_after_s beyond the rule in sampling.hpp:
+                                   // invalid entry
+    // The trace of the same calls, where one traced them...
+    struct Trace {
+        std::string by;            // what traced them ("CUPTI 13.0"); "" when nothing did
+        size_t calls = 0;
+        double run_device_work_s = 0;  // run()'s traced device work, first start to last end
+                                       // (median)
+        double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
+    } traced;
+    std::string untraced;          // ...else why not
+    std::string problem;           // what the trace found wrong: makes the entry invalid
+    double audit_wall_s = 0;       // what the checks cost the entry: busy-after waits, traced cycles
+};
+
+// Whether a CPU plugin's work stayed inside run(): its threads' CPU time read just before and
+// just after a few run() calls, and again shortly after (thread_audit.hpp says the rules).
+struct ThreadAudit {
+    size_t calls = 0;              // run() calls audited
+    std::string resolution;        // "ns", or "clock ticks" where only /proc stat was readable
+    size_t threads = 0;            // the most plugin threads seen at once (the caller and the
+                                   // harness's own threads are not counted)
+    size_t started_by_run = 0;     // the most threads one run() started and left running
+    size_t worked_after_return = 0;  // threads that worked after run() returned without
+                                     // taking part in it (distinct over the audited calls)
+    double cpu_after_return_s = 0;   // CPU those threads took after the returns, all calls
+    double audit_wall_s = 0;       // what the audit itself cost the entry (wall time)
+    std::string problem;           // the refusal: makes the entry invalid; "" when none
+};
+
+// The headline time of a short GPU run, per launch (empty method: from single launches).
+struct PerLaunch {
+    std::string method;            // "graph", "batch", "graph, reset subtracted",
+                                   // "batch, reset subtracted"; "" = not timed per launch
+    size_t launches = 0;           // run() launches per sample
+    std::vector<double> run_s;     // seconds per launch, one value per sample
+    std::string note;              // why a graph was not used, when it was not
+};
+
+// A metric of an entry: the plugin's, a figure about the result (the same from the same
+// inputs), or one the runner measured, with the noise of any measurement: `runner compare`,
+// which has one value a side, judges only the former.
+struct EntryMetric : Metric {
+    bool measured = false;
+};
+
+// What measuring one entry found, as measure_entry returns it and a worker sends it to the
+// runner. Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
+struct Measurement {
+    std::string plugin;
+    uint64_t size = 0;
+    EntrySettings settings;         // set by measure_entry, and by the sweep for every entry
+    EntryStatus status = EntryStatus::error;
+    std::string message;            // why it was skipped or failed; "" when ok
+    Work work;
+    std::string clock;              // which PhaseTimer measured it
+    double load_s = 0;              // loading the plugin library in a fresh worker process
+    double setup_s = 0;             // create(): allocation and input generation
+    double first_run_s = 0;         // run() of the first warm-up cycle (cold: lazy init etc.)
+    std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
+                                                      // empty when the plugin has none)
+    // GPU entries: run()'s own host time (the enqueueing), per call of a back-to-back series
+    // after the samples, and per sample within the sampled cycles (after their upload).
+    std::vector<double> run_host_s, run_host_cycle_s;
+    std::string stream_hold;         // "held", or why the spans were not ("" for a host clock)
+    std::string stop_reason;
+    std::string cache = "hot";      // "cold": L2 flushed before each timed run()
+    PerLaunch per_launch;           // short GPU runs: the per-launch headline
+    double noise = 0;               // relative standard error of the median run() time
+    bool noise_converged = false;   // noise <= max_noise when sampling stopped
+    StreamAudit stream_audit;
+    ThreadAudit thread_audit;       // CPU plugins (host clock) only
+    Verification verification;
+    // Figures that are not times: the plugin's about the result (ABI 1.1), then the runner's own
+    // measured values; each named, with its unit and direction (metric_format.hpp).
+    std::vector<EntryMetric> metrics;
+    EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
+    // The ceilings for this entry's math (gpubench_work.math) and bandwidth, so that
+    // throughput is read as a fraction of the roofline; 0: unknown. The bandwidth is that of
+    // the memory level its working set fits in (hold_to_level).
+    double peak_flops = 0, peak_bytes_per_s = 0;
+    std::string peak_level;             // "L1", "L2", "L3", "DRAM", "HBM", "NVLink", "PCIe"...;
+                                        // "" = not held
+    double level_margin = 0;            // the margin on peak_bytes_per_s, that level's
+    std::string peak_source;            // the interconnect's: how its peak was read, or why
+                                        // there is none; "" for the memory levels
+    uint64_t roofline_cache_bytes = 0;  // the largest cache's capacity
+    double roofline_margin = 0;         // the margin on peak_flops
+    std::string item_name;          // what work.items counts ("" = none)
+    gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
+    bool unoptimized = false;       // the plugin's build_info says it was built without -O
+    std::string sanitizer;          // "memcheck: 0 errors"... when run under compute-sanitizer
+    std::string counters;           // --counters: the source that read them, or "not read: why"
+                                    // ("" without --counters)
+    std::string persisting_l2_left;  // GPU state the plugin left after destroy() and the runner
+                                     // undid (checks/persisting_l2_left.cpp); "" when none
+    // Where the entry's wall time went: inside the plugin's calls (and waiting for their
+    // device work) versus the harness around them ("harness" in entry_json.cpp).
+    double plugin_time_s = 0;
+    std::vector<int> cuda_devices;  // the CUDA devices it ran on (ABI 1.5); empty: a CPU plugin
+    // A collective across ranks (GPUBENCH_WORK_RUN_ACROSS_RANKS): this rank and how many
+    // measured it together, in lock-step; 0 of 1 for an entry measured alone.
+    uint32_t rank = 0, ranks = 1;
+    bool across_ranks() const { return ranks > 1; }
+
+    EntryIdentity identity() const { return {plugin, size, settings.params, settings.seed}; }
+};
+
+// What the runner notes about an entry around its measurement: where it ran and when. The
+// worker knows none of it.
+struct SweepNotes {
+    // The names, UUIDs and bus ids of the devices it ran on (Measurement::cuda_devices),
+    // from the sweep's probe; an index alone where the sweep did not probe the device.
+    std::vector<DeviceIdentity> devices;
+    // The CPUs the entry's worker had in a --devices sweep (its lane's share, or every CPU for
+    // an entry that ran alone); nullopt in a sweep on one GPU.
+    std::optional<HostShare> host_share;
+    // In a merged file: the shard that delivered it (runner merge sets it); nullopt elsewhere.
+    std::optional<uint32_t> shard;
+    double entry_wall_s = 0;        // request to report, as the runner saw it
+    bool worker_started = false;    // a worker process was started for this entry
+    size_t worker_entries_before = 0;  // entries its worker measured before it (0: fresh)
+    double finished_after_s = 0;    // since the runner started
+    double sampling_budget_s = 0;   // max_time_s as --budget cut it for this entry (0: not cut)
+};
+
+// An entry as the results file records it: the measurement, and the runner's notes on it.
+struct EntryResult : Measurement {
+    SweepNotes sweep;
+
+    EntryResult() = default;
+    explicit EntryResult(Measurement measured) : Measurement(std::move(measured)) {}
+    // Its wall time outside sampling: a started worker, set-up, warm-up, checks, teardown.
+    double outside_sampling_s() const { return std::max(0.0, sweep.entry_wall_s - resources.sampling_wall_s); }
+};
+
+// The headline compute time's samples, and how they were taken: per launch (per_launch.method)
+// for short GPU runs, else "single" run() calls.
+const std::vector<double> &headline_run_samples(const Measurement &entry);
+std::string headline_method(const Measurement &entry);
+
+// Whether an entry of this work is measured in lock-step with the other ranks: this run is one
+// of several launched together, and the plugin's run() is a collective across them
+// (GPUBENCH_WORK_RUN_ACROSS_RANKS).
+bool measured_across_ranks(const Work &work, const MeasureOptions &options);
+
+// Told the name of each stage as it begins ("work", "setup", "warm-up", "samples",
+// "verify", "metrics", "teardown"), so that a crash can be placed.
+using StageObserver = std::function<void(const char *stage)>;
+
+}  // namespace gpubench
