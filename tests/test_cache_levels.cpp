@@ -173,7 +173,7 @@ TEST_CASE("the working set is the footprint a run's bytes come from", "[host]") 
     CHECK(working_set_bytes(w, false) == 100e6);
 }
 
-TEST_CASE("cache-resident work is read against its level; 10x beyond a level is refused",
+TEST_CASE("cache-resident work is read against its level, and 10x beyond a level is refused",
           "[host][checks]") {
     const Roofline r = two_core_host();
     // 120 KB (vecadd at 1e4) at 121 GB/s: 264% of DRAM, but it fits in the L2.
@@ -195,7 +195,7 @@ TEST_CASE("cache-resident work is read against its level; 10x beyond a level is 
     CHECK(faster_than_hardware(cpu_entry(1e9, 1e9 / 45e9, r)).empty());
 }
 
-TEST_CASE("without any cache size, cache-sized work is not refused; DRAM-sized cheats are",
+TEST_CASE("without any cache size, cache-sized work is not refused, and DRAM-sized cheats are",
           "[host][checks]") {
     HostPeaks p;
     p.fp32_flops = 2e11, p.fp64_flops = 1e11, p.bytes_per_s = 40e9;

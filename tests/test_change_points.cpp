@@ -83,7 +83,7 @@ TEST_CASE("several steps in one series are each found", "[change_points]") {
     CHECK(steps[1].relative_step() == Approx(-0.5));
 }
 
-TEST_CASE("one outlier in the middle is not a step; the newest point alone is", "[change_points]") {
+TEST_CASE("one outlier in the middle is not a step, and the newest point alone is", "[change_points]") {
     CHECK(find_change_points({1, 1.01, 0.99, 3, 1, 1.01, 0.99, 1}).empty());
     CHECK(find_change_points({1, 1, 1, 1, 1, 3, 1}).empty());  // one point after it: still an outlier
     // The newest run cannot be told from an outlier yet: it is reported, the next run settles it.

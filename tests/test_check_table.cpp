@@ -71,7 +71,7 @@ TEST_CASE("a finding made while measuring ends the entry with its check's status
     CHECK(check_named("wrong_result").status() == EntryStatus::verification_failed);
 }
 
-TEST_CASE("runner checks lists every check; its Markdown is the docs' tables", "[checks][cli]") {
+TEST_CASE("runner checks lists every check, and its Markdown is the docs' tables", "[checks][cli]") {
     const auto text = run_runner("checks");
     CHECK(text.status == 0);
     for (const Check *check : check_table()) CHECK_THAT(text.output, Catch::Contains(check->name));

@@ -68,7 +68,7 @@ TEST_CASE("a child that ended takes what it left running in its group with it", 
     close(fds[0]);
 }
 
-TEST_CASE("a child that cannot start says why; one looked up on PATH starts", "[child-process]") {
+TEST_CASE("a child that cannot start says why, and one looked up on PATH starts", "[child-process]") {
     ChildProcess missing;
     CHECK(missing.start({{"/nonexistent/program"}}) == ENOENT);
     CHECK_FALSE(missing.try_wait());  // nothing started: nothing ended

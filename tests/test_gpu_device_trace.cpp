@@ -33,7 +33,7 @@ Measurement measure_escape(const std::string &escape, uint64_t size, PhaseTimer 
 
 }  // namespace
 
-TEST_CASE("device trace: each escape is caught at every size; the control and a declared "
+TEST_CASE("device trace: each escape is caught at every size, and the control and a declared "
           "host run() pass",
           "[gpu]") {
     require_trace();
@@ -86,7 +86,7 @@ Measurement measure_join(const std::string &way, uint64_t size, PhaseTimer &time
 }  // namespace
 
 TEST_CASE("device trace: correct CUDA off the runner's stream, ordered back into its span, "
-          "passes at every size; the same graph unjoined is caught",
+          "passes at every size, and the same graph unjoined is caught",
           "[gpu]") {
     require_trace();
     auto timer = make_cuda_event_timer(0);

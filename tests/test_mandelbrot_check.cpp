@@ -40,7 +40,7 @@ gpubench::Verification verify(const gpubench::BackendSpec &spec, Image &image) {
 
 }  // namespace
 
-TEST_CASE("mandelbrot's check: a GPU's real axis escaping earlier passes; the same elsewhere fails", "[mandelbrot]") {
+TEST_CASE("mandelbrot's check: a GPU's real axis escaping earlier passes, and the same elsewhere fails", "[mandelbrot]") {
     Image image;
     REQUIRE(image.geometry.height == 1000);
     REQUIRE(image.at(100, 500) == 256);  // the antenna, on the axis: never escapes

@@ -117,7 +117,7 @@ TEST_CASE("readers refuse files that are not JSON, empty, truncated, out of rang
     fs::remove(file);
 }
 
-TEST_CASE("a gzip-compressed results file is read as it is; corrupt, truncated or huge ones are refused",
+TEST_CASE("a gzip-compressed results file is read as it is, and corrupt, truncated or huge ones are refused",
           "[results-model]") {
     const fs::path gz = temp_results("compressed").replace_extension(".json.gz");
     REQUIRE(run_command("gzip -c " + recorded.string() + " > " + gz.string()).status == 0);

@@ -36,7 +36,7 @@ bool call(RunHolder &holder, double host_s) {
 
 }  // namespace
 
-TEST_CASE("run() is held once a probe was quick, with a timeout from it; the switch drops earlier samples") {
+TEST_CASE("run() is held once a probe was quick, with a timeout from it, and the switch drops earlier samples") {
     FakeHoldTimer timer;
     RunHolder holder(timer, true);
     CHECK(call(holder, 2.0));        // the first call compiles: slow, not held, kept

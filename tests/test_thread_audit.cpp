@@ -65,7 +65,7 @@ void require_audited_and_passed(const std::string &environment, const std::strin
 
 }  // namespace
 
-TEST_CASE("thread audit: each escape from run() is refused at every size; the controls pass",
+TEST_CASE("thread audit: each escape from run() is refused at every size, and the controls pass",
           "[thread_audit]") {
     for (const uint64_t size : {1'000ull, 1'000'000ull, 100'000'000ull}) {
         INFO("size " << size);

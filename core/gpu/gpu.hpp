@@ -69,9 +69,16 @@ std::unique_ptr<PhaseTimer> make_multi_device_timer(const std::vector<int> &devi
 // illegal address, say, every later CUDA call in this process fails).
 std::string cuda_sticky_error();
 
-// After an entry on `devices` (with the runner's `streams`, in the same order): what its
-// plugin left of the L2 set aside for persisting accesses, or of an access-policy window on
-// the runner's streams, each undone now ("" where nothing was left; always "" without CUDA).
-std::string undo_persisting_l2(const std::vector<int> &devices, const std::vector<void *> &streams);
+// What a device holds of the L2 for persisting accesses, and the access-policy window on the
+// runner's stream there (cudaLimitPersistingL2CacheSize, cudaStreamAttributeAccessPolicyWindow).
+struct PersistingL2 {
+    size_t set_aside_bytes = 0;
+    size_t window_bytes = 0;
+};
+// Read on each of `devices`, with the runner's `streams` in the same order (none without CUDA).
+std::vector<PersistingL2> read_persisting_l2(const std::vector<int> &devices, const std::vector<void *> &streams);
+// After an entry: what its plugin left changed from `before` ("" where nothing), each set back.
+std::string restore_persisting_l2(const std::vector<PersistingL2> &before, const std::vector<int> &devices,
+                                  const std::vector<void *> &streams);
 
 }  // namespace gpubench

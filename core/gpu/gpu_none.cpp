@@ -29,6 +29,11 @@ std::unique_ptr<PhaseTimer> make_multi_device_timer(const std::vector<int> &) {
 
 std::string cuda_sticky_error() { return ""; }
 
-std::string undo_persisting_l2(const std::vector<int> &, const std::vector<void *> &) { return ""; }
+std::vector<PersistingL2> read_persisting_l2(const std::vector<int> &, const std::vector<void *> &) { return {}; }
+
+std::string restore_persisting_l2(const std::vector<PersistingL2> &, const std::vector<int> &,
+                                  const std::vector<void *> &) {
+    return "";
+}
 
 }  // namespace gpubench

@@ -1,6 +1,8 @@
 // The L2 set aside for persisting accesses, and the streams' access-policy windows: state a
 // plugin may set for its run() (cudaDeviceSetLimit, cudaStreamSetAttribute) that outlives its
-// entry in the worker's CUDA context, shrinking the L2 of every entry after it.
+// entry in the worker's CUDA context, changing the L2 of every entry after it. A context
+// need not start with none set aside (a driver may set a default), so what counts is the
+// change over the entry.
 #include "gpu.hpp"
 
 #include <cuda_runtime.h>
@@ -17,54 +19,71 @@ std::string mib(size_t bytes) {
     return text;
 }
 
-// The device's persisting-L2 set-aside, reset to none; "" where there was none (or the
-// device has no such limit: a query that fails leaves no error behind).
-std::string undo_limit(int device) {
+// A query that fails (a device without the limit, a lost context) reads as 0 and leaves no
+// error behind.
+size_t set_aside(int device) {
     size_t bytes = 0;
-    if (cudaSetDevice(device) != cudaSuccess ||
-        cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess) {
-        cudaGetLastError();
-        return "";
-    }
-    if (bytes == 0) return "";
-    cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
-    cudaCtxResetPersistingL2Cache();
+    if (cudaSetDevice(device) != cudaSuccess || cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess)
+        bytes = 0;
     cudaGetLastError();
-    return mib(bytes) + " of device " + std::to_string(device) + "'s L2 set aside (cudaLimitPersistingL2CacheSize)";
+    return bytes;
 }
 
-std::string undo_window(cudaStream_t stream, int device) {
+cudaStreamAttrValue window(void *stream) {
     cudaStreamAttrValue value{};
-    if (cudaStreamGetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value) != cudaSuccess) {
-        cudaGetLastError();
-        return "";
-    }
-    if (value.accessPolicyWindow.num_bytes == 0) return "";
-    const size_t bytes = value.accessPolicyWindow.num_bytes;
-    cudaStreamAttrValue none{};  // num_bytes 0: no window
-    cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &none);
+    if (cudaStreamGetAttribute(static_cast<cudaStream_t>(stream), cudaStreamAttributeAccessPolicyWindow, &value) !=
+        cudaSuccess)
+        value = {};
     cudaGetLastError();
-    return "an access-policy window of " + mib(bytes) + " on the runner's stream of device " + std::to_string(device);
+    return value;
+}
+
+// The device's set-aside and its stream's window back to `before`; what differed, or "".
+std::string restore(const PersistingL2 &before, int device, void *stream) {
+    std::string left;
+    if (const size_t now = set_aside(device); now != before.set_aside_bytes) {
+        left = mib(now) + " of device " + std::to_string(device) + "'s L2 set aside, " + mib(before.set_aside_bytes) +
+               " before the entry (cudaLimitPersistingL2CacheSize)";
+        cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, before.set_aside_bytes);
+        cudaCtxResetPersistingL2Cache();
+    }
+    if (stream)
+        if (const cudaStreamAttrValue now = window(stream); now.accessPolicyWindow.num_bytes != before.window_bytes) {
+            left += (left.empty() ? "" : ", ") + std::string("an access-policy window of ") +
+                    mib(now.accessPolicyWindow.num_bytes) + " on the runner's stream of device " + std::to_string(device);
+            cudaStreamAttrValue none{};  // the runner's streams are made with none
+            cudaStreamSetAttribute(static_cast<cudaStream_t>(stream), cudaStreamAttributeAccessPolicyWindow, &none);
+        }
+    cudaGetLastError();
+    return left;
 }
 
 }  // namespace
 
-std::string undo_persisting_l2(const std::vector<int> &devices, const std::vector<void *> &streams) {
+std::vector<PersistingL2> read_persisting_l2(const std::vector<int> &devices, const std::vector<void *> &streams) {
     int current = 0;
-    if (cudaGetDevice(&current) != cudaSuccess) {
-        cudaGetLastError();
-        return "";
-    }
+    const bool known = cudaGetDevice(&current) == cudaSuccess;
+    std::vector<PersistingL2> state;
+    for (size_t i = 0; i < devices.size(); ++i)
+        state.push_back({set_aside(devices[i]),
+                         i < streams.size() && streams[i] ? window(streams[i]).accessPolicyWindow.num_bytes : 0});
+    if (known) cudaSetDevice(current);
+    cudaGetLastError();
+    return state;
+}
+
+std::string restore_persisting_l2(const std::vector<PersistingL2> &before, const std::vector<int> &devices,
+                                  const std::vector<void *> &streams) {
+    if (before.empty()) return "";  // nothing was read: no CUDA call for a host clock
+    int current = 0;
+    const bool known = cudaGetDevice(&current) == cudaSuccess;
     std::string left;
-    for (size_t i = 0; i < devices.size(); ++i) {
-        std::string found = undo_limit(devices[i]);
-        if (i < streams.size() && streams[i]) {
-            const std::string window = undo_window(static_cast<cudaStream_t>(streams[i]), devices[i]);
-            found += (found.empty() || window.empty() ? "" : ", ") + window;
-        }
-        if (!found.empty()) left += (left.empty() ? "" : "; ") + found;
-    }
-    cudaSetDevice(current);
+    for (size_t i = 0; i < devices.size() && i < before.size(); ++i)
+        if (std::string found = restore(before[i], devices[i], i < streams.size() ? streams[i] : nullptr);
+            !found.empty())
+            left += (left.empty() ? "" : "; ") + found;
+    if (known) cudaSetDevice(current);
+    cudaGetLastError();
     return left;
 }
 

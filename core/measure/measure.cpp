@@ -119,6 +119,8 @@ Measurement new_entry(const Plugin &plugin, uint64_t size, const MeasureOptions 
     return result;
 }
 
+const std::vector<PersistingL2> l2_none;  // a host clock's: nothing read, nothing restored
+
 // The timer's devices and streams, as many as the plugin takes (one unless its max_devices
 // is above 1); none for a host clock.
 struct TakenDevices {
@@ -260,6 +262,7 @@ Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         gpubench_setup_args args = setup_args(size, options, timer, taken);
         if (measured_across_ranks(result.work, options)) across_ranks.emplace(options, timer, result, args);
         stage("setup");
+        const auto l2_before = timer.real_streams() ? read_persisting_l2(taken.devices, taken.streams) : l2_none;
         ResourceWatch watch(timer);
         leaks.emplace(timer);
         const auto setup_began = std::chrono::steady_clock::now();
@@ -283,7 +286,7 @@ Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         for (Metric &m : counted) result.metrics.push_back({std::move(m), true});
         stage("teardown");
         teardown();
-        if (timer.real_streams()) result.persisting_l2_left = undo_persisting_l2(timer.cuda_devices(), timer.cuda_streams());
+        result.persisting_l2_left = restore_persisting_l2(l2_before, taken.devices, taken.streams);
         judge_result(result, options, timer);
     } catch (...) {
         record_failure(result, current_stage, runs_done, leaks ? &*leaks : nullptr);
