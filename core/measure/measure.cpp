@@ -210,6 +210,16 @@ void judge_result(Measurement &result, const MeasureOptions &options, const Phas
     result.status = result.message.empty() ? EntryStatus::ok : EntryStatus::verification_failed;
 }
 
+// The entry's metrics: the plugin's figures about its result, then what the runner measured
+// (the resource watch's, the counting pass's), with the resources themselves.
+void collect_metrics(Measurement &result, std::vector<Metric> plugins, ResourceWatch &watch,
+                     std::vector<Metric> counted) {
+    for (Metric &m : plugins) result.metrics.push_back({std::move(m)});
+    result.resources = watch.finish();
+    for (const Metric &m : watch.metrics()) result.metrics.push_back({m, true});
+    for (Metric &m : counted) result.metrics.push_back({std::move(m), true});
+}
+
 // The exception being handled, as the entry's status and message.
 void record_failure(Measurement &result, const char *stage, size_t runs_done, LeakWatch *leaks) {
     try {
@@ -280,10 +290,7 @@ Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         stage("verify");
         result.verification = instance->verify();
         stage("metrics");
-        for (Metric &m : instance->metrics(plugin.metrics_fn())) result.metrics.push_back({std::move(m)});
-        result.resources = watch.finish();
-        for (const Metric &m : watch.metrics()) result.metrics.push_back({m, true});
-        for (Metric &m : counted) result.metrics.push_back({std::move(m), true});
+        collect_metrics(result, instance->metrics(plugin.metrics_fn()), watch, std::move(counted));
         stage("teardown");
         teardown();
         result.persisting_l2_left = restore_persisting_l2(l2_before, taken.devices, taken.streams);
