@@ -1,5 +1,5 @@
 // The names of the harness's own threads. Every thread the runner or a worker starts names
-// itself "gpubench-<role>", so that the thread audit (measure/thread_audit.hpp) can tell the
+// itself "gpubench-<role>", so that the thread audit (measure/checks/thread_audit.hpp) can tell the
 // plugin's threads from ours: a plugin's thread that works after run() returned is an escape,
 // a shard heartbeat is not.
 #pragma once
