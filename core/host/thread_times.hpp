@@ -1,4 +1,4 @@
-// The CPU time of each of this process's threads, for the thread audit (measure/
+// The CPU time of each of this process's threads, for the thread audit (measure/checks/
 // thread_audit.hpp): which threads worked while the plugin's run() ran and which after it
 // returned. Linux only (/proc/self/task); elsewhere a reading is empty.
 #pragma once
