@@ -68,24 +68,24 @@ void check_contract(bool cuda) {
         const Plugin plugin = test_support::load_file(info.file);
         for (uint64_t size : contract_sizes) {
             if (!size_range_problem(info, size).empty()) continue;
-            DYNAMIC_SECTION(info.name << " at size " << size) {
-                Measurement e = measure_entry(plugin, size, options, *timer);
-                INFO(e.message);
-                // A plugin across GPUs may need more than the one it is given here
-                // (allreduce_nccl): then it says so, and is never timed.
-                if (info.max_devices > 1 && e.status == EntryStatus::skipped) {
-                    CHECK_THAT(e.message, Catch::StartsWith("not supported: "));
-                    CHECK(e.run_s.empty());
-                    WARN("not tested on one GPU: " << info.name << ": " << e.message);
-                    ++checked;  // its refusal was checked: Catch runs this case once per section
-                    continue;
-                }
-                check_verified(e);
-                CHECK(e.work.flops + e.work.bytes + e.work.items > 0);  // declared work of some kind
-                CHECK(e.run_s.size() >= options.min_samples);
-                if (cuda) CHECK(cuda_sticky_error().empty());
-                ++checked;
+            // A scoped INFO, not a section: Catch reruns a case once per section, and each
+            // rerun would load every plugin again (minutes for the Python ones).
+            INFO(info.name << " at size " << size);
+            Measurement e = measure_entry(plugin, size, options, *timer);
+            INFO(e.message);
+            ++checked;
+            // A plugin across GPUs may need more than the one it is given here
+            // (allreduce_nccl): then it says so, and is never timed.
+            if (info.max_devices > 1 && e.status == EntryStatus::skipped) {
+                CHECK_THAT(e.message, Catch::StartsWith("not supported: "));
+                CHECK(e.run_s.empty());
+                WARN("not tested on one GPU: " << info.name << ": " << e.message);
+                continue;
             }
+            check_verified(e);
+            CHECK(e.work.flops + e.work.bytes + e.work.items > 0);  // declared work of some kind
+            CHECK(e.run_s.size() >= options.min_samples);
+            if (cuda) CHECK(cuda_sticky_error().empty());
         }
     }
     CHECK(checked > 0);
@@ -146,15 +146,14 @@ static void check_sort_uint32(bool cuda) {
         const Plugin plugin = test_support::load_file(info.file);
         for (const char *input : {"random", "descending"})
             for (uint64_t size : {1, 7, 1000, 30011}) {
-                DYNAMIC_SECTION(info.name << " keys=uint32 input=" << input << " at " << size) {
-                    MeasureOptions options = test_support::sampled(1, 1);
-                    options.params = std::string("keys=uint32,input=") + input;
-                    Measurement e = measure_entry(plugin, size, options, *timer);
-                    INFO(e.message);
-                    check_verified(e);
-                    CHECK_THAT(e.verification.detail, Catch::Contains("uint32 keys"));
-                    ++checked;
-                }
+                INFO(info.name << " keys=uint32 input=" << input << " at " << size);  // as above
+                MeasureOptions options = test_support::sampled(1, 1);
+                options.params = std::string("keys=uint32,input=") + input;
+                Measurement e = measure_entry(plugin, size, options, *timer);
+                INFO(e.message);
+                check_verified(e);
+                CHECK_THAT(e.verification.detail, Catch::Contains("uint32 keys"));
+                ++checked;
             }
     }
     CHECK(checked > 0);
