@@ -208,7 +208,7 @@ void read_param_axes(const std::vector<std::string> &params, CommandLine &cli) {
                 throw std::invalid_argument("--param " + axis.key +
                                             " is given twice: list its values in one, " + axis.key + "=a,b");
         // The sweep's own params: the keys of one value (entries record their own).
-        if (axis.values.size() == 1)
+        if (axis.values.size() == 1 && axis.values.front() != "*")
             cli.measure.params += (cli.measure.params.empty() ? "" : ",") + axis.key + "=" + axis.values.front();
         cli.param_axes.push_back(std::move(axis));
     }
@@ -362,6 +362,8 @@ ParamAxis parse_param_axis(const std::string &text) {
         if (end == values.size()) break;
         begin = end + 1;
     }
+    if (axis.values.size() > 1 && std::count(axis.values.begin(), axis.values.end(), "*"))
+        throw std::invalid_argument("--param '" + text + "': '*' (every declared value) stands alone");
     return axis;
 }
 

@@ -34,24 +34,6 @@ std::string format_throughput(const EntryFigures &f, const std::string &item_nam
 
 namespace {
 
-// Prints rows of cells with each column as wide as its widest cell.
-void print_table(std::ostream &out, const std::vector<std::vector<std::string>> &rows) {
-    std::vector<size_t> width;
-    for (const auto &row : rows)
-        for (size_t c = 0; c < row.size(); ++c) {
-            if (width.size() <= c) width.push_back(0);
-            width[c] = std::max(width[c], row[c].size());
-        }
-    for (const auto &row : rows) {
-        std::string line;
-        for (size_t c = 0; c < row.size(); ++c) {
-            line += row[c];
-            if (c + 1 < row.size()) line += std::string(width[c] - row[c].size() + 2, ' ');
-        }
-        out << line << '\n';
-    }
-}
-
 // Fixed-width sweep columns, so rows printed one at a time line up.
 constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_how = 7, w_spread = 7,
               w_thr = 20, w_peak = 9, w_mem = 9, w_flags = 10;
@@ -89,37 +71,7 @@ std::string how_of(const EntryResult &e) {
     return method;
 }
 
-// The --param keys a plugin reads, for --list: "dtype,iterations", "-" (none), or "any" when
-// it does not declare them.
-std::string params_read(const PluginInfo &p) {
-    if (!p.param_names) return "any";
-    std::string keys;
-    for (const std::string &key : *p.param_names) keys += (keys.empty() ? "" : ",") + key;
-    return keys.empty() ? "-" : printable_text(keys);
-}
-
 }  // namespace
-
-void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu) {
-    std::vector<std::vector<std::string>> rows = {
-        {"PLUGIN", "WORKLOAD", "BACKEND", "DEVICE", "STATUS", "SIZES", "SIZE MEANING", "PARAMS",
-         "ABI", "FILE"}};
-    for (const PluginInfo &p : catalog.plugins) {
-        std::string status = !p.is_available()                ? "unavailable: " + p.unavailable_reason
-                             : !p.is_cuda() || gpu.available ? "available"
-                                                             : "unavailable: " + gpu.unavailable_reason;
-        rows.push_back({p.name, p.workload, p.backend, p.device_kind_name(), status,
-                        std::to_string(p.min_size) + ".." + std::to_string(p.max_size),
-                        p.size_meaning, params_read(p), p.abi_text(), printable_text(p.file.string())});
-    }
-    print_table(out, rows);
-    if (catalog.plugins.empty()) out << "(no plugins found)\n";
-    if (!catalog.refused.empty()) {
-        out << "\nRefused:\n";
-        for (const Refusal &r : catalog.refused)
-            out << "  " << printable_text(r.file.string()) << ": " << printable_text(r.reason) << '\n';
-    }
-}
 
 void print_sweep_header(std::ostream &out, size_t params_width) {
     char line[1024];

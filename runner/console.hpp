@@ -1,4 +1,5 @@
-// What the runner prints: the plugin list and the sweep table, row by row as entries finish.
+// What the runner prints of a sweep: its table, row by row as entries finish (plugin_list.hpp
+// prints --list).
 #pragma once
 
 #include "entry_figures.hpp"
@@ -15,8 +16,6 @@ namespace gpubench {
 
 // The plugin's headline throughput: "51.2 TFLOP/s", "812 GB/s", "1.52 Gkeys/s".
 std::string format_throughput(const EntryFigures &figures, const std::string &item_name);
-
-void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu);
 
 // The sweep table: with a PARAMS column `params_width` wide after PLUGIN when it is not 0 (a
 // sweep whose entries have params: each row then shows its entry's).

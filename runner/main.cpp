@@ -2,6 +2,7 @@
 #include "cache_files.hpp"
 #include "cli.hpp"
 #include "console.hpp"
+#include "plugin_list.hpp"
 #include "plugin_scan.hpp"
 #include "plugin_table.hpp"
 #include "results.hpp"
@@ -38,6 +39,15 @@ std::optional<int> run_other_role(int argc, char **argv) {
     return std::nullopt;
 }
 
+// --list --plugin's plugins: a pattern that matches none is bad input.
+std::vector<const PluginInfo *> selected_plugins(PluginCatalog &catalog, const std::vector<std::string> &patterns) {
+    try {
+        return select_plugins(catalog, patterns);
+    } catch (const std::invalid_argument &e) {
+        throw CommandFailure{e.what()};
+    }
+}
+
 void print_version(std::ostream &out) {
     out << "gpubench runner " << build_context()["gpubench_version"].get<std::string>() << " ("
         << build_context()["git_revision"].get<std::string>() << "), plugin ABI " << GPUBENCH_ABI_MAJOR << "."
@@ -69,8 +79,11 @@ int run(int argc, char **argv) {
         if (cli.list) {
             if (cli.list_format == "markdown")
                 print_plugin_table(std::cout, std::cerr, catalog);
-            else
+            else if (plan.plugin_patterns.empty())
                 print_plugin_list(std::cout, catalog, probe_runner_gpu(plan.measure.cuda_device, cli.reprobe_gpus));
+            else
+                print_plugin_descriptions(std::cout, selected_plugins(catalog, plan.plugin_patterns),
+                                          probe_runner_gpu(plan.measure.cuda_device, cli.reprobe_gpus));
             return exit_ok;
         }
         return measure_sweep(cli, plan, catalog, std::vector<std::string>(argv, argv + argc), started);

@@ -180,6 +180,9 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &pla
     // A mistyped key would otherwise be measured as the default, silently.
     if (std::string problem = unread_param_problem(selection.plugins, param_keys(cli.param_axes)); !problem.empty())
         throw CommandFailure{problem};
+    // A value the plugin would refuse fails here, once, not as an error entry at every size.
+    if (std::string problem = param_values_problem(selection.plugins, cli.param_axes); !problem.empty())
+        throw CommandFailure{problem};
     return selection;
 }
 

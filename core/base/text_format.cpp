@@ -103,4 +103,10 @@ std::vector<std::string> split_list(const std::string &text, char separator) {
     return items;
 }
 
+std::string join(const std::vector<std::string> &items, const std::string &separator) {
+    std::string joined;
+    for (size_t i = 0; i < items.size(); ++i) joined += (i ? separator : "") + items[i];
+    return joined;
+}
+
 }  // namespace gpubench

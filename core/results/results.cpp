@@ -1,5 +1,6 @@
 #include "results.hpp"
 
+#include "declared_params.hpp"
 #include "shard_plan.hpp"
 #include "text_format.hpp"
 
@@ -24,6 +25,7 @@ json plugin_json(const PluginInfo &plugin) {
               {"abi", plugin.abi_text()},
               {"build_info", plugin.build_info},
               {"file", printable_text(plugin.file.string())}};
+    if (!plugin.params.empty()) j["params"] = declared_params_json(plugin.params);
     if (plugin.build_record) j["build_record"] = build_record_json(*plugin.build_record);
     if (!plugin.build_record_note.empty()) j["build_record_note"] = plugin.build_record_note;
     return j;

@@ -52,10 +52,12 @@ const RunnerOption rows[] = {
     {"param_axes", "param", "k=v", "",
      "plugin parameter key=value, or key=v1,v2,... to sweep its values (repeatable, one key each): each "
      "plugin is measured at every combination of the values of the keys it reads, in one results file; a "
-     "key that no selected plugin reads is an error",
+     "key that no selected plugin reads, or a value outside a plugin's declared ones, is an error; key=* "
+     "sweeps every value of a declared choice",
      "a plugin parameter, repeatable, passed to every selected plugin; a key that no selected plugin reads is "
      "refused ([parameters](#parameters)); `k=v1,v2` sweeps several values ([parameter "
-     "axes](#parameter-axes)); recorded as each key with its values"},
+     "axes](#parameter-axes)), `k=*` every value of a declared choice; a value outside a plugin's declaration is "
+     "refused; recorded as each key with its values"},
     // How each entry is measured: threads, inputs, devices, sampling and its limits.
     {"cpu_threads", "threads", "N", "",
      "CPU threads a CPU plugin may use (at most the host's logical cores, unless --oversubscribe)",

@@ -1,5 +1,6 @@
 #include "descriptor_check.hpp"
 
+#include "declared_params.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
@@ -137,7 +138,7 @@ std::string plugin_info_problem(const PluginInfo &info) {
     if (info.max_devices < 1 || info.max_devices > max_plugin_devices)
         return "max_devices " + std::to_string(info.max_devices) + " is outside 1.." +
                std::to_string(max_plugin_devices);
-    return "";
+    return declared_params_problem(info);
 }
 
 namespace {
@@ -202,6 +203,47 @@ void read_later_fields(const gpubench_plugin &d, FieldReader &read, PluginInfo &
         info.max_devices = std::max<uint32_t>(d.max_devices, 1);  // 0: a single-device plugin
 }
 
+// The first version's gpubench_param, the least a params element may hold.
+constexpr size_t param_v1_10_size = offsetof(gpubench_param, help) + sizeof(const char *);
+
+// v1.10: the declared parameters, each element checked readable before it is copied; they
+// name their keys in param_names where the plugin left that NULL.
+void read_declared_params(const gpubench_plugin &d, FieldReader &read, const AddressSpace &memory,
+                          PluginInfo &info) {
+    if (!GPUBENCH_HAS_FIELD(&d, gpubench_plugin, param_count) || d.param_count == 0 || !read.problem.empty())
+        return;
+    const uint32_t count = d.param_count;
+    uint32_t stride = 0;
+    if (count > max_declared_params)
+        read.problem = "param_count " + std::to_string(count) + " is above the limit of " +
+                       std::to_string(max_declared_params);
+    else if (!d.params || memory.readable_bytes(d.params) < sizeof stride)
+        read.problem = "param_count is set but params is NULL or unreadable";
+    else if (std::memcpy(&stride, d.params, sizeof stride); stride < param_v1_10_size || stride > 1024)
+        read.problem = "params[0].struct_size " + std::to_string(stride) + " is not that of a gpubench_param";
+    else if (memory.readable_bytes(d.params) < size_t(stride) * count)
+        read.problem = "params: " + std::to_string(count) + " parameters are not all in readable memory";
+    for (uint32_t i = 0; i < count && read.problem.empty(); ++i) {
+        gpubench_param p{};
+        std::memcpy(&p, reinterpret_cast<const char *>(d.params) + size_t(i) * stride,
+                    std::min<size_t>(stride, sizeof p));
+        if (p.struct_size != stride) read.problem = "params[" + std::to_string(i) + "].struct_size differs from params[0]'s";
+        ParamSpec spec;
+        spec.key = read.text(p.key, "params[].key", true);
+        spec.kind = p.kind;
+        spec.default_value = read.text(p.default_value, "params[].default_value", false);
+        if (p.kind == GPUBENCH_PARAM_CHOICE) spec.choices = split_list(read.text(p.choices, "params[].choices", true));
+        spec.min = p.min;
+        spec.max = p.max;
+        spec.help = read.text(p.help, "params[].help", false);
+        info.params.push_back(std::move(spec));
+    }
+    if (!info.param_names && read.problem.empty()) {
+        info.param_names.emplace();
+        for (const ParamSpec &p : info.params) info.param_names->push_back(p.key);
+    }
+}
+
 }  // namespace
 
 std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
@@ -229,6 +271,7 @@ std::variant<PluginInfo, std::string> read_descriptor(const void *descriptor,
     info.min_size = d.min_size;
     info.max_size = d.max_size;
     read_later_fields(d, read, info);
+    read_declared_params(d, read, memory, info);
     if (!read.problem.empty()) return read.problem;
     if (std::string problem = plugin_info_problem(info); !problem.empty()) return problem;
     return info;

@@ -20,6 +20,7 @@ inline constexpr uint32_t max_descriptor_size = 64 * 1024;
 inline constexpr size_t max_descriptor_string = 4096;  // bytes, with the terminating NUL
 inline constexpr uint32_t max_default_sizes = 1024;
 inline constexpr uint32_t max_plugin_devices = 1024;  // max_devices (v1.5)
+inline constexpr uint32_t max_declared_params = 64;  // params of one descriptor (ABI 1.10)
 
 // Which addresses may be read and which hold code. The process's own map in production
 // (ProcessAddressSpace); a test or fuzz target describes its buffers instead.

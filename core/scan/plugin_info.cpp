@@ -1,5 +1,7 @@
 #include "plugin_info.hpp"
 
+#include "declared_params.hpp"
+
 namespace gpubench {
 
 const char *PluginInfo::device_kind_name() const {
@@ -37,6 +39,7 @@ nlohmann::json plugin_info_to_json(const PluginInfo &info) {
                            {"item_name", info.item_name},
                            {"headline", info.headline}};
     if (info.param_names) json["param_names"] = *info.param_names;
+    if (!info.params.empty()) json["params"] = declared_params_json(info.params);
     if (info.has_availability_probe) json["availability_probe"] = true;
     json["max_devices"] = info.max_devices;
     if (!info.unavailable_reason.empty()) json["unavailable"] = info.unavailable_reason;
@@ -64,6 +67,7 @@ PluginInfo plugin_info_from_json(const nlohmann::json &json, const std::filesyst
     json.at("item_name").get_to(info.item_name);
     json.at("headline").get_to(info.headline);
     if (json.contains("param_names")) info.param_names = json["param_names"].get<std::vector<std::string>>();
+    if (json.contains("params")) info.params = declared_params_from_json(json["params"]);
     info.has_availability_probe = json.value("availability_probe", false);
     info.max_devices = json.value("max_devices", 1u);
     info.unavailable_reason = json.value("unavailable", std::string());

@@ -6,6 +6,7 @@
 
 #include "build_record.hpp"
 
+#include <gpubench/param_spec.hpp>
 #include <gpubench/plugin.h>
 
 #include <nlohmann/json.hpp>
@@ -30,6 +31,7 @@ struct PluginInfo {
     std::string item_name;                                  // v1.1; "" = none
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;    // v1.1
     std::optional<std::vector<std::string>> param_names;    // v1.2; nullopt = not declared
+    std::vector<ParamSpec> params;  // v1.10: declared with type and values; empty = not so declared
     bool has_availability_probe = false;                    // v1.4: available() is set
     uint32_t max_devices = 1;  // v1.5: GPUs it works across at once; 1 = single-device (0 read as 1)
     std::string unavailable_reason;  // what available() said in the scan; "" = available

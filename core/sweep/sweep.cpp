@@ -1,5 +1,7 @@
 #include "sweep.hpp"
 
+#include "declared_params.hpp"
+
 #include "entry_recorder.hpp"
 #include "entry_sequence.hpp"
 #include "every_gpu_entries.hpp"
@@ -17,18 +19,50 @@
 
 namespace gpubench {
 
+namespace {
+
+bool reads(const PluginInfo &plugin, const std::string &key) {
+    const auto &read = plugin.param_names;
+    return !read || std::find(read->begin(), read->end(), key) != read->end();
+}
+
+// The axis's values for `plugin`: "*" is its declared choices.
+const std::vector<std::string> &axis_values(const ParamAxis &axis, const PluginInfo &plugin) {
+    const ParamSpec *declared = declared_param(plugin, axis.key);
+    const bool every = axis.values == std::vector<std::string>{"*"};
+    return every && declared && declared->kind == GPUBENCH_PARAM_CHOICE ? declared->choices : axis.values;
+}
+
+}  // namespace
+
 std::vector<std::string> param_settings(const ParamAxes &axes, const PluginInfo &plugin) {
     std::vector<std::string> settings{""};
     for (const ParamAxis &axis : axes) {
-        const auto &read = plugin.param_names;
-        if (read && std::find(read->begin(), read->end(), axis.key) == read->end()) continue;
+        if (!reads(plugin, axis.key)) continue;
         std::vector<std::string> longer;
         for (const std::string &setting : settings)
-            for (const std::string &value : axis.values)
+            for (const std::string &value : axis_values(axis, plugin))
                 longer.push_back(setting + (setting.empty() ? "" : ",") + axis.key + "=" + value);
         settings = std::move(longer);
     }
     return settings;
+}
+
+std::string param_values_problem(const std::vector<const PluginInfo *> &plugins, const ParamAxes &axes) {
+    for (const ParamAxis &axis : axes)
+        for (const PluginInfo *plugin : plugins) {
+            if (!reads(*plugin, axis.key)) continue;
+            const ParamSpec *declared = declared_param(*plugin, axis.key);
+            const std::string takes = declared ? plugin->name + "'s " + axis.key + " is " + allowed_text(*declared)
+                                               : plugin->name + " declares no values for " + axis.key;
+            for (const std::string &value : axis.values) {
+                if (value == "*" && !(declared && declared->kind == GPUBENCH_PARAM_CHOICE))
+                    return "--param " + axis.key + "=*: " + takes + " (* stands for a choice's values)";
+                if (value != "*" && declared && !value_problem(*declared, value).empty())
+                    return "--param " + axis.key + "=" + value + ": " + takes;
+            }
+        }
+    return "";
 }
 
 SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,

@@ -61,7 +61,13 @@ struct SweepSetup {
 // (its param_names; every axis when it declares none), each "key=value,..." with the keys in
 // axis order and the last axis varying fastest; {""} when it reads none of them. A key it
 // does not read is never passed to it, so it is not measured once per value of that key.
+// A value "*" stands for every value of the plugin's declared choice (ABI 1.10).
 std::vector<std::string> param_settings(const ParamAxes &axes, const PluginInfo &plugin);
+
+// What is wrong with --param's values for the plugins that read each key, or "": a value
+// outside a plugin's declaration of it (refused before anything is measured), or KEY=* where
+// a plugin that reads KEY declares no choice of values for it.
+std::string param_values_problem(const std::vector<const PluginInfo *> &plugins, const ParamAxes &axes);
 
 // One entry of a sweep: a plugin at a size with one parameter setting ("" = none).
 // One entry of a sweep's plan. Its size is checked against the plugin's declared range here,

@@ -9,16 +9,19 @@
 namespace mandelbrot {
 namespace {
 
+const gpubench::ParamSpec kIterationsParam = gpubench::whole(
+    "iterations", 20, 1, 65535, "steps per pixel at most (20 as in the article; stored as uint16)");
+const gpubench::ParamSpec kDtypeParam =
+    gpubench::choice("dtype", {"float64", "float32"}, "coordinates' type (float64 as in the article)");
+const gpubench::ParamSpec kImageParam =
+    gpubench::text("image", "", "PATH.pgm: writes the last image after verify (P5, maxval iterations)");
+
 // The parameters, validated; the size is checked separately.
 Geometry parse_params(const gpubench::Params &params) {
     Geometry g;
-    const long long iterations = params.get_int("iterations", 20);
-    if (iterations < 1 || iterations > 65535)
-        throw gpubench::InvalidArgument("iterations=" + std::to_string(iterations) +
-                                        ": expected 1..65535 (values are stored as uint16)");
-    g.iterations = static_cast<int>(iterations);
-    g.dtype = params.get_enum<Dtype>("dtype", {"float64", "float32"});
-    g.image_path = params.get("image", "");
+    g.iterations = static_cast<int>(params.get_int(kIterationsParam));
+    g.dtype = params.get_enum<Dtype>(kDtypeParam);
+    g.image_path = params.get(kImageParam);
     const std::string suffix = ".pgm";
     if (params.has("image") && (g.image_path.size() <= suffix.size() ||
                                 !g.image_path.ends_with(suffix)))
@@ -70,15 +73,16 @@ using gpubench::BackendSpec;
 }  // namespace
 
 gpubench::Info make_info(const BackendSpec &s) {
-    return gpubench::Info{
+    gpubench::Info info{
         s.name, "mandelbrot", s.backend, s.device_kind, s.description,
         "H: image rows; W = round(1.5 H) columns over [-2,1] x [-1,1] (1024 -> 1536 x 1024)",
         "1.0",
         "iterations=1..65535 (default 20, as in the article; pixels x iterations at most "
         "those of max_size at 256); dtype=float64|float32 (default float64, as in the "
         "article); image=PATH.pgm (write the last image after verify, P5, maxval iterations)",
-        1, s.max_size, s.default_sizes, "pixels", GPUBENCH_HEADLINE_ITEMS,
-        "iterations,dtype,image"};
+        1, s.max_size, s.default_sizes, "pixels", GPUBENCH_HEADLINE_ITEMS};
+    info.params = {kIterationsParam, kDtypeParam, kImageParam};
+    return info;
 }
 
 gpubench::Work make_work(const BackendSpec &spec, uint64_t height,

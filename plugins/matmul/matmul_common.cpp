@@ -56,20 +56,21 @@ std::vector<size_t> indices_to_check(size_t n, uint64_t salt) {
 }  // namespace
 
 gpubench::Info make_info(const BackendSpec &s) {
-    return gpubench::Info{s.name,
-                          "matmul",
-                          s.backend,
-                          s.device_kind,
-                          s.description,
-                          "N: square matrices N x N, float32 (C = A*B; dtype=float64 for double)",
-                          "1.0",
-                          "dtype=float32|float64 (element type, default float32)",
-                          1,
-                          s.max_size,
-                          s.default_sizes,
-                          nullptr,
-                          GPUBENCH_HEADLINE_AUTO,
-                          "dtype"};
+    gpubench::Info info{s.name,
+                        "matmul",
+                        s.backend,
+                        s.device_kind,
+                        s.description,
+                        "N: square matrices N x N, float32 (C = A*B; dtype=float64 for double)",
+                        "1.0",
+                        "dtype=float32|float64 (element type, default float32)",
+                        1,
+                        s.max_size,
+                        s.default_sizes,
+                        nullptr,
+                        GPUBENCH_HEADLINE_AUTO};
+    info.params = {kDtypeParam};
+    return info;
 }
 
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {

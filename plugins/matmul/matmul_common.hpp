@@ -26,9 +26,9 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
 // The dtype parameter: float32 (default) or float64. Throws InvalidArgument otherwise.
-inline Dtype parse_dtype(const gpubench::Params &params) {
-    return params.get_enum<Dtype>("dtype", {"float32", "float64"});
-}
+inline const gpubench::ParamSpec kDtypeParam =
+    gpubench::choice("dtype", {"float32", "float64"}, "element type of A, B and C");
+inline Dtype parse_dtype(const gpubench::Params &params) { return params.get_enum<Dtype>(kDtypeParam); }
 
 // N as a size_t, or NotSupported outside [min_size, max_size] of the backend.
 size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);

@@ -35,14 +35,14 @@ constexpr double kDefaultVars = 1000, kDefaultIterations = 10;
 // makes the residual grow instead of shrink; 8 keeps a margin.
 constexpr size_t kObsPerBatchColumn = 8;
 
-size_t parse_count(const gpubench::Params &params, const char *key, long long fallback,
-                   long long most) {
-    const long long value = params.get_int(key, fallback);
-    if (value < 1 || value > most)
-        throw gpubench::InvalidArgument(std::string(key) + "=" + std::to_string(value) +
-                                        ": expected 1.." + std::to_string(most));
-    return static_cast<size_t>(value);
-}
+const gpubench::ParamSpec kVarsParam = gpubench::whole("vars", 1000, 1, 100'000, "columns of X");
+const gpubench::ParamSpec kIterationsParam =
+    gpubench::whole("iterations", 10, 1, 100'000, "sweeps over the columns");
+const gpubench::ParamSpec kBatchParam =
+    gpubench::whole("batch", 1, 1, 100'000, "columns updated from one residual; at most vars");
+const gpubench::ParamSpec kDtypeParam = gpubench::choice("dtype", {"float64", "float32"}, "element type");
+const gpubench::ParamSpec kGraphParam =
+    gpubench::choice("graph", {"1", "0"}, "1: launch each iteration as one CUDA graph");
 
 }  // namespace
 
@@ -50,39 +50,38 @@ gpubench::Info make_info(const BackendSpec &s) {
     // A backend without params_help (the Python ones) reads the parameters every backend
     // reads, not the CUDA backends' graph.
     const bool reads_graph = s.params_help == kGpuParams;
-    return gpubench::Info{s.name,
-                          "solvebak",
-                          s.backend,
-                          s.device_kind,
-                          s.description,
-                          "obs: rows of X (obs x vars, vars=1000 by default), y = X a_true, "
-                          "float64 (dtype=float32 for float)",
-                          "1.0",
-                          s.params_help ? s.params_help : kCpuParams,
-                          1,
-                          s.max_size,
-                          s.default_sizes,
-                          "column updates",
-                          GPUBENCH_HEADLINE_BYTES,
-                          reads_graph ? "vars,iterations,batch,dtype,graph"
-                                      : "vars,iterations,batch,dtype"};
+    gpubench::Info info{s.name,
+                        "solvebak",
+                        s.backend,
+                        s.device_kind,
+                        s.description,
+                        "obs: rows of X (obs x vars, vars=1000 by default), y = X a_true, "
+                        "float64 (dtype=float32 for float)",
+                        "1.0",
+                        s.params_help ? s.params_help : kCpuParams,
+                        1,
+                        s.max_size,
+                        s.default_sizes,
+                        "column updates",
+                        GPUBENCH_HEADLINE_BYTES};
+    info.params = {kVarsParam, kIterationsParam, kBatchParam, kDtypeParam};
+    if (reads_graph) info.params.push_back(kGraphParam);
+    return info;
 }
 
 Config parse_params(const gpubench::Params &params) {
     Config c;
-    c.vars = parse_count(params, "vars", 1000, 100'000);
-    c.iterations = parse_count(params, "iterations", 10, 100'000);
-    c.batch = parse_count(params, "batch", 1, static_cast<long long>(c.vars));
-    c.dtype = params.get_enum<Dtype>("dtype", {"float64", "float32"});
+    c.vars = static_cast<size_t>(params.get_int(kVarsParam));
+    c.iterations = static_cast<size_t>(params.get_int(kIterationsParam));
+    c.batch = static_cast<size_t>(params.get_int(kBatchParam));
+    if (c.batch > c.vars)  // a bound the declaration cannot state
+        throw gpubench::InvalidArgument("batch=" + std::to_string(c.batch) + ": expected 1..vars (" +
+                                        std::to_string(c.vars) + ")");
+    c.dtype = params.get_enum<Dtype>(kDtypeParam);
     return c;
 }
 
-bool parse_graph(const gpubench::Params &params) {
-    const long long graph = params.get_int("graph", 1);
-    if (graph != 0 && graph != 1)
-        throw gpubench::InvalidArgument("graph=" + std::to_string(graph) + ": expected 0 or 1");
-    return graph == 1;
-}
+bool parse_graph(const gpubench::Params &params) { return params.get(kGraphParam) == "1"; }
 
 Config checked_config(const BackendSpec &s, uint64_t obs, const gpubench::Params &params) {
     Config c = parse_params(params);

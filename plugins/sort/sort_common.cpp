@@ -76,28 +76,35 @@ void parallel_for(size_t n, int threads, Body body) {
 
 }  // namespace
 
+namespace {
+const gpubench::ParamSpec kKeysParam = gpubench::choice(
+    "keys", {"float32", "uint32", "uint64", "pairs"}, "key type; pairs: float32 keys carrying uint32 values");
+const gpubench::ParamSpec kInputParam =
+    gpubench::choice("input", {"random", "descending"}, "key order; descending: strictly descending");
+}  // namespace
+
 gpubench::Info make_info(const BackendSpec &s) {
-    return gpubench::Info{s.name,
-                          "sort",
-                          s.backend,
-                          s.device_kind,
-                          s.description,
-                          "n: keys sorted ascending (float32; keys=uint32|uint64|pairs)",
-                          "1.0",
-                          "keys=float32|uint32|uint64|pairs (default float32; pairs = float32 keys "
-                          "carrying uint32 values); input=random|descending (default random; "
-                          "descending = strictly descending)",
-                          1,
-                          s.max_size,
-                          s.default_sizes,
-                          "keys",
-                          GPUBENCH_HEADLINE_ITEMS,
-                          "keys,input"};
+    gpubench::Info info{s.name,
+                        "sort",
+                        s.backend,
+                        s.device_kind,
+                        s.description,
+                        "n: keys sorted ascending (float32; keys=uint32|uint64|pairs)",
+                        "1.0",
+                        "keys=float32|uint32|uint64|pairs (default float32; pairs = float32 keys "
+                        "carrying uint32 values); input=random|descending (default random; "
+                        "descending = strictly descending)",
+                        1,
+                        s.max_size,
+                        s.default_sizes,
+                        "keys",
+                        GPUBENCH_HEADLINE_ITEMS};
+    info.params = {kKeysParam, kInputParam};
+    return info;
 }
 
 Config parse_config(const gpubench::Params &params) {
-    return {params.get_enum<Keys>("keys", {"float32", "uint32", "uint64", "pairs"}),
-            params.get_enum<Input>("input", {"random", "descending"})};
+    return {params.get_enum<Keys>(kKeysParam), params.get_enum<Input>(kInputParam)};
 }
 
 size_t checked_size(const BackendSpec &spec, uint64_t n) {

@@ -26,12 +26,14 @@ using gpubench::BackendSpec;
 }  // namespace
 
 gpubench::Info make_info(const BackendSpec &s) {
-    return gpubench::Info{
+    gpubench::Info info{
         s.name, "vecadd", s.backend, s.device_kind, s.description,
         "n: float32 elements (c = a + b; variant=increment: a[i] += 1)", "1.0",
         "variant=add|increment (default add: c = a + b; increment: a[i] += 1 in place, "
         "a restored before each run)",
-        10, s.max_size, s.default_sizes, "elements", GPUBENCH_HEADLINE_BYTES, "variant"};
+        10, s.max_size, s.default_sizes, "elements", GPUBENCH_HEADLINE_BYTES};
+    info.params = {kVariantParam};
+    return info;
 }
 
 gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Params &params) {

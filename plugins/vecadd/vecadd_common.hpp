@@ -28,9 +28,9 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
                          const gpubench::Params &params);
 
 // The variant parameter: add (default) or increment. Throws InvalidArgument otherwise.
-inline Variant parse_variant(const gpubench::Params &params) {
-    return params.get_enum<Variant>("variant", {"add", "increment"});
-}
+inline const gpubench::ParamSpec kVariantParam = gpubench::choice(
+    "variant", {"add", "increment"}, "add: c = a + b; increment: a[i] += 1 in place, a restored before each run");
+inline Variant parse_variant(const gpubench::Params &params) { return params.get_enum<Variant>(kVariantParam); }
 
 // One instance's size and parameters, as every backend reads them from its Setup.
 struct Instance {

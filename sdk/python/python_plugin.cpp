@@ -254,7 +254,8 @@ const gpubench_plugin *describe(const Definition &d, const char *build_info) {
                         *s.item_name ? s.item_name : nullptr, s.headline, s.param_names};
         }
         described = &info;
-        descriptor = detail::make_descriptor<Problem>(info, build_info);
+        static const detail::DeclaredParams declared(info);
+        descriptor = detail::make_descriptor<Problem>(info, build_info, &declared);
         if (!d.script.has_upload) descriptor.upload = nullptr;
         if (!d.script.has_reset) descriptor.reset = nullptr;
         if (!d.script.has_download) descriptor.download = nullptr;

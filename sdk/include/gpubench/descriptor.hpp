@@ -27,6 +27,9 @@ struct Info {
     const char *param_names = nullptr;
     // ABI 1.5: how many GPUs the plugin can work across at once; 1 = a single-device plugin.
     uint32_t max_devices = 1;
+    // ABI 1.10: the parameters it reads, declared (gpubench/param_spec.hpp). With them,
+    // param_names may stay nullptr: the descriptor then lists their keys.
+    std::vector<ParamSpec> params;
 };
 
 // create()'s arguments in C++ form.

@@ -1,8 +1,10 @@
 // The parameters of a run in C++ form: "key=value,key=value" as passed by the runner's
-// --param options, read as text, numbers or one of a fixed set of names.
+// --param options, read as text, numbers or one of a fixed set of names; best through the
+// plugin's declarations (gpubench/param_spec.hpp), which hold each key's default and values.
 #pragma once
 
 #include <gpubench/errors.hpp>
+#include <gpubench/param_spec.hpp>
 
 #include <cstddef>
 #include <cstdlib>
@@ -70,6 +72,24 @@ public:
             expected += (i == 0 ? "" : i + 1 < N ? ", " : " or ") + std::string(names[i]);
         }
         throw InvalidArgument(key + "='" + value + "': expected " + expected);
+    }
+
+    // A declared parameter's value, its default when --param does not give it, checked
+    // against its declaration: anything else is InvalidArgument naming the allowed values.
+    std::string get(const ParamSpec &p) const {
+        std::string value = get(p.key, p.default_value);
+        if (std::string problem = value_problem(p, value); !problem.empty()) throw InvalidArgument(problem);
+        return value;
+    }
+    long long get_int(const ParamSpec &p) const { return std::strtoll(get(p).c_str(), nullptr, 10); }
+    double get_double(const ParamSpec &p) const { return std::strtod(get(p).c_str(), nullptr); }
+    // A choice as Enum: the index of its value among p.choices (Enum's values in that order).
+    template <class Enum>
+    Enum get_enum(const ParamSpec &p) const {
+        const std::string value = get(p);
+        size_t index = 0;
+        while (index < p.choices.size() && p.choices[index] != value) ++index;
+        return static_cast<Enum>(index);
     }
 
     // As the runner passed it ("key=value,key=value"), for code that hands it on.

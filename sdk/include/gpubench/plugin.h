@@ -139,6 +139,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <gpubench/param.h> /* gpubench_param: a declared parameter (v1.10) */
 #include <gpubench/work.h> /* gpubench_work: what one run() does, its math and flags */
 
 #ifdef __cplusplus
@@ -146,7 +147,7 @@ extern "C" {
 #endif
 
 #define GPUBENCH_ABI_MAJOR 1
-#define GPUBENCH_ABI_MINOR 9
+#define GPUBENCH_ABI_MINOR 10
 #define GPUBENCH_ENTRY_SYMBOL "gpubench_plugin_entry"
 
 #if defined(_WIN32)
@@ -337,6 +338,15 @@ typedef struct gpubench_plugin {
        GPUs at once and is given every device the run selected, up to N (setup args'
        device_count, cuda_devices, cuda_streams; gpubench_work.devices). */
     uint32_t max_devices;
+
+    /* ---- v1.10 ---- */
+    /* The parameters the plugin reads, each with its type, allowed values and default
+       (gpubench/param.h); param_count 0 with params NULL = none declared this way. Where
+       they are declared, param_names must list the same keys (an older runner reads those):
+       gpubench::Info does both. The runner refuses a --param value outside them before
+       measuring, and expands --param KEY=* into a choice's values. */
+    const gpubench_param *params;
+    uint32_t param_count;
 } gpubench_plugin;
 
 /* Whether the translation unit that uses it was compiled with optimisation: the tail of

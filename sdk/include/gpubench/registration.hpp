@@ -7,11 +7,41 @@
 #include <gpubench/plugin.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace gpubench::detail {
 
+// The C form of Info::params, which the descriptor points into: it lives as long as the
+// descriptor (a static beside it), and so must the Info it was made from.
+class DeclaredParams {
+public:
+    explicit DeclaredParams(const Info &info) {
+        for (const ParamSpec &p : info.params) {
+            std::string joined;
+            for (const std::string &c : p.choices) joined += (joined.empty() ? "" : ",") + c;
+            choices_.push_back(std::move(joined));
+            keys_ += (keys_.empty() ? "" : ",") + p.key;
+        }
+        for (size_t i = 0; i < info.params.size(); ++i) {
+            const ParamSpec &p = info.params[i];
+            params_.push_back({sizeof(gpubench_param), p.key.c_str(), p.kind, p.default_value.c_str(),
+                               p.kind == GPUBENCH_PARAM_CHOICE ? choices_[i].c_str() : nullptr, p.min, p.max,
+                               p.help.c_str()});
+        }
+    }
+    const std::vector<gpubench_param> &params() const { return params_; }
+    const char *keys() const { return keys_.c_str(); }
+
+private:
+    std::vector<std::string> choices_;
+    std::string keys_;
+    std::vector<gpubench_param> params_;
+};
+
 template <class T>
-gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
+gpubench_plugin make_descriptor(const Info &info, const char *build_info,
+                                const DeclaredParams *declared = nullptr) {
     gpubench_plugin d{};
     d.struct_size = sizeof(gpubench_plugin);
     d.abi_major = GPUBENCH_ABI_MAJOR;
@@ -42,6 +72,11 @@ gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
     d.metrics = has_metrics<T>::value ? &Adapter<T>::metrics : nullptr;
     d.param_names = info.param_names;
     d.max_devices = info.max_devices;
+    if (declared && !declared->params().empty()) {
+        d.params = declared->params().data();
+        d.param_count = static_cast<uint32_t>(declared->params().size());
+        if (!d.param_names) d.param_names = declared->keys();
+    }
     return d;
 }
 
@@ -58,9 +93,10 @@ gpubench_plugin make_descriptor(const Info &info, const char *build_info) {
     extern "C" GPUBENCH_EXPORT const gpubench_plugin *gpubench_plugin_entry(void) {       \
         try {                                                                             \
             static const ::gpubench::Info gpubench_info_ = __VA_ARGS__;                   \
+            static const ::gpubench::detail::DeclaredParams gpubench_params_(gpubench_info_); \
             static const gpubench_plugin gpubench_descriptor_ =                           \
-                ::gpubench::detail::make_descriptor<Class>(gpubench_info_,                \
-                                                           GPUBENCH_PLUGIN_BUILD_INFO);   \
+                ::gpubench::detail::make_descriptor<Class>(                               \
+                    gpubench_info_, GPUBENCH_PLUGIN_BUILD_INFO, &gpubench_params_);       \
             return &gpubench_descriptor_;                                                 \
         } catch (...) {                                                                   \
             return nullptr; /* the runner refuses a plugin whose entry returns NULL */    \
