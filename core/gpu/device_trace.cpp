@@ -12,11 +12,6 @@ namespace {
 
 constexpr uint32_t never = std::numeric_limits<uint32_t>::max();
 
-bool is_runner(const TracedCall &call, const TracedStream &s) {
-    return std::find(call.runner_streams.begin(), call.runner_streams.end(), s) !=
-           call.runner_streams.end();
-}
-
 // The runner's end event on one of its streams: its last record in the call (the plugin's
 // own records on that stream come before it); nullptr without records.
 const TracedEventRecord *runner_end(const TracedCall &call, const TracedStream &runner) {

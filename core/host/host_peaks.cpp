@@ -120,19 +120,6 @@ HostPeaks host_peaks(const std::function<HostPeaks()> &measure) {
     }
 }
 
-HostPeaks refresh_host_peaks() { return refresh_host_peaks(measure_host_peaks); }
-
-HostPeaks refresh_host_peaks(const std::function<HostPeaks()> &measure) {
-    std::lock_guard lock(cache_mutex);
-    HostPeaks measured = measure();
-    try {
-        std::optional<fs::path> file = cache_file("host-peaks.json");
-        if (file && usable(measured) && measured.quiet) return store(*file, cache_key(), measured);
-    } catch (...) {
-    }
-    return measured;
-}
-
 nlohmann::json host_peaks_json(const HostPeaks &p) {
     nlohmann::json caches = nlohmann::json::array();
     for (const MemoryLevel &level : p.caches) caches.push_back(memory_level_json(level));
