@@ -1,5 +1,7 @@
 #include "progress.hpp"
 
+#include "text_format.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,14 +14,9 @@ double since(std::chrono::steady_clock::time_point t) {
 }
 
 std::string duration_text(double s) {
-    char text[32];
-    if (s < 60)
-        std::snprintf(text, sizeof text, "%.0fs", s);
-    else if (s < 3600)
-        std::snprintf(text, sizeof text, "%dm%02ds", int(s) / 60, int(s) % 60);
-    else
-        std::snprintf(text, sizeof text, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
-    return text;
+    if (s < 60) return format_text("%.0fs", s);
+    if (s < 3600) return format_text("%dm%02ds", int(s) / 60, int(s) % 60);
+    return format_text("%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
 }
 
 }  // namespace

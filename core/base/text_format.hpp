@@ -14,6 +14,8 @@ std::string format_memory(double bytes);     // "512 KiB", "1.5 MiB", "2.25 GiB"
 std::string trim(std::string_view text);     // without leading and trailing spaces and tabs
 // Splits "a,b,c" into its non-empty, trimmed items.
 std::vector<std::string> split_list(const std::string &text, char separator = ',');
+// printf's text for `format` and its arguments, of any length.
+std::string format_text(const char *format, ...) __attribute__((format(printf, 1, 2)));
 // `text` with each byte that is not valid UTF-8, and each control character (a newline, an
 // escape sequence's ESC), as the four characters "\xNN": for text from outside (a plugin's
 // strings, paths, environment values) that becomes JSON, a table cell or a one-line message.

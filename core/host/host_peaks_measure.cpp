@@ -7,6 +7,7 @@
 #include "measuring_threads.hpp"
 
 #include "host_resources.hpp"
+#include "text_format.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -16,7 +17,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -297,14 +297,10 @@ HostPeaks measure_host_peaks() {
     const HostLoad during = load.end();
     if (during.available && during.others_cores >= 0.5) {
         peaks.quiet = false;
-        char text[160];
-        std::snprintf(text, sizeof text,
-                      "measured now beside other work (the rest of the host used %.1f cores): "
-                      "not cached", during.others_cores);
-        peaks.source = text;
+        peaks.source = format_text("measured now beside other work (the rest of the host used %.1f cores): "
+                                   "not cached", during.others_cores);
     }
     return peaks;
 }
-
 
 }  // namespace gpubench

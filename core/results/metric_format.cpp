@@ -1,8 +1,9 @@
 #include "metric_format.hpp"
 
+#include "text_format.hpp"
+
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 namespace gpubench {
@@ -30,11 +31,7 @@ const char *better_mark(gpubench_better better) {
     }
 }
 
-std::string metric_number(double value) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    return text;
-}
+std::string metric_number(double value) { return format_text("%.6g", value); }
 
 std::string metric_value_text(const Metric &metric) {
     const std::string value = metric_number(metric.value);

@@ -3,6 +3,7 @@
 #include "bounded_json.hpp"
 #include "child_process.hpp"
 #include "pipe_lines.hpp"
+#include "text_format.hpp"
 #include "visible_devices.hpp"
 #include "worker_main.hpp"
 #include "worker_protocol.hpp"
@@ -16,7 +17,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -70,9 +70,8 @@ public:
             worker_command_line(launch.runner, file_, 0, 3, 4, share_,
                                 {std::max(1, options.cpu_threads), options.audit_streams && options.trace_device});
         if (launch.sanitizer) {
-            char name[64];
-            std::snprintf(name, sizeof name, "gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
-            sanitizer_log_ = std::filesystem::temp_directory_path() / name;
+            sanitizer_log_ = std::filesystem::temp_directory_path() /
+                             format_text("gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
             words = sanitizer_command(launch.sanitizer_program, *launch.sanitizer, sanitizer_log_, words);
         }
         // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
@@ -220,11 +219,7 @@ void settle_worker(EntryResult &entry, bool open, const WorkerLaunch &launch,
 std::string unreported(const WorkerMessages &report, int status, bool timed_out, double timeout_s) {
     const std::string where = " in " + report.stage;
     if (!report.oversized.empty()) return report.oversized + where;  // it was killed for it
-    if (timed_out) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
-        return "timed out after " + std::string(seconds) + " s" + where + " (--timeout)";
-    }
+    if (timed_out) return "timed out after " + format_text("%g", timeout_s) + " s" + where + " (--timeout)";
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         std::string message = "crashed" + where + ": " + describe_signal(sig);
