@@ -49,8 +49,6 @@ HostPeaks host_peaks();
 // The same with another measurement (tests inject quiet or busy ones).
 HostPeaks host_peaks(const std::function<HostPeaks()> &measure);
 HostPeaks measure_host_peaks();  // always measures, no cache
-// The CPU model, as /proc/cpuinfo names it ("" where it does not).
-std::string cpu_model_name();
 
 nlohmann::json host_peaks_json(const HostPeaks &peaks);
 std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &json);  // nullopt if malformed
