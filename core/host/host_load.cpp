@@ -1,5 +1,6 @@
 #include "host_load.hpp"
 
+#include "elapsed.hpp"
 #include "host_resources.hpp"
 #include "text_format.hpp"
 
@@ -27,10 +28,6 @@ std::optional<uint64_t> busy_jiffies() {
                     &v[4], &v[5], &v[6], &v[7]) < 7)
         return std::nullopt;
     return v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
 bool waited_for_cpu(const HostLoad &l) {

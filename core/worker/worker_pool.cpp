@@ -2,6 +2,7 @@
 
 #include "bounded_json.hpp"
 #include "child_process.hpp"
+#include "elapsed.hpp"
 #include "pipe_lines.hpp"
 #include "text_format.hpp"
 #include "visible_devices.hpp"
@@ -26,10 +27,6 @@
 
 namespace gpubench {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
 
 // What the worker said about the entry under way: the stage it last began, and the entry.
 struct WorkerMessages {
