@@ -44,7 +44,8 @@ void Progress::tick() {
     if (style_ == Style::lines && seconds_since(last_still_) >= still_every_s_) {
         last_still_ = clock::now();
         std::fprintf(out_, "[%zu/%zu] %s, still running: %s in (%s elapsed)\n", started_, total_, current_.c_str(),
-                     duration_text(seconds_since(entry_began_)).c_str(), duration_text(seconds_since(sweep_began_)).c_str());
+                     duration_text(seconds_since(entry_began_)).c_str(),
+                     duration_text(seconds_since(sweep_began_)).c_str());
         std::fflush(out_);
     }
 }
