@@ -4,6 +4,7 @@
 #include "text_format.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 

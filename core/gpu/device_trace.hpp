@@ -14,8 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
-#include <memory>
 #include <string>
 #include <vector>
 

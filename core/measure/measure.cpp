@@ -18,7 +18,6 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 
 namespace gpubench {
 

@@ -2,7 +2,6 @@
 
 #include "text_format.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
