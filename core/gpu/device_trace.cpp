@@ -112,8 +112,8 @@ std::string outside_reason(const Ordering &o, const TracedWork &w) {
     return "";
 }
 
-}  // namespace
-
+// How each piece of work of a call is ordered against the runner's span: "" for work inside
+// it (on the runner's stream, or forked and joined), else why not, in the order of `work`.
 std::vector<std::string> traced_ordering(const TracedCall &call) {
     const Ordering o = order_streams(call);
     std::vector<std::string> reasons;
@@ -131,6 +131,8 @@ std::vector<std::string> traced_ordering(const TracedCall &call) {
     }
     return reasons;
 }
+
+}  // namespace
 
 double traced_extent_s(const TracedCall &call) {
     struct Extent {

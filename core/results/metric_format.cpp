@@ -22,6 +22,9 @@ std::optional<gpubench_better> parse_better(const std::string &text) {
     return std::nullopt;
 }
 
+namespace {
+
+// "↑" (higher is better), "↓" (lower is better), "" (unstated).
 const char *better_mark(gpubench_better better) {
     switch (better) {
         case GPUBENCH_BETTER_HIGHER: return "↑";
@@ -29,6 +32,8 @@ const char *better_mark(gpubench_better better) {
         default: return "";
     }
 }
+
+}  // namespace
 
 std::string metric_number(double value) { return format_text("%.6g", value); }
 
