@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <set>
 
@@ -40,15 +39,12 @@ void print_comparison(const Comparison &comparison, const CompareOptions &option
     size_t slower = 0, faster = 0, same = 0, other = 0;
     for (const ComparedEntry &e : comparison.entries) {
         const bool timed = e.baseline_median > 0 && e.candidate_median > 0;
-        char ratio[32] = "", p[32] = "";
-        if (timed) {
-            std::snprintf(ratio, sizeof ratio, "%.3f", e.ratio);
-            std::snprintf(p, sizeof p, "%.3g", e.p_value);
-        }
+        const std::string ratio = timed ? format_text("%.3f", e.ratio) : "";
+        const std::string p = timed ? format_text("%.3g", e.p_value) : "";
         std::printf("| %s | %s | %s | %s | %s | %s | %s | %s%s |\n", e.plugin.c_str(),
                     format_size(e.size).c_str(), e.params.c_str(),
                     timed ? format_seconds(e.baseline_median).c_str() : "",
-                    timed ? format_seconds(e.candidate_median).c_str() : "", ratio, p,
+                    timed ? format_seconds(e.candidate_median).c_str() : "", ratio.c_str(), p.c_str(),
                     to_string(e.verdict), e.note.empty() ? "" : (": " + e.note).c_str());
         switch (e.verdict) {
             case Verdict::slower: case Verdict::failed: ++slower; break;
@@ -74,12 +70,13 @@ void print_metrics(const Comparison &comparison, const CompareOptions &options) 
                         "| --- | ---: | --- | --- | ---: | ---: | ---: | --- |\n");
         Metric before = m.candidate;
         before.value = m.baseline_value;
-        char change[32] = "";
-        if (m.baseline_value != 0)
-            std::snprintf(change, sizeof change, "%+.1f%%", 100 * (m.candidate.value - m.baseline_value) / std::fabs(m.baseline_value));
+        const std::string change =
+            m.baseline_value != 0
+                ? format_text("%+.1f%%", 100 * (m.candidate.value - m.baseline_value) / std::fabs(m.baseline_value))
+                : "";
         std::printf("| %s | %s | %s | %s | %s | %s | %s | %s |\n", m.plugin.c_str(), format_size(m.size).c_str(),
                     m.params.c_str(), metric_heading(m.candidate).c_str(), metric_value_text(before).c_str(),
-                    metric_value_text(m.candidate).c_str(), change, to_string(m.verdict));
+                    metric_value_text(m.candidate).c_str(), change.c_str(), to_string(m.verdict));
         worse += m.verdict == MetricVerdict::worse;
         better += m.verdict == MetricVerdict::better;
     }

@@ -34,11 +34,7 @@ constexpr const char *usage =
 // A commit as printed: a full hash shortened as git does, names as they are.
 std::string short_commit(const std::string &commit) { return commit.substr(0, 12); }
 
-std::string percent(double fraction) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%+.0f%%", 100 * fraction);
-    return text;
-}
+std::string percent(double fraction) { return format_text("%+.0f%%", 100 * fraction); }
 
 // "slower"/"faster" for a time, "worse"/"better" for a metric, "up"/"down" for one of no
 // stated direction.

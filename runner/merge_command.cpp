@@ -3,10 +3,10 @@
 #include "shard_merge.hpp"
 #include "subcommand_options.hpp"
 #include "subcommands.hpp"
+#include "text_format.hpp"
 
 #include <boost/program_options.hpp>
 
-#include <cstdio>
 #include <iostream>
 
 namespace gpubench {
@@ -34,33 +34,27 @@ void print_missing(const MergedSweep &merged, const std::string &output) {
 std::string seconds_or_na(const std::optional<double> &seconds) {
     if (!seconds) return "n/a";
     const int decimals = *seconds >= 100 ? 0 : *seconds >= 10 ? 1 : *seconds >= 1 ? 2 : 3;
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f s", decimals, *seconds);
-    return text;
+    return format_text("%.*f s", decimals, *seconds);
 }
 
 // One line per shard given: its entries, its predicted and actual wall time (n/a where its
 // file records none: files written before them), and how far apart the shards finished.
 void print_shard_timings(const MergedSweep &merged) {
-    char line[128];
-    std::snprintf(line, sizeof line, "%5s %8s %10s %10s %17s", "SHARD", "ENTRIES", "PREDICTED", "ACTUAL",
-                  "ACTUAL/PREDICTED");
-    std::cout << line << '\n';
+    std::cout << format_text("%5s %8s %10s %10s %17s", "SHARD", "ENTRIES", "PREDICTED", "ACTUAL",
+                             "ACTUAL/PREDICTED")
+              << '\n';
     for (const ShardTiming &t : merged.timings) {
         std::string ratio = "n/a";
-        if (t.predicted_s && t.actual_s && *t.predicted_s > 0) {
-            char text[32];
-            std::snprintf(text, sizeof text, "%.2f", *t.actual_s / *t.predicted_s);
-            ratio = text;
-        }
-        std::snprintf(line, sizeof line, "%5u %8zu %10s %10s %17s", t.index, t.entries,
-                      seconds_or_na(t.predicted_s).c_str(), seconds_or_na(t.actual_s).c_str(), ratio.c_str());
-        std::cout << line << '\n';
+        if (t.predicted_s && t.actual_s && *t.predicted_s > 0)
+            ratio = format_text("%.2f", *t.actual_s / *t.predicted_s);
+        std::cout << format_text("%5u %8zu %10s %10s %17s", t.index, t.entries,
+                                 seconds_or_na(t.predicted_s).c_str(), seconds_or_na(t.actual_s).c_str(),
+                                 ratio.c_str())
+                  << '\n';
     }
     std::cout << "spread of the shards' actual wall times (slowest/fastest): ";
     if (const std::optional<double> spread = actual_spread(merged.timings)) {
-        std::snprintf(line, sizeof line, "%.2f", *spread);
-        std::cout << line << '\n';
+        std::cout << format_text("%.2f", *spread) << '\n';
     } else {
         std::cout << "n/a (fewer than two shards record one)\n";
     }

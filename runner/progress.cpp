@@ -1,5 +1,8 @@
 #include "progress.hpp"
 
+#include "elapsed.hpp"
+#include "text_format.hpp"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,19 +10,10 @@
 namespace gpubench {
 namespace {
 
-double since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 std::string duration_text(double s) {
-    char text[32];
-    if (s < 60)
-        std::snprintf(text, sizeof text, "%.0fs", s);
-    else if (s < 3600)
-        std::snprintf(text, sizeof text, "%dm%02ds", int(s) / 60, int(s) % 60);
-    else
-        std::snprintf(text, sizeof text, "%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
-    return text;
+    if (s < 60) return format_text("%.0fs", s);
+    if (s < 3600) return format_text("%dm%02ds", int(s) / 60, int(s) % 60);
+    return format_text("%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
 }
 
 }  // namespace
@@ -38,7 +32,7 @@ void Progress::begin(const std::string &plugin, uint64_t size) {
     entry_began_ = last_still_ = clock::now();
     if (style_ == Style::lines) {
         std::fprintf(out_, "[%zu/%zu] %s (%s elapsed)\n", started_, total_, current_.c_str(),
-                     duration_text(since(sweep_began_)).c_str());
+                     duration_text(seconds_since(sweep_began_)).c_str());
         std::fflush(out_);
     }
     if (style_ == Style::terminal) draw();
@@ -46,11 +40,12 @@ void Progress::begin(const std::string &plugin, uint64_t size) {
 
 void Progress::tick() {
     if (started_ == finished_) return;  // between entries: nothing runs
-    if (style_ == Style::terminal && since(last_draw_) >= 1.0) draw();
-    if (style_ == Style::lines && since(last_still_) >= still_every_s_) {
+    if (style_ == Style::terminal && seconds_since(last_draw_) >= 1.0) draw();
+    if (style_ == Style::lines && seconds_since(last_still_) >= still_every_s_) {
         last_still_ = clock::now();
         std::fprintf(out_, "[%zu/%zu] %s, still running: %s in (%s elapsed)\n", started_, total_, current_.c_str(),
-                     duration_text(since(entry_began_)).c_str(), duration_text(since(sweep_began_)).c_str());
+                     duration_text(seconds_since(entry_began_)).c_str(),
+                     duration_text(seconds_since(sweep_began_)).c_str());
         std::fflush(out_);
     }
 }
@@ -58,8 +53,8 @@ void Progress::tick() {
 void Progress::draw() {
     last_draw_ = clock::now();
     std::string line = "[" + std::to_string(started_) + "/" + std::to_string(total_) + "] " +
-                       current_ + ", " + duration_text(since(entry_began_)) + " in; " +
-                       duration_text(since(sweep_began_)) + " elapsed";
+                       current_ + ", " + duration_text(seconds_since(entry_began_)) + " in; " +
+                       duration_text(seconds_since(sweep_began_)) + " elapsed";
     if (finished_ > 0 && total_ > finished_)  // the mean finished entry, times what is left
         line += ", ~" + duration_text(finished_s_ / finished_ * (total_ - finished_)) + " left";
     std::fprintf(out_, "\r%s\033[K", line.c_str());
@@ -77,7 +72,7 @@ void Progress::clear() {
 
 void Progress::end() {
     ++finished_;
-    finished_s_ += since(entry_began_);
+    finished_s_ += seconds_since(entry_began_);
 }
 
 }  // namespace gpubench

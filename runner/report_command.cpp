@@ -1,4 +1,5 @@
 #include "cli.hpp"
+#include "file_text.hpp"
 #include "history_store.hpp"
 #include "report.hpp"
 #include "report_formats.hpp"
@@ -13,7 +14,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -45,13 +45,6 @@ std::vector<std::string> source_labels(const std::vector<std::string> &paths,
             if (overlap) named[i] = labels[i] + " (" + std::filesystem::path(paths[i]).stem().string() + ")";
         }
     return named;
-}
-
-std::string read_text(const std::filesystem::path &path) {
-    std::ifstream in(path, std::ios::binary);
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    if (!in.good() && !in.eof()) throw std::runtime_error("cannot read " + path.string());
-    return text;
 }
 
 // --newest: where several files of one machine hold the same verified entry (in any seed),
@@ -165,7 +158,7 @@ int report_command(int argc, const char *const *argv) {
         if (parse_subcommand(argc, argv, options, request.files)) return exit_ok;
         const ReportFormat &format = check_report_request(request);
         // html: plotly.js and the history read before anything is written.
-        std::string plotly_js = format.html_page ? read_text(find_plotly_js(request.plotly_js_path)) : "";
+        std::string plotly_js = format.html_page ? read_file_text(find_plotly_js(request.plotly_js_path)) : "";
         std::optional<std::vector<HistorySeries>> history;
         if (!request.history.empty()) history = history_series(request.history);
         ReportInput input = read_reports(request);

@@ -90,9 +90,13 @@ TEST_CASE("cache sizes and sharers are read from sysfs, and its absence says so"
     CHECK(parse_cache_size("32K") == 32u << 10);
     CHECK(parse_cache_size("2M") == 2u << 20);
     CHECK(parse_cache_size("big") == 0);
-    CHECK(count_cpu_list("0-3,8,10-11") == 7);
-    CHECK(count_cpu_list("3-1") == 0);
-    CHECK(count_cpu_list("x") == 0);
+    FakeSysfs odd({{"1", "Data", "48K", "0-3,8,10-11"}, {"2", "Unified", "1024K", "3-1"},
+                   {"3", "Unified", "32768K", "x"}});
+    const CpuCaches listed = cpu_caches_from_sysfs(odd.dir.dir, 16);
+    REQUIRE(listed.levels.size() == 3);
+    CHECK(listed.levels[0].sharers == 7);
+    CHECK(listed.levels[1].sharers == 1);  // not a CPU list: the cache is its CPU's own
+    CHECK(listed.levels[2].sharers == 1);
 }
 
 TEST_CASE("without sysfs cache data, CPUID gives the sizes (x86)", "[host]") {

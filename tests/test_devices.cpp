@@ -133,13 +133,12 @@ TEST_CASE("runner --devices lanes: every entry once, a short plugin's sizes on o
     claimed.max_devices = 1;
     // Four "plugins" (one file): sizes tell them apart in the results.
     const std::vector<uint64_t> first_sizes{1, 3, 5, 7};
-    std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{good, 100}};
-    for (uint64_t size : first_sizes) entries.insert(entries.end(), {{&claimed, size}, {&claimed, size + 1}});
     // Each pair of sizes is one plugin to the lanes only when the plugin changes between
     // pairs: four distinct PluginInfo objects.
     std::vector<PluginInfo> four(4, claimed);
-    for (size_t i = 0; i < entries.size(); ++i)
-        if (entries[i].first == &claimed) entries[i].first = &four[(entries[i].second - 1) / 2];
+    SweepEntries entries{{good, 100, ""}};
+    for (uint64_t size : first_sizes)
+        for (uint64_t pair_size : {size, size + 1}) entries.push_back({&four[(size - 1) / 2], pair_size, ""});
 
     const ClaimedSweep sweep;  // the entries are measured on the host
     const auto &[gpus, options, launch, mode] = sweep;
@@ -189,8 +188,9 @@ TEST_CASE("runner --devices lanes: entries on every GPU run after the lanes, too
     lane.device_kind = every.device_kind = GPUBENCH_DEVICE_CUDA;
     lane.max_devices = 1;
     every.max_size = 1000000000;  // the worker never sees the largest size: it is skipped first
-    const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{
-        {&every, 10}, {&every, 20}, {&every, 5000000}, {&every, 30000000}, {good, 100}, {&lane, 1}, {&lane, 2}};
+    const SweepEntries entries{{&every, 10, ""},       {&every, 20, ""}, {&every, 5000000, ""},
+                               {&every, 30000000, ""}, {good, 100, ""},  {&lane, 1, ""},
+                               {&lane, 2, ""}};
     ClaimedSweep sweep;
     sweep.mode.budget_s = 5;
     const auto &[gpus, options, launch, mode] = sweep;  // an entry on every GPU may take 0.2 s; 3e7 x 8 host bytes predict 0.5 s
@@ -248,7 +248,7 @@ TEST_CASE("runner --devices lanes: entries on every GPU are skipped when their p
     PluginInfo lane = *fixtures.multi, every = *fixtures.multi;
     lane.device_kind = every.device_kind = GPUBENCH_DEVICE_CUDA;
     lane.max_devices = 1;
-    const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{&every, 10}, {&lane, 1}, {&lane, 2}};
+    const SweepEntries entries{{&every, 10, ""}, {&lane, 1, ""}, {&lane, 2, ""}};
     ClaimedSweep sweep;
     sweep.mode.budget_s = 5;
     sweep.mode.started = std::chrono::steady_clock::now() - std::chrono::seconds(5);  // spent already

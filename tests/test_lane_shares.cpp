@@ -134,8 +134,8 @@ TEST_CASE("two lanes never have more runnable threads than cores", "[devices][ho
     claimed.device_kind = GPUBENCH_DEVICE_CUDA;
     claimed.max_devices = 1;
     std::vector<PluginInfo> four(4, claimed);
-    std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{&spin, 100}};
-    for (uint64_t size = 1; size <= 8; ++size) entries.push_back({&four[(size - 1) / 2], size});
+    SweepEntries entries{{&spin, 100, ""}};
+    for (uint64_t size = 1; size <= 8; ++size) entries.push_back({&four[(size - 1) / 2], size, ""});
 
     std::vector<GpuInfo> gpus(2);
     for (int device = 0; device < 2; ++device) {

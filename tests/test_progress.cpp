@@ -45,7 +45,7 @@ TEST_CASE("a sweep ticks its observer while a worker's entry runs, a hanging one
         discover_plugins(test_support::search_in({GPUBENCH_FIXTURE_DIR}), {"fixture_misbehave"});
     REQUIRE(catalog.plugins.size() == 1);
     // fixture_misbehave hangs in run() at size 4: the entry lasts until the time-out.
-    const std::vector<std::pair<const PluginInfo *, uint64_t>> entries{{&catalog.plugins.front(), 4}};
+    const SweepEntries entries{{&catalog.plugins.front(), 4, ""}};
     std::vector<GpuInfo> gpus(1);
     const MeasureOptions options = test_support::sampled(1, 1);
     SweepSetup mode;

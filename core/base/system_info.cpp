@@ -17,26 +17,24 @@ std::string host_name() {
     return name;
 }
 
-namespace {
-
-std::string cpu_model() {
+std::string cpu_model_name() {
     std::ifstream cpuinfo("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(cpuinfo, line))
-        if (line.rfind("model name", 0) == 0) {
-            size_t colon = line.find(':');
-            if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
-        }
-    return "unknown";
+    for (std::string line; std::getline(cpuinfo, line);) {
+        if (line.rfind("model name", 0) != 0) continue;
+        auto colon = line.find(':');
+        if (colon == std::string::npos) break;
+        auto first = line.find_first_not_of(" \t", colon + 1);
+        return first == std::string::npos ? "" : line.substr(first);
+    }
+    return "";
 }
-
-}  // namespace
 
 nlohmann::json host_context() {
     utsname os{};
     uname(&os);
+    const std::string cpu_model = cpu_model_name();
     return {{"host_name", host_name()},
-            {"cpu_model", cpu_model()},
+            {"cpu_model", cpu_model.empty() ? "unknown" : cpu_model},
             {"logical_cores", std::thread::hardware_concurrency()},
             {"os", std::string(os.sysname) + " " + os.release + " " + os.machine}};
 }

@@ -18,5 +18,7 @@ nlohmann::json build_context();
 std::string utc_timestamp(bool compact = false);
 
 std::string host_name();
+// The CPU model, as /proc/cpuinfo names it ("" where it does not).
+std::string cpu_model_name();
 
 }  // namespace gpubench

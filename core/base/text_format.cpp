@@ -1,5 +1,6 @@
 #include "text_format.hpp"
 
+#include <cstdarg>
 #include <cstdio>
 
 namespace gpubench {
@@ -38,6 +39,18 @@ std::string format_memory(double bytes) {
 std::string trim(std::string_view text) {
     const size_t b = text.find_first_not_of(" \t"), e = text.find_last_not_of(" \t");
     return b == std::string_view::npos ? std::string() : std::string(text.substr(b, e - b + 1));
+}
+
+std::string format_text(const char *format, ...) {
+    va_list arguments, measured;
+    va_start(arguments, format);
+    va_copy(measured, arguments);
+    const int length = std::vsnprintf(nullptr, 0, format, measured);
+    va_end(measured);
+    std::string text(length > 0 ? static_cast<size_t>(length) : 0, '\0');
+    if (length > 0) std::vsnprintf(text.data(), text.size() + 1, format, arguments);
+    va_end(arguments);
+    return text;
 }
 
 namespace {

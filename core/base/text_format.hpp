@@ -16,6 +16,8 @@ std::string trim(std::string_view text);     // without leading and trailing spa
 std::vector<std::string> split_list(const std::string &text, char separator = ',');
 // The items with `separator` between them: join({"a", "b"}, ",") is "a,b".
 std::string join(const std::vector<std::string> &items, const std::string &separator);
+// printf's text for `format` and its arguments, of any length.
+std::string format_text(const char *format, ...) __attribute__((format(printf, 1, 2)));
 // `text` with each byte that is not valid UTF-8, and each control character (a newline, an
 // escape sequence's ESC), as the four characters "\xNN": for text from outside (a plugin's
 // strings, paths, environment values) that becomes JSON, a table cell or a one-line message.

@@ -4,6 +4,7 @@
 #include "text_format.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -11,11 +12,6 @@ namespace gpubench {
 namespace {
 
 constexpr uint32_t never = std::numeric_limits<uint32_t>::max();
-
-bool is_runner(const TracedCall &call, const TracedStream &s) {
-    return std::find(call.runner_streams.begin(), call.runner_streams.end(), s) !=
-           call.runner_streams.end();
-}
 
 // The runner's end event on one of its streams: its last record in the call (the plugin's
 // own records on that stream come before it); nullptr without records.
@@ -116,8 +112,8 @@ std::string outside_reason(const Ordering &o, const TracedWork &w) {
     return "";
 }
 
-}  // namespace
-
+// How each piece of work of a call is ordered against the runner's span: "" for work inside
+// it (on the runner's stream, or forked and joined), else why not, in the order of `work`.
 std::vector<std::string> traced_ordering(const TracedCall &call) {
     const Ordering o = order_streams(call);
     std::vector<std::string> reasons;
@@ -135,6 +131,8 @@ std::vector<std::string> traced_ordering(const TracedCall &call) {
     }
     return reasons;
 }
+
+}  // namespace
 
 double traced_extent_s(const TracedCall &call) {
     struct Extent {

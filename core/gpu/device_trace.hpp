@@ -14,8 +14,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -83,10 +81,6 @@ public:
 // there is none, with the reason in why_not ("gpubench was built without CUPTI's headers",
 // "libcupti.so.13 not found in ...", "CUPTI is in use by another tool").
 DeviceTrace *device_trace(std::string &why_not);
-
-// How each piece of work of a call is ordered against the runner's span: "" for work inside
-// it (on the runner's stream, or forked and joined), else why not, in the order of `work`.
-std::vector<std::string> traced_ordering(const TracedCall &call);
 
 // The verdict on one traced call of a timed phase: "" when it is sound, else the one-line
 // problem that makes the entry invalid. `span_s` is the call's timed span; `expect_work`:

@@ -3,6 +3,7 @@
 #include "device_trace.hpp"
 
 #include "cupti_library.hpp"
+#include "text_format.hpp"
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
@@ -10,8 +11,8 @@
 #include <cxxabi.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -46,9 +47,7 @@ std::string byte_count(uint64_t bytes) {
     int unit = 0;
     double value = static_cast<double>(bytes);
     while (value >= 1024 && unit < 3) value /= 1024, ++unit;
-    char text[32];
-    std::snprintf(text, sizeof text, unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
-    return text;
+    return format_text(unit ? "%.1f %s" : "%.0f %s", value, units[unit]);
 }
 
 const char *copy_kind(uint8_t kind) {

@@ -1,7 +1,8 @@
 #include "gpu_counter_figures.hpp"
 
+#include "text_format.hpp"
+
 #include <algorithm>
-#include <cstdio>
 
 namespace gpubench {
 namespace {
@@ -113,13 +114,11 @@ CountedFigures evaluate_figures(const std::vector<CounterFigure> &figures, const
         counted.values.erase(std::remove_if(counted.values.begin(), counted.values.end(),
                                             [](const auto &figure) { return from_instrumented_code(figure.first); }),
                              counted.values.end());
-        char line[240];
-        std::snprintf(line, sizeof line,
-                      "FP64/FP32/FP16 flops not counted: the profiler instrumented %.3g of the %.3g warp "
-                      "instructions executed (the rest ran in kernels it cannot patch: a CUDA graph's, made "
-                      "before counting, or the driver's own copies)",
-                      instrumented, executed);
-        counted.caveat = line;
+        counted.caveat = format_text(
+            "FP64/FP32/FP16 flops not counted: the profiler instrumented %.3g of the %.3g warp "
+            "instructions executed (the rest ran in kernels it cannot patch: a CUDA graph's, made "
+            "before counting, or the driver's own copies)",
+            instrumented, executed);
     }
     return counted;
 }

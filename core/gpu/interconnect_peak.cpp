@@ -1,16 +1,13 @@
 #include "interconnect_peak.hpp"
 
-#include <cstdio>
+#include "text_format.hpp"
+
 #include <stdexcept>
 
 namespace gpubench {
 namespace {
 
-std::string gbytes(double bytes_per_s) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.4g GB/s", bytes_per_s * 1e-9);
-    return text;
-}
+std::string gbytes(double bytes_per_s) { return format_text("%.4g GB/s", bytes_per_s * 1e-9); }
 
 // NVIDIA's data rate of one NVLink link per direction for an nvmlNvlinkVersion_t (nvml.h:
 // 1 = 1.0, 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0, 7 = 5.0): 20 GB/s for NVLink 1

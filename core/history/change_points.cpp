@@ -102,8 +102,9 @@ void merge_small_steps(const std::vector<double> &series, std::vector<size_t> &e
     }
 }
 
-}  // namespace
-
+// The noise estimate the penalty is scaled by: the median absolute successive difference,
+// as a Gaussian standard deviation (x 1.4826 / sqrt 2), at least 0.1% of the median level so
+// that a perfectly flat series has one.
 double series_noise(const std::vector<double> &series) {
     std::vector<double> differences, magnitudes;
     for (size_t i = 1; i < series.size(); ++i) differences.push_back(std::fabs(series[i] - series[i - 1]));
@@ -114,6 +115,8 @@ double series_noise(const std::vector<double> &series) {
     const double floor = 1e-3 * summarize(magnitudes).median;
     return std::max({from_differences, floor, std::numeric_limits<double>::min()});
 }
+
+}  // namespace
 
 std::vector<ChangePoint> find_change_points(const std::vector<double> &series, const ChangePointOptions &options) {
     if (series.size() < 3) return {};  // a step needs two points before it and one after

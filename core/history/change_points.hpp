@@ -34,9 +34,4 @@ struct ChangePoint {
 std::vector<ChangePoint> find_change_points(const std::vector<double> &series,
                                             const ChangePointOptions &options = {});
 
-// The noise estimate the penalty is scaled by: the median absolute successive difference,
-// as a Gaussian standard deviation (x 1.4826 / sqrt 2), at least 0.1% of the median level so
-// that a perfectly flat series has one.
-double series_noise(const std::vector<double> &series);
-
 }  // namespace gpubench

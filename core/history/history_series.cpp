@@ -7,7 +7,6 @@
 #include "metric_format.hpp"
 #include "text_format.hpp"
 
-#include <map>
 #include <tuple>
 
 namespace gpubench {

@@ -10,7 +10,6 @@
 #include "text_format.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -25,9 +24,7 @@ std::string content_hash(const std::filesystem::path &file) {
     const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (!in.eof() && in.fail()) throw std::runtime_error("cannot read " + file.string());
     const uint64_t hash = fnv1a_64(bytes);
-    char text[64];
-    std::snprintf(text, sizeof text, "fnv1a64:%016llx:%zu", static_cast<unsigned long long>(hash), bytes.size());
-    return text;
+    return format_text("fnv1a64:%016llx:%zu", static_cast<unsigned long long>(hash), bytes.size());
 }
 
 std::string joined(const std::vector<std::string> &items) {

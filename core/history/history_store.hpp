@@ -15,17 +15,6 @@
 
 namespace gpubench {
 
-// What a stored run is keyed by.
-struct HistoryRun {
-    int64_t id = 0;
-    std::string machine;  // the host's name and CPU
-    std::string gpus;     // the GPU models it ran on, "" without one
-    std::string build;    // build type, compilers, gpubench version
-    std::string commit;   // build.git_revision
-    std::string date;     // the results file's "created" (ISO 8601, UTC)
-    std::string source;   // the file it came from
-};
-
 // One verified entry of one run.
 struct HistoryPoint {
     int64_t run_id = 0;

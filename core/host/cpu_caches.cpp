@@ -1,10 +1,12 @@
 // The CPU's cache sizes (cpu_caches.hpp).
 #include "cpu_caches.hpp"
 
+#include "host_share.hpp"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
+#include <stdexcept>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -33,21 +35,16 @@ uint64_t parse_cache_size(const std::string &text) {
     }
 }
 
-unsigned count_cpu_list(const std::string &list) {
-    unsigned count = 0;
-    std::stringstream ranges(list);
-    for (std::string range; std::getline(ranges, range, ',');) {
-        char *end = nullptr;
-        const unsigned long first = std::strtoul(range.c_str(), &end, 10);
-        if (end == range.c_str()) return 0;
-        const unsigned long last = *end == '-' ? std::strtoul(end + 1, &end, 10) : first;
-        if (*end != '\0' || last < first) return 0;
-        count += static_cast<unsigned>(last - first + 1);
-    }
-    return count;
-}
-
 namespace {
+
+// How many CPUs a shared_cpu_list names; 1 (the cache is its CPU's own) when it is not a list.
+unsigned sharers_of(const std::string &list) {
+    try {
+        return std::max<unsigned>(1, static_cast<unsigned>(parse_cpu_list(list).size()));
+    } catch (const std::invalid_argument &) {
+        return 1;
+    }
+}
 
 // One cache per level, the largest where a level has several (a split L1: its data half).
 void keep(CpuCaches &caches, CpuCache cache, unsigned logical) {
@@ -78,7 +75,7 @@ CpuCaches cpu_caches_from_sysfs(const fs::path &root, unsigned logical) {
         if (!(level_file >> cache.level) || !(type_file >> type) || !(size_file >> size)) continue;
         if (type == "Instruction") continue;
         cache.bytes = parse_cache_size(size);
-        cache.sharers = shared_file >> shared ? std::max(1u, count_cpu_list(shared)) : 1;
+        cache.sharers = shared_file >> shared ? sharers_of(shared) : 1;
         keep(caches, cache, logical);
     }
     caches.source = caches.levels.empty() ? "unknown" : "sysfs";

@@ -34,7 +34,5 @@ CpuCaches cpu_caches(unsigned logical);
 
 // "32K" / "1024K" / "32M" (sysfs sizes) in bytes; 0 when not a size.
 uint64_t parse_cache_size(const std::string &text);
-// How many CPUs a list such as "0-3,8,10-11" names; 0 when it is not one.
-unsigned count_cpu_list(const std::string &list);
 
 }  // namespace gpubench

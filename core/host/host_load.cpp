@@ -1,6 +1,8 @@
 #include "host_load.hpp"
 
+#include "elapsed.hpp"
 #include "host_resources.hpp"
+#include "text_format.hpp"
 
 #include <dirent.h>
 #include <unistd.h>
@@ -28,10 +30,6 @@ std::optional<uint64_t> busy_jiffies() {
     return v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 bool waited_for_cpu(const HostLoad &l) {
     return l.wait_share >= contended_wait_share &&
            l.own_wait_s >= contended_wait_of_wall * l.wall_s;
@@ -53,17 +51,11 @@ bool HostLoad::contended() const {
 
 std::string HostLoad::reason() const {
     if (!contended()) return "";
-    char buf[200];
     std::string text;
-    if (waited_for_cpu(*this)) {
-        std::snprintf(buf, sizeof buf, "the worker's threads waited %.0f%% of their time for a CPU",
-                      wait_share * 100);
-        text = buf;
-    }
+    if (waited_for_cpu(*this))
+        text = format_text("the worker's threads waited %.0f%% of their time for a CPU; ", wait_share * 100);
     // The host's load is said in both cases: it tells whether the wait came from outside.
-    std::snprintf(buf, sizeof buf, "the rest of the host used %.1f of %u cores", others_cores,
-                  host_cores);
-    return text.empty() ? std::string(buf) : text + "; " + buf;
+    return text + format_text("the rest of the host used %.1f of %u cores", others_cores, host_cores);
 }
 
 // /proc/self/task/<tid>/schedstat: "<ns on a CPU> <ns runnable, waiting for one> <slices>".

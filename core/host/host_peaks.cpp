@@ -4,12 +4,10 @@
 
 #include "cache_files.hpp"
 #include "host_resources.hpp"
-
-#include <unistd.h>
+#include "system_info.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <filesystem>
 #include <mutex>
 #include <string>
@@ -27,9 +25,7 @@ constexpr int cache_format = 2;  // part of the cache key: a new format measures
 
 // The same machine: host name, CPU and core count; a new cache format does not match.
 std::string cache_key() {
-    char host[256] = {};
-    gethostname(host, sizeof host - 1);
-    return std::string(host) + " | " + cpu_model_name() + " | " + std::to_string(logical_cores()) +
+    return host_name() + " | " + cpu_model_name() + " | " + std::to_string(logical_cores()) +
            " cores | format " + std::to_string(cache_format);
 }
 
@@ -50,15 +46,6 @@ std::optional<HostPeaks> cached_entry(const nlohmann::json &doc, const std::stri
                            : "at an unknown date";
     peaks->source = "cached in " + file.string() + ", measured " + when;
     return peaks;
-}
-
-std::string utc_now() {
-    std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return text;
 }
 
 // Stores a measurement under this machine's key, keeping per figure the higher of it and
@@ -84,7 +71,7 @@ HostPeaks store(const fs::path &file, const std::string &key, HostPeaks measured
     }
     nlohmann::json entry = host_peaks_json(measured);
     entry.erase("source");
-    entry["measured_utc"] = utc_now();
+    entry["measured_utc"] = utc_timestamp();
     doc["format"] = cache_format;
     doc["machines"][key] = entry;
     write_cache(file, doc);  // not written: measured again next time
@@ -118,19 +105,6 @@ HostPeaks host_peaks(const std::function<HostPeaks()> &measure) {
     } catch (...) {
         return measured;
     }
-}
-
-HostPeaks refresh_host_peaks() { return refresh_host_peaks(measure_host_peaks); }
-
-HostPeaks refresh_host_peaks(const std::function<HostPeaks()> &measure) {
-    std::lock_guard lock(cache_mutex);
-    HostPeaks measured = measure();
-    try {
-        std::optional<fs::path> file = cache_file("host-peaks.json");
-        if (file && usable(measured) && measured.quiet) return store(*file, cache_key(), measured);
-    } catch (...) {
-    }
-    return measured;
 }
 
 nlohmann::json host_peaks_json(const HostPeaks &p) {

@@ -48,14 +48,7 @@ struct HostPeaks {
 HostPeaks host_peaks();
 // The same with another measurement (tests inject quiet or busy ones).
 HostPeaks host_peaks(const std::function<HostPeaks()> &measure);
-// Measures now and stores in the cache, keeping per figure the higher of this measurement
-// and the cached one (a measurement on a busy host comes out low; the cache only improves).
-// Returns what the cache holds afterwards.
-HostPeaks refresh_host_peaks();
-HostPeaks refresh_host_peaks(const std::function<HostPeaks()> &measure);
 HostPeaks measure_host_peaks();  // always measures, no cache
-// The CPU model, as /proc/cpuinfo names it ("" where it does not).
-std::string cpu_model_name();
 
 nlohmann::json host_peaks_json(const HostPeaks &peaks);
 std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &json);  // nullopt if malformed

@@ -4,29 +4,19 @@
 
 #include "cache_bandwidth.hpp"
 #include "host_load.hpp"
-#include "measuring_threads.hpp"
-
 #include "host_resources.hpp"
-
-#include <pwd.h>
-#include <unistd.h>
+#include "host_share.hpp"
+#include "measuring_threads.hpp"
+#include "system_info.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdlib>
-#include <cstdio>
 #include <cstring>
-#include <ctime>
-#include <filesystem>
-#include <fstream>
 #include <memory>
-#include <mutex>
-#include <set>
-#include <stdexcept>
-#include <sstream>
-#include <thread>
+#include <numeric>
 #include <vector>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -34,27 +24,12 @@
 #define GPUBENCH_X86 1
 #endif
 
-namespace fs = std::filesystem;
-
 namespace gpubench {
 
 namespace {
 
 constexpr int repetitions = 5;       // each figure is the best of these
 constexpr double flop_rep_s = 0.04;  // on-CPU time of one FLOP repetition per thread
-
-// Physical cores: logical CPUs that share one thread_siblings_list are one core.
-unsigned physical_cores(unsigned logical) {
-    std::set<std::string> cores;
-    for (unsigned cpu = 0; cpu < logical; ++cpu) {
-        std::ifstream in("/sys/devices/system/cpu/cpu" + std::to_string(cpu) +
-                         "/topology/thread_siblings_list");
-        std::string siblings;
-        if (!(in >> siblings)) return logical;
-        cores.insert(siblings);
-    }
-    return std::max<unsigned>(1, static_cast<unsigned>(cores.size()));
-}
 
 // The FMA kernels: `chains` independent accumulators, acc = acc * m + a, the inner loop fully
 // unrolled so that each chain lives in its own register and the FMA units never wait on a
@@ -159,7 +134,9 @@ double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threa
         iters *= 4;
     }
     // One thread on an otherwise idle core, where cores have SMT siblings.
-    const unsigned cores = physical_cores(threads);
+    std::vector<int> cpus(threads);
+    std::iota(cpus.begin(), cpus.end(), 0);
+    const size_t cores = physical_cores(cpus).size();
     double one_core = 0;
     for (int r = 0; cores < threads && r < 3; ++r) {
         uint64_t quarter = std::max<uint64_t>(1, iters / 4);
@@ -263,18 +240,6 @@ double memory_bandwidth(unsigned threads, uint64_t llc_bytes) {
 
 }  // namespace
 
-std::string cpu_model_name() {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);) {
-        if (line.rfind("model name", 0) != 0) continue;
-        auto colon = line.find(':');
-        if (colon == std::string::npos) break;
-        auto first = line.find_first_not_of(" \t", colon + 1);
-        return first == std::string::npos ? "" : line.substr(first);
-    }
-    return "";
-}
-
 HostPeaks measure_host_peaks() {
     HostPeaks peaks;
     peaks.source = "measured now";
@@ -297,14 +262,10 @@ HostPeaks measure_host_peaks() {
     const HostLoad during = load.end();
     if (during.available && during.others_cores >= 0.5) {
         peaks.quiet = false;
-        char text[160];
-        std::snprintf(text, sizeof text,
-                      "measured now beside other work (the rest of the host used %.1f cores): "
-                      "not cached", during.others_cores);
-        peaks.source = text;
+        peaks.source = format_text("measured now beside other work (the rest of the host used %.1f cores): "
+                                   "not cached", during.others_cores);
     }
     return peaks;
 }
-
 
 }  // namespace gpubench

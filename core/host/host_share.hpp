@@ -73,9 +73,6 @@ std::vector<int> allowed_cpus();
 // in order of their first CPU, each ascending, holding only CPUs of `cpus`.
 std::vector<std::vector<int>> physical_cores(const std::vector<int> &cpus,
                                              const std::filesystem::path &cpu_dir = "/sys/devices/system/cpu");
-// The CPUs NVML says are local to `gpu` (found by its PCI bus id); nullopt without NVML, a bus
-// id, or an answer.
-std::optional<GpuLocality> gpu_locality(const GpuInfo &gpu);
 // One share per GPU of a --devices sweep, from this machine.
 std::vector<HostShare> plan_host_shares(const std::vector<GpuInfo> &gpus);
 // The share of an entry that runs alone: every CPU this process may use.

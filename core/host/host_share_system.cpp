@@ -81,6 +81,10 @@ std::vector<std::vector<int>> physical_cores(const std::vector<int> &cpus, const
     return out;
 }
 
+namespace {
+
+// The CPUs NVML says are local to `gpu` (found by its PCI bus id); nullopt without NVML, a bus
+// id, or an answer.
 std::optional<GpuLocality> gpu_locality(const GpuInfo &gpu) {
     if (!gpu.available || gpu.pci_bus_id.empty()) return std::nullopt;
     std::string why_not;
@@ -90,6 +94,8 @@ std::optional<GpuLocality> gpu_locality(const GpuInfo &gpu) {
     if (near.cpus.empty()) return std::nullopt;
     return near;
 }
+
+}  // namespace
 
 std::vector<HostShare> plan_host_shares(const std::vector<GpuInfo> &gpus) {
     const std::vector<int> allowed = allowed_cpus();

@@ -1,10 +1,10 @@
 #include "entry_figures.hpp"
 
 #include "host_resources.hpp"
+#include "text_format.hpp"
 #include "work_mismatch.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
 namespace gpubench {
 
@@ -47,11 +47,8 @@ void energy(const Measurement &e, EntryFigures &f) {
         const double per_run = watts * f.run.median;
         f.energy = EntryEnergy{*joules, watts, per_run, per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0};
     } else if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
-        char note[128];
-        std::snprintf(note, sizeof note,
-                      "n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
-                      "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
-        f.energy_note = note;
+        f.energy_note = format_text("n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
+                                    "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
     }
 }
 

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 
 namespace gpubench {
 
@@ -54,22 +53,17 @@ std::string over_budget(const Plugin &plugin, uint64_t size, const MeasureOption
         return "";
     }
     if (measured_across_ranks(next, options)) return "";
-    char why[240];
     const auto from = static_cast<unsigned long long>(budget.from_size);
     const auto at = static_cast<unsigned long long>(size);
-    if (const double run_s = predicted_run_s(budget, next, size); budget.limit_s > 0 && run_s > budget.limit_s) {
-        std::snprintf(why, sizeof why,
-                      "over the default sweep's budget: one run() is predicted to take %.3g s (from "
-                      "size %llu), above %.3g s; --sizes %llu runs it", run_s, from, budget.limit_s, at);
-        return why;
-    }
+    if (const double run_s = predicted_run_s(budget, next, size); budget.limit_s > 0 && run_s > budget.limit_s)
+        return format_text("over the default sweep's budget: one run() is predicted to take %.3g s (from "
+                           "size %llu), above %.3g s; --sizes %llu runs it", run_s, from, budget.limit_s, at);
     if (budget.outside_limit_s <= 0) return "";
     const char *over = budget.behind ? "over the sweep's budget, which is behind its schedule"
                                      : "over the sweep's budget for an entry on every GPU";
     const auto refuse = [&](const char *what, double seconds) {
-        std::snprintf(why, sizeof why, "%s: its %s predicted to take %.3g s (from size %llu), above %.3g s; "
-                      "--sizes %llu runs it", over, what, seconds, from, budget.outside_limit_s, at);
-        return std::string(why);
+        return format_text("%s: its %s predicted to take %.3g s (from size %llu), above %.3g s; "
+                           "--sizes %llu runs it", over, what, seconds, from, budget.outside_limit_s, at);
     };
     if (const double outside_s = predicted_outside_s(budget, next, size); outside_s > budget.outside_limit_s)
         return refuse("set-up and checks are", outside_s);

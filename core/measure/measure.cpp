@@ -12,13 +12,12 @@
 #include "resource_watch.hpp"
 #include "sampling.hpp"
 #include "statistics.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 
 namespace gpubench {
 
@@ -186,10 +185,9 @@ public:
             throw EntryProblem{EntryStatus::error, "cannot make the ranks' folder '" + options.rendezvous +
                                                        "': " + (error ? error.message() : "none given")};
         args.rendezvous = options.rendezvous.c_str();
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", options.world.timeout_s);
         timer.limit_waits(options.world.timeout_s,
-                          "waited " + std::string(seconds) + " s (--rank-timeout) for a collective across " +
+                          "waited " + format_text("%g", options.world.timeout_s) +
+                              " s (--rank-timeout) for a collective across " +
                               std::to_string(options.world.ranks) + " ranks to end (this is rank " +
                               std::to_string(options.world.rank) + "): another rank stopped taking part (it "
                               "failed, skipped or crashed in this entry, or measures another sweep)");

@@ -8,7 +8,6 @@
 #include "results_model.hpp"
 
 #include <cstdint>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>

@@ -81,11 +81,6 @@ std::vector<EntryMetric> report_metrics(const std::vector<WorkloadReport> &repor
 std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &column,
                               uint64_t size, bool end_to_end);
 
-// One results document in Google Benchmark's JSON format, so that its tools (compare.py)
-// read it: each timed sample of run() an "iteration" record (repetitions of
-// "<plugin>/<size>[/<params>]"), then its mean and median as "aggregate" records.
-nlohmann::json gbench_json(const ResultsDocument &results_document);
-
 // The top of a Markdown report: for each results file, the run that wrote it (machine, GPUs,
 // driver, commit, date, build, options, command line).
 void write_markdown_header(std::ostream &out, const std::vector<RunHeader> &runs);

@@ -3,8 +3,7 @@
 #include "report_formats.hpp"
 
 #include "metric_format.hpp"
-
-#include <cstdio>
+#include "text_format.hpp"
 
 namespace gpubench {
 
@@ -22,12 +21,7 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
     const std::vector<EntryMetric> metrics = report_metrics(reports);
     out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
            "speedup_compute,speedup_end_to_end,crossover,flags,gpu_model,run_host_s";
-    const auto number = [](std::optional<double> v) {
-        if (!v) return std::string();
-        char text[32];
-        std::snprintf(text, sizeof text, "%.6g", *v);
-        return std::string(text);
-    };
+    const auto number = [](std::optional<double> v) { return v ? format_text("%.6g", *v) : std::string(); };
     const auto quoted = [](const std::string &text) {
         if (text.find_first_of(",\"") == std::string::npos) return text;
         std::string q = "\"";

@@ -8,6 +8,11 @@ namespace gpubench {
 
 using nlohmann::json;
 
+namespace {
+
+// One results document in Google Benchmark's JSON format, so that its tools (compare.py)
+// read it: each timed sample of run() an "iteration" record (repetitions of
+// "<plugin>/<size>[/<params>]"), then its mean and median as "aggregate" records.
 json gbench_json(const ResultsDocument &document) {
     json out = {{"context",
                  {{"date", document.header.created},
@@ -57,6 +62,8 @@ json gbench_json(const ResultsDocument &document) {
     }
     return out;
 }
+
+}  // namespace
 
 void write_gbench_json_report(std::ostream &out, const ReportInput &input) {
     out << gbench_json(input.labelled.front().second).dump(1) << '\n';

@@ -13,10 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <optional>
-#include <ostream>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace gpubench {

@@ -8,17 +8,13 @@
 #include "run_header.hpp"
 #include "text_format.hpp"
 
-#include <cstdio>
-
 namespace gpubench {
 
 namespace {
 
 std::string format_ratio(std::optional<double> ratio) {
     if (!ratio) return "";
-    char text[32];
-    std::snprintf(text, sizeof text, *ratio >= 100 ? "%.0fx" : *ratio >= 10 ? "%.1fx" : "%.2fx", *ratio);
-    return text;
+    return format_text(*ratio >= 100 ? "%.0fx" : *ratio >= 10 ? "%.1fx" : "%.2fx", *ratio);
 }
 
 // The metrics of the workload's entries, one row per metric and size, one column per

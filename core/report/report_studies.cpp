@@ -3,7 +3,6 @@
 #include "text_format.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -28,10 +27,7 @@ std::string cell(const std::string &text) {
 }
 
 std::string percent(std::optional<double> value, const char *format) {
-    if (!value) return "—";
-    char text[32];
-    std::snprintf(text, sizeof text, format, *value);
-    return text;
+    return value ? format_text(format, *value) : "—";
 }
 
 // Compiled code: its build's compile time. Python: the first run's extra time (JIT

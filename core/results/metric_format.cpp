@@ -1,8 +1,8 @@
 #include "metric_format.hpp"
 
-#include <algorithm>
+#include "text_format.hpp"
+
 #include <cmath>
-#include <cstdio>
 #include <limits>
 
 namespace gpubench {
@@ -22,6 +22,9 @@ std::optional<gpubench_better> parse_better(const std::string &text) {
     return std::nullopt;
 }
 
+namespace {
+
+// "↑" (higher is better), "↓" (lower is better), "" (unstated).
 const char *better_mark(gpubench_better better) {
     switch (better) {
         case GPUBENCH_BETTER_HIGHER: return "↑";
@@ -30,11 +33,9 @@ const char *better_mark(gpubench_better better) {
     }
 }
 
-std::string metric_number(double value) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%.6g", value);
-    return text;
-}
+}  // namespace
+
+std::string metric_number(double value) { return format_text("%.6g", value); }
 
 std::string metric_value_text(const Metric &metric) {
     const std::string value = metric_number(metric.value);

@@ -16,8 +16,6 @@ namespace gpubench {
 const char *better_name(gpubench_better better);
 // The inverse; nullopt for any other text.
 std::optional<gpubench_better> parse_better(const std::string &text);
-// "↑" (higher is better), "↓" (lower is better), "" (unstated).
-const char *better_mark(gpubench_better better);
 
 // The value alone, as every output writes it: "91.25" (a table's heading has the unit).
 std::string metric_number(double value);

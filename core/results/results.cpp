@@ -4,9 +4,7 @@
 #include "shard_plan.hpp"
 #include "text_format.hpp"
 
-#include <algorithm>
 #include <map>
-#include <cstdio>
 #include <stdexcept>
 #include <utility>
 

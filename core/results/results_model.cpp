@@ -6,10 +6,6 @@
 #include "results_journal.hpp"
 #include "system_info.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <iterator>
 #include <set>
 #include <stdexcept>
 

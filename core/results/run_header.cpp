@@ -1,7 +1,8 @@
 #include "run_header.hpp"
 
+#include "text_format.hpp"
+
 #include <algorithm>
-#include <cstdio>
 #include <map>
 #include <optional>
 
@@ -102,11 +103,7 @@ void RunHeader::time_sweep(const std::vector<EntryResult> &entries) {
 }
 
 std::string RunHeader::wall_time() const {
-    const auto seconds = [](double s) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.1f s", s);
-        return std::string(text);
-    };
+    const auto seconds = [](double s) { return format_text("%.1f s", s); };
     if (wall_s.size() == 1 && wall_s.front().first < 0) return seconds(wall_s.front().second);
     std::string text;
     double shortest = 0, longest = 0;
@@ -116,11 +113,8 @@ std::string RunHeader::wall_time() const {
         shortest = shortest == 0 ? at : std::min(shortest, at);
         longest = std::max(longest, at);
     }
-    if (wall_s.size() > 1 && shortest > 0) {
-        char ratio[48];
-        std::snprintf(ratio, sizeof ratio, " (the longest %.2fx the shortest)", longest / shortest);
-        text += ratio;
-    }
+    if (wall_s.size() > 1 && shortest > 0)
+        text += format_text(" (the longest %.2fx the shortest)", longest / shortest);
     return text;
 }
 

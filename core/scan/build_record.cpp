@@ -1,5 +1,6 @@
 #include "build_record.hpp"
 
+#include "json_fields.hpp"
 #include "json_schema.hpp"
 #include "results_schema.hpp"
 #include "text_format.hpp"
@@ -15,29 +16,24 @@ namespace gpubench {
 
 using nlohmann::json;
 
+namespace {
+// Every field but imports, which is written only when there are some.
+GPUBENCH_JSON_FIELDS_AS(BuildRecord, put_build_record, get_build_record, language, compile_s,
+                        bridge_compile_s, source_files, source_lines, shared_files, shared_lines,
+                        shared_compile_s)
+}  // namespace
+
 json build_record_json(const BuildRecord &r) {
-    json j = {{"language", r.language},         {"source_files", r.source_files},
-              {"source_lines", r.source_lines}, {"shared_files", r.shared_files},
-              {"shared_lines", r.shared_lines}};
-    if (r.compile_s) j["compile_s"] = *r.compile_s;
-    if (r.bridge_compile_s) j["bridge_compile_s"] = *r.bridge_compile_s;
-    if (r.shared_compile_s) j["shared_compile_s"] = *r.shared_compile_s;
+    json j;
+    put_build_record(j, r);
     if (!r.imports.empty()) j["imports"] = r.imports;
     return j;
 }
 
 BuildRecord build_record_from_json(const json &j) {
     BuildRecord r;
-    j.at("language").get_to(r.language);
-    j.at("source_files").get_to(r.source_files);
-    j.at("source_lines").get_to(r.source_lines);
-    j.at("shared_files").get_to(r.shared_files);
-    j.at("shared_lines").get_to(r.shared_lines);
-    for (auto [key, field] : {std::pair{"compile_s", &r.compile_s},
-                              {"bridge_compile_s", &r.bridge_compile_s},
-                              {"shared_compile_s", &r.shared_compile_s}})
-        if (j.contains(key)) *field = j.at(key).get<double>();
-    if (j.contains("imports")) j.at("imports").get_to(r.imports);
+    get_build_record(j, r);
+    json_fields::get(j, "imports", r.imports);
     return r;
 }
 

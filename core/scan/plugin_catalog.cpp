@@ -48,6 +48,10 @@ PluginSearchPath plugin_search_path(const fs::path &exe_dir,
     return search;
 }
 
+namespace {
+
+// Why a plugin file or folder is not to be trusted, as ssh judges a key: "" when it is owned
+// by this user or root and writable by no one else (symlinks followed).
 std::string insecure_plugin_path(const fs::path &path) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) return "";  // not there: reported where it is read
@@ -59,8 +63,6 @@ std::string insecure_plugin_path(const fs::path &path) {
     if (st.st_mode & S_IWGRP) return std::string("writable by its group (mode ") + mode + ")";
     return "";
 }
-
-namespace {
 
 bool matches_any(const std::vector<std::string> &patterns, const std::string &name) {
     for (const std::string &pattern : patterns)

@@ -35,10 +35,6 @@ PluginSearchPath plugin_search_path(const std::filesystem::path &exe_dir,
                                     const std::vector<std::string> &explicit_dirs,
                                     const char *environment_value);
 
-// Why a plugin file or folder is not to be trusted, as ssh judges a key: "" when it is owned
-// by this user or root and writable by no one else (symlinks followed).
-std::string insecure_plugin_path(const std::filesystem::path &path);
-
 struct PluginSearch {
     std::vector<std::filesystem::path> dirs;
     ScanSettings scan;

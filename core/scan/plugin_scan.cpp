@@ -9,7 +9,6 @@
 
 #include <sys/wait.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 
@@ -87,9 +86,7 @@ public:
             return true;
         }
         if (child_->seconds() > settings_.timeout_s) {
-            char text[64];
-            std::snprintf(text, sizeof text, "%g", settings_.timeout_s);
-            result = Refusal{file, "still " + stage_ + " after " + text +
+            result = Refusal{file, "still " + stage_ + " after " + format_text("%g", settings_.timeout_s) +
                                        " s (a constructor that blocks?): killed (--scan-timeout)"};
             cacheable = false;
         }

@@ -5,11 +5,11 @@
 #include "plugin_library.hpp"
 #include "reporting_child.hpp"
 #include "sizes.hpp"
+#include "text_format.hpp"
 
 #include <sys/wait.h>
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <iostream>
@@ -112,9 +112,7 @@ public:
             read_lines();  // what it wrote just before it ended
             fail_the_rest(how_it_ended(*status));
         } else if (child_->seconds() > timeout_s_) {
-            char text[64];
-            std::snprintf(text, sizeof text, "no answer after %g s (--scan-timeout)", timeout_s_);
-            fail_the_rest(text);
+            fail_the_rest(format_text("no answer after %g s (--scan-timeout)", timeout_s_));
         }
         return done();
     }

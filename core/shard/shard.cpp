@@ -2,12 +2,8 @@
 
 #include "text_format.hpp"
 
-#include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <cstdlib>
-#include <numeric>
-#include <queue>
 #include <stdexcept>
 
 namespace gpubench {

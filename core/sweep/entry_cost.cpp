@@ -1,10 +1,10 @@
 #include "entry_cost.hpp"
 
 #include "sampling.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace gpubench {
 
@@ -52,11 +52,7 @@ struct ImportCost {
 };
 constexpr ImportCost import_costs[] = {{"numba", 2.0, 10, 50e-6}, {"cupy", 0.5, 3, 25e-6}, {"torch", 4.5, 1, 15e-6}};
 
-std::string seconds_text(double seconds) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g s", seconds);
-    return text;
-}
+std::string seconds_text(double seconds) { return format_text("%g s", seconds); }
 
 bool is_python(const PluginInfo &plugin) {
     return plugin.build_record && plugin.build_record->language == "Python";

@@ -1,9 +1,9 @@
 #include "every_gpu_entries.hpp"
 
 #include "entry_cost.hpp"
+#include "text_format.hpp"
 #include "work_query.hpp"
 
-#include <cstdio>
 #include <map>
 #include <set>
 
@@ -43,14 +43,13 @@ EveryGpuPlan plan_every_gpu_entries(const SweepEntries &entries, const MeasureOp
                                             : 0.0);
             continue;
         }
-        char why[320];
-        std::snprintf(why, sizeof why,
-                      "over the sweep's budget: it holds all %d GPUs, and is predicted to take %.3g s (set-up "
-                      "and checks of %.3g GB on the host, and sampling, at nominal rates), above the %.3g s an "
-                      "entry on every GPU may take (1/25 of the budget); --sizes %llu runs it",
-                      gpus, predicted_s, work->host_bytes / 1e9, limit_s,
-                      static_cast<unsigned long long>(entries[i].size));
-        plan.skipped.emplace_back(entries[i], why);
+        plan.skipped.emplace_back(
+            entries[i],
+            format_text("over the sweep's budget: it holds all %d GPUs, and is predicted to take %.3g s (set-up "
+                        "and checks of %.3g GB on the host, and sampling, at nominal rates), above the %.3g s an "
+                        "entry on every GPU may take (1/25 of the budget); --sizes %llu runs it",
+                        gpus, predicted_s, work->host_bytes / 1e9, limit_s,
+                        static_cast<unsigned long long>(entries[i].size)));
     }
     return plan;
 }

@@ -239,13 +239,4 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     return tally;
 }
 
-SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
-                     const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-                     ResultsFile &results, WorkerPool &pool, const SweepSetup &mode,
-                     SweepObserver &observer) {
-    SweepEntries planned;
-    for (const auto &[plugin, size] : entries) planned.push_back({plugin, size, options.params});
-    return run_sweep(planned, options, gpus, results, pool, mode, observer);
-}
-
 }  // namespace gpubench

@@ -110,10 +110,5 @@ SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
 SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                      const SweepSetup &setup, SweepObserver &observer);
-// The same, every (plugin, size) with options.params (one setting).
-SweepTally run_sweep(const std::vector<std::pair<const PluginInfo *, uint64_t>> &entries,
-                     const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
-                     ResultsFile &results, WorkerPool &pool, const SweepSetup &setup,
-                     SweepObserver &observer);
 
 }  // namespace gpubench

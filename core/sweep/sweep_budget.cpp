@@ -1,8 +1,7 @@
 #include "sweep_budget.hpp"
 
-#include <cstdio>
-
 #include "statistics.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -61,10 +60,8 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
     const StartCost &nominal = found->second.nominal;
     if (nominal.seconds <= behind_start_limit_s || !behind()) return "";
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%.3g s", nominal.seconds);
     return "over the sweep's budget, which is behind its schedule: starting the plugin is "
-           "predicted to take " + std::string(seconds) + " (" + nominal.parts + ")";
+           "predicted to take " + format_text("%.3g s", nominal.seconds) + " (" + nominal.parts + ")";
 }
 
 void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {

@@ -2,7 +2,9 @@
 
 #include "bounded_json.hpp"
 #include "child_process.hpp"
+#include "elapsed.hpp"
 #include "pipe_lines.hpp"
+#include "text_format.hpp"
 #include "visible_devices.hpp"
 #include "worker_main.hpp"
 #include "worker_protocol.hpp"
@@ -16,7 +18,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -26,10 +27,6 @@
 
 namespace gpubench {
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
 
 // What the worker said about the entry under way: the stage it last began, and the entry.
 struct WorkerMessages {
@@ -70,9 +67,8 @@ public:
             worker_command_line(launch.runner, file_, 0, 3, 4, share_,
                                 {std::max(1, options.cpu_threads), options.audit_streams && options.trace_device});
         if (launch.sanitizer) {
-            char name[64];
-            std::snprintf(name, sizeof name, "gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
-            sanitizer_log_ = std::filesystem::temp_directory_path() / name;
+            sanitizer_log_ = std::filesystem::temp_directory_path() /
+                             format_text("gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
             words = sanitizer_command(launch.sanitizer_program, *launch.sanitizer, sanitizer_log_, words);
         }
         // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
@@ -220,11 +216,7 @@ void settle_worker(EntryResult &entry, bool open, const WorkerLaunch &launch,
 std::string unreported(const WorkerMessages &report, int status, bool timed_out, double timeout_s) {
     const std::string where = " in " + report.stage;
     if (!report.oversized.empty()) return report.oversized + where;  // it was killed for it
-    if (timed_out) {
-        char seconds[32];
-        std::snprintf(seconds, sizeof seconds, "%g", timeout_s);
-        return "timed out after " + std::string(seconds) + " s" + where + " (--timeout)";
-    }
+    if (timed_out) return "timed out after " + format_text("%g", timeout_s) + " s" + where + " (--timeout)";
     if (WIFSIGNALED(status)) {
         const int sig = WTERMSIG(status);
         std::string message = "crashed" + where + ": " + describe_signal(sig);

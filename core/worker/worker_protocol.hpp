@@ -15,7 +15,6 @@
 
 #include <cstdint>
 #include <optional>
-#include <string>
 
 namespace gpubench {
 
@@ -28,6 +27,5 @@ struct WorkerRequest {
 
 nlohmann::json request_to_wire(const WorkerRequest &request);
 WorkerRequest request_from_wire(const nlohmann::json &wire);  // throws on a malformed request
-
 
 }  // namespace gpubench

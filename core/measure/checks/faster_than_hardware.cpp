@@ -1,8 +1,7 @@
 #include "check.hpp"
 
 #include "entry_figures.hpp"
-
-#include <cstdio>
+#include "text_format.hpp"
 
 namespace gpubench {
 
@@ -10,22 +9,19 @@ namespace gpubench {
 // level the working set fits in (hold_to_level); none where that level's bandwidth is unknown.
 std::string faster_than_hardware(const Measurement &e) {
     const EntryFigures f = entry_figures(e, this_host_run());
-    char text[320] = "";
     const double flops = f.gflops * 1e9, bytes = f.gbytes_per_s * 1e9;
     const std::string level = e.peak_level.empty() ? "peak" : e.peak_level;
     if (e.peak_flops > 0 && flops > (1 + e.roofline_margin) * e.peak_flops)
-        std::snprintf(text, sizeof text,
-                      "faster than the hardware: %.4g GFLOP/s is %.0f%% of the peak %.4g GFLOP/s "
-                      "(%s) and more than the %.0f%% margin allows: the timing or the declared "
-                      "work is wrong", flops * 1e-9, 100 * flops / e.peak_flops,
-                      e.peak_flops * 1e-9, math_name(e.work.math), 100 * e.roofline_margin);
-    else if (e.peak_bytes_per_s > 0 && bytes > (1 + e.level_margin) * e.peak_bytes_per_s)
-        std::snprintf(text, sizeof text,
-                      "faster than the hardware: %.4g GB/s is %.0f%% of the %s bandwidth "
-                      "%.4g GB/s and more than the %.0f%% margin allows: the timing or the "
-                      "declared work is wrong", bytes * 1e-9, 100 * bytes / e.peak_bytes_per_s,
-                      level.c_str(), e.peak_bytes_per_s * 1e-9, 100 * e.level_margin);
-    return text;
+        return format_text("faster than the hardware: %.4g GFLOP/s is %.0f%% of the peak %.4g GFLOP/s "
+                           "(%s) and more than the %.0f%% margin allows: the timing or the declared "
+                           "work is wrong", flops * 1e-9, 100 * flops / e.peak_flops,
+                           e.peak_flops * 1e-9, math_name(e.work.math), 100 * e.roofline_margin);
+    if (e.peak_bytes_per_s > 0 && bytes > (1 + e.level_margin) * e.peak_bytes_per_s)
+        return format_text("faster than the hardware: %.4g GB/s is %.0f%% of the %s bandwidth "
+                           "%.4g GB/s and more than the %.0f%% margin allows: the timing or the "
+                           "declared work is wrong", bytes * 1e-9, 100 * bytes / e.peak_bytes_per_s,
+                           level.c_str(), e.peak_bytes_per_s * 1e-9, 100 * e.level_margin);
+    return "";
 }
 
 extern const Check faster_than_hardware_check{

@@ -1,8 +1,7 @@
 #include "check.hpp"
 
 #include "host_resources.hpp"
-
-#include <cstdio>
+#include "text_format.hpp"
 
 namespace gpubench {
 
@@ -15,11 +14,7 @@ extern const Check footprint_check{
     nullptr};  // judged before set-up (read_work, measure.cpp)
 
 std::string footprint_problem(const Work &work, const PhaseTimer &timer) {
-    const auto gib = [](double bytes) {
-        char text[32];
-        std::snprintf(text, sizeof text, "%.3g GiB", bytes / (1024.0 * 1024 * 1024));
-        return std::string(text);
-    };
+    const auto gib = [](double bytes) { return format_text("%.3g GiB", bytes / (1024.0 * 1024 * 1024)); };
     const auto check = [&](double needed, std::optional<uint64_t> available, const char *what) {
         if (!available || needed <= static_cast<double>(*available)) return std::string();
         return "needs ~" + gib(needed) + " of " + what + ", " + gib(static_cast<double>(*available)) +

@@ -26,10 +26,8 @@
 #include "sampling.hpp"
 #include "thread_times.hpp"
 
-#include <chrono>
 #include <map>
 #include <set>
-#include <vector>
 
 namespace gpubench {
 
@@ -78,6 +76,5 @@ private:
     int64_t started_after_ns_ = 0;
     std::map<pid_t, int64_t> worked_after_ns_;  // rule 2's threads: CPU after the returns
 };
-
 
 }  // namespace gpubench

@@ -1,9 +1,9 @@
 #include "work_mismatch.hpp"
 
 #include "gpu_counter_figures.hpp"
+#include "text_format.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <optional>
 #include <utility>
 
@@ -40,9 +40,9 @@ bool disagree(double declared, double measured) {
 }
 
 std::string text(const char *unit, double declared, double measured, const std::string &where) {
-    char line[128];
-    std::snprintf(line, sizeof line, "declares %.3g %s a run(), the counters %.3g %s", declared, unit, measured, unit);
-    return where.empty() ? line : std::string(line) + " (" + where + ")";
+    const std::string line =
+        format_text("declares %.3g %s a run(), the counters %.3g %s", declared, unit, measured, unit);
+    return where.empty() ? line : line + " (" + where + ")";
 }
 
 }  // namespace

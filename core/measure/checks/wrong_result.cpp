@@ -1,16 +1,14 @@
 #include "check.hpp"
 
-#include <cstdio>
+#include "text_format.hpp"
 
 namespace gpubench {
 
 namespace {
 std::string wrong_result(const Measurement &e) {
     if (e.verification.passed) return "";
-    char text[128];
-    std::snprintf(text, sizeof text, "wrong result: error %.3g exceeds tolerance %.3g", e.verification.max_error,
-                  e.verification.tolerance);
-    return text;
+    return format_text("wrong result: error %.3g exceeds tolerance %.3g", e.verification.max_error,
+                       e.verification.tolerance);
 }
 }  // namespace
 

@@ -1,0 +1,12 @@
+// Seconds elapsed on the steady clock, for timeouts and wall times.
+#pragma once
+
+#include <chrono>
+
+namespace gpubench {
+
+inline double seconds_since(std::chrono::steady_clock::time_point began) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+}
+
+}  // namespace gpubench
