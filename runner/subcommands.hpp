@@ -11,5 +11,7 @@ int compare_command(int argc, const char *const *argv);  // argv[0] is "compare"
 int merge_command(int argc, const char *const *argv);    // argv[0] is "merge"
 int history_command(int argc, const char *const *argv);  // argv[0] is "history"
 int checks_command(int argc, const char *const *argv);   // argv[0] is "checks"
+// Runs plugins (a conformance test of them), unlike the others.
+int check_command(int argc, const char *const *argv);    // argv[0] is "check"
 
 }  // namespace gpubench

@@ -174,3 +174,20 @@ TEST_CASE("runner --list shows declared parameters, and --list --plugin describe
     }
     CHECK(run_runner("--list --plugin no_such_plugin").status == 2);
 }
+
+TEST_CASE("a Python script declares its parameters in one PARAMETERS line", "[params][python]") {
+    const std::vector<ParamSpec> parsed =
+        parse_param_specs("dtype: float32|float64; steps: int 1..1000 = 10 ; rate: real 0.25..2 = 0.5; path: text; "
+                          "mode: a|b = b");
+    REQUIRE(parsed.size() == 5);
+    CHECK(declared_params_json(parsed) ==
+          declared_params_json({choice("dtype", {"float32", "float64"}, ""), whole("steps", 10, 1, 1000, ""),
+                                real("rate", 0.5, 0.25, 2, ""), text("path", "", ""), ParamSpec{"mode", GPUBENCH_PARAM_CHOICE, "b", {"a", "b"}, 0, 0, ""}}));
+    const std::string plugins = std::string(" --plugin-dir ") + GPUBENCH_PYTHON_FIXTURE_DIR;
+    const Outcome described = run_runner("--list --plugin pyfixture_standalone" + plugins);
+    INFO(described.output);
+    CHECK_THAT(described.output, Catch::Contains("param:    mode = plain|typo|math|flags|long|metric_direction|"));
+    const Outcome refused = run_runner("--plugin pyfixture_standalone --sizes 16 --param mode=nope" + plugins);
+    CHECK(refused.status == 2);
+    CHECK_THAT(refused.output, Catch::Contains("pyfixture_standalone's mode is plain, typo, math"));
+}

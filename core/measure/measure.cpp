@@ -204,7 +204,7 @@ private:
 // L2 could not be flushed is held to the level its working set fits in after all.
 void judge_result(Measurement &result, const MeasureOptions &options, const PhaseTimer &timer) {
     if (options.cold && result.cache != "cold") hold_to_level(result, timer.roofline(), false);
-    result.message = record_refusals(result);
+    result.message = record_refusals(result, &result.refused_by);
     result.status = result.message.empty() ? EntryStatus::ok : EntryStatus::verification_failed;
 }
 
@@ -225,6 +225,7 @@ void record_failure(Measurement &result, const char *stage, size_t runs_done, Le
     } catch (const EntryProblem &problem) {
         result.status = problem.status;
         result.message = problem.message;
+        result.refused_by = problem.check;
     } catch (const PluginFailure &failure) {
         result.status = status_for_failure(failure.status);
         result.message = prefix_for_failure(failure.status) + failure.message;

@@ -160,6 +160,9 @@ struct Measurement {
     EntrySettings settings;         // set by measure_entry, and by the sweep for every entry
     EntryStatus status = EntryStatus::error;
     std::string message;            // why it was skipped or failed; "" when ok
+    // The check (checks/check.hpp) whose finding made it invalid, an error or skipped; "" for
+    // an ok entry and for a failure the plugin reported itself.
+    std::string refused_by;
     Work work;
     std::string clock;              // which PhaseTimer measured it
     double load_s = 0;              // loading the plugin library in a fresh worker process

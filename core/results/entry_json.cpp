@@ -208,6 +208,7 @@ void to_json(json &entry, const Measurement &e) {
     entry["harness"] = {{"plugin_time_s", e.plugin_time_s}};
     if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
     if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
+    if (!e.refused_by.empty()) entry["refused_by"] = e.refused_by;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (!e.persisting_l2_left.empty()) entry["persisting_l2_left"] = e.persisting_l2_left;
     if (!e.counters.empty()) entry["counters"] = e.counters;  // --counters
@@ -245,6 +246,7 @@ void from_json(const json &entry, Measurement &e) {
         e.rank = ranks->at("rank").get<uint32_t>();
         e.ranks = ranks->at("ranks").get<uint32_t>();
     }
+    json_fields::get(entry, "refused_by", e.refused_by);
     json_fields::get(entry, "sanitizer", e.sanitizer);
     json_fields::get(entry, "persisting_l2_left", e.persisting_l2_left);
     json_fields::get(entry, "counters", e.counters);

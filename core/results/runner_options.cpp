@@ -1,8 +1,15 @@
 // The runner's options: one row each (runner_options.hpp says the columns).
 #include "runner_options.hpp"
 
+#include <gpubench/plugin.h>
+
 #include <iterator>
 #include <regex>
+
+// "1.10": the plugin ABI as text, for --version's example.
+#define GPUBENCH_NUMBER_TEXT_(number) #number
+#define GPUBENCH_NUMBER_TEXT(number) GPUBENCH_NUMBER_TEXT_(number)
+#define GPUBENCH_ABI_TEXT GPUBENCH_NUMBER_TEXT(GPUBENCH_ABI_MAJOR) "." GPUBENCH_NUMBER_TEXT(GPUBENCH_ABI_MINOR)
 
 namespace gpubench {
 
@@ -14,7 +21,8 @@ const RunnerOption rows[] = {
     {"", "help,h", "", "", "show this help (with --format markdown: the options as a Markdown table)",
      "show the help and exit; with `--format markdown`, this table"},
     {"", "version", "", "", "show the version",
-     "the version, git revision and plugin ABI: `gpubench runner 0.1.0 (471c611198bf-dirty), plugin ABI 1.5`"},
+     "the version, git revision and plugin ABI: `gpubench runner 0.1.0 (471c611198bf-dirty), plugin ABI "
+     GPUBENCH_ABI_TEXT "`"},
     {"", "list,l", "", "", "list discovered plugins and refused files",
      "list the discovered plugins and the refused files ([above](#listing-plugins))"},
     {"", "format", "F", "text",

@@ -4,7 +4,7 @@ import numpy as np
 DEVICE = "cpu"
 SIZE_MEANING = "n: elements of x and y, float32"
 PARAMS = "a=<number> (the scale, default 2)"
-PARAM_NAMES = "a"
+PARAMETERS = "a: real -1000..1000 = 2"   # its keys, values and default: a wrong --param is refused
 ITEM_NAME = "elements"          # what work()'s items count
 HEADLINE = "gbytes_per_s"       # the throughput shown first: gflops, gbytes_per_s or items_per_s
 MAX_SIZE = 1 << 30              # sizes: integers or integer expressions

@@ -5,7 +5,7 @@ import torch
 DEVICE = "cuda"
 SIZE_MEANING = "n: elements of x and y, float32"
 PARAMS = "a=<number> (the scale, default 2)"
-PARAM_NAMES = "a"
+PARAMETERS = "a: real -1000..1000 = 2"   # its keys, values and default: a wrong --param is refused
 ITEM_NAME = "elements"
 MAX_SIZE = 1 << 30
 DEFAULT_SIZES = [1000, 100_000, 10_000_000, 100_000_000]

@@ -18,9 +18,13 @@
 # verify(state) -> {"passed": bool, "max_error": x, "tolerance": x, "checked": n,
 # "detail": "..."} and may declare work(size, params) -> {"flops": x, "bytes": x, "items": x,
 # "host_bytes": x, "device_bytes": x, "math": "fp32"|"fp64"|"tf32"|"fp16"|"bf16"|"fp8"|"int8",
-# "run_repeatable": bool}; it also sets SIZE_MEANING = "..." and may set MIN_SIZE = <int>,
-# PARAMS = "<help>", PARAM_NAMES = "a,b", ITEM_NAME = "keys" and HEADLINE = "gflops" |
-# "gbytes_per_s" | "items_per_s" (one line each). Sizes may be integer expressions (1 << 31).
+# "run_repeatable": bool, "run_no_device_work": bool, "launches": x} (writing-a-plugin.md's
+# gpubench_work fields); it also sets SIZE_MEANING = "..." and may set MIN_SIZE = <int>,
+# PARAMS = "<help>", PARAMETERS = "key: a|b [= b]; key: int LO..HI = D; key: real LO..HI = D;
+# key: text [= D]" (the parameters it reads, with their values and defaults: ABI 1.10's
+# declared parameters), or only their keys as PARAM_NAMES = "a,b", ITEM_NAME = "keys" and
+# HEADLINE = "gflops" | "gbytes_per_s" | "items_per_s" (one line each). Sizes may be integer
+# expressions (1 << 31).
 #
 # gpubench_add_python_backends(<workload> <backend>... [ADAPTER <library>]) (at the end of
 # this file) adds one such plugin per backend of a workload.
@@ -125,11 +129,11 @@ function(_gpubench_read_script script name)
     set(has_${phase} ${has_${phase}} PARENT_SCOPE)
   endforeach()
   _gpubench_read_declarations("${text}" "${name}")
-  foreach(var description size_meaning params_help param_names item_name)
+  foreach(var description size_meaning params_help param_names param_specs item_name)
     _gpubench_c_string(${var} "${${var}}")
   endforeach()
   _gpubench_return(description device max_size sizes modules siblings script_dir size_meaning
-                   params_help param_names min_size item_name headline)
+                   params_help param_names param_specs min_size item_name headline)
 endfunction()
 
 # MAX_SIZE and DEFAULT_SIZES (required) and MIN_SIZE (1 by default) of the script's `text`,
@@ -217,6 +221,11 @@ function(_gpubench_read_declarations text name)
   if(text MATCHES "\nPARAM_NAMES = [\"']([^\"'\n]*)[\"']")
     set(param_names "${CMAKE_MATCH_1}")
   endif()
+  set(param_specs "")
+  if(text MATCHES "\nPARAMETERS = [\"']([^\"'\n]*)[\"']")
+    set(param_specs "${CMAKE_MATCH_1}")
+    _gpubench_check_param_specs("${param_specs}" "${name}")
+  endif()
   set(item_name "")
   if(text MATCHES "\nITEM_NAME = [\"']([^\"'\n]*)[\"']")
     set(item_name "${CMAKE_MATCH_1}")
@@ -234,7 +243,26 @@ function(_gpubench_read_declarations text name)
         "is none of gflops, gbytes_per_s, items_per_s")
     endif()
   endif()
-  _gpubench_return(size_meaning params_help param_names item_name headline)
+  _gpubench_return(size_meaning params_help param_names param_specs item_name headline)
+endfunction()
+
+# Each item of PARAMETERS ("key: a|b [= b]; key: int LO..HI = D; key: real LO..HI = D;
+# key: text [= D]") in its form, or a configure error naming the item; the values themselves
+# are checked by the runner (a default outside them refuses the plugin, saying so).
+function(_gpubench_check_param_specs text name)
+  set(items "${text}")  # a CMake list: its items are the ;-separated ones
+  set(key "[A-Za-z0-9_]+ *: *")
+  set(number "[-+0-9.eE]+")
+  foreach(item IN LISTS items)
+    string(STRIP "${item}" item)
+    if(item STREQUAL "" OR item MATCHES "^${key}(int|real) +${number}\\.\\.${number} *= *${number}$"
+       OR item MATCHES "^${key}text( *= *[^ ,]*)?$"
+       OR item MATCHES "^${key}[^|=:, ]+(\\|[^|=:, ]+)*( *= *[^|=:, ]+)?$")
+      continue()
+    endif()
+    message(FATAL_ERROR "gpubench_add_python_plugin(${name}): PARAMETERS item '${item}' is none of "
+      "'key: a|b [= b]', 'key: int LO..HI = D', 'key: real LO..HI = D', 'key: text [= D]'")
+  endforeach()
 endfunction()
 
 function(gpubench_add_python_plugin name)

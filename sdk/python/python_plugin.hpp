@@ -37,6 +37,7 @@ struct Standalone {
     uint64_t min_size;
     const char *item_name;  // ITEM_NAME: what work()'s items count ("" = none)
     gpubench_headline headline;  // HEADLINE: the throughput shown first
+    const char *param_specs = "";  // PARAMETERS: the declared parameters (parse_param_specs)
 };
 
 struct Definition {

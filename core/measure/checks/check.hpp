@@ -19,6 +19,7 @@ namespace gpubench {
 struct EntryProblem {
     EntryStatus status;
     std::string message;
+    std::string check = "";  // the check's name; "" for a problem no check names
 };
 
 enum class CheckVerdict {
@@ -54,8 +55,8 @@ const std::vector<std::pair<std::string, std::string>> &flag_glossary();
 std::vector<std::string> entry_flags(const Measurement &entry);
 
 // The refusals found in a finished entry's record (invalid checks with a finding), in table
-// order, joined by "; "; "" when none.
-std::string record_refusals(const Measurement &entry);
+// order, joined by "; "; "" when none. `first`, where given, is set to the first one's name.
+std::string record_refusals(const Measurement &entry, std::string *first = nullptr);
 
 // A finding made while measuring, thrown as the entry's status and message (EntryProblem).
 [[noreturn]] void refuse(const Check &check, std::string finding);

@@ -82,16 +82,20 @@ std::vector<std::string> entry_flags(const Measurement &entry) {
     return flags;
 }
 
-std::string record_refusals(const Measurement &entry) {
+std::string record_refusals(const Measurement &entry, std::string *first) {
     std::string found;
     for (const Check *check : check_table())
         if (check->verdict == CheckVerdict::invalid && check->finding)
-            if (std::string finding = check->finding(entry); !finding.empty())
+            if (std::string finding = check->finding(entry); !finding.empty()) {
+                if (first && found.empty()) *first = check->name;
                 found += (found.empty() ? "" : "; ") + finding;
+            }
     return found;
 }
 
-void refuse(const Check &check, std::string finding) { throw EntryProblem{check.status(), std::move(finding)}; }
+void refuse(const Check &check, std::string finding) {
+    throw EntryProblem{check.status(), std::move(finding), check.name};
+}
 
 void refuse_if_found(const Check &check, const Measurement &entry) {
     if (std::string finding = check.finding(entry); !finding.empty()) refuse(check, std::move(finding));

@@ -18,6 +18,7 @@ std::string note_lost_cuda_context(Measurement &entry) {
     const std::string why = "the CUDA context was lost (" + lost + ")";
     if (entry.status == EntryStatus::ok) {
         entry.status = cuda_context_lost_check.status();
+        entry.refused_by = cuda_context_lost_check.name;
         entry.message = why;
     }
     return why;

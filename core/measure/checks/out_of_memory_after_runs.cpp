@@ -15,6 +15,7 @@ extern const Check out_of_memory_after_runs_check{
 void judge_out_of_memory(Measurement &result, size_t runs_done, LeakWatch *leaks) {
     if (runs_done == 0) return;  // before any run() completed the size does not fit: skipped
     result.status = out_of_memory_after_runs_check.status();
+    result.refused_by = out_of_memory_after_runs_check.name;
     std::string leak;
     if (leaks) {
         leaks->read_now(runs_done);

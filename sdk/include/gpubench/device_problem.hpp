@@ -18,6 +18,11 @@
 //   GPUBENCH_PLUGIN(gpubench::cuda::DeviceProblem<Saxpy>, gpubench::Info{...})
 #pragma once
 
+// gpubench_add_plugin asks for C++17 at least; this header's concepts need C++20.
+#if __cplusplus < 202002L
+#error "gpubench/device_problem.hpp needs C++20: set_target_properties(<plugin> PROPERTIES CUDA_STANDARD 20) or target_compile_features(<plugin> PRIVATE cuda_std_20)"
+#endif
+
 #include <gpubench/cuda.hpp>
 
 #include <algorithm>

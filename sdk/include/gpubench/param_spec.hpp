@@ -11,9 +11,11 @@
 
 #include <gpubench/param.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -56,6 +58,49 @@ inline ParamSpec real(std::string key, double fallback, double min, double max, 
 // Any text (a path...), which the plugin checks itself.
 inline ParamSpec text(std::string key, std::string fallback, std::string help) {
     return {std::move(key), GPUBENCH_PARAM_TEXT, std::move(fallback), {}, 0, 0, std::move(help)};
+}
+
+// The declarations of a Python script's PARAMETERS line, ';'-separated items of the forms
+// "key: a|b [= b]", "key: int LO..HI = D", "key: real LO..HI = D", "key: text [= D]" (the
+// build checked the forms: gpubenchPython.cmake). Throws std::invalid_argument naming an item
+// of another form.
+inline std::vector<ParamSpec> parse_param_specs(const std::string &line) {
+    const auto trimmed = [](std::string t) {
+        t.erase(0, t.find_first_not_of(' '));
+        t.erase(t.find_last_not_of(' ') + 1);
+        return t;
+    };
+    std::vector<ParamSpec> specs;
+    for (size_t begin = 0; begin <= line.size();) {
+        const size_t end = std::min(line.find(';', begin), line.size());
+        const std::string item = trimmed(line.substr(begin, end - begin));
+        begin = end + 1;
+        if (item.empty()) continue;
+        const size_t colon = item.find(':'), equals = item.find('=');
+        if (colon == std::string::npos) throw std::invalid_argument("PARAMETERS item '" + item + "' has no 'key:'");
+        std::string spec = trimmed(item.substr(colon + 1, equals == std::string::npos ? std::string::npos : equals - colon - 1));
+        const std::string key = trimmed(item.substr(0, colon));
+        const std::string fallback = equals == std::string::npos ? "" : trimmed(item.substr(equals + 1));
+        const size_t dots = spec.find("..");
+        if ((spec.rfind("int ", 0) == 0 || spec.rfind("real ", 0) == 0) && dots != std::string::npos) {
+            const size_t space = spec.find(' ');
+            const double lo = std::strtod(spec.substr(space + 1, dots - space - 1).c_str(), nullptr);
+            const double hi = std::strtod(spec.substr(dots + 2).c_str(), nullptr);
+            specs.push_back({key, spec[0] == 'i' ? GPUBENCH_PARAM_INT : GPUBENCH_PARAM_REAL, fallback, {}, lo, hi, ""});
+        } else if (spec == "text") {
+            specs.push_back(text(key, fallback, ""));
+        } else {
+            std::vector<std::string> values;
+            for (size_t at = 0; at <= spec.size();) {
+                const size_t bar = std::min(spec.find('|', at), spec.size());
+                values.push_back(trimmed(spec.substr(at, bar - at)));
+                at = bar + 1;
+            }
+            specs.push_back(choice(key, values, ""));
+            if (!fallback.empty()) specs.back().default_value = fallback;
+        }
+    }
+    return specs;
 }
 
 // The allowed values in words: "float32 or float64", "a whole number from 1 to 100000".

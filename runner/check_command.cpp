@@ -1,0 +1,202 @@
+// `runner check`: an author's conformance test of plugins (conformance.hpp says the rules).
+// Each selected plugin is checked as a third party would run it: its descriptor and work() by
+// the scanner and work queries, its entries by a short sweep of this runner at odd and tiny
+// sizes over every declared parameter value, in workers, with every audit on.
+#include "cache_files.hpp"
+#include "cli.hpp"
+#include "conformance.hpp"
+#include "plugin_catalog.hpp"
+#include "results_model.hpp"
+#include "sizes.hpp"
+#include "subcommand_options.hpp"
+#include "subcommands.hpp"
+#include "sweep_plan.hpp"
+#include "text_format.hpp"
+
+#include <gpubench/child_process.hpp>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/program_options.hpp>
+
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+namespace gpubench {
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct CheckOptions {
+    std::vector<std::string> plugin_dirs, patterns;
+    std::string sizes;
+    bool allow_insecure = false;
+    fs::path runner;
+    fs::path folder;  // scratch: each plugin's results file and log
+};
+
+PluginCatalog discover(const CheckOptions &o) {
+    PluginSearch search;
+    PluginSearchPath path = plugin_search_path(o.runner.parent_path(), o.plugin_dirs, std::getenv(plugin_path_variable));
+    for (const std::string &warning : path.warnings) std::cerr << "runner check: warning: " << warning << '\n';
+    search.dirs = std::move(path.dirs);
+    search.allow_insecure = o.allow_insecure;
+    search.scan.runner = o.runner;
+    search.scan.cache = cache_file("plugin-scan.json");
+    return discover_plugins(search, o.patterns);
+}
+
+// A refused file named like a pattern: its descriptor is the finding.
+std::vector<Finding> refusal_findings(const PluginCatalog &catalog, const std::vector<std::string> &patterns) {
+    std::vector<Finding> out;
+    for (const Refusal &r : catalog.refused) {
+        const std::string stem = r.file.stem().string();
+        for (const std::string &pattern : patterns)
+            if (fnmatch(pattern.c_str(), stem.c_str(), 0) == 0) {
+                out.push_back({printable_text(r.file.filename().string()), "descriptor", printable_text(r.reason),
+                               "writing-a-plugin.md#descriptor-and-symbol"});
+                break;
+            }
+    }
+    return out;
+}
+
+std::vector<Finding> declared(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const fs::path &runner) {
+    std::vector<WorkQuery> queries{{plugin.file, "", 1, sizes}};
+    for (const std::string &setting : default_settings(plugin)) queries.push_back({plugin.file, setting, 1, sizes});
+    std::vector<std::vector<WorkAnswer>> answers = query_declared_work(queries, runner, 60);
+    const std::vector<WorkAnswer> plain = answers.front();
+    answers.erase(answers.begin());
+    return declared_findings(plugin, sizes, plain, answers);
+}
+
+// This runner's sweep of `plugin` at `sizes` over its declared values, into a results file
+// of the scratch folder; its entries' findings, or why it could not run. Eight runs at least:
+// the leak check needs 16 MiB of growth over several of them.
+std::vector<Finding> measured(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o) {
+    const fs::path results = o.folder / (plugin.name + ".json"), log = o.folder / (plugin.name + ".log");
+    std::vector<std::string> size_texts;
+    for (uint64_t size : sizes) size_texts.push_back(std::to_string(size));
+    ChildStart how{{o.runner.string(), "--plugin-dir", plugin.file.parent_path().string(), "--plugin", plugin.name,
+                    "--sizes", join(size_texts, ","), "--min-samples", "8", "--max-samples", "10", "--min-time", "0",
+                    "--max-time", "60", "--output", results.string()}};
+    if (o.allow_insecure) how.words.push_back("--allow-insecure-plugins");
+    for (const std::string &axis : conformance_param_axes(plugin)) how.words.insert(how.words.end(), {"--param", axis});
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    how.descriptors = {{out, 1}, {out, 2}};
+    ChildProcess sweep;
+    const int error = sweep.start(how);
+    const int status = error ? 0 : sweep.wait();
+    ::close(out);
+    std::vector<Finding> findings;
+    try {
+        for (const EntryResult &e : read_results_file(results).entries)
+            for (Finding &f : entry_findings(e)) findings.push_back(std::move(f));
+    } catch (const std::exception &e) {
+        const std::string why = error ? std::string("could not start the runner: ") + std::strerror(error)
+                                      : "the sweep ended with status " + std::to_string(WEXITSTATUS(status)) +
+                                            " and no results (" + log.string() + ")";
+        findings.push_back({plugin.name, "sweep", why, "user-guide.md#bad-input"});
+    }
+    return findings;
+}
+
+// One line per rule and plugin: its first finding, with how many entries showed it.
+size_t print_findings(const std::vector<Finding> &findings) {
+    std::vector<std::pair<const Finding *, size_t>> firsts;
+    for (const Finding &f : findings) {
+        auto same = std::find_if(firsts.begin(), firsts.end(), [&](const auto &first) {
+            return first.first->plugin == f.plugin && first.first->rule == f.rule;
+        });
+        if (same == firsts.end()) firsts.push_back({&f, 1});
+        else ++same->second;
+    }
+    size_t failing = 0;
+    for (const auto &[f, count] : firsts) {
+        std::cout << finding_line(*f) << (count > 1 ? " [" + std::to_string(count) + " times]" : "") << '\n';
+        failing += f->fails;
+    }
+    return failing;
+}
+
+// The checks of one plugin: its declarations always; its entries where it can run here.
+std::vector<Finding> check_plugin(const PluginInfo &plugin, const GpuInfo &gpu, const CheckOptions &o) {
+    const std::vector<uint64_t> sizes = o.sizes.empty() ? conformance_sizes(plugin) : parse_sizes(o.sizes);
+    std::vector<Finding> findings = declared(plugin, sizes, o.runner);
+    const std::string unavailable = !plugin.is_available()           ? plugin.unavailable_reason
+                                    : plugin.is_cuda() && !gpu.available ? gpu.unavailable_reason
+                                                                         : "";
+    if (!unavailable.empty()) {
+        findings.push_back({plugin.name, "not_measured", "unavailable here: " + unavailable, "user-guide.md#listing-plugins", false});
+        return findings;
+    }
+    for (Finding &f : measured(plugin, sizes, o)) findings.push_back(std::move(f));
+    return findings;
+}
+
+int check_all(const CheckOptions &o) {
+    PluginCatalog catalog = discover(o);
+    std::vector<Finding> findings = refusal_findings(catalog, o.patterns);
+    std::vector<const PluginInfo *> plugins;
+    try {
+        plugins = select_plugins(catalog, o.patterns);
+    } catch (const std::invalid_argument &e) {
+        if (findings.empty()) throw;  // nothing named like the patterns: bad input
+    }
+    const GpuInfo gpu = probe_runner_gpu(0, false);
+    for (const PluginInfo *plugin : plugins) {
+        std::cout << "checking " << plugin->name << "...\n" << std::flush;
+        for (Finding &f : check_plugin(*plugin, gpu, o)) findings.push_back(std::move(f));
+    }
+    const size_t failing = print_findings(findings);
+    std::cout << "runner check: " << plugins.size() << (plugins.size() == 1 ? " plugin" : " plugins") << ", "
+              << failing << (failing == 1 ? " finding" : " findings") << " (notes do not fail it)\n";
+    return failing ? exit_failed : exit_ok;
+}
+
+}  // namespace
+
+int check_command(int argc, const char *const *argv) {
+    CheckOptions o;
+    po::options_description described(
+        "Usage: runner check [--plugin-dir DIR]... [--sizes LIST] PATTERN...\n"
+        "An author's conformance test: checks each plugin named like a PATTERN (a file refused as a\n"
+        "plugin included) against the rules of docs/writing-a-plugin.md: its descriptor, its declared\n"
+        "parameters and work(), and a short sweep at sizes 1, 7, 33 and 1000 over every declared\n"
+        "parameter value with every check on (verification after runs with reset(), the stream and\n"
+        "thread audits, the roofline, leaks). One line per finding, naming the rule and the doc\n"
+        "section; exit 0 when no plugin has one, 1 when some do, 2 on bad input. A CPU plugin\n"
+        "needs no GPU; a CUDA plugin where none can be used is checked but for its entries.\nOptions");
+    described.add_options()("help,h", "show this help")
+        ("plugin-dir", po::value<std::vector<std::string>>(&o.plugin_dirs), "a folder of plugins (repeatable)")
+        ("sizes", po::value<std::string>(&o.sizes), "the sizes instead of 1, 7, 33, 1000")
+        ("allow-insecure-plugins", po::bool_switch(&o.allow_insecure), "as the runner's option");
+    try {
+        if (parse_subcommand(argc, argv, described, o.patterns)) return exit_ok;
+        if (o.patterns.empty()) throw std::invalid_argument("name the plugins to check (PATTERN...)");
+        if (!o.sizes.empty()) parse_sizes(o.sizes);  // bad sizes: refused before anything runs
+        std::error_code ec;
+        o.runner = boost::dll::program_location(ec);
+        o.folder = fs::temp_directory_path() / ("gpubench-check-" + std::to_string(::getpid()));
+        fs::create_directories(o.folder);
+        const int status = check_all(o);
+        if (status == exit_ok)
+            fs::remove_all(o.folder, ec);
+        else
+            std::cout << "the sweeps' results and logs: " << o.folder.string() << '\n';
+        return status;
+    } catch (const std::exception &e) {
+        std::cerr << "runner check: error: " << e.what() << '\n';
+        return exit_usage;
+    }
+}
+
+}  // namespace gpubench

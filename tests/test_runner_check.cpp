@@ -1,0 +1,58 @@
+// runner check, an author's conformance test: shipped plugins pass it, and each broken
+// fixture of the corpus is named for the rule it breaks, with exit status 1; bad input is one
+// line and exit 2. (tests/CMakeLists.txt runs it over every shipped plugin as a test of its own.)
+#include "runner_process.hpp"
+#include "test_support.hpp"
+
+#include <catch2/catch.hpp>
+
+using namespace runner_process;
+
+namespace {
+
+Outcome check(const std::string &arguments) { return run_runner("check " + arguments); }
+
+const std::string fixture_dir = std::string("--plugin-dir ") + GPUBENCH_FIXTURE_DIR + " ";
+
+}  // namespace
+
+TEST_CASE("runner check: shipped CPU plugins pass, with their declared values swept", "[check]") {
+    const Outcome o = check("matmul_naive sort_omp");
+    INFO(o.output);
+    CHECK(o.status == 0);
+    CHECK_THAT(o.output, Catch::Contains("checking matmul_naive") && Catch::Contains("checking sort_omp") &&
+                             Catch::EndsWith("runner check: 2 plugins, 0 findings (notes do not fail it)\n"));
+}
+
+TEST_CASE("runner check: each broken fixture is named for its rule", "[check]") {
+    const Outcome mistakes = check(fixture_dir + "--sizes 1,3,5 fixture_mistakes");
+    INFO(mistakes.output);
+    CHECK(mistakes.status == 1);
+    CHECK_THAT(mistakes.output, Catch::Contains("fixture_mistakes: faster_than_hardware: ") &&
+                                    Catch::Contains("(size 1)") && Catch::Contains("fixture_mistakes: leak: ") &&
+                                    Catch::Contains("(see measurement.md#checks-on-every-entry)"));
+    CHECK_THAT(mistakes.output, !Catch::Contains("(size 5)"));  // its control passes
+
+    const Outcome wrong = check(fixture_dir + "fixture_bad_verify");
+    CHECK(wrong.status == 1);
+    CHECK_THAT(wrong.output, Catch::Contains("fixture_bad_verify: wrong_result: wrong result: error"));
+
+    // Every declared value of escape= is swept: each way out of run() is named.
+    const Outcome escapes = check(fixture_dir + "--sizes 1000000 fixture_cpu_escapes");
+    INFO(escapes.output);
+    CHECK(escapes.status == 1);
+    CHECK_THAT(escapes.output, Catch::Contains("fixture_cpu_escapes: thread_audit: work outside run(): ") &&
+                                   Catch::Contains("escape=async"));
+
+    const Outcome refused = check(fixture_dir + "fixture_wrong_major");
+    CHECK(refused.status == 1);
+    CHECK_THAT(refused.output, Catch::Contains("fixture_wrong_major.so: descriptor: ABI"));
+}
+
+TEST_CASE("runner check: bad input is one line, exit 2", "[check]") {
+    CHECK(check("").status == 2);
+    const Outcome none = check("no_such_plugin_anywhere");
+    CHECK(none.status == 2);
+    CHECK_THAT(none.output, Catch::StartsWith("runner check: error: no plugin matches 'no_such_plugin_anywhere'"));
+    CHECK(check("--sizes 0 vecadd_naive").status == 2);
+}
