@@ -67,7 +67,7 @@ inline gpubench::Work work(uint64_t n, const gpubench::Params &params, bool devi
 
 inline gpubench::Info info(const char *name, const char *backend, gpubench_device_kind kind,
                            const char *description) {
-    gpubench::Info info{
+    return gpubench::Info{
         name,
         "@WORKLOAD@",  // the workload: its backends are compared side by side
         backend,
@@ -81,9 +81,10 @@ inline gpubench::Info info(const char *name, const char *backend, gpubench_devic
         {uint64_t(1) << 10, uint64_t(1) << 16, uint64_t(1) << 20, uint64_t(1) << 24},
         "elements",              // what Work::items counts
         GPUBENCH_HEADLINE_AUTO,  // the throughput shown first
+        nullptr,                 // param_names: those of `params`
+        1,                       // max_devices: one GPU
+        {kScale},                // params: each with its type, values and default
     };
-    info.params = {kScale};
-    return info;
 }
 
 }  // namespace workload
