@@ -37,6 +37,7 @@ std::optional<int> run_other_role(int argc, char **argv) {
     if (subcommand == "history") return history_command(argc - 1, argv + 1);
     if (subcommand == "checks") return checks_command(argc - 1, argv + 1);
     if (subcommand == "check") return check_command(argc - 1, argv + 1);
+    if (subcommand == "new-plugin") return new_plugin_command(argc - 1, argv + 1);
     return std::nullopt;
 }
 

@@ -1,7 +1,7 @@
 // `runner report FILE...`, `runner compare BASELINE CANDIDATE`, `runner merge SHARD...`,
 // `runner history ...` and `runner checks`: answers from results files or from the runner's
-// own tables, without running anything. Each returns the process's exit
-// status.
+// own tables, without running anything; `runner new-plugin`: a plugin repository from the
+// SDK's template. Each returns the process's exit status.
 #pragma once
 
 namespace gpubench {
@@ -13,5 +13,6 @@ int history_command(int argc, const char *const *argv);  // argv[0] is "history"
 int checks_command(int argc, const char *const *argv);   // argv[0] is "checks"
 // Runs plugins (a conformance test of them), unlike the others.
 int check_command(int argc, const char *const *argv);    // argv[0] is "check"
+int new_plugin_command(int argc, const char *const *argv);  // argv[0] is "new-plugin"
 
 }  // namespace gpubench

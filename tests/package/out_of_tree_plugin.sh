@@ -7,6 +7,8 @@
 #   5. the installed runner measures it at sizes 1,1000 and writes it to the results file;
 #   6. the other installed examples build and run: plain_c, babelstream (with CUDA; run where
 #      there is a GPU, else skipped with the runner's reason), python.
+#   7. the installed runner writes a new plugin repository (runner new-plugin), which builds
+#      against the prefix and passes its own test (ctest: runner check on its backends).
 #
 # Usage: out_of_tree_plugin.sh --build-dir DIR --source-dir DIR [--cmake CMAKE]
 #          [--config CONFIG] [--generator GEN] [--make-program PROG] [--cxx-compiler CXX]
@@ -74,6 +76,23 @@ build_installed_example() {
   "$cmake" --build "$build" >/dev/null || fail "build of the $name example failed"
 }
 
+# Sets configure_args to configure the plugin project SOURCE in BUILD against the prefix, with
+# this build's generator, build type, compilers and CUDA settings; CUDA_OPTION is the project's
+# switch for its CUDA backend: set_configure_args SOURCE BUILD CUDA_OPTION
+set_configure_args() {
+  configure_args=(-S "$1" -B "$2" "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+    "-D$3=$with_cuda")
+  [[ -n $generator ]] && configure_args+=(-G "$generator")
+  [[ -n $make_program ]] && configure_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
+  [[ -n $config ]] && configure_args+=("-DCMAKE_BUILD_TYPE=$config")
+  [[ -n $cxx_compiler ]] && configure_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
+  if [[ $with_cuda == ON ]]; then
+    [[ -n $cuda_compiler ]] && configure_args+=("-DCMAKE_CUDA_COMPILER=$cuda_compiler")
+    [[ -n $cuda_architectures ]] && configure_args+=("-DCMAKE_CUDA_ARCHITECTURES=${cuda_architectures//,/;}")
+  fi
+  return 0
+}
+
 step "install $build_dir into $prefix"
 install_args=(--install "$build_dir" --prefix "$prefix")
 [[ -n $config ]] && install_args+=(--config "$config")
@@ -92,6 +111,7 @@ for file in include/gpubench/plugin.h include/gpubench/work.h include/gpubench/p
             share/gpubench/examples/babelstream/babelstream.cu \
             share/gpubench/examples/plain_c/scale.c share/gpubench/examples/python/myload_cupy.py \
             share/gpubench/examples/python/myload_torch.py share/gpubench/doc/results-format.md \
+            share/gpubench/template/CMakeLists.txt share/gpubench/template/workload.hpp \
             share/gpubench/doc/writing-a-plugin.md share/gpubench/doc/python-backends.md \
             lib/cmake/gpubench/gpubenchPython.cmake lib/cmake/gpubench/python/python_plugin.cpp \
             lib/cmake/gpubench/python/python_session.cpp; do
@@ -105,17 +125,7 @@ done
 echo "ok: no absolute build, source or install paths in $package_dir"
 
 step "configure examples/saxpy against $prefix (CUDA: $with_cuda)"
-configure_args=(-S "$source_dir/examples/saxpy" -B "$example_build"
-  "-DCMAKE_PREFIX_PATH=$prefix" -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
-  "-DGPUBENCH_EXAMPLE_WITH_CUDA=$with_cuda")
-[[ -n $generator ]] && configure_args+=(-G "$generator")
-[[ -n $make_program ]] && configure_args+=("-DCMAKE_MAKE_PROGRAM=$make_program")
-[[ -n $config ]] && configure_args+=("-DCMAKE_BUILD_TYPE=$config")
-[[ -n $cxx_compiler ]] && configure_args+=("-DCMAKE_CXX_COMPILER=$cxx_compiler")
-if [[ $with_cuda == ON ]]; then
-  [[ -n $cuda_compiler ]] && configure_args+=("-DCMAKE_CUDA_COMPILER=$cuda_compiler")
-  [[ -n $cuda_architectures ]] && configure_args+=("-DCMAKE_CUDA_ARCHITECTURES=${cuda_architectures//,/;}")
-fi
+set_configure_args "$source_dir/examples/saxpy" "$example_build" GPUBENCH_EXAMPLE_WITH_CUDA
 "$cmake" "${configure_args[@]}"
 found_dir=$(sed -n 's/^gpubench_DIR:PATH=//p' "$example_build/CMakeCache.txt")
 [[ $found_dir == "$package_dir" ]] || fail "find_package(gpubench) used '$found_dir', not $package_dir"
@@ -235,6 +245,35 @@ if python=$("$source_dir/sdk/python/find-python.sh" numpy 2>&1); then
   echo "ok: myload_numpy built, ran in $python and verified"
 else
   echo "SKIPPED: running myload_numpy: $python"
+fi
+
+step "runner new-plugin: a new plugin repository, built against $prefix and tested"
+new_repo=$work/newrepo
+new_build=$work/newrepo-build
+"$runner" new-plugin "$new_repo" --workload tmplcheck || fail "runner new-plugin exited with status $?"
+set_configure_args "$new_repo" "$new_build" tmplcheck_WITH_CUDA
+"$cmake" "${configure_args[@]}" >/dev/null || fail "configure of the new plugin repository failed"
+new_build_args=(--build "$new_build")
+[[ -n $config ]] && new_build_args+=(--config "$config")
+"$cmake" "${new_build_args[@]}" >/dev/null || fail "build of the new plugin repository failed"
+expected=(tmplcheck_omp.so tmplcheck_numpy.so)
+[[ $with_cuda == ON ]] && expected+=(tmplcheck_cuda.so)
+for plugin in "${expected[@]}"; do
+  [[ -f $new_build/$plugin ]] || fail "$new_build/$plugin was not built"
+done
+echo "ok: built ${expected[*]}"
+ctest_program=${cmake%cmake}ctest  # the ctest beside the cmake used
+ctest_args=(--test-dir "$new_build" --output-on-failure)
+[[ -n $config ]] && ctest_args+=(-C "$config")
+test_list=$("$ctest_program" "${ctest_args[@]}" -N) || fail "ctest -N failed in $new_build"
+grep -q 'runner_check' <<<"$test_list" ||
+  fail "the new repository has no test runner_check (the package set no GPUBENCH_RUNNER?)"
+# Until `runner check` exists, `runner check --help` is the sweep's help: it does not name it.
+if check_help=$("$runner" check --help 2>&1) && grep -q 'runner check' <<<"$check_help"; then
+  "$ctest_program" "${ctest_args[@]}" || fail "the new repository's test (runner check) failed"
+  echo "ok: its test, runner check on its backends, passed"
+else
+  echo "skipped: runner check not built"
 fi
 
 step "the installed SDK builds, lists and runs an out-of-tree plugin: PASSED"
