@@ -70,8 +70,9 @@ std::vector<Finding> refusal_findings(const PluginCatalog &catalog, const std::v
 }
 
 std::vector<Finding> declared(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const fs::path &runner) {
-    std::vector<WorkQuery> queries{{plugin.file, "", 1, sizes}};
-    for (const std::string &setting : default_settings(plugin)) queries.push_back({plugin.file, setting, 1, sizes});
+    const int devices = std::min<int>(plugin.max_devices, 2);  // across GPUs: the least it takes
+    std::vector<WorkQuery> queries{{plugin.file, "", devices, sizes}};
+    for (const std::string &setting : default_settings(plugin)) queries.push_back({plugin.file, setting, devices, sizes});
     std::vector<std::vector<WorkAnswer>> answers = query_declared_work(queries, runner, 60);
     const std::vector<WorkAnswer> plain = answers.front();
     answers.erase(answers.begin());
@@ -170,8 +171,8 @@ int check_command(int argc, const char *const *argv) {
         "Usage: runner check [--plugin-dir DIR]... [--sizes LIST] PATTERN...\n"
         "An author's conformance test: checks each plugin named like a PATTERN (a file refused as a\n"
         "plugin included) against the rules of docs/writing-a-plugin.md: its descriptor, its declared\n"
-        "parameters and work(), and a short sweep at sizes 1, 7, 33 and 1000 over every declared\n"
-        "parameter value with every check on (verification after runs with reset(), the stream and\n"
+        "parameters and work(), and a short sweep at sizes 1, 7, 33 and 1000 over every value of each\n"
+        "declared choice with every check on (verification after runs with reset(), the stream and\n"
         "thread audits, the roofline, leaks). One line per finding, naming the rule and the doc\n"
         "section; exit 0 when no plugin has one, 1 when some do, 2 on bad input. A CPU plugin\n"
         "needs no GPU; a CUDA plugin where none can be used is checked but for its entries.\nOptions");

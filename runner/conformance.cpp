@@ -22,13 +22,6 @@ bool same_work(const Work &a, const Work &b) {
            a.launches == b.launches;
 }
 
-// The values of a number parameter its check sweep takes: the least and the default.
-std::vector<std::string> number_values(const ParamSpec &p) {
-    std::vector<std::string> values{param_number_text(p.min)};
-    if (p.default_value != values.front()) values.push_back(p.default_value);
-    return values;
-}
-
 void check_params(const PluginInfo &plugin, std::vector<Finding> &out) {
     if (!plugin.param_names)
         out.push_back({plugin.name, "params_declared",
@@ -68,11 +61,8 @@ std::vector<uint64_t> conformance_sizes(const PluginInfo &plugin) {
 
 std::vector<std::string> conformance_param_axes(const PluginInfo &plugin) {
     std::vector<std::string> axes;
-    for (const ParamSpec &p : plugin.params) {
-        if (p.kind == GPUBENCH_PARAM_TEXT) continue;
-        const std::vector<std::string> values = p.kind == GPUBENCH_PARAM_CHOICE ? p.choices : number_values(p);
-        axes.push_back(p.key + "=" + join(values, ","));
-    }
+    for (const ParamSpec &p : plugin.params)
+        if (p.kind == GPUBENCH_PARAM_CHOICE) axes.push_back(p.key + "=" + join(p.choices, ","));
     return axes;
 }
 

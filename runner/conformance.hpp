@@ -25,8 +25,9 @@ std::string finding_line(const Finding &finding);  // "plugin: rule: what (see d
 
 // The sizes a plugin is checked at: 1, 7, 33 and 1000 where its range allows, else its least.
 std::vector<uint64_t> conformance_sizes(const PluginInfo &plugin);
-// The --param axes of its check sweep ("key=v1,v2"): every value of a choice, the least and the
-// default of a number; none for text. Empty where it declares none.
+// The --param axes of its check sweep ("key=v1,v2"): every value of each choice. A number or
+// text is left at its default: a value in its range may rightly fail to verify (logreg's
+// lr=1e-6 learns nothing, and says so), which is no fault of the plugin.
 std::vector<std::string> conformance_param_axes(const PluginInfo &plugin);
 // The settings whose work() must equal work(size, ""): each declared key at its declared
 // default ("dtype=float32"), text keys with an empty default left out.
