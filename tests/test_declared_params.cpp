@@ -123,7 +123,7 @@ TEST_CASE("declared parameters: a 1.9 descriptor, without them, still loads", "[
     CHECK(*std::get<PluginInfo>(read).param_names == std::vector<std::string>{"steps"});
 }
 
-TEST_CASE("--param: a value outside the declaration is refused before anything is measured", "[params][cli]") {
+TEST_CASE("param values: one outside the declaration is refused before anything is measured", "[params][cli]") {
     const auto results = temp_results("declared_refused");
     std::filesystem::remove(results);
     const Outcome o = run_runner("--plugin matmul_naive --sizes 8 --param dtype=float16 --output " + results.string());
@@ -138,7 +138,7 @@ TEST_CASE("--param: a value outside the declaration is refused before anything i
     CHECK_THAT(every.output, Catch::Contains("(* stands for a choice's values)"));
 }
 
-TEST_CASE("--param KEY=* sweeps every declared value, and the results record the declarations", "[params][cli]") {
+TEST_CASE("param values: KEY=* sweeps every declared value, and the results record the declarations", "[params][cli]") {
     const auto results = temp_results("declared_every");
     std::filesystem::remove(results);
     const Outcome o = run_runner(std::string("--plugin matmul_naive --sizes 8 --param 'dtype=*'") + quick + "--output " +

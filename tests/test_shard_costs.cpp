@@ -240,12 +240,13 @@ TEST_CASE("the runner plans a shard by declared work, and notes a plugin whose w
     using namespace runner_process;
     const test_support::TempFolder folder;
     const fs::path file = folder.path() / "shard.json";
-    const Outcome o = run_runner("--plugin copy_omp,matmul_naive --sizes 16,64 --param dtype=float16 --warmup 0" +
-                                 std::string(quick) + "--shard 0/2 -o " + file.string());
+    // batch above vars: within each one's declared range, refused by work() (and create()).
+    const Outcome o = run_runner("--plugin copy_omp,solvebak_naive --sizes 16,64 --param vars=10 --param batch=20 "
+                                 "--warmup 0" + std::string(quick) + "--shard 0/2 -o " + file.string());
     INFO(o.output);
-    CHECK(o.status == 1);  // matmul's entries (this shard's: a plugin whole) fail in setup too
-    CHECK_THAT(o.output, Catch::StartsWith("note: cannot read the declared work of matmul_naive [dtype=float16] at "
-                                           "2 of 2 sizes (work: dtype='float16'"));
+    CHECK(o.status == 1);  // solvebak's entries (this shard's: a plugin whole) fail in setup too
+    CHECK_THAT(o.output, Catch::StartsWith("note: cannot read the declared work of solvebak_naive [vars=10,batch=20] "
+                                           "at 2 of 2 sizes (work: batch=20: expected 1..vars (10)"));
     const nlohmann::json shard = read_json(file)["shard"];
     CHECK(shard["costs"] == "declared work at nominal rates, workloads spread over the shards, unknown for 2 of 4 "
                             "entries (costed as the median)");
@@ -254,5 +255,5 @@ TEST_CASE("the runner plans a shard by declared work, and notes a plugin whose w
     for (const nlohmann::json &p : shard["planned"])
         planned.emplace(p["plugin"].get<std::string>(), p["size"].get<uint64_t>());
     CHECK(planned == std::set<std::pair<std::string, uint64_t>>{
-                         {"copy_omp", 16}, {"copy_omp", 64}, {"matmul_naive", 16}, {"matmul_naive", 64}});
+                         {"copy_omp", 16}, {"copy_omp", 64}, {"solvebak_naive", 16}, {"solvebak_naive", 64}});
 }
