@@ -125,6 +125,7 @@ size_t print_findings(const std::vector<Finding> &findings) {
         std::cout << finding_line(*f) << (count > 1 ? " [" + std::to_string(count) + " times]" : "") << '\n';
         failing += f->fails;
     }
+    std::cout << std::flush;
     return failing;
 }
 
@@ -143,21 +144,23 @@ std::vector<Finding> check_plugin(const PluginInfo &plugin, const GpuInfo &gpu, 
     return findings;
 }
 
+// Each plugin's findings are printed as soon as it is checked: a long check stopped early
+// still says what it found.
 int check_all(const CheckOptions &o) {
     PluginCatalog catalog = discover(o);
-    std::vector<Finding> findings = refusal_findings(catalog, o.patterns);
+    const std::vector<Finding> refused = refusal_findings(catalog, o.patterns);
     std::vector<const PluginInfo *> plugins;
     try {
         plugins = select_plugins(catalog, o.patterns);
     } catch (const std::invalid_argument &e) {
-        if (findings.empty()) throw;  // nothing named like the patterns: bad input
+        if (refused.empty()) throw;  // nothing named like the patterns: bad input
     }
+    size_t failing = print_findings(refused);
     const GpuInfo gpu = probe_runner_gpu(0, false);
     for (const PluginInfo *plugin : plugins) {
         std::cout << "checking " << plugin->name << "...\n" << std::flush;
-        for (Finding &f : check_plugin(*plugin, gpu, o)) findings.push_back(std::move(f));
+        failing += print_findings(check_plugin(*plugin, gpu, o));
     }
-    const size_t failing = print_findings(findings);
     std::cout << "runner check: " << plugins.size() << (plugins.size() == 1 ? " plugin" : " plugins") << ", "
               << failing << (failing == 1 ? " finding" : " findings") << " (notes do not fail it)\n";
     return failing ? exit_failed : exit_ok;
