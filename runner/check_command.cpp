@@ -2,7 +2,6 @@
 // Each selected plugin is checked as a third party would run it: its descriptor and work() by
 // the scanner and work queries, its entries by a short sweep of this runner at odd and tiny
 // sizes over every declared parameter value, in workers, with every audit on.
-#include "cache_files.hpp"
 #include "cli.hpp"
 #include "conformance.hpp"
 #include "plugin_catalog.hpp"
@@ -22,7 +21,6 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -44,14 +42,7 @@ struct CheckOptions {
 };
 
 PluginCatalog discover(const CheckOptions &o) {
-    PluginSearch search;
-    PluginSearchPath path = plugin_search_path(o.runner.parent_path(), o.plugin_dirs, std::getenv(plugin_path_variable));
-    for (const std::string &warning : path.warnings) std::cerr << "runner check: warning: " << warning << '\n';
-    search.dirs = std::move(path.dirs);
-    search.allow_insecure = o.allow_insecure;
-    search.scan.runner = o.runner;
-    search.scan.cache = cache_file("plugin-scan.json");
-    return discover_plugins(search, o.patterns);
+    return discover_plugins(runner_plugin_search(o.runner, o.plugin_dirs, o.allow_insecure, "runner check"), o.patterns);
 }
 
 // A refused file named like a pattern: its descriptor is the finding.

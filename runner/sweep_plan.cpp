@@ -143,16 +143,22 @@ SweepPlan plan_sweep(const CommandLine &cli) {
     return plan;
 }
 
-PluginCatalog find_plugins(const CommandLine &cli, const SweepPlan &plan) {
+PluginSearch runner_plugin_search(const std::filesystem::path &runner_file,
+                                  const std::vector<std::string> &plugin_dirs, bool allow_insecure,
+                                  const std::string &who) {
     PluginSearch search;
-    PluginSearchPath path =
-        plugin_search_path(plan.runner_file.parent_path(), cli.plugin_dirs, std::getenv(plugin_path_variable));
-    for (const std::string &warning : path.warnings) std::cerr << "runner: warning: " << warning << '\n';
+    PluginSearchPath path = plugin_search_path(runner_file.parent_path(), plugin_dirs, std::getenv(plugin_path_variable));
+    for (const std::string &warning : path.warnings) std::cerr << who << ": warning: " << warning << '\n';
     search.dirs = std::move(path.dirs);
-    search.allow_insecure = cli.allow_insecure_plugins;
-    search.scan.runner = plan.runner_file;
-    search.scan.timeout_s = cli.scan_timeout_s;
+    search.allow_insecure = allow_insecure;
+    search.scan.runner = runner_file;
     search.scan.cache = cache_file("plugin-scan.json");
+    return search;
+}
+
+PluginCatalog find_plugins(const CommandLine &cli, const SweepPlan &plan) {
+    PluginSearch search = runner_plugin_search(plan.runner_file, cli.plugin_dirs, cli.allow_insecure_plugins, "runner");
+    search.scan.timeout_s = cli.scan_timeout_s;
     search.scan.rescan = cli.rescan_plugins;
     // With --plugin, only files named like a pattern are scanned (the rest when none matches).
     return discover_plugins(search, cli.list ? std::vector<std::string>{} : plan.plugin_patterns);

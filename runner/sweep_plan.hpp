@@ -46,6 +46,13 @@ struct SweepPlan {
 // on the sweep's GPUs alone (narrow_own_devices).
 SweepPlan plan_sweep(const CommandLine &cli);
 
+// The runner's plugin search: the folder beside `runner_file`, `plugin_dirs` and
+// GPUBENCH_PLUGIN_PATH (its warnings on stderr, after "`who`: warning: "), scanned through the
+// scan cache. A sweep and runner check both search so.
+PluginSearch runner_plugin_search(const std::filesystem::path &runner_file,
+                                  const std::vector<std::string> &plugin_dirs, bool allow_insecure,
+                                  const std::string &who);
+
 // The plugins in the search path (warnings on stderr); with --plugin and without --list,
 // only the files named like a pattern are scanned.
 PluginCatalog find_plugins(const CommandLine &cli, const SweepPlan &plan);
