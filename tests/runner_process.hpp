@@ -81,6 +81,24 @@ inline nlohmann::json read_json(const std::filesystem::path &path) {
 
 inline const char *quick = " --min-samples 2 --max-samples 3 --min-time 0 ";
 
+// The sharded sweeps' tests: eight entries of a fast plugin, every shard and resume of the
+// sweep with the same options.
+inline const std::string eight_entry_options = " --seed 5 --warmup 0" + std::string(quick);
+inline const std::string eight_entry_sweep = " --plugin fixture_good --sizes 1..8:+1" + eight_entry_options;
+
+// eight_entry_sweep's `count` shards, each run as a launcher would run it: their files in `folder`.
+inline std::vector<std::filesystem::path> run_shards(const std::filesystem::path &folder, int count) {
+    std::vector<std::filesystem::path> files;
+    for (int i = 0; i < count; ++i) {
+        files.push_back(folder / ("shard-" + std::to_string(i) + ".json"));
+        const Outcome o = run_runner(fixtures() + eight_entry_sweep + " --shard " + std::to_string(i) + "/" +
+                                     std::to_string(count) + " -o " + files.back().string());
+        INFO(o.output);
+        REQUIRE(o.status == 0);
+    }
+    return files;
+}
+
 // The runner started with `arguments`, its table going nowhere; not waited for.
 inline pid_t start_runner(std::vector<std::string> arguments) {
     arguments.insert(arguments.begin(), GPUBENCH_RUNNER);

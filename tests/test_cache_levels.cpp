@@ -41,13 +41,6 @@ struct FakeSysfs {
     }
 };
 
-// Sets an environment variable for one scope.
-struct ScopedEnv {
-    std::string name;
-    ScopedEnv(const char *n, const char *value) : name(n) { setenv(n, value, 1); }
-    ~ScopedEnv() { unsetenv(name.c_str()); }
-};
-
 // A host with 2 cores: L1 48 KiB and L2 1 MiB per core, a 32 MiB L3; measured bandwidths.
 Roofline two_core_host(bool quiet = true) {
     HostPeaks p;
@@ -107,7 +100,7 @@ TEST_CASE("without sysfs cache data, CPUID gives the sizes (x86)", "[host]") {
     CHECK(cpuid.levels[0].level == 1);
     CHECK(cpuid.levels[0].bytes >= 16u << 10);
     CHECK(cpuid.levels.back().bytes > cpuid.levels[0].bytes);
-    ScopedEnv vm("GPUBENCH_SYSFS_CPU", "/nonexistent");
+    test_support::ScopedEnv vm("GPUBENCH_SYSFS_CPU", "/nonexistent");
     CHECK(sysfs_cpu_root() == "/nonexistent");
     CHECK(cpu_caches(2).source == "cpuid");
 }
@@ -212,7 +205,7 @@ TEST_CASE("without any cache size, cache-sized work is not refused, and DRAM-siz
 TEST_CASE("a simulated VM without sysfs cache data measures levels from CPUID, and honest "
           "cache-resident entries pass", "[host][checks]") {
     if (!x86) test_support::skip_test("CPUID is x86's");
-    ScopedEnv vm("GPUBENCH_SYSFS_CPU", "/nonexistent");
+    test_support::ScopedEnv vm("GPUBENCH_SYSFS_CPU", "/nonexistent");
     const HostPeaks peaks = measure_host_peaks();
     CHECK(peaks.cache_source == "cpuid");
     REQUIRE(peaks.caches.size() >= 2);

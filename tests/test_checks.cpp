@@ -20,18 +20,17 @@
 
 using namespace gpubench;
 using test_support::fixture;
+using test_support::load_fixture;
 
 namespace {
 
-Plugin load(const std::string &file) { return test_support::load_fixture(file); }
-
-MeasureOptions quick() { return test_support::sampled(20, 20); }
+MeasureOptions twenty_samples() { return test_support::sampled(20, 20); }
 
 // The host clock with the host's measured roofline, as a worker measures CPU entries.
-Measurement measure_mistake(uint64_t size, MeasureOptions options = quick()) {
+Measurement measure_mistake(uint64_t size, MeasureOptions options = twenty_samples()) {
     SteadyClockTimer timer;
     timer.set_roofline(host_roofline(host_peaks()));
-    return measure_entry(load("fixture_mistakes.so"), size, options, timer);
+    return measure_entry(load_fixture("fixture_mistakes.so"), size, options, timer);
 }
 
 bool has_flag(const Measurement &e, const std::string &flag) {
@@ -158,24 +157,24 @@ TEST_CASE("out of memory after runs succeeded is an error, not a skip", "[checks
 
 TEST_CASE("plugins built without optimisation are flagged", "[checks]") {
     SteadyClockTimer timer;
-    const Plugin optimized = load("fixture_mistakes.so"), plain = load("fixture_unoptimized.so");
+    const Plugin optimized = load_fixture("fixture_mistakes.so"), plain = load_fixture("fixture_unoptimized.so");
     CHECK_THAT(plain.api().build_info, Catch::Contains("unoptimized (-O0)"));
     CHECK_FALSE(optimized.info().built_unoptimized());
     CHECK(plain.info().built_unoptimized());
-    const Measurement e = measure_entry(plain, 5, quick(), timer);
+    const Measurement e = measure_entry(plain, 5, twenty_samples(), timer);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(has_flag(e, "unoptimized"));
     CHECK(nlohmann::json(e)["flags"].dump().find("unoptimized") != std::string::npos);
-    CHECK_FALSE(has_flag(measure_entry(optimized, 5, quick(), timer), "unoptimized"));
+    CHECK_FALSE(has_flag(measure_entry(optimized, 5, twenty_samples(), timer), "unoptimized"));
 }
 
 TEST_CASE("an entry sampled while other processes crowd the CPUs is flagged contended",
           "[checks]") {
-    MeasureOptions options = quick();
+    MeasureOptions options = twenty_samples();
     options.min_time_s = 0.3;
     options.max_samples = 1000;
     SteadyClockTimer timer;
-    const Plugin plugin = load("fixture_misbehave.so");
+    const Plugin plugin = load_fixture("fixture_misbehave.so");
     // Alone: fixture_misbehave at 200 busy-waits 2 ms per run and is not flagged... unless
     // this machine is busy with other work right now (ctest -j): then it must say so.
     const Measurement alone = measure_entry(plugin, 200, options, timer);

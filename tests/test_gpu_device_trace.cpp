@@ -21,8 +21,8 @@ void require_trace() {
     if (!device_trace(why_not)) test_support::skip_test("no device trace: " + why_not);
 }
 
-Measurement measure_escape(const std::string &escape, uint64_t size, PhaseTimer &timer,
-                           bool trace = true, double max_time_s = 10) {
+Measurement measure_gpu_escape(const std::string &escape, uint64_t size, PhaseTimer &timer,
+                               bool trace = true, double max_time_s = 10) {
     static const Plugin plugin = test_support::load_fixture("fixture_cuda_escapes.so");
     MeasureOptions options = test_support::sampled(10, 40);
     options.params = "escape=" + escape;
@@ -45,7 +45,7 @@ TEST_CASE("device trace: each escape is caught at every size, and the control an
         {"memoised", "run() enqueued no device work after warm-up"}};
     for (const uint64_t size : {1'000ull, 1'000'000ull, 100'000'000ull}) {
         INFO("size " << size);
-        const Measurement control = measure_escape("none", size, *timer);
+        const Measurement control = measure_gpu_escape("none", size, *timer);
         REQUIRE(control.status == EntryStatus::ok);
         const StreamAudit &audit = control.stream_audit;
         CHECK_THAT(audit.traced.by, Catch::StartsWith("CUPTI "));
@@ -57,7 +57,7 @@ TEST_CASE("device trace: each escape is caught at every size, and the control an
 
         for (const auto &[escape, message] : escapes) {
             INFO("escape=" << escape);
-            const Measurement e = measure_escape(escape, size, *timer);
+            const Measurement e = measure_gpu_escape(escape, size, *timer);
             CHECK(e.status == EntryStatus::verification_failed);
             CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") ||
                                       Catch::StartsWith("run() enqueued"));
@@ -66,7 +66,7 @@ TEST_CASE("device trace: each escape is caught at every size, and the control an
         }
         // Its host work is not in the GPU's span: held, the span is near zero, and a rate that
         // exceeds a ceiling (the L2's at 1e6) is refused as such; the trace never refuses it.
-        const Measurement declared = measure_escape("declared", size, *timer);
+        const Measurement declared = measure_gpu_escape("declared", size, *timer);
         CHECK(declared.stream_audit.problem.empty());
         CHECK((declared.status == EntryStatus::ok ||
                declared.message.rfind("faster than the hardware", 0) == 0));
@@ -126,7 +126,7 @@ TEST_CASE("device trace: work on a second GPU is caught", "[gpu]") {
     require_trace();
     if (cuda_device_count() < 2) test_support::skip_test("escape=other_device needs a second GPU");
     auto timer = make_cuda_event_timer(0);
-    const Measurement e = measure_escape("other_device", 1'000, *timer);
+    const Measurement e = measure_gpu_escape("other_device", 1'000, *timer);
     CHECK(e.status == EntryStatus::verification_failed);
     CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
                               Catch::Contains("twice(") && Catch::Contains("of device 1"));
@@ -137,13 +137,13 @@ TEST_CASE("device trace: --no-device-trace, or a traced cycle longer than the sa
           "[gpu]") {
     test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
-    const Measurement control = measure_escape("none", 1'000, *timer, false);
+    const Measurement control = measure_gpu_escape("none", 1'000, *timer, false);
     REQUIRE(control.status == EntryStatus::ok);
     CHECK(control.stream_audit.traced.by.empty());
     CHECK(control.stream_audit.untraced == "off (--no-device-trace)");
     CHECK(control.stream_audit.traced.calls == 0);
     // 1e8 floats: a download of 400 MB takes milliseconds, far over a 100 us sampling time.
-    const Measurement short_budget = measure_escape("none", 100'000'000, *timer, true, 1e-4);
+    const Measurement short_budget = measure_gpu_escape("none", 100'000'000, *timer, true, 1e-4);
     REQUIRE(short_budget.status == EntryStatus::ok);
     CHECK_THAT(short_budget.stream_audit.untraced,
                Catch::StartsWith("not traced: a traced cycle (about ") &&

@@ -22,7 +22,7 @@ Plugin load_shipped(const std::string &name) {
     return test_support::load_file(std::filesystem::path(GPUBENCH_PLUGIN_DIR) / (name + ".so"));
 }
 
-MeasureOptions quick() { return test_support::sampled(10, 50); }
+MeasureOptions quick_gpu_options() { return test_support::sampled(10, 50); }
 
 }  // namespace
 
@@ -32,7 +32,7 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
     auto timer = make_cuda_event_timer(0);
     // copy_cuda (no reset()) at 1e6 floats: a few-microsecond copy, replayed from a graph.
     Plugin copy = load_shipped("copy_cuda");
-    Measurement replayed = measure_entry(copy, 1'000'000, quick(), *timer);
+    Measurement replayed = measure_entry(copy, 1'000'000, quick_gpu_options(), *timer);
     REQUIRE(replayed.status == EntryStatus::ok);
     INFO("per-launch note: " << replayed.per_launch.note);
     CHECK(replayed.per_launch.method == "graph");
@@ -51,7 +51,7 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
     // floats are 12 MB of device arrays, which fit the H100's 50 MB L2: hot runs read from L2,
     // cold ones (L2 flushed) from HBM.
     Plugin vecadd = load_shipped("vecadd_cuda");
-    MeasureOptions many = quick();
+    MeasureOptions many = quick_gpu_options();
     many.min_samples = many.max_samples = 200;
     Measurement hot = measure_entry(vecadd, 1'000'000, many, *timer);
     REQUIRE(hot.status == EntryStatus::ok);
@@ -105,14 +105,14 @@ TEST_CASE("a CUDA plugin's mistakes are caught: own stream, device leak, impossi
     test_support::require_gpu();
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
-    const Measurement own_stream = measure_entry(mistakes, 1, quick(), *timer);
+    const Measurement own_stream = measure_entry(mistakes, 1, quick_gpu_options(), *timer);
     CHECK(own_stream.status == EntryStatus::verification_failed);
     CHECK_THAT(own_stream.message, Catch::StartsWith("work outside the runner's stream in run(): "));
     // The kernel spins ~2 ms on the plugin's own stream, after its span has ended.
     CHECK(own_stream.stream_audit.device_busy_after_s > 1e-3);
     CHECK(own_stream.stream_audit.device_busy_after_s > own_stream.stream_audit.timed_s);
 
-    MeasureOptions many = quick();
+    MeasureOptions many = quick_gpu_options();
     many.min_samples = many.max_samples = 50;
     const Measurement leak = measure_entry(mistakes, 2, many, *timer);
     CHECK(leak.status == EntryStatus::error);
@@ -121,11 +121,11 @@ TEST_CASE("a CUDA plugin's mistakes are caught: own stream, device leak, impossi
     CHECK_THAT(leak.message, Catch::StartsWith("leaks ") && Catch::Contains(" MiB of device memory per run()"));
     CHECK(std::stod(leak.message.substr(6)) >= 63.5);
 
-    const Measurement impossible = measure_entry(mistakes, 4, quick(), *timer);
+    const Measurement impossible = measure_entry(mistakes, 4, quick_gpu_options(), *timer);
     CHECK(impossible.status == EntryStatus::verification_failed);
     CHECK_THAT(impossible.message, Catch::StartsWith("faster than the hardware"));
 
-    const Measurement control = measure_entry(mistakes, 5, quick(), *timer);
+    const Measurement control = measure_entry(mistakes, 5, quick_gpu_options(), *timer);
     CHECK(control.status == EntryStatus::ok);
     CHECK_FALSE(control.stream_audit.outside_stream);
 }
@@ -136,7 +136,7 @@ TEST_CASE("persisting L2 that a plugin leaves changed after destroy() is flagged
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
     // What the context starts with (a driver may set some L2 aside by default).
     const auto before = read_persisting_l2(timer->cuda_devices(), timer->cuda_streams());
-    const Measurement left = measure_entry(mistakes, 9, quick(), *timer);
+    const Measurement left = measure_entry(mistakes, 9, quick_gpu_options(), *timer);
     if (left.status == EntryStatus::skipped) test_support::skip_test(left.message);  // a GPU before sm_80
     REQUIRE(left.status == EntryStatus::ok);
     CHECK_THAT(left.persisting_l2_left, Catch::Contains("cudaLimitPersistingL2CacheSize") &&
@@ -146,10 +146,10 @@ TEST_CASE("persisting L2 that a plugin leaves changed after destroy() is flagged
     // The runner set it back: the next entry finds what the context started with.
     CHECK(restore_persisting_l2(before, timer->cuda_devices(), timer->cuda_streams()).empty());
 
-    const Measurement given_back = measure_entry(mistakes, 10, quick(), *timer);
+    const Measurement given_back = measure_entry(mistakes, 10, quick_gpu_options(), *timer);
     REQUIRE(given_back.status == EntryStatus::ok);
     CHECK(given_back.persisting_l2_left.empty());
-    const Measurement control = measure_entry(mistakes, 5, quick(), *timer);
+    const Measurement control = measure_entry(mistakes, 5, quick_gpu_options(), *timer);
     CHECK(control.persisting_l2_left.empty());
     CHECK(entry_flags(control).empty());
 }
@@ -159,7 +159,7 @@ TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]
     auto timer = make_cuda_event_timer(0);
     auto loaded = load_plugin(test_support::fixture("fixture_cuda_mistakes.so"));
     REQUIRE(std::holds_alternative<Plugin>(loaded));
-    const Measurement e = measure_entry(std::get<Plugin>(loaded), 3, quick(), *timer);
+    const Measurement e = measure_entry(std::get<Plugin>(loaded), 3, quick_gpu_options(), *timer);
     REQUIRE(e.status == EntryStatus::ok);
     INFO("note: " << e.per_launch.note);
     CHECK(e.per_launch.method == "graph, reset subtracted");
@@ -175,7 +175,7 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
     // Size 6: ~2 ms on the host, then a microsecond kernel.
-    const Measurement held = measure_entry(mistakes, 6, quick(), *timer);
+    const Measurement held = measure_entry(mistakes, 6, quick_gpu_options(), *timer);
     REQUIRE(held.status == EntryStatus::ok);
     CHECK(held.stream_hold == "held");
     REQUIRE(held.run_host_cycle_s.size() == held.run_s.size());
@@ -184,7 +184,7 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
     CHECK(held.run_host_s.size() <= back_to_back_calls);
     CHECK(summarize(held.run_host_s).median > 2e-3);
     CHECK(summarize(held.run_s).median < 0.5e-3);
-    MeasureOptions unheld_options = quick();
+    MeasureOptions unheld_options = quick_gpu_options();
     unheld_options.hold_stream = false;
     const Measurement unheld = measure_entry(mistakes, 6, unheld_options, *timer);
     REQUIRE(unheld.status == EntryStatus::ok);
@@ -193,10 +193,10 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
 
     // Size 7: run() waits for its own kernel; the watchdog ends the hold, the entry is timed
     // unheld and still verified.
-    const Measurement waits = measure_entry(mistakes, 7, quick(), *timer);
+    const Measurement waits = measure_entry(mistakes, 7, quick_gpu_options(), *timer);
     REQUIRE(waits.status == EntryStatus::ok);
     CHECK_THAT(waits.stream_hold, Catch::StartsWith("not held: the hold was released by its watchdog"));
-    CHECK(waits.run_s.size() >= quick().min_samples);
+    CHECK(waits.run_s.size() >= quick_gpu_options().min_samples);
 
     // Through the runner: the worker holds none of that plugin's later entries (size 5 would
     // hold), and says why.
@@ -221,7 +221,7 @@ TEST_CASE("run()'s host time per call comes from back-to-back calls, not from th
     auto timer = make_cuda_event_timer(0);
     Plugin mistakes = test_support::load_fixture("fixture_cuda_mistakes.so");
     // Size 8: the first three run()s after a download spend ~2 ms each on the host.
-    const Measurement e = measure_entry(mistakes, 8, quick(), *timer);
+    const Measurement e = measure_entry(mistakes, 8, quick_gpu_options(), *timer);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(e.stream_hold == "held");
     REQUIRE(e.run_host_cycle_s.size() == e.run_s.size());
@@ -310,7 +310,7 @@ TEST_CASE("allreduce_nccl sums across the selected GPUs, verified, and records t
     // Every visible GPU, as the runner's measurer does it for a selected device list.
     std::vector<int> all;
     for (int device = 0; probe_gpu(device).available; ++device) all.push_back(device);
-    MeasureOptions options = quick();
+    MeasureOptions options = quick_gpu_options();
     options.cuda_devices = all;
     EntryMeasurer measurer{Roofline{}};
     const Measurement e = measurer.measure(load_shipped("allreduce_nccl"), 1 << 20, options);

@@ -131,8 +131,6 @@ Trend parse_trend(const std::string &output) {
     return trend;
 }
 
-size_t lines(const std::string &text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
-
 }  // namespace
 
 TEST_CASE("history add stores a run once, and show prints its trend", "[history]") {
@@ -253,7 +251,7 @@ TEST_CASE("history add refuses a bad file in one line and keeps the files before
         CHECK(o.status == 2);
         const size_t error = o.output.find("runner history add: error: " + bad.string());
         REQUIRE(error != std::string::npos);
-        CHECK(lines(o.output.substr(error)) == 1);
+        CHECK(test_support::line_count(o.output.substr(error)) == 1);
         CHECK(count_rows(db, "runs") == 2);  // good and next (once), never `after`
         CHECK(count_rows(db, "points") == 2);
     }
@@ -275,7 +273,7 @@ TEST_CASE("history refuses a database that is not a gpubench history, and leaves
             INFO(command << db_option(db) << "\n" << o.output);
             CHECK(o.status == 2);
             CHECK(o.output.find(db.string() + " is not a gpubench history database") != std::string::npos);
-            CHECK(lines(o.output) == 1);
+            CHECK(test_support::line_count(o.output) == 1);
         }
     CHECK(slurp(random_file) == std::string(4096, 'x'));
     CHECK(slurp(other) == other_before);
@@ -311,5 +309,5 @@ TEST_CASE("eight history add processes started at once on one database lose noth
     CHECK(shown.status == 0);
     // Heading, column names, 24 runs, blank line: the time's series, then the runner's
     // page_faults_per_run metric's.
-    CHECK(lines(shown.output) == 2 * (24 + 3));
+    CHECK(test_support::line_count(shown.output) == 2 * (24 + 3));
 }

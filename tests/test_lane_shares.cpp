@@ -27,6 +27,7 @@
 using namespace gpubench;
 using namespace runner_process;
 using nlohmann::json;
+using test_support::metric;
 
 namespace {
 
@@ -111,13 +112,6 @@ private:
     std::atomic<bool> done_{false};
     std::thread thread_;
 };
-
-double metric(const json &entry, const std::string &name) {
-    for (const json &m : entry["metrics"])
-        if (m["name"] == name) return m["value"].get<double>();
-    FAIL("no metric " << name << " in " << entry.dump());
-    return 0;
-}
 
 }  // namespace
 

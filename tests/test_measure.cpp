@@ -17,12 +17,11 @@
 
 using namespace gpubench;
 using test_support::fixture;
+using test_support::load_fixture;
 
 namespace {
 
-Plugin load(const std::string &file) { return test_support::load_fixture(file); }
-
-MeasureOptions quick(std::string params = "") {
+MeasureOptions counted_options(std::string params = "") {
     MeasureOptions options = test_support::sampled(3, 5);  // these tests count samples
     options.params = std::move(params);
     return options;
@@ -30,7 +29,7 @@ MeasureOptions quick(std::string params = "") {
 
 Measurement measure(const std::string &file, uint64_t size, std::string params = "") {
     SteadyClockTimer timer;
-    return measure_entry(load(file), size, quick(std::move(params)), timer);
+    return measure_entry(load_fixture(file), size, counted_options(std::move(params)), timer);
 }
 
 }  // namespace
@@ -55,7 +54,7 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     // A run() of microseconds: groups, each timing the last call.
     MeasureOptions options = test_support::sampled(10, 1000);
     options.min_time_s = 0.05;
-    const Measurement fast = measure_entry(load("fixture_good.so"), 100, options, timer);
+    const Measurement fast = measure_entry(load_fixture("fixture_good.so"), 100, options, timer);
     REQUIRE(fast.status == EntryStatus::ok);
     CHECK(fast.run_host_s.size() >= 2);
     CHECK(fast.run_host_s.size() <= back_to_back_calls);
@@ -66,7 +65,7 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     options.min_time_s = 10;  // so that --max-time ends it
     options.max_time_s = 0.4;
     options.cpu_threads = 1;
-    const Measurement slow = measure_entry(load("fixture_spin.so"), 10, options, timer);
+    const Measurement slow = measure_entry(load_fixture("fixture_spin.so"), 10, options, timer);
     REQUIRE(slow.status == EntryStatus::ok);
     CHECK(slow.run_s.size() >= 5);
     REQUIRE(slow.run_host_s.size() == 1);
@@ -95,12 +94,12 @@ TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the res
 
 TEST_CASE("a v1.0 plugin is measured without reading the fields it does not have", "[measure]") {
     // fixture_v1_0 leaves garbage where v1.1 fields would be: reading them would crash.
-    Plugin plugin = load("fixture_v1_0.so");
+    Plugin plugin = load_fixture("fixture_v1_0.so");
     CHECK(plugin.info().item_name.empty());
     CHECK(plugin.info().headline == GPUBENCH_HEADLINE_AUTO);
     CHECK(plugin.metrics_fn() == nullptr);
     SteadyClockTimer timer;
-    Measurement e = measure_entry(plugin, 20, quick(), timer);
+    Measurement e = measure_entry(plugin, 20, counted_options(), timer);
     CHECK(e.status == EntryStatus::ok);
     REQUIRE(e.metrics.size() == 1);  // none of the plugin's: the runner's own alone
     CHECK(e.metrics[0].name == "page_faults_per_run");
@@ -109,8 +108,8 @@ TEST_CASE("a v1.0 plugin is measured without reading the fields it does not have
 
 TEST_CASE("sampling stops at max_samples and at max_time", "[measure]") {
     SteadyClockTimer timer;
-    Plugin plugin = load("fixture_good.so");
-    MeasureOptions options = quick();
+    Plugin plugin = load_fixture("fixture_good.so");
+    MeasureOptions options = counted_options();
     options.min_time_s = 1e9;  // never reached
     Measurement capped = measure_entry(plugin, 10, options, timer);
     CHECK(capped.run_s.size() == options.max_samples);
@@ -155,7 +154,7 @@ TEST_CASE("the results file is valid JSON from its start, each entry in its jour
           "[results]") {
     auto path = std::filesystem::temp_directory_path() /
                 ("gpubench_test_results_" + std::to_string(getpid()) + ".json");
-    Plugin plugin = load("fixture_good.so");
+    Plugin plugin = load_fixture("fixture_good.so");
     ResultsFile file(path, {{"schema_version", results_schema_version}});
     auto read = [&] {
         std::ifstream in(path);
@@ -164,7 +163,7 @@ TEST_CASE("the results file is valid JSON from its start, each entry in its jour
     CHECK(read()["entries"].empty());
     file.add_plugin(plugin_json(plugin.info()));
     SteadyClockTimer timer;
-    file.add_entry(nlohmann::json(measure_entry(plugin, 5, quick(), timer)));
+    file.add_entry(nlohmann::json(measure_entry(plugin, 5, counted_options(), timer)));
     CHECK(read()["entries"].empty());  // the file is rewritten only once finished
     const std::optional<nlohmann::json> journaled = replay_journal(journal_path(path));
     REQUIRE(journaled);
@@ -186,7 +185,7 @@ TEST_CASE("the results file is valid JSON from its start, each entry in its jour
 
 TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one to the limit",
           "[measure]") {
-    Plugin plugin = load("fixture_misbehave.so");
+    Plugin plugin = load_fixture("fixture_misbehave.so");
     MeasureOptions options;
     options.warmup_runs = 1;
     options.min_samples = 10;
@@ -237,7 +236,7 @@ TEST_CASE("the median's relative standard error shrinks with the square root of 
 
 TEST_CASE("an entry reports its CPU time, peak memory and (for CPU plugins) no device figures",
           "[measure]") {
-    Plugin plugin = load("fixture_misbehave.so");
+    Plugin plugin = load_fixture("fixture_misbehave.so");
     // 25 samples (50 ms) rather than 3: over a few milliseconds one wake-up of another thread
     // of this process, waiting a slice for a CPU on a loaded machine, moved the ratios below
     // by a third (a sanitized ctest -j2 in CI).
@@ -281,12 +280,12 @@ TEST_CASE("the runner adds its page faults per run to the entry's metrics", "[me
     const MeasureOptions options = test_support::sampled(10, 10);
     // 1 MiB mapped and touched per run: 256 faults of 4 KiB pages (and a few of the shadow
     // memory's in a sanitized build).
-    const double fresh = faults(measure_entry(load("fixture_misbehave.so"), 202, options, timer));
+    const double fresh = faults(measure_entry(load_fixture("fixture_misbehave.so"), 202, options, timer));
     CHECK(fresh >= 200);
     CHECK(fresh <= 320);
     // The same plugin's correct size takes nothing per run; in a sanitized build the runner's
     // own allocations take fresh pages (freed memory waits in the allocator's quarantine).
-    CHECK(faults(measure_entry(load("fixture_misbehave.so"), 10, options, timer)) <=
+    CHECK(faults(measure_entry(load_fixture("fixture_misbehave.so"), 10, options, timer)) <=
           (test_support::sanitized_build ? 64 : 2));
 }
 
@@ -339,22 +338,22 @@ TEST_CASE("the default sweep's budget skips a size predicted to run too long, be
     CHECK(predicted_run_s(budget, next, 10) == 0);              // not a larger size
 
     // fixture_good declares bytes in proportion to its size: 100 is 10x the 10 measured.
-    const Plugin plugin = load("fixture_good.so");
+    const Plugin plugin = load_fixture("fixture_good.so");
     EntryMeasurer measurer{Roofline{}};
     const Work at_10 = query_work(plugin.api(), 10, "");
-    const Measurement over = measurer.measure(plugin, 100, quick(), {}, RunBudget{0.5, 10, 0.1, at_10});
+    const Measurement over = measurer.measure(plugin, 100, counted_options(), {}, RunBudget{0.5, 10, 0.1, at_10});
     CHECK(over.status == EntryStatus::skipped);
     CHECK_THAT(over.message, Catch::Contains("over the default sweep's budget") &&
                                  Catch::Contains("predicted to take 1 s (from size 10)"));
     CHECK(over.run_s.empty());
-    CHECK(measurer.measure(plugin, 100, quick(), {}, RunBudget{5.0, 10, 0.1, at_10}).status ==
+    CHECK(measurer.measure(plugin, 100, counted_options(), {}, RunBudget{5.0, 10, 0.1, at_10}).status ==
           EntryStatus::ok);
 
     // The same in a worker process: the budget travels with the request.
     WorkerLaunch launch;
     launch.runner = GPUBENCH_RUNNER;
     WorkerPool pool(launch);
-    const auto in_worker = pool.measure(plugin.info(), 100, quick(), RunBudget{0.5, 10, 0.1, at_10});
+    const auto in_worker = pool.measure(plugin.info(), 100, counted_options(), RunBudget{0.5, 10, 0.1, at_10});
     REQUIRE(in_worker);
     CHECK(in_worker->status == EntryStatus::skipped);
     CHECK_THAT(in_worker->message, Catch::Contains("over the default sweep's budget"));

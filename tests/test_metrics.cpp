@@ -29,16 +29,6 @@ Measurement measured(const std::string &fixture, uint64_t size) {
     return measure_entry(test_support::load_fixture(fixture), size, test_support::sampled(3, 3), timer);
 }
 
-// Sets an environment variable for a scope (the fixtures read theirs in the test's process).
-class ScopedEnv {
-public:
-    ScopedEnv(const char *name, const char *value) : name_(name) { setenv(name, value, 1); }
-    ~ScopedEnv() { unsetenv(name_); }
-
-private:
-    const char *name_;
-};
-
 // A results document of two CPU backends of one workload at two sizes, each entry with the
 // metrics given (by plugin), written as the runner writes one and read back typed.
 ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &metrics) {
@@ -64,7 +54,7 @@ ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &
     return results_document(doc, "test document");
 }
 
-ReportInput input_of(const ResultsDocument &document) {
+ReportInput input_of_document(const ResultsDocument &document) {
     ReportInput input;
     input.files = {"test.json"};
     input.labelled = {{"", document}};
@@ -142,7 +132,7 @@ TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin
     CHECK(current.metrics[0].better == GPUBENCH_BETTER_HIGHER);
     {
         // A plugin that overwrites the array's struct_size is read by the runner's own stride.
-        const ScopedEnv scribble("FIXTURE_HISTORY_SCRIBBLE", "1");
+        const test_support::ScopedEnv scribble("FIXTURE_HISTORY_SCRIBBLE", "1");
         const Measurement scribbled = measured("fixture_history.so", 4);
         REQUIRE(scribbled.status == EntryStatus::ok);
         CHECK(scribbled.metrics.at(0).name == "accuracy");
@@ -150,7 +140,7 @@ TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin
         CHECK(scribbled.metrics.at(1).name == "scribbled");
         CHECK(scribbled.metrics.at(1).value == 2);
     }
-    const ScopedEnv bad("FIXTURE_HISTORY_BETTER", "7");
+    const test_support::ScopedEnv bad("FIXTURE_HISTORY_BETTER", "7");
     const Measurement refused = measured("fixture_history.so", 4);
     CHECK(refused.status == EntryStatus::error);
     CHECK_THAT(refused.message, Catch::Contains("accuracy's better is 7, not a gpubench_better"));
@@ -159,7 +149,7 @@ TEST_CASE("metrics cross the ABI in a 1.8 plugin's layout and in an older plugin
 TEST_CASE("every report format shows a metric no writer names", "[metrics][report]") {
     const ResultsDocument document =
         document_with({{"sort_naive", {accuracy, plain}}, {"sort_omp", {accuracy, faults}}});
-    const ReportInput input = input_of(document);
+    const ReportInput input = input_of_document(document);
 
     std::ostringstream csv;
     find_report_format("csv")->write(csv, input);

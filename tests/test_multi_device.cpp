@@ -19,17 +19,12 @@
 #include <map>
 
 using namespace gpubench;
+using test_support::metrics_of;
 namespace fs = std::filesystem;
 
 namespace {
 
-MeasureOptions quick() { return test_support::sampled(3, 5); }
-
-std::map<std::string, double> metrics_of(const Measurement &e) {
-    std::map<std::string, double> out;
-    for (const Metric &m : e.metrics) out[m.name] = m.value;
-    return out;
-}
+MeasureOptions quick_device_options() { return test_support::sampled(3, 5); }
 
 PluginInfo cuda_plugin(uint32_t max_devices) {
     PluginInfo info;
@@ -45,7 +40,7 @@ TEST_CASE("ABI 1.5: a plugin built against 1.4 loads and runs on one device", "[
     CHECK(plugin.info().abi_text() == "1.4");
     CHECK(plugin.info().max_devices == 1);  // the garbage beyond its struct_size is not read
     test_support::ClaimedDevicesTimer timer({3, 5, 7});
-    Measurement e = measure_entry(plugin, 20, quick(), timer);
+    Measurement e = measure_entry(plugin, 20, quick_device_options(), timer);
     INFO(e.message);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.cuda_devices == std::vector<int>{3});
@@ -101,7 +96,7 @@ TEST_CASE("ABI 1.5: create() and work() are given the timer's devices, up to max
           "[multi_device]") {
     test_support::ClaimedDevicesTimer timer({3, 5, 7});
     Plugin multi = test_support::load_fixture("fixture_multi_device.so");
-    Measurement e = measure_entry(multi, 10, quick(), timer);
+    Measurement e = measure_entry(multi, 10, quick_device_options(), timer);
     INFO(e.message);
     REQUIRE(e.status == EntryStatus::ok);
     CHECK(e.cuda_devices == std::vector<int>{3, 5});
@@ -117,10 +112,10 @@ TEST_CASE("ABI 1.5: create() and work() are given the timer's devices, up to max
 
     // A single-device plugin gets the first device alone; a host clock, none.
     const Plugin good = test_support::load_fixture("fixture_good.so");
-    Measurement single = measure_entry(good, 10, quick(), timer);
+    Measurement single = measure_entry(good, 10, quick_device_options(), timer);
     CHECK(single.cuda_devices == std::vector<int>{3});
     SteadyClockTimer host;
-    Measurement on_host = measure_entry(multi, 10, quick(), host);
+    Measurement on_host = measure_entry(multi, 10, quick_device_options(), host);
     REQUIRE(on_host.status == EntryStatus::ok);
     CHECK(on_host.cuda_devices.empty());
     CHECK(on_host.work.items == 10);

@@ -1,12 +1,11 @@
 // `runner new-plugin DIR --workload NAME`: the SDK's template (sdk/template) written with the
 // workload's name, only into a new or empty folder and only for a good name.
 #include "runner_process.hpp"
+#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
 
-#include <algorithm>
 #include <filesystem>
 #include <set>
 #include <string>
@@ -16,17 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A folder of this test process's own, removed with what is in it.
-struct TempFolder {
-    fs::path path;
-    explicit TempFolder(const std::string &name)
-        : path(fs::temp_directory_path() / ("gpubench_new_plugin_" + name + "_" + std::to_string(getpid()))) {
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempFolder() { fs::remove_all(path); }
-};
-
 // The files under `folder`, as paths relative to it.
 std::set<std::string> files_under(const fs::path &folder) {
     std::set<std::string> files;
@@ -35,13 +23,11 @@ std::set<std::string> files_under(const fs::path &folder) {
     return files;
 }
 
-long lines(const std::string &text) { return std::count(text.begin(), text.end(), '\n'); }
-
 }  // namespace
 
 TEST_CASE("runner new-plugin writes every file of the template with the workload's name", "[cli][new-plugin]") {
-    TempFolder folder("good");
-    const fs::path repo = folder.path / "newrepo";
+    test_support::TempFolder folder;
+    const fs::path repo = folder.path() / "newrepo";
     Outcome o = run_runner("new-plugin " + repo.string() + " --workload tmplcheck");
     INFO(o.output);
     REQUIRE(o.status == 0);
@@ -67,7 +53,7 @@ TEST_CASE("runner new-plugin writes every file of the template with the workload
                              Catch::Contains("ctest --test-dir " + (repo / "build").string()));
 
     // An empty folder that exists is as good as a new one.
-    const fs::path empty = folder.path / "empty";
+    const fs::path empty = folder.path() / "empty";
     fs::create_directories(empty);
     Outcome into_empty = run_runner("new-plugin " + empty.string() + " --workload w2");
     INFO(into_empty.output);
@@ -76,11 +62,11 @@ TEST_CASE("runner new-plugin writes every file of the template with the workload
 }
 
 TEST_CASE("runner new-plugin refuses a bad name or folder in one line, exit 2, and writes nothing", "[cli][new-plugin]") {
-    TempFolder folder("refused");
-    const fs::path repo = folder.path / "repo";
+    test_support::TempFolder folder;
+    const fs::path repo = folder.path() / "repo";
     Outcome bad_name = run_runner("new-plugin " + repo.string() + " --workload Bad-Name");
     CHECK(bad_name.status == 2);
-    CHECK(lines(bad_name.output) == 1);
+    CHECK(test_support::line_count(bad_name.output) == 1);
     CHECK_THAT(bad_name.output, Catch::StartsWith("runner new-plugin: error: --workload 'Bad-Name': expected"));
     CHECK_FALSE(fs::exists(repo));
     for (const char *name : {"1st", "_x", "x-y", "abcdefghijklmnopqrstuvwxyz012345"}) {  // the last: 32 long
@@ -95,7 +81,7 @@ TEST_CASE("runner new-plugin refuses a bad name or folder in one line, exit 2, a
     write(repo / "mine.txt", "kept\n");
     Outcome not_empty = run_runner("new-plugin " + repo.string() + " --workload fine");
     CHECK(not_empty.status == 2);
-    CHECK(lines(not_empty.output) == 1);
+    CHECK(test_support::line_count(not_empty.output) == 1);
     CHECK_THAT(not_empty.output,
                Catch::StartsWith("runner new-plugin: error: " + repo.string()) && Catch::Contains("is not empty"));
     CHECK(files_under(repo) == std::set<std::string>{"mine.txt"});

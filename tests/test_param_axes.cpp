@@ -19,9 +19,9 @@ namespace {
 
 // fixture_status reads reject_odd and fail_run (odd sizes skipped with reject_odd=1, run()
 // failing with fail_run=1); fixture_good reads no key, so it runs once per size.
-const std::string options = " --seed 7 --warmup 0" + std::string(quick);
+const std::string product_options = " --seed 7 --warmup 0" + std::string(quick);
 const std::string product = " --plugin fixture_good,fixture_status --sizes 2,3"
-                            " --param reject_odd=0,1 --param fail_run=0,1" + options;
+                            " --param reject_odd=0,1 --param fail_run=0,1" + product_options;
 
 using Key = std::tuple<std::string, uint64_t, std::string>;
 
@@ -94,7 +94,7 @@ TEST_CASE("parameter lists with an empty item, a value or key given twice, or an
         {"--param fail_rum=0,1", "--param fail_rum: no selected plugin reads it"}};
     for (const auto &[arguments, says] : refused) {
         const Outcome o = run_runner(fixtures() + " --plugin fixture_good,fixture_status --sizes 2 " +
-                                     arguments + options + "-o " + file.string());
+                                     arguments + product_options + "-o " + file.string());
         INFO(arguments << ": " << o.output);
         CHECK(o.status == 2);
         CHECK(std::count(o.output.begin(), o.output.end(), '\n') == 1);
@@ -142,7 +142,7 @@ TEST_CASE("the shards of a product sweep merge to the same entries, and the merg
     CHECK(keys_of(read_json(merged)["entries"]) == expected_keys());
     CHECK(read_json(merged)["merged"]["missing"].empty());
     // The plan was made with these axes: another list is another sweep.
-    const Outcome other = run_runner(fixtures() + options + " --param reject_odd=0 --param fail_run=0,1 --resume " +
+    const Outcome other = run_runner(fixtures() + product_options + " --param reject_odd=0 --param fail_run=0,1 --resume " +
                                      merged.string());
     INFO(other.output);
     CHECK(other.status == 2);

@@ -19,27 +19,15 @@
 #include <stdexcept>
 
 using namespace gpubench;
+using test_support::environment;
+using test_support::metrics_of;
 namespace fs = std::filesystem;
 
 namespace {
 
-EnvironmentLookup environment(std::map<std::string, std::string> variables) {
-    return [variables = std::move(variables)](const std::string &name) -> std::optional<std::string> {
-        const auto found = variables.find(name);
-        if (found == variables.end()) return std::nullopt;
-        return found->second;
-    };
-}
-
-std::map<std::string, double> metrics_of(const Measurement &e) {
-    std::map<std::string, double> out;
-    for (const Metric &m : e.metrics) out[m.name] = m.value;
-    return out;
-}
-
 // Rank `rank` of 2, its entry's folder in `folder`; sampling that, alone, would stop after
 // one sample (--max-time 0).
-MeasureOptions rank_of_two(uint32_t rank, const fs::path &folder) {
+MeasureOptions rank_of_two_options(uint32_t rank, const fs::path &folder) {
     MeasureOptions options = test_support::sampled(5, 1000);
     options.max_time_s = 0;
     options.world = {rank, 2, "OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + ", OMPI_COMM_WORLD_SIZE=2",
@@ -137,7 +125,7 @@ TEST_CASE("a collective across ranks calls run() a fixed number of times, whatev
     const Plugin plugin = test_support::load_fixture("fixture_ranks.so");
     const test_support::TempFolder folder;
     SteadyClockTimer timer;
-    MeasureOptions options = rank_of_two(1, folder.path());
+    MeasureOptions options = rank_of_two_options(1, folder.path());
     Measurement e = measure_entry(plugin, 20, options, timer);
     INFO(e.message);
     REQUIRE(e.status == EntryStatus::ok);
@@ -169,7 +157,7 @@ TEST_CASE("a collective across ranks calls run() a fixed number of times, whatev
     CHECK(back.ranks == 2);
 
     // Alone, the same plugin and options stop by the rules that depend on time.
-    MeasureOptions alone = rank_of_two(0, folder.path());
+    MeasureOptions alone = rank_of_two_options(0, folder.path());
     alone.world = RankWorld{};
     alone.rendezvous.clear();
     e = measure_entry(plugin, 20, alone, timer);
@@ -188,7 +176,7 @@ TEST_CASE("a plugin that does not work across ranks is measured by each rank alo
     const Plugin plugin = test_support::load_fixture("fixture_good.so");
     const test_support::TempFolder folder;
     SteadyClockTimer timer;
-    const MeasureOptions options = rank_of_two(0, folder.path());
+    const MeasureOptions options = rank_of_two_options(0, folder.path());
     const Measurement e = measure_entry(plugin, 20, options, timer);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.run_s.size() == 1);  // --max-time 0: its own rules
@@ -201,7 +189,7 @@ TEST_CASE("a collective's span that waits past the rank time-out fails, naming t
     const test_support::TempFolder folder;
     HangingTimer timer;
     timer.hang = true;
-    MeasureOptions options = rank_of_two(1, folder.path());
+    MeasureOptions options = rank_of_two_options(1, folder.path());
     options.world.timeout_s = 0.25;
     Measurement e = measure_entry(plugin, 20, options, timer);
     CHECK(e.status == EntryStatus::error);
@@ -220,14 +208,14 @@ TEST_CASE("a collective's span that waits past the rank time-out fails, naming t
 TEST_CASE("a rank's folder that cannot be made fails the entry, saying which", "[ranks]") {
     const Plugin plugin = test_support::load_fixture("fixture_ranks.so");
     SteadyClockTimer timer;
-    MeasureOptions options = rank_of_two(0, "/proc/gpubench-ranks");
+    MeasureOptions options = rank_of_two_options(0, "/proc/gpubench-ranks");
     const Measurement e = measure_entry(plugin, 20, options, timer);
     CHECK(e.status == EntryStatus::error);
     CHECK_THAT(e.message, Catch::StartsWith("cannot make the ranks' folder '/proc/gpubench-ranks/entry-1': "));
 }
 
 TEST_CASE("the world travels to the worker with each entry's folder", "[ranks]") {
-    const MeasureOptions options = rank_of_two(1, "/shared/ranks");
+    const MeasureOptions options = rank_of_two_options(1, "/shared/ranks");
     const WorkerRequest back = request_from_wire(request_to_wire({64, options, {}}));
     CHECK(back.options.world.rank == 1);
     CHECK(back.options.world.ranks == 2);

@@ -16,19 +16,20 @@
 #include <string>
 
 using namespace runner_process;
+using test_support::metric;
 namespace fs = std::filesystem;
 
 namespace {
 
 // No launcher's variables but those a test gives.
-const std::string clean_environment =
+const std::string clean_rank_environment =
     "env -u SLURM_ARRAY_TASK_ID -u SLURM_PROCID -u SLURM_NTASKS -u SLURM_STEP_NUM_TASKS -u SLURM_JOB_ID "
     "-u SLURM_STEP_ID -u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u OMPI_MCA_ess_base_jobid "
     "-u PMIX_NAMESPACE -u PMI_RANK -u PMI_SIZE -u PMI_JOBID -u PMI_KVSNAME ";
 
 // Rank `rank` of 2, in a job of its own (this test process's).
 std::string rank_of_two(int rank) {
-    return clean_environment + "OMPI_MCA_ess_base_jobid=gpubench-test-" + std::to_string(getpid()) +
+    return clean_rank_environment + "OMPI_MCA_ess_base_jobid=gpubench-test-" + std::to_string(getpid()) +
            " OMPI_COMM_WORLD_RANK=" + std::to_string(rank) + " OMPI_COMM_WORLD_SIZE=2 ";
 }
 
@@ -37,13 +38,6 @@ const nlohmann::json &entry_of(const nlohmann::json &document, const std::string
         if (entry["plugin"] == plugin && entry["size"] == size) return entry;
     FAIL("no entry " << plugin << " " << size);
     return document;
-}
-
-double metric(const nlohmann::json &entry, const std::string &name) {
-    for (const nlohmann::json &m : entry["metrics"])
-        if (m["name"] == name) return m["value"].get<double>();
-    FAIL("no metric " << name);
-    return 0;
 }
 
 }  // namespace
@@ -101,7 +95,7 @@ TEST_CASE("ranks' options: refused in one line where they make no sense", "[rank
         CHECK(o.status == 2);
         CHECK_THAT(o.output, Catch::StartsWith("runner: error: " + says));
     };
-    refused(clean_environment, "--rank-timeout 0", "--rank-timeout must be above 0");
+    refused(clean_rank_environment, "--rank-timeout 0", "--rank-timeout must be above 0");
     refused(rank_of_two(0), "--rank-timeout 0", "--rank-timeout must be above 0");
     refused(rank_of_two(0), "--rank-timeout nan", "--rank-timeout must be a finite number");
     refused(rank_of_two(0), "--rank-timeout 2e6", "--rank-timeout must be at most 1e6");
@@ -115,8 +109,8 @@ TEST_CASE("ranks' options in a run that is alone: noted, no effect", "[ranks][cl
     const test_support::TempFolder folder;
     // A script may start ranks or a single run: alone, or a shard (--shard auto takes the same
     // variables as a shard's), the options are checked and noted, never refused.
-    for (const std::string &environment : {clean_environment, rank_of_two(0) + " "}) {
-        const std::string shard = environment == clean_environment ? "" : " --shard auto";
+    for (const std::string &environment : {clean_rank_environment, rank_of_two(0) + " "}) {
+        const std::string shard = environment == clean_rank_environment ? "" : " --shard auto";
         const Outcome o = run_command(environment + GPUBENCH_RUNNER + " " + fixtures() +
                                       " --plugin fixture_ranks --sizes 10 --rank-timeout 5 --rank-dir " +
                                       folder.path().string() + quick + shard + " -o " +

@@ -17,10 +17,10 @@ using namespace runner_process;
 namespace {
 
 // A committed study: CPU and GPU backends, C++ and Python, several sizes.
-const std::string study = GPUBENCH_SOURCE_DIR "/docs/studies/data/h100/vecadd-cpp-and-python-2026-11-24.json";
+const std::string study_file = GPUBENCH_SOURCE_DIR "/docs/studies/data/h100/vecadd-cpp-and-python-2026-11-24.json";
 
 // What runner report builds from one results file.
-ReportInput input_of(const std::string &file) {
+ReportInput input_of_file(const std::string &file) {
     ReportInput input;
     input.files = {file};
     input.labelled = {{"", read_results_file(file)}};
@@ -48,7 +48,7 @@ TEST_CASE("the report formats: one table of names, descriptions and writers", "[
     CHECK(find_report_format("gbench")->one_file);
     CHECK_FALSE(find_report_format("markdown")->html_page);
 
-    const Outcome unknown = run_runner("report --format xml " + study);
+    const Outcome unknown = run_runner("report --format xml " + study_file);
     CHECK(unknown.status == 2);
     CHECK_THAT(unknown.output, Catch::Equals("runner report: error: --format 'xml': expected " +
                                              report_format_list(false) + "\n"));
@@ -58,7 +58,7 @@ TEST_CASE("the report formats: one table of names, descriptions and writers", "[
 }
 
 TEST_CASE("runner report --format F writes F's writer's output, byte for byte", "[report][formats][cli]") {
-    ReportInput input = input_of(study);
+    ReportInput input = input_of_file(study_file);
     REQUIRE_FALSE(input.reports.empty());
     std::set<std::string> outputs;
     for (const ReportFormat &format : report_formats()) {
@@ -73,7 +73,7 @@ TEST_CASE("runner report --format F writes F's writer's output, byte for byte", 
         std::ostringstream written;
         format.write(written, input);
         const auto file = temp_results("report-format-" + format.name);
-        const Outcome report = run_runner("report --format " + format.name + " -o " + file.string() + " " + study);
+        const Outcome report = run_runner("report --format " + format.name + " -o " + file.string() + " " + study_file);
         INFO(format.name << ": " << report.output);
         CHECK(report.status == 0);
         CHECK(report.output.empty());

@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-struct Entry {
+struct PageEntry {
     std::string plugin;  // workload_backend
     uint64_t size;
     double run_s;
@@ -30,7 +30,7 @@ bool on_gpu(const std::string &backend) { return backend == "cuda" || backend ==
 
 // A results document as the runner writes one (it passes the schema), with a build record
 // per plugin: numpy Python, cuda and thrust CUDA, the others C++.
-json results(const std::vector<Entry> &entries) {
+json page_results(const std::vector<PageEntry> &entries) {
     GpuInfo device;
     device.available = true;
     device.name = "NVIDIA H100 80GB HBM3";
@@ -40,7 +40,7 @@ json results(const std::vector<Entry> &entries) {
     doc["plugins"] = json::array();
     doc["entries"] = json::array();
     std::set<std::string> plugins;
-    for (const Entry &e : entries) {
+    for (const PageEntry &e : entries) {
         const std::string workload = e.plugin.substr(0, e.plugin.find('_'));
         const std::string backend = e.plugin.substr(e.plugin.find('_') + 1);
         if (plugins.insert(e.plugin).second)
@@ -71,12 +71,12 @@ json results(const std::vector<Entry> &entries) {
 
 // sort: naive and numpy on the CPU, cuda winning from 1e5 end to end, thrust never;
 // vecadd: a GPU backend alone (its crossover was not measured).
-json study() {
-    return results({{"sort_naive", 1000, 1e-3},          {"sort_naive", 100000, 100e-3, 0, {"noisy"}},
-                    {"sort_numpy", 1000, 2e-3},          {"sort_numpy", 100000, 50e-3},
-                    {"sort_cuda", 1000, 0.5e-3, 1e-3},   {"sort_cuda", 100000, 0.5e-3, 1e-3},
-                    {"sort_thrust", 1000, 5e-3, 1e-3},   {"sort_thrust", 100000, 500e-3, 1e-3},
-                    {"vecadd_cuda", 1000, 1e-5, 1e-4}});
+json page_study() {
+    return page_results({{"sort_naive", 1000, 1e-3},          {"sort_naive", 100000, 100e-3, 0, {"noisy"}},
+                         {"sort_numpy", 1000, 2e-3},          {"sort_numpy", 100000, 50e-3},
+                         {"sort_cuda", 1000, 0.5e-3, 1e-3},   {"sort_cuda", 100000, 0.5e-3, 1e-3},
+                         {"sort_thrust", 1000, 5e-3, 1e-3},   {"sort_thrust", 100000, 500e-3, 1e-3},
+                         {"vecadd_cuda", 1000, 1e-5, 1e-4}});
 }
 
 std::vector<HistorySeries> hand_made_history() {
@@ -96,7 +96,7 @@ std::vector<HistorySeries> hand_made_history() {
 }  // namespace
 
 TEST_CASE("the HTML report's data: colours per backend, line styles by language, crossover", "[report][html]") {
-    const json data = html_report_data(input_of({study()}));
+    const json data = html_report_data(input_of({page_study()}));
     REQUIRE(data.at("workloads").size() == 2);
     const json &sort = data["workloads"][0];
     CHECK(sort.at("title") == "sort");
@@ -132,7 +132,7 @@ TEST_CASE("the HTML report's data: colours per backend, line styles by language,
 }
 
 TEST_CASE("the HTML report's header: machine, GPUs, driver, commit, date and options explained", "[report][html]") {
-    const json data = html_report_data(input_of({study()}));
+    const json data = html_report_data(input_of({page_study()}));
     REQUIRE(data.at("files").size() == 1);
     const json &file = data["files"][0];
     CHECK_THAT(file.at("machine").get<std::string>(), Catch::StartsWith("testhost"));
@@ -147,7 +147,7 @@ TEST_CASE("the HTML report's header: machine, GPUs, driver, commit, date and opt
 }
 
 TEST_CASE("the HTML page escapes what it embeds", "[report][html]") {
-    json doc = results({{"sort_naive", 1000, 1e-3}});
+    json doc = page_results({{"sort_naive", 1000, 1e-3}});
     doc["plugins"][0]["backend"] = "x</script><script>alert(1)</script>";
     const std::string page = page_of(input_of({doc}));
     CHECK(page.find("<script>alert(1)") == std::string::npos);
@@ -177,12 +177,12 @@ TEST_CASE("the HTML report's history: each series with its change points", "[rep
 TEST_CASE("a default-sized sweep's HTML page stays under 5 MB", "[report][html]") {
     const std::string plotly_js = runner_process::slurp(plotly_or_skip());
     // ~40 backends over 10 workloads, 8 sizes each: more than the default sweep measures.
-    std::vector<Entry> entries;
+    std::vector<PageEntry> entries;
     for (int w = 0; w < 10; ++w)
         for (int b = 0; b < 4; ++b)
             for (uint64_t size = 1000; size <= 10000000; size *= 10)
                 entries.push_back({"w" + std::to_string(w) + "_b" + std::to_string(w * 4 + b), size, 1e-9 * double(size)});
-    const std::string page = page_of(input_of({results(entries)}), plotly_js);
+    const std::string page = page_of(input_of({page_results(entries)}), plotly_js);
     CHECK(page.size() < 5'000'000);
     CHECK(page_data(page)["backends"].size() == 40);
 }
@@ -250,7 +250,7 @@ TEST_CASE("runner report --format html --history: a page of the history alone", 
     const std::filesystem::path db = temp_results("html_hist").replace_extension(".db");
     const std::filesystem::path page_file = temp_results("html_hist_page").replace_extension(".html");
     std::filesystem::remove(db);
-    write(sweep, study().dump());
+    write(sweep, page_study().dump());
     Outcome added = run_runner("history add " + sweep.string() + " --db " + db.string());
     if (added.status != 0 && added.output.find("not written yet") != std::string::npos) {
         WARN("runner history add is not written yet: the history page is tested on hand-made series only");

@@ -26,7 +26,7 @@ CommandLine parse(std::vector<std::string> arguments) {
 
 // What a sweep of this command line records, planned as plan_sweep plans it from the command
 // line alone (no machine is asked); `ranks`: as one of that many ranks launched together.
-nlohmann::json recorded(const CommandLine &cli, uint32_t ranks = 1) {
+nlohmann::json recorded_by_sweep(const CommandLine &cli, uint32_t ranks = 1) {
     SweepPlan plan;
     plan.measure = cli.measure;
     plan.measure.world.ranks = ranks;
@@ -54,7 +54,7 @@ TEST_CASE("every option a results file records is a row of the option table that
         std::string command_line = "runner";
         for (const std::string &argument : arguments) command_line += " " + argument;
         for (const uint32_t ranks : {1u, 2u}) {
-            const nlohmann::json options = recorded(cli, ranks);
+            const nlohmann::json options = recorded_by_sweep(cli, ranks);
             for (const auto &[key, value] : options.items()) {
                 INFO("options." << key << " of " << command_line << " (" << ranks << " ranks)");
                 keys.insert(key);

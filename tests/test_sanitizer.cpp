@@ -3,6 +3,7 @@
 // from a program with planted bugs, and on a machine without a GPU or driver for the tool
 // failures; long ones are cut to their first errors (the summaries kept as printed).
 #include "sanitizer.hpp"
+#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -348,19 +349,6 @@ struct PathGuard {  // puts $PATH back as it was
     }
 };
 
-struct TempFolder {
-    fs::path path;
-    TempFolder() {
-        path = fs::temp_directory_path() / ("gpubench-sanitizer-" + std::to_string(getpid()));
-        fs::remove_all(path);
-        fs::create_directories(path);
-    }
-    ~TempFolder() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-};
-
 fs::path fake_tool(const fs::path &dir, fs::perms perms) {
     fs::create_directories(dir);
     fs::path p = dir / "compute-sanitizer";
@@ -373,19 +361,19 @@ fs::path fake_tool(const fs::path &dir, fs::perms perms) {
 
 TEST_CASE("compute-sanitizer is looked for on PATH, then in the toolkit's folder", "[sanitizer]") {
     PathGuard guard;
-    TempFolder tmp;
+    test_support::TempFolder tmp;
     const fs::perms exec = fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec;
-    fs::path on_path = fake_tool(tmp.path / "first", exec);
-    fs::path in_toolkit = fake_tool(tmp.path / "toolkit", exec);
-    fs::create_directories(tmp.path / "empty");
+    fs::path on_path = fake_tool(tmp.path() / "first", exec);
+    fs::path in_toolkit = fake_tool(tmp.path() / "toolkit", exec);
+    fs::create_directories(tmp.path() / "empty");
 
     // PATH before the toolkit (and before /usr/local/cuda/bin); empty entries are skipped.
     std::string rest = guard.saved ? ":" + *guard.saved : "";
-    setenv("PATH", ("::" + (tmp.path / "empty").string() + ":" + on_path.parent_path().string() + rest).c_str(), 1);
+    setenv("PATH", ("::" + (tmp.path() / "empty").string() + ":" + on_path.parent_path().string() + rest).c_str(), 1);
     CHECK(find_compute_sanitizer(in_toolkit.parent_path().string()) == on_path);
 
     // Not on PATH: the toolkit's folder.
-    setenv("PATH", (tmp.path / "empty").c_str(), 1);
+    setenv("PATH", (tmp.path() / "empty").c_str(), 1);
     CHECK(find_compute_sanitizer(in_toolkit.parent_path().string()) == in_toolkit);
     unsetenv("PATH");
     CHECK(find_compute_sanitizer(in_toolkit.parent_path().string()) == in_toolkit);
@@ -393,19 +381,19 @@ TEST_CASE("compute-sanitizer is looked for on PATH, then in the toolkit's folder
 
 TEST_CASE("a compute-sanitizer that is not an executable file is passed over", "[sanitizer]") {
     PathGuard guard;
-    TempFolder tmp;
-    fs::path plain = fake_tool(tmp.path / "plain", fs::perms::owner_read | fs::perms::owner_write);
-    fs::create_directories(tmp.path / "folder" / "compute-sanitizer");  // a folder of that name
-    fs::path later = fake_tool(tmp.path / "later", fs::perms::owner_all);
+    test_support::TempFolder tmp;
+    fs::path plain = fake_tool(tmp.path() / "plain", fs::perms::owner_read | fs::perms::owner_write);
+    fs::create_directories(tmp.path() / "folder" / "compute-sanitizer");  // a folder of that name
+    fs::path later = fake_tool(tmp.path() / "later", fs::perms::owner_all);
 
-    setenv("PATH", (plain.parent_path().string() + ":" + (tmp.path / "folder").string() + ":" +
+    setenv("PATH", (plain.parent_path().string() + ":" + (tmp.path() / "folder").string() + ":" +
                     later.parent_path().string()).c_str(), 1);
     CHECK(find_compute_sanitizer("") == later);
 
     // Neither on PATH nor in the toolkit folder: only /usr/local/cuda/bin is left, where a
     // machine with the whole toolkit has one and a build machine may not.
-    setenv("PATH", (plain.parent_path().string() + ":" + (tmp.path / "folder").string()).c_str(), 1);
-    std::optional<fs::path> found = find_compute_sanitizer((tmp.path / "folder").string());
+    setenv("PATH", (plain.parent_path().string() + ":" + (tmp.path() / "folder").string()).c_str(), 1);
+    std::optional<fs::path> found = find_compute_sanitizer((tmp.path() / "folder").string());
     fs::path system_one = "/usr/local/cuda/bin/compute-sanitizer";
     if (access(system_one.c_str(), X_OK) == 0)
         CHECK(found == system_one);

@@ -4,6 +4,7 @@
 #include "shard.hpp"
 #include "shard_costs.hpp"
 #include "shard_plan.hpp"
+#include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -14,15 +15,9 @@
 #include <set>
 
 using namespace gpubench;
+using test_support::environment;
 
 namespace {
-
-EnvironmentLookup environment(std::map<std::string, std::string> variables) {
-    return [variables = std::move(variables)](const std::string &name) -> std::optional<std::string> {
-        const auto found = variables.find(name);
-        return found == variables.end() ? std::nullopt : std::optional<std::string>(found->second);
-    };
-}
 
 std::pair<uint32_t, uint32_t> shard_from(std::map<std::string, std::string> variables) {
     const ShardSpec spec = parse_shard_option("auto", environment(std::move(variables)));
@@ -35,7 +30,7 @@ void check_refused(const std::string &text, std::map<std::string, std::string> v
     CHECK_THROWS_WITH(parse_shard_option(text, environment(std::move(variables))), Catch::Contains(says));
 }
 
-std::vector<CostedEntry> synthetic(size_t n, uint32_t seed) {
+std::vector<CostedEntry> synthetic_entries(size_t n, uint32_t seed) {
     std::mt19937 random(seed);
     std::uniform_real_distribution<double> cost(0.01, 100);
     std::vector<CostedEntry> entries;
@@ -44,8 +39,8 @@ std::vector<CostedEntry> synthetic(size_t n, uint32_t seed) {
     return entries;
 }
 
-std::vector<double> loads(const std::vector<CostedEntry> &entries, const std::vector<uint32_t> &shard_of,
-                          uint32_t count) {
+std::vector<double> cost_per_shard(const std::vector<CostedEntry> &entries, const std::vector<uint32_t> &shard_of,
+                                   uint32_t count) {
     std::vector<double> load(count, 0.0);
     for (size_t i = 0; i < entries.size(); ++i) load[shard_of[i]] += entries[i].cost;
     return load;
@@ -136,7 +131,7 @@ TEST_CASE("the partition gives every entry exactly one shard, for many sweeps an
           "[shard]") {
     for (size_t n : {0, 1, 2, 5, 17, 100, 333})
         for (uint32_t count : {1u, 2u, 3u, 4u, 7u, 16u, 400u}) {
-            const std::vector<CostedEntry> entries = synthetic(n, static_cast<uint32_t>(n * 1000 + count));
+            const std::vector<CostedEntry> entries = synthetic_entries(n, static_cast<uint32_t>(n * 1000 + count));
             std::vector<EntryIdentity> keys;
             std::vector<double> costs;
             for (const CostedEntry &e : entries) keys.push_back(e.key), costs.push_back(e.cost);
@@ -156,8 +151,8 @@ TEST_CASE("the partition gives every entry exactly one shard, for many sweeps an
 TEST_CASE("the partition is balanced: within the largest cost of the average, and LPT's on a known list",
           "[shard]") {
     for (uint32_t count : {2u, 3u, 5u, 8u}) {
-        const std::vector<CostedEntry> entries = synthetic(200, count);
-        const std::vector<double> load = loads(entries, partition_by_cost(entries, count), count);
+        const std::vector<CostedEntry> entries = synthetic_entries(200, count);
+        const std::vector<double> load = cost_per_shard(entries, partition_by_cost(entries, count), count);
         double total = 0, largest = 0;
         for (const CostedEntry &e : entries) total += e.cost, largest = std::max(largest, e.cost);
         INFO(count << " shards");
@@ -166,7 +161,7 @@ TEST_CASE("the partition is balanced: within the largest cost of the average, an
     // One long entry and ten short ones over two shards: round robin would load 15 and 5.
     std::vector<CostedEntry> skewed{{{"long", 1, "", 0}, 10}};
     for (uint64_t size = 1; size <= 10; ++size) skewed.push_back({{"short", size, "", 0}, 1});
-    CHECK(loads(skewed, partition_by_cost(skewed, 2), 2) == std::vector<double>{10, 10});
+    CHECK(cost_per_shard(skewed, partition_by_cost(skewed, 2), 2) == std::vector<double>{10, 10});
     // 7, 5, 4, 3, 3, 2 over two: 7 | 5, 5+4 | 7+3 | 9+3 | 10+2: both 12, the optimum.
     const std::vector<CostedEntry> known{{{"a", 1, "", 0}, 7}, {{"b", 1, "", 0}, 5}, {{"c", 1, "", 0}, 4},
                                          {{"d", 1, "", 0}, 3}, {{"e", 1, "", 0}, 3}, {{"f", 1, "", 0}, 2}};
@@ -215,7 +210,7 @@ TEST_CASE("the partition counts each plugin's start once per shard that holds it
     CHECK(std::max(load[0], load[1]) == 28);  // the best there is: {long x2} | {long x2, short}
     // The bound, on random sweeps of many plugins with starts.
     for (uint32_t count : {2u, 3u, 8u}) {
-        const std::vector<CostedEntry> entries = synthetic(300, 40 + count);
+        const std::vector<CostedEntry> entries = synthetic_entries(300, 40 + count);
         StartCosts random_starts;
         for (const CostedEntry &e : entries) random_starts[e.key.plugin] = 0.5 + double(e.key.plugin.size() % 3);
         const std::vector<uint32_t> shard_of = partition_by_cost(entries, count, random_starts);
@@ -254,7 +249,7 @@ TEST_CASE("the partition spreads each group's plugins over the shards, and count
     const StartCosts starts{{"xa", 1}, {"yb", 2}};
     CHECK(shard_loads(entries, {0, 0, 0, 1}, 2, starts) == std::vector<double>{10 + 4 + 9 + 1 + 2, 5});
     // Grouped or not, the bound holds, whatever the order.
-    const std::vector<CostedEntry> many = synthetic(300, 11);
+    const std::vector<CostedEntry> many = synthetic_entries(300, 11);
     CostGroups halves;
     for (const CostedEntry &e : many) halves[e.key.plugin] = e.key.plugin.back() % 2 ? "odd" : "even";
     const std::vector<uint32_t> shard_of = partition_by_cost(many, 3, {}, halves);
@@ -269,7 +264,7 @@ TEST_CASE("the partition spreads each group's plugins over the shards, and count
 }
 
 TEST_CASE("the partition is the same whatever order the entries come in", "[shard]") {
-    std::vector<CostedEntry> entries = synthetic(150, 7);
+    std::vector<CostedEntry> entries = synthetic_entries(150, 7);
     for (size_t i = 0; i < entries.size(); i += 3) entries[i].cost = 1;  // ties, broken by key
     const auto by_key = [](const std::vector<CostedEntry> &e, const std::vector<uint32_t> &shard_of) {
         std::map<EntryIdentity, uint32_t> m;

@@ -18,16 +18,10 @@
 using namespace gpubench;
 using namespace std::chrono_literals;
 using nlohmann::json;
+using test_support::environment;
 namespace fs = std::filesystem;
 
 namespace {
-
-EnvironmentLookup environment(std::map<std::string, std::string> variables) {
-    return [variables = std::move(variables)](const std::string &name) -> std::optional<std::string> {
-        const auto found = variables.find(name);
-        return found == variables.end() ? std::nullopt : std::optional<std::string>(found->second);
-    };
-}
 
 BarrierTimes short_times() {
     BarrierTimes times;
@@ -48,7 +42,7 @@ double seconds_since(BarrierClock::time_point start) {
 }
 
 // No launcher's variables but those a test gives, and the barrier's default times.
-const std::string clean_environment =
+const std::string clean_barrier_environment =
     "env -u SLURM_ARRAY_TASK_ID -u SLURM_PROCID -u SLURM_NTASKS -u SLURM_JOB_ID -u SLURM_STEP_ID "
     "-u OMPI_COMM_WORLD_RANK -u OMPI_COMM_WORLD_SIZE -u OMPI_MCA_ess_base_jobid -u PMIX_NAMESPACE "
     "-u PMI_RANK -u PMI_SIZE -u PMI_JOBID -u PMI_KVSNAME -u GPUBENCH_SHARD_GRACE_S ";
@@ -58,7 +52,7 @@ const std::string clean_environment =
 std::string background_rank(int rank, const std::string &variables, const std::string &arguments,
                             const fs::path &folder) {
     const std::string stem = (folder / ("rank-" + std::to_string(rank))).string();
-    return "( " + clean_environment + variables + " OMPI_COMM_WORLD_RANK=" + std::to_string(rank) +
+    return "( " + clean_barrier_environment + variables + " OMPI_COMM_WORLD_RANK=" + std::to_string(rank) +
            " OMPI_COMM_WORLD_SIZE=2 " + GPUBENCH_RUNNER + " " + runner_process::fixtures() + arguments +
            " -o " + stem + ".json >" + stem + ".log 2>&1; echo $? $(date +%s%N) >" + stem + ".end ) & ";
 }
@@ -296,8 +290,8 @@ TEST_CASE("a failing rank whose peer never starts waits for it only the grace ti
     const fs::path file = folder.path() / "rank-0.json";
     const auto started = BarrierClock::now();
     const runner_process::Outcome alone = runner_process::run_command(
-        clean_environment + open_mpi_job() + " GPUBENCH_SHARD_GRACE_S=1.5 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 " +
-        GPUBENCH_RUNNER + " " + runner_process::fixtures() + failing + " --shard auto -o " + file.string());
+        clean_barrier_environment + open_mpi_job() +
+        " GPUBENCH_SHARD_GRACE_S=1.5 OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 " + GPUBENCH_RUNNER + " " + runner_process::fixtures() + failing + " --shard auto -o " + file.string());
     const double took = seconds_since(started);
     INFO(alone.output);
     CHECK(alone.status == 1);
@@ -320,7 +314,7 @@ TEST_CASE("a failing rank whose peer never starts waits for it only the grace ti
     // With the default grace (a minute), SIGTERM ends the wait at once.
     const std::string log = (folder.path() / "stopped.log").string();
     const runner_process::Outcome stopped = runner_process::run_command(
-        clean_environment + open_mpi_job() + " OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 " + GPUBENCH_RUNNER +
+        clean_barrier_environment + open_mpi_job() + " OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 " + GPUBENCH_RUNNER +
         " " + runner_process::fixtures() + failing + " --shard auto -o " + (folder.path() / "stopped.json").string() +
         " >" + log + " 2>&1 & pid=$!; i=0; until grep -q 'waiting for the other shards' " + log +
         "; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.1; done; t=$(date +%s%N); kill -TERM $pid; wait $pid; "

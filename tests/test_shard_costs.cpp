@@ -33,14 +33,14 @@ struct RealPlugins {
     }
 };
 
-Entries entries_of(const PluginInfo &plugin, const std::vector<uint64_t> &sizes,
-                   const std::string &params = "") {
+Entries sweep_entries_of(const PluginInfo &plugin, const std::vector<uint64_t> &sizes,
+                         const std::string &params = "") {
     Entries entries;
     for (uint64_t size : sizes) entries.push_back({&plugin, size, params});
     return entries;
 }
 
-std::vector<EntryIdentity> keys_of(const Entries &entries, const MeasureOptions &options) {
+std::vector<EntryIdentity> identities_of(const Entries &entries, const MeasureOptions &options) {
     std::vector<EntryIdentity> keys;
     for (const SweepEntry &e : entries) keys.push_back({e.plugin->name, e.size, e.params, options.seed});
     return keys;
@@ -170,8 +170,8 @@ TEST_CASE("costs from declared work: the same plan every time, complete, and bet
           "1 per entry", "[shard]") {
     RealPlugins real;
     const PluginInfo &copy = real.named("copy_omp"), &matmul = real.named("matmul_naive");
-    Entries entries = entries_of(copy, {1'000, 100'000, 10'000'000, 100'000'000});
-    for (auto entry : entries_of(matmul, {64, 128, 256, 512, 1024, 2048, 4096})) entries.push_back(entry);
+    Entries entries = sweep_entries_of(copy, {1'000, 100'000, 10'000'000, 100'000'000});
+    for (auto entry : sweep_entries_of(matmul, {64, 128, 256, 512, 1024, 2048, 4096})) entries.push_back(entry);
     const MeasureOptions options{};
     const EntryCosts costs = declared(entries, options);
     INFO(costs.source);
@@ -186,7 +186,7 @@ TEST_CASE("costs from declared work: the same plan every time, complete, and bet
     CHECK(costs.costs[9] > 10 * costs.costs[0]);
 
     const uint32_t shards = 3;
-    const std::vector<EntryIdentity> keys = keys_of(entries, options);
+    const std::vector<EntryIdentity> keys = identities_of(entries, options);
     const std::vector<PlannedEntry> plan = plan_shards(keys, costs.costs, shards);
     // Complete: every entry in exactly one shard.
     std::multiset<EntryIdentity> planned;
@@ -201,7 +201,7 @@ TEST_CASE("costs from declared work: the same plan every time, complete, and bet
     // The same plan when asked again, with the entries in another order.
     Entries reversed(entries.rbegin(), entries.rend());
     const std::vector<PlannedEntry> again =
-        plan_shards(keys_of(reversed, options), declared(reversed, options).costs, shards);
+        plan_shards(identities_of(reversed, options), declared(reversed, options).costs, shards);
     std::map<EntryIdentity, uint32_t> first, second;
     for (const PlannedEntry &p : plan) first[p.key] = p.shard;
     for (const PlannedEntry &p : again) second[p.key] = p.shard;
@@ -216,9 +216,9 @@ TEST_CASE("costs from declared work: a plugin whose work cannot be read still ge
     hanging.name = "hostile_constructor_hang";
     hanging.file = fs::path(GPUBENCH_HOSTILE_DIR) / "hostile_constructor_hang.so";
     hanging.max_size = 100;
-    Entries entries = entries_of(copy, {1'000, 10'000'000, 100'000'000});
+    Entries entries = sweep_entries_of(copy, {1'000, 10'000'000, 100'000'000});
     // matmul's work() refuses dtype=float16; each entry is asked with its own params.
-    for (auto entry : entries_of(matmul, {64, 128}, "dtype=float16")) entries.push_back(entry);
+    for (auto entry : sweep_entries_of(matmul, {64, 128}, "dtype=float16")) entries.push_back(entry);
     entries.push_back({&hanging, 1, ""});
     MeasureOptions options;
     const EntryCosts costs = declared(entries, options, 1.0);
@@ -231,7 +231,7 @@ TEST_CASE("costs from declared work: a plugin whose work cannot be read still ge
                             "dtype='float16': expected float32 or float64): costed as the median");
     CHECK(costs.notes[1] == "cannot read the declared work of hostile_constructor_hang at 1 of 1 sizes "
                             "(no answer after 1 s (--scan-timeout)): costed as the median");
-    const std::vector<PlannedEntry> plan = plan_shards(keys_of(entries, options), costs.costs, 2);
+    const std::vector<PlannedEntry> plan = plan_shards(identities_of(entries, options), costs.costs, 2);
     CHECK(plan.size() == entries.size());
 }
 

@@ -17,8 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string sweep = " --plugin fixture_good --sizes 1..8:+1 --seed 5 --warmup 0" + std::string(quick);
-
 // What the plan takes of a recorded entry (core/results/recorded_cost.hpp): its wall time,
 // less its worker's start where the worker was started for it: the load and the first run's
 // excess over the median run.
@@ -60,8 +58,8 @@ fs::path earlier_sweep(const fs::path &folder, const std::string &name, const st
 TEST_CASE("shard costs balance by an earlier sweep's wall times, read as untrusted input", "[shard]") {
     const test_support::TempFolder folder;
     const fs::path earlier = folder.path() / "earlier.json", file = folder.path() / "shard.json";
-    REQUIRE(run_runner(fixtures() + sweep + " -o " + earlier.string()).status == 0);
-    const Outcome o = run_runner(fixtures() + sweep + " --shard 0/3 --shard-costs " + earlier.string() +
+    REQUIRE(run_runner(fixtures() + eight_entry_sweep + " -o " + earlier.string()).status == 0);
+    const Outcome o = run_runner(fixtures() + eight_entry_sweep + " --shard 0/3 --shard-costs " + earlier.string() +
                                  " -o " + file.string());
     INFO(o.output);
     CHECK(o.status == 0);
@@ -75,7 +73,7 @@ TEST_CASE("shard costs balance by an earlier sweep's wall times, read as untrust
     for (const json &entry : recorded["entries"])
         CHECK(planned.at(entry["size"].get<uint64_t>()) == Approx(cost_and_start(entry).first));
     write(earlier, "{\"schema_version\": 1}");
-    const Outcome bad = run_runner(fixtures() + sweep + " --shard 0/3 --shard-costs " + earlier.string());
+    const Outcome bad = run_runner(fixtures() + eight_entry_sweep + " --shard 0/3 --shard-costs " + earlier.string());
     CHECK(bad.status == 2);
     CHECK_THAT(bad.output, Catch::StartsWith("runner: error: --shard-costs: " + earlier.string() +
                                              ": the document: required field 'created' missing"));
@@ -94,7 +92,8 @@ TEST_CASE("shard costs from a history database: each entry's most recent wall ti
         REQUIRE(added.status == 0);
     }
     const fs::path file = folder.path() / "shard.json", predicted = folder.path() / "predicted.json";
-    const Outcome o = run_runner(fixtures() + sweep + " --shard 0/3 --shard-costs " + db.string() + " -o " + file.string());
+    const Outcome o =
+        run_runner(fixtures() + eight_entry_sweep + " --shard 0/3 --shard-costs " + db.string() + " -o " + file.string());
     INFO(o.output);
     CHECK(o.status == 0);
     const json document = read_json(file);
@@ -127,13 +126,13 @@ TEST_CASE("shard costs from a history database: each entry's most recent wall ti
     // again gives it the columns.
     sql(db, "ALTER TABLE points DROP COLUMN wall_s");
     sql(db, "ALTER TABLE points DROP COLUMN start_s");
-    REQUIRE(run_runner(fixtures() + sweep + " --shard 0/3 --shard-costs " + db.string() + " -o " + file.string())
+    REQUIRE(run_runner(fixtures() + eight_entry_sweep + " --shard 0/3 --shard-costs " + db.string() + " -o " + file.string())
                 .status == 0);
     CHECK(read_json(file)["shard"]["costs"] == "from the history: " + db.string() +
                                                    ", 8 of 8 entries predicted from declared work (not recorded there)");
     const fs::path again = earlier_sweep(folder.path(), "again", "1..8:+1", "2026-03-03T00:00:00Z", 2.0);
     REQUIRE(run_runner("history add " + again.string() + " --db " + db.string()).status == 0);
-    REQUIRE(run_runner(fixtures() + sweep + " --shard 0/3 --shard-costs " + db.string() + " -o " + file.string())
+    REQUIRE(run_runner(fixtures() + eight_entry_sweep + " --shard 0/3 --shard-costs " + db.string() + " -o " + file.string())
                 .status == 0);
     CHECK(read_json(file)["shard"]["costs"] == "from the history: " + db.string());
 }
@@ -142,7 +141,7 @@ TEST_CASE("shard costs: a file that is neither a results file nor a history is r
           "[shard]") {
     const test_support::TempFolder folder;
     const auto refused = [&](const fs::path &file, const std::string &says) {
-        const Outcome o = run_runner(fixtures() + sweep + " --shard 0/2 --shard-costs " + file.string());
+        const Outcome o = run_runner(fixtures() + eight_entry_sweep + " --shard 0/2 --shard-costs " + file.string());
         INFO(o.output);
         CHECK(o.status == 2);
         CHECK(std::count(o.output.begin(), o.output.end(), '\n') == 1);
@@ -155,7 +154,7 @@ TEST_CASE("shard costs: a file that is neither a results file nor a history is r
     sql(other, "CREATE TABLE t (x INTEGER)");  // another application's database
     refused(other, "is not a gpubench history database");
     const fs::path missing = folder.path() / "missing.json";
-    const Outcome o = run_runner(fixtures() + sweep + " --shard 0/2 --shard-costs " + missing.string());
+    const Outcome o = run_runner(fixtures() + eight_entry_sweep + " --shard 0/2 --shard-costs " + missing.string());
     CHECK(o.status == 2);
     CHECK_THAT(o.output, Catch::StartsWith("runner: error: --shard-costs: cannot read " + missing.string()));
 }

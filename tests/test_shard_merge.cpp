@@ -17,33 +17,16 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Eight entries of a fast plugin; every shard and the resume use the same options.
-const std::string options = " --seed 5 --warmup 0" + std::string(quick);
-const std::string sweep = " --plugin fixture_good --sizes 1..8:+1" + options;
+using SeededKey = std::tuple<std::string, uint64_t, std::string, uint64_t>;
 
-using Key = std::tuple<std::string, uint64_t, std::string, uint64_t>;
-
-Key key_of(const json &entry) {
+SeededKey seeded_key_of(const json &entry) {
     return {entry["plugin"], entry["size"], entry["params"], entry["seed"]};
 }
 
-std::set<Key> keys_of(const json &entries) {
-    std::set<Key> keys;
-    for (const json &entry : entries) keys.insert(key_of(entry));
+std::set<SeededKey> seeded_keys_of(const json &entries) {
+    std::set<SeededKey> keys;
+    for (const json &entry : entries) keys.insert(seeded_key_of(entry));
     return keys;
-}
-
-// The sweep's four shards, each run as a launcher would run it.
-std::vector<fs::path> run_shards(const fs::path &folder) {
-    std::vector<fs::path> files;
-    for (int i = 0; i < 4; ++i) {
-        files.push_back(folder / ("shard-" + std::to_string(i) + ".json"));
-        const Outcome o = run_runner(fixtures() + sweep + " --shard " + std::to_string(i) + "/4 -o " +
-                                     files.back().string());
-        INFO(o.output);
-        REQUIRE(o.status == 0);
-    }
-    return files;
 }
 
 std::string joined(const std::vector<fs::path> &files) {
@@ -52,7 +35,7 @@ std::string joined(const std::vector<fs::path> &files) {
     return text;
 }
 
-void check_refused(const std::string &arguments, const fs::path &output, const std::string &says) {
+void check_merge_refused(const std::string &arguments, const fs::path &output, const std::string &says) {
     const Outcome o = run_runner("merge " + arguments + (output.empty() ? "" : " -o " + output.string()));
     INFO(arguments << "\n" << o.output);
     CHECK(o.status == 2);
@@ -65,25 +48,25 @@ void check_refused(const std::string &arguments, const fs::path &output, const s
 
 TEST_CASE("shards of a sweep are ordinary results files that merge into the whole sweep", "[shard]") {
     const test_support::TempFolder folder;
-    const std::vector<fs::path> shards = run_shards(folder.path());
+    const std::vector<fs::path> shards = run_shards(folder.path(), 4);
     const fs::path whole = folder.path() / "whole.json", merged = folder.path() / "merged.json";
-    REQUIRE(run_runner(fixtures() + sweep + " -o " + whole.string()).status == 0);
-    std::set<Key> seen;
+    REQUIRE(run_runner(fixtures() + eight_entry_sweep + " -o " + whole.string()).status == 0);
+    std::set<SeededKey> seen;
     for (const fs::path &file : shards) {
         const json shard = read_json(file);
         CHECK(shard["shard"]["count"] == 4);
         CHECK(shard["shard"]["planned"].size() == 8);
-        for (const json &entry : shard["entries"]) CHECK(seen.insert(key_of(entry)).second);  // disjoint
+        for (const json &entry : shard["entries"]) CHECK(seen.insert(seeded_key_of(entry)).second);  // disjoint
         CHECK(run_runner("report " + file.string()).status == 0);
     }
-    CHECK(seen == keys_of(read_json(whole)["entries"]));  // complete
+    CHECK(seen == seeded_keys_of(read_json(whole)["entries"]));  // complete
 
     const Outcome o = run_runner("merge" + joined(shards) + " --output " + merged.string());
     INFO(o.output);
     CHECK(o.status == 0);
     CHECK_THAT(o.output, Catch::Contains("merged 4 of 4 shards, 8 entries"));
     const json document = read_json(merged);
-    CHECK(keys_of(document["entries"]) == keys_of(read_json(whole)["entries"]));
+    CHECK(seeded_keys_of(document["entries"]) == seeded_keys_of(read_json(whole)["entries"]));
     REQUIRE(document["merged"]["shards"].size() == 4);
     for (const json &context : document["merged"]["shards"])
         for (const char *field : {"host", "gpu", "options", "command_line", "source"}) CHECK(context.contains(field));
@@ -91,7 +74,7 @@ TEST_CASE("shards of a sweep are ordinary results files that merge into the whol
     CHECK_FALSE(document.contains("shard"));
     for (const json &entry : document["entries"]) {
         const json shard = read_json(shards.at(entry["shard"].get<size_t>()));
-        CHECK(keys_of(shard["entries"]).count(key_of(entry)) == 1);  // points at the shard that measured it
+        CHECK(seeded_keys_of(shard["entries"]).count(seeded_key_of(entry)) == 1);  // points at the shard that measured it
     }
     CHECK(run_runner("report " + merged.string()).status == 0);
     const Outcome compared = run_runner("compare " + whole.string() + " " + merged.string());
@@ -102,7 +85,7 @@ TEST_CASE("shards of a sweep are ordinary results files that merge into the whol
 
 TEST_CASE("runner merge lists what no shard delivered, and --resume measures exactly that", "[shard]") {
     const test_support::TempFolder folder;
-    std::vector<fs::path> shards = run_shards(folder.path());
+    std::vector<fs::path> shards = run_shards(folder.path(), 4);
     // Shard 1 was interrupted after its first entry; shard 2's file never arrived.
     json interrupted = read_json(shards[1]);
     const json lost = interrupted["entries"][1];
@@ -118,27 +101,27 @@ TEST_CASE("runner merge lists what no shard delivered, and --resume measures exa
                              Catch::Contains("fixture_good " + std::to_string(lost["size"].get<int>()) +
                                              " (params '', seed 5), shard 1"));
     json document = read_json(merged);
-    std::set<Key> missing = {key_of(lost)};
+    std::set<SeededKey> missing = {seeded_key_of(lost)};
     for (const json &p : planned_for_2)
-        if (p["shard"] == 2) missing.insert(key_of(p));
-    CHECK(keys_of(document["merged"]["missing"]) == missing);
+        if (p["shard"] == 2) missing.insert(seeded_key_of(p));
+    CHECK(seeded_keys_of(document["merged"]["missing"]) == missing);
     CHECK(document["merged"]["missing_shards"] == json::array({2}));
     const json delivered = document["entries"];
     CHECK(delivered.size() == 5);
 
     // No --plugin or --sizes: the merged file's plan says what the sweep is.
-    const Outcome resumed = run_runner(fixtures() + options + " --resume " + merged.string());
+    const Outcome resumed = run_runner(fixtures() + eight_entry_options + " --resume " + merged.string());
     INFO(resumed.output);
     CHECK(resumed.status == 0);
     CHECK_THAT(resumed.output, Catch::Contains("8 ok") && Catch::Contains("(5 of them already in the file)"));
     document = read_json(merged);
     REQUIRE(document["entries"].size() == 8);
-    std::set<Key> measured;
+    std::set<SeededKey> measured;
     for (size_t i = 0; i < document["entries"].size(); ++i)
         if (i < delivered.size())
             CHECK(document["entries"][i] == delivered[i]);  // what was there is untouched
         else
-            measured.insert(key_of(document["entries"][i]));
+            measured.insert(seeded_key_of(document["entries"][i]));
     CHECK(measured == missing);
     CHECK(document["merged"]["missing"].empty());
     CHECK(document["resumed"].size() == 1);
@@ -147,19 +130,19 @@ TEST_CASE("runner merge lists what no shard delivered, and --resume measures exa
 TEST_CASE("a shard's file resumes its own entries, and refuses another shard's options", "[shard]") {
     const test_support::TempFolder folder;
     const fs::path file = folder.path() / "shard.json";
-    REQUIRE(run_runner(fixtures() + sweep + " --shard 3/4 -o " + file.string()).status == 0);
+    REQUIRE(run_runner(fixtures() + eight_entry_sweep + " --shard 3/4 -o " + file.string()).status == 0);
     json shard = read_json(file);
-    const std::set<Key> all = keys_of(shard["entries"]);
+    const std::set<SeededKey> all = seeded_keys_of(shard["entries"]);
     shard["entries"].erase(0);
     write(file, shard.dump());
-    const Outcome resumed = run_runner(fixtures() + options + " --resume " + file.string());
+    const Outcome resumed = run_runner(fixtures() + eight_entry_options + " --resume " + file.string());
     INFO(resumed.output);
     CHECK(resumed.status == 0);
     CHECK_THAT(resumed.output, Catch::Contains("(1 of them already in the file)"));
-    CHECK(keys_of(read_json(file)["entries"]) == all);
+    CHECK(seeded_keys_of(read_json(file)["entries"]) == all);
     const std::pair<std::string, std::string> refused[] = {
-        {options + " --shard 1/4", "cannot resume: " + file.string() + " is shard 3/4, not 1/4"},
-        {sweep, "is shard 3/4: with --plugin or --sizes, give its --shard too"},
+        {eight_entry_options + " --shard 1/4", "cannot resume: " + file.string() + " is shard 3/4, not 1/4"},
+        {eight_entry_sweep, "is shard 3/4: with --plugin or --sizes, give its --shard too"},
         {" --seed 6 --warmup 0" + std::string(quick), "planned its entries with --seed 5: resume it with the same"},
         {" --seed 5 --warmup 0 --param reject_odd=1" + std::string(quick),
          "planned its entries with no --param: resume it with the same (this run has --param reject_odd=1)"}};
@@ -174,7 +157,7 @@ TEST_CASE("a shard's file resumes its own entries, and refuses another shard's o
 TEST_CASE("runner merge refuses files that are not the shards of one sweep, naming them, and writes nothing",
           "[shard]") {
     const test_support::TempFolder folder;
-    const std::vector<fs::path> shards = run_shards(folder.path());
+    const std::vector<fs::path> shards = run_shards(folder.path(), 4);
     const fs::path out = folder.path() / "merged.json", doctored = folder.path() / "doctored.json";
     const std::string s0 = shards[0].string(), s2 = shards[2].string(), d = doctored.string();
     const auto doctor = [&](const std::string &pointer, const json &value) {
@@ -183,38 +166,39 @@ TEST_CASE("runner merge refuses files that are not the shards of one sweep, nami
         write(doctored, document.dump());
     };
     doctor("/build/git_revision", "0000000-other");
-    check_refused(s0 + " " + d, out, s0 + " and " + d + " are of different builds: build.git_revision is \"");
+    check_merge_refused(s0 + " " + d, out, s0 + " and " + d + " are of different builds: build.git_revision is \"");
     doctor("/options/max_time_s", 99);
-    check_refused(s0 + " " + d, out, s0 + " and " + d + " were measured with different options: options.max_time_s is");
+    check_merge_refused(s0 + " " + d, out,
+                        s0 + " and " + d + " were measured with different options: options.max_time_s is");
     doctor("/shard/count", 5);
-    check_refused(s0 + " " + d, out, s0 + " is shard 0/4 and " + d + " is shard 1/5: different shard counts");
-    check_refused(s0 + " " + s2 + " " + s0, out, s0 + " and " + s0 + " are both shard 0/4");
+    check_merge_refused(s0 + " " + d, out, s0 + " is shard 0/4 and " + d + " is shard 1/5: different shard counts");
+    check_merge_refused(s0 + " " + s2 + " " + s0, out, s0 + " and " + s0 + " are both shard 0/4");
     doctor("/shard/index", 4);
-    check_refused(s0 + " " + d, out, d + " says it is shard 4 of 4, which does not exist");
+    check_merge_refused(s0 + " " + d, out, d + " says it is shard 4 of 4, which does not exist");
     const int first_shard = read_json(shards[1])["shard"]["planned"][0]["shard"].get<int>();
     doctor("/shard/planned/0/shard", (first_shard + 1) % 4);
-    check_refused(s0 + " " + d, out, "planned different sweeps: fixture_good 1 (params '', seed 5) is shard " +
-                                         std::to_string(first_shard) + "'s in");
+    check_merge_refused(s0 + " " + d, out, "planned different sweeps: fixture_good 1 (params '', seed 5) is shard " +
+                                               std::to_string(first_shard) + "'s in");
     json overlapping = read_json(shards[1]);
     const json taken = read_json(shards[0])["entries"][0];
     overlapping["entries"].push_back(taken);
     write(doctored, overlapping.dump());
-    check_refused(s0 + " " + d, out, "entry fixture_good " + std::to_string(taken["size"].get<int>()) +
-                                         " (params '', seed 5) is in both " + s0 + " and " + d);
+    check_merge_refused(s0 + " " + d, out, "entry fixture_good " + std::to_string(taken["size"].get<int>()) +
+                                               " (params '', seed 5) is in both " + s0 + " and " + d);
     write(doctored, "{}");
-    check_refused(s0 + " " + d, out, d + " is not a gpubench results file");
+    check_merge_refused(s0 + " " + d, out, d + " is not a gpubench results file");
     doctor("/entries/0/size", "one");
-    check_refused(s0 + " " + d, out, d + ": /entries/0/size: expected an integer, got a string");
-    REQUIRE(run_runner(fixtures() + sweep + " -o " + d).status == 0);
-    check_refused(s0 + " " + d, out, d + " is not a shard of a sweep (no \"shard\"");
-    check_refused(s0, fs::path(""), "--output names the merged file");
+    check_merge_refused(s0 + " " + d, out, d + ": /entries/0/size: expected an integer, got a string");
+    REQUIRE(run_runner(fixtures() + eight_entry_sweep + " -o " + d).status == 0);
+    check_merge_refused(s0 + " " + d, out, d + " is not a shard of a sweep (no \"shard\"");
+    check_merge_refused(s0, fs::path(""), "--output names the merged file");
 
     // Each machine's own options may differ: threads and the CUDA device.
     doctor("/options/cpu_threads", 64);
     const Outcome o = run_runner("merge " + s0 + " " + d + " -o " + out.string());
     INFO(o.output);
     CHECK(o.status == 3);  // shards 2 and 3 not given
-    check_refused(out.string(), folder.path() / "again.json", out.string() + " is a merged file");
+    check_merge_refused(out.string(), folder.path() / "again.json", out.string() + " is a merged file");
 }
 
 TEST_CASE("the runner with shard auto: the shard of a Slurm array task, recorded with its source",
@@ -225,7 +209,7 @@ TEST_CASE("the runner with shard auto: the shard of a Slurm array task, recorded
         "env -u SLURM_ARRAY_TASK_ID -u SLURM_PROCID -u SLURM_NTASKS -u OMPI_COMM_WORLD_RANK "
         "-u OMPI_COMM_WORLD_SIZE -u PMI_RANK -u PMI_SIZE ";
     const Outcome o = run_command(clean_environment + "SLURM_ARRAY_TASK_ID=7 SLURM_ARRAY_TASK_MIN=6 "
-                                  "SLURM_ARRAY_TASK_MAX=7 " + GPUBENCH_RUNNER + " " + fixtures() + sweep +
+                                  "SLURM_ARRAY_TASK_MAX=7 " + GPUBENCH_RUNNER + " " + fixtures() + eight_entry_sweep +
                                   " --shard auto -o " + file.string());
     INFO(o.output);
     CHECK(o.status == 0);
@@ -235,15 +219,16 @@ TEST_CASE("the runner with shard auto: the shard of a Slurm array task, recorded
     CHECK(document["shard"]["index"] == 1);
     CHECK(document["shard"]["count"] == 2);
     CHECK(document["shard"]["costs"] == "declared work at nominal rates, workloads spread over the shards");
-    std::set<Key> planned;
+    std::set<SeededKey> planned;
     for (const json &p : document["shard"]["planned"])
-        if (p["shard"] == 1) planned.insert(key_of(p));
-    CHECK(keys_of(document["entries"]) == planned);
+        if (p["shard"] == 1) planned.insert(seeded_key_of(p));
+    CHECK(seeded_keys_of(document["entries"]) == planned);
 
-    const Outcome none = run_command(clean_environment + GPUBENCH_RUNNER + " " + fixtures() + sweep + " --shard auto");
+    const Outcome none =
+        run_command(clean_environment + GPUBENCH_RUNNER + " " + fixtures() + eight_entry_sweep + " --shard auto");
     CHECK(none.status == 2);
     CHECK_THAT(none.output, Catch::StartsWith("runner: error: --shard auto: no launcher variables found"));
-    const Outcome bad = run_runner(fixtures() + sweep + " --shard 2/2");
+    const Outcome bad = run_runner(fixtures() + eight_entry_sweep + " --shard 2/2");
     CHECK(bad.status == 2);
     CHECK_THAT(bad.output, Catch::StartsWith("runner: error: --shard '2/2': shard 2 of 2 does not exist"));
 }
@@ -255,8 +240,8 @@ TEST_CASE("a shard whose entries were only skipped exits 0, and runner merge exi
     std::vector<fs::path> skipped;
     for (int i = 0; i < 2; ++i) {
         skipped.push_back(folder.path() / ("skipped-" + std::to_string(i) + ".json"));
-        const Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 2000,3000" + options + " --shard " +
-                                     std::to_string(i) + "/2 -o " + skipped.back().string());
+        const Outcome o = run_runner(fixtures() + " --plugin fixture_good --sizes 2000,3000" + eight_entry_options +
+                                     " --shard " + std::to_string(i) + "/2 -o " + skipped.back().string());
         INFO(o.output);
         CHECK(o.status == 0);
         CHECK_THAT(o.output, Catch::Contains("this shard exits with status 0: its skipped entries are recorded in " +
@@ -275,7 +260,8 @@ TEST_CASE("a shard whose entries were only skipped exits 0, and runner merge exi
     for (int i = 0; i < 2; ++i) {
         mixed.push_back(folder.path() / ("mixed-" + std::to_string(i) + ".json"));
         const Outcome shard = run_runner(fixtures() + " --plugin fixture_good,fixture_bad_verify --sizes 1,2000" +
-                                         options + " --shard " + std::to_string(i) + "/2 -o " + mixed.back().string());
+                                         eight_entry_options + " --shard " + std::to_string(i) + "/2 -o " +
+                                         mixed.back().string());
         INFO(shard.output);
         const json document = read_json(mixed.back());
         for (const json &entry : document["entries"])
@@ -298,7 +284,7 @@ TEST_CASE("a default sweep's shard resumes under the default sweep's plan: 1 s p
           "[shard]") {
     const test_support::TempFolder folder;
     const fs::path file = folder.path() / "shard.json";
-    REQUIRE(run_runner(fixtures() + sweep + " --shard 1/2 -o " + file.string()).status == 0);
+    REQUIRE(run_runner(fixtures() + eight_entry_sweep + " --shard 1/2 -o " + file.string()).status == 0);
     json shard = read_json(file);
     const double given_max_time_s = shard["options"]["max_time_s"].get<double>();
     REQUIRE(given_max_time_s != 1.0);  // the command line's default, not the default sweep's
@@ -307,7 +293,7 @@ TEST_CASE("a default sweep's shard resumes under the default sweep's plan: 1 s p
     shard["options"]["default_sweep"] = "the default sweep";
     write(file, shard.dump());
 
-    const Outcome resumed = run_runner(fixtures() + options + " --resume " + file.string());
+    const Outcome resumed = run_runner(fixtures() + eight_entry_options + " --resume " + file.string());
     INFO(resumed.output);
     REQUIRE(resumed.status == 0);
     // Each resumption records the options it measured with.
@@ -318,7 +304,8 @@ TEST_CASE("a default sweep's shard resumes under the default sweep's plan: 1 s p
     CHECK(recorded["seed"] == 5);
     CHECK(recorded["warmup_runs"] == 0);
 
-    const Outcome given = run_runner(fixtures() + options + " --max-time 3 --budget 60 --resume " + file.string());
+    const Outcome given =
+        run_runner(fixtures() + eight_entry_options + " --max-time 3 --budget 60 --resume " + file.string());
     INFO(given.output);
     REQUIRE(given.status == 0);
     recorded = read_json(file)["resumed"].back()["options"];

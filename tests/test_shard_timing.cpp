@@ -17,20 +17,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string sweep = " --plugin fixture_good --sizes 1..8:+1 --seed 5 --warmup 0" + std::string(quick);
-
-std::vector<fs::path> run_shards(const fs::path &folder, int count) {
-    std::vector<fs::path> files;
-    for (int i = 0; i < count; ++i) {
-        files.push_back(folder / ("shard-" + std::to_string(i) + ".json"));
-        const Outcome o = run_runner(fixtures() + sweep + " --shard " + std::to_string(i) + "/" + std::to_string(count) +
-                                     " -o " + files.back().string());
-        INFO(o.output);
-        REQUIRE(o.status == 0);
-    }
-    return files;
-}
-
 // What the plan predicts for `shard`: its entries' costs, and each plugin's start once.
 double predicted_from_plan(const json &record, uint32_t shard) {
     double seconds = 0;

@@ -5,8 +5,10 @@
 #include "measure.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_library.hpp"
+#include "shard.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -14,9 +16,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -127,6 +132,46 @@ public:
 private:
     std::filesystem::path path_;
 };
+
+// Sets an environment variable while this lives (the fixtures read theirs in the test's
+// process), and unsets it after.
+class ScopedEnv {
+public:
+    ScopedEnv(const char *name, const char *value) : name_(name) { setenv(name, value, 1); }
+    ~ScopedEnv() { unsetenv(name_.c_str()); }
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+    std::string name_;
+};
+
+// An environment of `variables` alone, as the launchers' variables are looked up.
+inline gpubench::EnvironmentLookup environment(std::map<std::string, std::string> variables) {
+    return [variables = std::move(variables)](const std::string &name) -> std::optional<std::string> {
+        const auto found = variables.find(name);
+        return found == variables.end() ? std::nullopt : std::optional<std::string>(found->second);
+    };
+}
+
+inline size_t line_count(const std::string &text) {
+    return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+// A measured entry's metrics by name.
+inline std::map<std::string, double> metrics_of(const gpubench::Measurement &e) {
+    std::map<std::string, double> out;
+    for (const gpubench::Metric &m : e.metrics) out[m.name] = m.value;
+    return out;
+}
+
+// The metric `name` of a results file's entry; the test fails when it has none.
+inline double metric(const nlohmann::json &entry, const std::string &name) {
+    for (const nlohmann::json &m : entry["metrics"])
+        if (m["name"] == name) return m["value"].get<double>();
+    FAIL("no metric " << name << " in " << entry.dump());
+    return 0;
+}
 
 // In a sanitized build (GPUBENCH_SANITIZE, scripts/test-sanitized.sh), a deliberate crash by
 // SIGSEGV or SIGBUS is caught by AddressSanitizer, which reports it on stderr and exits with

@@ -12,41 +12,41 @@
 
 using namespace gpubench;
 using namespace runner_process;
-using Entries = std::optional<std::vector<std::string>>;
+using DeviceEntries = std::optional<std::vector<std::string>>;
 
 using fake_nvidia_driver::fake_listing;
 using fake_nvidia_driver::uuid_of;
 
 TEST_CASE("CUDA_VISIBLE_DEVICES: entries as CUDA reads them", "[visible-devices]") {
     CHECK_FALSE(visible_device_entries(nullptr));
-    CHECK(visible_device_entries("") == Entries(std::vector<std::string>{}));
-    CHECK(visible_device_entries(" 1, 3 ") == Entries({"1", "3"}));
-    CHECK(visible_device_entries("GPU-ab,0") == Entries({"GPU-ab", "0"}));
+    CHECK(visible_device_entries("") == DeviceEntries(std::vector<std::string>{}));
+    CHECK(visible_device_entries(" 1, 3 ") == DeviceEntries({"1", "3"}));
+    CHECK(visible_device_entries("GPU-ab,0") == DeviceEntries({"GPU-ab", "0"}));
 }
 
 TEST_CASE("the runner's devices, narrowed by index, whatever it inherited", "[visible-devices]") {
     CHECK(narrowed_visible_devices(std::nullopt, {2, 0}) == "2,0");
-    CHECK(narrowed_visible_devices(Entries({"3", "1"}), {1}) == "1");
-    CHECK(narrowed_visible_devices(Entries({uuid_of(2), "0"}), {0, 1}) == uuid_of(2) + ",0");
+    CHECK(narrowed_visible_devices(DeviceEntries({"3", "1"}), {1}) == "1");
+    CHECK(narrowed_visible_devices(DeviceEntries({uuid_of(2), "0"}), {0, 1}) == uuid_of(2) + ",0");
     // Past what the runner was shown: an index that shows the child no device.
-    CHECK(narrowed_visible_devices(Entries({"3"}), {1}) == std::to_string(1 << 20));
+    CHECK(narrowed_visible_devices(DeviceEntries({"3"}), {1}) == std::to_string(1 << 20));
 }
 
 TEST_CASE("the GPUs CUDA will show, counted from the driver's listing", "[visible-devices]") {
     test_support::TempFolder folder("visible-devices");
     fake_listing(folder.path(), 4);
     CHECK(visible_gpu_count(folder.path(), std::nullopt) == 4);
-    CHECK(listed_gpu_uuids(folder.path()) == Entries({uuid_of(0), uuid_of(1), uuid_of(2), uuid_of(3)}));
-    CHECK(visible_gpu_count(folder.path(), Entries({"1", "3"})) == 2);
-    CHECK(visible_gpu_count(folder.path(), Entries({uuid_of(2), "0"})) == 2);
-    CHECK(visible_gpu_count(folder.path(), Entries(std::vector<std::string>{})) == 0);
+    CHECK(listed_gpu_uuids(folder.path()) == DeviceEntries({uuid_of(0), uuid_of(1), uuid_of(2), uuid_of(3)}));
+    CHECK(visible_gpu_count(folder.path(), DeviceEntries({"1", "3"})) == 2);
+    CHECK(visible_gpu_count(folder.path(), DeviceEntries({uuid_of(2), "0"})) == 2);
+    CHECK(visible_gpu_count(folder.path(), DeviceEntries(std::vector<std::string>{})) == 0);
     // CUDA shows the entries before the first that names no GPU.
-    CHECK(visible_gpu_count(folder.path(), Entries({"0", "7", "1"})) == 1);
-    CHECK(visible_gpu_count(folder.path(), Entries({"x", "1"})) == 0);
+    CHECK(visible_gpu_count(folder.path(), DeviceEntries({"0", "7", "1"})) == 1);
+    CHECK(visible_gpu_count(folder.path(), DeviceEntries({"x", "1"})) == 0);
     // What only CUDA can tell: no count, so the runner starts CUDA on every GPU (never a wrong one).
-    CHECK_FALSE(visible_gpu_count(folder.path(), Entries({"MIG-4b7c"})));
-    CHECK_FALSE(visible_gpu_count(folder.path(), Entries({"GPU-0000"})));  // a prefix CUDA may complete
-    CHECK_FALSE(visible_gpu_count(folder.path(), Entries({"1", "1"})));
+    CHECK_FALSE(visible_gpu_count(folder.path(), DeviceEntries({"MIG-4b7c"})));
+    CHECK_FALSE(visible_gpu_count(folder.path(), DeviceEntries({"GPU-0000"})));  // a prefix CUDA may complete
+    CHECK_FALSE(visible_gpu_count(folder.path(), DeviceEntries({"1", "1"})));
     CHECK_FALSE(visible_gpu_count(folder.path() / "none", std::nullopt));
     SECTION("a GPU the driver excludes is not counted") {
         test_support::TempFolder other("visible-devices-excluded");
@@ -61,15 +61,16 @@ TEST_CASE("a worker is shown its entry's GPUs by UUID, in the entry's order", "[
                                             {2, "H200", uuid_of(2), "0000:20:00.0"},
                                             {3, "H200", uuid_of(3), "0000:21:00.0"}};
     CHECK(worker_visible_devices({2}, known, std::nullopt) == uuid_of(2));
-    CHECK(worker_visible_devices({3, 0, 1}, known, Entries({"5"})) == uuid_of(3) + "," + uuid_of(0) + "," + uuid_of(1));
+    CHECK(worker_visible_devices({3, 0, 1}, known, DeviceEntries({"5"})) ==
+          uuid_of(3) + "," + uuid_of(0) + "," + uuid_of(1));
     CHECK(worker_visible_devices({}, known, std::nullopt).empty());  // a CPU entry: no GPU at all
     // Before the runner's probe (a worker started ahead): by index, through what it inherited.
     CHECK(worker_visible_devices({1}, {}, std::nullopt) == "1");
-    CHECK(worker_visible_devices({1}, {}, Entries({uuid_of(3), uuid_of(1)})) == uuid_of(1));
+    CHECK(worker_visible_devices({1}, {}, DeviceEntries({uuid_of(3), uuid_of(1)})) == uuid_of(1));
     // MIG instances, and GPUs the driver's listing does not hold: by index, as CUDA names them.
-    CHECK(worker_visible_devices({1}, known, Entries({"MIG-a", "MIG-b"})) == "MIG-b");
-    CHECK(worker_visible_devices({2}, known, std::nullopt, Entries({uuid_of(0), uuid_of(1)})) == "2");
-    CHECK(worker_visible_devices({1}, known, std::nullopt, Entries({uuid_of(0), uuid_of(1)})) == uuid_of(1));
+    CHECK(worker_visible_devices({1}, known, DeviceEntries({"MIG-a", "MIG-b"})) == "MIG-b");
+    CHECK(worker_visible_devices({2}, known, std::nullopt, DeviceEntries({uuid_of(0), uuid_of(1)})) == "2");
+    CHECK(worker_visible_devices({1}, known, std::nullopt, DeviceEntries({uuid_of(0), uuid_of(1)})) == uuid_of(1));
 
     SECTION("its numbering goes in from 0 and comes back as the runner's") {
         const WorkerDevices devices({3, 0, 1}, known, std::nullopt);
