@@ -37,6 +37,13 @@ TEST_CASE("runner check: each broken fixture is named for its rule", "[check]") 
     CHECK(wrong.status == 1);
     CHECK_THAT(wrong.output, Catch::Contains("fixture_bad_verify: wrong_result: wrong result: error"));
 
+    // "Passed", with nothing compared: the sweep records it as verified; the check does not.
+    const Outcome nothing = check(fixture_dir + "--sizes 7 fixture_verifies_nothing");
+    INFO(nothing.output);
+    CHECK(nothing.status == 1);
+    CHECK_THAT(nothing.output, Catch::Contains("fixture_verifies_nothing: verified_nothing: verify() passed without "
+                                               "checking an element of the result (size 7)"));
+
     // Every declared value of escape= is swept: each way out of run() is named.
     const Outcome escapes = check(fixture_dir + "--sizes 1000000 fixture_cpu_escapes");
     INFO(escapes.output);
