@@ -198,6 +198,7 @@ PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
     try {
         planned.entries = plan.resumed ? entries_with_plugins(plugins, plan.resumed->entries)
                                        : sweep_entries(plugins, cli.sizes, cli.param_axes);
+        if (plan.budget_s > 0 && plan.measure.counters) count_series_ends_only(planned.entries);
         if (plan.shard && !plan.resumed) {
             ShardedSweep sharded = shard_sweep(planned.entries, *plan.shard, plan.shard_costs, plan.measure,
                                                plan.runner_file, cli.scan_timeout_s);

@@ -42,6 +42,11 @@
 #                          then one rank per GPU (mpirun, or the same variables without it),
 #                          busbw and %PEAK of both side by side; then PyTorch's
 #   hostile                the default sweep with the hostile test plugins on the plugin path
+#   counted                --counters judged both ways: the CUDA corpus's honest and wrongly
+#                          declared work (fixture_reduction, fixture_cuda_joins, BabelStream) at
+#                          1e3, 1e6 and 1e8, each entry's flags and counted/declared figures in
+#                          one table; then the default sweep without and with --counters, timed,
+#                          with what each measured and how many series were counted
 #   corpus                 the legal and broken test plugins (tests/fixtures) at 1e3, 1e6 and
 #                          1e8, each entry's verdict in one table (scripts/verdicts.py)
 # The build folder is ${GPUBENCH_BUILD_DIR:-build-device}; results and logs go to ${OUT:-out}.
@@ -105,6 +110,16 @@ every_backend() {
   measure "$name" --plugin "${workload}_*" --sizes "$all" $quick "$@"
   [ -z "$large" ] || "$runner" --plugin "$(gpu "$workload")" --sizes "$large" $quick "$@" \
     --resume "$out/$name-$today.json" >> "$out/$name-$today.txt" 2>&1
+}
+
+# BabelStream, the device-only example, built from the SDK's headers alone (as a third party
+# would) into the build folder, unless it has it already; prints that folder.
+babelstream_example() {
+  local examples="$build/examples"
+  [ -f "$examples/example_babelstream_cuda.so" ] || { mkdir -p "$examples" &&
+    nvcc -std=c++17 -O2 -arch=sm_90 -Xcompiler -fPIC -shared -cudart shared -Isdk/include \
+      examples/babelstream/babelstream.cu -o "$examples/example_babelstream_cuda.so" >&2; }
+  echo "$examples"
 }
 
 study() {
@@ -427,15 +442,26 @@ PY
     grep -E "^note:|^[0-9]+ ok, " "$out/hostile-sweep.txt"
     GPUBENCH_PLUGIN_PATH=$hostile "$runner" --list --scan-timeout 5 | sed -n '/^Refused:/,$p'
     rm -rf "$hostile" ;;
+  counted)
+    need_runner
+    fixtures="--plugin-dir $build/tests/fixtures"
+    examples=$(babelstream_example)
+    for spec in "reduction fixture_reduction declare=*" \
+                "joins fixture_cuda_joins way=events,graph,host_func,cublas,overclaimed" \
+                "babelstream example_babelstream_cuda dtype=float32,float64"; do
+      set -f; set -- $spec; set +f
+      "$runner" $fixtures --plugin-dir "$examples" --plugin "$2" --sizes 1e3,1e6,1e8 --param "$3" \
+        --counters --max-time 1 -o "$out/counted-$1.json" > "$out/counted-$1.txt" 2>&1
+    done
+    "$runner" --plugin vecadd_naive,vecadd_cuda --sizes 10 -q -o "$out/warm-up.json" > /dev/null 2>&1
+    timed "default sweep" /dev/stdout measure default-sweep
+    timed "default sweep --counters" /dev/stdout measure default-sweep-counted --counters
+    python3 scripts/counted_summary.py "$out"/counted-*.json -- "$out/default-sweep-$today.json" \
+      "$out/default-sweep-counted-$today.json" ;;
   corpus)
     need_runner
     fixtures="--plugin-dir $build/tests/fixtures --plugin-dir $build/tests/python_fixtures"
-    # BabelStream, the device-only example, built from the SDK's headers alone (as a third
-    # party would), unless the build folder has it already.
-    examples="$build/examples"
-    [ -f "$examples/example_babelstream_cuda.so" ] || { mkdir -p "$examples" &&
-      nvcc -std=c++17 -O2 -arch=sm_90 -Xcompiler -fPIC -shared -cudart shared -Isdk/include \
-        examples/babelstream/babelstream.cu -o "$examples/example_babelstream_cuda.so"; }
+    examples=$(babelstream_example)
     corpus() {  # NAME PLUGIN [AXIS]
       "$runner" $fixtures --plugin-dir "$examples" --plugin "$2" --sizes 1e3,1e6,1e8 \
         ${3:+--param "$3"} --max-time 1 -o "$out/corpus-$1.json" > "$out/corpus-$1.txt" 2>&1

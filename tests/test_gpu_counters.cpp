@@ -1,6 +1,7 @@
 // --counters on a GPU: CUPTI's range profiler reads what vecadd_cuda's run() moved and
-// computed, and a plugin that declares half its bytes (fixture_half_bytes) is flagged at a
-// size held to the L2 and at one held to HBM. Skipped, with the reason, where no GPU can be
+// computed, and a sum whose work() claims too much (fixture_reduction declare=overclaim) is
+// flagged at every size, while an honest one on a grid larger than the data, and one that
+// claims too little, are not, and show by how much they move or compute beyond the declared. Skipped, with the reason, where no GPU can be
 // used or where this machine does not let the user profile.
 #include "runner_process.hpp"
 #include "test_support.hpp"
@@ -63,16 +64,22 @@ TEST_CASE("GPU counters (--counters): vecadd_cuda's bytes and flops as the hardw
     CHECK_FALSE(flagged(entry, "work_mismatch"));
 }
 
-TEST_CASE("GPU counters (--counters): a plugin declaring half its bytes is flagged in the L2 and in HBM", "[gpu][counters]") {
+TEST_CASE("GPU counters (--counters): work claimed beyond what is done is flagged at every size, and only it",
+          "[gpu][counters]") {
     test_support::require_gpu();
     test_support::TempFolder folder;
-    const nlohmann::json entries = counted_entries(folder.path(), "fixture_half_bytes", "1e6,1e8");
-    REQUIRE(entries.size() == 2);
+    const nlohmann::json entries = counted_entries(folder.path(), "fixture_reduction", "1e3,1e6,1e8 --param 'declare=*'");
+    REQUIRE(entries.size() == 9);
     for (const nlohmann::json &entry : entries) {
         INFO(entry.dump(1));
         CHECK(entry["status"] == "ok");
-        CHECK(flagged(entry, "work_mismatch"));
-        CHECK_THAT(entry["throughput"]["work_mismatch"].get<std::string>(), Catch::StartsWith("declares "));
+        const std::string declare = entry["params"].get<std::string>().substr(std::string("declare=").size());
+        CHECK(flagged(entry, "work_mismatch") == (declare == "overclaim"));
+        const std::map<std::string, double> values = counted(entry);
+        // Honest: the trees add flops beyond n (a few times at 10^3), never fewer than declared.
+        if (declare != "overclaim") CHECK(values.at("flops_over_declared") >= 0.99);
+        // Claiming a quarter of the bytes it reads: about 4 times them, where bytes compare.
+        if (declare == "underclaim" && entry["size"] == 100000000) CHECK(values.at("bytes_over_declared") > 3.5);
     }
 }
 

@@ -81,8 +81,8 @@ json counted_results(const std::vector<Counted> &entries) {
     return doc;
 }
 
-// matmul at 1024 and 2048: cuda counted as declared, cublas counting 4x the declared flops
-// (work_mismatch), omp counted by its cache misses at 1024 and not read at 2048, cuda at 2048
+// matmul at 1024 and 2048: cuda counted as declared, cublas counting a quarter of the declared
+// flops (work_mismatch), omp counted by its cache misses at 1024 and not read at 2048, cuda at 2048
 // counted without flops; and sort, measured without --counters.
 json counted_study() {
     json doc = counted_results({
@@ -90,7 +90,7 @@ json counted_study() {
          {{"dram_read_bytes_per_run", 4e8}, {"dram_write_bytes_per_run", 1e8}, {"l2_bytes_per_run", 2e9},
           {"fp32_flops_per_run", 2e9}}},
         {"matmul_cublas", 1024, 1e-4, 1.2e7, 2e9, "GPUBENCH_FAKE_COUNTERS",
-         {{"dram_read_bytes_per_run", 2e7}, {"fp32_flops_per_run", 8e9}}},
+         {{"dram_read_bytes_per_run", 2e7}, {"fp32_flops_per_run", 5e8}}},
         {"matmul_omp", 1024, 0.1, 1.2e7, 2e9, "perf_event_open", {{"llc_misses_per_run", 1e6}, {"cycles_per_run", 3e8}}},
         {"matmul_omp", 2048, 0.8, 4.8e7, 1.6e10,
          "not read: perf_event_open: this machine exposes no hardware counters (No such file or directory; a VM often does not)",
@@ -158,12 +158,12 @@ TEST_CASE("the measured roofline's data: counted intensity and rate against each
     CHECK(counted.at("device") == h100);
     CHECK_FALSE(cuda.contains("work_mismatch"));
 
-    // cublas counts 4x the flops it declares: flagged, with both figures named.
+    // cublas counts a quarter of the flops it declares: flagged, with both figures named.
     const json &cublas = point_at(matmul, "cublas", 1024);
     CHECK(cublas.at("flags") == json{"work_mismatch"});
     CHECK_THAT(cublas.at("work_mismatch").get<std::string>(),
-               Catch::Contains("declares 2e+09 flops a run(), the counters 8e+09 flops"));
-    CHECK(cublas.at("counted").at("intensity").get<double>() == Approx(400));
+               Catch::Contains("declares 2e+09 flops a run(), the counters 5e+08 flops"));
+    CHECK(cublas.at("counted").at("intensity").get<double>() == Approx(25));
 
     // omp: its cache misses x 64 B, the declared flops (the CPU's counters count none).
     const json &omp = point_at(matmul, "omp", 1024).at("counted");
@@ -241,8 +241,9 @@ TEST_CASE("runner report --format html: the measured roofline of a sweep with GP
     test_support::TempFolder folder;
     const auto fake = folder.path() / "fake.json", sweep = folder.path() / "sweep.json";
     const auto page = folder.path() / "page.html";
-    // vecadd declares n flops a run(): 1e7 counted is a work_mismatch at 1000, not at 1e7.
-    write(fake, R"({"llc_misses_per_run": 2e6, "fp32_flops_per_run": 1e7})");
+    // vecadd declares n flops a run(): 1e5 counted is a work_mismatch at 1e7 (less than it
+    // claims), and at 1000 a hundred times its declared flops (a figure, never a flag).
+    write(fake, R"({"llc_misses_per_run": 2e6, "fp32_flops_per_run": 1e5})");
     Outcome run = run_command("GPUBENCH_FAKE_COUNTERS=" + fake.string() + " " + GPUBENCH_RUNNER + " --plugin-dir " +
                               GPUBENCH_PLUGIN_DIR + " --plugin vecadd_naive --sizes 1000,10000000 --counters" + quick +
                               "-q -o " + sweep.string());
@@ -257,13 +258,16 @@ TEST_CASE("runner report --format html: the measured roofline of a sweep with GP
     for (const json *p : {&small, &large}) {
         CHECK(p->at("counters") == "GPUBENCH_FAKE_COUNTERS");
         CHECK(p->at("counted").at("bytes") == 2e6 * 64);
-        CHECK(p->at("counted").at("flops") == 1e7);  // counted (faked), not declared
-        CHECK(p->at("counted").at("intensity").get<double>() == Approx(1e7 / (2e6 * 64)));
-        CHECK(p->at("counted").at("rate").get<double>() == Approx(1e7 / p->at("t").get<double>()));
+        CHECK(p->at("counted").at("flops") == 1e5);  // counted (faked), not declared
+        CHECK(p->at("counted").at("intensity").get<double>() == Approx(1e5 / (2e6 * 64)));
+        CHECK(p->at("counted").at("rate").get<double>() == Approx(1e5 / p->at("t").get<double>()));
     }
-    CHECK_THAT(small.at("work_mismatch").get<std::string>(), Catch::Contains("declares 1e+03 flops"));
-    CHECK(std::count(small.at("flags").begin(), small.at("flags").end(), "work_mismatch") == 1);
-    CHECK_FALSE(large.contains("work_mismatch"));
+    CHECK_THAT(large.at("work_mismatch").get<std::string>(), Catch::Contains("declares 1e+07 flops"));
+    CHECK(std::count(large.at("flags").begin(), large.at("flags").end(), "work_mismatch") == 1);
+    CHECK_FALSE(small.contains("work_mismatch"));
+    const json small_entry = read_json(sweep).at("entries").at(0);
+    REQUIRE(small_entry.at("size") == 1000);
+    CHECK(test_support::metric(small_entry, "flops_over_declared") == Approx(100));
     // The host's roofs, as the sweep measured them.
     const json &host = device_named(vecadd, "host");
     CHECK_FALSE(host.contains("missing"));

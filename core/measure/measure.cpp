@@ -13,6 +13,7 @@
 #include "sampling.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
+#include "work_mismatch.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -215,7 +216,9 @@ void collect_metrics(Measurement &result, std::vector<Metric> plugins, ResourceW
     for (Metric &m : plugins) result.metrics.push_back({std::move(m)});
     result.resources = watch.finish();
     for (const Metric &m : watch.metrics()) result.metrics.push_back({m, true});
+    if (counted.empty()) return;
     for (Metric &m : counted) result.metrics.push_back({std::move(m), true});
+    for (Metric &m : counted_work_figures(result)) result.metrics.push_back({std::move(m), true});
 }
 
 // The exception being handled, as the entry's status and message.

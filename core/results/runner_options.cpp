@@ -136,9 +136,10 @@ const RunnerOption rows[] = {
     {"counters", "counters", "", "",
      "after each entry's samples, one more run() whose hardware counters are read (a CPU entry's cycles, "
      "instructions and cache misses through perf_event_open); they are recorded as metrics, or the entry "
-     "says why none could be read",
+     "says why none could be read. Under a budget, each series' smallest and largest size alone",
      "after each entry's samples, one more `run()` whose hardware counters are read and recorded as "
-     "measured metrics; where none can be read, the entry says why in one line "
+     "measured metrics; where none can be read, the entry says why in one line. Under a budget (the "
+     "default sweep's), only each series' smallest and largest size are counted "
      "([profiling.md](profiling.md#hardware-counters---counters))"},
     {"nvtx", "no-nvtx", "", "",
      "do not name each plugin call in an NVTX range (\"vecadd_cuda 1e+08 run\"), which profilers use to "

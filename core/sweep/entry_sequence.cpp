@@ -66,6 +66,7 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
     if (outside_cap_s_ > 0)
         outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
     options.params = planned.params;
+    options.counters = options.counters && planned.counted;
     if (options.world.together()) options.rendezvous = shared_.rendezvous.next(planned, options);
     shared_.recorder.begin(plugin, planned.size);
     const auto began = std::chrono::steady_clock::now();

@@ -33,16 +33,16 @@ std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, const std
     std::map<std::pair<const PluginInfo *, std::string>, size_t> query_of;  // by plugin, params
     std::vector<std::optional<size_t>> asked_in(entries.size());
     for (size_t i = 0; i < entries.size(); ++i) {
-        const auto &[plugin, size, params, out_of_range] = entries[i];
-        if (!out_of_range.empty()) continue;
-        const auto [found, fresh] = query_of.emplace(std::pair(plugin, params), queries.size());
+        const SweepEntry &entry = entries[i];
+        if (!entry.out_of_range.empty()) continue;
+        const auto [found, fresh] = query_of.emplace(std::pair(entry.plugin, entry.params), queries.size());
         if (fresh) {
             // As on one device: the devices a shard runs on are its machine's (--devices), and
             // every shard must compute the same plan.
-            queries.push_back({plugin->file, params, 1, {}});
-            queried.push_back(plugin);
+            queries.push_back({entry.plugin->file, entry.params, 1, {}});
+            queried.push_back(entry.plugin);
         }
-        queries[found->second].sizes.push_back(size);
+        queries[found->second].sizes.push_back(entry.size);
         asked_in[i] = found->second;
     }
     const std::vector<std::vector<WorkAnswer>> replies = query_declared_work(queries, runner, timeout_s);

@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -73,6 +74,19 @@ SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
             for (uint64_t size : sizes ? *sizes : plugin->default_sizes)
                 entries.push_back({plugin, size, params});
     return entries;
+}
+
+void count_series_ends_only(SweepEntries &entries) {
+    std::map<std::pair<const PluginInfo *, std::string>, std::pair<uint64_t, uint64_t>> ends;  // smallest, largest
+    for (const SweepEntry &e : entries)
+        if (e.out_of_range.empty()) {
+            const auto [found, fresh] = ends.try_emplace({e.plugin, e.params}, e.size, e.size);
+            found->second = {std::min(found->second.first, e.size), std::max(found->second.second, e.size)};
+        }
+    for (SweepEntry &e : entries) {
+        const auto found = ends.find({e.plugin, e.params});
+        e.counted = found != ends.end() && (e.size == found->second.first || e.size == found->second.second);
+    }
 }
 
 namespace {

@@ -82,6 +82,7 @@ struct SweepEntry {
     uint64_t size = 0;
     std::string params;
     std::string out_of_range;  // why the size is outside the plugin's range; "" when inside
+    bool counted = true;       // --counters reads its counters (count_series_ends_only)
     // The entry measured with `seed` (the sweep's --seed); without, in any run.
     EntryIdentity identity(std::optional<uint64_t> seed = std::nullopt) const {
         return {plugin->name, size, params, seed};
@@ -93,6 +94,12 @@ using SweepEntries = std::vector<SweepEntry>;
 // plugin's default sizes.
 SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
                            const std::optional<std::vector<uint64_t>> &sizes, const ParamAxes &axes = {});
+
+// Under a budget, --counters counts each series (plugin and params) at its smallest and its
+// largest size in range alone: the smallest is measured whatever the budget leaves, so every
+// series is counted; the largest, where the budget reaches it, has the most declared bytes
+// against the counted cycle's own traffic (profiling.md).
+void count_series_ends_only(SweepEntries &entries);
 
 // Measures `entries` (those the results file does not hold yet: --resume) and adds each to
 // `results` as it finishes, each with `options` but its own params. `gpus` are the devices the sweep runs on, the first being

@@ -35,10 +35,6 @@ std::optional<std::pair<double, std::string>> counted_bytes(const Measurement &e
     return std::nullopt;
 }
 
-bool disagree(double declared, double measured) {
-    return declared > 0 && (measured > declared * counted_work_tolerance || measured < declared / counted_work_tolerance);
-}
-
 std::string text(const char *unit, double declared, double measured, const std::string &where) {
     const std::string line =
         format_text("declares %.3g %s a run(), the counters %.3g %s", declared, unit, measured, unit);
@@ -68,19 +64,39 @@ std::optional<double> counted_flops(const Measurement &e) {
     return *pipes + counted_value(e, "tensor_flops_per_run").value_or(0);
 }
 
+CountedWork counted_work(const Measurement &e) {
+    CountedWork counted;
+    if (const auto bytes = counted_bytes(e);
+        bytes && e.work.bytes >= counted_work_least_bytes) {
+        counted.bytes_ratio = bytes->first / e.work.bytes;
+        counted.level = bytes->second;
+    }
+    if (const auto flops = counted_flops(e); flops && e.work.flops > 0)
+        counted.flops_ratio = (*flops - counted_value(e, "fp16_flops_per_run").value_or(0)) / e.work.flops;
+    return counted;
+}
+
+std::vector<Metric> counted_work_figures(const Measurement &e) {
+    const CountedWork counted = counted_work(e);
+    std::vector<Metric> figures;
+    if (counted.bytes_ratio)
+        figures.push_back({"bytes_over_declared", *counted.bytes_ratio, "x",
+                           "the bytes the counters saw a run() (" + counted.level + ") over those work() declares",
+                           GPUBENCH_BETTER_LOWER});
+    if (counted.flops_ratio)
+        figures.push_back({"flops_over_declared", *counted.flops_ratio, "x",
+                           "the flops the counters saw a run() over those work() declares", GPUBENCH_BETTER_LOWER});
+    return figures;
+}
+
 std::string counted_work_mismatch(const Measurement &e) {
     std::string mismatch;
-    if (const auto bytes = counted_bytes(e); bytes && std::max(e.work.bytes, bytes->first) >= counted_work_least_bytes &&
-                                             disagree(e.work.bytes, bytes->first))
-        mismatch = text("B", e.work.bytes, bytes->first, bytes->second);
-    if (const auto flops = counted_flops(e)) {
-        // The FP16 count holds the HFMA2s compilers load constants with as well (CuPy's
-        // float32 add: two "flops" an element): a declaration between the count without them
-        // and with them agrees.
-        const double least = *flops - counted_value(e, "fp16_flops_per_run").value_or(0);
-        if (e.work.flops > 0 && (least > e.work.flops * counted_work_tolerance || *flops < e.work.flops / counted_work_tolerance))
-            mismatch += (mismatch.empty() ? "" : "; ") + text("flops", e.work.flops, *flops, "");
-    }
+    const CountedWork counted = counted_work(e);
+    if (counted.bytes_ratio && *counted.bytes_ratio < 1 / counted_work_tolerance)
+        mismatch = text("B", e.work.bytes, *counted.bytes_ratio * e.work.bytes, counted.level);
+    // Judged with the FP16 pipe's count in: the least a plugin can be said to do.
+    if (const auto flops = counted_flops(e); flops && e.work.flops > 0 && *flops < e.work.flops / counted_work_tolerance)
+        mismatch += (mismatch.empty() ? "" : "; ") + text("flops", e.work.flops, *flops, "");
     return mismatch;
 }
 
@@ -89,9 +105,10 @@ static_assert(counted_work_tolerance == 1.5);
 
 extern const Check work_mismatch_check{
     "work_mismatch", CheckVerdict::flag,
-    "--counters: the hardware counted more than 1.5 times, or less than 1/1.5 of, the bytes or "
-    "flops the plugin's work() declares (throughput.work_mismatch names both)",
-    "the counted bytes or flops of one `run()` against `work()`'s "
+    "--counters: the hardware counted less than 1/1.5 of the bytes or flops the plugin's work() "
+    "declares, so its throughput reads too high (throughput.work_mismatch names both)",
+    "the counted bytes or flops of one `run()` against `work()`'s: less than declared is flagged; more is "
+    "the efficiency figures `bytes_over_declared` and `flops_over_declared` "
     "([profiling.md](profiling.md#hardware-counters---counters))",
     "", counted_work_mismatch};
 
