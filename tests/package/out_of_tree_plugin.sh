@@ -8,7 +8,10 @@
 #   6. the other installed examples build and run: plain_c, babelstream (with CUDA; run where
 #      there is a GPU, else skipped with the runner's reason), python.
 #   7. the installed runner writes a new plugin repository (runner new-plugin), which builds
-#      against the prefix and passes its own test (ctest: runner check on its backends).
+#      against the prefix and passes its own test (ctest: runner check on its backends);
+#   8. every code block of the installed writing-a-plugin.md builds against the prefix
+#      (doc_blocks.py: its CMake blocks as projects, its C++ as C++17, its Python and shell
+#      parsed), and its section 3 and 4 commands build, list and run section 2's plugin.
 #
 # Usage: out_of_tree_plugin.sh --build-dir DIR --source-dir DIR [--cmake CMAKE]
 #          [--config CONFIG] [--generator GEN] [--make-program PROG] [--cxx-compiler CXX]
@@ -271,5 +274,42 @@ grep -q 'runner_check' <<<"$test_list" ||
 # Until `runner check` exists, `runner check --help` is the sweep's help: it does not name it.
 "$ctest_program" "${ctest_args[@]}" || fail "the new repository's test (runner check) failed"
 echo "ok: its test, runner check on its backends, passed"
+
+step "every code block of the installed writing-a-plugin.md, against $prefix"
+# What the docs name, against what is installed: versions, CMake functions, GPUBENCH_* names,
+# work() keys, the C++ standard, the examples they point to.
+for doc in writing-a-plugin python-backends measurement results-format; do
+  python3 "$source_dir/tests/package/doc_blocks.py" --names "$prefix/share/gpubench/doc/$doc.md" "$prefix" ||
+    fail "$doc.md names what the installed SDK lacks"
+  echo "ok: what $doc.md names is installed"
+done
+blocks=$work/doc-blocks
+python3 "$source_dir/tests/package/doc_blocks.py" "$prefix/share/gpubench/doc/writing-a-plugin.md" "$blocks" \
+  > "$work/doc-blocks.txt" || fail "the code blocks of writing-a-plugin.md could not be read"
+walkthrough=$work/doc-walkthrough
+while read -r kind path; do
+  what="$(basename "$path") (a $kind block of writing-a-plugin.md)"
+  case $kind in
+    project)
+      set_configure_args "$path" "$path/build" GPUBENCH_DOC_BLOCK_CUDA
+      "$cmake" "${configure_args[@]}" >/dev/null 2>&1 || fail "$what does not configure against the SDK"
+      "$cmake" --build "$path/build" >/dev/null || fail "$what does not build against the SDK"
+      # The first project is section 2's plugin: its folder, for the doc's own commands below.
+      [[ -d $walkthrough ]] || { mkdir -p "$walkthrough" && cp -r "$path" "$walkthrough/my_plugin" &&
+        rm -rf "$walkthrough/my_plugin/build"; } ;;
+    cpp) "${cxx_compiler:-c++}" -std=c++17 -fopenmp -fsyntax-only -I"$prefix/include" "$path" ||
+           fail "$what does not compile as C++17 with the SDK's headers" ;;
+    python) python3 -m py_compile "$path" || fail "$what is not Python" ;;
+    sh) bash -n "$path" || fail "$what is not shell" ;;
+  esac
+  echo "ok: $what"
+done < "$work/doc-blocks.txt"
+# Sections 3 and 4 as written, the prefix for /opt/gpubench: build section 2's plugin, list it, run it.
+while read -r kind path; do
+  [[ $kind == sh ]] && grep -qE '^(cmake -S my_plugin|/opt/gpubench/bin/runner .*--plugin-dir build)' "$path" || continue
+  (cd "$walkthrough" && sed -e "s#/opt/gpubench#$prefix#g" -e "s#^cmake #\"$cmake\" #" "$path" | bash -e) \
+    >/dev/null 2>&1 || fail "$(basename "$path"), as writing-a-plugin.md shows it, failed"
+  echo "ok: $(basename "$path") runs as written"
+done < "$work/doc-blocks.txt"
 
 step "the installed SDK builds, lists and runs an out-of-tree plugin: PASSED"
