@@ -148,6 +148,30 @@ TEST_CASE("python: what a script raises becomes the entry's status and a one-lin
     }
 }
 
+TEST_CASE("python: ValueError from setup() or work() is an invalid argument, NotImplementedError a skip",
+          "[python]") {
+    require_numpy();
+    Outcome outcome;
+    const nlohmann::json from_setup = misbehave("invalid", "10", outcome).at(0);
+    CHECK(from_setup.at("status") == "error");
+    CHECK_THAT(from_setup.at("message").get<std::string>(),
+               Catch::StartsWith("invalid argument: setup: ValueError: behaviour=invalid is refused by setup()"));
+    // In run(), a ValueError is the script's failure, not a refused parameter.
+    const nlohmann::json from_run = misbehave("raise", "10", outcome).at(0);
+    CHECK_THAT(from_run.at("message").get<std::string>(), !Catch::Contains("invalid argument"));
+
+    const nlohmann::json from_work = standalone_entry("invalid");
+    CHECK(from_work.at("status") == "error");
+    CHECK_THAT(from_work.at("message").get<std::string>(),
+               Catch::StartsWith("invalid argument: work: ValueError: mode=invalid is refused by work()"));
+    const nlohmann::json unsupported = standalone_entry("unsupported");
+    CHECK(unsupported.at("status") == "skipped");
+    CHECK_THAT(unsupported.at("message").get<std::string>(),
+               Catch::StartsWith("not supported: work: NotImplementedError: mode=unsupported"));
+    // The bridge's own check of work()'s answer raises ValueError too: still an error of the script.
+    CHECK_THAT(standalone_entry("math").at("message").get<std::string>(), !Catch::Contains("invalid argument"));
+}
+
 TEST_CASE("python: arrays a script keeps past destroy do not crash the worker", "[python]") {
     require_numpy();
     Outcome outcome;

@@ -36,6 +36,9 @@ def _compatible_numpy():
 
 
 def _status_of(error):
+    marked = getattr(error, "gpubench_status", None)
+    if marked is not None:
+        return marked
     names = [cls.__name__ for cls in type(error).__mro__]
     if isinstance(error, MemoryError) or any("OutOfMemory" in n for n in names):
         return OUT_OF_MEMORY
@@ -52,6 +55,16 @@ def _where(error, script):
     frames = traceback.extract_tb(error.__traceback__)
     own = [f for f in frames if f.filename == script] or frames
     return " (%s:%d)" % (own[-1].filename, own[-1].lineno) if own else ""
+
+
+def _script_call(function, *args):
+    """The script's work() or setup(): a ValueError raised there refuses a parameter value, so it
+    is INVALID_ARGUMENT (a ValueError in run(), or in the bridge's own checks, stays an error)."""
+    try:
+        return function(*args)
+    except ValueError as error:
+        error.gpubench_status = INVALID_ARGUMENT
+        raise
 
 
 def guarded(script, function, *args):
@@ -141,7 +154,7 @@ def setup(module, size, seed, threads, device, stream, params, arrays, constants
     for name, dtype, shape, memory, is_output in arrays:
         array = np.frombuffer(memory, dtype=dtype).reshape(shape)
         (ctx.outputs if is_output else ctx.inputs)[name] = array
-    return module.setup(ctx)
+    return _script_call(module.setup, ctx)
 
 
 # work()'s keys, as gpubench_work's fields (gpubench/work.h), the names of its math, and its flags
@@ -156,7 +169,7 @@ def work(module, size, params):
     host_bytes, device_bytes, math, flags, launches). A key gpubench does not know is an error,
     not dropped: a misspelt one would otherwise leave its figure at 0."""
     declared = getattr(module, "work", None)
-    w = declared(size, _params(params)) if declared else {}
+    w = _script_call(declared, size, _params(params)) if declared else {}
     unknown = sorted(set(w) - set(WORK_NUMBERS) - {"math", "launches"} - set(WORK_FLAGS))
     if unknown:
         raise KeyError("work() returned %s; it takes %s, launches, math, %s" %
