@@ -239,6 +239,10 @@ TEST_CASE("python: a script without a C++ half makes, checks and describes its o
     const Outcome listed = run_runner(python_fixtures + " --list");
     CHECK_THAT(listed.output, Catch::Contains("1..1073741824") && Catch::Contains("1..1048588"));
     CHECK(written.dump().find("n: elements of x and y, float32") != std::string::npos);
+    // VERSION is the plugin's version; a script without one is 1.0.
+    CHECK(written.at("plugins").at(0).at("version") == "1.0");
+    const Outcome described = run_runner(python_fixtures + " --list --plugin pyfixture_standalone");
+    CHECK_THAT(described.output, Catch::Contains("version:  2.1, plugin ABI"));
     // A parameter the script reads reaches it; one it does not declare is refused by the runner.
     const Outcome scaled = run_runner(python_fixtures + " --plugin myload_numpy --sizes 10" + quick + "--param a=3");
     CHECK(scaled.status == 0);

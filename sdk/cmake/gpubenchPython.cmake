@@ -19,7 +19,8 @@
 # "detail": "..."} and may declare work(size, params) -> {"flops": x, "bytes": x, "items": x,
 # "host_bytes": x, "device_bytes": x, "math": "fp32"|"fp64"|"tf32"|"fp16"|"bf16"|"fp8"|"int8",
 # "run_repeatable": bool, "run_no_device_work": bool, "launches": x} (writing-a-plugin.md's
-# gpubench_work fields); it also sets SIZE_MEANING = "..." and may set MIN_SIZE = <int>,
+# gpubench_work fields); it also sets SIZE_MEANING = "..." and may set VERSION = "2.1" (the
+# plugin's version; 1.0 without it), MIN_SIZE = <int>,
 # PARAMS = "<help>", PARAMETERS = "key: a|b [= b]; key: int LO..HI = D; key: real LO..HI = D;
 # key: text [= D]" (the parameters it reads, with their values and defaults: ABI 1.10's
 # declared parameters), or only their keys as PARAM_NAMES = "a,b", ITEM_NAME = "keys" and
@@ -129,11 +130,11 @@ function(_gpubench_read_script script name)
     set(has_${phase} ${has_${phase}} PARENT_SCOPE)
   endforeach()
   _gpubench_read_declarations("${text}" "${name}")
-  foreach(var description size_meaning params_help param_names param_specs item_name)
+  foreach(var description size_meaning version params_help param_names param_specs item_name)
     _gpubench_c_string(${var} "${${var}}")
   endforeach()
   _gpubench_return(description device max_size sizes modules siblings script_dir size_meaning
-                   params_help param_names param_specs min_size item_name headline)
+                   version params_help param_names param_specs min_size item_name headline)
 endfunction()
 
 # MAX_SIZE and DEFAULT_SIZES (required) and MIN_SIZE (1 by default) of the script's `text`,
@@ -207,11 +208,15 @@ function(_gpubench_read_imports script)
 endfunction()
 
 # The optional one-line declarations of the script's `text`, into the caller's size_meaning,
-# params_help, param_names and item_name ("" where absent) and headline.
+# params_help, param_names and item_name ("" where absent), version ("1.0") and headline.
 function(_gpubench_read_declarations text name)
   set(size_meaning "")
   if(text MATCHES "\nSIZE_MEANING = [\"']([^\"'\n]*)[\"']")
     set(size_meaning "${CMAKE_MATCH_1}")
+  endif()
+  set(version "1.0")
+  if(text MATCHES "\nVERSION = [\"']([^\"'\n]+)[\"']")
+    set(version "${CMAKE_MATCH_1}")
   endif()
   set(params_help "")
   if(text MATCHES "\nPARAMS = [\"']([^\"'\n]*)[\"']")
@@ -243,7 +248,7 @@ function(_gpubench_read_declarations text name)
         "is none of gflops, gbytes_per_s, items_per_s")
     endif()
   endif()
-  _gpubench_return(size_meaning params_help param_names param_specs item_name headline)
+  _gpubench_return(size_meaning version params_help param_names param_specs item_name headline)
 endfunction()
 
 # Each item of PARAMETERS ("key: a|b [= b]; key: int LO..HI = D; key: real LO..HI = D;

@@ -250,7 +250,7 @@ const gpubench_plugin *describe(const Definition &d, const char *build_info) {
             const BackendSpec &b = d.backend;
             const Standalone &s = d.standalone;
             info = Info{b.name, s.workload, b.backend, b.device_kind, b.description, s.size_meaning,
-                        "1.0", s.params_help, s.min_size, b.max_size, b.default_sizes,
+                        s.version, s.params_help, s.min_size, b.max_size, b.default_sizes,
                         *s.item_name ? s.item_name : nullptr, s.headline, s.param_names};
             info.params = parse_param_specs(s.param_specs);
             if (!info.params.empty() && !*s.param_names) info.param_names = nullptr;  // their keys

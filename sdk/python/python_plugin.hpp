@@ -38,6 +38,7 @@ struct Standalone {
     const char *item_name;  // ITEM_NAME: what work()'s items count ("" = none)
     gpubench_headline headline;  // HEADLINE: the throughput shown first
     const char *param_specs = "";  // PARAMETERS: the declared parameters (parse_param_specs)
+    const char *version = "1.0";   // VERSION: the plugin's version
 };
 
 struct Definition {
