@@ -119,7 +119,8 @@ TEST_CASE("runner --counters: under a budget each series is counted at its small
                                       results.string());
         INFO(o.output);
         REQUIRE(o.status == 0);
-        for (const nlohmann::json &entry : read_json(results)["entries"]) {
+        const nlohmann::json doc = read_json(results);  // kept: a range over a temporary's member dangles
+        for (const nlohmann::json &entry : doc["entries"]) {
             INFO("size " << entry["size"]);
             CHECK(entry.contains("counters") == (budget.empty() || entry["size"] == 1 || entry["size"] == 10));
         }

@@ -22,8 +22,20 @@ HEAD = "cmake_minimum_required(VERSION 3.24)\nproject(doc_fragment LANGUAGES CXX
 
 
 def blocks(text):
-    """(language, body) of each fenced block, in order."""
-    return [(m.group(1), m.group(2)) for m in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.S | re.M)]
+    """(language, body, lead-in) of each fenced block, in order; the lead-in is the prose just
+    before it, where the doc names the file a block is (`python_half.cpp`:)."""
+    return [(m.group(1), m.group(2), text[max(0, m.start() - 300):m.start()])
+            for m in re.finditer(r"^```(\w*)\n(.*?)^```$", text, re.S | re.M)]
+
+
+def named_block(found, lang, name, fallback):
+    """The block of `lang` whose lead-in names the file `name` (its last line), else `fallback`.
+    `found`: the blocks of one CMake block's part of the doc, between the CMake blocks around it."""
+    for block_lang, body, lead in found:
+        last_line = lead.rstrip().splitlines()[-1] if lead.strip() else ""
+        if block_lang == lang and f"`{name}`" in last_line:
+            return body
+    return fallback
 
 
 def write(path, text):
@@ -32,34 +44,38 @@ def write(path, text):
         f.write(text)
 
 
-def project(out, n, cmake, plugin_cpp, script):
-    """A project of the CMake block `cmake`, with the files it names."""
+def project(out, n, cmake, found, plugin_cpp, script):
+    """A project of the CMake block `cmake`, with the files it names: each the block the doc
+    names so (`python_half.cpp`:), else the whole C++ plugin or the Python script."""
     folder = os.path.join(out, f"project{n}")
     write(os.path.join(folder, "CMakeLists.txt"), cmake if "project(" in cmake else HEAD + cmake)
-    for source in re.findall(r"SOURCES\s+([\w.]+\.cpp)", cmake):
-        write(os.path.join(folder, source), plugin_cpp)
-    for name in re.findall(r"SCRIPT\s+([\w.]+\.py)", cmake):
-        write(os.path.join(folder, name), script)
+    for source in set(re.findall(r"\b([\w.]+\.cpp)\b", cmake)):
+        write(os.path.join(folder, source), named_block(found, "cpp", source, plugin_cpp))
+    scripts = re.findall(r"SCRIPT\s+([\w.]+\.py)", cmake)
     for backends in re.findall(r"gpubench_add_python_backends\(\s*\w+((?:\s+\w+)+)", cmake):
-        for backend in backends.split():
-            if backend != "ADAPTER":
-                write(os.path.join(folder, backend + ".py"), script)
+        scripts += [backend + ".py" for backend in backends.split() if backend != "ADAPTER"]
+    for name in scripts:
+        write(os.path.join(folder, name), named_block(found, "python", name, script))
     return folder
 
 
 def main(doc, out):
     with open(doc, encoding="utf-8") as f:
         found = blocks(f.read())
-    plugin_cpp = next((b for lang, b in found if lang == "cpp" and "GPUBENCH_PLUGIN(" in b), "")
-    script = next((b for lang, b in found if lang == "python"), "")
+    plugin_cpp = next((b for lang, b, _ in found if lang == "cpp" and "GPUBENCH_PLUGIN(" in b), "")
+    script = next((b for lang, b, _ in found if lang == "python"), "")
     if not plugin_cpp or not script:
         sys.exit(f"doc_blocks.py: {doc} has no whole C++ plugin or no Python script")
-    for n, (lang, body) in enumerate(found):
+    cmake_at = [n for n, (lang, _, _) in enumerate(found) if lang == "cmake"]
+    for n, (lang, body, _) in enumerate(found):
         if lang == "cmake":
-            print("project", project(out, n, body, plugin_cpp, script))
+            before = max((c for c in cmake_at if c < n), default=-1)
+            after = min((c for c in cmake_at if c > n), default=len(found))
+            print("project", project(out, n, body, found[before + 1:after], plugin_cpp, script))
         elif lang == "cpp":
             path = os.path.join(out, f"block{n}.cpp")
-            write(path, body if "GPUBENCH_PLUGIN(" in body else "#include <gpubench/plugin.hpp>\n" + body)
+            write(path, body if "GPUBENCH_PLUGIN(" in body or "#include <gpubench/" in body
+                  else "#include <gpubench/plugin.hpp>\n" + body)
             print("cpp", path)
         elif lang in ("python", "sh"):
             path = os.path.join(out, f"block{n}.{'py' if lang == 'python' else 'sh'}")
