@@ -320,6 +320,19 @@ TEST_CASE("python: a script imports the modules beside it, embedded with it", "[
     }
 }
 
+TEST_CASE("python: a numpy.py in the runner's working folder does not stand in for NumPy", "[python]") {
+    require_numpy();
+    // As a plugin repository made by runner new-plugin holds its NumPy backend, run from there.
+    test_support::TempFolder folder;
+    std::ofstream(folder.path() / "numpy.py") << "raise ImportError('the working folder was imported from')\n";
+    const auto results = folder.path() / "r.json";
+    const Outcome o = run_command("cd " + folder.path().string() + " && " GPUBENCH_RUNNER " " + python_fixtures +
+                                  " --plugin pyfixture_standalone --sizes 16" + quick + "--output " + results.string());
+    INFO(o.output);
+    CHECK(o.status == 0);
+    CHECK(read_json(results).at("entries").at(0).at("status") == "ok");
+}
+
 TEST_CASE("python: the CuPy and PyTorch examples and the *_torch backends verify on the runner's held stream",
           "[python][gpu]") {
     test_support::require_gpu();

@@ -23,6 +23,8 @@ modules=$(echo $modules)  # words separated by one space
 missing_in() {
   answer=$("$1" -c '
 import importlib.util, sys
+if sys.path[:1] == [""]:  # -c puts the working folder first: its numpy.py is no NumPy
+    del sys.path[0]
 def found(name):
     try:
         return importlib.util.find_spec(name) is not None

@@ -21,7 +21,9 @@ namespace gpubench::python {
 namespace {
 
 // Asked of the interpreter in a child process: who it is, where its shared libpython is and
-// its sys.path. (Which modules it has is the finder's question, asked before.)
+// its sys.path. (Which modules it has is the finder's question, asked before.) Not the "" that
+// `-c` puts first: the embedded interpreter would import from the runner's working folder, where
+// a plugin's own numpy.py (say) would stand in for NumPy.
 constexpr const char *query_source = R"PY(
 import os, sys, sysconfig
 v = sysconfig.get_config_var
@@ -34,7 +36,7 @@ answer = [("executable", sys.executable), ("version", sys.version.split()[0]),
           ("minor", str(sys.version_info[1] if sys.version_info[0] == 3 else 0)),
           ("library", library), ("home", sys.base_prefix + ":" + sys.base_exec_prefix),
           ("prefix", sys.prefix)]
-answer += [("path", p) for p in sys.path]
+answer += [("path", p) for p in (sys.path[1:] if sys.path[:1] == [""] else sys.path)]
 print("gpubench-python-query")
 for key, value in answer:
     print(key + "=" + value.replace("\n", " "))
