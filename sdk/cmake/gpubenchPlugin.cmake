@@ -202,7 +202,10 @@ function(gpubench_write_build_record target)
         "has no GPUBENCH_SHARED_FILES property (absolute paths of the files it shares)")
     endif()
     list(APPEND shared_files ${files})
-    list(APPEND shared_objects "$<TARGET_OBJECTS:${library}>")
+    get_target_property(type ${library} TYPE)
+    if(NOT type STREQUAL "INTERFACE_LIBRARY")  # a header-only library compiles nothing of its own
+      list(APPEND shared_objects "$<TARGET_OBJECTS:${library}>")
+    endif()
   endforeach()
   list(REMOVE_DUPLICATES shared_files)
   # An edit of a counted file that nothing compiled here includes still relinks, and recounts.

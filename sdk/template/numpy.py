@@ -4,7 +4,7 @@ import numpy as np
 DEVICE = "cpu"
 SIZE_MEANING = "n: y = a*x over n float32 elements"
 PARAMS = "a=<number from -1000 to 1000> (the scale factor, default 2)"
-PARAM_NAMES = "a"               # the keys it reads, so that a mistyped --param is refused
+PARAMETERS = "a: real -1000..1000 = 2"  # declared: a wrong --param a is refused before measuring
 ITEM_NAME = "elements"          # what work()'s items count
 MAX_SIZE = 1 << 28              # sizes: integers or integer expressions
 DEFAULT_SIZES = [1 << 10, 1 << 16, 1 << 20, 1 << 24]

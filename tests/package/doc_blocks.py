@@ -51,6 +51,8 @@ def project(out, n, cmake, found, plugin_cpp, script):
     write(os.path.join(folder, "CMakeLists.txt"), cmake if "project(" in cmake else HEAD + cmake)
     for source in set(re.findall(r"\b([\w.]+\.cpp)\b", cmake)):
         write(os.path.join(folder, source), named_block(found, "cpp", source, plugin_cpp))
+    for header in set(re.findall(r"\b([\w.]+\.hpp)\b", cmake)):  # a header it shares: its lines counted
+        write(os.path.join(folder, header), named_block(found, "cpp", header, "#pragma once\n"))
     scripts = re.findall(r"SCRIPT\s+([\w.]+\.py)", cmake)
     for backends in re.findall(r"gpubench_add_python_backends\(\s*\w+((?:\s+\w+)+)", cmake):
         scripts += [backend + ".py" for backend in backends.split() if backend != "ADAPTER"]
