@@ -120,9 +120,9 @@ size_t print_findings(const std::vector<Finding> &findings) {
     return failing;
 }
 
-// The checks of one plugin: its declarations always; its entries where it can run here.
-std::vector<Finding> check_plugin(const PluginInfo &plugin, const GpuInfo &gpu, const CheckOptions &o) {
-    const std::vector<uint64_t> sizes = o.sizes.empty() ? conformance_sizes(plugin) : parse_sizes(o.sizes);
+// The checks of one plugin at `sizes`: its declarations always; its entries where it can run here.
+std::vector<Finding> check_plugin(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const GpuInfo &gpu,
+                                  const CheckOptions &o) {
     std::vector<Finding> findings = declared(plugin, sizes, o.runner);
     const std::string unavailable = !plugin.is_available()           ? plugin.unavailable_reason
                                     : plugin.is_cuda() && !gpu.available ? gpu.unavailable_reason
@@ -149,8 +149,14 @@ int check_all(const CheckOptions &o) {
     size_t failing = print_findings(refused);
     const GpuInfo gpu = probe_runner_gpu(0, false);
     for (const PluginInfo *plugin : plugins) {
-        std::cout << "checking " << plugin->name << "...\n" << std::flush;
-        failing += print_findings(check_plugin(*plugin, gpu, o));
+        // What it is swept over, so that a clean check says what it passed.
+        const std::vector<uint64_t> sizes = o.sizes.empty() ? conformance_sizes(*plugin) : parse_sizes(o.sizes);
+        std::vector<std::string> swept;
+        for (uint64_t size : sizes) swept.push_back(std::to_string(size));
+        std::cout << "checking " << plugin->name << " at sizes " << join(swept, ",");
+        for (const std::string &axis : conformance_param_axes(*plugin)) std::cout << ", " << axis;
+        std::cout << "...\n" << std::flush;
+        failing += print_findings(check_plugin(*plugin, sizes, gpu, o));
     }
     std::cout << "runner check: " << plugins.size() << (plugins.size() == 1 ? " plugin" : " plugins") << ", "
               << failing << (failing == 1 ? " finding" : " findings") << " (notes do not fail it)\n";

@@ -20,7 +20,9 @@ TEST_CASE("runner check: shipped CPU plugins pass, with their declared values sw
     const Outcome o = check("matmul_naive sort_omp");
     INFO(o.output);
     CHECK(o.status == 0);
-    CHECK_THAT(o.output, Catch::Contains("checking matmul_naive") && Catch::Contains("checking sort_omp") &&
+    // Each plugin's line says what it is swept over: sizes in its range, each choice's values.
+    CHECK_THAT(o.output, Catch::Contains("checking matmul_naive at sizes 1,7,33,1000, dtype=float32,float64...") &&
+                             Catch::Contains("checking sort_omp at sizes 1,7,33,1000, keys=") &&
                              Catch::EndsWith("runner check: 2 plugins, 0 findings (notes do not fail it)\n"));
 }
 
