@@ -70,15 +70,20 @@ std::vector<Finding> declared(const PluginInfo &plugin, const std::vector<uint64
     return declared_findings(plugin, sizes, plain, answers);
 }
 
+// `sizes` as --sizes takes them: "1,7,33,1000".
+std::string sizes_list(const std::vector<uint64_t> &sizes) {
+    std::vector<std::string> texts;
+    for (uint64_t size : sizes) texts.push_back(std::to_string(size));
+    return join(texts, ",");
+}
+
 // This runner's sweep of `plugin` at `sizes` over its declared values, into a results file
 // of the scratch folder; its entries' findings, or why it could not run. Eight runs at least:
 // the leak check needs 16 MiB of growth over several of them.
 std::vector<Finding> measured(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o) {
     const fs::path results = o.folder / (plugin.name + ".json"), log = o.folder / (plugin.name + ".log");
-    std::vector<std::string> size_texts;
-    for (uint64_t size : sizes) size_texts.push_back(std::to_string(size));
     ChildStart how{{o.runner.string(), "--plugin-dir", plugin.file.parent_path().string(), "--plugin", plugin.name,
-                    "--sizes", join(size_texts, ","), "--min-samples", "8", "--max-samples", "10", "--min-time", "0",
+                    "--sizes", sizes_list(sizes), "--min-samples", "8", "--max-samples", "10", "--min-time", "0",
                     "--max-time", "60", "--output", results.string()}};
     if (o.allow_insecure) how.words.push_back("--allow-insecure-plugins");
     for (const std::string &axis : conformance_param_axes(plugin)) how.words.insert(how.words.end(), {"--param", axis});
@@ -151,9 +156,7 @@ int check_all(const CheckOptions &o) {
     for (const PluginInfo *plugin : plugins) {
         // What it is swept over, so that a clean check says what it passed.
         const std::vector<uint64_t> sizes = o.sizes.empty() ? conformance_sizes(*plugin) : parse_sizes(o.sizes);
-        std::vector<std::string> swept;
-        for (uint64_t size : sizes) swept.push_back(std::to_string(size));
-        std::cout << "checking " << plugin->name << " at sizes " << join(swept, ",");
+        std::cout << "checking " << plugin->name << " at sizes " << sizes_list(sizes);
         for (const std::string &axis : conformance_param_axes(*plugin)) std::cout << ", " << axis;
         std::cout << "...\n" << std::flush;
         failing += print_findings(check_plugin(*plugin, sizes, gpu, o));

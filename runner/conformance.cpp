@@ -15,7 +15,6 @@ const char *const see_params = "writing-a-plugin.md#declared-parameters-abi-110"
 const char *const see_work = "writing-a-plugin.md#lifecycle-and-timing";
 const char *const see_checks = "measurement.md#checks-on-every-entry";
 const char *const see_errors = "writing-a-plugin.md#errors";
-const char *const see_verify = "writing-a-plugin.md#lifecycle-and-timing";
 
 bool same_work(const Work &a, const Work &b) {
     return a.flops == b.flops && a.bytes == b.bytes && a.host_bytes == b.host_bytes &&
@@ -111,7 +110,7 @@ std::vector<Finding> entry_findings(const Measurement &e) {
         out.push_back({e.plugin, rule, e.message + at, e.refused_by.empty() ? see_errors : see_checks});
     else if (e.verification.checked == 0)  // "verified", with nothing compared
         out.push_back({e.plugin, "verified_nothing", "verify() passed without checking an element of the result" + at,
-                       see_verify});
+                       see_work});
     for (const std::string &flag : entry_flags(e))
         if (flag == "persisting_l2_left" || flag == "work_mismatch" || flag == "unoptimized")
             out.push_back({e.plugin, flag, check_named(flag).meaning + at, see_checks, flag != "unoptimized"});
