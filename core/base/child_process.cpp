@@ -30,10 +30,6 @@ bool write_all(int fd, const std::string &text) {
     return true;
 }
 
-bool write_json_line(int fd, const nlohmann::json &message) {
-    return write_all(fd, message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
-}
-
 bool start_helper() {
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() == 1) return false;  // orphaned before prctl took effect
@@ -42,7 +38,8 @@ bool start_helper() {
 }
 
 void report_or_exit(int fd, const nlohmann::json &message) {
-    if (!write_json_line(fd, message)) std::_Exit(0);
+    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
+    if (!write_all(fd, line)) std::_Exit(0);
 }
 
 bool parse_small_int(const char *text, int &out) {

@@ -21,17 +21,15 @@ namespace gpubench {
 void start_child(ChildProcess &child, std::vector<std::string> words, std::vector<std::pair<int, int>> descriptors,
                  int stdout_target, std::vector<std::pair<std::string, std::string>> environment = {});
 
-// Writes all of `text`, through interruptions; false when the reader is gone.
+// Writes all of `text`, through interruptions; false when it cannot (the reader is gone, a full
+// disk), with errno saying why.
 bool write_all(int fd, const std::string &text);
-
-// Writes `message` as one line (invalid UTF-8 replaced); false when the reader is gone.
-bool write_json_line(int fd, const nlohmann::json &message);
 
 // In a helper: the start every helper makes. It dies with the runner that started it, and
 // leaves Ctrl-C to the runner (which stops it itself); false when the runner is already gone.
 bool start_helper();
 
-// In a helper: writes `message` as one line, or ends the process at once (status 0) when the
+// In a helper: writes `message` as one line (invalid UTF-8 replaced), or ends the process at once (status 0) when the
 // runner is gone, as nothing is left to do then.
 void report_or_exit(int fd, const nlohmann::json &message);
 

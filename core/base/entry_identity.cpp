@@ -9,21 +9,10 @@ std::string EntryIdentity::text() const {
            (seed ? ", seed " + std::to_string(*seed) : std::string()) + ")";
 }
 
-namespace {
-
-// The bytes hashed: the fields joined by a byte no plugin name or size holds; params may hold
-// any text, last.
-std::string hashed_key(const EntryIdentity &identity) {
-    return identity.plugin + '\n' + std::to_string(identity.size) + '\n' +
-           (identity.seed ? std::to_string(*identity.seed) : "*") + '\n' + identity.params;
-}
-
-}  // namespace
-
-std::string EntryIdentity::hash_hex() const { return fnv1a_64_hex(hashed_key(*this)); }
-
-size_t EntryIdentityHash::operator()(const EntryIdentity &identity) const {
-    return static_cast<size_t>(fnv1a_64(hashed_key(identity)));
+// The fields joined by a byte no plugin name or size holds; params may hold any text, last.
+std::string EntryIdentity::hash_hex() const {
+    return fnv1a_64_hex(plugin + '\n' + std::to_string(size) + '\n' + (seed ? std::to_string(*seed) : "*") + '\n' +
+                        params);
 }
 
 void to_json(nlohmann::json &json, const EntryIdentity &identity) {

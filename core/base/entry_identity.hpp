@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include <compare>
-#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -31,12 +30,8 @@ struct EntryIdentity {
 
     // "matmul_naive 128 (params 'dtype=float64', seed 42)"; "... (params '')" for any seed.
     std::string text() const;
-    // The identity's hash (EntryIdentityHash's) as 16 hex digits: a name for its folders.
+    // The identity's hash as 16 hex digits: a name for its folders.
     std::string hash_hex() const;
-};
-
-struct EntryIdentityHash {
-    size_t operator()(const EntryIdentity &identity) const;
 };
 
 // {"plugin", "size", "params", "seed"} (seed absent for any seed): an entry of a results file

@@ -2,8 +2,9 @@
 // cryptographic. For fingerprints and names, never for security.
 #pragma once
 
+#include "text_format.hpp"
+
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -17,9 +18,7 @@ inline uint64_t fnv1a_64(std::string_view bytes) {
 
 // The hash as 16 hex digits: a short name for folders and files.
 inline std::string fnv1a_64_hex(std::string_view bytes) {
-    char text[17];
-    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(fnv1a_64(bytes)));
-    return text;
+    return format_text("%016llx", static_cast<unsigned long long>(fnv1a_64(bytes)));
 }
 
 }  // namespace gpubench

@@ -1,7 +1,8 @@
 #include "json_schema.hpp"
 
+#include "text_format.hpp"
+
 #include <cmath>
-#include <cstdio>
 #include <set>
 #include <stdexcept>
 #include <vector>
@@ -36,9 +37,7 @@ std::string token(const std::string &text) {
         } else if (c == '/') {
             out += "~1";
         } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "\\x%02x", static_cast<unsigned char>(c));
-            out += hex;
+            out += format_text("\\x%02x", static_cast<unsigned char>(c));
         } else {
             out += c;
         }

@@ -1,5 +1,7 @@
 #include "results_io.hpp"
 
+#include "child_process.hpp"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -9,18 +11,15 @@
 #include <cstring>
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 namespace gpubench {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-[[noreturn]] void fail(const std::string &what, const fs::path &file, int error) {
+void throw_file_error(const std::string &what, const fs::path &file, int error) {
     throw std::runtime_error(what + " " + file.string() + ": " + std::strerror(error));
 }
-
-}  // namespace
 
 fs::path results_target(const fs::path &path) {
     std::error_code ec;
@@ -44,38 +43,24 @@ void replace_file_atomically(const fs::path &target, const std::string &text) {
         temporary = target;
         temporary += ".partial-" + std::to_string(getpid()) + "-" + std::to_string(entropy());
         fd = open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST) fail("cannot create a temporary file beside", target, errno);
+        if (fd < 0 && errno != EEXIST) throw_file_error("cannot create a temporary file beside", target, errno);
     }
-    if (fd < 0) fail("cannot create a temporary file beside", target, EEXIST);
+    if (fd < 0) throw_file_error("cannot create a temporary file beside", target, EEXIST);
     const auto abandon = [&](const char *what) {
         const int error = errno;
-        close(fd);
+        if (fd >= 0) close(fd);
         unlink(temporary.c_str());
-        fail(what, target, error);
+        throw_file_error(what, target, error);
     };
-    for (size_t done = 0; done < text.size();) {
-        const ssize_t wrote = write(fd, text.data() + done, text.size() - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) abandon("cannot write results file");  // ENOSPC, EIO, EFBIG...
-        done += static_cast<size_t>(wrote);
-    }
-    if (fsync(fd) != 0) abandon("cannot write results file");
-    if (close(fd) != 0) {
-        const int error = errno;
-        unlink(temporary.c_str());
-        fail("cannot write results file", target, error);
-    }
-    if (rename(temporary.c_str(), target.c_str()) != 0) {
-        const int error = errno;
-        unlink(temporary.c_str());
-        fail("cannot replace results file", target, error);
-    }
+    if (!write_all(fd, text) || fsync(fd) != 0) abandon("cannot write results file");  // ENOSPC, EIO...
+    if (close(std::exchange(fd, -1)) != 0) abandon("cannot write results file");
+    if (rename(temporary.c_str(), target.c_str()) != 0) abandon("cannot replace results file");
 }
 
 OutputLock::OutputLock(const fs::path &target) : file_(target) {
     file_ += ".lock";
     fd_ = open(file_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd_ < 0) fail("cannot lock results file: cannot open", file_, errno);
+    if (fd_ < 0) throw_file_error("cannot lock results file: cannot open", file_, errno);
     if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
         char holder[32] = {};
         const ssize_t got = pread(fd_, holder, sizeof holder - 1, 0);

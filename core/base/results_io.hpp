@@ -15,6 +15,9 @@ namespace gpubench {
 // it exists and is not a regular file (a device node, a directory, a FIFO).
 std::filesystem::path results_target(const std::filesystem::path &path);
 
+// Throws std::runtime_error "<what> <file>: <strerror(error)>".
+[[noreturn]] void throw_file_error(const std::string &what, const std::filesystem::path &file, int error);
+
 // Replaces `target` with `text`. Throws std::runtime_error naming the file and the cause.
 void replace_file_atomically(const std::filesystem::path &target, const std::string &text);
 

@@ -6,34 +6,20 @@
 namespace gpubench {
 
 std::string format_seconds(double s) {
-    char text[32];
-    if (s < 1e-3)
-        std::snprintf(text, sizeof text, "%.2f us", s * 1e6);
-    else if (s < 1)
-        std::snprintf(text, sizeof text, "%.3f ms", s * 1e3);
-    else
-        std::snprintf(text, sizeof text, "%.3f s", s);
-    return text;
+    if (s < 1e-3) return format_text("%.2f us", s * 1e6);
+    if (s < 1) return format_text("%.3f ms", s * 1e3);
+    return format_text("%.3f s", s);
 }
 
 std::string format_size(uint64_t size) {
-    char text[32];
-    if (size < 100000)
-        std::snprintf(text, sizeof text, "%llu", static_cast<unsigned long long>(size));
-    else
-        std::snprintf(text, sizeof text, "%.3g", static_cast<double>(size));
-    return text;
+    if (size < 100000) return std::to_string(size);
+    return format_text("%.3g", static_cast<double>(size));
 }
 
 std::string format_memory(double bytes) {
-    char text[32];
-    if (bytes >= (1ull << 30))
-        std::snprintf(text, sizeof text, "%.3g GiB", bytes / double(1ull << 30));
-    else if (bytes >= (1ull << 20))
-        std::snprintf(text, sizeof text, "%.3g MiB", bytes / double(1ull << 20));
-    else
-        std::snprintf(text, sizeof text, "%.3g KiB", bytes / 1024.0);
-    return text;
+    if (bytes >= (1ull << 30)) return format_text("%.3g GiB", bytes / double(1ull << 30));
+    if (bytes >= (1ull << 20)) return format_text("%.3g MiB", bytes / double(1ull << 20));
+    return format_text("%.3g KiB", bytes / 1024.0);
 }
 
 std::string trim(std::string_view text) {
@@ -94,9 +80,7 @@ std::string printable_text(std::string_view text) {
             out.append(text.substr(at, length));
             at += length;
         } else {
-            char escaped[5];
-            std::snprintf(escaped, sizeof escaped, "\\x%02X", byte);
-            out += escaped;
+            out += format_text("\\x%02X", byte);
             ++at;
         }
     }

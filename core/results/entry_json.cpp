@@ -74,16 +74,14 @@ json timing_json(const Measurement &e, const EntryFigures &f) {
                    {"upload", f.upload},
                    {"download", f.download},
                    {"end_to_end", f.end_to_end},
-                   {"samples",
-                    SampleSeries{.run = e.run_s, .upload = e.upload_s, .download = e.download_s}}};
-    // The headline: which method gave it, and its samples (see per_launch.hpp).
-    timing["compute"] =
-        HeadlineTiming{.method = headline_method(e), .median = f.compute.median, .summary = f.compute};
+                   {"samples", {{"run", e.run_s}, {"upload", e.upload_s}, {"download", e.download_s}}},
+                   {"compute",  // the headline: which method gave it (see per_launch.hpp)
+                    {{"method", headline_method(e)}, {"median", f.compute.median}, {"summary", f.compute}}}};
     if (!e.per_launch.run_s.empty()) {
-        timing["per_launch"] = PerLaunchTiming{.method = e.per_launch.method,
-                                               .launches_per_sample = e.per_launch.launches,
-                                               .run = f.compute,
-                                               .samples = e.per_launch.run_s};
+        timing["per_launch"] = {{"method", e.per_launch.method},
+                                {"launches_per_sample", e.per_launch.launches},
+                                {"run", f.compute},
+                                {"samples", e.per_launch.run_s}};
         // What one launch costs beyond the work itself: single-launch median minus the
         // per-launch median.
         timing["launch_overhead"] = f.run.median - f.compute.median;
@@ -125,10 +123,9 @@ void read_timing(const json &t, Measurement &e) {
     json_fields::get(samples, "run_host", e.run_host_s);
     json_fields::get(samples, "run_host_in_cycle", e.run_host_cycle_s);
     if (const auto per_launch = t.find("per_launch"); per_launch != t.end()) {
-        const auto timed = per_launch->get<PerLaunchTiming>();
-        e.per_launch.method = timed.method;
-        e.per_launch.launches = timed.launches_per_sample;
-        e.per_launch.run_s = timed.samples;
+        json_fields::get(*per_launch, "method", e.per_launch.method);
+        json_fields::get(*per_launch, "launches_per_sample", e.per_launch.launches);
+        json_fields::get(*per_launch, "samples", e.per_launch.run_s);
     }
     json_fields::get(t, "per_launch_note", e.per_launch.note);
     json_fields::get(t, "stream_hold", e.stream_hold);
@@ -194,15 +191,15 @@ json energy_json(const EntryFigures &f) {
 
 void to_json(json &entry, const Measurement &e) {
     const EntryFigures f = entry_figures(e, this_host_run());
-    entry = EntryRecord{.plugin = e.plugin,
-                        .size = e.size,
-                        .params = e.settings.params,
-                        .seed = e.settings.seed,
-                        .cpu_threads = e.settings.cpu_threads,
-                        .status = to_string(e.status),
-                        .valid = e.status == EntryStatus::ok,
-                        .message = e.message,
-                        .flags = f.flags};
+    entry = {{"plugin", e.plugin},
+             {"size", e.size},
+             {"params", e.settings.params},
+             {"seed", e.settings.seed},
+             {"cpu_threads", e.settings.cpu_threads},
+             {"status", to_string(e.status)},
+             {"valid", e.status == EntryStatus::ok},  // the only entries whose figures are results
+             {"message", e.message},
+             {"flags", f.flags}};
     entry["work"] = e.work;
     entry["work"]["item_name"] = e.item_name;
     entry["harness"] = {{"plugin_time_s", e.plugin_time_s}};
@@ -231,11 +228,10 @@ void from_json(const json &entry, Measurement &e) {
     e.size = identity.size;
     e.settings.params = identity.params;
     e.settings.seed = identity.seed.value_or(0);
-    const auto record = entry.get<EntryRecord>();
-    e.settings.cpu_threads = record.cpu_threads;
-    e.status = entry_status_from_string(record.status);
-    e.message = record.message;
-    e.unoptimized = std::count(record.flags.begin(), record.flags.end(), "unoptimized") > 0;
+    json_fields::get(entry, "cpu_threads", e.settings.cpu_threads);
+    e.status = entry_status_from_string(entry.value("status", ""));
+    json_fields::get(entry, "message", e.message);
+    e.unoptimized = std::ranges::count(entry.value("flags", std::vector<std::string>()), "unoptimized") > 0;
     e.work = entry.at("work").get<Work>();
     e.item_name = entry.at("work").value("item_name", "");
     if (const auto harness = entry.find("harness"); harness != entry.end())

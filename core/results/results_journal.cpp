@@ -1,6 +1,7 @@
 #include "results_journal.hpp"
 
 #include "bounded_json.hpp"
+#include "child_process.hpp"
 #include "file_text.hpp"
 #include "results_io.hpp"
 #include "shard_plan.hpp"
@@ -9,7 +10,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -28,10 +28,6 @@ std::string line_text(const json &change) {
     // Text from plugins and paths may be invalid UTF-8: escaped, never thrown. Compact JSON
     // has no raw newline, so one change is one line.
     return change.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
-}
-
-[[noreturn]] void fail(const std::string &what, const fs::path &file, int error) {
-    throw std::runtime_error(what + " " + file.string() + ": " + std::strerror(error));
 }
 
 }  // namespace
@@ -74,7 +70,7 @@ ResultsJournal::ResultsJournal(const fs::path &results_file, const json &documen
     : path_(journal_path(results_file)) {
     replace_file_atomically(path_, line_text({{"document", document}}));
     fd_ = open(path_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
-    if (fd_ < 0) fail("cannot open the journal", path_, errno);
+    if (fd_ < 0) throw_file_error("cannot open the journal", path_, errno);
 }
 
 ResultsJournal::~ResultsJournal() {
@@ -82,21 +78,15 @@ ResultsJournal::~ResultsJournal() {
 }
 
 void ResultsJournal::append(const json &change) {
-    const std::string line = line_text(change);
     const off_t before = lseek(fd_, 0, SEEK_END);
-    for (size_t done = 0; done < line.size();) {
-        const ssize_t wrote = write(fd_, line.data() + done, line.size() - done);
-        if (wrote < 0 && errno == EINTR) continue;
-        if (wrote <= 0) {
-            const int error = errno;
-            // A part of a line would make the next line unreadable: cut back to the last whole one.
-            const bool cut_back = before >= 0 && ftruncate(fd_, before) == 0;
-            fail(cut_back ? "cannot append to the journal" : "cannot append to (nor repair) the journal", path_,
-                 error);
-        }
-        done += static_cast<size_t>(wrote);
+    if (!write_all(fd_, line_text(change))) {
+        const int error = errno;
+        // A part of a line would make the next line unreadable: cut back to the last whole one.
+        const bool cut_back = before >= 0 && ftruncate(fd_, before) == 0;
+        throw_file_error(cut_back ? "cannot append to the journal" : "cannot append to (nor repair) the journal",
+                         path_, error);
     }
-    if (fdatasync(fd_) != 0) fail("cannot append to the journal", path_, errno);
+    if (fdatasync(fd_) != 0) throw_file_error("cannot append to the journal", path_, errno);
 }
 
 void ResultsJournal::remove() {

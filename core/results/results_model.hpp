@@ -44,45 +44,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureOptions, seed, cpu_thread
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Summary, count, median, mean, min, max, stddev,
                                                 rel_stddev)
 
-// An entry's identity and outcome: the fields every entry has, whatever its status.
-struct EntryRecord {
-    std::string plugin;
-    uint64_t size = 0;
-    std::string params;
-    uint64_t seed = 0;
-    int cpu_threads = 1;
-    std::string status;              // to_string(EntryStatus)
-    bool valid = false;              // status "ok": the only entries whose figures are results
-    std::string message;             // why it was skipped or failed; "" when ok
-    std::vector<std::string> flags;  // EntryFigures::flags (checks/check.hpp): noisy, cold...
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(EntryRecord, plugin, size, params, seed,
-                                                cpu_threads, status, valid, message, flags)
-
-// timing.compute: the headline time.
-struct HeadlineTiming {
-    std::string method;  // "single" run() calls, or per launch: "graph", "batch"...
-    double median = 0;
-    Summary summary;
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HeadlineTiming, method, median, summary)
-
-// timing.per_launch: a short GPU run timed per launch.
-struct PerLaunchTiming {
-    std::string method;
-    size_t launches_per_sample = 0;
-    Summary run;                  // seconds per launch
-    std::vector<double> samples;  // seconds per launch, one value per sample
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PerLaunchTiming, method, launches_per_sample, run,
-                                                samples)
-
-// timing.samples: the raw samples, in order (upload and download empty without transfers).
-struct SampleSeries {
-    std::vector<double> run, upload, download;
-};
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SampleSeries, run, upload, download)
-
 // A plugin of the file's "plugins", as far as the readers need it.
 struct PluginRecord {
     std::string name, workload, backend, device_kind;  // device_kind: "cuda" or "cpu"

@@ -3,7 +3,6 @@
 
 #include <gpubench/plugin.h>
 
-#include <iterator>
 #include <regex>
 
 // "1.10": the plugin ABI as text, for --version's example.
@@ -232,10 +231,7 @@ const RunnerOption rows[] = {
 
 }  // namespace
 
-const std::vector<RunnerOption> &runner_options() {
-    static const std::vector<RunnerOption> table(std::begin(rows), std::end(rows));
-    return table;
-}
+std::span<const RunnerOption> runner_options() { return rows; }
 
 std::string long_flag(const RunnerOption &option) {
     const std::string flag = option.flag;
@@ -245,12 +241,6 @@ std::string long_flag(const RunnerOption &option) {
 const RunnerOption *runner_option_by_key(const std::string &key) {
     for (const RunnerOption &option : runner_options())
         if (!key.empty() && key == option.key) return &option;
-    return nullptr;
-}
-
-const RunnerOption *runner_option_by_flag(const std::string &long_name) {
-    for (const RunnerOption &option : runner_options())
-        if (!long_name.empty() && long_name == long_flag(option)) return &option;
     return nullptr;
 }
 

@@ -4,8 +4,8 @@
 // options with it, and `runner --help --format markdown` prints the user guide's table of it.
 #pragma once
 
+#include <span>
 #include <string>
-#include <vector>
 
 namespace gpubench {
 
@@ -23,11 +23,10 @@ struct RunnerOption {
 };
 
 // Every option, in --help's order, then the keys only recorded.
-const std::vector<RunnerOption> &runner_options();
+std::span<const RunnerOption> runner_options();
 
-// The row of a recorded key, or of a flag's long name ("quiet" of "quiet,q"); nullptr if none.
+// The row of a recorded key; nullptr if none.
 const RunnerOption *runner_option_by_key(const std::string &key);
-const RunnerOption *runner_option_by_flag(const std::string &long_name);
 
 // "quiet" of "quiet,q"; "" for a key only recorded.
 std::string long_flag(const RunnerOption &option);
