@@ -6,22 +6,14 @@ namespace gpubench {
 
 using nlohmann::json;
 
-namespace {
-
-const JsonSchema &built_in_schema() {
-    static const JsonSchema schema(results_schema());
-    return schema;
-}
-
-}  // namespace
-
 const json &results_schema() {
     static const json schema = json::parse(results_schema_text);
     return schema;
 }
 
 std::optional<SchemaViolation> results_schema_violation(const json &document) {
-    return built_in_schema().first_violation(document);
+    static const JsonSchema schema(results_schema());
+    return schema.first_violation(document);
 }
 
 }  // namespace gpubench

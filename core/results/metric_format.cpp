@@ -7,6 +7,25 @@
 
 namespace gpubench {
 
+namespace {
+
+// "↑" (higher is better), "↓" (lower is better), "" (unstated).
+const char *better_mark(gpubench_better better) {
+    switch (better) {
+        case GPUBENCH_BETTER_HIGHER: return "↑";
+        case GPUBENCH_BETTER_LOWER: return "↓";
+        default: return "";
+    }
+}
+
+// The change from before to after as a fraction of before; any change from 0 is infinite.
+double relative_change(double before, double after) {
+    if (before != 0) return (after - before) / std::fabs(before);
+    return after == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), after);
+}
+
+}  // namespace
+
 const char *better_name(gpubench_better better) {
     switch (better) {
         case GPUBENCH_BETTER_HIGHER: return "higher";
@@ -21,19 +40,6 @@ std::optional<gpubench_better> parse_better(const std::string &text) {
     if (text.empty()) return GPUBENCH_BETTER_UNSTATED;
     return std::nullopt;
 }
-
-namespace {
-
-// "↑" (higher is better), "↓" (lower is better), "" (unstated).
-const char *better_mark(gpubench_better better) {
-    switch (better) {
-        case GPUBENCH_BETTER_HIGHER: return "↑";
-        case GPUBENCH_BETTER_LOWER: return "↓";
-        default: return "";
-    }
-}
-
-}  // namespace
 
 std::string metric_number(double value) { return format_text("%.6g", value); }
 
@@ -64,16 +70,6 @@ void add_metric_names(std::vector<EntryMetric> &names, const std::vector<EntryMe
     for (const EntryMetric &metric : metrics)
         if (!find_metric(names, metric.name)) names.push_back(metric);
 }
-
-namespace {
-
-// The change from before to after as a fraction of before; any change from 0 is infinite.
-double relative_change(double before, double after) {
-    if (before != 0) return (after - before) / std::fabs(before);
-    return after == 0 ? 0 : std::copysign(std::numeric_limits<double>::infinity(), after);
-}
-
-}  // namespace
 
 bool metric_worse(gpubench_better better, double before, double after, double threshold) {
     const double change = relative_change(before, after);

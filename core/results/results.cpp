@@ -4,7 +4,6 @@
 #include "shard_plan.hpp"
 #include "text_format.hpp"
 
-#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -28,14 +27,6 @@ json plugin_json(const PluginInfo &plugin) {
     if (!plugin.build_record_note.empty()) j["build_record_note"] = plugin.build_record_note;
     return j;
 }
-
-// Each recorded entry's place in document_["entries"], by what makes it the same measurement.
-struct ResultsFile::EntryIndex {
-    std::map<EntryIdentity, size_t> position;
-};
-
-ResultsFile::ResultsFile() : index_(std::make_unique<EntryIndex>()) {}
-ResultsFile::ResultsFile(ResultsFile &&) noexcept = default;
 
 ResultsFile::ResultsFile(std::filesystem::path path, json document) : ResultsFile() {
     path_ = std::move(path);
@@ -107,12 +98,12 @@ void ResultsFile::set_field(const json::json_pointer &where, json value) {
 
 void ResultsFile::index_entry(size_t position) {
     const json &entry = document_["entries"][position];  // checked by the schema, or written here
-    index_->position[entry.get<EntryIdentity>()] = position;
+    index_[entry.get<EntryIdentity>()] = position;
 }
 
 std::optional<EntryResult> ResultsFile::find_entry(const EntryIdentity &identity) const {
-    const auto found = index_->position.find(identity);
-    if (found == index_->position.end()) return std::nullopt;
+    const auto found = index_.find(identity);
+    if (found == index_.end()) return std::nullopt;
     return typed_entry(document_["entries"][found->second], found->second, path_.string());
 }
 

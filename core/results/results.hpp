@@ -3,17 +3,15 @@
 #pragma once
 
 #include "entry_json.hpp"
-#include "gpu.hpp"
-#include "measure.hpp"
 #include "plugin_info.hpp"
 #include "results_io.hpp"
 #include "results_journal.hpp"
 #include "results_model.hpp"
-#include "statistics.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -42,7 +40,7 @@ public:
     // Writes `document`, complete, to `path` at once (runner merge): locked while it is
     // written; a journal left there by a killed sweep is removed.
     static void write_whole(std::filesystem::path path, nlohmann::json document);
-    ResultsFile(ResultsFile &&) noexcept;
+    ResultsFile(ResultsFile &&) noexcept = default;
     ResultsFile &operator=(ResultsFile &&) = delete;
     ~ResultsFile();  // finish(), where it was not called; a failure there is left to the journal
 
@@ -60,8 +58,7 @@ public:
     const std::filesystem::path &path() const { return path_; }
 
 private:
-    struct EntryIndex;
-    ResultsFile();
+    ResultsFile() = default;
     void write() const;
     void open_target();  // resolves path_ (results_io.hpp) and takes the lock
     void start_journal();  // after open_target(): the journal begins with document_
@@ -70,7 +67,8 @@ private:
     std::filesystem::path path_;
     std::unique_ptr<OutputLock> lock_;
     std::unique_ptr<ResultsJournal> journal_;  // null once finished (or for write_whole)
-    std::unique_ptr<EntryIndex> index_;  // find_entry in log time: a resumed sweep looks up each entry
+    // Each recorded entry's place in document_["entries"]: a resumed sweep looks up each entry.
+    std::map<EntryIdentity, size_t> index_;
     nlohmann::json document_;
 };
 

@@ -172,15 +172,11 @@ void add_entries(MergedSweep &merged, const std::vector<Shard> &shards, Delivere
         add_entry(merged, *found->second.first, found->second.second);
         delivered.erase(found);
     }
-    for (const Shard &shard : shards) {
-        const json &entries = shard.file->document.at("entries");
-        for (size_t index = 0; index < entries.size(); ++index)
-            if (const auto found = delivered.find(entries[index].get<EntryIdentity>());
-                found != delivered.end() && found->second == std::pair{&shard, index}) {
-                add_entry(merged, shard, index);
-                delivered.erase(found);
-            }
-    }
+    // In shard order (`shards` is sorted), then as each file has them.
+    std::vector<std::pair<const Shard *, size_t>> beyond_plan;
+    for (const auto &[key, at] : delivered) beyond_plan.push_back(at);
+    std::sort(beyond_plan.begin(), beyond_plan.end());
+    for (const auto &[shard, index] : beyond_plan) add_entry(merged, *shard, index);
 }
 
 }  // namespace
