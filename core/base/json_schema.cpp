@@ -1,5 +1,6 @@
 #include "json_schema.hpp"
 
+#include "results_schema_text.hpp"  // generated from results_schema.json (CMakeLists.txt)
 #include "text_format.hpp"
 
 #include <cmath>
@@ -242,6 +243,16 @@ JsonSchema::JsonSchema(json schema) : schema_(std::move(schema)) {
 
 std::optional<SchemaViolation> JsonSchema::first_violation(const json &document) const {
     return Checker(refs_).check(schema_, document, Location{}, 0);
+}
+
+const json &results_schema() {
+    static const json schema = json::parse(results_schema_text);
+    return schema;
+}
+
+std::optional<SchemaViolation> results_schema_violation(const json &document) {
+    static const JsonSchema schema(results_schema());
+    return schema.first_violation(document);
 }
 
 }  // namespace gpubench

@@ -36,4 +36,10 @@ private:
     std::map<std::string, const nlohmann::json *> refs_;  // each $ref, resolved once
 };
 
+// The results document's schema (results_schema.json, compiled in), here at the bottom so
+// that every part that reads or writes a piece of the format can check it.
+const nlohmann::json &results_schema();
+// The first place where `document` breaks it, or nullopt.
+std::optional<SchemaViolation> results_schema_violation(const nlohmann::json &document);
+
 }  // namespace gpubench

@@ -7,7 +7,7 @@
 #include "bounded_json.hpp"
 #include "build_record.hpp"
 #include "gpu.hpp"
-#include "results_schema.hpp"
+#include "json_schema.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
 #include "run_header.hpp"

@@ -2,7 +2,6 @@
 
 #include "json_fields.hpp"
 #include "json_schema.hpp"
-#include "results_schema.hpp"
 #include "text_format.hpp"
 
 #include <fcntl.h>
