@@ -17,17 +17,13 @@ std::optional<fs::path> cache_file(const std::string &name) {
         const char *value = std::getenv(variable);
         return value ? value : "";
     };
-    fs::path dir;
-    if (!env("GPUBENCH_CACHE_DIR").empty()) dir = env("GPUBENCH_CACHE_DIR");
-    else if (!env("XDG_CACHE_HOME").empty()) dir = fs::path(env("XDG_CACHE_HOME")) / "gpubench";
-    else {
-        std::string home = env("HOME");
-        if (home.empty())
-            if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_dir) home = pw->pw_dir;
-        if (home.empty()) return std::nullopt;
-        dir = fs::path(home) / ".cache" / "gpubench";
-    }
-    return dir / name;
+    if (!env("GPUBENCH_CACHE_DIR").empty()) return fs::path(env("GPUBENCH_CACHE_DIR")) / name;
+    if (!env("XDG_CACHE_HOME").empty()) return fs::path(env("XDG_CACHE_HOME")) / "gpubench" / name;
+    std::string home = env("HOME");
+    if (home.empty())
+        if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_dir) home = pw->pw_dir;
+    if (home.empty()) return std::nullopt;
+    return fs::path(home) / ".cache" / "gpubench" / name;
 }
 
 void export_cache_dir() {

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 
 namespace gpubench {
@@ -20,6 +21,7 @@ bool is_gzip(const std::string &bytes) {
 std::string inflated(const std::string &compressed, const std::string &name) {
     z_stream stream{};
     if (inflateInit2(&stream, 16 + MAX_WBITS) != Z_OK) throw std::runtime_error("cannot inflate " + name);
+    const std::unique_ptr<z_stream, decltype(&inflateEnd)> end_stream(&stream, inflateEnd);
     stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed.data()));
     stream.avail_in = static_cast<uInt>(compressed.size());
     std::string text;
@@ -30,21 +32,14 @@ std::string inflated(const std::string &compressed, const std::string &name) {
         stream.next_out = reinterpret_cast<Bytef *>(chunk);
         stream.avail_out = sizeof chunk;
         status = inflate(&stream, Z_NO_FLUSH);
-        if (status != Z_OK && status != Z_STREAM_END) {
-            inflateEnd(&stream);
+        if (status != Z_OK && status != Z_STREAM_END)
             throw std::runtime_error(name + " is not valid gzip data (" + (stream.msg ? stream.msg : "truncated") + ")");
-        }
         text.append(chunk, sizeof chunk - stream.avail_out);
-        if (text.size() > max_inflated_bytes) {
-            inflateEnd(&stream);
+        if (text.size() > max_inflated_bytes)
             throw std::runtime_error(name + " inflates to more than 1 GiB: not a results file");
-        }
-        if (status == Z_OK && stream.avail_in == 0 && stream.avail_out != 0) {
-            inflateEnd(&stream);
+        if (status == Z_OK && stream.avail_in == 0 && stream.avail_out != 0)
             throw std::runtime_error(name + " is not valid gzip data (truncated)");
-        }
     }
-    inflateEnd(&stream);
     return text;
 }
 

@@ -28,15 +28,29 @@ json plugin_json(const PluginInfo &plugin) {
     return j;
 }
 
-ResultsFile::ResultsFile(std::filesystem::path path, json document) : ResultsFile() {
-    path_ = std::move(path);
-    document_ = std::move(document);
-    document_["plugins"] = json::array();
-    document_["entries"] = json::array();
-    open_target();
-    start_journal();
-    write();  // the header alone: the file is there, and valid, from the start
+// At `path`'s target (results_io.hpp), locked, journaled from `document` where `journaled`,
+// and written.
+ResultsFile::ResultsFile(std::filesystem::path path, json document, bool journaled) : document_(std::move(document)) {
+    if (path.has_parent_path()) {
+        std::error_code ec;
+        std::filesystem::create_directories(path.parent_path(), ec);
+        if (ec) throw std::runtime_error("cannot create " + path.parent_path().string() + ": " + ec.message());
+    }
+    path_ = results_target(path);  // a symlink's target is what gets updated
+    lock_ = std::make_unique<OutputLock>(path_);
+    // The journal first: from here on, it or the document holds everything recorded.
+    if (journaled) journal_ = std::make_unique<ResultsJournal>(path_, document_);
+    write();  // a new file's header alone: the file is there, and valid, from the start
 }
+
+ResultsFile::ResultsFile(std::filesystem::path path, json document)
+    : ResultsFile(std::move(path),
+                  [&] {
+                      document["plugins"] = json::array();
+                      document["entries"] = json::array();
+                      return std::move(document);
+                  }(),
+                  true) {}
 
 ResultsFile::~ResultsFile() {
     if (!journal_) return;
@@ -46,38 +60,17 @@ ResultsFile::~ResultsFile() {
     }
 }
 
-void ResultsFile::open_target() {
-    if (path_.has_parent_path()) {
-        std::error_code ec;
-        std::filesystem::create_directories(path_.parent_path(), ec);
-        if (ec) throw std::runtime_error("cannot create " + path_.parent_path().string() + ": " + ec.message());
-    }
-    path_ = results_target(path_);  // a symlink's target is what gets updated
-    lock_ = std::make_unique<OutputLock>(path_);
-}
-
-void ResultsFile::start_journal() { journal_ = std::make_unique<ResultsJournal>(path_, document_); }
-
 ResultsFile ResultsFile::resume(const std::filesystem::path &from, std::filesystem::path path,
                                 const json &resumption) {
-    ResultsFile file;
-    file.document_ = read_results_json(from);  // checked (its journal replayed) before anything is written
-    file.document_["resumed"].push_back(resumption);
+    json document = read_results_json(from);  // checked (its journal replayed) before anything is written
+    document["resumed"].push_back(resumption);
+    ResultsFile file(std::move(path), std::move(document), true);
     for (size_t position = 0; position < file.document_["entries"].size(); ++position) file.index_entry(position);
-    file.path_ = std::move(path);
-    file.open_target();
-    // The journal first: from here on, it or the document holds everything recorded.
-    file.start_journal();
-    file.write();
     return file;
 }
 
 void ResultsFile::write_whole(std::filesystem::path path, json document) {
-    ResultsFile file;
-    file.document_ = std::move(document);
-    file.path_ = std::move(path);
-    file.open_target();
-    file.write();
+    const ResultsFile file(std::move(path), std::move(document), false);
     // A killed sweep's journal at this name would stand for the file in every reader: it goes.
     std::error_code ignored;
     std::filesystem::remove(journal_path(file.path_), ignored);

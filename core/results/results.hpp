@@ -58,10 +58,8 @@ public:
     const std::filesystem::path &path() const { return path_; }
 
 private:
-    ResultsFile() = default;
+    ResultsFile(std::filesystem::path path, nlohmann::json document, bool journaled);
     void write() const;
-    void open_target();  // resolves path_ (results_io.hpp) and takes the lock
-    void start_journal();  // after open_target(): the journal begins with document_
     void change(const nlohmann::json &line);  // applied here, then journaled
     void index_entry(size_t position);
     std::filesystem::path path_;
