@@ -17,8 +17,19 @@ namespace {
 // Keywords that only describe: no effect on validity.
 const std::set<std::string> annotations = {"$schema", "$id", "$comment", "title", "description",
                                            "default", "examples"};
-const std::set<std::string> type_names = {"null",   "boolean", "object", "array",
-                                          "number", "string",  "integer"};
+// Each type's test. An integer as JSON Schema has it since draft 6: 4096.0 is one too.
+const std::map<std::string, bool (*)(const json &)> type_tests = {
+    {"null", [](const json &v) { return v.is_null(); }},
+    {"boolean", [](const json &v) { return v.is_boolean(); }},
+    {"object", [](const json &v) { return v.is_object(); }},
+    {"array", [](const json &v) { return v.is_array(); }},
+    {"number", [](const json &v) { return v.is_number(); }},
+    {"string", [](const json &v) { return v.is_string(); }},
+    {"integer", [](const json &v) {
+         if (!v.is_number_float()) return v.is_number_integer();
+         const double number = v.get<double>();
+         return std::isfinite(number) && std::trunc(number) == number;
+     }}};
 
 // A value's place in the document, as a chain up to the root (parent nullptr): turned into a
 // JSON pointer only when there is a violation to report.
@@ -74,21 +85,6 @@ std::string kind_of(const json &value) {
     return with_article(value.is_null() ? "null" : value.is_boolean() ? "boolean" : "string");
 }
 
-bool has_type(const json &value, const std::string &type) {
-    if (type == "null") return value.is_null();
-    if (type == "boolean") return value.is_boolean();
-    if (type == "object") return value.is_object();
-    if (type == "array") return value.is_array();
-    if (type == "string") return value.is_string();
-    if (type == "number") return value.is_number();
-    // As JSON Schema has it since draft 6: 4096.0 is an integer too.
-    if (value.is_number_float()) {
-        const double number = value.get<double>();
-        return std::isfinite(number) && std::trunc(number) == number;
-    }
-    return value.is_number_integer();
-}
-
 // Numbers compared exactly: a long double holds every int64, uint64 and double.
 long double number_of(const json &value) {
     if (value.is_number_unsigned()) return static_cast<long double>(value.get<uint64_t>());
@@ -136,7 +132,7 @@ private:
             bool matched = false;
             std::string expected;
             for (const std::string &t : allowed) {
-                matched = matched || has_type(value, t);
+                matched = matched || type_tests.at(t)(value);
                 expected += (expected.empty() ? "" : " or ") + with_article(t);
             }
             if (!matched) return fail(at, "expected " + expected + ", got " + kind_of(value));
@@ -215,7 +211,7 @@ void load(const json &schema, const json &root, const std::string &where,
             const json names = value.is_string() ? json::array({value}) : value;
             if (!names.is_array() || names.empty()) refuse("type must be a name or a list of names");
             for (const json &name : names)
-                if (!name.is_string() || !type_names.count(name.get<std::string>()))
+                if (!name.is_string() || !type_tests.count(name.get<std::string>()))
                     refuse("unknown type " + shown(name));
         } else if (keyword == "enum") {
             if (!value.is_array()) refuse("enum must be an array");

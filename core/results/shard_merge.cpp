@@ -86,14 +86,9 @@ json shard_context(const Shard &shard, const ShardTiming &timing) {
                     {"entries", timing.entries},
                     {"file", shard.file->name},
                     {"source", shard.record.source},
-                    {"costs", shard.record.costs},
-                    {"created", d.at("created")},
-                    {"command_line", d.at("command_line")},
-                    {"host", d.at("host")},
-                    {"gpu", d.at("gpu")},
-                    {"options", d.at("options")}};
-    if (d.contains("gpus")) context["gpus"] = d.at("gpus");
-    if (d.contains("resumed")) context["resumed"] = d.at("resumed");
+                    {"costs", shard.record.costs}};
+    for (const char *key : {"created", "command_line", "host", "gpu", "gpus", "options", "resumed"})
+        if (d.contains(key)) context[key] = d.at(key);  // each but gpus and resumed is in every file
     if (timing.predicted_s) context["predicted_s"] = *timing.predicted_s;
     if (timing.actual_s) context["actual_s"] = *timing.actual_s;
     return context;
