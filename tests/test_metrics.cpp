@@ -2,7 +2,7 @@
 // with their direction; every writer shows a metric it has never heard of; compare and the
 // history judge metrics by their direction.
 #include "compare.hpp"
-#include "entry_parts_json.hpp"
+#include "entry_json.hpp"
 #include "measure.hpp"
 #include "metric_format.hpp"
 #include "report.hpp"

@@ -6,7 +6,7 @@
 // predicts it, planned over 4 shards, and each shard's load counted again with the recorded
 // wall times and starts.
 #include "build_record.hpp"
-#include "entry_parts_json.hpp"
+#include "entry_json.hpp"
 #include "plugin_instance.hpp"
 #include "plugin_library.hpp"
 #include "recorded_cost.hpp"

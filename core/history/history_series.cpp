@@ -1,7 +1,7 @@
 // Reading the history back as series: one per entry (plugin, size, params, device) and
 // machine (host, GPUs, build), oldest run first, each with its change points; then one per
 // metric of those entries, where the runs stored their metrics.
-#include "entry_parts_json.hpp"
+#include "entry_json.hpp"
 #include "history_database.hpp"
 #include "history_store.hpp"
 #include "metric_format.hpp"

@@ -1,6 +1,6 @@
 #include "history_store.hpp"
 
-#include "entry_parts_json.hpp"
+#include "entry_json.hpp"
 #include "fnv_hash.hpp"
 #include "history_database.hpp"
 #include "recorded_cost.hpp"

@@ -2,7 +2,7 @@
 // what the plots and tables need: the headline's median and spread, end-to-end time,
 // throughput, % of peak, memory, CPU and GPU use, energy, the metrics and the counted work,
 // from each point's entry and figures; and the measured roofline's roofs.
-#include "entry_parts_json.hpp"
+#include "entry_json.hpp"
 #include "report_html.hpp"
 #include "statistics.hpp"
 

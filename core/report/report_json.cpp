@@ -2,7 +2,7 @@
 // each point with its metrics as the results file has them.
 #include "report_formats.hpp"
 
-#include "entry_parts_json.hpp"
+#include "entry_json.hpp"
 
 namespace gpubench {
 

@@ -1,16 +1,22 @@
-// An entry's one encoding: the results file's entry (docs/results-format.md), which is also
-// what a worker sends the runner for each entry it measures (worker_protocol.hpp: its
-// Measurement, without the runner's notes), and the one decoding every reader of a results
-// file goes through. Reading it back gives the EntryResult that was written, so that the
-// runner records exactly what the worker measured: the raw samples are in it, and the
-// summaries, throughput, CPU use, energy and flags beside them are derived (entry_figures.hpp,
-// on this host's cores) for outside tools and ignored when read.
+// An entry's one encoding (docs/results-format.md; its schema: core/base/results_schema.json),
+// and its parts', each one to_json/from_json pair: the results file's entry, which is also what
+// a worker sends the runner for each entry it measures (worker_protocol.hpp: its Measurement,
+// without the runner's notes), and the one decoding every reader of a results file goes
+// through. Reading it back gives the EntryResult that was written, so that the runner records
+// exactly what the worker measured: the raw samples are in it, and the figures derived from
+// stored fields (summaries, throughput, CPU use, energy, flags, a GPU state's "throttled", the
+// host's "contended") are written for outside tools and ignored when read.
 // An entry without samples keeps its identity, status, work, harness and audit only.
 #pragma once
 
-#include "entry_parts_json.hpp"
+#include "host_load.hpp"
 #include "host_share.hpp"
+#include "json_fields.hpp"
 #include "measure.hpp"
+#include "nvml_probe.hpp"
+#include "resource_watch.hpp"
+
+#include <gpubench/plugin.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -18,6 +24,41 @@
 #include <vector>
 
 namespace gpubench {
+
+// "work": the plugin's declared work, its math by name and its flags as booleans. The entry
+// adds "item_name" (EntryResult::item_name) beside them.
+void to_json(nlohmann::json &json, const Work &work);
+void from_json(const nlohmann::json &json, Work &work);
+
+GPUBENCH_JSON_FIELDS(Verification, passed, max_error, tolerance, checked, detail)
+// A metric: name, value, unit, text, and "better" ("higher" or "lower"; left out when
+// unstated); an entry's also "measured": true where the runner measured it.
+void to_json(nlohmann::json &json, const Metric &metric);
+void from_json(const nlohmann::json &json, Metric &metric);
+void to_json(nlohmann::json &json, const EntryMetric &metric);
+void from_json(const nlohmann::json &json, EntryMetric &metric);
+GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores, others_cores,
+                     own_wait_s, wait_share, host_cores)
+
+// "stream_audit": the busy-after check ("checks", "worst_phase", "timed_s",
+// "device_busy_after_s", "outside_stream"), "problem" when the trace found one, and either
+// "traced" (by, calls, run_device_work_s, run_operations) or "untraced" (why not).
+GPUBENCH_JSON_FIELDS(StreamAudit::Trace, by, calls, run_device_work_s, run_operations)
+void to_json(nlohmann::json &json, const StreamAudit &audit);
+void from_json(const nlohmann::json &json, StreamAudit &audit);
+
+// "thread_audit" (CPU entries): "calls" audited, the readings' "resolution", the most plugin
+// "threads" seen, "started_by_run", "worked_after_return", "cpu_after_return_s",
+// "audit_wall_s" (its own cost), and "problem" when it refused the entry.
+void to_json(nlohmann::json &json, const ThreadAudit &audit);
+void from_json(const nlohmann::json &json, ThreadAudit &audit);
+
+// "resources": sampling wall and CPU time, peak RSS (the entry adds cpu_cores and cpu_percent,
+// entry_figures.hpp);
+// device memory and gpu_busy for GPU entries; the GPU's state before and after sampling
+// (each with "throttled" derived); the host's load (with "contended" and its "reason").
+void to_json(nlohmann::json &json, const EntryResources &resources);
+void from_json(const nlohmann::json &json, EntryResources &resources);
 
 // A measurement alone: every key of its entry but the runner's notes. What a worker sends.
 void to_json(nlohmann::json &json, const Measurement &measurement);

@@ -1,6 +1,6 @@
 #include "worker_protocol.hpp"
 
-#include "entry_parts_json.hpp"  // a budget's Work
+#include "entry_json.hpp"  // a budget's Work
 #include "json_fields.hpp"
 #include "results_model.hpp"  // the options' fields
 
