@@ -3,7 +3,7 @@
 // a real browser: tests/browser/report_page_test.py.
 #include "check.hpp"
 #include "report_page_support.hpp"
-#include "run_header.hpp"
+#include "results_model.hpp"
 #include "runner_process.hpp"
 
 #include <catch2/catch.hpp>

@@ -4,7 +4,7 @@
 // counters come from GPUBENCH_FAKE_COUNTERS. Drawn in a browser: tests/browser/report_page_test.py.
 #include "work_mismatch.hpp"
 #include "report_page_support.hpp"
-#include "run_header.hpp"
+#include "results_model.hpp"
 #include "runner_process.hpp"
 
 #include <catch2/catch.hpp>

@@ -5,7 +5,6 @@
 #include "history_database.hpp"
 #include "recorded_cost.hpp"
 #include "results_model.hpp"
-#include "run_header.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
 

@@ -6,7 +6,6 @@
 
 #include "entry_figures.hpp"
 #include "results_model.hpp"
-#include "run_header.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,8 @@
 // The parts of a Markdown report around its tables: the header naming the run behind each
-// results file (run_header.hpp), and the glossary of the flags that mark entries.
+// results file (RunHeader, results_model.hpp), and the glossary of the flags that mark entries.
 #include "report.hpp"
 
 #include "check.hpp"
-#include "run_header.hpp"
 #include "text_format.hpp"
 
 #include <set>

@@ -4,7 +4,7 @@
 
 #include "check.hpp"
 #include "metric_format.hpp"
-#include "run_header.hpp"
+#include "results_model.hpp"
 #include "runner_options.hpp"
 
 #include <set>

@@ -5,7 +5,7 @@
 
 #include "metric_format.hpp"
 #include "report_studies.hpp"
-#include "run_header.hpp"
+#include "results_model.hpp"
 #include "text_format.hpp"
 
 namespace gpubench {
