@@ -1,6 +1,6 @@
 // PipeLines (core/base/pipe_lines.hpp): whole lines however the bytes arrive, the last unended
 // line kept for the end, and a writer that never ends its line held to the bound.
-#include "pipe_lines.hpp"
+#include "child_process.hpp"
 
 #include <catch2/catch.hpp>
 

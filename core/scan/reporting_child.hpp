@@ -4,7 +4,7 @@
 // once its owner is done with it. run_helpers() keeps a few of them running at a time.
 #pragma once
 
-#include "pipe_lines.hpp"
+#include "child_process.hpp"
 
 #include <gpubench/child_process.hpp>
 

@@ -2,7 +2,6 @@
 
 #include "child_process.hpp"
 #include "entry_measurer.hpp"
-#include "pipe_lines.hpp"
 #include "worker_protocol.hpp"
 
 #include <unistd.h>

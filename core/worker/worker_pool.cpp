@@ -3,7 +3,6 @@
 #include "bounded_json.hpp"
 #include "child_process.hpp"
 #include "elapsed.hpp"
-#include "pipe_lines.hpp"
 #include "text_format.hpp"
 #include "visible_devices.hpp"
 #include "worker_main.hpp"
