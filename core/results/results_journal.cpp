@@ -1,6 +1,5 @@
 #include "results_journal.hpp"
 
-#include "bounded_json.hpp"
 #include "child_process.hpp"
 #include "file_text.hpp"
 #include "results_io.hpp"

@@ -4,9 +4,9 @@
 // hands a reader nothing that has not passed the schema.
 #pragma once
 
-#include "bounded_json.hpp"
 #include "build_record.hpp"
 #include "entry_figures.hpp"
+#include "file_text.hpp"
 #include "gpu.hpp"
 #include "json_schema.hpp"
 #include "measure.hpp"

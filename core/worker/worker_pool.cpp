@@ -1,8 +1,8 @@
 #include "worker_pool.hpp"
 
-#include "bounded_json.hpp"
 #include "child_process.hpp"
 #include "elapsed.hpp"
+#include "file_text.hpp"
 #include "text_format.hpp"
 #include "visible_devices.hpp"
 #include "worker_main.hpp"
