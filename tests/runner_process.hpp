@@ -115,7 +115,7 @@ inline pid_t start_runner(std::vector<std::string> arguments) {
 }
 
 // Entries recorded at `path` now: while a sweep writes it, its journal's (the first line's
-// document, then one line per entry: core/results/results_journal.hpp), else the file's; -1
+// document, then one line per entry: core/results/results.hpp), else the file's; -1
 // while neither can be read.
 inline int entries_now(const std::filesystem::path &path) {
     try {

@@ -2,7 +2,6 @@
 // nothing it recorded, --resume completes the sweep from the journal, and a journal is read as
 // untrusted input.
 #include "results.hpp"
-#include "results_journal.hpp"
 #include "results_model.hpp"
 #include "runner_process.hpp"
 #include "test_support.hpp"

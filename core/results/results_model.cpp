@@ -3,7 +3,7 @@
 #include "entry_json.hpp"
 #include "file_text.hpp"
 #include "nvml_probe.hpp"
-#include "results_journal.hpp"
+#include "results.hpp"
 #include "system_info.hpp"
 #include "text_format.hpp"
 
