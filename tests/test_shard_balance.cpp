@@ -9,7 +9,7 @@
 #include "entry_json.hpp"
 #include "plugin_instance.hpp"
 #include "plugin_library.hpp"
-#include "recorded_cost.hpp"
+#include "results_model.hpp"
 #include "shard_costs.hpp"
 #include "shard_plan.hpp"
 
@@ -60,7 +60,7 @@ struct RecordedSweep {
     std::vector<WorkAnswer> work;    // each entry's declared work, as recorded with it
     std::vector<EntryIdentity> keys;
     MeasureOptions options;
-    RecordedCosts recorded;          // what each entry and start cost (recorded_cost.hpp)
+    RecordedCosts recorded;          // what each entry and start cost (recorded_costs, results_model.hpp)
 };
 
 // The plugin as the plan sees it: its record in the results file, with the imports of this

@@ -17,14 +17,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What the plan takes of a recorded entry (core/results/recorded_cost.hpp): its wall time,
+// What the plan takes of a recorded entry (recorded_costs, core/results/results_model.hpp): its wall time,
 // less its worker's start where the worker was started for it: the load and the first run's
 // excess over the median run.
 std::pair<double, double> cost_and_start(const json &entry) {
     const double wall = entry["harness"]["entry_wall_s"].get<double>();
     if (!entry["harness"]["worker_started"].get<bool>()) return {wall, 0.0};
     const json &timing = entry["timing"];
-    // The plan's rule (recorded_cost.cpp): a worker's start costs at most the entry it came with.
+    // The plan's rule (recorded_costs, results_model.cpp): a worker's start costs at most the entry it came with.
     const double start = std::min(
         wall, timing["load"].get<double>() +
                   std::max(0.0, timing["first_run"].get<double>() - timing["run"]["median"].get<double>()));

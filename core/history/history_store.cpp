@@ -3,7 +3,6 @@
 #include "entry_json.hpp"
 #include "fnv_hash.hpp"
 #include "history_database.hpp"
-#include "recorded_cost.hpp"
 #include "results_model.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
@@ -33,7 +32,7 @@ std::string joined(const std::vector<std::string> &items) {
 }
 
 // The verified entries of a checked results document, as points of run `run_id`, each with
-// its wall time and, where its worker was started for it, that start (recorded_cost.hpp).
+// its wall time and, where its worker was started for it, that start (recorded_costs, results_model.hpp).
 size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDocument &results, bool several_gpus) {
     HistoryStatement insert(db, "INSERT INTO points (run_id, plugin, size, params, device, median, q1, q3, "
                                 "min, max, samples, flags, wall_s, start_s, metrics) "

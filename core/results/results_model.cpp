@@ -4,6 +4,7 @@
 #include "file_text.hpp"
 #include "nvml_probe.hpp"
 #include "results.hpp"
+#include "statistics.hpp"
 #include "system_info.hpp"
 #include "text_format.hpp"
 
@@ -109,6 +110,13 @@ void ceilings_of_earlier_files(const json &document, ResultsDocument &d) {
             e.peak_flops = rate(e.work.math == GPUBENCH_MATH_FP64 ? "fp64_flops" : "fp32_flops");
             e.peak_bytes_per_s = rate("bytes_per_s");
         }
+}
+
+// An entry's wall time as recorded_costs (results_model.hpp) reads it.
+double recorded_wall_s(const EntryResult &entry) {
+    if (entry.sweep.entry_wall_s > 0) return entry.sweep.entry_wall_s;
+    if (entry.run_s.empty()) return 0;
+    return summarize(entry.run_s).median * double(entry.run_s.size()) + entry.first_run_s;
 }
 
 }  // namespace
@@ -292,6 +300,21 @@ void refuse_profile_runs(const ResultsDocument &document, const std::string &sou
             throw std::runtime_error(source + ": entry " + entry.plugin + " " + std::to_string(entry.size) +
                                      " is a profile run (--profile): its times are not a measurement, and " +
                                      reader + " takes none");
+}
+
+std::vector<RecordedCost> recorded_costs(const ResultsDocument &document) {
+    std::vector<RecordedCost> costs;
+    for (const EntryResult &entry : document.entries) {
+        RecordedCost cost{std::max(0.0, recorded_wall_s(entry)), std::nullopt};
+        if (entry.sweep.worker_started && !entry.run_s.empty() && entry.sweep.entry_wall_s > 0) {
+            const double first_use_s = std::max(0.0, entry.first_run_s - summarize(entry.run_s).median);
+            const double start_s = std::min(cost.entry_s, entry.load_s + first_use_s);
+            cost.start_s = start_s;
+            cost.entry_s -= start_s;
+        }
+        costs.push_back(cost);
+    }
+    return costs;
 }
 
 }  // namespace gpubench

@@ -1,6 +1,6 @@
 #include "shard_costs.hpp"
 
-#include "recorded_cost.hpp"
+#include "results_model.hpp"
 
 #include <algorithm>
 #include <optional>

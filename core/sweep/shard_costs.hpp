@@ -46,7 +46,7 @@ EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s);
 
-// What an earlier sweep recorded (recorded_cost.hpp): each entry's own wall time by its
+// What an earlier sweep recorded (recorded_costs, results_model.hpp): each entry's own wall time by its
 // identity in any run (any_seed: another seed costs the same), and each plugin's start.
 struct RecordedCosts {
     std::map<EntryIdentity, double> entry_s;
