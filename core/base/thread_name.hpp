@@ -4,6 +4,10 @@
 // a shard heartbeat is not.
 #pragma once
 
+#include <pthread.h>
+
+#include <string>
+
 namespace gpubench {
 
 // With its dash: threads inherit their creator's name, and a program named gpubench_tests
@@ -11,6 +15,9 @@ namespace gpubench {
 inline constexpr char harness_thread_prefix[] = "gpubench-";
 
 // Names the calling thread "gpubench-<role>" (cut to the 15 characters Linux keeps).
-void name_this_thread(const char *role);
+inline void name_this_thread(const char *role) {
+    const std::string name = std::string(harness_thread_prefix) + role;
+    pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
+}
 
 }  // namespace gpubench
