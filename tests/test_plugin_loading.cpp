@@ -84,6 +84,7 @@ TEST_CASE("search path: explicit dirs, then the environment, then beside the run
     CHECK(path.warnings.empty());
     CHECK(plugin_search_path("/opt/gb/bin", {}, nullptr).dirs.size() == 1);
     CHECK(split_list(" a, b ,,c ") == std::vector<std::string>{"a", "b", "c"});
+    CHECK(split_list(" a, b ,,c ", ',', true) == std::vector<std::string>{"a", "b", "", "c"});
 }
 
 TEST_CASE("search path: relative and empty entries of GPUBENCH_PLUGIN_PATH are ignored with a warning",

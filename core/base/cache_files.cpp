@@ -1,5 +1,6 @@
 #include "cache_files.hpp"
 
+#include "json_fields.hpp"
 #include "results_io.hpp"
 
 #include <pwd.h>
@@ -50,8 +51,7 @@ bool write_cache(const fs::path &file, const nlohmann::json &document) {
     try {
         std::error_code ec;
         fs::create_directories(file.parent_path(), ec);
-        replace_file_atomically(
-            file, document.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+        replace_file_atomically(file, json_text(document, 1));
         return true;
     } catch (const std::exception &) {
         return false;

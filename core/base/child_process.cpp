@@ -1,5 +1,7 @@
 #include "child_process.hpp"
 
+#include "json_fields.hpp"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -39,8 +41,7 @@ bool start_helper() {
 }
 
 void report_or_exit(int fd, const nlohmann::json &message) {
-    const std::string line = message.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
-    if (!write_all(fd, line)) std::_Exit(0);
+    if (!write_all(fd, json_text(message))) std::_Exit(0);
 }
 
 bool parse_small_int(const char *text, int &out) {

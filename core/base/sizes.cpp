@@ -118,17 +118,12 @@ void append_range(const std::string &item, std::vector<uint64_t> &out) {
 
 std::vector<uint64_t> parse_sizes(std::string_view text) {
     std::vector<uint64_t> sizes;
-    size_t start = 0;
-    while (start <= text.size()) {
-        size_t end = text.find(',', start);
-        if (end == std::string_view::npos) end = text.size();
-        std::string item = trim(text.substr(start, end - start));
+    for (const std::string &item : split_list(std::string(text), ',', true)) {
         if (item.empty()) fail(std::string(text), "empty item in the list");
         if (item.find("..") != std::string::npos)
             append_range(item, sizes);
         else
             sizes.push_back(parse_number(item, item));
-        start = end + 1;
     }
     return sizes;
 }

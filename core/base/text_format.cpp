@@ -87,14 +87,14 @@ std::string printable_text(std::string_view text) {
     return out;
 }
 
-std::vector<std::string> split_list(const std::string &text, char separator) {
+std::vector<std::string> split_list(const std::string &text, char separator, bool keep_empty) {
     std::vector<std::string> items;
     size_t start = 0;
     while (start <= text.size()) {
         size_t end = text.find(separator, start);
         if (end == std::string::npos) end = text.size();
         std::string item = trim(std::string_view(text).substr(start, end - start));
-        if (!item.empty()) items.push_back(std::move(item));
+        if (keep_empty || !item.empty()) items.push_back(std::move(item));
         start = end + 1;
     }
     return items;

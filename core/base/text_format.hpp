@@ -12,8 +12,8 @@ std::string format_seconds(double seconds);  // "12.30 us", "4.560 ms", "1.200 s
 std::string format_size(uint64_t size);      // "4096", "1e+06", "2.5e+08"
 std::string format_memory(double bytes);     // "512 KiB", "1.5 MiB", "2.25 GiB"
 std::string trim(std::string_view text);     // without leading and trailing spaces and tabs
-// Splits "a,b,c" into its non-empty, trimmed items.
-std::vector<std::string> split_list(const std::string &text, char separator = ',');
+// Splits "a,b,c" into its trimmed items, those left empty dropped unless `keep_empty`.
+std::vector<std::string> split_list(const std::string &text, char separator = ',', bool keep_empty = false);
 // The items with `separator` between them: join({"a", "b"}, ",") is "a,b".
 std::string join(const std::vector<std::string> &items, const std::string &separator);
 // printf's text for `format` and its arguments, of any length.

@@ -3,6 +3,7 @@
 #include "child_process.hpp"
 #include "declared_params.hpp"
 #include "file_text.hpp"
+#include "json_fields.hpp"
 #include "shard_plan.hpp"
 #include "text_format.hpp"
 
@@ -24,12 +25,6 @@ namespace {
 // A set field is a header's (/shard/actual_s): nothing deeper, so a hostile journal cannot
 // build nesting that the walks over the document would recurse into.
 constexpr size_t max_set_depth = 4;
-
-std::string line_text(const json &change) {
-    // Text from plugins and paths may be invalid UTF-8: escaped, never thrown. Compact JSON
-    // has no raw newline, so one change is one line.
-    return change.dump(-1, ' ', false, json::error_handler_t::replace) + '\n';
-}
 
 }  // namespace
 
@@ -135,8 +130,7 @@ void ResultsFile::finish() {
 }
 
 void ResultsFile::write() const {
-    // Text from plugins and paths may be invalid UTF-8: escaped, never thrown.
-    replace_file_atomically(path_, document_.dump(1, ' ', false, json::error_handler_t::replace) + '\n');
+    replace_file_atomically(path_, json_text(document_, 1));
 }
 
 fs::path journal_path(const fs::path &results_file) {
@@ -175,7 +169,7 @@ bool apply_journal_change(json &document, const json &change) {
 
 ResultsJournal::ResultsJournal(const fs::path &results_file, const json &document)
     : path_(journal_path(results_file)) {
-    replace_file_atomically(path_, line_text({{"document", document}}));
+    replace_file_atomically(path_, json_text({{"document", document}}));
     fd_ = open(path_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd_ < 0) throw_file_error("cannot open the journal", path_, errno);
 }
@@ -186,7 +180,7 @@ ResultsJournal::~ResultsJournal() {
 
 void ResultsJournal::append(const json &change) {
     const off_t before = lseek(fd_, 0, SEEK_END);
-    if (!write_all(fd_, line_text(change))) {
+    if (!write_all(fd_, json_text(change))) {
         const int error = errno;
         // A part of a line would make the next line unreadable: cut back to the last whole one.
         const bool cut_back = before >= 0 && ftruncate(fd_, before) == 0;
