@@ -51,7 +51,7 @@ bool write_cache(const fs::path &file, const nlohmann::json &document) {
     try {
         std::error_code ec;
         fs::create_directories(file.parent_path(), ec);
-        replace_file_atomically(file, json_text(document, 1));
+        replace_file_atomically(file, json_fields::text(document, 1));
         return true;
     } catch (const std::exception &) {
         return false;

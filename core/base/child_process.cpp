@@ -41,7 +41,7 @@ bool start_helper() {
 }
 
 void report_or_exit(int fd, const nlohmann::json &message) {
-    if (!write_all(fd, json_text(message))) std::_Exit(0);
+    if (!write_all(fd, json_fields::text(message))) std::_Exit(0);
 }
 
 bool parse_small_int(const char *text, int &out) {

@@ -39,17 +39,13 @@ void get(const nlohmann::json &object, const char *key, std::optional<T> &value)
     value = found == object.end() || found->is_null() ? std::nullopt : std::optional<T>(found->get<T>());
 }
 
-}  // namespace gpubench::json_fields
-
-namespace gpubench {
-
 // `value` as gpubench writes JSON to its files and pipes, with a newline: text from plugins and
 // paths may be invalid UTF-8, escaped, never thrown. Compact (`indent` < 0), it is one line.
-inline std::string json_text(const nlohmann::json &value, int indent = -1) {
+inline std::string text(const nlohmann::json &value, int indent = -1) {
     return value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + '\n';
 }
 
-}  // namespace gpubench
+}  // namespace gpubench::json_fields
 
 #define GPUBENCH_JSON_PUT_FIELD(field) gpubench::json_fields::put(json_, #field, record_.field);
 #define GPUBENCH_JSON_GET_FIELD(field) gpubench::json_fields::get(json_, #field, record_.field);

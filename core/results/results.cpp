@@ -130,7 +130,7 @@ void ResultsFile::finish() {
 }
 
 void ResultsFile::write() const {
-    replace_file_atomically(path_, json_text(document_, 1));
+    replace_file_atomically(path_, json_fields::text(document_, 1));
 }
 
 fs::path journal_path(const fs::path &results_file) {
@@ -169,7 +169,7 @@ bool apply_journal_change(json &document, const json &change) {
 
 ResultsJournal::ResultsJournal(const fs::path &results_file, const json &document)
     : path_(journal_path(results_file)) {
-    replace_file_atomically(path_, json_text({{"document", document}}));
+    replace_file_atomically(path_, json_fields::text({{"document", document}}));
     fd_ = open(path_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (fd_ < 0) throw_file_error("cannot open the journal", path_, errno);
 }
@@ -180,7 +180,7 @@ ResultsJournal::~ResultsJournal() {
 
 void ResultsJournal::append(const json &change) {
     const off_t before = lseek(fd_, 0, SEEK_END);
-    if (!write_all(fd_, json_text(change))) {
+    if (!write_all(fd_, json_fields::text(change))) {
         const int error = errno;
         // A part of a line would make the next line unreadable: cut back to the last whole one.
         const bool cut_back = before >= 0 && ftruncate(fd_, before) == 0;
