@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -14,6 +15,8 @@ namespace gpubench {
 using nlohmann::json;
 
 namespace {
+
+constexpr uint64_t max_inflated_bytes = uint64_t(1) << 30;
 
 bool is_gzip(const std::string &bytes) {
     return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&

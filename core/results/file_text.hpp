@@ -6,17 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdint>
 #include <filesystem>
 #include <string>
 
 namespace gpubench {
 
-// What a compressed file may inflate to: a results file is a few MB; a "gzip bomb" is refused.
-inline constexpr uint64_t max_inflated_bytes = uint64_t(1) << 30;
-
 // The text of `path`, inflated if gzip. Throws std::runtime_error naming the file and the
-// problem: unreadable, corrupt compressed data, or more than max_inflated_bytes inflated.
+// problem: unreadable, corrupt compressed data, or more than 1 GiB inflated (a results file is
+// a few MB; a "gzip bomb" is refused).
 std::string read_file_text(const std::filesystem::path &path);
 
 // Results files nest about 6 levels deep; anything far deeper is refused while parsing (which

@@ -26,6 +26,37 @@ namespace {
 // build nesting that the walks over the document would recurse into.
 constexpr size_t max_set_depth = 4;
 
+// Applies one change line to `document` (the one rule the sweep and the replay share): false
+// when it changes nothing (a plugin already there). Throws std::runtime_error, one line, for a
+// line that is not a change.
+bool apply_journal_change(json &document, const json &change) {
+    try {
+        if (!change.is_object() || change.size() != (change.contains("set") ? 2u : 1u))
+            throw std::runtime_error("not one change");
+        if (const auto entry = change.find("entry"); entry != change.end() && entry->is_object()) {
+            document.at("entries").push_back(*entry);
+            no_longer_missing(document, *entry);
+        } else if (const auto plugin = change.find("plugin"); plugin != change.end() && plugin->is_object()) {
+            json &plugins = document.at("plugins");
+            for (const json &known : plugins)
+                if (known.value("name", "") == plugin->value("name", "")) return false;
+            plugins.push_back(*plugin);
+        } else if (const auto set = change.find("set"); set != change.end() && change.contains("value")) {
+            const json::json_pointer where(set->get<std::string>());
+            if (where.empty()) throw std::runtime_error("a set field names the whole document");
+            size_t depth = 0;
+            for (json::json_pointer up = where; !up.empty(); up.pop_back()) ++depth;
+            if (depth > max_set_depth) throw std::runtime_error("a set field deeper than the header's");
+            document[where] = change.at("value");
+        } else {
+            throw std::runtime_error("not an entry, a plugin or a set field");
+        }
+        return true;
+    } catch (const json::exception &e) {
+        throw std::runtime_error(without_exception_id(e.what()));
+    }
+}
+
 }  // namespace
 
 json plugin_json(const PluginInfo &plugin) {
@@ -137,34 +168,6 @@ fs::path journal_path(const fs::path &results_file) {
     fs::path journal = results_file;
     journal += ".journal";
     return journal;
-}
-
-bool apply_journal_change(json &document, const json &change) {
-    try {
-        if (!change.is_object() || change.size() != (change.contains("set") ? 2u : 1u))
-            throw std::runtime_error("not one change");
-        if (const auto entry = change.find("entry"); entry != change.end() && entry->is_object()) {
-            document.at("entries").push_back(*entry);
-            no_longer_missing(document, *entry);
-        } else if (const auto plugin = change.find("plugin"); plugin != change.end() && plugin->is_object()) {
-            json &plugins = document.at("plugins");
-            for (const json &known : plugins)
-                if (known.value("name", "") == plugin->value("name", "")) return false;
-            plugins.push_back(*plugin);
-        } else if (const auto set = change.find("set"); set != change.end() && change.contains("value")) {
-            const json::json_pointer where(set->get<std::string>());
-            if (where.empty()) throw std::runtime_error("a set field names the whole document");
-            size_t depth = 0;
-            for (json::json_pointer up = where; !up.empty(); up.pop_back()) ++depth;
-            if (depth > max_set_depth) throw std::runtime_error("a set field deeper than the header's");
-            document[where] = change.at("value");
-        } else {
-            throw std::runtime_error("not an entry, a plugin or a set field");
-        }
-        return true;
-    } catch (const json::exception &e) {
-        throw std::runtime_error(without_exception_id(e.what()));
-    }
 }
 
 ResultsJournal::ResultsJournal(const fs::path &results_file, const json &document)

@@ -29,11 +29,6 @@ nlohmann::json plugin_json(const PluginInfo &plugin);
 // {"plugin": {...}}, {"entry": {...}}, {"set": "/json/pointer", "value": ...}.
 std::filesystem::path journal_path(const std::filesystem::path &results_file);
 
-// Applies one change line to `document` (the one rule the sweep and the replay share): false
-// when it changes nothing (a plugin already there). Throws std::runtime_error, one line, for a
-// line that is not a change.
-bool apply_journal_change(nlohmann::json &document, const nlohmann::json &change);
-
 class ResultsJournal {
 public:
     // Starts the journal of `results_file` with `document` as its first line: written whole to

@@ -36,8 +36,9 @@ std::string first_difference(const json &a, const json &b, const std::string &se
     return "";
 }
 
+// The options, less those that may differ between the shards of one sweep: each machine's own.
 json shared_options(json options) {
-    for (const char *key : per_machine_options) options.erase(key);
+    for (const char *key : {"cpu_threads", "cuda_device", "cuda_devices"}) options.erase(key);
     return options;
 }
 

@@ -41,10 +41,6 @@ struct MergedSweep {
 // than 0 s); nullopt with fewer than two.
 std::optional<double> actual_spread(const std::vector<ShardTiming> &timings);
 
-// Options that may differ between the shards of one sweep: each machine's own. Every other
-// field of "options" must be equal.
-inline const char *const per_machine_options[] = {"cpu_threads", "cuda_device", "cuda_devices"};
-
 // Throws std::runtime_error with one line naming the files and the field that differs, or the
 // entry measured twice, when the files are not the shards of one sweep.
 MergedSweep merge_shards(const std::vector<ShardFile> &shards, std::vector<std::string> command_line);
