@@ -25,8 +25,7 @@ json devices_json(const Measurement &e) {
     return devices;
 }
 
-// The runner's notes, in the keys of the entry they belong beside. "harness": worker_started,
-// worker_entries_before, and the times the runner took where known (> 0).
+// The runner's notes (entry_json.hpp); its times where known (> 0).
 GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_worker, get_worker, worker_started, worker_entries_before)
 GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_times, get_times, entry_wall_s, finished_after_s, sampling_budget_s)
 GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_placement, get_placement, host_share, shard)

@@ -40,23 +40,19 @@ void from_json(const nlohmann::json &json, EntryMetric &metric);
 GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores, others_cores,
                      own_wait_s, wait_share, host_cores)
 
-// "stream_audit": the busy-after check ("checks", "worst_phase", "timed_s",
-// "device_busy_after_s", "outside_stream"), "problem" when the trace found one, and either
-// "traced" (by, calls, run_device_work_s, run_operations) or "untraced" (why not).
+// "stream_audit": the busy-after check, "problem" where the trace found one, and either
+// "traced" or "untraced" (why not).
 GPUBENCH_JSON_FIELDS(StreamAudit::Trace, by, calls, run_device_work_s, run_operations)
 void to_json(nlohmann::json &json, const StreamAudit &audit);
 void from_json(const nlohmann::json &json, StreamAudit &audit);
 
-// "thread_audit" (CPU entries): "calls" audited, the readings' "resolution", the most plugin
-// "threads" seen, "started_by_run", "worked_after_return", "cpu_after_return_s",
-// "audit_wall_s" (its own cost), and "problem" when it refused the entry.
+// "thread_audit" (CPU entries), with "problem" where it refused the entry.
 void to_json(nlohmann::json &json, const ThreadAudit &audit);
 void from_json(const nlohmann::json &json, ThreadAudit &audit);
 
-// "resources": sampling wall and CPU time, peak RSS (the entry adds cpu_cores and cpu_percent,
-// entry_figures.hpp);
-// device memory and gpu_busy for GPU entries; the GPU's state before and after sampling
-// (each with "throttled" derived); the host's load (with "contended" and its "reason").
+// "resources": device memory and gpu_busy for GPU entries only; "throttled" derived for each
+// GPU state, "contended" and its "reason" for the host's load (the entry adds cpu_cores and
+// cpu_percent, entry_figures.hpp).
 void to_json(nlohmann::json &json, const EntryResources &resources);
 void from_json(const nlohmann::json &json, EntryResources &resources);
 
@@ -65,9 +61,8 @@ void to_json(nlohmann::json &json, const Measurement &measurement);
 void from_json(const nlohmann::json &json, Measurement &measurement);
 
 // A recorded entry: its measurement, and the runner's notes (SweepNotes) in the keys they
-// belong beside: "harness" (worker_started, worker_entries_before, and entry_wall_s,
-// finished_after_s, sampling_budget_s where known, with overhead_s beyond plugin_time_s),
-// each of "devices" with its name, uuid and pci_bus_id where known, "host_share", "shard".
+// belong beside: "harness" (its times where known, with overhead_s beyond plugin_time_s), each
+// of "devices" (name, uuid and pci_bus_id where known), "host_share", "shard".
 void to_json(nlohmann::json &json, const EntryResult &entry);
 // Reads every shape of entry the schema accepts, from files of every earlier writer: a field
 // a file lacks keeps the member's default (no noise criterion where "noise" is missing).

@@ -1,4 +1,3 @@
-// The runner's options: one row each (runner_options.hpp says the columns).
 #include "runner_options.hpp"
 
 #include <gpubench/plugin.h>
