@@ -41,31 +41,30 @@ std::string format_text(const char *format, ...) {
 
 namespace {
 
-// Length of the valid UTF-8 sequence starting at text[at], or 0 (RFC 3629: no overlong forms,
-// no surrogates, nothing above U+10FFFF).
+// Length of the valid UTF-8 sequence starting at text[at], or 0: RFC 3629's well-formed forms,
+// each a range of lead bytes, its length and the range of its second byte (no overlong forms, no
+// surrogates, nothing above U+10FFFF); any further byte is 0x80 to 0xBF.
 size_t utf8_sequence_length(std::string_view text, size_t at) {
+    struct Form {
+        unsigned char lead_low, lead_high;
+        size_t length;
+        unsigned char second_low, second_high;
+    };
+    static constexpr Form forms[] = {
+        {0x00, 0x7F, 1, 0, 0},       {0xC2, 0xDF, 2, 0x80, 0xBF}, {0xE0, 0xE0, 3, 0xA0, 0xBF},
+        {0xE1, 0xEC, 3, 0x80, 0xBF}, {0xED, 0xED, 3, 0x80, 0x9F}, {0xEE, 0xEF, 3, 0x80, 0xBF},
+        {0xF0, 0xF0, 4, 0x90, 0xBF}, {0xF1, 0xF3, 4, 0x80, 0xBF}, {0xF4, 0xF4, 4, 0x80, 0x8F}};
     const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-    const unsigned char lead = byte(at);
-    if (lead < 0x80) return 1;
-    size_t length;
-    unsigned char low = 0x80, high = 0xBF;  // the allowed range of the second byte
-    if (lead >= 0xC2 && lead <= 0xDF) length = 2;
-    else if (lead >= 0xE0 && lead <= 0xEF) {
-        length = 3;
-        if (lead == 0xE0) low = 0xA0;
-        if (lead == 0xED) high = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-        length = 4;
-        if (lead == 0xF0) low = 0x90;
-        if (lead == 0xF4) high = 0x8F;
-    } else {
-        return 0;
+    for (const Form &form : forms) {
+        if (byte(at) < form.lead_low || byte(at) > form.lead_high) continue;
+        if (at + form.length > text.size()) return 0;
+        for (size_t i = 1; i < form.length; ++i) {
+            const unsigned char low = i == 1 ? form.second_low : 0x80, high = i == 1 ? form.second_high : 0xBF;
+            if (byte(at + i) < low || byte(at + i) > high) return 0;
+        }
+        return form.length;
     }
-    if (at + length > text.size()) return 0;
-    if (byte(at + 1) < low || byte(at + 1) > high) return 0;
-    for (size_t i = 2; i < length; ++i)
-        if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
-    return length;
+    return 0;
 }
 
 }  // namespace
