@@ -19,12 +19,10 @@ namespace gpubench {
 nlohmann::json plugin_json(const PluginInfo &plugin);
 
 // A sweep's journal: <results file>.journal, JSON Lines, one line per change to the results
-// document, each written and fsynced before the sweep goes on. Appending an entry costs that
-// entry's line, so a sweep of N entries writes O(N) bytes; rewriting the whole document after
-// each entry wrote O(N²). The document itself is written from memory when the sweep ends (or
-// is interrupted), and the journal then goes. A runner killed at any point leaves its journal:
-// every reader replays it (read_results_json), --resume included, so nothing measured is lost.
-//
+// document, each fsynced before the sweep goes on: a sweep of N entries writes O(N) bytes, not
+// the O(N²) of rewriting the document after each. The document is written whole when the sweep
+// ends (or is interrupted), and the journal then goes; a runner killed at any point leaves it,
+// and every reader replays it (read_results_json, --resume too): nothing measured is lost.
 // Lines: {"document": {...}} first (the header, or a resumed file whole), then any of
 // {"plugin": {...}}, {"entry": {...}}, {"set": "/json/pointer", "value": ...}.
 std::filesystem::path journal_path(const std::filesystem::path &results_file);
@@ -67,9 +65,8 @@ public:
     ResultsFile(std::filesystem::path path, nlohmann::json document);
     // Continues the results file at `from` (--resume), written to `path` (which may be the
     // same file): its plugins and entries (its journal's too) are kept, and `resumption` (when
-    // and how) is appended to its "resumed" list. The file is checked first
-    // (read_results_json), and nothing is written when it fails: throws std::runtime_error
-    // naming what is wrong.
+    // and how) is appended to its "resumed" list. Nothing is written when `from` fails its
+    // check (read_results_json), which throws std::runtime_error naming what is wrong.
     static ResultsFile resume(const std::filesystem::path &from, std::filesystem::path path,
                               const nlohmann::json &resumption);
     // Writes `document`, complete, to `path` at once (runner merge): locked while it is
@@ -87,8 +84,7 @@ public:
     // Writes the document whole and removes the journal; later add_* are refused.
     void finish();
     const nlohmann::json &document() const { return document_; }
-    // The recorded entry of this identity (its seed included), decoded (typed_entry), or
-    // nullopt.
+    // The recorded entry of this identity (its seed included), decoded (typed_entry), or nullopt.
     std::optional<EntryResult> find_entry(const EntryIdentity &identity) const;
     const std::filesystem::path &path() const { return path_; }
 
