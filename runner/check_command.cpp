@@ -6,7 +6,6 @@
 #include "conformance.hpp"
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
-#include "sizes.hpp"
 #include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "sweep_plan.hpp"

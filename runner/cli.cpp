@@ -7,7 +7,6 @@
 #include "rank_world.hpp"
 #include "runner_options.hpp"
 #include "sanitizer.hpp"
-#include "sizes.hpp"
 #include "text_format.hpp"
 
 #include <boost/program_options.hpp>

@@ -1,4 +1,4 @@
-#include "sizes.hpp"
+#include "text_format.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,5 @@
-// Numbers as people read them in tables: times with their unit, sizes compactly.
+// Text as people read and write it: numbers in tables (times with their unit, sizes compactly),
+// size lists as --sizes takes them, lists, printf's text, and text from outside made printable.
 #pragma once
 
 #include <cstdint>
@@ -22,5 +23,14 @@ std::string format_text(const char *format, ...) __attribute__((format(printf, 1
 // escape sequence's ESC), as the four characters "\xNN": for text from outside (a plugin's
 // strings, paths, environment values) that becomes JSON, a table cell or a one-line message.
 std::string printable_text(std::string_view text);
+
+// Parses a comma-separated list of sizes and ranges, in the order written, duplicates kept:
+//   10,100,1e6         whole numbers, scientific notation allowed when it is whole
+//   2^10               a power
+//   2^10..2^20         every power of two from 2^10 to 2^20 (a range's default step is *2)
+//   10..1e6:*10        a geometric range with factor 10
+//   100..1000:+100     an arithmetic range
+// Throws std::invalid_argument with a one-line message naming the offending item.
+std::vector<uint64_t> parse_sizes(std::string_view text);
 
 }  // namespace gpubench

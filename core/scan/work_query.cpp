@@ -4,7 +4,6 @@
 #include "plugin_instance.hpp"
 #include "plugin_library.hpp"
 #include "reporting_child.hpp"
-#include "sizes.hpp"
 #include "text_format.hpp"
 
 #include <sys/wait.h>

@@ -3,7 +3,6 @@
 // size through format_size, the refusal (which quotes the input) through printable_text,
 // which must leave one line of valid UTF-8 (nlohmann::json throws when it writes anything
 // else into a results file).
-#include "sizes.hpp"
 #include "text_format.hpp"
 
 #include <nlohmann/json.hpp>
