@@ -20,9 +20,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <string>
-#include <vector>
-
 namespace gpubench {
 
 // "work": the plugin's declared work, its math by name and its flags as booleans. The entry
