@@ -164,11 +164,7 @@ void ResultsFile::write() const {
     replace_file_atomically(path_, json_fields::text(document_, 1));
 }
 
-fs::path journal_path(const fs::path &results_file) {
-    fs::path journal = results_file;
-    journal += ".journal";
-    return journal;
-}
+fs::path journal_path(const fs::path &results_file) { return fs::path(results_file) += ".journal"; }
 
 ResultsJournal::ResultsJournal(const fs::path &results_file, const json &document)
     : path_(journal_path(results_file)) {
@@ -194,8 +190,7 @@ void ResultsJournal::append(const json &change) {
 }
 
 void ResultsJournal::remove() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
+    if (fd_ >= 0) close(std::exchange(fd_, -1));
     unlink(path_.c_str());
 }
 
