@@ -5,7 +5,6 @@
 #include "json_schema.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
-#include "status_tally.hpp"
 #include "test_support.hpp"
 #include "worker_protocol.hpp"
 

@@ -110,6 +110,28 @@ nlohmann::json results_header(std::vector<std::string> command_line, const GpuIn
 // ---- Reading: every reader (report, compare, merge, history, resume, shard costs) goes
 // through these, and every entry through the one from_json(EntryResult) (entry_json.hpp).
 
+// How many entries ended in each status, counted from the typed record: a sweep's entries (its
+// summary), and a merged file's (runner merge).
+struct StatusTally {
+    size_t ok = 0, verification_failed = 0, errors = 0, skipped = 0;
+    void count(EntryStatus status) {
+        switch (status) {
+            case EntryStatus::ok: ++ok; break;
+            case EntryStatus::verification_failed: ++verification_failed; break;
+            case EntryStatus::error: ++errors; break;
+            case EntryStatus::skipped: ++skipped; break;
+        }
+    }
+    size_t entries() const { return ok + verification_failed + errors + skipped; }
+    // A failed verification or an error: the sweep's exit status is 1.
+    bool any_failed() const { return verification_failed > 0 || errors > 0; }
+    // "1 failed verification, 0 errors, 2 skipped": what went otherwise than ok.
+    std::string not_ok_text() const {
+        return std::to_string(verification_failed) + " failed verification, " + std::to_string(errors) +
+               " errors, " + std::to_string(skipped) + " skipped";
+    }
+};
+
 // A results document as the readers see it: checked against the schema, then typed. The
 // figures derived from an entry are computed again, by entry_figures(entry, header.basis()).
 struct ResultsDocument {

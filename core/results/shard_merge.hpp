@@ -4,8 +4,8 @@
 // refused; each shard's host, GPU and options are kept beside the entries it delivered.
 #pragma once
 
+#include "results_model.hpp"
 #include "shard_plan.hpp"
-#include "status_tally.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -10,7 +10,6 @@
 #include "measure.hpp"
 #include "plugin_info.hpp"
 #include "results.hpp"
-#include "status_tally.hpp"
 #include "worker_pool.hpp"
 
 #include <chrono>
