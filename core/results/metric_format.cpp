@@ -9,11 +9,11 @@ namespace gpubench {
 
 namespace {
 
-// "↑" (higher is better), "↓" (lower is better), "" (unstated).
+// " ↑" (higher is better), " ↓" (lower is better), "" (unstated): to follow a name or value.
 const char *better_mark(gpubench_better better) {
     switch (better) {
-        case GPUBENCH_BETTER_HIGHER: return "↑";
-        case GPUBENCH_BETTER_LOWER: return "↓";
+        case GPUBENCH_BETTER_HIGHER: return " ↑";
+        case GPUBENCH_BETTER_LOWER: return " ↓";
         default: return "";
     }
 }
@@ -49,15 +49,12 @@ std::string metric_value_text(const Metric &metric) {
 }
 
 std::string metric_text(const Metric &metric) {
-    const std::string mark = better_mark(metric.better);
-    return metric.name + " " + metric_value_text(metric) + (mark.empty() ? "" : " " + mark) +
+    return metric.name + " " + metric_value_text(metric) + better_mark(metric.better) +
            (metric.text.empty() ? "" : " (" + metric.text + ")");
 }
 
 std::string metric_heading(const Metric &metric) {
-    const std::string mark = better_mark(metric.better);
-    return metric.name + (metric.unit.empty() ? "" : " [" + metric.unit + "]") +
-           (mark.empty() ? "" : " " + mark);
+    return metric.name + (metric.unit.empty() ? "" : " [" + metric.unit + "]") + better_mark(metric.better);
 }
 
 const EntryMetric *find_metric(const std::vector<EntryMetric> &metrics, const std::string &name) {

@@ -1,7 +1,7 @@
 // The results document's model (core/base/results_schema.json; explained in docs/results-format.md): its
 // typed parts, whose fields are declared once here and used by the writer (results.cpp), the
-// worker protocol and the readers; the header of a new file; and reading a file back, which
-// hands a reader nothing that has not passed the schema.
+// worker protocol and the readers; its run header; the header of a new file; and reading a file
+// back, which hands a reader nothing that has not passed the schema, and what readers count.
 #pragma once
 
 #include "build_record.hpp"
