@@ -17,14 +17,6 @@ namespace {
 GPUBENCH_JSON_FIELDS_AS(Work, put_amounts, get_amounts, flops, bytes, host_bytes, device_bytes, items)
 GPUBENCH_JSON_FIELDS_AS(Metric, put_metric, get_metric, name, value, unit, text)
 
-// "devices": the CUDA devices an entry ran on, by index; the runner's notes add what tells
-// GPUs apart, where known.
-json devices_json(const Measurement &e) {
-    json devices = json::array();
-    for (int index : e.cuda_devices) devices.push_back(json{{"index", index}});
-    return devices;
-}
-
 // The runner's notes (entry_json.hpp); its times where known (> 0).
 GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_worker, get_worker, worker_started, worker_entries_before)
 GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_times, get_times, entry_wall_s, finished_after_s, sampling_budget_s)
@@ -295,7 +287,8 @@ void to_json(json &entry, const Measurement &e) {
     entry["work"] = e.work;
     entry["work"]["item_name"] = e.item_name;
     entry["harness"] = {{"plugin_time_s", e.plugin_time_s}};
-    if (!e.cuda_devices.empty()) entry["devices"] = devices_json(e);
+    // "devices" by index; the runner's notes add what tells GPUs apart, where known.
+    for (int index : e.cuda_devices) entry["devices"].push_back(json{{"index", index}});
     if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
     if (!e.refused_by.empty()) entry["refused_by"] = e.refused_by;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;

@@ -18,11 +18,6 @@ namespace {
 
 constexpr uint64_t max_inflated_bytes = uint64_t(1) << 30;
 
-bool is_gzip(const std::string &bytes) {
-    return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-           static_cast<unsigned char>(bytes[1]) == 0x8b;
-}
-
 // Every gzip member of `compressed` (`cat a.gz b.gz` is one file), inflated.
 std::string inflated(const std::string &compressed, const std::string &name) {
     z_stream stream{};
@@ -57,7 +52,7 @@ std::string read_file_text(const std::filesystem::path &path) {
     if (!in) throw std::runtime_error("cannot read " + name + ": " + std::strerror(errno));
     std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     if (in.bad()) throw std::runtime_error("cannot read " + name);
-    return is_gzip(bytes) ? inflated(bytes, name) : bytes;
+    return bytes.starts_with("\x1f\x8b") ? inflated(bytes, name) : bytes;  // gzip's magic bytes
 }
 
 std::string without_exception_id(const std::string &what) {
