@@ -16,6 +16,9 @@ namespace {
 
 GPUBENCH_JSON_FIELDS_AS(Work, put_amounts, get_amounts, flops, bytes, host_bytes, device_bytes, items)
 GPUBENCH_JSON_FIELDS_AS(Metric, put_metric, get_metric, name, value, unit, text)
+// An entry's parts named as their members: read as they are, written where they apply.
+GPUBENCH_JSON_FIELDS_AS(Measurement, put_named_parts, get_named_parts, refused_by, sanitizer, persisting_l2_left,
+                        counters, stream_audit, thread_audit, verification, metrics, resources)
 
 // The runner's notes (entry_json.hpp); its times where known (> 0).
 GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_worker, get_worker, worker_started, worker_entries_before)
@@ -327,18 +330,10 @@ void from_json(const json &entry, Measurement &e) {
         e.rank = ranks->at("rank").get<uint32_t>();
         e.ranks = ranks->at("ranks").get<uint32_t>();
     }
-    json_fields::get(entry, "refused_by", e.refused_by);
-    json_fields::get(entry, "sanitizer", e.sanitizer);
-    json_fields::get(entry, "persisting_l2_left", e.persisting_l2_left);
-    json_fields::get(entry, "counters", e.counters);
-    json_fields::get(entry, "stream_audit", e.stream_audit);
-    json_fields::get(entry, "thread_audit", e.thread_audit);
+    get_named_parts(entry, e);
     if (const auto timing = entry.find("timing"); timing != entry.end()) read_timing(*timing, e);
     if (const auto throughput = entry.find("throughput"); throughput != entry.end())
         read_throughput(*throughput, e);
-    json_fields::get(entry, "verification", e.verification);
-    json_fields::get(entry, "metrics", e.metrics);
-    json_fields::get(entry, "resources", e.resources);
 }
 
 void to_json(json &entry, const EntryResult &e) {
