@@ -3,7 +3,7 @@
 // passes as the counters need (the hardware counts a few at a time). Everything the device
 // does in the range counts: the kernels of every library (cuBLAS, CUB, CuPy, PyTorch) and
 // the copy engines' traffic alike. Implemented by gpu_counters_cupti.cpp where CUPTI's
-// headers were found at build time, by gpu_counters_none.cpp otherwise.
+// headers were found at build time, by cupti_none.cpp otherwise.
 #pragma once
 
 #include <memory>

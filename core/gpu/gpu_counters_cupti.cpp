@@ -27,17 +27,8 @@ struct ProfilerApi {
     decltype(&cuCtxGetDevice) context_device = nullptr;
 };
 
-std::string describe(const ProfilerApi &api, CUptiResult result) {
-    if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-        return "profiling is restricted to administrators on this machine (the driver's "
-               "NVreg_RestrictProfilingToAdminUsers; https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
-    const char *text = nullptr;
-    api.cupti->result_string(result, &text);
-    return text ? text : "CUPTI error " + std::to_string(result);
-}
-
 void check(const ProfilerApi &api, CUptiResult result, const char *call) {
-    if (result != CUPTI_SUCCESS) throw std::runtime_error(std::string(call) + ": " + describe(api, result));
+    cupti_check(*api.cupti, result, call);
 }
 
 // Loaded and cuptiProfilerInitialize'd once per process; nullptr with `why_not` otherwise.
@@ -58,7 +49,7 @@ const ProfilerApi *profiler_api(std::string &why_not) {
         }
         CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
         if (const CUptiResult r = api.range->initialize(&init); r != CUPTI_SUCCESS) {
-            failure = "cuptiProfilerInitialize: " + describe(api, r);
+            failure = "cuptiProfilerInitialize: " + cupti_error_text(*api.cupti, r);
             return nullptr;
         }
         return &api;
