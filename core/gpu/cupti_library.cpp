@@ -98,7 +98,8 @@ std::string cupti_error_text(const CuptiApi &api, CUptiResult result) {
 }
 
 void cupti_check(const CuptiApi &api, CUptiResult result, const char *call) {
-    if (result != CUPTI_SUCCESS) throw std::runtime_error(std::string(call) + ": " + cupti_error_text(api, result));
+    if (result != CUPTI_SUCCESS)
+        throw std::runtime_error(std::string(call) + ": " + cupti_error_text(api, result));
 }
 
 }  // namespace gpubench

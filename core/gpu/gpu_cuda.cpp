@@ -1,8 +1,10 @@
 #include "gpu.hpp"
 
 #include "cuda_check.hpp"
+#include "elapsed.hpp"
 #include "l2_bandwidth.hpp"
 #include "stream_hold.hpp"
+#include "text_format.hpp"
 #include "thread_name.hpp"
 #include "visible_devices.hpp"
 
@@ -10,7 +12,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <future>
 #include <utility>
 #include <stdexcept>
@@ -21,10 +22,6 @@ namespace {
 
 using cuda_check::check;
 using cuda_check::describe;
-
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
 
 // A CUDA graph replayed between the timer's events, on its stream.
 class CudaGraphWork final : public CapturedWork {
@@ -176,12 +173,13 @@ public:
                                           std::string &why_not) override {
         // Thread-local mode: only this thread's calls are checked, so other threads of a
         // library (NVML, a profiler) cannot break the capture.
-        cudaError_t status = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
-        if (status != cudaSuccess) {
-            cudaGetLastError();
-            why_not = "cudaStreamBeginCapture: " + describe(status);
+        const auto fail = [&](std::string why) -> std::unique_ptr<CapturedWork> {
+            cudaGetLastError();  // a failed capture leaves the plugin no sticky error
+            why_not = std::move(why);
             return nullptr;
-        }
+        };
+        cudaError_t status = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+        if (status != cudaSuccess) return fail("cudaStreamBeginCapture: " + describe(status));
         cudaGraph_t graph = nullptr;
         try {
             enqueue();
@@ -194,27 +192,19 @@ public:
         status = cudaStreamEndCapture(stream_, &graph);
         if (status != cudaSuccess || !graph) {
             if (graph) cudaGraphDestroy(graph);
-            cudaGetLastError();
-            why_not = "the capture failed: " + describe(status);
-            return nullptr;
+            return fail("the capture failed: " + describe(status));
         }
         // A run() that put no work on the stream (host work only) would replay as nothing.
         size_t nodes = 0;
         if (cudaGraphGetNodes(graph, nullptr, &nodes) != cudaSuccess || nodes == 0) {
             cudaGraphDestroy(graph);
-            cudaGetLastError();
-            why_not = "nothing was enqueued on the stream while captured (host work is not "
-                      "replayed by a graph)";
-            return nullptr;
+            return fail("nothing was enqueued on the stream while captured (host work is not "
+                        "replayed by a graph)");
         }
         cudaGraphExec_t exec = nullptr;
         status = cudaGraphInstantiate(&exec, graph, 0);
         cudaGraphDestroy(graph);
-        if (status != cudaSuccess) {
-            cudaGetLastError();
-            why_not = "cudaGraphInstantiate: " + describe(status);
-            return nullptr;
-        }
+        if (status != cudaSuccess) return fail("cudaGraphInstantiate: " + describe(status));
         return std::make_unique<CudaGraphWork>(exec, stream_, begin_, end_, hold_.get());
     }
 
@@ -264,9 +254,7 @@ void set_peaks(GpuInfo &info) {
 std::string uuid_text(const cudaUUID_t &uuid) {
     std::string text = "GPU-";
     for (int i = 0; i < 16; ++i) {
-        char hex[3];
-        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
-        text += hex;
+        text += format_text("%02x", static_cast<unsigned char>(uuid.bytes[i]));
         if (i == 3 || i == 5 || i == 7 || i == 9) text += '-';
     }
     return text;

@@ -71,9 +71,7 @@ std::optional<std::string> mig_names(const fs::path &driver_folder) {
     }
     if (ec) return std::nullopt;
     std::sort(names.begin(), names.end());
-    std::string text;
-    for (const std::string &name : names) text += (text.empty() ? "" : " ") + name;
-    return text;
+    return join(names, " ");
 }
 
 // A kept entry as keep_gpu_description writes it: every field, each of its kind (a whole
@@ -129,11 +127,9 @@ std::optional<GpuDescriptionKey> gpu_description_key(int own_index) {
         const std::string release = driver_release(driver_proc_folder());
         const std::optional<std::string> mig = mig_names(driver_proc_folder());
         if (key.boot_id.empty() || release.empty() || !mig) return std::nullopt;
-        std::string listed;
-        for (const std::string &uuid : *uuids) listed += (listed.empty() ? "" : ",") + uuid;
-        key.text = "boot " + key.boot_id + "; driver " + release + "; listing " + listed + "; mig " + *mig + "; " +
-                   variable_text(visible_devices_variable) + "; " + variable_text("CUDA_DEVICE_ORDER") + "; " +
-                   variable_text("LD_LIBRARY_PATH") + "; build " + build_context().dump() + "; cudart " +
+        key.text = "boot " + key.boot_id + "; driver " + release + "; listing " + join(*uuids, ",") + "; mig " +
+                   *mig + "; " + variable_text(visible_devices_variable) + "; " + variable_text("CUDA_DEVICE_ORDER") +
+                   "; " + variable_text("LD_LIBRARY_PATH") + "; build " + build_context().dump() + "; cudart " +
                    std::to_string(built_cuda_runtime_version()) + "; device " + std::to_string(own_index);
         return key;
     } catch (const std::exception &) {

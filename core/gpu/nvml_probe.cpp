@@ -61,7 +61,7 @@ struct Nvml {
 };
 
 // Loaded and initialised once per process; nullptr (and why) when that failed.
-const Nvml *nvml(std::string &why_not) {
+const Nvml *nvml(std::string *why_not = nullptr) {
     static std::string failure;
     static const Nvml *loaded = [] () -> const Nvml * {
         void *library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -106,7 +106,7 @@ const Nvml *nvml(std::string &why_not) {
         }
         return &api;
     }();
-    why_not = failure;
+    if (why_not) *why_not = failure;
     return loaded;
 }
 
@@ -120,7 +120,7 @@ constexpr uint64_t slowdowns = sw_power_cap | hw_slowdown | sw_thermal | hw_ther
 bool GpuState::throttled() const { return throttle_reasons && (*throttle_reasons & slowdowns); }
 
 std::unique_ptr<NvmlProbe> NvmlProbe::open(const std::string &pci_bus_id, std::string &why_not) {
-    const Nvml *api = nvml(why_not);
+    const Nvml *api = nvml(&why_not);
     if (!api) return nullptr;
     nvml_device device = nullptr;
     if (int status = api->handle_by_pci_bus_id(pci_bus_id.c_str(), &device); status != 0) {
@@ -132,8 +132,7 @@ std::unique_ptr<NvmlProbe> NvmlProbe::open(const std::string &pci_bus_id, std::s
 }
 
 GpuState NvmlProbe::read() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     GpuState s;
     unsigned value = 0;
     if (api.clock && api.clock(device_, nvml_clock_sm, &value) == 0) s.sm_clock_mhz = value;
@@ -154,8 +153,7 @@ GpuState NvmlProbe::read() const {
 }
 
 std::optional<unsigned> NvmlProbe::compute_processes() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     constexpr int nvml_success = 0, nvml_insufficient_size = 7;
     unsigned count = 0;
     if (!api.processes) return std::nullopt;
@@ -165,8 +163,7 @@ std::optional<unsigned> NvmlProbe::compute_processes() const {
 }
 
 std::vector<int> NvmlProbe::local_cpus() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     constexpr unsigned words = 64;  // 4096 CPUs
     constexpr unsigned bits = 8 * sizeof(unsigned long);
     unsigned long mask[words] = {};
@@ -179,16 +176,14 @@ std::vector<int> NvmlProbe::local_cpus() const {
 }
 
 std::optional<int> NvmlProbe::numa_node() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     unsigned node = 0;
     if (!api.numa_node || api.numa_node(device_, &node) != 0 || node > 1u << 16) return std::nullopt;
     return static_cast<int>(node);
 }
 
 LinkAnswers NvmlProbe::link_answers() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     LinkAnswers a;
     const auto ask = [&](auto function, std::optional<unsigned> &answer) {
         unsigned value = 0;
