@@ -1,7 +1,6 @@
-// CUPTI, loaded with dlopen once per process: gpubench never links it, so that a machine
-// without it runs every plugin, and says what it could not do. This is the one loader: it opens
-// the library and resolves every entry point gpubench calls, typed from CUPTI's own headers,
-// for the device trace (device_trace_cupti.cpp) and the GPU counters (gpu_counters_cupti.cpp).
+// CUPTI, loaded with dlopen once per process for the device trace and the GPU counters:
+// gpubench never links it, so that a machine without it runs every plugin, and says what it
+// could not do. Entry points are typed from CUPTI's own headers.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -71,9 +70,8 @@ struct CuptiApi {
     std::optional<CuptiRangeProfilerApi> range_profiler;
 };
 
-// The library's entry points, or nullptr with `why_not` set: not found (naming where it was
-// looked for), or of another major version than the headers gpubench was built with (its
-// records and structs may be laid out differently).
+// The library's entry points, or nullptr with `why_not` set: not found, or of another major
+// version than the headers (its records and structs may be laid out differently).
 const CuptiApi *cupti_api(std::string &why_not);
 
 // CUPTI's text for `result` (saying how to allow profiling where privileges are lacking), and
@@ -81,8 +79,8 @@ const CuptiApi *cupti_api(std::string &why_not);
 std::string cupti_error_text(const CuptiApi &api, CUptiResult result);
 void cupti_check(const CuptiApi &api, CUptiResult result, const char *call);
 
-// A driver call the runtime does not offer, through the runtime's entry-point query (so that
-// gpubench links no libcuda); false where the driver lacks it.
+// A driver call through the runtime's entry-point query (gpubench links no libcuda); false
+// where the driver lacks it.
 template <class F>
 bool driver_entry(const char *symbol, F &function) {
     void *pointer = nullptr;

@@ -1,4 +1,3 @@
-// The runner's GPU descriptions, kept per machine (gpu_description_cache.hpp).
 #include "gpu_description_cache.hpp"
 
 #include "cache_files.hpp"
