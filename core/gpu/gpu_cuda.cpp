@@ -223,30 +223,18 @@ private:
     unsigned char flush_value_ = 0;
 };
 
-// FP32 and FP64 lanes per SM (non-tensor) by compute capability; {0, 0} when unknown.
-std::pair<int, int> lanes_per_sm(int major, int minor) {
-    switch (major * 10 + minor) {
-        case 70: return {64, 32};
-        case 75: return {64, 2};
-        case 80: return {64, 32};
-        case 86: case 87: case 89: return {128, 2};
-        case 90: return {128, 64};
-        default: return {0, 0};
-    }
-}
-
 void set_peaks(GpuInfo &info) {
     int clock_khz = 0, memory_clock_khz = 0, bus_bits = 0;
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, info.device);
     cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, info.device);
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, info.device);
     cudaGetLastError();  // an attribute this device lacks leaves 0, not an error to carry
-    const auto [fp32, fp64] = lanes_per_sm(info.compute_major, info.compute_minor);
+    const ArchitectureRates rates = architecture_rates(info.compute_major, info.compute_minor);
     info.boost_clock_hz = clock_khz * 1e3;
     info.memory_bus_bits = bus_bits;
     const double sm_hz = info.sm_count * info.boost_clock_hz;
-    info.peak_fp32_flops = sm_hz * fp32 * 2;
-    info.peak_fp64_flops = sm_hz * fp64 * 2;
+    info.peak_fp32_flops = sm_hz * rates.fp32_lanes * 2;
+    info.peak_fp64_flops = sm_hz * rates.fp64_lanes * 2;
     info.peak_bytes_per_s = 2.0 * (memory_clock_khz * 1e3) * bus_bits / 8;
 }
 

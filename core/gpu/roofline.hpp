@@ -53,8 +53,15 @@ struct Roofline {
     MemoryLevel interconnect_level() const;
 };
 
-// Ceilings of a CUDA device from its attributes and roofline.cpp's table of dense tensor
-// rates (others: unknown). Margin 5%: a card does not exceed the boost clock. Levels: the L2
+// Per SM and clock by compute capability (0: none, or not known here): the FP32 and FP64 lanes
+// without tensor cores, and the dense tensor-core operations (an FMA is 2).
+struct ArchitectureRates {
+    int fp32_lanes, fp64_lanes;
+    double tensor_fp64, tf32, fp16, fp8, int8;
+};
+ArchitectureRates architecture_rates(int major, int minor);
+
+// Ceilings of a CUDA device from its attributes and architecture_rates (others: unknown). Margin 5%: a card does not exceed the boost clock. Levels: the L2
 // at gpu.l2_bytes_per_s (no ceiling while unknown), then the memory.
 Roofline gpu_roofline(const GpuInfo &gpu);
 
