@@ -1,8 +1,6 @@
-// The GPU's counters through CUPTI's range profiler (cupti_range_profiler.h) and its host API
-// (cupti_profiler_host.h), loaded at run time as the device trace is (cupti_library.hpp).
-// One user range around the counted call, user replay: the caller makes the call once per
-// pass. Metric names are Nsight Compute's, so that its figures for the same kernels compare
-// one to one (docs/profiling.md).
+// The GPU's counters through CUPTI's range profiler and its host API: one user range around
+// the counted call, user replay (the caller makes the call once per pass). Metric names are
+// Nsight Compute's, so that its figures for the same kernels compare one to one.
 #include "gpu_counters.hpp"
 
 #include "cupti_library.hpp"
@@ -18,11 +16,10 @@
 namespace gpubench {
 namespace {
 
-// CUPTI's range profiler (cupti_library.hpp) and the driver calls that find the context it
-// counts in.
+// CUPTI's range profiler and the driver calls that find the context it counts in.
 struct ProfilerApi {
     const CuptiApi *cupti = nullptr;
-    const CuptiRangeProfilerApi *range = nullptr;  // cupti's range profiler
+    const CuptiRangeProfilerApi *range = nullptr;
     decltype(&cuCtxGetCurrent) current_context = nullptr;
     decltype(&cuCtxGetDevice) context_device = nullptr;
 };
@@ -76,8 +73,7 @@ std::set<std::string> base_metrics(const ProfilerApi &api, CUpti_Profiler_Host_O
 struct ChipConfig {
     CUpti_Profiler_Host_Object *host = nullptr;
     std::vector<CounterFigure> figures;
-    std::vector<std::string> metrics;
-    std::vector<const char *> metric_names;  // into metrics
+    std::vector<const char *> metric_names;  // into figures' terms
     std::vector<uint8_t> image;
     size_t passes = 0;  // how many the hardware needs to count them all
     std::vector<double> floor;  // each metric in a range around nothing (the first session's)
@@ -103,9 +99,8 @@ ChipConfig &chip_config(const ProfilerApi &api, CUcontext context, const std::st
 
     config.figures = chip_figures(base_metrics(api, config.host));
     for (const CounterFigure &figure : config.figures)
-        for (const auto &[metric, weight] : figure.terms) config.metrics.push_back(metric);
+        for (const auto &[metric, weight] : figure.terms) config.metric_names.push_back(metric.c_str());
     if (config.figures.empty()) throw std::runtime_error("the chip " + chip + " counts none of gpubench's metrics");
-    for (const std::string &metric : config.metrics) config.metric_names.push_back(metric.c_str());
     CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
     add.pHostObject = config.host;
     add.ppMetricNames = config.metric_names.data();

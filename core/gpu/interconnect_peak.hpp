@@ -16,14 +16,10 @@ struct LinkAnswers {
     std::string unreadable;        // why NVML could not be asked at all; "" when it could
     int nvlinks_answered = 0;      // links whose state nvmlDeviceGetNvLinkState gave
     int nvlinks_active = 0;        // of those, active (NVML_FEATURE_ENABLED)
-    std::optional<unsigned> nvlink_version;     // nvmlDeviceGetNvLinkVersion of the first active
-                                                // link: an nvmlNvlinkVersion_t (4 = 3.0, 6 = 4.0)
-    std::optional<unsigned> nvlink_speed_mbps;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: the
-                                                // active links' line rate, MB/s per direction
-    std::optional<unsigned> pcie_generation, pcie_width;  // nvmlDeviceGetMaxPcieLinkGeneration
-                                                          // and ...Width: with this system
-    std::optional<unsigned> pcie_current_generation, pcie_current_width;  // now (idle links
-                                                                          // train down)
+    std::optional<unsigned> nvlink_version;     // the first active link's nvmlNvlinkVersion_t
+    std::optional<unsigned> nvlink_speed_mbps;  // the active links' line rate, MB/s per direction
+    std::optional<unsigned> pcie_generation, pcie_width;  // the most with this device and system
+    std::optional<unsigned> pcie_current_generation, pcie_current_width;  // idle links train down
 };
 
 struct InterconnectPeak {

@@ -15,10 +15,9 @@ struct NvmlMemory {
     unsigned long long total, free, used;
 };
 constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2, nvml_temperature_gpu = 0;
-// The links (interconnect_peak.hpp), with the values of NVIDIA's nvml.h: at most
-// NVML_NVLINK_MAX_LINKS links, each NVML_FEATURE_ENABLED (1) when active; field
-// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON (90), read as nvmlFieldValue_t, whose value is a union
-// of 8 bytes, here its unsigned int (NVML_VALUE_TYPE_UNSIGNED_INT, 1) or unsigned long long (3).
+// The links, with the values of NVIDIA's nvml.h: NVML_NVLINK_MAX_LINKS, NVML_FEATURE_ENABLED,
+// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON read as nvmlFieldValue_t (its value a union of 8 bytes),
+// NVML_VALUE_TYPE_UNSIGNED_INT and _LONG_LONG.
 constexpr unsigned nvml_nvlink_max_links = 18, nvml_feature_enabled = 1;
 constexpr unsigned nvml_fi_nvlink_speed_mbps_common = 90;
 constexpr int nvml_value_unsigned_int = 1, nvml_value_unsigned_long_long = 3;
@@ -28,12 +27,9 @@ struct NvmlFieldValue {
     int value_type;  // nvmlValueType_t
     int status;      // nvmlReturn_t
     union {
-        double d;
         unsigned ui;
-        unsigned long ul;
         unsigned long long ull;
-        long long sll;
-    } value;
+    } value;  // nvmlValue_t, of which these two are read
 };
 
 struct Nvml {
