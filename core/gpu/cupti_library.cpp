@@ -48,8 +48,7 @@ std::optional<CuptiRangeProfilerApi> range_profiler_api(void *library) {
     return found ? std::optional(api) : std::nullopt;
 }
 
-// The entry points of `library` (opened from `file`) once it is a CUPTI of the headers' major
-// version; nullptr with `failure` set otherwise.
+// The entry points of `library` (opened from `file`) if it is a CUPTI of the headers' version.
 const CuptiApi *entry_points(void *library, const std::string &file, std::string &failure) {
     static CuptiApi api;
     decltype(&cuptiGetVersion) get_version = nullptr;

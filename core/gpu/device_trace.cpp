@@ -111,8 +111,7 @@ std::string outside_reason(const Ordering &o, const TracedWork &w) {
     return "";
 }
 
-// How each piece of work of a call is ordered against the runner's span: "" for work inside
-// it (on the runner's stream, or forked and joined), else why not, in the order of `work`.
+// For each piece of work of a call: "" where it is inside the runner's span, else why not.
 std::vector<std::string> traced_ordering(const TracedCall &call) {
     const Ordering o = order_streams(call);
     std::vector<std::string> reasons;

@@ -1,5 +1,4 @@
-// The device trace through CUPTI's activity API, loaded with dlopen: gpubench never links
-// CUPTI, so that a machine without it runs every plugin, untraced, and says so.
+// The device trace through CUPTI's activity API (cupti_library.hpp).
 #include "device_trace.hpp"
 
 #include "cupti_library.hpp"
@@ -152,9 +151,8 @@ constexpr CUpti_ActivityKind traced_kinds[] = {
     // CUDA 13.0's CUPTI: the order is proved by the records alone.)
     CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
-// The driver calls the runtime does not offer: which context a stream belongs to, and whether
-// a device's primary context exists (its work must be waited for; one that does not exist
-// must not be made).
+// Driver calls the runtime lacks: a stream's context, and whether a device's primary context
+// exists (its work must be waited for; one that does not exist must not be made).
 struct Driver {
     decltype(&cuStreamGetCtx) stream_context = nullptr;
     decltype(&cuDevicePrimaryCtxGetState) primary_state = nullptr;

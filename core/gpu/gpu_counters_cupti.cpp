@@ -68,8 +68,8 @@ std::set<std::string> base_metrics(const ProfilerApi &api, CUpti_Profiler_Host_O
     return names;
 }
 
-// A chip's configuration: its host object, the figures it can count and the config image
-// asking for their metrics. Made once per chip and process (a few tens of milliseconds).
+// A chip's host object, the figures it can count and the config image asking for their
+// metrics: made once per chip and process (a few tens of milliseconds).
 struct ChipConfig {
     CUpti_Profiler_Host_Object *host = nullptr;
     std::vector<CounterFigure> figures;

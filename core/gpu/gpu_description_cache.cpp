@@ -49,9 +49,8 @@ std::string boot_id() {
     return id.size() < sizeof text - 1 ? id : "";
 }
 
-// The names under the driver's capabilities/gpu*/mig folders (its MIG instances, gi<G>/ci<C>),
-// sorted; "" where there are none (no MIG-capable GPU, an older driver); nullopt where they
-// cannot be listed.
+// The names under the driver's capabilities/gpu*/mig folders (its MIG instances), sorted; ""
+// where there are none; nullopt where they cannot be listed.
 std::optional<std::string> mig_names(const fs::path &driver_folder) {
     const fs::path capabilities = driver_folder / "capabilities";
     std::error_code ec;

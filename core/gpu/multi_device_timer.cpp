@@ -1,6 +1,6 @@
-// The timer of a plugin across several GPUs (ABI 1.5): a CUDA event timer per device (its
-// stream, L2 flush, drain check, NVML), on whose streams this one records its own events, every
-// device's end before any is waited for: no device's span includes the wait for another's.
+// The timer of a plugin across several GPUs (ABI 1.5): a CUDA event timer per device, on whose
+// streams this one records its own events, every device's end before any is waited for, so
+// that no device's span includes the wait for another's.
 #include "cuda_check.hpp"
 #include "gpu.hpp"
 

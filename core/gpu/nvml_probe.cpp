@@ -5,8 +5,8 @@
 namespace gpubench {
 namespace {
 
-// The few NVML entry points used, declared here: NVML's C ABI is stable, and its header is
-// not part of every CUDA toolkit. Return value 0 is NVML_SUCCESS.
+// NVML's few entry points used, declared here (its C ABI is stable, and its header is not in
+// every CUDA toolkit). Return value 0 is NVML_SUCCESS.
 using nvml_device = void *;
 struct NvmlUtilization {
     unsigned gpu, memory;
@@ -15,9 +15,8 @@ struct NvmlMemory {
     unsigned long long total, free, used;
 };
 constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2, nvml_temperature_gpu = 0;
-// The links, with the values of NVIDIA's nvml.h: NVML_NVLINK_MAX_LINKS, NVML_FEATURE_ENABLED,
-// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON read as nvmlFieldValue_t (its value a union of 8 bytes),
-// NVML_VALUE_TYPE_UNSIGNED_INT and _LONG_LONG.
+// The links, with nvml.h's values: NVML_NVLINK_MAX_LINKS, NVML_FEATURE_ENABLED, the field
+// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON and NVML_VALUE_TYPE_UNSIGNED_INT and _LONG_LONG.
 constexpr unsigned nvml_nvlink_max_links = 18, nvml_feature_enabled = 1;
 constexpr unsigned nvml_fi_nvlink_speed_mbps_common = 90;
 constexpr int nvml_value_unsigned_int = 1, nvml_value_unsigned_long_long = 3;

@@ -13,8 +13,7 @@ namespace {
 
 std::string mib(size_t bytes) { return format_text("%.3g MiB", bytes / (1024.0 * 1024.0)); }
 
-// A query that fails (a device without the limit, a lost context) reads as 0 and leaves no
-// error behind.
+// A query that fails (a device without the limit, a lost context) reads as 0, no error left.
 size_t set_aside(int device) {
     size_t bytes = 0;
     if (cudaSetDevice(device) != cudaSuccess || cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess)

@@ -61,8 +61,9 @@ struct ArchitectureRates {
 };
 ArchitectureRates architecture_rates(int major, int minor);
 
-// Ceilings of a CUDA device from its attributes and architecture_rates (others: unknown). Margin 5%: a card does not exceed the boost clock. Levels: the L2
-// at gpu.l2_bytes_per_s (no ceiling while unknown), then the memory.
+// Ceilings of a CUDA device from its attributes and architecture_rates (others: unknown).
+// Margin 5%: a card does not exceed the boost clock. Levels: the L2 at gpu.l2_bytes_per_s (no
+// ceiling while unknown), then the memory.
 Roofline gpu_roofline(const GpuInfo &gpu);
 
 nlohmann::json roofline_json(const Roofline &roofline);

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -21,7 +22,7 @@ bool is_index(const std::string &entry) {
 std::optional<std::vector<std::string>> listed_gpu_uuids(const std::filesystem::path &proc_gpus) {
     std::error_code ec;
     if (!std::filesystem::is_directory(proc_gpus, ec)) return std::nullopt;
-    std::vector<std::pair<std::string, std::string>> gpus;  // (PCI bus id, UUID), in bus order
+    std::map<std::string, std::string> gpus;  // UUIDs by PCI bus id, in bus order
     for (const auto &gpu : std::filesystem::directory_iterator(proc_gpus, ec)) {
         std::ifstream information(gpu.path() / "information");
         std::string line, uuid;
@@ -34,9 +35,8 @@ std::optional<std::vector<std::string>> listed_gpu_uuids(const std::filesystem::
             if (key == "GPU Excluded") excluded = value == "Yes";
         }
         if (uuid.empty()) return std::nullopt;  // a listing this code does not understand
-        if (!excluded) gpus.emplace_back(gpu.path().filename().string(), uuid);
+        if (!excluded) gpus.emplace(gpu.path().filename().string(), uuid);
     }
-    std::sort(gpus.begin(), gpus.end());
     std::vector<std::string> uuids;
     for (const auto &[bus, uuid] : gpus) uuids.push_back(uuid);
     return uuids;
