@@ -8,7 +8,6 @@
 
 #include <cuda.h>
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>

@@ -13,6 +13,8 @@
 namespace gpubench {
 namespace {
 
+std::vector<int> narrowed_to;  // narrow_own_devices' indices; empty: not narrowed
+
 bool is_index(const std::string &entry) {
     return !entry.empty() && entry.size() < 8 && std::all_of(entry.begin(), entry.end(), ::isdigit);
 }
@@ -93,10 +95,6 @@ std::optional<int> visible_gpu_count(const std::filesystem::path &proc_gpus,
     }
     return count;
 }
-
-namespace {
-std::vector<int> narrowed_to;  // narrow_own_devices' indices; empty: not narrowed
-}  // namespace
 
 const std::optional<std::vector<std::string>> &inherited_visible_devices() {
     static const std::optional<std::vector<std::string>> inherited =
