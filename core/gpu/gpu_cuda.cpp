@@ -72,7 +72,6 @@ public:
         check(cudaSetDevice(device), "cudaSetDevice");
         GpuInfo gpu = probe_gpu(device);
         gpu.l2_bytes_per_s = l2_bytes_per_s(gpu, true);  // measured once per GPU, then cached
-        set_roofline(gpu_roofline(gpu));
         // A blocking stream: plugins that (wrongly) use the legacy default stream still
         // serialise with it, so their work stays between the events.
         check(cudaStreamCreate(&stream_), "cudaStreamCreate");
@@ -80,7 +79,7 @@ public:
         check(cudaEventCreate(&end_), "cudaEventCreate");
         hold_ = std::make_unique<StreamHold>(stream_);
         if (nvml.valid()) nvml_ = nvml.get();
-        Roofline roofline = this->roofline();
+        Roofline roofline = gpu_roofline(gpu);
         roofline.interconnect =
             interconnect_peak(nvml_ ? nvml_->link_answers() : LinkAnswers{"NVML: " + nvml_note_});
         set_roofline(std::move(roofline));

@@ -34,15 +34,10 @@ double rated_at_most(double line_rate) {
 // One PCIe lane's data rate per direction: the transfer rate times the encoding (8b/10b to
 // Gen2, 128b/130b from Gen3; Gen6's FLIT overhead not counted).
 double pcie_lane_rate(unsigned generation) {
-    switch (generation) {
-        case 1: return 2.5e9 * 0.8 / 8;
-        case 2: return 5e9 * 0.8 / 8;
-        case 3: return 8e9 * 128 / 130 / 8;
-        case 4: return 16e9 * 128 / 130 / 8;
-        case 5: return 32e9 * 128 / 130 / 8;
-        case 6: return 64e9 / 8;
-        default: return 0;
-    }
+    constexpr double transfers[] = {0, 2.5e9, 5e9, 8e9, 16e9, 32e9, 64e9};  // per second, by generation
+    if (generation == 0 || generation >= std::size(transfers)) return 0;
+    const double t = transfers[generation];
+    return generation <= 2 ? t * 0.8 / 8 : generation <= 5 ? t * 128 / 130 / 8 : t / 8;
 }
 
 InterconnectPeak nvlink_peak(const LinkAnswers &a) {

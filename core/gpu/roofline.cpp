@@ -8,15 +8,10 @@
 namespace gpubench {
 
 const char *math_name(gpubench_math math) {
-    switch (math) {
-        case GPUBENCH_MATH_FP32: return "fp32";
-        case GPUBENCH_MATH_FP64: return "fp64";
-        case GPUBENCH_MATH_TENSOR_TF32: return "tf32 tensor";
-        case GPUBENCH_MATH_TENSOR_FP16: return "fp16/bf16 tensor";
-        case GPUBENCH_MATH_TENSOR_FP8: return "fp8 tensor";
-        case GPUBENCH_MATH_TENSOR_INT8: return "int8 tensor";
-        default: return "unknown";
-    }
+    // By GPUBENCH_MATH_FP32 (0) .. GPUBENCH_MATH_TENSOR_INT8 (5).
+    static const char *const names[math_kinds] = {"fp32",           "fp64",       "tf32 tensor",
+                                                  "fp16/bf16 tensor", "fp8 tensor", "int8 tensor"};
+    return math >= 0 && math < math_kinds ? names[math] : "unknown";
 }
 
 gpubench_math math_from_name(const std::string &name) {
