@@ -11,16 +11,12 @@
 
 namespace gpubench {
 
-// The contention rule. An entry counts as sampled on a contended host when the rest of the
-// machine kept at least contended_others_cores (half a core) busy meanwhile, and either
-//  - the entry's threads waited, runnable, for a CPU at least contended_wait_share (5%) of the
-//    time they ran or waited, and that wait adds up to at least contended_wait_of_wall (5%) of
-//    the wall time (so that a thread that mostly sleeps is not flagged for the few
-//    microseconds it waits at each wake-up);
-//  - or the whole machine was at least contended_busy_fraction (90%) busy.
-// Waits without others' load do not count: OpenMP threads woken for microsecond regions wait
-// for a CPU on an idle host too. Nothing is flagged over less than host_load_min_wall_s, or
-// where /proc cannot be read.
+// The contention rule (the contended check's, measure/checks/contended.cpp): the rest of the
+// machine kept contended_others_cores busy, and either the entry's threads waited for a CPU
+// contended_wait_share of the time they ran or waited and contended_wait_of_wall of the wall
+// time (a thread that mostly sleeps waits a few microseconds at each wake-up: not flagged), or
+// the whole machine was contended_busy_fraction busy. Nothing is flagged over less than
+// host_load_min_wall_s, or where /proc cannot be read.
 inline constexpr double contended_wait_share = 0.05;
 inline constexpr double contended_wait_of_wall = 0.05;
 inline constexpr double contended_others_cores = 0.5;

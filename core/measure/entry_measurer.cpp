@@ -2,6 +2,7 @@
 
 #include "check.hpp"
 #include "device_trace.hpp"
+#include "elapsed.hpp"
 #include "gpu.hpp"
 #include "plugin_instance.hpp"
 #include "run_hold.hpp"
@@ -109,7 +110,7 @@ const EntryMeasurer::Prepared &EntryMeasurer::prepare_once(const Plugin &plugin,
         char message[1024] = "";
         const auto began = std::chrono::steady_clock::now();
         p.status = prepare(cpu_threads, message, sizeof message);
-        p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        p.seconds = seconds_since(began);
         message[sizeof message - 1] = '\0';  // the plugin's buffer: terminated whatever it wrote
         if (p.status != GPUBENCH_OK) p.message = printable_text(*message ? message : "prepare() failed");
     }

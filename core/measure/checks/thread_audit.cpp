@@ -1,5 +1,6 @@
 #include "thread_audit.hpp"
 
+#include "elapsed.hpp"
 #include "sampling.hpp"
 #include "text_format.hpp"
 
@@ -11,10 +12,6 @@ namespace gpubench {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-double seconds_since(clock::time_point t) {
-    return std::chrono::duration<double>(clock::now() - t).count();
-}
 
 std::string threads_text(size_t n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
 
