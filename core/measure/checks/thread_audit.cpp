@@ -135,10 +135,6 @@ ThreadAudit ThreadAuditor::verdict() const {
     return audit;
 }
 
-namespace {
-std::string thread_escape(const Measurement &e) { return e.thread_audit.problem; }
-}  // namespace
-
 extern const Check thread_audit_check{
     "thread_audit", CheckVerdict::invalid, "a CPU plugin's work outside run(): a thread it left working",
     "entries timed on the host clock (C++ and Python CPU backends) are audited on the first "
@@ -162,6 +158,6 @@ extern const Check thread_audit_check{
     "`work outside run(): 1 thread started by run() was still running after it returned (1.20 ms "
     "of CPU after the returns over 3 audited calls)`; `… 1 thread worked 2.93 ms after run() "
     "returned without taking part in it (3 audited calls)`",
-    thread_escape};
+    [](const Measurement &e) { return e.thread_audit.problem; }};
 
 }  // namespace gpubench
