@@ -26,16 +26,12 @@ inline constexpr double host_load_min_wall_s = 1e-3;
 struct HostLoad {
     double wall_s = 0;              // wall time between begin() and end()
     double own_cpu_s = 0;           // CPU time of this process meanwhile (all threads, user+system)
-    double machine_busy_cores = 0;  // average number of host cores busy (all processes, from
-                                    // /proc/stat: neither idle nor iowait), at most host_cores
+    double machine_busy_cores = 0;  // host cores busy on average (/proc/stat), at most host_cores
     double others_cores = 0;        // machine_busy_cores - own_cpu_s / wall_s, at least 0
-    double own_wait_s = 0;          // time this process's threads were runnable but waiting for
-                                    // a CPU (/proc/self/task/*/schedstat, second field)
-    double wait_share = 0;          // own_wait_s / (own_wait_s + their on-CPU time); 0 when
-                                    // nothing ran
+    double own_wait_s = 0;          // this process's threads runnable, waiting for a CPU (schedstat)
+    double wait_share = 0;          // own_wait_s / (own_wait_s + their on-CPU time), or 0
     unsigned host_cores = 0;        // logical cores
-    bool available = false;         // false where /proc/stat or schedstat cannot be read (then
-                                    // the figures above are 0)
+    bool available = false;         // /proc/stat and schedstat were read (else the above are 0)
     bool contended() const;
     // "" when not contended, else what crowded the entry, e.g. "the worker's threads waited
     // 12% of their time for a CPU; the rest of the host used 1.9 of 2 cores".

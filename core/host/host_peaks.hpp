@@ -18,12 +18,11 @@
 namespace gpubench {
 
 struct HostPeaks {
-    double fp32_flops = 0;   // FLOP/s, all logical cores, widest FMA the CPU supports
-                             // (AVX-512F > AVX2+FMA > SSE2)
+    double fp32_flops = 0;   // FLOP/s, all logical cores, the widest FMA the CPU supports
     double fp64_flops = 0;   // same in double
-    double bytes_per_s = 0;  // memory bandwidth, all cores, STREAM counting (bytes read + bytes
-                             // written, no write-allocate), best of a triad a[i]=b[i]+s*c[i] and
-                             // memcpy over arrays far larger than the last-level cache
+    // Memory bandwidth, all cores, as STREAM counts it (bytes read + written, no write-allocate):
+    // the best of a triad and memcpy over arrays far larger than the last-level cache.
+    double bytes_per_s = 0;
     uint64_t llc_bytes = 0;  // the last-level cache, all its instances together; 0 if unknown
     std::string isa;         // "avx512f", "avx2+fma", "sse2"
     std::string cpu_model;   // /proc/cpuinfo "model name"
