@@ -38,12 +38,9 @@ struct HostPeaks {
     std::string cache_source;  // where the sizes came from: "sysfs", "cpuid" or "unknown"
 };
 
-// Measured peaks of this host. The first call on a machine measures them (about 1-2 s) and
-// stores them in $GPUBENCH_CACHE_DIR or else $XDG_CACHE_HOME/gpubench or else
-// ~/.cache/gpubench, file host-peaks.json, keyed by host name + cpu_model + logical cores + a
-// format version; later calls (and later processes) read the cache. Never throws: a cache
-// that cannot be read or written is ignored (measure again). Thread-safe enough for one call
-// per process.
+// Measured peaks of this host: measured (about 1-2 s) where the cache (host-peaks.json in the
+// cache folder, cache_files.hpp) has none for this host name, CPU, core count and format.
+// Never throws: a cache that cannot be read or written is ignored (measure again).
 HostPeaks host_peaks();
 // The same with another measurement (tests inject quiet or busy ones).
 HostPeaks host_peaks(const std::function<HostPeaks()> &measure);

@@ -65,22 +65,22 @@ Metric counted_metric(const std::string &name, double value) {
 class FakeCounters final : public CounterSource {
 public:
     explicit FakeCounters(const std::string &path) {
+        const auto refuse = [&](const std::string &why) {
+            return std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": " + why);
+        };
         nlohmann::json values;
         try {
             std::ifstream in(path);
             if (!in) throw std::runtime_error("cannot be read");
             values = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
         } catch (const std::exception &e) {
-            throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": " + e.what());
+            throw refuse(e.what());
         }
-        if (!values.is_object())
-            throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": not a JSON object of counters");
+        if (!values.is_object()) throw refuse("not a JSON object of counters");
         for (const auto &[name, value] : values.items()) {
-            const CounterKind *kind = kind_named(name);
-            if (!kind)
-                throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is no counter");
+            if (!kind_named(name)) throw refuse("'" + name + "' is no counter");
             if (!value.is_number() || !std::isfinite(value.get<double>()))
-                throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is not a number");
+                throw refuse("'" + name + "' is not a number");
             metrics_.push_back(counted_metric(name, value.get<double>()));
         }
     }

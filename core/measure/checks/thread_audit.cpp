@@ -75,8 +75,7 @@ int64_t ThreadAuditor::unseen_after(const Times &b, const Times &c, Totals at_b,
 }
 
 // A thread there before the call that worked during it or was runnable (spinning) at its
-// start, or one the call started (rule 1's,
-// whatever it does next).
+// start, or one the call started (rule 1's, whatever it does next).
 bool ThreadAuditor::took_part(pid_t tid, const Times &b) const {
     const auto at_b = b.find(tid);
     if (at_b == b.end()) return false;
