@@ -11,6 +11,7 @@
 
 #include "shard.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -42,5 +43,12 @@ std::filesystem::path rank_meeting_folder(const std::filesystem::path &base, con
 // so that every communicator gets a folder no earlier one used.
 std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryIdentity &entry,
                                        unsigned occurrence);
+
+// Folders that ranks meet in (these, and the shard barrier's) stay after their job, as no rank
+// knows that it is the last to read them: each new job removes the folders beside `folder` (not
+// itself) in which nothing was touched for `stale`, the folder's own time and its files'
+// counted. Never throws: what another rank removed meanwhile, or what is not ours to remove, is
+// left alone.
+void remove_stale_siblings(const std::filesystem::path &folder, std::chrono::hours stale);
 
 }  // namespace gpubench

@@ -1,7 +1,7 @@
 #include "shard_barrier.hpp"
 
 #include "fnv_hash.hpp"
-#include "stale_folders.hpp"
+#include "rank_world.hpp"
 #include "text_format.hpp"
 #include "thread_name.hpp"
 

@@ -38,7 +38,7 @@ class SweepBudget {
 public:
     using Clock = std::chrono::steady_clock;
     // `entries`: those the sweep will measure (not those on every GPU: a one-GPU sweep has
-    // none, and they take only what is left after the lanes, every_gpu_entries.hpp);
+    // none, and they take only what is left after the lanes, sweep.cpp);
     // `in_lanes`: which of them run in one of `lanes` lanes (empty: none); `now`: the clock (a
     // simulated one in the tests).
     SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,
