@@ -2,7 +2,6 @@
 
 #include "declared_params.hpp"
 #include "entry_cost.hpp"
-#include "entry_recorder.hpp"
 #include "entry_sequence.hpp"
 #include "lane_queue.hpp"
 #include "sweep_budget.hpp"
