@@ -4,6 +4,7 @@
 // once its owner is done with it. run_helpers() keeps a few of them running at a time.
 #pragma once
 
+#include "elapsed.hpp"
 #include "pipe_lines.hpp"
 
 #include <gpubench/child_process.hpp>
@@ -35,7 +36,7 @@ public:
     ReportingChild &operator=(const ReportingChild &) = delete;
 
     int fd() const { return fd_; }
-    double seconds() const;  // since it started
+    double seconds() const { return seconds_since(started_); }  // since it started
     // The whole lines that arrived since the last call. Throws std::length_error when a line
     // grows beyond max_report_bytes.
     std::vector<std::string> take_lines();
