@@ -96,9 +96,8 @@ private:
     std::map<EntryIdentity, EntryResult> last_;
 };
 
-// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp):
-// its key and how many times this sweep measured it, so that a communicator never reuses an
-// earlier one's folder. Shared by the lanes.
+// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp),
+// counted per entry so that a communicator never reuses an earlier one's folder.
 class RendezvousNames {
 public:
     std::string next(const SweepEntry &entry, const MeasureOptions &options);
@@ -108,9 +107,7 @@ private:
     std::map<EntryIdentity, unsigned> measured_;
 };
 
-// What the sequences of one sweep share: how it runs, the plugins loaded in this process, the
-// recorder, the budget (or null), the predictions and the folders of entries measured across
-// ranks.
+// What the sequences of one sweep share (the budget may be null).
 struct SweepShared {
     SweepShared(const SweepSetup &mode, EntryRecorder &recorder, SweepBudget *budget)
         : mode(mode), in_process(mode.launch.host_roofline), recorder(recorder), budget(budget) {}
@@ -126,9 +123,8 @@ struct SweepShared {
 // devices the options name, or in this process.
 class EntrySequence {
 public:
-    // `share`: the CPUs its entries record (host_share), when the sweep has lanes.
-    // `outside_cap_s`: where above 0, an entry whose set-up and checks are predicted (from the
-    // plugin's size before) to take longer is skipped, on schedule or not.
+    // `share`: the CPUs its entries record, when the sweep has lanes. `outside_cap_s` (> 0): an
+    // entry whose set-up and checks are predicted to take longer is skipped, on schedule or not.
     EntrySequence(SweepShared &shared, const GpuInfo &gpu, WorkerPool &pool, std::optional<HostShare> share,
                   double outside_cap_s = 0)
         : shared_(shared), gpu_(gpu), pool_(pool), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}

@@ -91,14 +91,10 @@ void count_series_ends_only(SweepEntries &entries) {
 
 namespace {
 
-// An entry that --devices runs on one of its GPUs, beside the others: a CUDA plugin that can
-// run here and takes one device. CPU entries, and plugins across several GPUs, run alone.
-bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
-    return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices <= 1;
-}
-// A plugin across several GPUs that can run here: with lanes, it runs after them.
-bool takes_every_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
-    return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices > 1;
+// A CUDA plugin that can run here: with lanes, one on one device runs in a lane beside the
+// others, one across several GPUs after them; CPU entries run alone.
+bool runs_on_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
+    return plugin.is_available() && plugin.is_cuda() && gpu.available;
 }
 
 // The entries the results file does not hold yet, by when they run (with `lanes`: alone, in
@@ -116,10 +112,12 @@ SweepParts sweep_parts(const SweepEntries &entries, std::optional<uint64_t> seed
         if (const std::optional<EntryResult> done = results.find_entry(entry.identity(seed))) {
             tally.count(done->status);
             ++tally.resumed;
-        } else if (lanes && entry.out_of_range.empty() && takes_every_gpu(*entry.plugin, gpu)) {
-            parts.every_gpu.push_back(entry);
+        } else if (!lanes || !runs_on_gpu(*entry.plugin, gpu)) {
+            parts.alone.push_back(entry);
+        } else if (entry.plugin->max_devices > 1) {
+            (entry.out_of_range.empty() ? parts.every_gpu : parts.alone).push_back(entry);
         } else {
-            (lanes && runs_in_a_lane(*entry.plugin, gpu) ? parts.in_lanes : parts.alone).push_back(entry);
+            parts.in_lanes.push_back(entry);
         }
     }
     return parts;
