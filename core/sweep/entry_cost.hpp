@@ -1,10 +1,8 @@
 // What an entry of a sweep is predicted to cost in wall time, at fixed nominal rates: the
 // shards' plan (shard_costs.hpp), the order in which --devices lanes take plugins and the
-// default sweep's budget (sweep_budget.hpp) all plan with it. The rates are constants, not
-// measured here, so that every shard computes the same plan on any machine; where a sweep has
-// measured something better (sweep_budget.hpp) it uses that instead. They are about those of
-// the H100 host the studies were recorded on (docs/studies/data/h100/), and docs/scale-out.md
-// ("Costs") says where each comes from.
+// default sweep's budget (sweep_budget.hpp, until it measures better) all plan with it. The
+// rates are constants, so that every shard computes the same plan on any machine: about those
+// of the studies' H100 host (docs/scale-out.md, "Costs", says where each comes from).
 #pragma once
 
 #include "measure.hpp"
