@@ -8,7 +8,6 @@
 #include "roofline.hpp"
 #include "sanitizer.hpp"
 #include "shard_barrier.hpp"
-#include "stale_folders.hpp"
 #include "sharding.hpp"
 #include "sweep.hpp"
 #include "sweep_results.hpp"
