@@ -1,7 +1,6 @@
 // --format html (report_formats.hpp), the page (report_html.hpp): the data as one JSON block,
 // plotly.js compressed, and the page's own style and script (core/report/report_page/,
 // compiled in as report_page.hpp).
-#include "report_formats.hpp"
 #include "report_html.hpp"
 
 #include "report_page.hpp"

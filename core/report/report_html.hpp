@@ -8,7 +8,7 @@
 // is the user's manual.
 #pragma once
 
-#include "report_input.hpp"
+#include "report_formats.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -52,8 +52,6 @@ json point_extras(const ReportPoint &p) {
     return extras;
 }
 
-std::string language_of(const ReportColumn &c) { return c.build ? c.build->language : ""; }
-
 json point_json(const ReportColumn &c, uint64_t size, const ReportPoint &p) {
     json point = point_extras(p);
     point.update(counted_work_json(c, p));
@@ -69,7 +67,7 @@ json point_json(const ReportColumn &c, uint64_t size, const ReportPoint &p) {
 }
 
 json column_json(const ReportColumn &c) {
-    const std::string language = language_of(c);
+    const std::string language = c.language();
     json column = {{"label", c.label()}, {"backend", c.backend}, {"source", c.source},
                    {"gpu", c.gpu}, {"gpu_model", c.gpu_model}, {"language", language},
                    // Compiled code solid, Python dashed (and unknown languages solid).
