@@ -38,8 +38,4 @@ std::string script_safe_json(const nlohmann::json &value);
 // Throws std::runtime_error with one line naming what to install when none is readable.
 std::filesystem::path find_plotly_js(const std::string &explicit_path);
 
-// `text` gzip-compressed (zlib, best compression) then base64-encoded: how the page carries
-// plotly.js, which it inflates with DecompressionStream('gzip').
-std::string gzip_base64(const std::string &text);
-
 }  // namespace gpubench
