@@ -129,9 +129,7 @@ ReportInput read_reports(const ReportRequest &r) {
     const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
     for (size_t i = 0; i < documents.size(); ++i)
         input.labelled.emplace_back(one_source ? "" : labels[i], std::move(documents[i]));
-    ReportOptions report_options;
-    report_options.baseline_backend = r.baseline;
-    input.reports = build_report(input.labelled, report_options);
+    input.reports = build_report(input.labelled, ReportOptions{r.baseline});
     return input;
 }
 
