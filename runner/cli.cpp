@@ -20,7 +20,6 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 namespace gpubench {
 

@@ -19,7 +19,7 @@ namespace gpubench {
 struct CommandLine {
     bool help = false, version = false, list = false;
     std::string list_format = "text";            // --list's and --help's form: text or markdown
-                                                 // (plugin_table.hpp, runner_options.hpp)
+                                                 // (plugin_list.hpp, runner_options.hpp)
     std::vector<std::string> plugin_patterns;    // empty: every available plugin
     std::optional<std::vector<uint64_t>> sizes;  // empty: each plugin's default sizes
     std::string output;                          // empty: results/<host>-<timestamp>.json

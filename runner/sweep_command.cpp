@@ -1,4 +1,4 @@
-#include "sweep_command.hpp"
+#include "sweep_plan.hpp"
 
 #include "console.hpp"
 #include "host_peaks.hpp"
