@@ -77,6 +77,11 @@ enum ExitStatus : int {
     exit_interrupted = 130, // stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it)
 };
 
+// SIGINT and SIGTERM only recorded from now on, so that a command stops where it can keep
+// what it has (sweep_command.cpp); whether one arrived.
+void catch_stop_signals();
+bool stop_was_requested();
+
 // A problem that ends the command, thrown where it is found: run() prints it as one line
 // (fail) and exits with its status.
 struct CommandFailure {
