@@ -24,6 +24,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
+#include <utility>
 
 namespace gpubench {
 
@@ -76,31 +78,59 @@ std::string sizes_list(const std::vector<uint64_t> &sizes) {
     return join(texts, ",");
 }
 
-// This runner's sweep of `plugin` at `sizes` over its declared values, into a results file
-// of the scratch folder; its entries' findings, or why it could not run. Eight runs at least:
-// the leak check needs 16 MiB of growth over several of them.
-std::vector<Finding> measured(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o) {
-    const fs::path results = o.folder / (plugin.name + ".json"), log = o.folder / (plugin.name + ".log");
+// A sweep of `plugin` by this runner over its declared values, with `words` (sizes, samples)
+// added, into the scratch folder as NAME.json and NAME.log: its entries, or why it has none.
+// A stop (Ctrl-C, SIGTERM) is passed on to it, which keeps what it has measured.
+std::vector<EntryResult> run_sweep(const PluginInfo &plugin, const std::string &name, const std::vector<std::string> &words,
+                                   const CheckOptions &o, std::vector<Finding> &findings) {
+    const fs::path results = o.folder / (name + ".json"), log = o.folder / (name + ".log");
     ChildStart how{{o.runner.string(), "--plugin-dir", plugin.file.parent_path().string(), "--plugin", plugin.name,
-                    "--sizes", sizes_list(sizes), "--min-samples", "8", "--max-samples", "10", "--min-time", "0",
-                    "--max-time", "60", "--output", results.string()}};
+                    "--min-time", "0", "--max-time", "60", "--output", results.string()}};
+    how.words.insert(how.words.end(), words.begin(), words.end());
     if (o.allow_insecure) how.words.push_back("--allow-insecure-plugins");
     for (const std::string &axis : conformance_param_axes(plugin)) how.words.insert(how.words.end(), {"--param", axis});
     const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     how.descriptors = {{out, 1}, {out, 2}};
     ChildProcess sweep;
     const int error = sweep.start(how);
-    const int status = error ? 0 : sweep.wait();
+    std::optional<int> status = error ? 0 : std::optional<int>();
+    for (bool passed_on = false; !status; status = sweep.wait_for(0.2))
+        if (stop_was_requested() && !std::exchange(passed_on, true)) sweep.signal(SIGTERM);
     ::close(out);
-    std::vector<Finding> findings;
     try {
-        for (const EntryResult &e : read_results_file(results).entries)
-            for (Finding &f : entry_findings(e)) findings.push_back(std::move(f));
+        return read_results_file(results).entries;
     } catch (const std::exception &e) {
         const std::string why = error ? std::string("could not start the runner: ") + std::strerror(error)
-                                      : "the sweep ended with status " + std::to_string(WEXITSTATUS(status)) +
+                                      : "the sweep ended with status " + std::to_string(WEXITSTATUS(*status)) +
                                             " and no results (" + log.string() + ")";
         findings.push_back({plugin.name, "sweep", why, "user-guide.md#bad-input"});
+        return {};
+    }
+}
+
+// Its entries at `sizes` with every check on: eight runs at least, as the leak check needs
+// 16 MiB of growth over several of them.
+std::vector<Finding> measured(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o) {
+    std::vector<Finding> findings;
+    for (const EntryResult &e : run_sweep(plugin, plugin.name, {"--sizes", sizes_list(sizes), "--min-samples", "8",
+                                                                 "--max-samples", "10"}, o, findings))
+        for (Finding &f : entry_findings(e)) findings.push_back(std::move(f));
+    return findings;
+}
+
+// A CUDA plugin's declared work held to the GPU's counters (--counters), the one check that sees
+// less done than claimed: at the largest size alone, where the counts are above their floor and
+// a counting pass per series keeps the check short.
+std::vector<Finding> counted(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o) {
+    std::vector<Finding> findings;
+    const std::string largest = std::to_string(*std::max_element(sizes.begin(), sizes.end()));
+    for (const EntryResult &e : run_sweep(plugin, plugin.name + ".counted", {"--sizes", largest, "--min-samples", "1",
+                                                                              "--max-samples", "1", "--counters"}, o, findings)) {
+        for (Finding &f : entry_findings(e))
+            if (f.rule == "work_mismatch") findings.push_back(std::move(f));
+        if (e.counters.rfind("not read: ", 0) == 0)  // the check passed without its counters: say so
+            findings.push_back({plugin.name, "not_counted", "work not held to the counters, " + e.counters,
+                                "profiling.md#hardware-counters---counters", false});
     }
     return findings;
 }
@@ -136,6 +166,8 @@ std::vector<Finding> check_plugin(const PluginInfo &plugin, const std::vector<ui
         return findings;
     }
     for (Finding &f : measured(plugin, sizes, o)) findings.push_back(std::move(f));
+    if (plugin.is_cuda() && !stop_was_requested())
+        for (Finding &f : counted(plugin, sizes, o)) findings.push_back(std::move(f));
     return findings;
 }
 
@@ -152,17 +184,21 @@ int check_all(const CheckOptions &o) {
     }
     size_t failing = print_findings(refused);
     const GpuInfo gpu = probe_runner_gpu(0, false);
-    for (const PluginInfo *plugin : plugins) {
+    size_t checked = 0;
+    for (; checked < plugins.size() && !stop_was_requested(); ++checked) {
         // What it is swept over, so that a clean check says what it passed.
-        const std::vector<uint64_t> sizes = o.sizes.empty() ? conformance_sizes(*plugin) : parse_sizes(o.sizes);
-        std::cout << "checking " << plugin->name << " at sizes " << sizes_list(sizes);
-        for (const std::string &axis : conformance_param_axes(*plugin)) std::cout << ", " << axis;
+        const PluginInfo &plugin = *plugins[checked];
+        const std::vector<uint64_t> sizes = o.sizes.empty() ? conformance_sizes(plugin) : parse_sizes(o.sizes);
+        std::cout << "checking " << plugin.name << " at sizes " << sizes_list(sizes);
+        for (const std::string &axis : conformance_param_axes(plugin)) std::cout << ", " << axis;
         std::cout << "...\n" << std::flush;
-        failing += print_findings(check_plugin(*plugin, sizes, gpu, o));
+        failing += print_findings(check_plugin(plugin, sizes, gpu, o));
     }
-    std::cout << "runner check: " << plugins.size() << (plugins.size() == 1 ? " plugin" : " plugins") << ", "
-              << failing << (failing == 1 ? " finding" : " findings") << " (notes do not fail it)\n";
-    return failing ? exit_failed : exit_ok;
+    const bool stopped = checked < plugins.size() || stop_was_requested();
+    std::cout << "runner check: " << (stopped ? "stopped, " : "") << checked << (checked == 1 ? " plugin" : " plugins")
+              << (stopped ? " of " + std::to_string(plugins.size()) : "") << ", " << failing
+              << (failing == 1 ? " finding" : " findings") << " (notes do not fail it)\n";
+    return stopped ? exit_interrupted : failing ? exit_failed : exit_ok;
 }
 
 }  // namespace
@@ -175,9 +211,10 @@ int check_command(int argc, const char *const *argv) {
         "plugin included) against the rules of docs/writing-a-plugin.md: its descriptor, its declared\n"
         "parameters and work(), and a short sweep at sizes 1, 7, 33 and 1000 over every value of each\n"
         "declared choice with every check on (verification after runs with reset(), the stream and\n"
-        "thread audits, the roofline, leaks). One line per finding, naming the rule and the doc\n"
-        "section; exit 0 when no plugin has one, 1 when some do, 2 on bad input. A CPU plugin\n"
-        "needs no GPU; a CUDA plugin where none can be used is checked but for its entries.\nOptions");
+        "thread audits, the roofline, leaks; a CUDA plugin's work against the GPU's counters). One\n"
+        "line per finding, naming the rule and the doc section; exit 0 when no plugin has one, 1 when\n"
+        "some do, 2 on bad input. A CPU plugin needs no GPU; a CUDA plugin where none can be used is\n"
+        "checked but for its entries.\nOptions");
     described.add_options()("help,h", "show this help")
         ("plugin-dir", po::value<std::vector<std::string>>(&o.plugin_dirs), "a folder of plugins (repeatable)")
         ("sizes", po::value<std::string>(&o.sizes), "the sizes instead of 1, 7, 33, 1000")
@@ -190,6 +227,7 @@ int check_command(int argc, const char *const *argv) {
         o.runner = boost::dll::program_location(ec);
         o.folder = fs::temp_directory_path() / ("gpubench-check-" + std::to_string(::getpid()));
         fs::create_directories(o.folder);
+        catch_stop_signals();
         const int status = check_all(o);
         if (status == exit_ok)
             fs::remove_all(o.folder, ec);

@@ -60,17 +60,12 @@ int checks_command(int argc, const char *const *argv) {
         ("help,h", "show this help")
         ("format", po::value<std::string>(&format), "text (default): one line per check; markdown: a table")
         ("kind", po::value<std::string>(&kind), "with --format markdown: the flags' table, or the refusals'");
-    try {
-        if (parse_subcommand(argc, argv, described, extra)) return exit_ok;
-        if (!extra.empty()) throw std::invalid_argument("unexpected argument '" + extra.front() + "'");
-        if (format != "text" && format != "markdown")
-            throw std::invalid_argument("--format is text or markdown, not '" + format + "'");
-        if (format == "markdown" && kind != "flags" && kind != "refusals")
-            throw std::invalid_argument("--format markdown takes --kind flags or --kind refusals");
-    } catch (const std::exception &e) {
-        std::cerr << "runner checks: error: " << e.what() << '\n';
-        return exit_usage;
-    }
+    if (parse_subcommand(argc, argv, described, extra)) return exit_ok;
+    if (!extra.empty()) throw std::invalid_argument("unexpected argument '" + extra.front() + "'");
+    if (format != "text" && format != "markdown")
+        throw std::invalid_argument("--format is text or markdown, not '" + format + "'");
+    if (format == "markdown" && kind != "flags" && kind != "refusals")
+        throw std::invalid_argument("--format markdown takes --kind flags or --kind refusals");
     if (format == "markdown")
         print_markdown(std::cout, kind == "flags");
     else

@@ -19,7 +19,6 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
-#include <thread>
 
 namespace gpubench {
 

@@ -19,7 +19,7 @@ namespace gpubench {
 struct CommandLine {
     bool help = false, version = false, list = false;
     std::string list_format = "text";            // --list's and --help's form: text or markdown
-                                                 // (plugin_table.hpp, runner_options.hpp)
+                                                 // (plugin_list.hpp, runner_options.hpp)
     std::vector<std::string> plugin_patterns;    // empty: every available plugin
     std::optional<std::vector<uint64_t>> sizes;  // empty: each plugin's default sizes
     std::string output;                          // empty: results/<host>-<timestamp>.json
@@ -76,6 +76,11 @@ enum ExitStatus : int {
     exit_skipped = 3,       // nothing failed, but some requested entries were skipped
     exit_interrupted = 130, // stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it)
 };
+
+// SIGINT and SIGTERM only recorded from now on, so that a command stops where it can keep
+// what it has (sweep_command.cpp); whether one arrived.
+void catch_stop_signals();
+bool stop_was_requested();
 
 // A problem that ends the command, thrown where it is found: run() prints it as one line
 // (fail) and exits with its status.

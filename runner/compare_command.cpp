@@ -137,26 +137,18 @@ int compare_command(int argc, const char *const *argv) {
         ("candidate-device", po::value<int>(&candidate_device),
          "compare only the candidate's entries measured on this CUDA device (a --devices "
          "sweep), with the baseline's same entries: does GPU N agree with the baseline's?");
-    Comparison comparison;
-    ResultsDocument baseline, candidate;
-    try {
-        if (parse_subcommand(argc, argv, described, files)) return exit_ok;
-        if (files.size() != 2)
-            throw std::invalid_argument("expected two results files, BASELINE and CANDIDATE (got " +
-                                        std::to_string(files.size()) + ")");
-        if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
-            throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
-        // Each file checked against core/base/results_schema.json before anything is read from it.
-        baseline = read_results_file(files[0]);
-        candidate = read_results_file(files[1]);
-        refuse_profile_runs(baseline, files[0], "runner compare");
-        refuse_profile_runs(candidate, files[1], "runner compare");
-        if (candidate_device >= 0) keep_entries_on_device(baseline, candidate, candidate_device);
-        comparison = compare_results(baseline, candidate, options);
-    } catch (const std::exception &e) {
-        std::cerr << "runner compare: error: " << e.what() << '\n';
-        return exit_usage;
-    }
+    if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+    if (files.size() != 2)
+        throw std::invalid_argument("expected two results files, BASELINE and CANDIDATE (got " +
+                                    std::to_string(files.size()) + ")");
+    if (!(options.threshold >= 0) || !(options.alpha > 0 && options.alpha < 1))
+        throw std::invalid_argument("--threshold must be >= 0 and --alpha in (0, 1)");
+    // Each file checked against core/base/results_schema.json before anything is read from it.
+    ResultsDocument baseline = read_results_file(files[0]), candidate = read_results_file(files[1]);
+    refuse_profile_runs(baseline, files[0], "runner compare");
+    refuse_profile_runs(candidate, files[1], "runner compare");
+    if (candidate_device >= 0) keep_entries_on_device(baseline, candidate, candidate_device);
+    const Comparison comparison = compare_results(baseline, candidate, options);
     if (!comparison.warning.empty())
         std::cerr << "\n*** WARNING: " << comparison.warning << " ***\n\n";
     print_comparison(comparison, options);

@@ -4,7 +4,6 @@
 #include "declared_params.hpp"
 #include "text_format.hpp"
 
-#include <algorithm>
 
 namespace gpubench {
 

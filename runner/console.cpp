@@ -1,16 +1,17 @@
 #include "console.hpp"
 
+#include "entry_figures.hpp"
 #include "metric_format.hpp"
-#include "results.hpp"
 #include "text_format.hpp"
 
 #include <cstdio>
 #include <string>
-#include <vector>
 
 namespace gpubench {
 
+namespace {
 
+// The plugin's headline throughput: "51.2 TFLOP/s", "812 GB/s", "1.52 Gkeys/s".
 std::string format_throughput(const EntryFigures &f, const std::string &item_name) {
     char text[48];
     if (f.headline == "gflops") {
@@ -32,8 +33,6 @@ std::string format_throughput(const EntryFigures &f, const std::string &item_nam
     return text;
 }
 
-namespace {
-
 // Fixed-width sweep columns, so rows printed one at a time line up.
 constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_how = 7, w_spread = 7,
               w_thr = 20, w_peak = 9, w_mem = 9, w_flags = 10;
@@ -49,11 +48,7 @@ std::string format_bytes(uint64_t bytes) {
 
 // What a reader must know before trusting the row (EntryFigures::flags: the flag checks that
 // found something, checks/check.hpp).
-std::string flags_of(const EntryFigures &f) {
-    std::string flags;
-    for (const std::string &flag : f.flags) flags += (flags.empty() ? "" : ",") + flag;
-    return flags.empty() ? "-" : flags;
-}
+std::string flags_of(const EntryFigures &f) { return f.flags.empty() ? "-" : join(f.flags, ","); }
 
 // The PLUGIN cell, and the PARAMS one after it when the table has it, padded to their widths.
 std::string padded(const std::string &text, size_t width) {

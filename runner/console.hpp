@@ -2,20 +2,12 @@
 // prints --list).
 #pragma once
 
-#include "entry_figures.hpp"
-#include "gpu.hpp"
-#include "measure.hpp"
-#include "results.hpp"
-#include "plugin_catalog.hpp"
-#include "text_format.hpp"  // format_seconds
+#include "measurement.hpp"
 
 #include <ostream>
 #include <string>
 
 namespace gpubench {
-
-// The plugin's headline throughput: "51.2 TFLOP/s", "812 GB/s", "1.52 Gkeys/s".
-std::string format_throughput(const EntryFigures &figures, const std::string &item_name);
 
 // The sweep table: with a PARAMS column `params_width` wide after PLUGIN when it is not 0 (a
 // sweep whose entries have params: each row then shows its entry's).

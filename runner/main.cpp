@@ -1,14 +1,10 @@
 // runner: discovers gpubench plugins and times them uniformly. See README.md.
 #include "cache_files.hpp"
 #include "cli.hpp"
-#include "console.hpp"
 #include "plugin_list.hpp"
 #include "plugin_scan.hpp"
-#include "plugin_table.hpp"
-#include "results.hpp"
 #include "runner_options.hpp"
 #include "subcommands.hpp"
-#include "sweep_command.hpp"
 #include "sweep_plan.hpp"
 #include "system_info.hpp"
 #include "work_query.hpp"
@@ -17,6 +13,7 @@
 #include <chrono>
 #include <csignal>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -24,21 +21,34 @@ using namespace gpubench;
 
 namespace {
 
+// `runner NAME ...`: history and check report their own errors; the others throw theirs, each
+// printed as one line: a CommandFailure with its status, any other exception as bad input.
+std::optional<int> run_subcommand(const std::string &name, int argc, const char *const *argv) {
+    if (name == "history") return history_command(argc, argv);
+    if (name == "check") return check_command(argc, argv);
+    const std::map<std::string, int (*)(int, const char *const *)> throwing = {
+        {"report", report_command}, {"compare", compare_command}, {"merge", merge_command},
+        {"checks", checks_command}, {"new-plugin", new_plugin_command}};
+    const auto command = throwing.find(name);
+    if (command == throwing.end()) return std::nullopt;
+    try {
+        return command->second(argc, argv);
+    } catch (const CommandFailure &failure) {
+        std::cerr << "runner " << name << ": error: " << failure.message << '\n';
+        return failure.status;
+    } catch (const std::exception &e) {
+        std::cerr << "runner " << name << ": error: " << e.what() << '\n';
+        return exit_usage;
+    }
+}
+
 // The runner's other roles: a worker, a plugin scanner or a work query (processes the runner
 // starts), or a subcommand. nullopt: a sweep's or --list's command line.
 std::optional<int> run_other_role(int argc, char **argv) {
     if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
     if (is_scan_command_line(argc, argv)) return scan_main(argc, argv);
     if (is_work_query_command_line(argc, argv)) return work_query_main(argc, argv);
-    const std::string subcommand = argc > 1 ? argv[1] : "";
-    if (subcommand == "report") return report_command(argc - 1, argv + 1);
-    if (subcommand == "compare") return compare_command(argc - 1, argv + 1);
-    if (subcommand == "merge") return merge_command(argc - 1, argv + 1);
-    if (subcommand == "history") return history_command(argc - 1, argv + 1);
-    if (subcommand == "checks") return checks_command(argc - 1, argv + 1);
-    if (subcommand == "check") return check_command(argc - 1, argv + 1);
-    if (subcommand == "new-plugin") return new_plugin_command(argc - 1, argv + 1);
-    return std::nullopt;
+    return argc > 1 ? run_subcommand(argv[1], argc - 1, argv + 1) : std::nullopt;
 }
 
 // --list --plugin's plugins: a pattern that matches none is bad input.

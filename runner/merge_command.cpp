@@ -89,26 +89,19 @@ int merge_command(int argc, const char *const *argv) {
     described.add_options()
         ("help,h", "show this help")
         ("output,o", po::value<std::string>(&output), "the merged results file (required)");
-    MergedSweep merged;
-    try {
-        if (parse_subcommand(argc, argv, described, files)) return exit_ok;
-        if (files.empty()) throw std::invalid_argument("no shard files given");
-        if (output.empty()) throw std::invalid_argument("--output names the merged file: it is required");
-        // Each file checked against core/base/results_schema.json before anything is read from it.
-        std::vector<ShardFile> shards;
-        for (const std::string &file : files) shards.push_back({file, read_results_json(file)});
-        std::vector<std::string> command_line{"runner"};
-        command_line.insert(command_line.end(), argv, argv + argc);
-        merged = merge_shards(shards, command_line);
-    } catch (const std::exception &e) {
-        std::cerr << "runner merge: error: " << e.what() << '\n';
-        return exit_usage;
-    }
+    if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+    if (files.empty()) throw std::invalid_argument("no shard files given");
+    if (output.empty()) throw std::invalid_argument("--output names the merged file: it is required");
+    // Each file checked against core/base/results_schema.json before anything is read from it.
+    std::vector<ShardFile> shards;
+    for (const std::string &file : files) shards.push_back({file, read_results_json(file)});
+    std::vector<std::string> command_line{"runner"};
+    command_line.insert(command_line.end(), argv, argv + argc);
+    const MergedSweep merged = merge_shards(shards, command_line);
     try {
         ResultsFile::write_whole(output, merged.document);
     } catch (const std::exception &e) {
-        std::cerr << "runner merge: error: " << e.what() << '\n';
-        return exit_failed;
+        throw CommandFailure{e.what(), exit_failed};
     }
     std::cout << "merged " << merged.shards_given << " of " << merged.shard_count << " shards, "
               << merged.statuses.entries() << " entries, into " << output << '\n';

@@ -147,21 +147,15 @@ int new_plugin_command(int argc, const char *const *argv) {
     described.add_options()
         ("help,h", "show this help")
         ("workload", po::value<std::string>(&workload), "the workload's name, [a-z][a-z0-9_]{0,30}: its plugins are NAME_<backend>");
-    try {
-        if (parse_subcommand(argc, argv, described, folders)) return exit_ok;
-        check_arguments(folders, workload);
-    } catch (const std::exception &e) {
-        std::cerr << "runner new-plugin: error: " << e.what() << '\n';
-        return exit_usage;
-    }
+    if (parse_subcommand(argc, argv, described, folders)) return exit_ok;
+    check_arguments(folders, workload);
     try {
         const TemplateSource source = find_template();
         const std::vector<TemplateFile> files = read_template(source.folder, workload);
         write_files(folders.front(), files);
         print_next_steps(std::cout, folders.front(), files, workload, source);
     } catch (const std::exception &e) {
-        std::cerr << "runner new-plugin: error: " << e.what() << '\n';
-        return exit_failed;
+        throw CommandFailure{e.what(), exit_failed};
     }
     return exit_ok;
 }

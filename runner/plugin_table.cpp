@@ -1,4 +1,4 @@
-#include "plugin_table.hpp"
+#include "plugin_list.hpp"
 
 #include <algorithm>
 #include <cctype>

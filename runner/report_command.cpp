@@ -129,9 +129,7 @@ ReportInput read_reports(const ReportRequest &r) {
     const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
     for (size_t i = 0; i < documents.size(); ++i)
         input.labelled.emplace_back(one_source ? "" : labels[i], std::move(documents[i]));
-    ReportOptions report_options;
-    report_options.baseline_backend = r.baseline;
-    input.reports = build_report(input.labelled, report_options);
+    input.reports = build_report(input.labelled, ReportOptions{r.baseline});
     return input;
 }
 
@@ -154,21 +152,16 @@ int write_report(const ReportRequest &r, const ReportFormat &format, const Repor
 int report_command(int argc, const char *const *argv) {
     ReportRequest request;
     const po::options_description options = report_options(request);
-    try {
-        if (parse_subcommand(argc, argv, options, request.files)) return exit_ok;
-        const ReportFormat &format = check_report_request(request);
-        // html: plotly.js and the history read before anything is written.
-        std::string plotly_js = format.html_page ? read_file_text(find_plotly_js(request.plotly_js_path)) : "";
-        std::optional<std::vector<HistorySeries>> history;
-        if (!request.history.empty()) history = history_series(request.history);
-        ReportInput input = read_reports(request);
-        input.history = std::move(history);
-        input.plotly_js = std::move(plotly_js);
-        return write_report(request, format, input);
-    } catch (const std::exception &e) {
-        std::cerr << "runner report: error: " << e.what() << '\n';
-        return exit_usage;
-    }
+    if (parse_subcommand(argc, argv, options, request.files)) return exit_ok;
+    const ReportFormat &format = check_report_request(request);
+    // html: plotly.js and the history read before anything is written.
+    std::string plotly_js = format.html_page ? read_file_text(find_plotly_js(request.plotly_js_path)) : "";
+    std::optional<std::vector<HistorySeries>> history;
+    if (!request.history.empty()) history = history_series(request.history);
+    ReportInput input = read_reports(request);
+    input.history = std::move(history);
+    input.plotly_js = std::move(plotly_js);
+    return write_report(request, format, input);
 }
 
 }  // namespace gpubench

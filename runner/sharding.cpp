@@ -34,12 +34,9 @@ nlohmann::json recorded_param_axes(const nlohmann::json &options) {
 // Axes as the command line gives them: "--param a=1,2 --param b=x", or "no --param".
 std::string param_axes_text(const nlohmann::json &axes) {
     std::string text;
-    for (const auto &[key, values] : axes.items()) {
-        std::string list;
-        for (const nlohmann::json &value : values)
-            list += (list.empty() ? "" : ",") + value.get<std::string>();
-        text += (text.empty() ? "--param " : " --param ") + key + "=" + list;
-    }
+    for (const auto &[key, values] : axes.items())
+        text += (text.empty() ? "--param " : " --param ") + key + "=" +
+                join(values.get<std::vector<std::string>>(), ",");
     return text.empty() ? "no --param" : text;
 }
 

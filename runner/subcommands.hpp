@@ -1,7 +1,8 @@
 // `runner report FILE...`, `runner compare BASELINE CANDIDATE`, `runner merge SHARD...`,
 // `runner history ...` and `runner checks`: answers from results files or from the runner's
 // own tables, without running anything; `runner new-plugin`: a plugin repository from the
-// SDK's template. Each returns the process's exit status.
+// SDK's template. Each returns the process's exit status; all but history and check throw their
+// errors (CommandFailure, or any exception for bad input), which main.cpp prints.
 #pragma once
 
 namespace gpubench {

@@ -1,4 +1,4 @@
-#include "sweep_command.hpp"
+#include "sweep_plan.hpp"
 
 #include "console.hpp"
 #include "host_peaks.hpp"
@@ -8,7 +8,6 @@
 #include "roofline.hpp"
 #include "sanitizer.hpp"
 #include "shard_barrier.hpp"
-#include "stale_folders.hpp"
 #include "sharding.hpp"
 #include "sweep.hpp"
 #include "sweep_results.hpp"
@@ -29,6 +28,8 @@ volatile std::sig_atomic_t stop_requested = 0;  // SIGINT or SIGTERM arrived
 
 extern "C" void request_stop(int) { stop_requested = 1; }
 
+}  // namespace
+
 // Ctrl-C ends the sweep after recording what is finished; the worker under way gets the
 // same SIGINT from the terminal, or is killed by measure_in_worker.
 void catch_stop_signals() {
@@ -40,6 +41,8 @@ void catch_stop_signals() {
 }
 
 bool stop_was_requested() { return stop_requested != 0; }
+
+namespace {
 
 // A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
 int exit_status(const SweepTally &tally, bool shard) {

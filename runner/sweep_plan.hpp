@@ -3,7 +3,7 @@
 // the options entries are measured with), the plugins found and chosen, and the entries to
 // measure. What comes after plan_sweep reads the plan, never the command line's --shard,
 // --resume or --output. Each step prints its notes and throws CommandFailure (cli.hpp) where
-// the sweep cannot go on.
+// the sweep cannot go on. Then measure_sweep (sweep_command.cpp) measures the entries.
 #pragma once
 
 #include "cli.hpp"
@@ -14,8 +14,10 @@
 #include "sharding.hpp"
 #include "sweep.hpp"
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace gpubench {
@@ -84,5 +86,12 @@ GpuInfo probe_runner_gpu(int device, bool reprobe);
 
 // The sweep's GPUs, described: cuda_device's first (`probed` when the caller has it already).
 std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe);
+
+// `runner [options]` without --list: starts the first worker, opens the results file
+// (sweep_results.hpp), prints the table as entries finish and the summary, and returns the
+// exit status. `started`: when the runner started (the summary's time). Throws
+// CommandFailure for what stops the sweep before its first entry.
+int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &catalog,
+                  const std::vector<std::string> &command_line, std::chrono::steady_clock::time_point started);
 
 }  // namespace gpubench

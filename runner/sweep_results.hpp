@@ -31,6 +31,12 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, c
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line);
 
+// The results file's "options": what its entries were measured with, and how the sweep ran:
+// the plan's MeasureOptions (without an entry's rendezvous, and without the world of a run
+// alone), then the sweep's own: time-out, isolation, sanitizer, parameter axes, budget and
+// whether it is the default sweep. Each key is a row of the option table (runner_options.hpp).
+nlohmann::json recorded_options(const CommandLine &cli, const SweepPlan &plan);
+
 // The folder the results file goes in (where ranks launched together meet by default).
 std::filesystem::path results_folder(const SweepPlan &plan);
 

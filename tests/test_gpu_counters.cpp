@@ -1,7 +1,8 @@
 // --counters on a GPU: CUPTI's range profiler reads what vecadd_cuda's run() moved and
 // computed, and a sum whose work() claims too much (fixture_reduction declare=overclaim) is
 // flagged at every size, while an honest one on a grid larger than the data, and one that
-// claims too little, are not, and show by how much they move or compute beyond the declared. Skipped, with the reason, where no GPU can be
+// claims too little, are not, and show by how much they move or compute beyond the declared;
+// runner check holds a CUDA plugin to the same counts. Skipped, with the reason, where no GPU can be
 // used or where this machine does not let the user profile.
 #include "runner_process.hpp"
 #include "test_support.hpp"
@@ -104,4 +105,17 @@ TEST_CASE("GPU counters (--counters): kernels replayed from a CUDA graph leave t
             CHECK_THAT(entry["counters"].get<std::string>(), Catch::Contains("flops not counted"));
         }
     }
+}
+
+TEST_CASE("GPU counters: runner check holds a CUDA plugin's declared work to them", "[gpu][counters][check]") {
+    test_support::require_gpu();
+    // Each declared value of fixture_reduction, counted at the larger size: the overclaiming
+    // entry alone is a finding.
+    const Outcome o = run_runner("check " + fixtures() + " --sizes 1000,1000000 fixture_reduction");
+    INFO(o.output);
+    if (o.output.find("not_counted") != std::string::npos) test_support::skip_test("the GPU's counters cannot be read here");
+    CHECK(o.status == 1);
+    CHECK_THAT(o.output, Catch::Contains("fixture_reduction: work_mismatch: ") &&
+                             Catch::Contains("(size 1000000, declare=overclaim)") && !Catch::Contains(" times]") &&
+                             Catch::EndsWith("runner check: 1 plugin, 1 finding (notes do not fail it)\n"));
 }

@@ -2,7 +2,6 @@
 // measured metrics, tested through the fake source (GPUBENCH_FAKE_COUNTERS) with no GPU and
 // no PMU, and through perf_event_open wherever the test runs: read, or the reason it is not.
 #include "work_mismatch.hpp"
-#include "counting_pass.hpp"
 #include "entry_figures.hpp"
 #include "hardware_counters.hpp"
 #include "runner_process.hpp"

@@ -1,4 +1,4 @@
-// PipeLines (core/base/pipe_lines.hpp): whole lines however the bytes arrive, the last unended
+// PipeLines (core/base/child_process.hpp): whole lines however the bytes arrive, the last unended
 // line kept for the end, and a writer that never ends its line held to the bound.
 #include "child_process.hpp"
 

@@ -1,5 +1,5 @@
 // runner --list --format markdown's table (runner/plugin_table.cpp), from made-up catalogs.
-#include "plugin_table.hpp"
+#include "plugin_list.hpp"
 
 #include <catch2/catch.hpp>
 

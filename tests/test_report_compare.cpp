@@ -1,7 +1,6 @@
 // Reports and comparisons on hand-made results files, where every figure is known.
 #include "compare.hpp"
 #include "report.hpp"
-#include "report_studies.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
 

@@ -1,4 +1,4 @@
-// The results journal (core/results/results_journal.hpp): a runner killed at any point loses
+// The results journal (core/results/results.hpp): a runner killed at any point loses
 // nothing it recorded, --resume completes the sweep from the journal, and a journal is read as
 // untrusted input.
 #include "results.hpp"

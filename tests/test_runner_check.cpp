@@ -1,6 +1,7 @@
 // runner check, an author's conformance test: shipped plugins pass it, and each broken
 // fixture of the corpus is named for the rule it breaks, with exit status 1; bad input is one
-// line and exit 2. (tests/CMakeLists.txt runs it over every shipped plugin as a test of its own.)
+// line and exit 2; a stopped check stops its sweep. (tests/CMakeLists.txt runs it over every
+// shipped plugin as a test of its own.)
 #include "runner_process.hpp"
 #include "test_support.hpp"
 
@@ -64,4 +65,25 @@ TEST_CASE("runner check: bad input is one line, exit 2", "[check]") {
     CHECK(none.status == 2);
     CHECK_THAT(none.output, Catch::StartsWith("runner check: error: no plugin matches 'no_such_plugin_anywhere'"));
     CHECK(check("--sizes 0 vecadd_naive").status == 2);
+}
+
+TEST_CASE("runner check: stopped by SIGTERM, it stops its sweep, which keeps what it measured", "[check]") {
+    // fixture_spin's run() takes 60 ms: its sweep is under way when the stop arrives.
+    const pid_t pid = start_runner({"check", "--plugin-dir", GPUBENCH_FIXTURE_DIR, "--sizes", "1,2,3,4,5,6",
+                                    "fixture_spin", "fixture_status"});
+    const std::filesystem::path folder = std::filesystem::temp_directory_path() / ("gpubench-check-" + std::to_string(pid));
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (entries_now(folder / "fixture_spin.json") < 1 && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    kill(pid, SIGTERM);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK((WIFEXITED(status) ? WEXITSTATUS(status) : -1) == 130);
+    // The sweep ended before the check did: its results file is whole, its journal gone.
+    const int kept = entries_now(folder / "fixture_spin.json");
+    CHECK(kept >= 1);
+    CHECK(kept < 6);
+    CHECK_FALSE(std::filesystem::exists(folder / "fixture_spin.json.journal"));
+    CHECK_FALSE(std::filesystem::exists(folder / "fixture_status.json"));  // nothing checked after the stop
+    std::filesystem::remove_all(folder);
 }

@@ -1,7 +1,7 @@
 // The option table (runner_options.hpp) against the runner's code: every key a results file
 // records has a row that explains it, and --help declares every flag of the table.
 #include "cli.hpp"
-#include "recorded_options.hpp"
+#include "sweep_results.hpp"
 #include "runner_options.hpp"
 
 #include <catch2/catch.hpp>

@@ -6,7 +6,7 @@
 #include "runner_process.hpp"
 #include "test_support.hpp"
 #include "visible_devices.hpp"
-#include "worker_devices.hpp"
+#include "worker_pool.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 namespace gpubench {
@@ -32,49 +33,22 @@ bool resolve(void *library, F &function, const char *name) {
     return function != nullptr;
 }
 
+// Each entry point of an API resolved in `library` into `api`; false where it lacks one.
+#define GPUBENCH_CUPTI_RESOLVE(field, symbol) &&resolve(library, api.field, #symbol)
+
 std::optional<CuptiActivityApi> activity_api(void *library) {
     CuptiActivityApi api{};
-    const bool found = resolve(library, api.register_callbacks, "cuptiActivityRegisterCallbacks") &&
-                       resolve(library, api.enable, "cuptiActivityEnable") &&
-                       resolve(library, api.disable, "cuptiActivityDisable") &&
-                       resolve(library, api.flush_all, "cuptiActivityFlushAll") &&
-                       resolve(library, api.next_record, "cuptiActivityGetNextRecord") &&
-                       resolve(library, api.dropped_records, "cuptiActivityGetNumDroppedRecords") &&
-                       resolve(library, api.stream_id, "cuptiGetStreamIdEx") &&
-                       resolve(library, api.context_id, "cuptiGetContextId");
+    const bool found = true GPUBENCH_CUPTI_ACTIVITY(GPUBENCH_CUPTI_RESOLVE);
     return found ? std::optional(api) : std::nullopt;
 }
 
 std::optional<CuptiRangeProfilerApi> range_profiler_api(void *library) {
     CuptiRangeProfilerApi api{};
-    const bool found =
-        resolve(library, api.initialize, "cuptiProfilerInitialize") &&
-        resolve(library, api.device_supported, "cuptiProfilerDeviceSupported") &&
-        resolve(library, api.chip_name, "cuptiDeviceGetChipName") &&
-        resolve(library, api.counter_availability, "cuptiProfilerGetCounterAvailability") &&
-        resolve(library, api.host_initialize, "cuptiProfilerHostInitialize") &&
-        resolve(library, api.base_metrics, "cuptiProfilerHostGetBaseMetrics") &&
-        resolve(library, api.add_metrics, "cuptiProfilerHostConfigAddMetrics") &&
-        resolve(library, api.config_size, "cuptiProfilerHostGetConfigImageSize") &&
-        resolve(library, api.config_image, "cuptiProfilerHostGetConfigImage") &&
-        resolve(library, api.pass_count, "cuptiProfilerHostGetNumOfPasses") &&
-        resolve(library, api.evaluate, "cuptiProfilerHostEvaluateToGpuValues") &&
-        resolve(library, api.enable, "cuptiRangeProfilerEnable") &&
-        resolve(library, api.disable, "cuptiRangeProfilerDisable") &&
-        resolve(library, api.counter_data_size, "cuptiRangeProfilerGetCounterDataSize") &&
-        resolve(library, api.counter_data_initialize, "cuptiRangeProfilerCounterDataImageInitialize") &&
-        resolve(library, api.set_config, "cuptiRangeProfilerSetConfig") &&
-        resolve(library, api.start, "cuptiRangeProfilerStart") &&
-        resolve(library, api.stop, "cuptiRangeProfilerStop") &&
-        resolve(library, api.push_range, "cuptiRangeProfilerPushRange") &&
-        resolve(library, api.pop_range, "cuptiRangeProfilerPopRange") &&
-        resolve(library, api.decode, "cuptiRangeProfilerDecodeData") &&
-        resolve(library, api.counter_data_info, "cuptiRangeProfilerGetCounterDataInfo");
+    const bool found = true GPUBENCH_CUPTI_RANGE_PROFILER(GPUBENCH_CUPTI_RESOLVE);
     return found ? std::optional(api) : std::nullopt;
 }
 
-// The entry points of `library` (opened from `file`) once it is a CUPTI of the headers' major
-// version; nullptr with `failure` set otherwise.
+// The entry points of `library` (opened from `file`) if it is a CUPTI of the headers' version.
 const CuptiApi *entry_points(void *library, const std::string &file, std::string &failure) {
     static CuptiApi api;
     decltype(&cuptiGetVersion) get_version = nullptr;
@@ -111,6 +85,20 @@ const CuptiApi *cupti_api(std::string &why_not) {
     }();
     why_not = api ? "" : failure;
     return api;
+}
+
+std::string cupti_error_text(const CuptiApi &api, CUptiResult result) {
+    if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
+        return "profiling is restricted to administrators on this machine (the driver's "
+               "NVreg_RestrictProfilingToAdminUsers; https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
+    const char *text = nullptr;
+    api.result_string(result, &text);
+    return text ? text : "CUPTI error " + std::to_string(result);
+}
+
+void cupti_check(const CuptiApi &api, CUptiResult result, const char *call) {
+    if (result != CUPTI_SUCCESS)
+        throw std::runtime_error(std::string(call) + ": " + cupti_error_text(api, result));
 }
 
 }  // namespace gpubench

@@ -1,7 +1,6 @@
-// CUPTI, loaded with dlopen once per process: gpubench never links it, so that a machine
-// without it runs every plugin, and says what it could not do. This is the one loader: it opens
-// the library and resolves every entry point gpubench calls, typed from CUPTI's own headers,
-// for the device trace (device_trace_cupti.cpp) and the GPU counters (gpu_counters_cupti.cpp).
+// CUPTI, loaded with dlopen once per process for the device trace and the GPU counters:
+// gpubench never links it, so that a machine without it runs every plugin, and says what it
+// could not do. Entry points are typed from CUPTI's own headers.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -16,42 +15,50 @@
 
 namespace gpubench {
 
+// Each entry point gpubench calls, as X(field, symbol): the one list that both declares
+// the API structs' fields and resolves them (cupti_library.cpp).
+#define GPUBENCH_CUPTI_ENTRY_POINT(field, symbol) decltype(&symbol) field;
+
 // The activity API: the device trace's records.
+#define GPUBENCH_CUPTI_ACTIVITY(X)                        \
+    X(register_callbacks, cuptiActivityRegisterCallbacks) \
+    X(enable, cuptiActivityEnable)                        \
+    X(disable, cuptiActivityDisable)                      \
+    X(flush_all, cuptiActivityFlushAll)                   \
+    X(next_record, cuptiActivityGetNextRecord)            \
+    X(dropped_records, cuptiActivityGetNumDroppedRecords) \
+    X(stream_id, cuptiGetStreamIdEx)                      \
+    X(context_id, cuptiGetContextId)
 struct CuptiActivityApi {
-    decltype(&cuptiActivityRegisterCallbacks) register_callbacks;
-    decltype(&cuptiActivityEnable) enable;
-    decltype(&cuptiActivityDisable) disable;
-    decltype(&cuptiActivityFlushAll) flush_all;
-    decltype(&cuptiActivityGetNextRecord) next_record;
-    decltype(&cuptiActivityGetNumDroppedRecords) dropped_records;
-    decltype(&cuptiGetStreamIdEx) stream_id;
-    decltype(&cuptiGetContextId) context_id;
+    GPUBENCH_CUPTI_ACTIVITY(GPUBENCH_CUPTI_ENTRY_POINT)
 };
 
 // The range profiler and its host API: the GPU counters.
+#define GPUBENCH_CUPTI_RANGE_PROFILER(X)                                     \
+    X(initialize, cuptiProfilerInitialize)                                   \
+    X(device_supported, cuptiProfilerDeviceSupported)                        \
+    X(chip_name, cuptiDeviceGetChipName)                                     \
+    X(counter_availability, cuptiProfilerGetCounterAvailability)             \
+    X(host_initialize, cuptiProfilerHostInitialize)                          \
+    X(base_metrics, cuptiProfilerHostGetBaseMetrics)                         \
+    X(add_metrics, cuptiProfilerHostConfigAddMetrics)                        \
+    X(config_size, cuptiProfilerHostGetConfigImageSize)                      \
+    X(config_image, cuptiProfilerHostGetConfigImage)                         \
+    X(pass_count, cuptiProfilerHostGetNumOfPasses)                           \
+    X(evaluate, cuptiProfilerHostEvaluateToGpuValues)                        \
+    X(enable, cuptiRangeProfilerEnable)                                      \
+    X(disable, cuptiRangeProfilerDisable)                                    \
+    X(counter_data_size, cuptiRangeProfilerGetCounterDataSize)               \
+    X(counter_data_initialize, cuptiRangeProfilerCounterDataImageInitialize) \
+    X(set_config, cuptiRangeProfilerSetConfig)                               \
+    X(start, cuptiRangeProfilerStart)                                        \
+    X(stop, cuptiRangeProfilerStop)                                          \
+    X(push_range, cuptiRangeProfilerPushRange)                               \
+    X(pop_range, cuptiRangeProfilerPopRange)                                 \
+    X(decode, cuptiRangeProfilerDecodeData)                                  \
+    X(counter_data_info, cuptiRangeProfilerGetCounterDataInfo)
 struct CuptiRangeProfilerApi {
-    decltype(&cuptiProfilerInitialize) initialize;
-    decltype(&cuptiProfilerDeviceSupported) device_supported;
-    decltype(&cuptiDeviceGetChipName) chip_name;
-    decltype(&cuptiProfilerGetCounterAvailability) counter_availability;
-    decltype(&cuptiProfilerHostInitialize) host_initialize;
-    decltype(&cuptiProfilerHostGetBaseMetrics) base_metrics;
-    decltype(&cuptiProfilerHostConfigAddMetrics) add_metrics;
-    decltype(&cuptiProfilerHostGetConfigImageSize) config_size;
-    decltype(&cuptiProfilerHostGetConfigImage) config_image;
-    decltype(&cuptiProfilerHostGetNumOfPasses) pass_count;
-    decltype(&cuptiProfilerHostEvaluateToGpuValues) evaluate;
-    decltype(&cuptiRangeProfilerEnable) enable;
-    decltype(&cuptiRangeProfilerDisable) disable;
-    decltype(&cuptiRangeProfilerGetCounterDataSize) counter_data_size;
-    decltype(&cuptiRangeProfilerCounterDataImageInitialize) counter_data_initialize;
-    decltype(&cuptiRangeProfilerSetConfig) set_config;
-    decltype(&cuptiRangeProfilerStart) start;
-    decltype(&cuptiRangeProfilerStop) stop;
-    decltype(&cuptiRangeProfilerPushRange) push_range;
-    decltype(&cuptiRangeProfilerPopRange) pop_range;
-    decltype(&cuptiRangeProfilerDecodeData) decode;
-    decltype(&cuptiRangeProfilerGetCounterDataInfo) counter_data_info;
+    GPUBENCH_CUPTI_RANGE_PROFILER(GPUBENCH_CUPTI_ENTRY_POINT)
 };
 
 struct CuptiApi {
@@ -63,13 +70,17 @@ struct CuptiApi {
     std::optional<CuptiRangeProfilerApi> range_profiler;
 };
 
-// The library's entry points, or nullptr with `why_not` set: not found (naming where it was
-// looked for), or of another major version than the headers gpubench was built with (its
-// records and structs may be laid out differently).
+// The library's entry points, or nullptr with `why_not` set: not found, or of another major
+// version than the headers (its records and structs may be laid out differently).
 const CuptiApi *cupti_api(std::string &why_not);
 
-// A driver call the runtime does not offer, through the runtime's entry-point query (so that
-// gpubench links no libcuda); false where the driver lacks it.
+// CUPTI's text for `result` (saying how to allow profiling where privileges are lacking), and
+// a check that throws std::runtime_error("call: text") on a result other than success.
+std::string cupti_error_text(const CuptiApi &api, CUptiResult result);
+void cupti_check(const CuptiApi &api, CUptiResult result, const char *call);
+
+// A driver call through the runtime's entry-point query (gpubench links no libcuda); false
+// where the driver lacks it.
 template <class F>
 bool driver_entry(const char *symbol, F &function) {
     void *pointer = nullptr;

@@ -26,24 +26,23 @@ const TracedEventRecord *runner_end(const TracedCall &call, const TracedStream &
 // `joined_before` are complete before the runner's end event, those after `forked_after`
 // start after its begin event. Chains of streams are followed until nothing changes.
 struct Ordering {
-    std::map<std::pair<uint32_t, uint32_t>, uint32_t> joined_before, forked_after;
-    static std::pair<uint32_t, uint32_t> key(const TracedStream &s) { return {s.context, s.stream}; }
+    std::map<TracedStream, uint32_t> joined_before, forked_after;
     uint32_t joined(const TracedStream &s) const {
-        const auto it = joined_before.find(key(s));
+        const auto it = joined_before.find(s);
         return it == joined_before.end() ? 0 : it->second;
     }
     std::optional<uint32_t> forked(const TracedStream &s) const {
-        const auto it = forked_after.find(key(s));
+        const auto it = forked_after.find(s);
         return it == forked_after.end() ? std::nullopt : std::optional(it->second);
     }
     bool join(const TracedStream &s, uint32_t before) {
-        uint32_t &now = joined_before[key(s)];
+        uint32_t &now = joined_before[s];
         if (before <= now) return false;
         now = before;
         return true;
     }
     bool fork(const TracedStream &s, uint32_t after) {
-        const auto [it, added] = forked_after.emplace(key(s), after);
+        const auto [it, added] = forked_after.emplace(s, after);
         if (!added && after >= it->second) return false;
         it->second = after;
         return true;
@@ -112,8 +111,7 @@ std::string outside_reason(const Ordering &o, const TracedWork &w) {
     return "";
 }
 
-// How each piece of work of a call is ordered against the runner's span: "" for work inside
-// it (on the runner's stream, or forked and joined), else why not, in the order of `work`.
+// For each piece of work of a call: "" where it is inside the runner's span, else why not.
 std::vector<std::string> traced_ordering(const TracedCall &call) {
     const Ordering o = order_streams(call);
     std::vector<std::string> reasons;

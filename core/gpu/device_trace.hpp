@@ -1,18 +1,16 @@
-// Tracing the device work a plugin's call enqueues: every kernel, copy and memset, with the
-// stream and device it ran on and when, and the event records and waits that order streams.
-// The busy-after check (sampling.cpp) sees only work that outlives a span by more than
-// ~100 us; a trace sees all of it, at any duration. CUPTI's activity API does the tracing; it is
-// loaded at run time (device_trace_cupti.cpp), so that a build or a machine without it still
-// runs and says why nothing was traced.
+// Tracing the device work a plugin's call enqueues (every kernel, copy and memset, where and
+// when it ran) and the event records and waits that order streams: the busy-after check
+// (sampling.cpp) sees only work that outlives a span by ~100 us, a trace sees all of it.
+// CUPTI's activity API, loaded at run time (device_trace_cupti.cpp), does the tracing.
 //
-// Work on a stream other than the runner's is timed correctly when events order it inside the
-// runner's span: forked (its stream waited for an event recorded on the runner's stream before
-// it was enqueued) and joined (the runner's stream waited for an event recorded on its stream
-// after it, or the host waited for it, before the call returned), through any chain of
-// streams. Without the fork it can run while the runner's stream is still held, before the
-// span begins; without the join, after the span ends.
+// Work on another stream than the runner's is timed correctly when events order it inside the
+// runner's span, through any chain of streams: forked (its stream waited for an event recorded
+// on the runner's stream) and joined (the runner's stream, or the host, waited for an event
+// recorded after it, before the call returned). Without the fork it can run before the span
+// begins (while the runner's stream is held); without the join, after it ends.
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -22,17 +20,17 @@ namespace gpubench {
 // A stream as CUPTI's records name it: unique within the process.
 struct TracedStream {
     uint32_t context = 0, stream = 0;
-    bool operator==(const TracedStream &o) const { return context == o.context && stream == o.stream; }
+    auto operator<=>(const TracedStream &) const = default;
 };
 
 // One piece of device work a traced call enqueued.
 struct TracedWork {
     std::string what;         // "kernel twice(float const*, float*, int)", "memcpy HtoD 4 KiB"
     std::string stream;       // "the runner's stream", "the legacy default stream", "stream 17"
-    int device = 0;           // the CUDA device it ran on
+    int device = 0;
     bool runner_stream = false;  // on one of the streams the runner gave the plugin
     uint64_t start_ns = 0, end_ns = 0;  // CUPTI timestamps; 0 when never completed
-    TracedStream id;          // its stream in the records
+    TracedStream id;
     uint32_t correlation = 0;  // the API call that enqueued it: calls are numbered in order
 };
 
@@ -63,35 +61,28 @@ struct TracedCall {
 class DeviceTrace {
 public:
     virtual ~DeviceTrace() = default;
-    // What traces, e.g. "CUPTI 13.0".
-    virtual const std::string &name() const = 0;
-    // The streams the runner gave the plugin (cudaStream_t, one per device); work on any
-    // other is outside them unless events order it inside. Returns "" or why the streams
-    // cannot be told apart (the tracer is then not used for this entry).
+    virtual const std::string &name() const = 0;  // "CUPTI 13.0"
+    // The streams the runner gave the plugin (cudaStream_t, one per device). Returns "" or why
+    // they cannot be told apart (the tracer is then not used for this entry).
     virtual std::string watch(const std::vector<void *> &runner_streams) = 0;
-    // Starts tracing. The work enqueued until end() is what end() returns.
     virtual void begin() = 0;
-    // Waits for every device this process uses, stops tracing and returns the traced call,
-    // without the runner's own work (its stream hold). Throws std::runtime_error when the
-    // trace was incomplete (records dropped) or CUDA failed.
+    // Waits for every device this process uses, stops tracing and returns the call traced
+    // since begin(). Throws std::runtime_error when records were dropped or CUDA failed.
     virtual TracedCall end() = 0;
 };
 
 // The process's tracer (CUPTI keeps one per process), made on the first call; nullptr when
-// there is none, with the reason in why_not ("gpubench was built without CUPTI's headers",
-// "libcupti.so.13 not found in ...", "CUPTI is in use by another tool").
+// there is none, with the reason in why_not.
 DeviceTrace *device_trace(std::string &why_not);
 
 // The verdict on one traced call of a timed phase: "" when it is sound, else the one-line
-// problem that makes the entry invalid. `span_s` is the call's timed span; `expect_work`:
-// the call is a run() after warm-up of a plugin that does not declare it enqueues no device
-// work (GPUBENCH_WORK_RUN_NO_DEVICE_WORK).
+// problem that makes the entry invalid. `expect_work`: a run() after warm-up of a plugin that
+// does not declare GPUBENCH_WORK_RUN_NO_DEVICE_WORK.
 std::string traced_call_problem(const char *phase, const TracedCall &call, double span_s,
                                 bool expect_work);
 
-// The seconds from the first start to the last end of the work inside the runner's span
-// (on its streams, or ordered inside by events), the longest over the devices (spans are per
-// device too); 0 without any.
+// The seconds from the first start to the last end of the work inside the runner's span, the
+// longest over the devices (spans are per device too); 0 without any.
 double traced_extent_s(const TracedCall &call);
 
 // The traced span may exceed the timed one by this much before the timing is in doubt:

@@ -1,5 +1,4 @@
-// The device trace through CUPTI's activity API, loaded with dlopen: gpubench never links
-// CUPTI, so that a machine without it runs every plugin, untraced, and says so.
+// The device trace through CUPTI's activity API (cupti_library.hpp).
 #include "device_trace.hpp"
 
 #include "cupti_library.hpp"
@@ -152,9 +151,8 @@ constexpr CUpti_ActivityKind traced_kinds[] = {
     // CUDA 13.0's CUPTI: the order is proved by the records alone.)
     CUPTI_ACTIVITY_KIND_CUDA_EVENT, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION};
 
-// The driver calls the runtime does not offer: which context a stream belongs to, and whether
-// a device's primary context exists (its work must be waited for; one that does not exist
-// must not be made).
+// Driver calls the runtime lacks: a stream's context, and whether a device's primary context
+// exists (its work must be waited for; one that does not exist must not be made).
 struct Driver {
     decltype(&cuStreamGetCtx) stream_context = nullptr;
     decltype(&cuDevicePrimaryCtxGetState) primary_state = nullptr;
@@ -167,13 +165,11 @@ public:
 
     std::string watch(const std::vector<void *> &runner_streams) override {
         runner_.clear();
-        runner_ids_.clear();
         named_.clear();
         for (void *stream : runner_streams) {
             const auto key = key_of(static_cast<CUstream>(stream), 0);
             if (!key) return "CUPTI did not identify the runner's stream";
             runner_.push_back(*key);
-            runner_ids_.push_back({key->context, key->stream});
             named_.push_back({*key, "the runner's stream"});
             // The default streams of that context, named where a plugin's work lands by mistake.
             if (const auto legacy = key_of(CU_STREAM_LEGACY, 0, stream))
@@ -190,13 +186,15 @@ public:
             records.call = TracedCall{};
             records.dropped = 0;
         }
-        for (CUpti_ActivityKind kind : traced_kinds) check(api->activity->enable(kind), "cuptiActivityEnable");
+        for (CUpti_ActivityKind kind : traced_kinds)
+            cupti_check(*api, api->activity->enable(kind), "cuptiActivityEnable");
     }
 
     TracedCall end() override {
         const cudaError_t waited = wait_for_devices();
         for (CUpti_ActivityKind kind : traced_kinds) api->activity->disable(kind);
-        check(api->activity->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED), "cuptiActivityFlushAll");
+        const CUptiResult flushed = api->activity->flush_all(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+        cupti_check(*api, flushed, "cuptiActivityFlushAll");
         if (waited != cudaSuccess)
             throw std::runtime_error(std::string("waiting for the traced work: ") +
                                      cudaGetErrorString(waited));
@@ -208,28 +206,20 @@ public:
         records.call = TracedCall{};
         std::vector<TracedWork> work;
         for (TracedWork &w : call.work) {
-            const Key key{static_cast<uint32_t>(w.device), w.id.context, w.id.stream};
-            w.runner_stream = std::find(runner_.begin(), runner_.end(), key) != runner_.end();
+            w.runner_stream = std::find(runner_.begin(), runner_.end(), w.id) != runner_.end();
             if (w.runner_stream && w.what == std::string("kernel ") + hold_kernel) continue;
-            w.stream = stream_name(key);
+            w.stream = stream_name(w.id);
             work.push_back(std::move(w));
         }
         call.work = std::move(work);
-        call.runner_streams = runner_ids_;
+        call.runner_streams = runner_;
         return call;
     }
 
 private:
-    struct Key {
-        uint32_t device, context, stream;
-        bool operator==(const Key &o) const {
-            return device == o.device && context == o.context && stream == o.stream;
-        }
-    };
-
-    // A stream's identity in CUPTI's records; `owner` (a stream of the same context) gives the
-    // context of a default stream, whose handle does not name one.
-    std::optional<Key> key_of(CUstream stream, uint8_t per_thread, void *owner = nullptr) const {
+    // A stream's identity in CUPTI's records (its context is of one device); `owner` (a stream
+    // of the same context) gives the context of a default stream, whose handle does not name one.
+    std::optional<TracedStream> key_of(CUstream stream, uint8_t per_thread, void *owner = nullptr) const {
         CUcontext context = nullptr;
         if (driver_.stream_context(owner ? static_cast<CUstream>(owner) : stream, &context) !=
             CUDA_SUCCESS)
@@ -238,16 +228,10 @@ private:
         if (api->activity->context_id(context, &context_id) != CUPTI_SUCCESS ||
             api->activity->stream_id(context, stream, per_thread, &stream_id) != CUPTI_SUCCESS)
             return std::nullopt;
-        int ordinal = 0;
-        if (cudaStreamGetDevice(static_cast<cudaStream_t>(owner ? owner : stream), &ordinal) !=
-            cudaSuccess) {
-            cudaGetLastError();
-            return std::nullopt;
-        }
-        return Key{static_cast<uint32_t>(ordinal), context_id, stream_id};
+        return TracedStream{context_id, stream_id};
     }
 
-    std::string stream_name(const Key &key) const {
+    std::string stream_name(const TracedStream &key) const {
         for (const auto &[named, name] : named_)
             if (named == key) return name;
         return "stream " + std::to_string(key.stream) + " (context " + std::to_string(key.context) + ")";
@@ -272,18 +256,10 @@ private:
         return status != cudaSuccess ? status : back;
     }
 
-    static void check(CUptiResult result, const char *call) {
-        if (result == CUPTI_SUCCESS) return;
-        const char *text = nullptr;
-        api->result_string(result, &text);
-        throw std::runtime_error(std::string(call) + ": " + (text ? text : "CUPTI error"));
-    }
-
     std::string name_;
     Driver driver_;
-    std::vector<Key> runner_;
-    std::vector<TracedStream> runner_ids_;
-    std::vector<std::pair<Key, std::string>> named_;
+    std::vector<TracedStream> runner_;
+    std::vector<std::pair<TracedStream, std::string>> named_;
 };
 
 }  // namespace
@@ -310,9 +286,7 @@ DeviceTrace *device_trace(std::string &why_not) {
         api = loaded;
         if (const CUptiResult r = api->activity->register_callbacks(buffer_requested, buffer_completed);
             r != CUPTI_SUCCESS) {
-            const char *text = nullptr;
-            api->result_string(r, &text);
-            failure = std::string("CUPTI refused its callbacks (") + (text ? text : "?") +
+            failure = "CUPTI refused its callbacks (" + cupti_error_text(*api, r) +
                       "): another tool may be tracing this process";
             return nullptr;
         }

@@ -25,14 +25,12 @@ struct GpuInfo {
     int runtime_version = 0;
     std::string pci_bus_id;
     std::string uuid;  // "GPU-xxxxxxxx-...", as nvidia-smi -L prints it: stable across reboots
-    // Peak rates from device attributes (0 when not known for this architecture): FP32 and
-    // FP64 without tensor cores, SMs x boost clock x lanes per SM x 2 (an FMA is 2 FLOP);
-    // memory bandwidth, memory clock x bus width x 2 (double data rate).
+    // Peaks from device attributes (0: architecture not known): FP32 and FP64 without tensor
+    // cores, SMs x boost clock x lanes x 2; memory clock x bus width x 2 (double data rate).
     double peak_fp32_flops = 0, peak_fp64_flops = 0, peak_bytes_per_s = 0;
     double boost_clock_hz = 0;
     int memory_bus_bits = 0;
-    // Read bandwidth of the L2, all SMs together: not an attribute, measured once per GPU and
-    // cached (l2_bandwidth.hpp); 0 until then, and where it could not be measured.
+    // The L2's read bandwidth, all SMs together: measured (l2_bandwidth.hpp); 0 until then.
     double l2_bytes_per_s = 0;
 };
 
@@ -42,12 +40,10 @@ GpuInfo probe_gpu(int device);
 // How many CUDA devices this process sees (0 without a driver or a toolkit); never throws.
 int cuda_device_count();
 
-// The CUDA runtime gpubench was built with (CUDART_VERSION, e.g. 12080), 0 without the
-// toolkit; makes no CUDA call.
+// CUDART_VERSION of the build (e.g. 12080), 0 without the toolkit; makes no CUDA call.
 int built_cuda_runtime_version();
 
-// Which device an entry ran on, as each entry records it (--devices): enough to tell two GPUs
-// of one model apart (uuid, PCI bus id) and GPUs of different models (name).
+// Which device an entry ran on (--devices): enough to tell two GPUs of one model apart.
 struct DeviceIdentity {
     int index = 0;
     std::string name, uuid, pci_bus_id;  // "" when the device was not probed
@@ -60,17 +56,15 @@ inline DeviceIdentity identity_of(const GpuInfo &gpu) {
 // Throws std::runtime_error when no CUDA device can be used.
 std::unique_ptr<PhaseTimer> make_cuda_event_timer(int device);
 
-// The timer of a plugin working across several GPUs (ABI 1.5): a stream and begin/end events
-// on each of `devices`; a phase's time is the longest of the per-device spans. The first
-// device gives the memory, NVML and roofline readings. Throws std::runtime_error like above.
+// The timer of a plugin across several GPUs (ABI 1.5): a phase's time is the longest of the
+// per-device spans; the first device gives the memory, NVML and roofline readings.
 std::unique_ptr<PhaseTimer> make_multi_device_timer(const std::vector<int> &devices);
 
-// "" while the device is usable; otherwise the sticky error that made it unusable (after an
-// illegal address, say, every later CUDA call in this process fails).
+// "" while the device is usable; else the sticky error that made every later CUDA call fail.
 std::string cuda_sticky_error();
 
-// What a device holds of the L2 for persisting accesses, and the access-policy window on the
-// runner's stream there (cudaLimitPersistingL2CacheSize, cudaStreamAttributeAccessPolicyWindow).
+// A device's L2 set aside for persisting accesses, and the access-policy window on the
+// runner's stream there: what a plugin may change (persisting_l2_cuda.cpp).
 struct PersistingL2 {
     size_t set_aside_bytes = 0;
     size_t window_bytes = 0;

@@ -20,9 +20,8 @@ struct CounterFigure {
     Combine combine = Combine::count;
 };
 
-// The flops of the FP64, FP32 and FP16 pipes, counted from instrumented SASS: the figure's
-// name and the precision letter of Nsight Compute's smsp__sass_thread_inst_executed_op_{d,f,h}*.
-// (The tensor cores' flops are the figure "tensor_flops_per_run", counted by the hardware.)
+// The flops of the FP64, FP32 and FP16 pipes, counted from instrumented SASS: the figure and
+// the precision letter of Nsight Compute's smsp__sass_thread_inst_executed_op_{d,f,h}*.
 struct PipeFlops {
     const char *figure, *precision;
 };
@@ -33,9 +32,8 @@ inline constexpr PipeFlops pipe_flops[] = {
 // type, integer and sparsity ones left out, a refinement of a name kept not counted twice.
 std::set<std::string> tensor_metrics(const std::set<std::string> &known);
 
-// Every figure gpubench asks a chip for (tensor_metrics() as one figure's terms), before
-// the ones whose metrics the chip lacks are dropped. Two of them are not recorded but
-// checked (instructions executed, and those the profiler instrumented: see evaluate_figures).
+// Every figure gpubench asks a chip for (tensor_metrics() as one figure's terms), two of them
+// only to check the instrumented flops (see evaluate_figures).
 std::vector<CounterFigure> wanted_figures(const std::set<std::string> &tensor_metrics);
 
 // wanted_figures() as a chip with base metrics `known` counts them: a figure whose metrics
@@ -47,13 +45,11 @@ struct CountedFigures {
     std::string caveat;  // one line on figures left out, or ""
 };
 
-// The figures from each metric's value over the range (`values`, in the figures' term
-// order) and over an empty range (`floor`, the same order). The flops of the FP64, FP32 and
-// FP16 pipes come from instrumented code (SASS patching): where under 99% of the warp
-// instructions executed were instrumented, those figures are left out and the caveat says
-// so. Unpatched kernels: a CUDA graph's, instantiated before the counting began (solvebak's
-// graph=1 counted 0 flops), and the driver's own copy kernels (cudaMemcpy device to device),
-// which the check cannot tell apart, so a copy's zero flops go too.
+// The figures from each metric's value over the range (`values`, in the figures' term order)
+// and over an empty range (`floor`). The pipes' flops come from patched SASS: where under 99%
+// of the warp instructions executed were instrumented, they are left out with a caveat. Not
+// patched: a CUDA graph made before the counting (solvebak's graph=1 counted 0 flops), and
+// the driver's own copy kernels, which the check cannot tell apart: a copy's 0 flops go too.
 CountedFigures evaluate_figures(const std::vector<CounterFigure> &figures, const std::vector<double> &values,
                                 const std::vector<double> &floor);
 

@@ -1,9 +1,8 @@
 // The GPU's hardware counters over one stretch of host code (a plugin's run()), read through
-// CUPTI's range profiler: one user range around the call, replayed by the caller as many
-// passes as the counters need (the hardware counts a few at a time). Everything the device
-// does in the range counts: the kernels of every library (cuBLAS, CUB, CuPy, PyTorch) and
-// the copy engines' traffic alike. Implemented by gpu_counters_cupti.cpp where CUPTI's
-// headers were found at build time, by gpu_counters_none.cpp otherwise.
+// CUPTI's range profiler: one range around the call, made by the caller as many passes as the
+// counters need (the hardware counts a few at a time). Everything the device does in the range
+// counts, every library's kernels and the copy engines alike. Implemented by
+// gpu_counters_cupti.cpp, or cupti_none.cpp without CUPTI's headers.
 #pragma once
 
 #include <memory>
@@ -16,14 +15,12 @@ namespace gpubench {
 class GpuCounterSession {
 public:
     virtual ~GpuCounterSession() = default;
-    // Around each pass of the counted call: start_pass() opens the range; end_pass() waits for
-    // the device, closes the range and says whether every pass is done (false: restore the
-    // call's inputs and make it again). Both throw std::runtime_error naming what failed.
+    // Around each pass of the counted call; end_pass() says whether every pass is done (false:
+    // restore the call's inputs and make it again). Both throw std::runtime_error.
     virtual void start_pass() = 0;
     virtual bool end_pass() = 0;
-    // After the last pass: each counter by the name hardware_counters.hpp gives it
-    // ("dram_read_bytes_per_run"), with its value over the range. Counts (bytes, flops) are
-    // net of the profiler's own: a range around nothing, counted when the session opens.
+    // After the last pass: each figure ("dram_read_bytes_per_run") with its value over the
+    // range, counts net of the profiler's own (a range around nothing, counted at the start).
     virtual std::vector<std::pair<std::string, double>> read() = 0;
     virtual std::string caveat() const = 0;  // after read(): one line on figures left out, or ""
     virtual std::string name() const = 0;  // "CUPTI 13.0 range profiler"
@@ -31,9 +28,7 @@ public:
 };
 
 // A session on the CUDA context current on this thread, or nullptr with `why_not` saying in
-// one line why none can be had: no CUPTI, a device or system that does not allow profiling
-// (profiling restricted to administrators, vGPU, confidential computing...), another tool
-// holding the profiler in this process.
+// one line why none can be had (no CUPTI, profiling not allowed, another tool holding it).
 std::unique_ptr<GpuCounterSession> open_gpu_counters(std::string &why_not);
 
 }  // namespace gpubench

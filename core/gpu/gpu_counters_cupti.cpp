@@ -1,8 +1,6 @@
-// The GPU's counters through CUPTI's range profiler (cupti_range_profiler.h) and its host API
-// (cupti_profiler_host.h), loaded at run time as the device trace is (cupti_library.hpp).
-// One user range around the counted call, user replay: the caller makes the call once per
-// pass. Metric names are Nsight Compute's, so that its figures for the same kernels compare
-// one to one (docs/profiling.md).
+// The GPU's counters through CUPTI's range profiler and its host API: one user range around
+// the counted call, user replay (the caller makes the call once per pass). Metric names are
+// Nsight Compute's, so that its figures for the same kernels compare one to one.
 #include "gpu_counters.hpp"
 
 #include "cupti_library.hpp"
@@ -10,7 +8,6 @@
 
 #include <cuda.h>
 
-#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -18,26 +15,20 @@
 namespace gpubench {
 namespace {
 
-// CUPTI's range profiler (cupti_library.hpp) and the driver calls that find the context it
-// counts in.
+// CUPTI's range profiler and the driver calls that find the context it counts in.
 struct ProfilerApi {
     const CuptiApi *cupti = nullptr;
-    const CuptiRangeProfilerApi *range = nullptr;  // cupti's range profiler
+    const CuptiRangeProfilerApi *range = nullptr;
     decltype(&cuCtxGetCurrent) current_context = nullptr;
     decltype(&cuCtxGetDevice) context_device = nullptr;
 };
 
-std::string describe(const ProfilerApi &api, CUptiResult result) {
-    if (result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES)
-        return "profiling is restricted to administrators on this machine (the driver's "
-               "NVreg_RestrictProfilingToAdminUsers; https://developer.nvidia.com/ERR_NVGPUCTRPERM)";
-    const char *text = nullptr;
-    api.cupti->result_string(result, &text);
-    return text ? text : "CUPTI error " + std::to_string(result);
-}
+// CUPTI's parameter struct `Type`: its size, the fields given (in the struct's order), the
+// rest zero.
+#define GPUBENCH_CUPTI_PARAMS(Type, ...) Type{.structSize = Type##_STRUCT_SIZE, __VA_ARGS__}
 
 void check(const ProfilerApi &api, CUptiResult result, const char *call) {
-    if (result != CUPTI_SUCCESS) throw std::runtime_error(std::string(call) + ": " + describe(api, result));
+    cupti_check(*api.cupti, result, call);
 }
 
 // Loaded and cuptiProfilerInitialize'd once per process; nullptr with `why_not` otherwise.
@@ -58,7 +49,7 @@ const ProfilerApi *profiler_api(std::string &why_not) {
         }
         CUpti_Profiler_Initialize_Params init{CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
         if (const CUptiResult r = api.range->initialize(&init); r != CUPTI_SUCCESS) {
-            failure = "cuptiProfilerInitialize: " + describe(api, r);
+            failure = "cuptiProfilerInitialize: " + cupti_error_text(*api.cupti, r);
             return nullptr;
         }
         return &api;
@@ -71,22 +62,20 @@ const ProfilerApi *profiler_api(std::string &why_not) {
 std::set<std::string> base_metrics(const ProfilerApi &api, CUpti_Profiler_Host_Object *host) {
     std::set<std::string> names;
     for (CUpti_MetricType type : {CUPTI_METRIC_TYPE_COUNTER, CUPTI_METRIC_TYPE_RATIO, CUPTI_METRIC_TYPE_THROUGHPUT}) {
-        CUpti_Profiler_Host_GetBaseMetrics_Params params{CUpti_Profiler_Host_GetBaseMetrics_Params_STRUCT_SIZE};
-        params.pHostObject = host;
-        params.metricType = type;
+        auto params = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetBaseMetrics_Params, .pHostObject = host,
+                                            .metricType = type);
         check(api, api.range->base_metrics(&params), "cuptiProfilerHostGetBaseMetrics");
         for (size_t i = 0; i < params.numMetrics; ++i) names.insert(params.ppMetricNames[i]);
     }
     return names;
 }
 
-// A chip's configuration: its host object, the figures it can count and the config image
-// asking for their metrics. Made once per chip and process (a few tens of milliseconds).
+// A chip's host object, the figures it can count and the config image asking for their
+// metrics: made once per chip and process (a few tens of milliseconds).
 struct ChipConfig {
     CUpti_Profiler_Host_Object *host = nullptr;
     std::vector<CounterFigure> figures;
-    std::vector<std::string> metrics;
-    std::vector<const char *> metric_names;  // into metrics
+    std::vector<const char *> metric_names;  // into figures' terms
     std::vector<uint8_t> image;
     size_t passes = 0;  // how many the hardware needs to count them all
     std::vector<double> floor;  // each metric in a range around nothing (the first session's)
@@ -95,43 +84,35 @@ struct ChipConfig {
 ChipConfig &chip_config(const ProfilerApi &api, CUcontext context, const std::string &chip) {
     static std::map<std::string, ChipConfig> configs;
     if (const auto known = configs.find(chip); known != configs.end()) return known->second;
-    CUpti_Profiler_GetCounterAvailability_Params availability{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
-    availability.ctx = context;
+    auto availability = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_GetCounterAvailability_Params, .ctx = context);
     check(api, api.range->counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
     std::vector<uint8_t> available(availability.counterAvailabilityImageSize);
     availability.pCounterAvailabilityImage = available.data();
     check(api, api.range->counter_availability(&availability), "cuptiProfilerGetCounterAvailability");
 
     ChipConfig config;
-    CUpti_Profiler_Host_Initialize_Params init{CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE};
-    init.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    init.pChipName = chip.c_str();
-    init.pCounterAvailabilityImage = available.data();
+    auto init = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_Initialize_Params,
+                                      .profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER, .pChipName = chip.c_str(),
+                                      .pCounterAvailabilityImage = available.data());
     check(api, api.range->host_initialize(&init), "cuptiProfilerHostInitialize");
     config.host = init.pHostObject;
 
     config.figures = chip_figures(base_metrics(api, config.host));
     for (const CounterFigure &figure : config.figures)
-        for (const auto &[metric, weight] : figure.terms) config.metrics.push_back(metric);
+        for (const auto &[metric, weight] : figure.terms) config.metric_names.push_back(metric.c_str());
     if (config.figures.empty()) throw std::runtime_error("the chip " + chip + " counts none of gpubench's metrics");
-    for (const std::string &metric : config.metrics) config.metric_names.push_back(metric.c_str());
-    CUpti_Profiler_Host_ConfigAddMetrics_Params add{CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE};
-    add.pHostObject = config.host;
-    add.ppMetricNames = config.metric_names.data();
-    add.numMetrics = config.metric_names.size();
+    auto add = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, .pHostObject = config.host,
+                                     .ppMetricNames = config.metric_names.data(),
+                                     .numMetrics = config.metric_names.size());
     check(api, api.range->add_metrics(&add), "cuptiProfilerHostConfigAddMetrics");
-    CUpti_Profiler_Host_GetConfigImageSize_Params size{CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE};
-    size.pHostObject = config.host;
+    auto size = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, .pHostObject = config.host);
     check(api, api.range->config_size(&size), "cuptiProfilerHostGetConfigImageSize");
     config.image.resize(size.configImageSize);
-    CUpti_Profiler_Host_GetConfigImage_Params image{CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE};
-    image.pHostObject = config.host;
-    image.configImageSize = config.image.size();
-    image.pConfigImage = config.image.data();
+    auto image = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, .pHostObject = config.host,
+                                       .configImageSize = config.image.size(), .pConfigImage = config.image.data());
     check(api, api.range->config_image(&image), "cuptiProfilerHostGetConfigImage");
-    CUpti_Profiler_Host_GetNumOfPasses_Params passes{CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE};
-    passes.configImageSize = config.image.size();
-    passes.pConfigImage = config.image.data();
+    auto passes = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params,
+                                        .configImageSize = config.image.size(), .pConfigImage = config.image.data());
     check(api, api.range->pass_count(&passes), "cuptiProfilerHostGetNumOfPasses");
     config.passes = passes.numOfPasses;
     return configs.emplace(chip, std::move(config)).first->second;
@@ -139,9 +120,8 @@ ChipConfig &chip_config(const ProfilerApi &api, CUcontext context, const std::st
 
 // Why the device cannot be profiled, or "" where it can.
 std::string unsupported(const ProfilerApi &api, CUdevice device) {
-    CUpti_Profiler_DeviceSupported_Params params{CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
-    params.cuDevice = device;
-    params.api = CUPTI_PROFILER_RANGE_PROFILING;
+    auto params = GPUBENCH_CUPTI_PARAMS(CUpti_Profiler_DeviceSupported_Params, .cuDevice = device,
+                                        .api = CUPTI_PROFILER_RANGE_PROFILING);
     if (api.range->device_supported(&params) != CUPTI_SUCCESS || params.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
         return "";
     const std::pair<CUpti_Profiler_Support_Level, const char *> reasons[] = {
@@ -178,22 +158,18 @@ public:
 
     void start_pass() override {
         wait_for_device();  // the inputs' upload is not counted
-        CUpti_RangeProfiler_Start_Params start{CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
-        start.pRangeProfilerObject = profiler_;
+        auto start = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Start_Params, .pRangeProfilerObject = profiler_);
         check(api_, api_.range->start(&start), "cuptiRangeProfilerStart");
-        CUpti_RangeProfiler_PushRange_Params push{CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE};
-        push.pRangeProfilerObject = profiler_;
-        push.pRangeName = "run";
+        auto push = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_PushRange_Params, .pRangeProfilerObject = profiler_,
+                                          .pRangeName = "run");
         check(api_, api_.range->push_range(&push), "cuptiRangeProfilerPushRange");
     }
 
     bool end_pass() override {
         wait_for_device();
-        CUpti_RangeProfiler_PopRange_Params pop{CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE};
-        pop.pRangeProfilerObject = profiler_;
+        auto pop = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_PopRange_Params, .pRangeProfilerObject = profiler_);
         check(api_, api_.range->pop_range(&pop), "cuptiRangeProfilerPopRange");
-        CUpti_RangeProfiler_Stop_Params stop{CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
-        stop.pRangeProfilerObject = profiler_;
+        auto stop = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Stop_Params, .pRangeProfilerObject = profiler_);
         check(api_, api_.range->stop(&stop), "cuptiRangeProfilerStop");
         if (++passes_ > max_passes && !stop.isAllPassSubmitted)
             throw std::runtime_error("the counters asked for more than " + std::to_string(max_passes) + " passes");
@@ -212,8 +188,7 @@ private:
 
     // A profiler object on the context, configured for one range.
     void begin() {
-        CUpti_RangeProfiler_Enable_Params enable{CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
-        enable.ctx = context_;
+        auto enable = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Enable_Params, .ctx = context_);
         check(api_, api_.range->enable(&enable), "cuptiRangeProfilerEnable");
         profiler_ = enable.pRangeProfilerObject;
         passes_ = 0;
@@ -226,57 +201,46 @@ private:
     }
 
     void configure() {
-        CUpti_RangeProfiler_GetCounterDataSize_Params size{CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
-        size.pRangeProfilerObject = profiler_;
-        size.pMetricNames = const_cast<const char **>(config_.metric_names.data());
-        size.numMetrics = config_.metric_names.size();
-        size.maxNumOfRanges = 1;
-        size.maxNumRangeTreeNodes = 1;
+        auto size = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params,
+                                          .pRangeProfilerObject = profiler_,
+                                          .pMetricNames = const_cast<const char **>(config_.metric_names.data()),
+                                          .numMetrics = config_.metric_names.size(), .maxNumOfRanges = 1,
+                                          .maxNumRangeTreeNodes = 1);
         check(api_, api_.range->counter_data_size(&size), "cuptiRangeProfilerGetCounterDataSize");
         counter_data_.assign(size.counterDataSize, 0);
-        CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{
-            CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
-        init.pRangeProfilerObject = profiler_;
-        init.counterDataSize = counter_data_.size();
-        init.pCounterData = counter_data_.data();
+        auto init = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params,
+                                          .pRangeProfilerObject = profiler_,
+                                          .counterDataSize = counter_data_.size(),
+                                          .pCounterData = counter_data_.data());
         check(api_, api_.range->counter_data_initialize(&init), "cuptiRangeProfilerCounterDataImageInitialize");
-        CUpti_RangeProfiler_SetConfig_Params set{CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
-        set.pRangeProfilerObject = profiler_;
-        set.configSize = config_.image.size();
-        set.pConfig = config_.image.data();
-        set.counterDataImageSize = counter_data_.size();
-        set.pCounterDataImage = counter_data_.data();
-        set.range = CUPTI_UserRange;
-        set.replayMode = CUPTI_UserReplay;
-        set.maxRangesPerPass = 1;
-        set.numNestingLevels = 1;
-        set.minNestingLevel = 1;
-        set.passIndex = 0;
-        set.targetNestingLevel = 1;
+        auto set = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_SetConfig_Params, .pRangeProfilerObject = profiler_,
+                                         .configSize = config_.image.size(), .pConfig = config_.image.data(),
+                                         .counterDataImageSize = counter_data_.size(),
+                                         .pCounterDataImage = counter_data_.data(), .range = CUPTI_UserRange,
+                                         .replayMode = CUPTI_UserReplay, .maxRangesPerPass = 1,
+                                         .numNestingLevels = 1, .minNestingLevel = 1, .passIndex = 0,
+                                         .targetNestingLevel = 1);
         check(api_, api_.range->set_config(&set), "cuptiRangeProfilerSetConfig");
     }
 
     // Each metric's value over the one range, in config_.metric_names' order.
     std::vector<double> evaluate() {
-        CUpti_RangeProfiler_DecodeData_Params decode{CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
-        decode.pRangeProfilerObject = profiler_;
+        auto decode =
+            GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_DecodeData_Params, .pRangeProfilerObject = profiler_);
         check(api_, api_.range->decode(&decode), "cuptiRangeProfilerDecodeData");
-        CUpti_RangeProfiler_GetCounterDataInfo_Params info{CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
-        info.pCounterDataImage = counter_data_.data();
-        info.counterDataImageSize = counter_data_.size();
+        auto info = GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params,
+                                          .pCounterDataImage = counter_data_.data(),
+                                          .counterDataImageSize = counter_data_.size());
         check(api_, api_.range->counter_data_info(&info), "cuptiRangeProfilerGetCounterDataInfo");
         if (decode.numOfRangeDropped > 0 || info.numTotalRanges != 1)
             throw std::runtime_error("the range profiler kept " + std::to_string(info.numTotalRanges) +
                                      " ranges of the one counted");
         std::vector<double> values(config_.metric_names.size());
-        CUpti_Profiler_Host_EvaluateToGpuValues_Params evaluate{CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE};
-        evaluate.pHostObject = config_.host;
-        evaluate.pCounterDataImage = counter_data_.data();
-        evaluate.counterDataImageSize = counter_data_.size();
-        evaluate.rangeIndex = 0;
-        evaluate.ppMetricNames = const_cast<const char **>(config_.metric_names.data());
-        evaluate.numMetrics = values.size();
-        evaluate.pMetricValues = values.data();
+        auto evaluate = GPUBENCH_CUPTI_PARAMS(
+            CUpti_Profiler_Host_EvaluateToGpuValues_Params, .pHostObject = config_.host,
+            .pCounterDataImage = counter_data_.data(), .counterDataImageSize = counter_data_.size(),
+            .rangeIndex = 0, .ppMetricNames = const_cast<const char **>(config_.metric_names.data()),
+            .numMetrics = values.size(), .pMetricValues = values.data());
         check(api_, api_.range->evaluate(&evaluate), "cuptiProfilerHostEvaluateToGpuValues");
         return values;
     }
@@ -288,8 +252,8 @@ private:
 
     void disable() {
         if (!profiler_) return;
-        CUpti_RangeProfiler_Disable_Params disable{CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
-        disable.pRangeProfilerObject = profiler_;
+        auto disable =
+            GPUBENCH_CUPTI_PARAMS(CUpti_RangeProfiler_Disable_Params, .pRangeProfilerObject = profiler_);
         api_.range->disable(&disable);
         profiler_ = nullptr;
     }
@@ -316,8 +280,8 @@ std::unique_ptr<GpuCounterSession> open_gpu_counters(std::string &why_not) {
     }
     if (why_not = unsupported(*api, device); !why_not.empty()) return nullptr;
     try {
-        CUpti_Device_GetChipName_Params chip{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-        chip.deviceIndex = static_cast<size_t>(device);
+        auto chip =
+            GPUBENCH_CUPTI_PARAMS(CUpti_Device_GetChipName_Params, .deviceIndex = static_cast<size_t>(device));
         check(*api, api->range->chip_name(&chip), "cuptiDeviceGetChipName");
         return std::make_unique<CuptiCounterSession>(*api, chip_config(*api, context, chip.pChipName), context);
     } catch (const std::exception &e) {

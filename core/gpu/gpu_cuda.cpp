@@ -1,8 +1,10 @@
 #include "gpu.hpp"
 
 #include "cuda_check.hpp"
+#include "elapsed.hpp"
 #include "l2_bandwidth.hpp"
 #include "stream_hold.hpp"
+#include "text_format.hpp"
 #include "thread_name.hpp"
 #include "visible_devices.hpp"
 
@@ -10,7 +12,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <future>
 #include <utility>
 #include <stdexcept>
@@ -21,10 +22,6 @@ namespace {
 
 using cuda_check::check;
 using cuda_check::describe;
-
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
 
 // A CUDA graph replayed between the timer's events, on its stream.
 class CudaGraphWork final : public CapturedWork {
@@ -75,7 +72,6 @@ public:
         check(cudaSetDevice(device), "cudaSetDevice");
         GpuInfo gpu = probe_gpu(device);
         gpu.l2_bytes_per_s = l2_bytes_per_s(gpu, true);  // measured once per GPU, then cached
-        set_roofline(gpu_roofline(gpu));
         // A blocking stream: plugins that (wrongly) use the legacy default stream still
         // serialise with it, so their work stays between the events.
         check(cudaStreamCreate(&stream_), "cudaStreamCreate");
@@ -83,7 +79,7 @@ public:
         check(cudaEventCreate(&end_), "cudaEventCreate");
         hold_ = std::make_unique<StreamHold>(stream_);
         if (nvml.valid()) nvml_ = nvml.get();
-        Roofline roofline = this->roofline();
+        Roofline roofline = gpu_roofline(gpu);
         roofline.interconnect =
             interconnect_peak(nvml_ ? nvml_->link_answers() : LinkAnswers{"NVML: " + nvml_note_});
         set_roofline(std::move(roofline));
@@ -176,12 +172,13 @@ public:
                                           std::string &why_not) override {
         // Thread-local mode: only this thread's calls are checked, so other threads of a
         // library (NVML, a profiler) cannot break the capture.
-        cudaError_t status = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
-        if (status != cudaSuccess) {
-            cudaGetLastError();
-            why_not = "cudaStreamBeginCapture: " + describe(status);
+        const auto fail = [&](std::string why) -> std::unique_ptr<CapturedWork> {
+            cudaGetLastError();  // a failed capture leaves the plugin no sticky error
+            why_not = std::move(why);
             return nullptr;
-        }
+        };
+        cudaError_t status = cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal);
+        if (status != cudaSuccess) return fail("cudaStreamBeginCapture: " + describe(status));
         cudaGraph_t graph = nullptr;
         try {
             enqueue();
@@ -194,27 +191,19 @@ public:
         status = cudaStreamEndCapture(stream_, &graph);
         if (status != cudaSuccess || !graph) {
             if (graph) cudaGraphDestroy(graph);
-            cudaGetLastError();
-            why_not = "the capture failed: " + describe(status);
-            return nullptr;
+            return fail("the capture failed: " + describe(status));
         }
         // A run() that put no work on the stream (host work only) would replay as nothing.
         size_t nodes = 0;
         if (cudaGraphGetNodes(graph, nullptr, &nodes) != cudaSuccess || nodes == 0) {
             cudaGraphDestroy(graph);
-            cudaGetLastError();
-            why_not = "nothing was enqueued on the stream while captured (host work is not "
-                      "replayed by a graph)";
-            return nullptr;
+            return fail("nothing was enqueued on the stream while captured (host work is not "
+                        "replayed by a graph)");
         }
         cudaGraphExec_t exec = nullptr;
         status = cudaGraphInstantiate(&exec, graph, 0);
         cudaGraphDestroy(graph);
-        if (status != cudaSuccess) {
-            cudaGetLastError();
-            why_not = "cudaGraphInstantiate: " + describe(status);
-            return nullptr;
-        }
+        if (status != cudaSuccess) return fail("cudaGraphInstantiate: " + describe(status));
         return std::make_unique<CudaGraphWork>(exec, stream_, begin_, end_, hold_.get());
     }
 
@@ -233,30 +222,18 @@ private:
     unsigned char flush_value_ = 0;
 };
 
-// FP32 and FP64 lanes per SM (non-tensor) by compute capability; {0, 0} when unknown.
-std::pair<int, int> lanes_per_sm(int major, int minor) {
-    switch (major * 10 + minor) {
-        case 70: return {64, 32};
-        case 75: return {64, 2};
-        case 80: return {64, 32};
-        case 86: case 87: case 89: return {128, 2};
-        case 90: return {128, 64};
-        default: return {0, 0};
-    }
-}
-
 void set_peaks(GpuInfo &info) {
     int clock_khz = 0, memory_clock_khz = 0, bus_bits = 0;
     cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, info.device);
     cudaDeviceGetAttribute(&memory_clock_khz, cudaDevAttrMemoryClockRate, info.device);
     cudaDeviceGetAttribute(&bus_bits, cudaDevAttrGlobalMemoryBusWidth, info.device);
     cudaGetLastError();  // an attribute this device lacks leaves 0, not an error to carry
-    const auto [fp32, fp64] = lanes_per_sm(info.compute_major, info.compute_minor);
+    const ArchitectureRates rates = architecture_rates(info.compute_major, info.compute_minor);
     info.boost_clock_hz = clock_khz * 1e3;
     info.memory_bus_bits = bus_bits;
     const double sm_hz = info.sm_count * info.boost_clock_hz;
-    info.peak_fp32_flops = sm_hz * fp32 * 2;
-    info.peak_fp64_flops = sm_hz * fp64 * 2;
+    info.peak_fp32_flops = sm_hz * rates.fp32_lanes * 2;
+    info.peak_fp64_flops = sm_hz * rates.fp64_lanes * 2;
     info.peak_bytes_per_s = 2.0 * (memory_clock_khz * 1e3) * bus_bits / 8;
 }
 
@@ -264,9 +241,7 @@ void set_peaks(GpuInfo &info) {
 std::string uuid_text(const cudaUUID_t &uuid) {
     std::string text = "GPU-";
     for (int i = 0; i < 16; ++i) {
-        char hex[3];
-        std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(uuid.bytes[i]));
-        text += hex;
+        text += format_text("%02x", static_cast<unsigned char>(uuid.bytes[i]));
         if (i == 3 || i == 5 || i == 7 || i == 9) text += '-';
     }
     return text;

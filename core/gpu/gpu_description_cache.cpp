@@ -1,4 +1,3 @@
-// The runner's GPU descriptions, kept per machine (gpu_description_cache.hpp).
 #include "gpu_description_cache.hpp"
 
 #include "cache_files.hpp"
@@ -50,9 +49,8 @@ std::string boot_id() {
     return id.size() < sizeof text - 1 ? id : "";
 }
 
-// The names under the driver's capabilities/gpu*/mig folders (its MIG instances, gi<G>/ci<C>),
-// sorted; "" where there are none (no MIG-capable GPU, an older driver); nullopt where they
-// cannot be listed.
+// The names under the driver's capabilities/gpu*/mig folders (its MIG instances), sorted; ""
+// where there are none; nullopt where they cannot be listed.
 std::optional<std::string> mig_names(const fs::path &driver_folder) {
     const fs::path capabilities = driver_folder / "capabilities";
     std::error_code ec;
@@ -71,9 +69,7 @@ std::optional<std::string> mig_names(const fs::path &driver_folder) {
     }
     if (ec) return std::nullopt;
     std::sort(names.begin(), names.end());
-    std::string text;
-    for (const std::string &name : names) text += (text.empty() ? "" : " ") + name;
-    return text;
+    return join(names, " ");
 }
 
 // A kept entry as keep_gpu_description writes it: every field, each of its kind (a whole
@@ -129,11 +125,9 @@ std::optional<GpuDescriptionKey> gpu_description_key(int own_index) {
         const std::string release = driver_release(driver_proc_folder());
         const std::optional<std::string> mig = mig_names(driver_proc_folder());
         if (key.boot_id.empty() || release.empty() || !mig) return std::nullopt;
-        std::string listed;
-        for (const std::string &uuid : *uuids) listed += (listed.empty() ? "" : ",") + uuid;
-        key.text = "boot " + key.boot_id + "; driver " + release + "; listing " + listed + "; mig " + *mig + "; " +
-                   variable_text(visible_devices_variable) + "; " + variable_text("CUDA_DEVICE_ORDER") + "; " +
-                   variable_text("LD_LIBRARY_PATH") + "; build " + build_context().dump() + "; cudart " +
+        key.text = "boot " + key.boot_id + "; driver " + release + "; listing " + join(*uuids, ",") + "; mig " +
+                   *mig + "; " + variable_text(visible_devices_variable) + "; " + variable_text("CUDA_DEVICE_ORDER") +
+                   "; " + variable_text("LD_LIBRARY_PATH") + "; build " + build_context().dump() + "; cudart " +
                    std::to_string(built_cuda_runtime_version()) + "; device " + std::to_string(own_index);
         return key;
     } catch (const std::exception &) {

@@ -2,6 +2,7 @@
 
 #include "text_format.hpp"
 
+#include <iterator>
 #include <stdexcept>
 
 namespace gpubench {
@@ -9,20 +10,17 @@ namespace {
 
 std::string gbytes(double bytes_per_s) { return format_text("%.4g GB/s", bytes_per_s * 1e-9); }
 
-// NVIDIA's data rate of one NVLink link per direction for an nvmlNvlinkVersion_t (nvml.h:
-// 1 = 1.0, 2 = 2.0, 3 = 2.2, 4 = 3.0, 5 = 3.1, 6 = 4.0, 7 = 5.0): 20 GB/s for NVLink 1
-// (P100), 25 for 2 to 4 (V100, A100, H100: 18 links x 25 = 450 GB/s, "900 GB/s" both ways),
-// 50 for 5 (B200). 0: a version not known here.
-double nvlink_rate(unsigned version) {
-    if (version == 1) return 20e9;
-    if (version >= 2 && version <= 6) return 25e9;
-    if (version == 7) return 50e9;
-    return 0;
-}
-
-const char *nvlink_version_name(unsigned version) {
-    static const char *const names[] = {"?", "1.0", "2.0", "2.2", "3.0", "3.1", "4.0", "5.0"};
-    return version < sizeof names / sizeof *names ? names[version] : "?";
+// Each nvmlNvlinkVersion_t's NVLink version and NVIDIA's data rate of one link per direction:
+// 20 GB/s for NVLink 1 (P100), 25 for 2 to 4 (V100 to H100: 18 links x 25, "900 GB/s" both
+// ways), 50 for 5. Rate 0: a version not known here.
+struct NvlinkVersion {
+    const char *name;
+    double rate;
+};
+NvlinkVersion nvlink_version(unsigned version) {
+    constexpr NvlinkVersion known[] = {{"?", 0},     {"1.0", 20e9}, {"2.0", 25e9}, {"2.2", 25e9},
+                                       {"3.0", 25e9}, {"3.1", 25e9}, {"4.0", 25e9}, {"5.0", 50e9}};
+    return version < std::size(known) ? known[version] : NvlinkVersion{"?", 0};
 }
 
 // The largest rated per-link rate at or below a line rate: some drivers report a newer
@@ -33,30 +31,25 @@ double rated_at_most(double line_rate) {
     return line_rate;
 }
 
-// Data rate of one PCIe lane per direction by generation: the transfer rate times the
-// encoding (8b/10b to Gen2, 128b/130b from Gen3); Gen6's FLIT overhead is not counted. 0 beyond.
+// One PCIe lane's data rate per direction: the transfer rate times the encoding (8b/10b to
+// Gen2, 128b/130b from Gen3; Gen6's FLIT overhead not counted).
 double pcie_lane_rate(unsigned generation) {
-    switch (generation) {
-        case 1: return 2.5e9 * 0.8 / 8;
-        case 2: return 5e9 * 0.8 / 8;
-        case 3: return 8e9 * 128 / 130 / 8;
-        case 4: return 16e9 * 128 / 130 / 8;
-        case 5: return 32e9 * 128 / 130 / 8;
-        case 6: return 64e9 / 8;
-        default: return 0;
-    }
+    constexpr double transfers[] = {0, 2.5e9, 5e9, 8e9, 16e9, 32e9, 64e9};  // per second, by generation
+    if (generation == 0 || generation >= std::size(transfers)) return 0;
+    const double t = transfers[generation];
+    return generation <= 2 ? t * 0.8 / 8 : generation <= 5 ? t * 128 / 130 / 8 : t / 8;
 }
 
 InterconnectPeak nvlink_peak(const LinkAnswers &a) {
     InterconnectPeak peak;
     const std::string links = std::to_string(a.nvlinks_active) + " of " + std::to_string(a.nvlinks_answered) +
                               " NVLink links active";
-    const double rated = a.nvlink_version ? nvlink_rate(*a.nvlink_version) : 0;
+    const double rated = a.nvlink_version ? nvlink_version(*a.nvlink_version).rate : 0;
     const double line = a.nvlink_speed_mbps ? *a.nvlink_speed_mbps * 1e6 : 0;
     double rate = rated;
     std::string how;
     if (a.nvlink_version && rated > 0)
-        how = "NVLink " + std::string(nvlink_version_name(*a.nvlink_version)) + ", rated " + gbytes(rated) +
+        how = "NVLink " + std::string(nvlink_version(*a.nvlink_version).name) + ", rated " + gbytes(rated) +
               " per link and direction";
     if (line > 0 && (rate == 0 || rate > line)) {
         rate = rated_at_most(line);

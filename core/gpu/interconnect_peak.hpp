@@ -1,9 +1,7 @@
-// The peak of a GPU's links to other GPUs, per direction: what a plugin's bytes are held to
-// when it declares them as crossing the interconnect (GPUBENCH_WORK_BYTES_INTERCONNECT, an
-// all-reduce's bus bytes), instead of the memory hierarchy. Read from NVML: NVLink's active
-// links x the per-link rate of their version; where no NVLink link is active, the PCIe link at
-// the generation and width the device and system allow. Where neither can be read there is no
-// peak (no %PEAK, no check), never a guessed one.
+// The peak of a GPU's links to other GPUs, per direction: what bytes a plugin declares as
+// crossing them (GPUBENCH_WORK_BYTES_INTERCONNECT) are held to. From NVML: the active NVLink
+// links x their version's rate, else the PCIe link at its best generation and width. Where
+// neither can be read there is no peak, never a guessed one.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -13,20 +11,15 @@
 
 namespace gpubench {
 
-// NVML's answers about one GPU's links, as nvml_probe.cpp reads them (tests make them up).
-// An absent optional is a call that failed or is not supported.
+// NVML's answers about one GPU's links (tests make them up); absent: not read.
 struct LinkAnswers {
     std::string unreadable;        // why NVML could not be asked at all; "" when it could
     int nvlinks_answered = 0;      // links whose state nvmlDeviceGetNvLinkState gave
     int nvlinks_active = 0;        // of those, active (NVML_FEATURE_ENABLED)
-    std::optional<unsigned> nvlink_version;     // nvmlDeviceGetNvLinkVersion of the first active
-                                                // link: an nvmlNvlinkVersion_t (4 = 3.0, 6 = 4.0)
-    std::optional<unsigned> nvlink_speed_mbps;  // NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON: the
-                                                // active links' line rate, MB/s per direction
-    std::optional<unsigned> pcie_generation, pcie_width;  // nvmlDeviceGetMaxPcieLinkGeneration
-                                                          // and ...Width: with this system
-    std::optional<unsigned> pcie_current_generation, pcie_current_width;  // now (idle links
-                                                                          // train down)
+    std::optional<unsigned> nvlink_version;     // the first active link's nvmlNvlinkVersion_t
+    std::optional<unsigned> nvlink_speed_mbps;  // the active links' line rate, MB/s per direction
+    std::optional<unsigned> pcie_generation, pcie_width;  // the most with this device and system
+    std::optional<unsigned> pcie_current_generation, pcie_current_width;  // idle links train down
 };
 
 struct InterconnectPeak {
@@ -41,7 +34,7 @@ struct InterconnectPeak {
 // for (26.56 against 25 GB/s per link), and the rating is what is held against.
 inline constexpr double interconnect_margin = 0.10;
 
-// The peak these answers give; pure, so that every case is tested with made-up answers.
+// Pure, so that every case is tested with made-up answers.
 InterconnectPeak interconnect_peak(const LinkAnswers &answers);
 
 nlohmann::json interconnect_json(const InterconnectPeak &peak);

@@ -1,4 +1,3 @@
-// The GPU's L2 bandwidth, measured once per GPU and cached (l2_bandwidth.hpp).
 #include "l2_bandwidth.hpp"
 
 #include "cache_files.hpp"

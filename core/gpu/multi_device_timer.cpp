@@ -1,7 +1,6 @@
-// The timer of a plugin that works across several GPUs (ABI 1.5). Each device has a CUDA event
-// timer of its own (its blocking stream, L2 flush, drain check, NVML), and this timer records
-// a begin and an end event of its own on each of those streams: every device's end is recorded
-// before any is waited for, so that no device's span includes the wait for another's.
+// The timer of a plugin across several GPUs (ABI 1.5): a CUDA event timer per device, on whose
+// streams this one records its own events, every device's end before any is waited for, so
+// that no device's span includes the wait for another's.
 #include "cuda_check.hpp"
 #include "gpu.hpp"
 
@@ -68,17 +67,15 @@ public:
         each_lane([](Lane &lane) { lane.timer->flush_cache(); });
         return true;
     }
-    // The plugin's call follows with the first device current, as for a single device. The
-    // first device's begin is recorded last, its end first: the host time between the
-    // devices' events falls outside its span.
     std::string hold_next(double) override {
         return "a plugin across several GPUs enqueues on several streams";
     }
+    // The first device's begin is recorded last, its end first: the host time between the
+    // devices' events falls outside its span. The plugin's call follows with it current.
     void start() override {
         each_lane([](Lane &lane) { record(lane.begin, lane); }, true);
     }
-    // The longest per-device span: events of different devices cannot be compared, and the
-    // call's work is done only when its slowest device is.
+    // The longest per-device span: events of different devices cannot be compared.
     double stop() override {
         each_lane([](Lane &lane) { record(lane.end, lane); });
         double longest = 0;
@@ -91,7 +88,6 @@ public:
         }
         return longest;
     }
-    // The longest of the devices' drains, each waited for in turn.
     std::optional<double> device_drain_s() override {
         double longest = 0;
         each_lane([&](Lane &lane) {
@@ -111,11 +107,9 @@ private:
         std::unique_ptr<PhaseTimer> timer;
         cudaEvent_t begin = nullptr, end = nullptr;
     };
-    static cudaStream_t stream_of(const Lane &lane) {
-        return static_cast<cudaStream_t>(lane.timer->cuda_stream());
-    }
     static void record(cudaEvent_t event, const Lane &lane) {
-        check(cudaEventRecord(event, stream_of(lane)), "cudaEventRecord");
+        const auto stream = static_cast<cudaStream_t>(lane.timer->cuda_stream());
+        check(cudaEventRecord(event, stream), "cudaEventRecord");
     }
     void use_first() const { check(cudaSetDevice(lanes_.front().device), "cudaSetDevice"); }
     // Runs `body` on each lane (backwards: the first lane last) with its device current (the

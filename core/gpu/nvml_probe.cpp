@@ -5,8 +5,8 @@
 namespace gpubench {
 namespace {
 
-// The few NVML entry points used, declared here: NVML's C ABI is stable, and its header is
-// not part of every CUDA toolkit. Return value 0 is NVML_SUCCESS.
+// NVML's few entry points used, declared here (its C ABI is stable, and its header is not in
+// every CUDA toolkit). Return value 0 is NVML_SUCCESS.
 using nvml_device = void *;
 struct NvmlUtilization {
     unsigned gpu, memory;
@@ -15,10 +15,8 @@ struct NvmlMemory {
     unsigned long long total, free, used;
 };
 constexpr int nvml_clock_sm = 1, nvml_clock_mem = 2, nvml_temperature_gpu = 0;
-// The links (interconnect_peak.hpp), with the values of NVIDIA's nvml.h: at most
-// NVML_NVLINK_MAX_LINKS links, each NVML_FEATURE_ENABLED (1) when active; field
-// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON (90), read as nvmlFieldValue_t, whose value is a union
-// of 8 bytes, here its unsigned int (NVML_VALUE_TYPE_UNSIGNED_INT, 1) or unsigned long long (3).
+// The links, with nvml.h's values: NVML_NVLINK_MAX_LINKS, NVML_FEATURE_ENABLED, the field
+// NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON and NVML_VALUE_TYPE_UNSIGNED_INT and _LONG_LONG.
 constexpr unsigned nvml_nvlink_max_links = 18, nvml_feature_enabled = 1;
 constexpr unsigned nvml_fi_nvlink_speed_mbps_common = 90;
 constexpr int nvml_value_unsigned_int = 1, nvml_value_unsigned_long_long = 3;
@@ -28,12 +26,9 @@ struct NvmlFieldValue {
     int value_type;  // nvmlValueType_t
     int status;      // nvmlReturn_t
     union {
-        double d;
         unsigned ui;
-        unsigned long ul;
         unsigned long long ull;
-        long long sll;
-    } value;
+    } value;  // nvmlValue_t, of which these two are read
 };
 
 struct Nvml {
@@ -61,7 +56,7 @@ struct Nvml {
 };
 
 // Loaded and initialised once per process; nullptr (and why) when that failed.
-const Nvml *nvml(std::string &why_not) {
+const Nvml *nvml(std::string *why_not = nullptr) {
     static std::string failure;
     static const Nvml *loaded = [] () -> const Nvml * {
         void *library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -106,7 +101,7 @@ const Nvml *nvml(std::string &why_not) {
         }
         return &api;
     }();
-    why_not = failure;
+    if (why_not) *why_not = failure;
     return loaded;
 }
 
@@ -120,7 +115,7 @@ constexpr uint64_t slowdowns = sw_power_cap | hw_slowdown | sw_thermal | hw_ther
 bool GpuState::throttled() const { return throttle_reasons && (*throttle_reasons & slowdowns); }
 
 std::unique_ptr<NvmlProbe> NvmlProbe::open(const std::string &pci_bus_id, std::string &why_not) {
-    const Nvml *api = nvml(why_not);
+    const Nvml *api = nvml(&why_not);
     if (!api) return nullptr;
     nvml_device device = nullptr;
     if (int status = api->handle_by_pci_bus_id(pci_bus_id.c_str(), &device); status != 0) {
@@ -132,8 +127,7 @@ std::unique_ptr<NvmlProbe> NvmlProbe::open(const std::string &pci_bus_id, std::s
 }
 
 GpuState NvmlProbe::read() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     GpuState s;
     unsigned value = 0;
     if (api.clock && api.clock(device_, nvml_clock_sm, &value) == 0) s.sm_clock_mhz = value;
@@ -154,8 +148,7 @@ GpuState NvmlProbe::read() const {
 }
 
 std::optional<unsigned> NvmlProbe::compute_processes() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     constexpr int nvml_success = 0, nvml_insufficient_size = 7;
     unsigned count = 0;
     if (!api.processes) return std::nullopt;
@@ -165,8 +158,7 @@ std::optional<unsigned> NvmlProbe::compute_processes() const {
 }
 
 std::vector<int> NvmlProbe::local_cpus() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     constexpr unsigned words = 64;  // 4096 CPUs
     constexpr unsigned bits = 8 * sizeof(unsigned long);
     unsigned long mask[words] = {};
@@ -179,16 +171,14 @@ std::vector<int> NvmlProbe::local_cpus() const {
 }
 
 std::optional<int> NvmlProbe::numa_node() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     unsigned node = 0;
     if (!api.numa_node || api.numa_node(device_, &node) != 0 || node > 1u << 16) return std::nullopt;
     return static_cast<int>(node);
 }
 
 LinkAnswers NvmlProbe::link_answers() const {
-    std::string ignored;
-    const Nvml &api = *nvml(ignored);
+    const Nvml &api = *nvml();
     LinkAnswers a;
     const auto ask = [&](auto function, std::optional<unsigned> &answer) {
         unsigned value = 0;

@@ -1,7 +1,6 @@
-// The GPU's clocks, temperature, power, energy counter and throttle reasons, the CPUs near it
-// (host_share.hpp) and its links to other GPUs (interconnect_peak.hpp), read through NVML,
-// which is loaded at run time from the driver's libnvidia-ml.so.1. Optional: where it cannot
-// be loaded, or a reading is not supported, that reading is absent ("n/a"), never an error.
+// The GPU's clocks, temperature, power, energy and throttle reasons, the CPUs near it and its
+// links to other GPUs, read through NVML (the driver's libnvidia-ml.so.1, loaded at run time).
+// A reading NVML cannot give is absent ("n/a"), never an error.
 #pragma once
 
 #include "interconnect_peak.hpp"
@@ -28,8 +27,7 @@ struct GpuState {
 
     // A power or thermal slowdown (not idle, application clocks or sync boost) is active.
     bool throttled() const;
-    // Another process computes on this GPU too (two shards on one GPU, another user): device
-    // times may include its work, and the device's used memory moves with its allocations.
+    // Another process computes on this GPU too: device times and used memory are not ours alone.
     bool shared() const { return compute_processes && *compute_processes > 1; }
 };
 
@@ -39,16 +37,13 @@ GPUBENCH_JSON_FIELDS(GpuState, sm_clock_mhz, memory_clock_mhz, temperature_c, ut
 
 class NvmlProbe {
 public:
-    // The device with this PCI bus id ("0000:65:00.0"), or nullptr with the reason in
-    // `why_not` (no libnvidia-ml.so.1, init failed, no such device).
+    // The device with this PCI bus id ("0000:65:00.0"), or nullptr with the reason in `why_not`.
     static std::unique_ptr<NvmlProbe> open(const std::string &pci_bus_id, std::string &why_not);
     GpuState read() const;
     std::optional<unsigned> compute_processes() const;  // GpuState::compute_processes alone
-    // The CPUs NVML calls local to the device (its ideal affinity), ascending; empty when not
-    // known. And its NUMA node, where the driver tells it.
+    // The CPUs local to the device (NVML's ideal affinity), ascending; empty when not known.
     std::vector<int> local_cpus() const;
     std::optional<int> numa_node() const;
-    // The answers about its NVLink and PCIe links that interconnect_peak() reads.
     LinkAnswers link_answers() const;
 
 private:
@@ -56,8 +51,7 @@ private:
     void *device_;  // nvmlDevice_t
 };
 
-// The link answers of the device at this PCI bus id, or, where NVML cannot be asked, answers
-// that say why (LinkAnswers::unreadable).
+// The link answers of the device at this PCI bus id, or why NVML cannot be asked.
 LinkAnswers link_answers_of(const std::string &pci_bus_id);
 
 }  // namespace gpubench

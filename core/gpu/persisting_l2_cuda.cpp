@@ -1,26 +1,19 @@
 // The L2 set aside for persisting accesses, and the streams' access-policy windows: state a
-// plugin may set for its run() (cudaDeviceSetLimit, cudaStreamSetAttribute) that outlives its
-// entry in the worker's CUDA context, changing the L2 of every entry after it. A context
-// need not start with none set aside (a driver may set a default), so what counts is the
-// change over the entry.
+// plugin may set for its run() that outlives its entry in the worker's CUDA context, changing
+// the L2 of every entry after it. A driver may set a default: what counts is the change.
 #include "gpu.hpp"
 
-#include <cuda_runtime.h>
+#include "text_format.hpp"
 
-#include <cstdio>
+#include <cuda_runtime.h>
 
 namespace gpubench {
 
 namespace {
 
-std::string mib(size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.3g MiB", bytes / (1024.0 * 1024.0));
-    return text;
-}
+std::string mib(size_t bytes) { return format_text("%.3g MiB", bytes / (1024.0 * 1024.0)); }
 
-// A query that fails (a device without the limit, a lost context) reads as 0 and leaves no
-// error behind.
+// A query that fails (a device without the limit, a lost context) reads as 0, no error left.
 size_t set_aside(int device) {
     size_t bytes = 0;
     if (cudaSetDevice(device) != cudaSuccess || cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess)

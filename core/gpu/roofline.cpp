@@ -8,15 +8,10 @@
 namespace gpubench {
 
 const char *math_name(gpubench_math math) {
-    switch (math) {
-        case GPUBENCH_MATH_FP32: return "fp32";
-        case GPUBENCH_MATH_FP64: return "fp64";
-        case GPUBENCH_MATH_TENSOR_TF32: return "tf32 tensor";
-        case GPUBENCH_MATH_TENSOR_FP16: return "fp16/bf16 tensor";
-        case GPUBENCH_MATH_TENSOR_FP8: return "fp8 tensor";
-        case GPUBENCH_MATH_TENSOR_INT8: return "int8 tensor";
-        default: return "unknown";
-    }
+    // By GPUBENCH_MATH_FP32 (0) .. GPUBENCH_MATH_TENSOR_INT8 (5).
+    static const char *const names[math_kinds] = {"fp32",           "fp64",       "tf32 tensor",
+                                                  "fp16/bf16 tensor", "fp8 tensor", "int8 tensor"};
+    return math >= 0 && math < math_kinds ? names[math] : "unknown";
 }
 
 gpubench_math math_from_name(const std::string &name) {
@@ -59,35 +54,26 @@ MemoryLevel Roofline::interconnect_level() const {
     return {interconnect.name, 0, interconnect.bytes_per_s, interconnect.margin};
 }
 
-namespace {
-
-// Dense tensor-core operations per SM per clock (an FMA is 2), from NVIDIA's architecture
-// whitepapers: {fp64, tf32, fp16/bf16, fp8, int8}. 0: none, or not known here.
-struct TensorRates {
-    double fp64, tf32, fp16, fp8, int8;
-};
-
-TensorRates tensor_rates(int major, int minor) {
+// From NVIDIA's architecture whitepapers.
+ArchitectureRates architecture_rates(int major, int minor) {
     switch (major * 10 + minor) {
-        case 70: return {0, 0, 1024, 0, 0};           // V100
-        case 75: return {0, 0, 1024, 0, 2048};        // T4, RTX 20
-        case 80: return {128, 1024, 2048, 0, 4096};   // A100
-        case 86: case 87: return {0, 512, 1024, 0, 2048};
-        case 89: return {0, 512, 1024, 2048, 2048};   // L40, RTX 40
-        case 90: return {256, 2048, 4096, 8192, 8192};  // H100, H200
-        default: return {0, 0, 0, 0, 0};
+        case 70: return {64, 32, 0, 0, 1024, 0, 0};              // V100
+        case 75: return {64, 2, 0, 0, 1024, 0, 2048};            // T4, RTX 20
+        case 80: return {64, 32, 128, 1024, 2048, 0, 4096};     // A100
+        case 86: case 87: return {128, 2, 0, 512, 1024, 0, 2048};
+        case 89: return {128, 2, 0, 512, 1024, 2048, 2048};      // L40, RTX 40
+        case 90: return {128, 64, 256, 2048, 4096, 8192, 8192};  // H100, H200
+        default: return {0, 0, 0, 0, 0, 0, 0};
     }
 }
-
-}  // namespace
 
 Roofline gpu_roofline(const GpuInfo &gpu) {
     Roofline r;
     if (!gpu.available) return r;
-    const TensorRates t = tensor_rates(gpu.compute_major, gpu.compute_minor);
+    const ArchitectureRates t = architecture_rates(gpu.compute_major, gpu.compute_minor);
     const double sm_hz = gpu.sm_count * gpu.boost_clock_hz;  // SM-cycles per second
     r.flops[GPUBENCH_MATH_FP32] = gpu.peak_fp32_flops;
-    r.flops[GPUBENCH_MATH_FP64] = std::max(gpu.peak_fp64_flops, sm_hz * t.fp64);
+    r.flops[GPUBENCH_MATH_FP64] = std::max(gpu.peak_fp64_flops, sm_hz * t.tensor_fp64);
     r.flops[GPUBENCH_MATH_TENSOR_TF32] = sm_hz * t.tf32;
     r.flops[GPUBENCH_MATH_TENSOR_FP16] = sm_hz * t.fp16;
     r.flops[GPUBENCH_MATH_TENSOR_FP8] = sm_hz * t.fp8;

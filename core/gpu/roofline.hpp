@@ -1,8 +1,7 @@
-// The ceilings an entry's throughput is read against: the peak FLOP rate for the kind of
-// arithmetic it declares (gpubench_work.math), and the peak memory bandwidth. For a GPU they
-// come from device attributes and a per-architecture table; for the host, from a measurement
-// (host_peaks.hpp). A rate above a ceiling, beyond the stated margin, is not a result: the
-// timing or the declared work is wrong, and the entry is invalid.
+// The ceilings an entry's throughput is read against: the peak FLOP rate for the arithmetic it
+// declares (gpubench_work.math) and the peak bandwidth; a GPU's from device attributes and a
+// per-architecture table, the host's measured (host_peaks.hpp). A rate above a ceiling, beyond
+// its margin, is not a result: the timing or the declared work is wrong.
 #pragma once
 
 #include "interconnect_peak.hpp"
@@ -38,34 +37,34 @@ struct Roofline {
     uint64_t cache_bytes = 0;                // the largest cache's capacity
     double margin = 0;   // a rate up to (1 + margin) x ceiling is still accepted
     std::string source;  // where the figures come from, for the results file
-    // The caches, smallest first, then the memory (capacity 0). Empty in a roofline of a file
-    // written before levels were measured: level_for then falls back on cache_bytes.
+    // The caches, smallest first, then the memory (capacity 0). Empty in files written before
+    // levels were measured: level_for then falls back on cache_bytes.
     std::vector<MemoryLevel> levels;
-    // The GPU's links to other GPUs (interconnect_peak.hpp): the ceiling of bytes a plugin
-    // declares as crossing them (GPUBENCH_WORK_BYTES_INTERCONNECT). Unknown in a host's
-    // roofline, and where NVML could not tell (its source says why).
+    // The GPU's links to other GPUs (interconnect_peak.hpp); unknown for the host.
     InterconnectPeak interconnect;
 
     double flops_for(gpubench_math math) const;  // 0 when unknown or out of range
     // The level a working set of `bytes` is held to: the smallest that holds it, or the memory
-    // where none does or the caches were flushed before each run. Its bytes_per_s is the
-    // ceiling for that working set: the level's own, but with the part that the faster levels
-    // below can hold counted at their rates (near the level below, nearly its rate; 0 where the
-    // level's rate is unknown). Without levels: no bandwidth ceiling up to cache_bytes
-    // ("cache"), bytes_per_s above ("memory").
+    // where none does or the caches were flushed. Its bytes_per_s counts the part the faster
+    // levels below hold at their rates (0 where the level's rate is unknown). Without levels:
+    // no ceiling up to cache_bytes ("cache"), bytes_per_s above ("memory").
     MemoryLevel level_for(double bytes, bool caches_flushed) const;
-    // The interconnect as the level bytes across it are held to: "NVLink" or "PCIe" at its
-    // peak, or "interconnect" with no ceiling when the peak is unknown.
+    // The level bytes across the interconnect are held to ("interconnect": no ceiling, unknown).
     MemoryLevel interconnect_level() const;
 };
 
-// Ceilings of a CUDA device from its attributes: FP32/FP64 on the CUDA cores, dense tensor
-// rates per SM and clock for the architectures in roofline.cpp's table (others: unknown).
-// FP64 is the larger of the CUDA-core and tensor-core rates. Margin 5%: the attributes give
-// the boost clock, which a card does not exceed. Levels: the L2 at gpu.l2_bytes_per_s (measured,
-// l2_bandwidth.hpp; no ceiling while unknown), then the memory.
-Roofline gpu_roofline(const GpuInfo &gpu);
+// Per SM and clock by compute capability (0: none, or not known here): the FP32 and FP64 lanes
+// without tensor cores, and the dense tensor-core operations (an FMA is 2).
+struct ArchitectureRates {
+    int fp32_lanes, fp64_lanes;
+    double tensor_fp64, tf32, fp16, fp8, int8;
+};
+ArchitectureRates architecture_rates(int major, int minor);
 
+// Ceilings of a CUDA device from its attributes and architecture_rates (others: unknown).
+// Margin 5%: a card does not exceed the boost clock. Levels: the L2 at gpu.l2_bytes_per_s (no
+// ceiling while unknown), then the memory.
+Roofline gpu_roofline(const GpuInfo &gpu);
 
 nlohmann::json roofline_json(const Roofline &roofline);
 nlohmann::json memory_level_json(const MemoryLevel &level);

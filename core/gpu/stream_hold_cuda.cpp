@@ -2,7 +2,6 @@
 
 #include "thread_name.hpp"
 
-
 #include <cuda_runtime_api.h>
 
 #include <atomic>
@@ -40,35 +39,32 @@ DONE:
 }  // namespace
 
 StreamHold::StreamHold(void *stream) : stream_(stream) {
+    // What is made is kept in the members at once: the destructor frees it, whatever failed.
     cudaLibrary_t library = nullptr;
     cudaKernel_t kernel = nullptr;
-    if (cudaLibraryLoadData(&library, hold_kernel_ptx, nullptr, nullptr, 0, nullptr, nullptr, 0) !=
-            cudaSuccess ||
+    const cudaError_t loaded =
+        cudaLibraryLoadData(&library, hold_kernel_ptx, nullptr, nullptr, 0, nullptr, nullptr, 0);
+    library_ = library;
+    if (loaded != cudaSuccess ||
         cudaLibraryGetKernel(&kernel, library, "gpubench_stream_hold") != cudaSuccess) {
         why_not_ = std::string("the hold kernel did not load (") +
                    cudaGetErrorString(cudaGetLastError()) + ")";
-        if (library) cudaLibraryUnload(library);
         return;
     }
-    void *host = nullptr;
+    void *host = nullptr, *device = nullptr;
     if (cudaHostAlloc(&host, sizeof(uint32_t), cudaHostAllocMapped) != cudaSuccess) {
         cudaGetLastError();
-        cudaLibraryUnload(library);
         why_not_ = "no mapped host memory for the hold's flag";
-        return;
-    }
-    void *device = nullptr;
-    if (cudaHostGetDevicePointer(&device, host, 0) != cudaSuccess) {
-        cudaGetLastError();
-        cudaFreeHost(host);
-        cudaLibraryUnload(library);
-        why_not_ = "the hold's flag has no device address";
         return;
     }
     flag_ = static_cast<volatile uint32_t *>(host);
     *flag_ = 0;
+    if (cudaHostGetDevicePointer(&device, host, 0) != cudaSuccess) {
+        cudaGetLastError();
+        why_not_ = "the hold's flag has no device address";
+        return;
+    }
     device_flag_ = reinterpret_cast<unsigned long long>(device);
-    library_ = library;
     kernel_ = kernel;
     watchdog_ = std::thread([this] {
         name_this_thread("hold-watch");

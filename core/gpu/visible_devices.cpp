@@ -1,20 +1,19 @@
 #include "visible_devices.hpp"
 
+#include "text_format.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
 namespace gpubench {
 namespace {
 
-std::string trimmed(const std::string &text) {
-    const size_t first = text.find_first_not_of(" \t");
-    if (first == std::string::npos) return "";
-    return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
+std::vector<int> narrowed_to;  // narrow_own_devices' indices; empty: not narrowed
 
 bool is_index(const std::string &entry) {
     return !entry.empty() && entry.size() < 8 && std::all_of(entry.begin(), entry.end(), ::isdigit);
@@ -25,7 +24,7 @@ bool is_index(const std::string &entry) {
 std::optional<std::vector<std::string>> listed_gpu_uuids(const std::filesystem::path &proc_gpus) {
     std::error_code ec;
     if (!std::filesystem::is_directory(proc_gpus, ec)) return std::nullopt;
-    std::vector<std::pair<std::string, std::string>> gpus;  // (PCI bus id, UUID), in bus order
+    std::map<std::string, std::string> gpus;  // UUIDs by PCI bus id, in bus order
     for (const auto &gpu : std::filesystem::directory_iterator(proc_gpus, ec)) {
         std::ifstream information(gpu.path() / "information");
         std::string line, uuid;
@@ -33,14 +32,13 @@ std::optional<std::vector<std::string>> listed_gpu_uuids(const std::filesystem::
         while (std::getline(information, line)) {
             const size_t colon = line.find(':');
             if (colon == std::string::npos) continue;
-            const std::string key = trimmed(line.substr(0, colon)), value = trimmed(line.substr(colon + 1));
+            const std::string key = trim(line.substr(0, colon)), value = trim(line.substr(colon + 1));
             if (key == "GPU UUID") uuid = value;
             if (key == "GPU Excluded") excluded = value == "Yes";
         }
         if (uuid.empty()) return std::nullopt;  // a listing this code does not understand
-        if (!excluded) gpus.emplace_back(gpu.path().filename().string(), uuid);
+        if (!excluded) gpus.emplace(gpu.path().filename().string(), uuid);
     }
-    std::sort(gpus.begin(), gpus.end());
     std::vector<std::string> uuids;
     for (const auto &[bus, uuid] : gpus) uuids.push_back(uuid);
     return uuids;
@@ -52,7 +50,7 @@ std::optional<std::vector<std::string>> visible_device_entries(const char *value
     std::string text = value;
     for (size_t begin = 0; begin <= text.size();) {
         const size_t comma = std::min(text.find(',', begin), text.size());
-        if (std::string entry = trimmed(text.substr(begin, comma - begin)); !entry.empty() || comma < text.size())
+        if (std::string entry = trim(text.substr(begin, comma - begin)); !entry.empty() || comma < text.size())
             entries.push_back(entry);
         begin = comma + 1;
     }
@@ -61,15 +59,14 @@ std::optional<std::vector<std::string>> visible_device_entries(const char *value
 
 std::string narrowed_visible_devices(const std::optional<std::vector<std::string>> &inherited,
                                      const std::vector<int> &indices) {
-    std::string value;
+    std::vector<std::string> entries;
     for (int index : indices) {
         const size_t at = static_cast<size_t>(index);
-        const std::string entry = !inherited ? std::to_string(index)
-                                  : at < inherited->size() ? (*inherited)[at]
-                                                           : std::to_string(1 << 20);  // no such device
-        value += (value.empty() ? "" : ",") + entry;
+        entries.push_back(!inherited                ? std::to_string(index)
+                          : at < inherited->size() ? (*inherited)[at]
+                                                   : std::to_string(1 << 20));  // no such device
     }
-    return value;
+    return join(entries, ",");
 }
 
 std::optional<int> visible_gpu_count(const std::filesystem::path &proc_gpus,
@@ -98,10 +95,6 @@ std::optional<int> visible_gpu_count(const std::filesystem::path &proc_gpus,
     }
     return count;
 }
-
-namespace {
-std::vector<int> narrowed_to;  // narrow_own_devices' indices; empty: not narrowed
-}  // namespace
 
 const std::optional<std::vector<std::string>> &inherited_visible_devices() {
     static const std::optional<std::vector<std::string>> inherited =
@@ -157,7 +150,7 @@ std::string worker_visible_devices(const std::vector<int> &indices, const std::v
     const bool mig = inherited && std::any_of(inherited->begin(), inherited->end(), [](const std::string &entry) {
                          return entry.rfind("MIG-", 0) == 0;
                      });
-    std::string value;
+    std::vector<std::string> uuids;
     for (int index : indices) {
         const auto found = std::find_if(known.begin(), known.end(), [&](const DeviceIdentity &device) {
             return device.index == index && !device.uuid.empty();
@@ -165,9 +158,9 @@ std::string worker_visible_devices(const std::vector<int> &indices, const std::v
         if (mig || found == known.end() ||
             (listed && std::find(listed->begin(), listed->end(), found->uuid) == listed->end()))
             return narrowed_visible_devices(inherited, indices);
-        value += (value.empty() ? "" : ",") + found->uuid;
+        uuids.push_back(found->uuid);
     }
-    return value;
+    return join(uuids, ",");
 }
 
 }  // namespace gpubench

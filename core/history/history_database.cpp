@@ -184,30 +184,28 @@ HistoryStatement::HistoryStatement(const HistoryDatabase &db, const std::string 
 
 HistoryStatement::~HistoryStatement() { sqlite3_finalize(statement_); }
 
-HistoryStatement &HistoryStatement::bind(int index, const std::string &text) {
-    if (sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT) != SQLITE_OK)
-        db_.fail("binding a value");
+HistoryStatement &HistoryStatement::bound(int status) {
+    if (status != SQLITE_OK) db_.fail("binding a value");
     return *this;
+}
+
+HistoryStatement &HistoryStatement::bind(int index, const std::string &text) {
+    return bound(sqlite3_bind_text(statement_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT));
 }
 
 HistoryStatement &HistoryStatement::bind(int index, int64_t value) {
-    if (sqlite3_bind_int64(statement_, index, value) != SQLITE_OK) db_.fail("binding a value");
-    return *this;
+    return bound(sqlite3_bind_int64(statement_, index, value));
 }
 
 HistoryStatement &HistoryStatement::bind(int index, double value) {
-    if (sqlite3_bind_double(statement_, index, value) != SQLITE_OK) db_.fail("binding a value");
-    return *this;
+    return bound(sqlite3_bind_double(statement_, index, value));
 }
 
 HistoryStatement &HistoryStatement::bind(int index, const std::optional<double> &value) {
     return value ? bind(index, *value) : bind_null(index);
 }
 
-HistoryStatement &HistoryStatement::bind_null(int index) {
-    if (sqlite3_bind_null(statement_, index) != SQLITE_OK) db_.fail("binding a value");
-    return *this;
-}
+HistoryStatement &HistoryStatement::bind_null(int index) { return bound(sqlite3_bind_null(statement_, index)); }
 
 bool HistoryStatement::step() {
     const int status = sqlite3_step(statement_);

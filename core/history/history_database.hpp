@@ -36,7 +36,6 @@ public:
     // Whether `table` has `column`: a file written before the column was added has not.
     bool has_column(const std::string &table, const std::string &column) const;
     sqlite3 *handle() const { return db_; }
-    const std::filesystem::path &path() const { return path_; }
 
 private:
     void check_identity(Access access, bool &fresh);
@@ -68,6 +67,7 @@ public:
     bool is_null(int column) const;
 
 private:
+    HistoryStatement &bound(int status);  // throws unless SQLITE_OK
     const HistoryDatabase &db_;
     sqlite3_stmt *statement_ = nullptr;
 };

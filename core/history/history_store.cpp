@@ -25,12 +25,6 @@ std::string content_hash(const std::filesystem::path &file) {
     return format_text("fnv1a64:%016llx:%zu", static_cast<unsigned long long>(hash), bytes.size());
 }
 
-std::string joined(const std::vector<std::string> &items) {
-    std::string text;
-    for (const std::string &item : items) text += (text.empty() ? "" : ",") + item;
-    return text;
-}
-
 // The verified entries of a checked results document, as points of run `run_id`, each with
 // its wall time and, where its worker was started for it, that start (recorded_costs, results_model.hpp).
 size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDocument &results, bool several_gpus) {
@@ -50,7 +44,7 @@ size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDoc
         insert.bind(4, entry.settings.params).bind(5, device).bind(6, figures.compute.median);
         insert.bind(7, quantile(samples, 0.25)).bind(8, quantile(samples, 0.75));
         insert.bind(9, samples.empty() ? 0.0 : samples.front()).bind(10, samples.empty() ? 0.0 : samples.back());
-        insert.bind(11, static_cast<int64_t>(samples.size())).bind(12, joined(figures.flags));
+        insert.bind(11, static_cast<int64_t>(samples.size())).bind(12, join(figures.flags, ","));
         insert.bind(13, costs[i].entry_s).bind(14, costs[i].start_s);
         if (entry.metrics.empty())
             insert.bind_null(15);

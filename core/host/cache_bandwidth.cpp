@@ -5,8 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
-#include <memory>
 #include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -98,29 +96,21 @@ StreamIsa widest_loads() {
 
 std::atomic<double> sink{0};  // the read streams' sums land here, so that none is dead code
 
-struct FreeDeleter {
-    void operator()(double *p) const { std::free(p); }
-};
-
 // The best all-thread rate of both streams over `bytes` per thread. Each core's cache serves
 // its own thread, so the threads' on-CPU rates add up, whatever else preempted them.
 double level_bandwidth(const StreamIsa &isa, uint64_t bytes, unsigned threads) {
     const size_t n = bytes / 3 / sizeof(double) / block_doubles * block_doubles;  // per array
     if (n == 0) return 0;
-    std::vector<std::unique_ptr<double, FreeDeleter>> buffers;
+    std::vector<AlignedDoubles> buffers;
     for (unsigned i = 0; i < threads; ++i) {
-        buffers.emplace_back(static_cast<double *>(std::aligned_alloc(64, 3 * n * sizeof(double))));
+        buffers.push_back(aligned_doubles(64, 3 * n * sizeof(double)));
         if (!buffers.back()) return 0;
         std::fill_n(buffers.back().get(), 3 * n, 1.0);
     }
     const double streamed = 3.0 * n * sizeof(double);
     const size_t passes = std::max<size_t>(8, bytes_per_repetition / static_cast<size_t>(streamed));
     double best = 0;
-    auto keep = [&](const Repetition &rep) {
-        double summed = 0;
-        for (unsigned i = 0; i < threads; ++i) summed += rep.thread_rate(i);
-        best = std::max({best, rep.wall_rate(), summed});
-    };
+    auto keep = [&](const Repetition &rep) { best = std::max(best, rep.best_own_core_rate()); };
     for (int r = 0; r < repetitions; ++r) {
         keep(run_together(threads, [&](unsigned i) {
             sink = sink + isa.read(buffers[i].get(), 3 * n, passes);

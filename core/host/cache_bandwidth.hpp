@@ -10,13 +10,11 @@
 
 namespace gpubench {
 
-// What the host's entries are held to when their working set fits a cache: one level per
-// cache ("L1", "L2"...), capacity what all its instances hold together (a private cache's size
-// times the logical CPUs: generous, so that a working set is never placed in a slower level
-// than it may run from), bytes_per_s measured now (best of a read stream and a 2-load-1-store
-// stream, widest vector loads the CPU has). margin is left 0 (host_roofline sets it).
-// Takes about 0.1 s. Without cache sizes: one level "cache" of unknown_cache_bytes and no
-// bandwidth (no ceiling: a size that is not known must not refuse correct work).
+// One level per cache ("L1", "L2"...), of what all its instances hold (a private cache's size
+// times the logical CPUs: generous, so that no working set is placed in a slower level than it
+// may run from), bytes_per_s measured now (about 0.1 s), margin 0 (host_roofline sets it).
+// Without cache sizes: one level "cache" of unknown_cache_bytes and no bandwidth (no
+// ceiling: a size that is not known must not refuse correct work).
 std::vector<MemoryLevel> measure_cache_levels(const CpuCaches &caches, unsigned threads);
 
 // The capacity assumed when no cache size is known: more than any CPU's caches hold.

@@ -4,12 +4,10 @@
 #include "host_resources.hpp"
 #include "text_format.hpp"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <optional>
 
 namespace gpubench {
@@ -44,8 +42,7 @@ bool crowded(const HostLoad &l) {
 
 bool HostLoad::contended() const {
     if (!available || wall_s < host_load_min_wall_s) return false;
-    // Waits alone are no proof: OpenMP threads woken for microsecond regions wait for a CPU
-    // on an idle host too. The rest of the machine must have taken CPU time as well.
+    // Waits alone are no proof: OpenMP threads woken for microsecond regions wait on an idle host.
     return others_cores >= contended_others_cores && (waited_for_cpu(*this) || crowded(*this));
 }
 
@@ -58,24 +55,11 @@ std::string HostLoad::reason() const {
     return text + format_text("the rest of the host used %.1f of %u cores", others_cores, host_cores);
 }
 
-// /proc/self/task/<tid>/schedstat: "<ns on a CPU> <ns runnable, waiting for one> <slices>".
 bool HostLoadWatch::read_tasks(std::map<long, TaskTimes> &tasks) {
     tasks.clear();
-    DIR *dir = ::opendir("/proc/self/task");
-    if (!dir) return false;
-    while (dirent *e = ::readdir(dir)) {
-        char *end = nullptr;
-        long tid = std::strtol(e->d_name, &end, 10);
-        if (end == e->d_name || *end != '\0') continue;  // "." and ".."
-        char path[64], buf[128];
-        std::snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat", tid);
-        unsigned long long run = 0, wait = 0;
-        // A thread that ended between readdir and open is simply not counted.
-        if (read_small_file(path, buf, sizeof buf) &&
-            std::sscanf(buf, "%llu %llu", &run, &wait) == 2)
-            tasks[tid] = {run, wait};
-    }
-    ::closedir(dir);
+    // A thread that ended between listing and reading is simply not counted.
+    for (pid_t tid : this_process_threads())
+        if (TaskTimes t; read_schedstat(tid, t.run_ns, t.wait_ns)) tasks[tid] = t;
     return !tasks.empty();  // the calling thread is always there when schedstat exists
 }
 

@@ -11,16 +11,12 @@
 
 namespace gpubench {
 
-// The contention rule. An entry counts as sampled on a contended host when the rest of the
-// machine kept at least contended_others_cores (half a core) busy meanwhile, and either
-//  - the entry's threads waited, runnable, for a CPU at least contended_wait_share (5%) of the
-//    time they ran or waited, and that wait adds up to at least contended_wait_of_wall (5%) of
-//    the wall time (so that a thread that mostly sleeps is not flagged for the few
-//    microseconds it waits at each wake-up);
-//  - or the whole machine was at least contended_busy_fraction (90%) busy.
-// Waits without others' load do not count: OpenMP threads woken for microsecond regions wait
-// for a CPU on an idle host too. Nothing is flagged over less than host_load_min_wall_s, or
-// where /proc cannot be read.
+// The contention rule (the contended check's, measure/checks/contended.cpp): the rest of the
+// machine kept contended_others_cores busy, and either the entry's threads waited for a CPU
+// contended_wait_share of the time they ran or waited and contended_wait_of_wall of the wall
+// time (a thread that mostly sleeps waits a few microseconds at each wake-up: not flagged), or
+// the whole machine was contended_busy_fraction busy. Nothing is flagged over less than
+// host_load_min_wall_s, or where /proc cannot be read.
 inline constexpr double contended_wait_share = 0.05;
 inline constexpr double contended_wait_of_wall = 0.05;
 inline constexpr double contended_others_cores = 0.5;
@@ -30,16 +26,12 @@ inline constexpr double host_load_min_wall_s = 1e-3;
 struct HostLoad {
     double wall_s = 0;              // wall time between begin() and end()
     double own_cpu_s = 0;           // CPU time of this process meanwhile (all threads, user+system)
-    double machine_busy_cores = 0;  // average number of host cores busy (all processes, from
-                                    // /proc/stat: neither idle nor iowait), at most host_cores
+    double machine_busy_cores = 0;  // host cores busy on average (/proc/stat), at most host_cores
     double others_cores = 0;        // machine_busy_cores - own_cpu_s / wall_s, at least 0
-    double own_wait_s = 0;          // time this process's threads were runnable but waiting for
-                                    // a CPU (/proc/self/task/*/schedstat, second field)
-    double wait_share = 0;          // own_wait_s / (own_wait_s + their on-CPU time); 0 when
-                                    // nothing ran
+    double own_wait_s = 0;          // this process's threads runnable, waiting for a CPU (schedstat)
+    double wait_share = 0;          // own_wait_s / (own_wait_s + their on-CPU time), or 0
     unsigned host_cores = 0;        // logical cores
-    bool available = false;         // false where /proc/stat or schedstat cannot be read (then
-                                    // the figures above are 0)
+    bool available = false;         // /proc/stat and schedstat were read (else the above are 0)
     bool contended() const;
     // "" when not contended, else what crowded the entry, e.g. "the worker's threads waited
     // 12% of their time for a CPU; the rest of the host used 1.9 of 2 cores".

@@ -19,7 +19,6 @@ namespace gpubench {
 namespace {
 
 constexpr int cache_format = 2;  // part of the cache key: a new format measures again
-                                 // (2: cache levels and their bandwidths)
 
 // ---- the cache ----
 

@@ -18,12 +18,11 @@
 namespace gpubench {
 
 struct HostPeaks {
-    double fp32_flops = 0;   // FLOP/s, all logical cores, widest FMA the CPU supports
-                             // (AVX-512F > AVX2+FMA > SSE2)
+    double fp32_flops = 0;   // FLOP/s, all logical cores, the widest FMA the CPU supports
     double fp64_flops = 0;   // same in double
-    double bytes_per_s = 0;  // memory bandwidth, all cores, STREAM counting (bytes read + bytes
-                             // written, no write-allocate), best of a triad a[i]=b[i]+s*c[i] and
-                             // memcpy over arrays far larger than the last-level cache
+    // Memory bandwidth, all cores, as STREAM counts it (bytes read + written, no write-allocate):
+    // the best of a triad and memcpy over arrays far larger than the last-level cache.
+    double bytes_per_s = 0;
     uint64_t llc_bytes = 0;  // the last-level cache, all its instances together; 0 if unknown
     std::string isa;         // "avx512f", "avx2+fma", "sse2"
     std::string cpu_model;   // /proc/cpuinfo "model name"
@@ -39,12 +38,9 @@ struct HostPeaks {
     std::string cache_source;  // where the sizes came from: "sysfs", "cpuid" or "unknown"
 };
 
-// Measured peaks of this host. The first call on a machine measures them (about 1-2 s) and
-// stores them in $GPUBENCH_CACHE_DIR or else $XDG_CACHE_HOME/gpubench or else
-// ~/.cache/gpubench, file host-peaks.json, keyed by host name + cpu_model + logical cores + a
-// format version; later calls (and later processes) read the cache. Never throws: a cache
-// that cannot be read or written is ignored (measure again). Thread-safe enough for one call
-// per process.
+// Measured peaks of this host: measured (about 1-2 s) where the cache (host-peaks.json in the
+// cache folder, cache_files.hpp) has none for this host name, CPU, core count and format.
+// Never throws: a cache that cannot be read or written is ignored (measure again).
 HostPeaks host_peaks();
 // The same with another measurement (tests inject quiet or busy ones).
 HostPeaks host_peaks(const std::function<HostPeaks()> &measure);

@@ -13,9 +13,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <cstring>
-#include <memory>
 #include <numeric>
 #include <vector>
 
@@ -149,16 +147,10 @@ double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threa
             sink = sink + kernel(iters, T(0.5) + T(i) * T(1e-2));
             return double(iters) * flops_per_iter;
         });
-        double summed = 0;
-        for (unsigned i = 0; i < threads; ++i) summed += rep.thread_rate(i);
-        best = std::max({best, rep.wall_rate(), summed});
+        best = std::max(best, rep.best_own_core_rate());
     }
     return one_core > 0 ? std::min(best, cores * one_core) : best;
 }
-
-struct FreeDeleter {
-    void operator()(double *p) const { std::free(p); }
-};
 
 // The triad with streaming stores: what is written goes to memory without being read first,
 // so the figure is the memory's bandwidth rather than a write-allocate share of it.
@@ -185,9 +177,8 @@ double memory_bandwidth(unsigned threads, uint64_t llc_bytes) {
     if (auto available = available_host_memory()) each = std::min(each, *available / 8 / 3);
     each = std::max<uint64_t>(each, 1ull << 20) & ~uint64_t(4095);
     const size_t n = each / sizeof(double);
-    std::unique_ptr<double, FreeDeleter> a(static_cast<double *>(std::aligned_alloc(4096, each))),
-        b(static_cast<double *>(std::aligned_alloc(4096, each))),
-        c(static_cast<double *>(std::aligned_alloc(4096, each)));
+    const AlignedDoubles a = aligned_doubles(4096, each), b = aligned_doubles(4096, each),
+                         c = aligned_doubles(4096, each);
     if (!a || !b || !c) return 0;
     // Thread i's share of part p: [begin, end), in whole cache lines.
     auto bound = [&](unsigned p, unsigned i) {

@@ -1,10 +1,13 @@
 #include "host_resources.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -18,6 +21,31 @@ bool read_small_file(const char *path, char *buf, size_t size) {
     ::close(fd);
     if (n <= 0) return false;
     buf[n] = '\0';
+    return true;
+}
+
+std::vector<pid_t> this_process_threads() {
+    std::vector<pid_t> threads;
+    DIR *dir = ::opendir("/proc/self/task");
+    if (!dir) return threads;
+    while (const dirent *e = ::readdir(dir)) {
+        char *end = nullptr;
+        const long tid = std::strtol(e->d_name, &end, 10);
+        if (end == e->d_name || *end != '\0') continue;  // "." and ".."
+        threads.push_back(static_cast<pid_t>(tid));
+    }
+    ::closedir(dir);
+    return threads;
+}
+
+bool read_schedstat(pid_t tid, uint64_t &run_ns, uint64_t &wait_ns) {
+    char path[64], buf[128];
+    std::snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", static_cast<int>(tid));
+    unsigned long long run = 0, wait = 0;
+    if (!read_small_file(path, buf, sizeof buf) || std::sscanf(buf, "%llu %llu", &run, &wait) != 2)
+        return false;
+    run_ns = run;
+    wait_ns = wait;
     return true;
 }
 

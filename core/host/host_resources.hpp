@@ -3,10 +3,12 @@
 #pragma once
 
 #include <sys/resource.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace gpubench {
 
@@ -28,6 +30,12 @@ uint64_t peak_rss_bytes();
 
 // Reads a small /proc file whole into buf (NUL-terminated); false where it cannot be read.
 bool read_small_file(const char *path, char *buf, size_t size);
+
+// The ids of this process's threads now (/proc/self/task); none where it cannot be read.
+std::vector<pid_t> this_process_threads();
+// A thread's /proc/self/task/<tid>/schedstat: nanoseconds on a CPU, and runnable waiting for
+// one; false where it cannot be read (the thread ended, or the kernel keeps no schedstat).
+bool read_schedstat(pid_t tid, uint64_t &run_ns, uint64_t &wait_ns);
 
 // Logical CPU cores of the host (at least 1).
 unsigned logical_cores();

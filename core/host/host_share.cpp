@@ -8,11 +8,6 @@
 
 namespace gpubench {
 
-bool operator==(const HostShare &a, const HostShare &b) {
-    return a.cpus == b.cpus && a.threads == b.threads && a.numa_node == b.numa_node &&
-           a.lanes == b.lanes && a.basis == b.basis;
-}
-
 void to_json(nlohmann::json &j, const HostShare &share) {
     j = {{"cpus", cpu_list_text(share.cpus)}, {"threads", share.threads}, {"lanes", share.lanes}};
     if (share.numa_node) j["numa_node"] = *share.numa_node;

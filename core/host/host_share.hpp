@@ -27,9 +27,8 @@ struct HostShare {
     std::optional<int> numa_node;   // the NUMA node of its GPU, where NVML said
     size_t lanes = 1;               // lanes the host was split into (1: the entry ran alone)
     std::string basis;              // how it was chosen, in one line
+    bool operator==(const HostShare &) const = default;
 };
-bool operator==(const HostShare &a, const HostShare &b);
-inline bool operator!=(const HostShare &a, const HostShare &b) { return !(a == b); }
 
 // {"cpus": "0-7,16-23", "threads": 16, "lanes": 2, "numa_node": 0, "basis": "..."}; numa_node
 // only when known. from_json throws on a malformed object.

@@ -8,7 +8,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
+#include <memory>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -27,20 +30,32 @@ struct Repetition {
     std::vector<double> units, cpu_s;
     double wall_s = 0;
     double wall_rate() const {
-        double total = 0;
-        for (double u : units) total += u;
-        return wall_s > 0 ? total / wall_s : 0;
+        return wall_s > 0 ? std::accumulate(units.begin(), units.end(), 0.0) / wall_s : 0;
     }
     // Each thread's rate over its own on-CPU time: a thread preempted by another process
     // does not look slower than the hardware let it be.
     double thread_rate(size_t i) const { return cpu_s[i] > 0 ? units[i] / cpu_s[i] : 0; }
+    // The best of the wall rate and the threads' rates summed, for work each core does alone
+    // (its FMA units, its own cache): the sum holds whatever else preempted them.
+    double best_own_core_rate() const {
+        double summed = 0;
+        for (size_t i = 0; i < units.size(); ++i) summed += thread_rate(i);
+        return std::max(wall_rate(), summed);
+    }
     // Every thread was on a CPU nearly all along: nothing else took turns with them.
     bool all_ran() const {
-        for (double c : cpu_s)
-            if (c < 0.9 * wall_s) return false;
-        return true;
+        return std::all_of(cpu_s.begin(), cpu_s.end(), [&](double c) { return c >= 0.9 * wall_s; });
     }
 };
+
+// Memory for the measuring threads' streams, aligned (std::aligned_alloc); null when there is none.
+struct FreeDeleter {
+    void operator()(double *p) const { std::free(p); }
+};
+using AlignedDoubles = std::unique_ptr<double, FreeDeleter>;
+inline AlignedDoubles aligned_doubles(size_t alignment, size_t bytes) {
+    return AlignedDoubles(static_cast<double *>(std::aligned_alloc(alignment, bytes)));
+}
 
 // Runs work(i) on n threads that start together; work(i) returns thread i's work units.
 template <class Work>

@@ -3,12 +3,10 @@
 #include "host_resources.hpp"
 #include "thread_name.hpp"
 
-#include <dirent.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 
@@ -24,16 +22,6 @@ bool read_clock(clockid_t clock, int64_t &cpu_ns) {
     timespec t{};
     if (clock_gettime(clock, &t) != 0) return false;
     cpu_ns = int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-    return true;
-}
-
-// schedstat's first field: nanoseconds on a CPU.
-bool read_schedstat(pid_t tid, int64_t &cpu_ns) {
-    char path[64], buf[128];
-    std::snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", static_cast<int>(tid));
-    long long run = 0;
-    if (!read_small_file(path, buf, sizeof buf) || std::sscanf(buf, "%lld", &run) != 1) return false;
-    cpu_ns = run;
     return true;
 }
 
@@ -95,7 +83,12 @@ bool ThreadTimes::harness(pid_t tid) {
 }
 
 bool ThreadTimes::read_thread(pid_t tid, int64_t &cpu_ns) {
-    if (read_clock(thread_cpu_clock(tid), cpu_ns) || read_schedstat(tid, cpu_ns)) return true;
+    uint64_t run_ns = 0, wait_ns = 0;
+    if (read_clock(thread_cpu_clock(tid), cpu_ns)) return true;
+    if (read_schedstat(tid, run_ns, wait_ns)) {
+        cpu_ns = static_cast<int64_t>(run_ns);
+        return true;
+    }
     if (!read_stat_ticks(tid, cpu_ns)) return false;
     coarse_ = true;
     return true;
@@ -103,16 +96,10 @@ bool ThreadTimes::read_thread(pid_t tid, int64_t &cpu_ns) {
 
 std::vector<ThreadTime> ThreadTimes::read() {
     std::vector<ThreadTime> threads;
-    DIR *dir = ::opendir("/proc/self/task");
-    if (!dir) return threads;
-    while (const dirent *e = ::readdir(dir)) {
-        char *end = nullptr;
-        const long tid = std::strtol(e->d_name, &end, 10);
-        if (end == e->d_name || *end != '\0') continue;  // "." and ".."
-        ThreadTime t{static_cast<pid_t>(tid), 0};
-        if (!harness(t.tid) && read_thread(t.tid, t.cpu_ns)) threads.push_back(t);
+    for (pid_t tid : this_process_threads()) {
+        ThreadTime t{tid, 0};
+        if (!harness(tid) && read_thread(tid, t.cpu_ns)) threads.push_back(t);
     }
-    ::closedir(dir);
     return threads;
 }
 

@@ -2,6 +2,7 @@
 
 #include "check.hpp"
 #include "device_trace.hpp"
+#include "elapsed.hpp"
 #include "gpu.hpp"
 #include "plugin_instance.hpp"
 #include "run_hold.hpp"
@@ -9,35 +10,35 @@
 
 #include <algorithm>
 #include <chrono>
+#include <initializer_list>
+#include <utility>
 
 namespace gpubench {
 
 namespace {
 
-// How much more `next` declares than `last`, by the first measure both declare (else sizes).
-double work_ratio(const std::vector<std::pair<double, double>> &measures, uint64_t from_size, uint64_t size) {
+// `from_s`, the budget's size's, scaled to `size` by how much more the next size declares,
+// by the first measure both declare (else sizes); 0 when nothing can be said.
+double scaled(const RunBudget &budget, double from_s, std::initializer_list<std::pair<double, double>> measures,
+              uint64_t size) {
+    if (from_s <= 0 || budget.from_size == 0 || budget.from_size >= size) return 0;
     for (const auto &[last, next] : measures)
-        if (last > 0 && next > 0) return next / last;
-    return double(size) / double(from_size);
+        if (last > 0 && next > 0) return from_s * (next / last);
+    return from_s * (double(size) / double(budget.from_size));
 }
 
 }  // namespace
 
 double predicted_run_s(const RunBudget &budget, const Work &next, uint64_t size) {
     const Work &last = budget.from_work;
-    if (budget.from_median_s <= 0 || budget.from_size == 0 || budget.from_size >= size) return 0;
-    return budget.from_median_s *
-           work_ratio({{last.flops, next.flops}, {last.bytes, next.bytes}, {last.items, next.items}},
-                      budget.from_size, size);
+    return scaled(budget, budget.from_median_s,
+                  {{last.flops, next.flops}, {last.bytes, next.bytes}, {last.items, next.items}}, size);
 }
 
 double predicted_outside_s(const RunBudget &budget, const Work &next, uint64_t size) {
     const Work &last = budget.from_work;
-    if (budget.from_outside_s <= 0 || budget.from_size == 0 || budget.from_size >= size) return 0;
-    return budget.from_outside_s * work_ratio({{last.host_bytes, next.host_bytes},
-                                               {last.bytes, next.bytes},
-                                               {last.items, next.items}},
-                                              budget.from_size, size);
+    return scaled(budget, budget.from_outside_s,
+                  {{last.host_bytes, next.host_bytes}, {last.bytes, next.bytes}, {last.items, next.items}}, size);
 }
 
 namespace {
@@ -109,7 +110,7 @@ const EntryMeasurer::Prepared &EntryMeasurer::prepare_once(const Plugin &plugin,
         char message[1024] = "";
         const auto began = std::chrono::steady_clock::now();
         p.status = prepare(cpu_threads, message, sizeof message);
-        p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        p.seconds = seconds_since(began);
         message[sizeof message - 1] = '\0';  // the plugin's buffer: terminated whatever it wrote
         if (p.status != GPUBENCH_OK) p.message = printable_text(*message ? message : "prepare() failed");
     }

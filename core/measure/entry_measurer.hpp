@@ -1,7 +1,6 @@
-// Measuring entries in this process: the one place that picks the clock for a plugin (CUDA
-// events on a stream created once per process for CUDA plugins; the host clock, with the
-// host's measured roofline, for CPU plugins) and notes a lost CUDA context. Used by the
-// worker process and by --in-process alike.
+// Measuring entries in this process (a worker's, or --in-process): the one place that picks a
+// plugin's clock (CUDA events on a stream made once per process; the host clock, with the
+// host's measured roofline, for CPU plugins) and notes a lost CUDA context.
 #pragma once
 
 #include "measure.hpp"
@@ -16,13 +15,12 @@
 
 namespace gpubench {
 
-// The default sweep's budget for one entry: it is skipped, with the prediction, when one run()
-// is predicted to take longer than limit_s: the median of the plugin's previous size, scaled
-// by the ratio of declared work (flops, else bytes, else items, else sizes).
-// A sweep behind its --budget also skips an entry whose set-up and checks (its wall time
-// outside sampling) are predicted to take longer than outside_limit_s: the previous size's,
-// scaled by the ratio of declared host bytes (else bytes, items, sizes), when that size was
-// not its worker's first (whose one-off costs do not scale).
+// The default sweep's budget for one entry, skipped with the prediction when one run() is
+// predicted to take longer than limit_s (the plugin's previous size's median, scaled by the
+// ratio of declared flops, else bytes, items, sizes), or, in a sweep behind its --budget, when
+// its set-up and checks are predicted to take longer than outside_limit_s (the previous size's,
+// scaled by declared host bytes, else bytes, items, sizes; not from a worker's first entry,
+// whose one-off costs do not scale).
 struct RunBudget {
     double limit_s = 0;          // 0: no limit on run()
     uint64_t from_size = 0;      // the plugin's previous size measured
@@ -45,9 +43,9 @@ public:
     // Creates what `plugin` needs now (a CUDA context for a CUDA plugin), so that the first
     // entry does not pay for it; "" when ready, else why CUDA entries cannot run here.
     std::string prepare(const Plugin &plugin, int cuda_device);
-    // Never throws: every failure is the entry's status. After an entry lost the CUDA
-    // context, CUDA entries are skipped with the reason (the process cannot recover it). With
-    // a budget, an entry predicted to exceed it is skipped without being set up.
+    // Never throws: every failure is the entry's status. After an entry lost the CUDA context
+    // (which the process cannot recover), CUDA entries are skipped with the reason; so is an
+    // entry predicted to exceed `budget`, before its set-up.
     Measurement measure(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                         const StageObserver &observe = {},
                         const std::optional<RunBudget> &budget = std::nullopt);
@@ -67,9 +65,8 @@ private:
         double seconds = 0;
     };
     const Prepared &prepare_once(const Plugin &plugin, int cpu_threads);
-    // The clock of an entry on `devices`: the host's, the CUDA timer of one device, or (ABI
-    // 1.5) a timer across several, kept while the next entry needs the same devices. Throws
-    // std::runtime_error when that timer cannot be made.
+    // The clock of an entry on `devices`: the host's, one device's CUDA timer, or (ABI 1.5) a
+    // timer across several, kept while entries need the same devices. Throws when not made.
     PhaseTimer &timer_for(const Plugin &plugin, const std::vector<int> &devices);
 
     std::map<const gpubench_plugin *, Prepared> prepared_;

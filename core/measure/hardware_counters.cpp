@@ -1,10 +1,13 @@
 #include "hardware_counters.hpp"
 
+#include "elapsed.hpp"
 #include "gpu_counters.hpp"
+#include "text_format.hpp"
 #include "thread_times.hpp"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -62,22 +65,22 @@ Metric counted_metric(const std::string &name, double value) {
 class FakeCounters final : public CounterSource {
 public:
     explicit FakeCounters(const std::string &path) {
+        const auto refuse = [&](const std::string &why) {
+            return std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": " + why);
+        };
         nlohmann::json values;
         try {
             std::ifstream in(path);
             if (!in) throw std::runtime_error("cannot be read");
             values = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
         } catch (const std::exception &e) {
-            throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": " + e.what());
+            throw refuse(e.what());
         }
-        if (!values.is_object())
-            throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": not a JSON object of counters");
+        if (!values.is_object()) throw refuse("not a JSON object of counters");
         for (const auto &[name, value] : values.items()) {
-            const CounterKind *kind = kind_named(name);
-            if (!kind)
-                throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is no counter");
+            if (!kind_named(name)) throw refuse("'" + name + "' is no counter");
             if (!value.is_number() || !std::isfinite(value.get<double>()))
-                throw std::runtime_error("GPUBENCH_FAKE_COUNTERS=" + path + ": '" + name + "' is not a number");
+                throw refuse("'" + name + "' is not a number");
             metrics_.push_back(counted_metric(name, value.get<double>()));
         }
     }
@@ -218,6 +221,46 @@ std::unique_ptr<CounterSource> open_counter_source(bool on_gpu, std::string &why
     why_not = "perf_event_open is Linux's";
     return nullptr;
 #endif
+}
+
+double counting_time_limit_s(double max_time_s) { return std::clamp(30 * max_time_s, 4.0, 30.0); }
+
+std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api, PhaseTimer &timer,
+                                  Measurement &result, double time_limit_s) {
+    if (timer.cuda_devices().size() > 1) {
+        // One session counts one device: the others' share would go missing unsaid.
+        result.counters = "not read: the entry runs across several GPUs, and the counters read one";
+        return {};
+    }
+    std::string why_not;
+    const std::unique_ptr<CounterSource> source = open_counter_source(timer.on_device(), why_not);
+    if (!source) {
+        result.counters = "not read: " + why_not;
+        return {};
+    }
+    // Each pass counts the same call from the same inputs, in the same cache state as a sample.
+    const auto began = std::chrono::steady_clock::now();
+    for (size_t pass = 1;; ++pass) {
+        instance.call("upload", api.upload);
+        instance.call("reset", api.reset);
+        if (result.cache == "cold") timer.flush_cache();  // waited for: outside the counted range
+        source->start_pass();
+        instance.timed("run", api.run, timer);  // its time is not kept: only that its work is done
+        if (source->end_pass()) break;
+        const double pass_s = seconds_since(began);
+        if (pass == 1 && pass_s * double(source->passes() - 1) > time_limit_s) {
+            result.counters = format_text("not read: %zu passes of %.2f s would take over %.3g s (30 times "
+                                          "--max-time, 4-30 s)", source->passes(), pass_s, time_limit_s);
+            instance.timed("download", api.download, timer);  // verify() reads its result next
+            return {};
+        }
+    }
+    std::vector<Metric> counted = source->read();
+    // Waited for as a sample's download is: verify() reads its result next.
+    instance.timed("download", api.download, timer);
+    const std::string caveat = source->caveat();
+    result.counters = source->name() + (caveat.empty() ? "" : "; " + caveat);
+    return counted;
 }
 
 }  // namespace gpubench

@@ -1,17 +1,15 @@
 #include "measure.hpp"
 
 #include "check.hpp"
-#include "counting_pass.hpp"
-#include "entry_figures.hpp"
+#include "elapsed.hpp"
 #include "gpu.hpp"
-#include "host_resources.hpp"
+#include "hardware_counters.hpp"
 #include "leak.hpp"
 #include "nvtx_range.hpp"
 #include "per_launch.hpp"
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
 #include "sampling.hpp"
-#include "statistics.hpp"
 #include "text_format.hpp"
 #include "work_mismatch.hpp"
 
@@ -43,50 +41,6 @@ std::string size_range_problem(const PluginInfo &plugin, uint64_t size) {
     return "";
 }
 
-namespace {
-
-// How many of `offered` devices a plugin takes: up to its max_devices (one before ABI 1.5).
-size_t devices_taken(const PluginInfo &plugin, size_t offered) {
-    return std::min<size_t>(offered, std::max<uint32_t>(plugin.max_devices, 1));
-}
-
-}  // namespace
-
-std::vector<int> selected_cuda_devices(const MeasureOptions &options) {
-    std::vector<int> devices{options.cuda_device};
-    for (int device : options.cuda_devices)
-        if (std::find(devices.begin(), devices.end(), device) == devices.end())
-            devices.push_back(device);
-    return devices;
-}
-
-std::vector<int> entry_cuda_devices(const PluginInfo &plugin, const MeasureOptions &options) {
-    if (!plugin.is_cuda()) return {};
-    std::vector<int> devices = selected_cuda_devices(options);
-    devices.resize(devices_taken(plugin, devices.size()));
-    return devices;
-}
-
-namespace {
-
-EntryStatus status_for_failure(gpubench_status status) {
-    return status == GPUBENCH_OUT_OF_MEMORY || status == GPUBENCH_NOT_SUPPORTED
-               ? EntryStatus::skipped
-               : EntryStatus::error;
-}
-
-const char *prefix_for_failure(gpubench_status status) {
-    switch (status) {
-        case GPUBENCH_OUT_OF_MEMORY: return "out of memory: ";
-        case GPUBENCH_NOT_SUPPORTED: return "not supported: ";
-        case GPUBENCH_INVALID_ARGUMENT: return "invalid argument: ";
-        case GPUBENCH_DEVICE_ERROR: return "device error: ";
-        default: return "";
-    }
-}
-
-}  // namespace
-
 double working_set_bytes(const Work &work, bool on_gpu) {
     const double held = on_gpu ? work.device_bytes : work.host_bytes;
     return held > 0 ? std::min(held, work.bytes > 0 ? work.bytes : held) : work.bytes;
@@ -104,6 +58,22 @@ void hold_to_level(Measurement &e, const Roofline &roofline, bool caches_flushed
 }
 
 namespace {
+
+// How many of `offered` devices a plugin takes: up to its max_devices (one before ABI 1.5).
+size_t devices_taken(const PluginInfo &plugin, size_t offered) {
+    return std::min<size_t>(offered, std::max<uint32_t>(plugin.max_devices, 1));
+}
+
+// What a plugin's failure makes of the entry, and the words its message starts with.
+std::pair<EntryStatus, const char *> failure_verdict(gpubench_status status) {
+    switch (status) {
+        case GPUBENCH_OUT_OF_MEMORY: return {EntryStatus::skipped, "out of memory: "};
+        case GPUBENCH_NOT_SUPPORTED: return {EntryStatus::skipped, "not supported: "};
+        case GPUBENCH_INVALID_ARGUMENT: return {EntryStatus::error, "invalid argument: "};
+        case GPUBENCH_DEVICE_ERROR: return {EntryStatus::error, "device error: "};
+        default: return {EntryStatus::error, ""};
+    }
+}
 
 // The entry's identity, before anything is asked of the plugin.
 Measurement new_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
@@ -230,8 +200,9 @@ void record_failure(Measurement &result, const char *stage, size_t runs_done, Le
         result.message = problem.message;
         result.refused_by = problem.check;
     } catch (const PluginFailure &failure) {
-        result.status = status_for_failure(failure.status);
-        result.message = prefix_for_failure(failure.status) + failure.message;
+        const auto [status, prefix] = failure_verdict(failure.status);
+        result.status = status;
+        result.message = prefix + failure.message;
         if (failure.status == GPUBENCH_OUT_OF_MEMORY) judge_out_of_memory(result, runs_done, leaks);
     } catch (const std::exception &e) {  // the timer's device errors, or a plugin's exception
         result.status = EntryStatus::error;
@@ -244,6 +215,21 @@ void record_failure(Measurement &result, const char *stage, size_t runs_done, Le
 }
 
 }  // namespace
+
+std::vector<int> selected_cuda_devices(const MeasureOptions &options) {
+    std::vector<int> devices{options.cuda_device};
+    for (int device : options.cuda_devices)
+        if (std::find(devices.begin(), devices.end(), device) == devices.end())
+            devices.push_back(device);
+    return devices;
+}
+
+std::vector<int> entry_cuda_devices(const PluginInfo &plugin, const MeasureOptions &options) {
+    if (!plugin.is_cuda()) return {};
+    std::vector<int> devices = selected_cuda_devices(options);
+    devices.resize(devices_taken(plugin, devices.size()));
+    return devices;
+}
 
 Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
                           PhaseTimer &timer, const StageObserver &observe) {
@@ -262,8 +248,7 @@ Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         const auto began = std::chrono::steady_clock::now();
         const double before = instance->plugin_time_s();
         instance.reset();
-        result.plugin_time_s = before + std::chrono::duration<double>(
-                                            std::chrono::steady_clock::now() - began).count();
+        result.plugin_time_s = before + seconds_since(began);
     };
     TakenDevices taken = take_devices(plugin.info(), timer);
     result.cuda_devices.assign(taken.devices.begin(), taken.devices.end());
@@ -280,8 +265,7 @@ Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         const auto setup_began = std::chrono::steady_clock::now();
         instance.emplace(api, args,
                          options.nvtx ? nvtx_entry_label(plugin.info().name, size, options.params) : "");
-        result.setup_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - setup_began).count();
+        result.setup_s = seconds_since(setup_began);
         sample(*instance, api, options, timer, result, stage, watch, *leaks, runs_done);
         time_per_launch(*instance, api, options, timer, result);
         std::vector<Metric> counted;

@@ -1,23 +1,19 @@
 #include "measurement.hpp"
 
+#include <iterator>
 #include <stdexcept>
 
 namespace gpubench {
 
-const char *to_string(EntryStatus status) {
-    switch (status) {
-        case EntryStatus::ok: return "ok";
-        case EntryStatus::verification_failed: return "verification_failed";
-        case EntryStatus::error: return "error";
-        case EntryStatus::skipped: return "skipped";
-    }
-    return "error";
-}
+namespace {
+constexpr const char *status_names[] = {"ok", "verification_failed", "error", "skipped"};  // by value
+}  // namespace
+
+const char *to_string(EntryStatus status) { return status_names[static_cast<size_t>(status)]; }
 
 EntryStatus entry_status_from_string(const std::string &text) {
-    for (EntryStatus s : {EntryStatus::ok, EntryStatus::verification_failed, EntryStatus::error,
-                          EntryStatus::skipped})
-        if (text == to_string(s)) return s;
+    for (size_t i = 0; i < std::size(status_names); ++i)
+        if (text == status_names[i]) return static_cast<EntryStatus>(i);
     throw std::invalid_argument("unknown entry status '" + text + "'");
 }
 

@@ -24,45 +24,32 @@ struct MeasureOptions {
     uint64_t seed = 42;
     int cpu_threads = 1;
     int cuda_device = 0;
-    // The CUDA devices the run selected, for plugins that work across GPUs (ABI 1.5): with
-    // cuda_device first (selected_cuda_devices); empty = cuda_device alone.
+    // The run's CUDA devices for plugins across GPUs (ABI 1.5); empty: cuda_device alone.
     std::vector<int> cuda_devices;
-    std::string params;         // "key=value,..." passed to the plugin (a sweep's entry's
-                                // own; the sweep's: the keys of one value, see ParamAxis)
+    std::string params;         // "key=value,..." passed to the plugin (see ParamAxis)
     int warmup_runs = 1;        // full upload/run/download cycles before sampling
     size_t min_samples = 10;
     size_t max_samples = 1000;
     double min_time_s = 0.5;    // sample at least this much run() time...
-    double max_noise = 0.005;   // ...and until the median's relative standard error is this low
-                                // (0: no noise criterion)...
+    double max_noise = 0.005;   // ...and until the median's relative error is this (0: off)...
     double max_time_s = 10.0;   // ...but stop once an entry has taken this long (>= 1 sample)
     bool cold = false;          // flush the GPU's L2 before each timed run()
-    // Check that device work ends with its timed span (sampling.hpp). Off under --sanitize:
-    // the sanitizer's own device work outlives the spans.
+    // The stream audit (stream_audit.hpp). Off under --sanitize: the sanitizer's own device
+    // work outlives the spans.
     bool audit_streams = true;
-    // Trace the audited calls' device work with CUPTI where it loads (--no-device-trace: the
-    // busy-after check alone, e.g. under a profiler that holds CUPTI itself).
+    // Its CUPTI trace (--no-device-trace: e.g. under a profiler that holds CUPTI itself).
     bool trace_device = true;
-    // Hold the runner's stream while run() enqueues (run_hold.hpp), so that GPU spans measure
-    // device work alone (--no-stream-hold: off).
-    bool hold_stream = true;
-    // Check, on a few run() calls of an entry timed on the host clock, that no thread of the
-    // plugin works after run() returned (thread_audit.hpp; --no-thread-audit: off).
-    bool audit_threads = true;
-    // Name each plugin call in an NVTX range for profilers (nvtx_range.hpp; --no-nvtx: off).
-    bool nvtx = true;
-    // A counting pass after the samples: one more run() whose hardware counters are read
-    // (counting_pass.hpp; --counters).
-    bool counters = false;
-    // A profile run (--profile): the warm-up, then exactly this many run() calls, no other
-    // (no per-launch samples, no traced or audited cycles); 0: the sampling rule decides.
+    bool hold_stream = true;     // run_hold.hpp (--no-stream-hold)
+    bool audit_threads = true;   // thread_audit.hpp (--no-thread-audit)
+    bool nvtx = true;            // nvtx_range.hpp (--no-nvtx)
+    bool counters = false;       // the counting pass (hardware_counters.hpp; --counters)
+    // --profile: the warm-up, then exactly this many run() calls and no other (no per-launch
+    // samples, no traced or audited cycles); 0: the sampling rule decides.
     size_t profile_runs = 0;
-    // The ranks launched together that this run is one of (rank_world.hpp): a plugin whose
-    // run() is one collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS) is measured in
-    // lock-step with them (sampling.hpp). Alone: rank 0 of 1.
+    // The ranks launched together (rank_world.hpp): a plugin whose run() is a collective
+    // across them (GPUBENCH_WORK_RUN_ACROSS_RANKS) is measured in lock-step (sampling.hpp).
     RankWorld world;
-    // The entry's folder in world.folder, where its ranks meet (entry_rendezvous): set by the
-    // sweep for each entry; made by measure_entry for a plugin that works across ranks.
+    // The entry's folder in world.folder where its ranks meet: set by the sweep per entry.
     std::string rendezvous;
 };
 
@@ -96,24 +83,20 @@ enum class EntryStatus { ok, verification_failed, error, skipped };
 const char *to_string(EntryStatus status);
 EntryStatus entry_status_from_string(const std::string &text);  // throws std::invalid_argument
 
-// Whether each timed phase's device work stayed on the runner's stream and within its span:
-// the runner traces the device work of a few extra cycles after warm-up (CUPTI,
-// device_trace.hpp; sampling.hpp says which), and waits for the whole device after the end
-// event of those, of the warm-up's and of every 4th sample (see gpubench/plugin.h).
+// Whether each timed phase's device work stayed on the runner's stream and within its span
+// (checks/stream_audit.hpp says how).
 struct StreamAudit {
     size_t checks = 0;             // phase calls checked
     // The busy-after check, the verdict where nothing traces:
     std::string worst_phase;       // the phase whose device work outlived its span the most
     double timed_s = 0;            // that phase's median timed span at the checks
     double device_busy_after_s = 0;  // its least wait for the device after the span ended
-    bool outside_stream = false;   // device_busy_after_s beyond the rule in sampling.hpp:
-                                   // invalid entry
+    bool outside_stream = false;   // device_busy_after_s beyond the rule: invalid entry
     // The trace of the same calls, where one traced them...
     struct Trace {
         std::string by;            // what traced them ("CUPTI 13.0"); "" when nothing did
         size_t calls = 0;
         double run_device_work_s = 0;  // run()'s traced device work, first start to last end
-                                       // (median)
         double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
     } traced;
     std::string untraced;          // ...else why not
@@ -121,16 +104,13 @@ struct StreamAudit {
     double audit_wall_s = 0;       // what the checks cost the entry: busy-after waits, traced cycles
 };
 
-// Whether a CPU plugin's work stayed inside run(): its threads' CPU time read just before and
-// just after a few run() calls, and again shortly after (thread_audit.hpp says the rules).
+// Whether a CPU plugin's work stayed inside run() (checks/thread_audit.hpp says how).
 struct ThreadAudit {
     size_t calls = 0;              // run() calls audited
     std::string resolution;        // "ns", or "clock ticks" where only /proc stat was readable
-    size_t threads = 0;            // the most plugin threads seen at once (the caller and the
-                                   // harness's own threads are not counted)
+    size_t threads = 0;            // the most plugin threads seen at once
     size_t started_by_run = 0;     // the most threads one run() started and left running
-    size_t worked_after_return = 0;  // threads that worked after run() returned without
-                                     // taking part in it (distinct over the audited calls)
+    size_t worked_after_return = 0;  // threads that worked after run() returned, idle in it
     double cpu_after_return_s = 0;   // CPU those threads took after the returns, all calls
     double audit_wall_s = 0;       // what the audit itself cost the entry (wall time)
     std::string problem;           // the refusal: makes the entry invalid; "" when none
@@ -138,8 +118,7 @@ struct ThreadAudit {
 
 // The headline time of a short GPU run, per launch (empty method: from single launches).
 struct PerLaunch {
-    std::string method;            // "graph", "batch", "graph, reset subtracted",
-                                   // "batch, reset subtracted"; "" = not timed per launch
+    std::string method;            // "graph" or "batch" (", reset subtracted"); "": none
     size_t launches = 0;           // run() launches per sample
     std::vector<double> run_s;     // seconds per launch, one value per sample
     std::string note;              // why a graph was not used, when it was not
@@ -168,8 +147,7 @@ struct Measurement {
     double load_s = 0;              // loading the plugin library in a fresh worker process
     double setup_s = 0;             // create(): allocation and input generation
     double first_run_s = 0;         // run() of the first warm-up cycle (cold: lazy init etc.)
-    std::vector<double> upload_s, run_s, download_s;  // one value per sample (upload/download
-                                                      // empty when the plugin has none)
+    std::vector<double> upload_s, run_s, download_s;  // one value per sample, if any
     // GPU entries: run()'s own host time (the enqueueing), per call of a back-to-back series
     // after the samples, and per sample within the sampled cycles (after their upload).
     std::vector<double> run_host_s, run_host_cycle_s;
@@ -182,19 +160,15 @@ struct Measurement {
     StreamAudit stream_audit;
     ThreadAudit thread_audit;       // CPU plugins (host clock) only
     Verification verification;
-    // Figures that are not times: the plugin's about the result (ABI 1.1), then the runner's own
-    // measured values; each named, with its unit and direction (metric_format.hpp).
+    // The plugin's figures about the result (ABI 1.1), then the runner's measured values.
     std::vector<EntryMetric> metrics;
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
-    // The ceilings for this entry's math (gpubench_work.math) and bandwidth, so that
-    // throughput is read as a fraction of the roofline; 0: unknown. The bandwidth is that of
-    // the memory level its working set fits in (hold_to_level).
+    // The ceilings for this entry's math (gpubench_work.math) and bandwidth (that of the
+    // level its working set fits in: hold_to_level); 0: unknown.
     double peak_flops = 0, peak_bytes_per_s = 0;
-    std::string peak_level;             // "L1", "L2", "L3", "DRAM", "HBM", "NVLink", "PCIe"...;
-                                        // "" = not held
+    std::string peak_level;             // "L1", "L2", "DRAM", "HBM", "NVLink"...; "": not held
     double level_margin = 0;            // the margin on peak_bytes_per_s, that level's
-    std::string peak_source;            // the interconnect's: how its peak was read, or why
-                                        // there is none; "" for the memory levels
+    std::string peak_source;            // the interconnect's: how its peak was read, or why not
     uint64_t roofline_cache_bytes = 0;  // the largest cache's capacity
     double roofline_margin = 0;         // the margin on peak_flops
     std::string item_name;          // what work.items counts ("" = none)
@@ -202,15 +176,11 @@ struct Measurement {
     bool unoptimized = false;       // the plugin's build_info says it was built without -O
     std::string sanitizer;          // "memcheck: 0 errors"... when run under compute-sanitizer
     std::string counters;           // --counters: the source that read them, or "not read: why"
-                                    // ("" without --counters)
-    std::string persisting_l2_left;  // GPU state the plugin left after destroy() and the runner
-                                     // undid (checks/persisting_l2_left.cpp); "" when none
-    // Where the entry's wall time went: inside the plugin's calls (and waiting for their
-    // device work) versus the harness around them ("harness" in entry_json.cpp).
+    std::string persisting_l2_left;  // GPU state the plugin left and the runner undid, or ""
+    // Wall time inside the plugin's calls (and their device work), beside the harness's.
     double plugin_time_s = 0;
     std::vector<int> cuda_devices;  // the CUDA devices it ran on (ABI 1.5); empty: a CPU plugin
-    // A collective across ranks (GPUBENCH_WORK_RUN_ACROSS_RANKS): this rank and how many
-    // measured it together, in lock-step; 0 of 1 for an entry measured alone.
+    // A collective across ranks: this rank of those that measured it together; else 0 of 1.
     uint32_t rank = 0, ranks = 1;
     bool across_ranks() const { return ranks > 1; }
 
@@ -220,11 +190,9 @@ struct Measurement {
 // What the runner notes about an entry around its measurement: where it ran and when. The
 // worker knows none of it.
 struct SweepNotes {
-    // The names, UUIDs and bus ids of the devices it ran on (Measurement::cuda_devices),
-    // from the sweep's probe; an index alone where the sweep did not probe the device.
+    // The devices it ran on, as the sweep probed them (else an index alone).
     std::vector<DeviceIdentity> devices;
-    // The CPUs the entry's worker had in a --devices sweep (its lane's share, or every CPU for
-    // an entry that ran alone); nullopt in a sweep on one GPU.
+    // The CPUs its worker had in a --devices sweep; nullopt in a sweep on one GPU.
     std::optional<HostShare> host_share;
     // In a merged file: the shard that delivered it (runner merge sets it); nullopt elsewhere.
     std::optional<uint32_t> shard;
@@ -250,9 +218,8 @@ struct EntryResult : Measurement {
 const std::vector<double> &headline_run_samples(const Measurement &entry);
 std::string headline_method(const Measurement &entry);
 
-// Whether an entry of this work is measured in lock-step with the other ranks: this run is one
-// of several launched together, and the plugin's run() is a collective across them
-// (GPUBENCH_WORK_RUN_ACROSS_RANKS).
+// Whether an entry of this work is measured in lock-step with the other ranks launched with
+// this run: its run() is a collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS).
 bool measured_across_ranks(const Work &work, const MeasureOptions &options);
 
 // Told the name of each stage as it begins ("work", "setup", "warm-up", "samples",

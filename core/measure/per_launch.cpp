@@ -1,5 +1,6 @@
 #include "per_launch.hpp"
 
+#include "elapsed.hpp"
 #include "sampling.hpp"
 #include "statistics.hpp"
 
@@ -15,10 +16,6 @@ namespace {
 
 constexpr double sample_target_s = 1e-3;  // each per-launch sample lasts about this long
 constexpr size_t most_launches = 1000;    // run() calls captured or batched per sample
-
-double seconds_since(std::chrono::steady_clock::time_point began) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
-}
 
 // A graph of `launches` repetitions of `body`, replayed `replays` times per sample; nullptr
 // (and why) when the capture fails, including a plugin call failing while captured.

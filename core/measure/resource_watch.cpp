@@ -1,5 +1,6 @@
 #include "resource_watch.hpp"
 
+#include "elapsed.hpp"
 #include "host_resources.hpp"
 
 #include <algorithm>
@@ -38,8 +39,7 @@ void ResourceWatch::begin_sampling() {
 }
 
 void ResourceWatch::end_sampling(double device_timed_s, size_t run_calls) {
-    resources_.sampling_wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - sampling_began_).count();
+    resources_.sampling_wall_s = seconds_since(sampling_began_);
     const ProcessUsage usage = process_usage();
     resources_.sampling_cpu_s = usage.cpu_s - usage_before_.cpu_s;
     // A run() that takes fresh memory each call (a temporary array above malloc's mmap

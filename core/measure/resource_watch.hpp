@@ -21,12 +21,10 @@ struct EntryResources {
     double sampling_cpu_s = 0;       // user + system CPU time of the worker meanwhile
     uint64_t peak_rss_bytes = 0;     // the worker's largest resident set (setup included)
     bool on_device = false;          // the device figures below were read
-    uint64_t device_allocated_bytes = 0;  // device memory in use at the peak, above what was
-                                          // in use before setup
+    uint64_t device_allocated_bytes = 0;  // device memory at the peak, above that before setup
     uint64_t device_used_bytes = 0;       // all device memory in use at that peak (anyone's)
     uint64_t device_total_bytes = 0;
-    double gpu_busy = 0;             // device-timed work (upload + run + download) over
-                                     // sampling_wall_s; 0 for CPU entries
+    double gpu_busy = 0;             // device-timed phases over sampling_wall_s; 0 on a CPU
     // The GPU's state (NVML) as sampling began and ended; absent for CPU entries. Readings
     // NVML cannot give are absent inside; gpu_state_note says why when NVML is missing.
     std::optional<GpuState> gpu_before, gpu_after;

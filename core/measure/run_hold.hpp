@@ -1,13 +1,10 @@
-// Which run() calls of an entry are timed with the stream held (stream_hold.hpp), and what the
-// entry records of it. The first calls are probes, not held: the first one's host time may
-// include compilation, so holding starts once a call has taken under hold_below_host_s on the
-// host (the watchdog's timeout then 4 x that call, between 50 ms and 1 s), and is given up
-// after a second slow one. A run() that slow waits for its own work or enqueues more launches
-// than the queue takes, either of which would stall behind a hold, and the latency to its first
-// launch is small beside it. When the watchdog has to end a hold all the same, holding stops
-// for the rest of the entry (and for the plugin's later entries in that worker:
-// entry_measurer.hpp). Either change drops the samples taken so far, so that an entry's
-// samples are all held or all not.
+// Which run() calls of an entry are timed with the stream held (stream_hold.hpp). The first
+// calls are probes, not held (the first may compile): holding starts once a call took under
+// hold_below_host_s on the host (the watchdog's timeout then 4 x that call, within 50 ms-1 s),
+// and is given up after a second slow one: a run() that slow waits for its own work or fills
+// the launch queue, either of which would stall behind a hold. When the watchdog ends a hold,
+// holding stops for the entry (and the plugin's later entries in that worker). Either change
+// drops the samples taken so far: an entry's samples are all held or all not.
 #pragma once
 
 #include "phase_timer.hpp"

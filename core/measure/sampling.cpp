@@ -1,5 +1,6 @@
 #include "sampling.hpp"
 
+#include "elapsed.hpp"
 #include "run_hold.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
@@ -106,16 +107,10 @@ public:
     }
 
     // run()'s host time as a program that keeps its data on the device pays it, and as
-    // cupyx.profiler.benchmark times a call's CPU time: on an idle stream, not held, waited
-    // for, no transfer before it, in a steady run of calls. Each timing is the last of
-    // back_to_back_group such calls (reset before each): after a sampled cycle's upload and
-    // download, which stream the whole data through the host's caches, the first call pays
-    // for refilling them (a 10^8 vecadd_cupy call: several times its host time), and the next
-    // two still part of it. The groups are spread over the sampling, one whenever they stay
-    // within back_to_back_share of its wall time, so that a slow spell of a shared host weighs
-    // in the median only as long as it lasts; their time does not count against --max-time.
-    // `finishing`: after the samples, topped up to back_to_back_min_s; where not even one
-    // group fits, one call.
+    // cupyx.profiler.benchmark times it: on an idle stream, not held, waited for, no transfer
+    // before it (sampling.hpp's constants say the schedule). Spread over the sampling, a slow
+    // spell of a shared host weighs in the median only as long as it lasts; their time does
+    // not count against --max-time. `finishing`: the top-up after the samples.
     void time_back_to_back_host(bool finishing) {
         if (!timer_.cuda_stream() || lockstep_ || options_.profile_runs) return;
         const double budget_s =
@@ -130,7 +125,7 @@ public:
             const auto began = clock::now();
             for (size_t call = 0; call < back_to_back_group; ++call) timed_call();
             result_.run_host_s.push_back(host_);
-            back_to_back_s_ += std::chrono::duration<double>(clock::now() - began).count();
+            back_to_back_s_ += seconds_since(began);
             if (!finishing) return;
         }
         if (finishing && result_.run_host_s.empty()) {
@@ -172,7 +167,7 @@ private:
     // Seconds since the warm-up began, less the back-to-back calls': what --max-time and their
     // own share are measured against.
     double sampling_s() const {
-        return std::chrono::duration<double>(clock::now() - began_).count() - back_to_back_s_;
+        return seconds_since(began_) - back_to_back_s_;
     }
     void flush() {
         if (options_.cold && timer_.flush_cache()) result_.cache = "cold";
@@ -208,12 +203,12 @@ private:
         flush();
         const auto run_began = clock::now();
         c.kept = timed_run(check, c.run, audit_threads);
-        last_run_wall_s_ = std::chrono::duration<double>(clock::now() - run_began).count();
+        last_run_wall_s_ = seconds_since(run_began);
         ran();
         c.down = auditor_.timed(instance_, "download", api_.download, check);
         // CUPTI's memory for the trace is not the plugin's.
         if (before_trace) leaks_.set_aside(*before_trace, read_memory(timer_, runs_done_));
-        c.wall_s = std::chrono::duration<double>(clock::now() - cycle_began).count();
+        c.wall_s = seconds_since(cycle_began);
         return c;
     }
 

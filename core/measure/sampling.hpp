@@ -25,10 +25,10 @@ struct StopRule {
 };
 
 // run()'s host time per call is timed on groups of back_to_back_group unheld calls back to
-// back, the last of each timed (Sampler::time_back_to_back_host): after a transfer, or any
-// pause, the first calls pay for refilling the host's caches, fading over about three calls.
-// The groups are spread over the sampling: up to back_to_back_calls timings, within
-// back_to_back_share of the sampling's wall time, topped up after the samples to
+// back, the last of each timed: after a transfer, or any pause, the first calls pay for
+// refilling the host's caches (a 10^8 vecadd_cupy call: several times its host time), fading
+// over about three calls. The groups are spread over the sampling: up to back_to_back_calls
+// timings, within back_to_back_share of its wall time, topped up after the samples to
 // back_to_back_min_s; where not even one group fits, one call.
 inline constexpr size_t back_to_back_calls = 32, back_to_back_group = 4;
 inline constexpr double back_to_back_min_s = 0.02, back_to_back_share = 0.05;

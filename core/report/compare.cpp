@@ -168,14 +168,11 @@ Comparison compare_results(const ResultsDocument &baseline, const ResultsDocumen
     }
     for (const auto &[key, n] : cand)
         if (!base.count(key)) result.entries.push_back(compared(*n, Verdict::only_candidate));
-    std::stable_sort(result.entries.begin(), result.entries.end(),
-                     [](const ComparedEntry &a, const ComparedEntry &b) {
-                         return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);
-                     });
-    std::stable_sort(result.metrics.begin(), result.metrics.end(),
-                     [](const ComparedMetric &a, const ComparedMetric &b) {
-                         return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);
-                     });
+    const auto by_entry = [](const auto &a, const auto &b) {
+        return std::tie(a.plugin, a.params, a.size) < std::tie(b.plugin, b.params, b.size);
+    };
+    std::stable_sort(result.entries.begin(), result.entries.end(), by_entry);
+    std::stable_sort(result.metrics.begin(), result.metrics.end(), by_entry);
     return result;
 }
 

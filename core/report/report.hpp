@@ -41,6 +41,7 @@ struct ReportColumn {
     // The GPU model its entries ran on, where one file holds entries on several models (a
     // --devices sweep on unlike GPUs, merged shards of unlike machines): one column per model.
     std::string gpu_model;
+    std::string language() const { return build ? build->language : ""; }  // "" unknown
     std::string label() const {
         return backend + (gpu_model.empty() ? "" : " on " + gpu_model) +
                (source.empty() ? "" : " @ " + source);
@@ -80,14 +81,14 @@ std::vector<EntryMetric> report_metrics(const std::vector<WorkloadReport> &repor
 std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &column,
                               uint64_t size, bool end_to_end);
 
-// The top of a Markdown report: for each results file, the run that wrote it (machine, GPUs,
-// driver, commit, date, build, options, command line).
-void write_markdown_header(std::ostream &out, const std::vector<RunHeader> &runs);
-// The tables, then write_flag_glossary.
+// The Markdown tables, then the glossary of the flags that mark their entries.
 void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports);
-// "## Flags": what each flag that marks an entry of `reports` means (flag_glossary), so that
-// no "*noisy*" in a table is left unexplained; nothing when no entry is flagged.
-void write_flag_glossary(std::ostream &out, const std::vector<WorkloadReport> &reports);
+// The studies' view (Markdown): per workload, at each size, every backend's figures as the
+// studies tabulate them (execution time, CPU and GPU memory, CPU and GPU use, compile time,
+// lines of code), backends grouped by language from their build records: compiled ones (C,
+// C++, CUDA) first, then Python, then others, then unknown ones. Below each table, the lines
+// of code the backends share, once.
+void write_studies_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports);
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports);
 nlohmann::json report_json(const std::vector<WorkloadReport> &reports);
 

@@ -7,16 +7,6 @@
 
 namespace gpubench {
 
-namespace {
-
-std::string join_flags(const std::vector<std::string> &flags) {
-    std::string text;
-    for (const std::string &flag : flags) text += (text.empty() ? "" : " ") + flag;
-    return text;
-}
-
-}  // namespace
-
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
     const std::vector<EntryMetric> metrics = report_metrics(reports);
     out << "workload,params,source,backend,device,size,compute_s,end_to_end_s,"
@@ -41,7 +31,7 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
                     << number(p.compute_s()) << ',' << number(p.end_to_end_s()) << ','
                     << number(speedup(r, c, size, false)) << ','
                     << number(speedup(r, c, size, true)) << ',' << crossover << ','
-                    << quoted(join_flags(p.figures.flags)) << ',' << quoted(c.gpu_model) << ','
+                    << quoted(join(p.figures.flags, " ")) << ',' << quoted(c.gpu_model) << ','
                     << number(run_host_s(p));
                 for (const Metric &m : metrics) {
                     const EntryMetric *found = find_metric(p.entry.metrics, m.name);

@@ -1,15 +1,33 @@
 // The formats runner report writes, in one table: --format's values, their --help text and
-// their writers, each writer in a file of its own (report_<format>.cpp). A new format is its
-// writer's file, its row in report_formats.cpp and its line in CMakeLists.txt.
+// their writers, each writer in a file of its own (report_<format>.cpp), all written from one
+// ReportInput. A new format is its writer's file, its row in report_formats.cpp and its line
+// in CMakeLists.txt.
 #pragma once
 
-#include "report_input.hpp"
+#include "history_store.hpp"
+#include "report.hpp"
 
+#include <optional>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
+
+// What every format is written from: the results files as read and checked, the same typed
+// and labelled by source, the report built from them, and what only the HTML page shows (the
+// history's trends, plotly.js).
+struct ReportInput {
+    std::vector<std::string> files;  // the results files, as given
+    // Each read and checked (read_results_file), with its column source ("" for one source):
+    // build_report's input.
+    std::vector<std::pair<std::string, ResultsDocument>> labelled;
+    std::vector<WorkloadReport> reports;  // build_report over them
+    std::string baseline_backend;         // --baseline
+    std::optional<std::vector<HistorySeries>> history;  // --history
+    std::string plotly_js;  // the HTML page's plotting library (its text), embedded in the page
+};
 
 struct ReportFormat {
     std::string name;         // --format's value

@@ -8,7 +8,7 @@
 // is the user's manual.
 #pragma once
 
-#include "report_input.hpp"
+#include "report_formats.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -37,9 +37,5 @@ std::string script_safe_json(const nlohmann::json &value);
 // <runner's dir>/../share/gpubench/plotly.js, else Debian's /usr/share/python3-plotly/plotly.js.
 // Throws std::runtime_error with one line naming what to install when none is readable.
 std::filesystem::path find_plotly_js(const std::string &explicit_path);
-
-// `text` gzip-compressed (zlib, best compression) then base64-encoded: how the page carries
-// plotly.js, which it inflates with DecompressionStream('gzip').
-std::string gzip_base64(const std::string &text);
 
 }  // namespace gpubench

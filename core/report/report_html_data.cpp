@@ -1,14 +1,20 @@
-// The HTML report's data per workload (report_html.hpp): the report's columns with, per size,
-// what the plots and tables need: the headline's median and spread, end-to-end time,
-// throughput, % of peak, memory, CPU and GPU use, energy, the metrics and the counted work,
-// from each point's entry and figures; and the measured roofline's roofs.
+// The HTML report's data (report_html.hpp): each file's header and its options explained, the
+// flags glossary, the page's backend colours, the history's series; and per workload, the
+// report's columns with, per size, what the plots and tables need: the headline's median and
+// spread, end-to-end time, throughput, % of peak, memory, CPU and GPU use, energy, the metrics
+// and the counted work, from each point's entry and figures; and the measured roofline's roofs.
+#include "check.hpp"
 #include "entry_json.hpp"
+#include "metric_format.hpp"
 #include "report_html.hpp"
+#include "results_model.hpp"
+#include "runner_options.hpp"
 #include "statistics.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace gpubench {
 
@@ -20,6 +26,45 @@ json counted_work_json(const ReportColumn &c, const ReportPoint &p);
 json workload_roofline_json(const WorkloadReport &r, const ReportInput &input);
 
 namespace {
+
+// A file's options as the page's rows: key, value and what the option means (runner_options.hpp).
+json option_rows_json(const json &options) {
+    json rows = json::array();
+    if (!options.is_object()) return rows;
+    for (const auto &[key, value] : options.items())
+        rows.push_back({{"key", key}, {"value", value.is_string() ? value.get<std::string>() : value.dump()},
+                        {"meaning", recorded_option_meaning(key)}});
+    return rows;
+}
+
+json file_json(const RunHeader &h, const std::string &label) {
+    return {{"file", h.file},          {"label", label},          {"created", h.created},
+            {"machine", h.machine()},  {"os", h.os},              {"gpus", h.gpu_list()},
+            {"driver", h.driver},      {"commit", h.commit},      {"build", h.build()},
+            {"plugin_abi", h.plugin_abi}, {"command_line", h.command_line},
+            {"options", option_rows_json(h.options)}};
+}
+
+json history_json(const std::vector<HistorySeries> &history) {
+    json series = json::array();
+    for (const HistorySeries &s : history) {
+        json points = json::array(), steps = json::array();
+        for (const HistoryPoint &p : s.points)
+            points.push_back({{"commit", p.commit}, {"date", p.date}, {"median", p.median},
+                              {"low", p.low}, {"high", p.high}});
+        for (const ChangePoint &c : s.change_points)
+            steps.push_back({{"index", c.index}, {"before", c.before}, {"after", c.after},
+                             {"relative_step", c.relative_step()}});
+        series.push_back({{"label", s.label()}, {"plugin", s.plugin}, {"params", s.params},
+                          {"size", s.size}, {"machine", s.machine}, {"gpus", s.gpus},
+                          {"build", s.build}, {"points", std::move(points)},
+                          {"change_points", std::move(steps)}});
+        if (!s.metric.empty())
+            series.back().update({{"metric", s.metric}, {"unit", s.unit}, {"better", better_name(s.better)},
+                                  {"measured", s.measured}});
+    }
+    return series;
+}
 
 std::optional<double> finite(double value) { return std::isfinite(value) ? std::optional(value) : std::nullopt; }
 
@@ -52,8 +97,6 @@ json point_extras(const ReportPoint &p) {
     return extras;
 }
 
-std::string language_of(const ReportColumn &c) { return c.build ? c.build->language : ""; }
-
 json point_json(const ReportColumn &c, uint64_t size, const ReportPoint &p) {
     json point = point_extras(p);
     point.update(counted_work_json(c, p));
@@ -69,7 +112,7 @@ json point_json(const ReportColumn &c, uint64_t size, const ReportPoint &p) {
 }
 
 json column_json(const ReportColumn &c) {
-    const std::string language = language_of(c);
+    const std::string language = c.language();
     json column = {{"label", c.label()}, {"backend", c.backend}, {"source", c.source},
                    {"gpu", c.gpu}, {"gpu_model", c.gpu_model}, {"language", language},
                    // Compiled code solid, Python dashed (and unknown languages solid).
@@ -91,8 +134,6 @@ json crossover_json(const WorkloadReport &r) {
     return crossover;
 }
 
-}  // namespace
-
 json workloads_json(const ReportInput &input) {
     std::map<std::string, std::string> size_meanings;  // by workload: the first file's that has it
     for (const auto &[label, document] : input.labelled)
@@ -108,6 +149,44 @@ json workloads_json(const ReportInput &input) {
                              {"roofline", workload_roofline_json(r, input)}});
     }
     return workloads;
+}
+
+}  // namespace
+
+json backend_colours(const std::vector<std::string> &backends) {
+    // Tableau 10, then its light variants, then more saturated and dark tones: neighbours in
+    // name order get unlike hues; 48 distinct colours.
+    static const char *const palette[] = {
+        "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+        "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
+        "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5", "#393b79", "#637939", "#8c6d31", "#843c39",
+        "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c",
+        "#74c476", "#9e9ac8", "#969696", "#5254a3", "#8ca252", "#bd9e39", "#ad494a", "#a55194",
+        "#08519c", "#a63603", "#006d2c", "#54278f", "#252525", "#e7ba52", "#d6616b", "#ce6dbd"};
+    constexpr size_t count = sizeof palette / sizeof *palette;
+    const std::set<std::string> names(backends.begin(), backends.end());
+    json colours = json::object();
+    size_t i = 0;
+    for (const std::string &name : names) colours[name] = palette[i++ % count];
+    return colours;
+}
+
+json html_report_data(const ReportInput &input) {
+    json files = json::array();
+    for (const auto &[label, document] : input.labelled) files.push_back(file_json(document.header, label));
+    json flags = json::array();
+    for (const auto &[flag, meaning] : flag_glossary()) flags.push_back({{"flag", flag}, {"meaning", meaning}});
+    std::vector<std::string> backends;
+    for (const WorkloadReport &r : input.reports)
+        for (const ReportColumn &c : r.columns) backends.push_back(c.backend);
+    json data = {{"generator", "gpubench runner report --format html"},
+                 {"baseline", input.baseline_backend},
+                 {"files", std::move(files)},
+                 {"flags", std::move(flags)},
+                 {"backends", backend_colours(backends)},
+                 {"workloads", workloads_json(input)}};
+    if (input.history) data["history"] = history_json(*input.history);
+    return data;
 }
 
 }  // namespace gpubench

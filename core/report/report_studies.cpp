@@ -1,4 +1,4 @@
-#include "report_studies.hpp"
+#include "report.hpp"
 
 #include "text_format.hpp"
 
@@ -9,8 +9,6 @@
 namespace gpubench {
 
 namespace {
-
-std::string language_of(const ReportColumn &c) { return c.build ? c.build->language : ""; }
 
 // 0 compiled (C, C++, CUDA), 1 Python, 2 another language, 3 unknown (no build record).
 int language_group(const std::string &language) {
@@ -34,7 +32,7 @@ std::string percent(std::optional<double> value, const char *format) {
 // compilation, lazy imports) and the plugin's loading (interpreter start and imports).
 std::string compile_cell(const ReportColumn &c, const ReportPoint &p) {
     if (c.build && c.build->compile_s) return format_seconds(*c.build->compile_s);
-    if (language_of(c) != "Python") return "—";
+    if (c.language() != "Python") return "—";
     return "JIT " + format_seconds(std::max(0.0, p.entry.first_run_s - p.figures.run.median)) + ", load " +
            format_seconds(p.entry.load_s);
 }
@@ -44,7 +42,7 @@ void write_row(std::ostream &out, const std::string &size, const ReportColumn &c
                const ReportPoint &p, bool gpu_columns) {
     const EntryResources &r = p.entry.resources;
     const bool watched = r.watched(), on_device = watched && r.on_device;  // "—": not recorded
-    const std::string language = language_of(c);
+    const std::string language = c.language();
     out << "| " << size << " | " << (language.empty() ? "unknown" : cell(language)) << " | "
         << c.label() << " | " << format_seconds(p.compute_s()) << " | ";
     if (gpu_columns) {
@@ -88,7 +86,7 @@ void write_studies_markdown(std::ostream &out, const std::vector<WorkloadReport>
         std::vector<const ReportColumn *> columns;
         for (const ReportColumn &c : r.columns) columns.push_back(&c);
         std::stable_sort(columns.begin(), columns.end(), [](const ReportColumn *a, const ReportColumn *b) {
-            const std::string la = language_of(*a), lb = language_of(*b);
+            const std::string la = a->language(), lb = b->language();
             return std::tuple(language_group(la), la, a->gpu, a->backend) <
                    std::tuple(language_group(lb), lb, b->gpu, b->backend);
         });

@@ -56,10 +56,11 @@ std::string read_small_file(const std::filesystem::path &path, std::string &text
     if (fd < 0) return errno == ENOENT ? "" : std::string("cannot be read: ") + std::strerror(errno);
     struct stat st {};
     std::string why;
+    const std::string too_large = "larger than " + std::to_string(max_build_record_bytes / 1024) + " KiB";
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         why = "not a regular file";
     else if (st.st_size > static_cast<off_t>(max_build_record_bytes))
-        why = "larger than " + std::to_string(max_build_record_bytes / 1024) + " KiB";
+        why = too_large;
     char buffer[4096];
     while (why.empty()) {  // the size checked again: the file may grow while it is read
         const ssize_t got = read(fd, buffer, sizeof buffer);
@@ -67,14 +68,11 @@ std::string read_small_file(const std::filesystem::path &path, std::string &text
         if (got < 0) why = std::string("cannot be read: ") + std::strerror(errno);
         if (got <= 0) break;
         text.append(buffer, static_cast<size_t>(got));
-        if (text.size() > max_build_record_bytes)
-            why = "larger than " + std::to_string(max_build_record_bytes / 1024) + " KiB";
+        if (text.size() > max_build_record_bytes) why = too_large;
     }
     close(fd);
     return why;
 }
-
-void make_printable(std::string &text) { text = printable_text(text); }
 
 }  // namespace
 
@@ -103,10 +101,9 @@ BuildRecordRead read_build_record(const std::filesystem::path &plugin_file) {
         const json parsed = json::parse(text, shallow);
         if (std::string why = build_record_violation(parsed); !why.empty()) return refuse(why);
         BuildRecord record = build_record_from_json(parsed);
-        make_printable(record.language);
-        for (std::string &file : record.source_files) make_printable(file);
-        for (std::string &file : record.shared_files) make_printable(file);
-        for (std::string &module : record.imports) make_printable(module);
+        record.language = printable_text(record.language);
+        for (auto *texts : {&record.source_files, &record.shared_files, &record.imports})
+            for (std::string &text : *texts) text = printable_text(text);
         result.record = std::move(record);
     } catch (const json::exception &) {
         return refuse("not JSON");

@@ -53,25 +53,20 @@ public:
 
     // A string field; `required` ones must be non-empty.
     std::string text(const char *pointer, const char *field, bool required) {
-        if (!problem.empty()) return "";
-        if (!pointer) {
-            if (required) problem = std::string("descriptor field '") + field + "' is NULL";
-            return "";
-        }
-        const size_t readable = std::min(memory_.readable_bytes(pointer), max_descriptor_string);
-        if (readable == 0) {
-            problem = std::string("descriptor field '") + field + "' points to unreadable memory";
-            return "";
-        }
-        const size_t length = strnlen(pointer, readable);
-        if (length == readable) {
-            problem = std::string("descriptor field '") + field + "' is not a NUL-terminated "
-                      "string of at most " + std::to_string(max_descriptor_string - 1) + " bytes";
-            return "";
-        }
-        if (required && length == 0)
-            problem = std::string("descriptor field '") + field + "' is empty";
-        return printable_text(std::string_view(pointer, length));
+        if (!problem.empty() || (!pointer && !required)) return "";
+        const std::string named = std::string("descriptor field '") + field + "' ";
+        const size_t readable = pointer ? std::min(memory_.readable_bytes(pointer), max_descriptor_string) : 0;
+        const size_t length = readable ? strnlen(pointer, readable) : 0;
+        if (!pointer)
+            problem = named + "is NULL";
+        else if (readable == 0)
+            problem = named + "points to unreadable memory";
+        else if (length == readable)
+            problem = named + "is not a NUL-terminated string of at most " +
+                      std::to_string(max_descriptor_string - 1) + " bytes";
+        else if (required && length == 0)
+            problem = named + "is empty";
+        return problem.empty() ? printable_text(std::string_view(pointer, length)) : "";
     }
 
     // A function pointer: NULL allowed only where the field is optional.
@@ -87,19 +82,14 @@ public:
 
     std::vector<uint64_t> sizes(const uint64_t *pointer, uint32_t count) {
         if (!problem.empty() || count == 0) return {};
-        if (count > max_default_sizes) {
+        if (count > max_default_sizes)
             problem = "default_size_count " + std::to_string(count) + " is above the limit of " +
                       std::to_string(max_default_sizes);
-            return {};
-        }
-        if (!pointer) {
+        else if (!pointer)
             problem = "default_size_count is set but default_sizes is NULL";
-            return {};
-        }
-        if (memory_.readable_bytes(pointer) < count * sizeof(uint64_t)) {
+        else if (memory_.readable_bytes(pointer) < count * sizeof(uint64_t))
             problem = "default_sizes: " + std::to_string(count) + " sizes are not all in readable memory";
-            return {};
-        }
+        if (!problem.empty()) return {};
         std::vector<uint64_t> out(count);
         std::memcpy(out.data(), pointer, count * sizeof(uint64_t));
         return out;

@@ -1,9 +1,8 @@
 // Named NVTX ranges around plugin calls, so that a profiler (Nsight Systems, Nsight Compute's
 // --nvtx filters) can tell which entry and phase each kernel and copy belongs to:
-// "vecadd_cuda 1e+08 run". NVTX 3 is header-only (in the CUDA toolkit): with no profiler
-// attached, a range costs a few tens of nanoseconds (bench/harness_overhead's
-// nvtx_phase_range), and the harness keeps it outside every timed span. A build without the
-// toolkit, or an entry measured with --no-nvtx, has none.
+// "vecadd_cuda 1e+08 run". Without a profiler a range costs tens of nanoseconds
+// (bench/harness_overhead), kept outside every timed span. NVTX 3 comes with the CUDA
+// toolkit: a build without it, or an entry measured with --no-nvtx, has none.
 #pragma once
 
 #include <cstdint>

@@ -137,25 +137,24 @@ PluginCatalog discover_plugins(const PluginSearch &search, const std::vector<std
 
 std::vector<const PluginInfo *> select_plugins(PluginCatalog &catalog,
                                                const std::vector<std::string> &patterns) {
+    const auto matched = [&](const std::string &pattern) {
+        std::vector<const PluginInfo *> plugins;
+        for (const PluginInfo &plugin : catalog.plugins)
+            if (fnmatch(pattern.c_str(), plugin.name.c_str(), 0) == 0) plugins.push_back(&plugin);
+        return plugins;
+    };
     for (const std::string &pattern : patterns)
-        if (!catalog.not_scanned.empty() &&
-            std::none_of(catalog.plugins.begin(), catalog.plugins.end(), [&](const PluginInfo &p) {
-                return fnmatch(pattern.c_str(), p.name.c_str(), 0) == 0;
-            })) {
+        if (!catalog.not_scanned.empty() && matched(pattern).empty()) {
             add_files(catalog, catalog.not_scanned);
             catalog.not_scanned.clear();
         }
     std::set<const PluginInfo *> chosen;
     for (const std::string &pattern : patterns) {
-        bool matched = false;
-        for (const PluginInfo &plugin : catalog.plugins)
-            if (fnmatch(pattern.c_str(), plugin.name.c_str(), 0) == 0) {
-                chosen.insert(&plugin);
-                matched = true;
-            }
-        if (!matched)
+        const std::vector<const PluginInfo *> plugins = matched(pattern);
+        if (plugins.empty())
             throw std::invalid_argument("no plugin matches '" + pattern +
                                         "' (runner --list shows what was found)");
+        chosen.insert(plugins.begin(), plugins.end());
     }
     std::vector<const PluginInfo *> ordered;
     for (const PluginInfo &plugin : catalog.plugins)
@@ -171,10 +170,8 @@ std::string unread_param_problem(const std::vector<const PluginInfo *> &plugins,
         const auto &names = plugin->param_names;
         if (!names) return "";  // undeclared: any key may be this plugin's
         read.insert(names->begin(), names->end());
-        std::string list;
-        for (const std::string &name : *names) list += (list.empty() ? "" : ", ") + name;
         readers += (readers.empty() ? "" : "; ") + plugin->name + " reads " +
-                   (list.empty() ? "none" : list);
+                   (names->empty() ? "none" : join(*names, ", "));
     }
     for (const std::string &item : split_list(params)) {
         const std::string key = item.substr(0, item.find('='));

@@ -1,6 +1,6 @@
 #include "plugin_instance.hpp"
 
-#include "nvtx_range.hpp"
+#include "elapsed.hpp"
 
 #include <chrono>
 #include <cstddef>
@@ -15,9 +15,7 @@ constexpr size_t message_capacity = 1024;
 class Stopwatch {
 public:
     explicit Stopwatch(double &total) : total_(total) {}
-    ~Stopwatch() {
-        total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
-    }
+    ~Stopwatch() { total_ += seconds_since(began_); }
 
 private:
     double &total_;
@@ -75,8 +73,7 @@ double Instance::timed(const char *phase, gpubench_phase_fn fn, PhaseTimer &time
         timer.release_hold();  // nothing stays queued behind a failed call
         throw;
     }
-    if (host_s)
-        *host_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    if (host_s) *host_s = seconds_since(began);
     Stopwatch watch(plugin_time_s_);  // waiting for the phase's device work
     return timer.stop();
 }

@@ -1,11 +1,9 @@
 // Scanning plugin files out of process, the way audio hosts scan plugins: the runner never
 // loads a file into its own process to learn what it is. Each file is loaded by a scanner
-// process of its own (the runner re-executed with --gpubench-scan), which runs the library's
-// constructors, calls the entry symbol, checks the descriptor (descriptor_check.hpp) and
-// reports a plain copy of it. A file that crashes, exits, hangs or lies is refused with the
-// reason and the stage it reached; the other files are not affected. Results are cached by
-// the file's path, device, inode, size and modification time (plugin_scan_cache.hpp), so a
-// start with nothing new costs a stat() per file.
+// process of its own (the runner re-executed with --gpubench-scan), which checks the
+// descriptor (descriptor_check.hpp) and reports a copy of it. A file that crashes, exits, hangs
+// or lies is refused with the reason and the stage it reached, the others unaffected. Results
+// are cached (plugin_scan_cache.hpp): a start with nothing new costs a stat() per file.
 #pragma once
 
 #include "plugin_info.hpp"

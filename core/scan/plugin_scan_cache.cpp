@@ -37,11 +37,6 @@ bool written_by_this_runner(const nlohmann::json &document) {
 
 }  // namespace
 
-bool FileIdentity::operator==(const FileIdentity &o) const {
-    return device == o.device && inode == o.inode && size == o.size &&
-           modified_ns == o.modified_ns && changed_ns == o.changed_ns;
-}
-
 std::optional<FileIdentity> file_identity(const fs::path &file) {
     struct stat st {};
     if (stat(file.c_str(), &st) != 0) return std::nullopt;

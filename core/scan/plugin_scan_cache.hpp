@@ -17,7 +17,6 @@ namespace gpubench {
 struct FileIdentity {
     uint64_t device = 0, inode = 0, size = 0;
     int64_t modified_ns = 0, changed_ns = 0;
-    bool operator==(const FileIdentity &other) const;
 };
 
 // stat() of the file (through symlinks); nullopt when it cannot be read.

@@ -28,10 +28,6 @@ ReportingChild::~ReportingChild() {
     if (fd_ >= 0) close(fd_);  // then child_ kills and reaps it
 }
 
-double ReportingChild::seconds() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-}
-
 std::vector<std::string> ReportingChild::take_lines() {
     lines_.read_from(fd_);  // non-blocking: what has arrived
     std::vector<std::string> lines;

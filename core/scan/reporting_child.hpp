@@ -5,6 +5,7 @@
 #pragma once
 
 #include "child_process.hpp"
+#include "elapsed.hpp"
 
 #include <gpubench/child_process.hpp>
 
@@ -35,7 +36,7 @@ public:
     ReportingChild &operator=(const ReportingChild &) = delete;
 
     int fd() const { return fd_; }
-    double seconds() const;  // since it started
+    double seconds() const { return seconds_since(started_); }  // since it started
     // The whole lines that arrived since the last call. Throws std::length_error when a line
     // grows beyond max_report_bytes.
     std::vector<std::string> take_lines();
@@ -64,11 +65,9 @@ private:
     int fd_;
 };
 
-// Runs `count` jobs, `start(i, stdout_fd)` making job i (a std::unique_ptr<Job>) whose helper
-// writes its stdout to stdout_fd (/dev/null), at most a few at a time, and calls
-// `finish(job)` once its advance() says it is done, before dropping it. A Job has
-// `int fd() const` (its pipe, -1 when none) and `bool advance()` (reads what arrived, notes
-// an end or a time-out; true once done).
+// Runs `count` jobs, a few at a time: `start(i, stdout_fd)` makes job i (a unique_ptr to a Job
+// with `int fd() const`, its pipe or -1, and `bool advance()`, true once done), its helper's
+// stdout on stdout_fd; `finish(job)` is called once it is done, before it is dropped.
 template <class Start, class Finish>
 void run_helpers(size_t count, Start start, Finish finish) {
     const size_t parallel = std::clamp<size_t>(std::thread::hardware_concurrency(), 2, 8);

@@ -10,9 +10,9 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <iterator>
 #include <iostream>
 #include <optional>
+#include <utility>
 
 namespace gpubench {
 
@@ -23,55 +23,22 @@ bool is_work_query_command_line(int argc, const char *const *argv) {
     return argc > 1 && std::string(argv[1]) == work_query_flag;
 }
 
-// Reports one line per size, in order: {"flops", "bytes", "items", "host_bytes", "device_bytes",
-// "launches"} or {"error"}; or a single
-// {"refused"} when the file does not load.
-int work_query_main(int argc, const char *const *argv) {
-    int report_fd = -1, devices = 0;
-    std::vector<uint64_t> sizes;
-    try {
-        if (argc == 7) sizes = parse_sizes(argv[6]);
-    } catch (const std::invalid_argument &) {
-    }
-    if (sizes.empty() || !parse_small_int(argv[3], report_fd) || !parse_small_int(argv[5], devices)) {
-        std::cerr << "runner " << work_query_flag << ": error: expected PLUGIN_FILE REPORT_FD PARAMS "
-                  << "DEVICES SIZES (started by the runner, not by hand)\n";
-        return 2;
-    }
-    if (!start_helper()) return 0;
-    auto loaded = load_plugin(argv[2]);
-    if (const auto *refusal = std::get_if<Refusal>(&loaded)) {
-        report_or_exit(report_fd, {{"refused", refusal->reason}});
-        std::_Exit(0);
-    }
-    const gpubench_plugin &api = std::get<Plugin>(loaded).api();
-    for (uint64_t size : sizes) try {
-            const Work work = query_work(api, size, argv[4], devices);
-            report_or_exit(report_fd, {{"flops", work.flops},
-                                       {"bytes", work.bytes},
-                                       {"items", work.items},
-                                       {"host_bytes", work.host_bytes},
-                                       {"device_bytes", work.device_bytes},
-                                       {"launches", work.launches}});
-        } catch (const PluginFailure &failure) {
-            report_or_exit(report_fd, {{"error", failure.message}});
-        }
-    std::_Exit(0);  // the library's destructors are not the query's business
-}
-
 namespace {
+
+// The figures of declared work that the helper reports, each finite and not negative.
+constexpr std::pair<const char *, double Work::*> work_figures[] = {
+    {"flops", &Work::flops},           {"bytes", &Work::bytes},           {"items", &Work::items},
+    {"host_bytes", &Work::host_bytes}, {"device_bytes", &Work::device_bytes}, {"launches", &Work::launches}};
 
 // An answer as it arrived: checked again, as the library's code ran where it was written.
 WorkAnswer work_from_report(const json &report) {
     Work work;
-    double *fields[] = {&work.flops, &work.bytes, &work.items, &work.host_bytes, &work.device_bytes, &work.launches};
-    const char *names[] = {"flops", "bytes", "items", "host_bytes", "device_bytes", "launches"};
-    for (size_t i = 0; i < std::size(names); ++i) {
-        const auto found = report.find(names[i]);
+    for (const auto &[name, figure] : work_figures) {
+        const auto found = report.find(name);
         if (found == report.end() || !found->is_number() || !std::isfinite(found->get<double>()) ||
             found->get<double>() < 0)
-            return std::string("work() declared no finite, non-negative ") + names[i];
-        *fields[i] = found->get<double>();
+            return std::string("work() declared no finite, non-negative ") + name;
+        work.*figure = found->get<double>();
     }
     return work;
 }
@@ -146,6 +113,38 @@ private:
 };
 
 }  // namespace
+
+// Reports one line per size, in order: the work_figures or {"error"}; or a single {"refused"}
+// when the file does not load.
+int work_query_main(int argc, const char *const *argv) {
+    int report_fd = -1, devices = 0;
+    std::vector<uint64_t> sizes;
+    try {
+        if (argc == 7) sizes = parse_sizes(argv[6]);
+    } catch (const std::invalid_argument &) {
+    }
+    if (sizes.empty() || !parse_small_int(argv[3], report_fd) || !parse_small_int(argv[5], devices)) {
+        std::cerr << "runner " << work_query_flag << ": error: expected PLUGIN_FILE REPORT_FD PARAMS "
+                  << "DEVICES SIZES (started by the runner, not by hand)\n";
+        return 2;
+    }
+    if (!start_helper()) return 0;
+    auto loaded = load_plugin(argv[2]);
+    if (const auto *refusal = std::get_if<Refusal>(&loaded)) {
+        report_or_exit(report_fd, {{"refused", refusal->reason}});
+        std::_Exit(0);
+    }
+    const gpubench_plugin &api = std::get<Plugin>(loaded).api();
+    for (uint64_t size : sizes) try {
+            const Work work = query_work(api, size, argv[4], devices);
+            json report;
+            for (const auto &[name, figure] : work_figures) report[name] = work.*figure;
+            report_or_exit(report_fd, report);
+        } catch (const PluginFailure &failure) {
+            report_or_exit(report_fd, {{"error", failure.message}});
+        }
+    std::_Exit(0);  // the library's destructors are not the query's business
+}
 
 std::vector<std::vector<WorkAnswer>> query_declared_work(const std::vector<WorkQuery> &queries,
                                                          const fs::path &runner, double timeout_s) {

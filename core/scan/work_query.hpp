@@ -1,9 +1,7 @@
 // Asking plugins for their declared work (gpubench_work) without loading them into the
-// runner: as a scan does (plugin_scan.hpp), each plugin file is loaded by a helper process of
-// its own (the runner re-executed with --gpubench-work), which calls work() for each size and
-// reports the answers. Only work() is called: no instance, no CUDA context. A plugin that
-// fails work(), crashes, hangs past the time limit or cannot be loaded leaves those sizes
-// unanswered, with the reason; the other plugins are not affected.
+// runner: as a scan does (plugin_scan.hpp), each file is loaded by a helper process of its own
+// (runner --gpubench-work) that calls only work() (no instance, no CUDA context) for each size.
+// A plugin that fails, crashes, hangs or does not load leaves its sizes unanswered, with why.
 #pragma once
 
 #include <gpubench/plugin.hpp>

@@ -1,16 +1,14 @@
 // Ranks launched together (mpirun, srun) that measure the same sweep, each on its own GPU: a
-// plugin whose run() is one collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS, an
-// all-reduce across nodes) measures each entry with every rank at once. A run is one of them
-// when the launcher's variables say the world has more than one rank and the sweep is not
-// split into shards (--shard: each rank then measures entries of its own). The ranks meet in a
-// folder they all reach: beside the results file (or --rank-dir), .gpubench-ranks/<id>/, the
-// id a hash of the launcher's job and the world's size; there each entry that works across
-// ranks gets a fresh folder of its own, named by the entry, where its plugin shares what its
-// ranks need (gpubench/rendezvous.hpp).
+// plugin whose run() is one collective across them (GPUBENCH_WORK_RUN_ACROSS_RANKS) measures
+// each entry with every rank at once. Not under --shard, where each rank measures entries of
+// its own. The ranks meet in a folder they all reach, .gpubench-ranks/<id>/ beside the results
+// file (or --rank-dir); there each entry across ranks gets a fresh folder, where its plugin
+// shares what its ranks need (gpubench/rendezvous.hpp).
 #pragma once
 
 #include "shard.hpp"
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -42,5 +40,11 @@ std::filesystem::path rank_meeting_folder(const std::filesystem::path &base, con
 // so that every communicator gets a folder no earlier one used.
 std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, const EntryIdentity &entry,
                                        unsigned occurrence);
+
+// Folders that ranks meet in (these, and the shard barrier's) stay after their job, as no rank
+// knows that it is the last to read them: each job removes those beside `folder` untouched for
+// `stale` (their files' times counted). Never throws: what another rank removed, or what is not
+// ours to remove, is left alone.
+void remove_stale_siblings(const std::filesystem::path &folder, std::chrono::hours stale);
 
 }  // namespace gpubench

@@ -98,10 +98,8 @@ constexpr RankFamily innermost_first[] = {rank_families[1], rank_families[2],
 
 }  // namespace
 
-// A task's rank among its job step's tasks or its MPI job's processes. With `agree`, every
-// family present must say the same (a shard must not guess: mpirun started inside a Slurm job
-// inherits the job's SLURM_PROCID, which is then not the process's own rank); without, the
-// innermost launcher's family is taken.
+// With `agree`, a shard must not guess: mpirun started inside a Slurm job inherits the job's
+// SLURM_PROCID, which is then not the process's own rank.
 std::optional<ShardSpec> launched_rank(const EnvironmentLookup &environment, const std::string &what, bool agree) {
     std::optional<ShardSpec> found;
     for (const RankFamily &family : agree ? rank_families : innermost_first) {

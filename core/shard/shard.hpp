@@ -29,20 +29,17 @@ EnvironmentLookup process_environment();
 
 // --shard's value: "I/N" (decimal, 0 <= I < N), or "auto": a Slurm array task
 // (SLURM_ARRAY_TASK_ID with SLURM_ARRAY_TASK_MIN and SLURM_ARRAY_TASK_COUNT or _MAX, and
-// SLURM_ARRAY_TASK_STEP), else a task's rank: SLURM_PROCID/SLURM_NTASKS,
-// OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE, PMI_RANK/PMI_SIZE (those present must agree).
-// Throws std::invalid_argument with one line on junk, an index out of range, no variable
-// set, or values that contradict each other.
+// SLURM_ARRAY_TASK_STEP), else launched_rank with `agree`. Throws std::invalid_argument with
+// one line on junk, an index out of range, no variable set, or values that contradict.
 ShardSpec parse_shard_option(const std::string &text, const EnvironmentLookup &environment);
 
 // A task's rank among the processes its launcher started together, from
 // SLURM_PROCID/SLURM_NTASKS, OMPI_COMM_WORLD_RANK/OMPI_COMM_WORLD_SIZE or PMI_RANK/PMI_SIZE
 // (index = the rank, count = the world's size, launched_ranks set); nullopt when none is set.
-// With `agree` every family present must say the same (--shard auto); without, the innermost
-// launcher's is taken: Open MPI's, else MPICH's, else a Slurm step's (SLURM_PROCID with
-// SLURM_STEP_NUM_TASKS, which srun sets and a batch script lacks). Throws std::invalid_argument with
-// one line, starting with `what`, on half a pair, a value that is not a number, a rank beyond
-// the size, or (agree) families that disagree.
+// With `agree` every family present must say the same; without, the innermost launcher's is
+// taken: Open MPI's, else MPICH's, else a Slurm step's (SLURM_PROCID with SLURM_STEP_NUM_TASKS,
+// which srun sets and a batch script lacks). Throws std::invalid_argument, one line starting
+// with `what`, on half a pair, a value not a number, a rank beyond the size, or disagreement.
 std::optional<ShardSpec> launched_rank(const EnvironmentLookup &environment, const std::string &what, bool agree);
 
 }  // namespace gpubench

@@ -1,7 +1,7 @@
 #include "shard_barrier.hpp"
 
 #include "fnv_hash.hpp"
-#include "stale_folders.hpp"
+#include "rank_world.hpp"
 #include "text_format.hpp"
 #include "thread_name.hpp"
 
@@ -33,11 +33,7 @@ int64_t unix_ms_now() {
     return std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string seconds_text(milliseconds time) {
-    std::ostringstream text;
-    text << double(time.count()) / 1000 << " s";
-    return text.str();
-}
+std::string seconds_text(milliseconds time) { return format_text("%g s", double(time.count()) / 1000); }
 
 std::optional<std::string> read_text(const fs::path &path) {
     std::ifstream in(path, std::ios::binary);

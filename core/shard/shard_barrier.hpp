@@ -1,12 +1,11 @@
 // Shards launched together as ranks (mpirun, srun, MPICH's hydra) finish together. A launcher
 // that aborts the job when one rank exits with a failure would stop the others mid-sweep, so a
 // rank about to exit with a non-zero status first waits until every other rank has finished.
-// The ranks meet in a folder beside the results file, .gpubench-shards/<id>/: each writes
-// <index>.alive when its sweep starts and rewrites it every few seconds (a heartbeat), then
-// <index>.done with its exit status. A waiting rank stops waiting for an index whose heartbeat
-// stopped without a .done (that rank died), or that never appeared (a rank on another host
-// that does not share the folder). Nothing here fails a sweep: a folder that cannot be
-// written is one warning, and no waiting.
+// The ranks meet in .gpubench-shards/<id>/ beside the results file: each rewrites <index>.alive
+// every few seconds (a heartbeat), then writes <index>.done with its exit status. A waiting
+// rank gives up on one whose heartbeat stopped without a .done (it died) or that never appeared
+// (on a host that does not share the folder). Nothing here fails a sweep: a folder that
+// cannot be written is one warning, and no waiting.
 #pragma once
 
 #include "shard.hpp"

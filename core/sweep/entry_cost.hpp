@@ -1,10 +1,8 @@
 // What an entry of a sweep is predicted to cost in wall time, at fixed nominal rates: the
 // shards' plan (shard_costs.hpp), the order in which --devices lanes take plugins and the
-// default sweep's budget (sweep_budget.hpp) all plan with it. The rates are constants, not
-// measured here, so that every shard computes the same plan on any machine; where a sweep has
-// measured something better (sweep_budget.hpp) it uses that instead. They are about those of
-// the H100 host the studies were recorded on (docs/studies/data/h100/), and docs/scale-out.md
-// ("Costs") says where each comes from.
+// default sweep's budget (sweep_budget.hpp, until it measures better) all plan with it. The
+// rates are constants, so that every shard computes the same plan on any machine: about those
+// of the studies' H100 host (docs/scale-out.md, "Costs", says where each comes from).
 #pragma once
 
 #include "measure.hpp"
@@ -16,20 +14,10 @@
 
 namespace gpubench {
 
-// Nominal seconds of an entry of `plugin` whose run() declares `work`:
-//  - a fixed 0.05 s (the worker's request and report);
-//  - making the inputs and checking the result: host_bytes at 1 GB/s;
-//  - the warm-up and the samples the sampling rule of `options` takes, in whole cycles: one
-//    run() takes flops / 1e13 + bytes / 1e12 seconds (items / 1e10 when it declares neither;
-//    a CPU plugin's 100 times longer; a Python backend's 10 times when its script imports
-//    numba, 3 times cupy), and on a GPU at least 2 us per device operation it declares
-//    (gpubench_work.launches; through Python 50 us with numba, 25 us cupy, 15 us torch);
-//    each cycle adds 40 us (200 us through a Python interpreter) and, on a GPU, moving
-//    host_bytes there and back at 50 GB/s. Samples stop at min_samples runs with min_time_s
-//    of run time, at max_samples, or once the warm-up and samples reach max_time_s (after at
-//    least one); a Python backend on a GPU samples until max_time_s or max_samples (its noise
-//    seldom falls below max_noise);
-//  - with --counters, a GPU entry's counting: 6 more cycles, each 0.035 s longer.
+// Nominal seconds of an entry of `plugin` whose run() declares `work`: a fixed part (the
+// worker's request and report), making the inputs and checking the result, the warm-up and
+// samples that the sampling rule of `options` takes at the nominal pace of its device and
+// language (entry_cost.cpp), and with --counters a GPU entry's counting passes.
 double nominal_entry_s(const Work &work, const PluginInfo &plugin, const MeasureOptions &options);
 // The same for a compiled plugin (no interpreter) on `device`.
 double nominal_entry_s(const Work &work, gpubench_device_kind device, const MeasureOptions &options);

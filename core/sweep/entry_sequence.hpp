@@ -1,26 +1,74 @@
 // Measuring a sweep's entries one after the other: in a worker (worker_pool.hpp) or, with
 // --in-process, in this process, each skipped first where it cannot run here, its sampling
 // time cut to the budget, its run() limited by the predictions from the size before it, and
-// recorded as it finishes (entry_recorder.hpp). The sweep runs one such sequence, or one per
-// --devices lane at once: what they share is locked.
+// recorded as it finishes. The sweep runs one such sequence, or one per --devices lane at
+// once: what they share is locked.
 #pragma once
 
 #include "entry_measurer.hpp"
-#include "entry_recorder.hpp"
+#include "gpu.hpp"
 #include "host_share.hpp"
+#include "measure.hpp"
 #include "plugin_library.hpp"
+#include "results.hpp"
 #include "sweep.hpp"
 #include "sweep_budget.hpp"
 #include "worker_pool.hpp"
 
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <variant>
+#include <vector>
 
 namespace gpubench {
+
+// How a sweep tells of its entries: each finished one counted (SweepTally), added to the results
+// file and shown to the observer, under one lock, for --devices' lanes finish entries
+// concurrently; and the observer's ticks while an entry runs.
+class EntryRecorder {
+public:
+    EntryRecorder(ResultsFile &results, SweepObserver &observer, SweepTally &tally,
+                  const std::vector<GpuInfo> &gpus, std::chrono::steady_clock::time_point started)
+        : results_(results), observer_(observer), tally_(tally), gpus_(gpus), started_(started) {}
+    void begin(const PluginInfo &plugin, uint64_t size);
+    // Recorded with `options`: the entry's own params, the sweep's seed and threads.
+    void finished(EntryResult entry, const MeasureOptions &options);
+    // `entry` begun and finished as skipped for `why`, recording the CPUs it had (`share`).
+    void skipped(const SweepEntry &entry, const std::string &why, MeasureOptions options,
+                 const std::optional<HostShare> &share);
+    void interrupted();
+    void tick();
+
+private:
+    std::mutex mutex_;
+    ResultsFile &results_;
+    SweepObserver &observer_;
+    SweepTally &tally_;
+    const std::vector<GpuInfo> &gpus_;
+    std::chrono::steady_clock::time_point started_;
+};
+
+// Ticks the recorder's observer about 10 times a second for as long as it lives: a worker's
+// entry, or one measured in this process, may take minutes, and nothing else calls out then.
+class ProgressTicker {
+public:
+    explicit ProgressTicker(EntryRecorder &recorder);
+    ~ProgressTicker();
+    ProgressTicker(const ProgressTicker &) = delete;
+    ProgressTicker &operator=(const ProgressTicker &) = delete;
+
+private:
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool stop_ = false;
+    std::thread thread_;  // last: it starts once the rest is made
+};
 
 // --in-process: the plugins are loaded into this process (already scanned), once each.
 class InProcessPlugins {
@@ -48,9 +96,8 @@ private:
     std::map<EntryIdentity, EntryResult> last_;
 };
 
-// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp):
-// its key and how many times this sweep measured it, so that a communicator never reuses an
-// earlier one's folder. Shared by the lanes.
+// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp),
+// counted per entry so that a communicator never reuses an earlier one's folder.
 class RendezvousNames {
 public:
     std::string next(const SweepEntry &entry, const MeasureOptions &options);
@@ -60,9 +107,7 @@ private:
     std::map<EntryIdentity, unsigned> measured_;
 };
 
-// What the sequences of one sweep share: how it runs, the plugins loaded in this process, the
-// recorder, the budget (or null), the predictions and the folders of entries measured across
-// ranks.
+// What the sequences of one sweep share (the budget may be null).
 struct SweepShared {
     SweepShared(const SweepSetup &mode, EntryRecorder &recorder, SweepBudget *budget)
         : mode(mode), in_process(mode.launch.host_roofline), recorder(recorder), budget(budget) {}
@@ -78,9 +123,8 @@ struct SweepShared {
 // devices the options name, or in this process.
 class EntrySequence {
 public:
-    // `share`: the CPUs its entries record (host_share), when the sweep has lanes.
-    // `outside_cap_s`: where above 0, an entry whose set-up and checks are predicted (from the
-    // plugin's size before) to take longer is skipped, on schedule or not.
+    // `share`: the CPUs its entries record, when the sweep has lanes. `outside_cap_s` (> 0): an
+    // entry whose set-up and checks are predicted to take longer is skipped, on schedule or not.
     EntrySequence(SweepShared &shared, const GpuInfo &gpu, WorkerPool &pool, std::optional<HostShare> share,
                   double outside_cap_s = 0)
         : shared_(shared), gpu_(gpu), pool_(pool), share_(std::move(share)), outside_cap_s_(outside_cap_s) {}

@@ -30,18 +30,16 @@ struct EntryCosts {
     CostGroups groups;          // predictions: each plugin's workload, whose backends they miss alike
 };
 
-// Each entry's nominal_entry_s from `answers` (its declared work, or why it is unknown; one
-// per entry, in order). A size outside the plugin's range costs nominal_skipped_entry_s. An
-// entry whose work is unknown costs the median of the others (1 when none is known). Each
-// plugin's start is its nominal_start_cost, and its group its workload: predictions miss what
-// a workload's backends share (inputs, references, checks) alike, so the plan spreads them.
+// Each entry's nominal_entry_s from `answers` (one per entry); a size outside the plugin's range
+// costs nominal_skipped_entry_s, an unknown work the median of the others (1 when none is
+// known). A plugin's start is its nominal_start_cost and its group its workload: predictions
+// miss what a workload's backends share (inputs, references, checks) alike.
 EntryCosts costs_from_work(const SweepEntries &entries, const std::vector<WorkAnswer> &answers,
                            const MeasureOptions &options);
 
-// costs_from_work of each entry's work, asked of its plugin with the entry's params in a
-// helper process (query_declared_work, each within `timeout_s`); `notes` names each plugin
-// whose work cannot be read (it fails, crashes, hangs or does not load), and why. Never
-// throws for a plugin's failure.
+// costs_from_work of each entry's work, asked of its plugin in a helper process
+// (query_declared_work, each within `timeout_s`); `notes` names each plugin whose work cannot
+// be read, and why. Never throws for a plugin's failure.
 EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s);
@@ -58,11 +56,10 @@ struct RecordedCosts {
 RecordedCosts recorded_costs_of(const ResultsDocument &earlier);
 
 // Costs from `recorded`, described as `source` ("from earlier results: FILE"), matched by
-// plugin, size and params (not seed). The entries it lacks are predicted by `predict` (asked
-// once, with those entries only: costs_from_declared_work) rather than given the median of
-// the recorded ones, which would cost a missing 1e9 like a 1e3; the source says how many. A
-// plugin's start it lacks is its nominal_start_cost. Recorded costs are each entry's own, so
-// the plan needs no groups.
+// plugin, size and params (not seed). The entries it lacks are predicted by `predict` (once,
+// with those entries: costs_from_declared_work), not given the recorded median, which would
+// cost a missing 1e9 like a 1e3; a start it lacks is nominal_start_cost. Recorded costs are
+// each entry's own, so the plan needs no groups.
 EntryCosts costs_from_recorded(const SweepEntries &entries, const RecordedCosts &recorded, const std::string &source,
                                const std::function<EntryCosts(const SweepEntries &)> &predict);
 

@@ -1,20 +1,20 @@
 #include "sweep.hpp"
 
 #include "declared_params.hpp"
-
-#include "entry_recorder.hpp"
+#include "entry_cost.hpp"
 #include "entry_sequence.hpp"
-#include "every_gpu_entries.hpp"
 #include "lane_queue.hpp"
 #include "sweep_budget.hpp"
+#include "text_format.hpp"
 #include "thread_name.hpp"
+#include "work_query.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <exception>
 #include <map>
 #include <mutex>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -91,14 +91,10 @@ void count_series_ends_only(SweepEntries &entries) {
 
 namespace {
 
-// An entry that --devices runs on one of its GPUs, beside the others: a CUDA plugin that can
-// run here and takes one device. CPU entries, and plugins across several GPUs, run alone.
-bool runs_in_a_lane(const PluginInfo &plugin, const GpuInfo &gpu) {
-    return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices <= 1;
-}
-// A plugin across several GPUs that can run here: with lanes, it runs after them.
-bool takes_every_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
-    return plugin.is_available() && plugin.is_cuda() && gpu.available && plugin.max_devices > 1;
+// A CUDA plugin that can run here: with lanes, one on one device runs in a lane beside the
+// others, one across several GPUs after them; CPU entries run alone.
+bool runs_on_gpu(const PluginInfo &plugin, const GpuInfo &gpu) {
+    return plugin.is_available() && plugin.is_cuda() && gpu.available;
 }
 
 // The entries the results file does not hold yet, by when they run (with `lanes`: alone, in
@@ -116,10 +112,12 @@ SweepParts sweep_parts(const SweepEntries &entries, std::optional<uint64_t> seed
         if (const std::optional<EntryResult> done = results.find_entry(entry.identity(seed))) {
             tally.count(done->status);
             ++tally.resumed;
-        } else if (lanes && entry.out_of_range.empty() && takes_every_gpu(*entry.plugin, gpu)) {
-            parts.every_gpu.push_back(entry);
+        } else if (!lanes || !runs_on_gpu(*entry.plugin, gpu)) {
+            parts.alone.push_back(entry);
+        } else if (entry.plugin->max_devices > 1) {
+            (entry.out_of_range.empty() ? parts.every_gpu : parts.alone).push_back(entry);
         } else {
-            (lanes && runs_in_a_lane(*entry.plugin, gpu) ? parts.in_lanes : parts.alone).push_back(entry);
+            parts.in_lanes.push_back(entry);
         }
     }
     return parts;
@@ -191,9 +189,69 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
     if (failure) std::rethrow_exception(failure);
 }
 
-// After the lanes, the entries that take every GPU (every_gpu_entries.hpp): those its plan
-// skips, and those predicted to take more than what the lanes left of the budget, are recorded
-// as skipped with why.
+// With --devices lanes, the entries that take every GPU at once (a plugin across several GPUs,
+// such as an all-reduce) run after the lanes, as every lane would wait while one runs. A
+// budgeted sweep plans them with their whole cost: a size predicted, from its declared work at
+// entry_cost.hpp's nominal rates, to take longer than every_gpu_entry_limit_s is skipped before
+// any worker starts; after the lanes, one predicted to take more than what is left of the budget
+// (a one-GPU sweep has no such entries: they take only the time the lanes saved); and its worker
+// skips a larger size whose set-up and checks, scaled from the size before, would take longer.
+double every_gpu_entry_limit_s(double budget_s) { return budget_s / 25; }  // every lane idles meanwhile
+
+struct EveryGpuPlan {
+    SweepEntries measured;            // to run, after the lanes
+    std::vector<double> predicted_s;  // each one's whole cost, its plugin's start in the first
+                                      // of its plugin's (0: unknown)
+    std::vector<std::pair<SweepEntry, std::string>> skipped;  // with why
+};
+
+// Without a budget every entry is measured and none predicted; an entry whose work cannot be
+// read (work_query.hpp, within `timeout_s`) is measured.
+EveryGpuPlan plan_every_gpu_entries(const SweepEntries &entries, const MeasureOptions &options, int gpus,
+                                    double budget_s, const std::filesystem::path &runner, double timeout_s) {
+    EveryGpuPlan plan;
+    if (budget_s <= 0 || entries.empty()) {
+        plan.measured = entries;
+        plan.predicted_s.assign(entries.size(), 0.0);
+        return plan;
+    }
+    // One query per plugin and setting, its sizes in order.
+    std::vector<WorkQuery> queries;
+    std::map<std::pair<std::filesystem::path, std::string>, size_t> query_of;
+    std::vector<std::pair<size_t, size_t>> answer_of;  // (query, position) per entry
+    for (const SweepEntry &entry : entries) {
+        const auto [found, fresh] = query_of.emplace(std::pair(entry.plugin->file, entry.params), queries.size());
+        if (fresh) queries.push_back({entry.plugin->file, entry.params, gpus, {}});
+        answer_of.emplace_back(found->second, queries[found->second].sizes.size());
+        queries[found->second].sizes.push_back(entry.size);
+    }
+    const std::vector<std::vector<WorkAnswer>> answers = query_declared_work(queries, runner, timeout_s);
+    const double limit_s = every_gpu_entry_limit_s(budget_s);
+    std::set<const PluginInfo *> started;  // plugins with a measured entry before this one
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const auto &[query, position] = answer_of[i];
+        const Work *work = std::get_if<Work>(&answers[query][position]);
+        const double predicted_s = work ? nominal_entry_s(*work, GPUBENCH_DEVICE_CUDA, options) : 0.0;
+        if (predicted_s <= limit_s) {
+            const bool first = started.insert(entries[i].plugin).second;
+            plan.measured.push_back(entries[i]);
+            plan.predicted_s.push_back(work ? predicted_s + (first ? nominal_start_cost(*entries[i].plugin).seconds : 0)
+                                            : 0.0);
+            continue;
+        }
+        plan.skipped.emplace_back(
+            entries[i],
+            format_text("over the sweep's budget: it holds all %d GPUs, and is predicted to take %.3g s (set-up "
+                        "and checks of %.3g GB on the host, and sampling, at nominal rates), above the %.3g s an "
+                        "entry on every GPU may take (1/25 of the budget); --sizes %llu runs it",
+                        gpus, predicted_s, work->host_bytes / 1e9, limit_s,
+                        static_cast<unsigned long long>(entries[i].size)));
+    }
+    return plan;
+}
+
+// After the lanes: those the plan skips, and those predicted to take more than what the lanes
+// left of the budget, are recorded as skipped with why.
 void run_every_gpu_entries(const EveryGpuPlan &plan, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                            WorkerPool &pool, SweepShared &shared, const std::optional<HostShare> &whole_host) {
     for (const auto &[entry, why] : plan.skipped) shared.recorder.skipped(entry, why, options, whole_host);
@@ -204,12 +262,14 @@ void run_every_gpu_entries(const EveryGpuPlan &plan, const MeasureOptions &optio
         const SweepEntry &entry = plan.measured[i];
         const double predicted_s = plan.predicted_s[i];
         if (const double left_s = shared.budget ? shared.budget->left_s() : 0; shared.budget && predicted_s > left_s) {
-            char why[240];  // it may take only what the lanes left
-            std::snprintf(why, sizeof why,
-                          "over the sweep's budget: it holds all %zu GPUs, and is predicted to take %.3g s, "
-                          "more than the %.3g s left of the budget after the lanes; --sizes %llu runs it",
-                          gpus.size(), predicted_s, std::max(0.0, left_s), static_cast<unsigned long long>(entry.size));
-            shared.recorder.skipped(entry, why, options, whole_host);
+            // It may take only what the lanes left.
+            shared.recorder.skipped(
+                entry,
+                format_text("over the sweep's budget: it holds all %zu GPUs, and is predicted to take %.3g s, "
+                            "more than the %.3g s left of the budget after the lanes; --sizes %llu runs it",
+                            gpus.size(), predicted_s, std::max(0.0, left_s),
+                            static_cast<unsigned long long>(entry.size)),
+                options, whole_host);
             continue;
         }
         if (!sequence.measure(entry, options)) {

@@ -40,27 +40,21 @@ public:
 // How a sweep runs: in worker processes or in-process, how workers start, when it started, the
 // default sweep's run limit, the wall-time budget and the planner of each lane's share.
 struct SweepSetup {
-    bool isolated = true;  // worker processes (default); false: --in-process (for a debugger;
-                           // a crash then ends the sweep)
+    bool isolated = true;  // false: --in-process (for a debugger; a crash ends the sweep)
     WorkerLaunch launch;   // with isolated; its `interrupted` is polled in both modes
     std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-    // The default sweep's budget: an entry whose run() is predicted to take longer than this
-    // (RunBudget: its plugin's previous size's median, scaled by the declared work) is skipped
-    // with the prediction. 0: no limit.
+    // An entry whose run() is predicted (RunBudget) to take longer is skipped. 0: no limit.
     double predicted_run_limit_s = 0;
-    // --budget (the default sweep's 150 s): the wall time the sweep should end within; each
-    // entry's sampling time is cut to its part of what is left (sweep_budget.hpp). 0: none.
+    // --budget: the wall time to end within (sweep_budget.hpp). 0: none.
     double budget_s = 0;
-    // --devices: each lane's share of the host, one per GPU, planned once per sweep; unset:
-    // plan_host_shares (this machine's CPUs and NVML). Tests give shares without GPUs here.
+    // Each lane's share of the host, one per GPU; unset: plan_host_shares. Tests set it.
     std::function<std::vector<HostShare>(const std::vector<GpuInfo> &)> plan_host_shares;
 };
 
 // The parameter settings `plugin` is swept over: the cartesian product of the axes it reads
-// (its param_names; every axis when it declares none), each "key=value,..." with the keys in
-// axis order and the last axis varying fastest; {""} when it reads none of them. A key it
-// does not read is never passed to it, so it is not measured once per value of that key.
-// A value "*" stands for every value of the plugin's declared choice (ABI 1.10).
+// (its param_names, every axis when it declares none: another key would only repeat its
+// entries), "key=value,..." in axis order, the last varying fastest; {""} when it reads none.
+// "*" is every value of its declared choice.
 std::vector<std::string> param_settings(const ParamAxes &axes, const PluginInfo &plugin);
 
 // What is wrong with --param's values for the plugins that read each key, or "": a value
@@ -68,10 +62,9 @@ std::vector<std::string> param_settings(const ParamAxes &axes, const PluginInfo 
 // a plugin that reads KEY declares no choice of values for it.
 std::string param_values_problem(const std::vector<const PluginInfo *> &plugins, const ParamAxes &axes);
 
-// One entry of a sweep: a plugin at a size with one parameter setting ("" = none).
-// One entry of a sweep's plan. Its size is checked against the plugin's declared range here,
-// once: an entry outside it is recorded as skipped with this reason, in its place, and nothing
-// downstream (budget, work queries, workers) asks the plugin about it.
+// One entry of a sweep: a plugin at a size with one parameter setting ("" = none). Its size is
+// checked against the plugin's range here, once: an entry outside it is recorded as skipped
+// with this reason, and nothing downstream (budget, work queries, workers) asks the plugin.
 struct SweepEntry {
     SweepEntry() = default;
     SweepEntry(const PluginInfo *plugin, uint64_t size, std::string params)
@@ -94,25 +87,21 @@ using SweepEntries = std::vector<SweepEntry>;
 SweepEntries sweep_entries(const std::vector<const PluginInfo *> &plugins,
                            const std::optional<std::vector<uint64_t>> &sizes, const ParamAxes &axes = {});
 
-// Under a budget, --counters counts each series (plugin and params) at its smallest and its
-// largest size in range alone: the smallest is measured whatever the budget leaves, so every
-// series is counted; the largest, where the budget reaches it, has the most declared bytes
+// Under a budget, --counters counts each series (plugin and params) at its smallest size in
+// range, which the budget always measures, and its largest, whose declared bytes stand out most
 // against the counted cycle's own traffic (profiling.md).
 void count_series_ends_only(SweepEntries &entries);
 
 // Measures `entries` (those the results file does not hold yet: --resume) and adds each to
-// `results` as it finishes, each with `options` but its own params. `gpus` are the devices the sweep runs on, the first being
-// options.cuda_device's; CUDA plugins run only while it is available, otherwise their entries
-// are recorded as skipped with the reason. `pool` may already hold a worker started for the
-// first entry (WorkerPool::prestart).
+// `results` as it finishes, with `options` but its own params. `gpus`: the devices it runs on,
+// the first options.cuda_device's; CUDA entries where it is unavailable are skipped with why.
+// `pool` may already hold a worker for the first entry (WorkerPool::prestart).
 //
-// With several `gpus` (--devices) and workers, the entries that take one GPU run in lanes,
-// one worker per GPU, concurrently, in LaneQueue's order (lane_queue.hpp). Everything else
-// runs first and alone: CPU entries, which GPU workers beside them would slow down, and
-// plugins across several GPUs, which take all of them. Each lane's worker is bound to the
-// lane's share of the host (SweepSetup::plan_host_shares), and its cpu_threads is at most the
-// share's threads; entries that run alone keep every CPU and cpu_threads. Every entry of such
-// a sweep records its share (host_share).
+// With several `gpus` (--devices) and workers, the entries that take one GPU run in lanes, one
+// worker per GPU, in LaneQueue's order; CPU entries, which GPU workers beside them would slow
+// down, run alone before, and plugins across several GPUs alone after. A lane's worker is bound
+// to its share of the host, its cpu_threads at most the share's; every entry of such a sweep
+// records its share (host_share).
 SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                      const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                      const SweepSetup &setup, SweepObserver &observer);

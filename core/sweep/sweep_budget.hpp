@@ -1,24 +1,16 @@
 // A sweep that should end within a wall time (--budget; the default sweep's 150 s): before each
-// entry, what is left of the budget is shared among the entries still to run, after what they
-// are predicted to cost besides sampling (each plugin's start: its worker, CUDA context,
-// interpreter and first compilation; each entry's setup and verification), and the entry's
-// sampling time (max_time_s) is cut to its part. Predictions start nominal (entry_cost.hpp)
-// and follow what the sweep measures: a plugin's own entries (their set-ups, and the least
-// they sample: a warm-up and one sample), and the starts of plugins of its kind. Entries that
-// stop sampling early leave their part to the rest, as the next share is taken from what is
-// actually left. When even the least sampling cannot fit (the starts and
-// set-ups alone overrun), the entries whose set-up and checks are predicted to be long are
-// skipped, with the prediction, until the sweep is back on schedule. Thread-safe: the lanes of
-// --devices share one budget.
+// entry, what is left is shared among the entries still to run, after what they are predicted
+// to cost besides sampling (each plugin's start, each entry's set-up and verification), and the
+// entry's sampling time is cut to its part. Predictions start nominal (entry_cost.hpp) and
+// follow what the sweep measures: a plugin's own entries, and the starts of plugins of its kind.
+// An entry that stops sampling early leaves its part to the rest. When even the least sampling
+// cannot fit, entries whose set-up and checks are predicted to be long are skipped, with the
+// prediction, until the sweep is back on schedule. Thread-safe: --devices' lanes share it.
 //
-// On several GPUs (--devices lanes) the shares count every entry whole, as if the entries
-// ran one after another, as in a one-GPU sweep: the lanes, which run G at a time, are then at
-// every point at least as far along as a one-GPU sweep. Whether the sweep is behind its
-// schedule (what it skips for) is judged with the lanes' entries counted at 1/G, as they will
-// run: so it is never behind where a one-GPU sweep was not, even by a small margin, and never
-// skips what it measures. The time the extra GPUs free goes, through the shares of what is
-// left, to the later entries' sampling (up to --max-time) and to what a one-GPU sweep skips
-// for time (PyTorch's starts, long set-ups).
+// With G lanes the shares count every entry whole, as if run one after another: the lanes are
+// then always at least as far along as a one-GPU sweep. Whether it is behind schedule counts the
+// lanes' entries at 1/G, as they run: never behind where a one-GPU sweep was not. The time the
+// extra GPUs free goes to later entries' sampling and to what a one-GPU sweep skips for time.
 #pragma once
 
 #include "entry_cost.hpp"
@@ -38,7 +30,7 @@ class SweepBudget {
 public:
     using Clock = std::chrono::steady_clock;
     // `entries`: those the sweep will measure (not those on every GPU: a one-GPU sweep has
-    // none, and they take only what is left after the lanes, every_gpu_entries.hpp);
+    // none, and they take only what is left after the lanes, sweep.cpp);
     // `in_lanes`: which of them run in one of `lanes` lanes (empty: none); `now`: the clock (a
     // simulated one in the tests).
     SweepBudget(double seconds, const SweepEntries &entries, Clock::time_point started,

@@ -1,5 +1,7 @@
 #include "sanitizer.hpp"
 
+#include "text_format.hpp"
+
 #include <unistd.h>
 
 #include <array>
@@ -25,15 +27,7 @@ constexpr const char *program_name = "compute-sanitizer";
 constexpr const char *line_prefix = "=========";  // the tool's default --prefix
 constexpr size_t max_first_errors = 3;
 
-bool starts_with(const std::string &s, const std::string &head) { return s.rfind(head, 0) == 0; }
 bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
-
-std::string trim(const std::string &s) {
-    size_t b = s.find_first_not_of(" \t");
-    if (b == std::string::npos) return "";
-    size_t e = s.find_last_not_of(" \t");
-    return s.substr(b, e - b + 1);
-}
 
 bool is_executable_file(const fs::path &p) {
     std::error_code ec;
@@ -50,10 +44,6 @@ std::string escape_log_path(const std::string &path) {
     return out;
 }
 
-std::string count_text(uint64_t n, const char *noun) {
-    return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
 // One message of the log: a line at the prefix's level and the indented lines below it.
 struct Message {
     std::string headline;
@@ -67,7 +57,7 @@ std::vector<Message> split_messages(const std::string &log_text) {
     bool open = false;  // details may still join the last message (no separator seen)
     while (std::getline(in, line)) {
         if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (!starts_with(line, line_prefix)) continue;  // not the tool's (no such lines with --log-file)
+        if (!line.starts_with(line_prefix)) continue;  // not the tool's (no such lines with --log-file)
         std::string rest = line.substr(std::string(line_prefix).size());
         if (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
         if (trim(rest).empty()) {
@@ -85,14 +75,14 @@ std::vector<Message> split_messages(const std::string &log_text) {
 // racecheck reports its races as "Error: Race reported between ..." (analysis) and
 // "Error: Potential RAW hazard detected at ..." (hazards): errors of the program, not the tool's.
 bool is_race_report(const std::string &headline) {
-    if (!starts_with(headline, "Error: ")) return false;
-    std::string rest = headline.substr(7);
-    return starts_with(rest, "Race reported") || contains(rest, "hazard detected");
+    if (!headline.starts_with("Error: ")) return false;
+    const std::string rest = headline.substr(7);
+    return rest.starts_with("Race reported") || contains(rest, "hazard detected");
 }
 
 // Lines where the tool says it could not do its work.
 bool is_tool_problem(const std::string &headline) {
-    if (starts_with(headline, "Error: ")) return !is_race_report(headline);
+    if (headline.starts_with("Error: ")) return !is_race_report(headline);
     static const char *const phrases[] = {
         "Unable to find injection library", "not supported", "is not a valid executable",
         "unable to initialize", "Could not connect to target application"};
@@ -104,9 +94,9 @@ bool is_tool_problem(const std::string &headline) {
 // "Invalid __global__ write of size 4 bytes" + "at write_to(int *)+0x60 in probe.cu:6", or
 // "Race reported between Write access at ..." + "and Read access at ... [256 hazards]".
 std::string describe(const Message &m) {
-    std::string text = starts_with(m.headline, "Error: ") ? m.headline.substr(7) : m.headline;
+    std::string text = m.headline.starts_with("Error: ") ? m.headline.substr(7) : m.headline;
     while (!text.empty() && (text.back() == ':' || text.back() == ' ')) text.pop_back();
-    if (!m.details.empty() && (starts_with(m.details[0], "at ") || starts_with(m.details[0], "and ")))
+    if (!m.details.empty() && (m.details[0].starts_with("at ") || m.details[0].starts_with("and ")))
         text += " " + m.details[0];
     return text;
 }
@@ -186,12 +176,12 @@ SanitizerReport parse_sanitizer_log(const std::string &log_text, SanitizerTool t
             if (!from_error_summary) from_error_summary = std::stoull(m[1].str());
         } else if (std::regex_match(h, m, race_summary)) {
             from_race_summary = std::stoull(m[1].str());
-        } else if (starts_with(h, "ERROR SUMMARY:") || starts_with(h, "LEAK SUMMARY:") ||
-                   starts_with(h, "RACECHECK SUMMARY:") || h == "COMPUTE-SANITIZER") {
+        } else if (h.starts_with("ERROR SUMMARY:") || h.starts_with("LEAK SUMMARY:") ||
+                   h.starts_with("RACECHECK SUMMARY:") || h == "COMPUTE-SANITIZER") {
             // "N errors were not printed", the leak total (its leaks are errors already), the banner
         } else if (is_tool_problem(h)) {
             problems.push_back(h);
-        } else if (starts_with(h, "Warning:")) {
+        } else if (h.starts_with("Warning:")) {
             // racecheck's warnings: not counted as errors, not listed among them
         } else if (!msg.details.empty() || is_race_report(h)) {
             if (report.first_errors.size() < max_first_errors) report.first_errors.push_back(describe(msg));
@@ -199,32 +189,26 @@ SanitizerReport parse_sanitizer_log(const std::string &log_text, SanitizerTool t
             report.note = h;  // e.g. "Target application returned an error"
         }
     }
-    if (from_race_summary) {
+    if (const auto errors = from_race_summary ? from_race_summary : from_error_summary) {
         report.summary_found = true;
-        report.errors = *from_race_summary;
-    } else if (from_error_summary) {
-        report.summary_found = true;
-        report.errors = *from_error_summary;
+        report.errors = *errors;
     }
-    for (const std::string &p : problems) {
-        if (!report.tool_problem.empty()) report.tool_problem += "; ";
-        report.tool_problem += p;
-    }
+    report.tool_problem = join(problems, "; ");
     return report;
 }
 
 std::string SanitizerReport::one_line() const {
     std::string line = std::string(program_name) + " " + to_string(tool) + ": ";
     if (summary_found) {
-        line += count_text(errors, "error");
+        line += std::to_string(errors) + (errors == 1 ? " error" : " errors");
         if (errors > 0 && !first_errors.empty()) line += " (first: " + first_errors.front() + ")";
         if (!tool_problem.empty()) line += "; " + tool_problem;
         return line;
     }
-    std::string why = !tool_problem.empty() ? tool_problem
-                      : !note.empty()       ? note
-                                            : "the process or the tool stopped before writing it";
-    line += "no error summary (" + why + ")";
+    line += "no error summary (" +
+            (!tool_problem.empty() ? tool_problem
+             : !note.empty()       ? note
+                                   : "the process or the tool stopped before writing it") + ")";
     if (!first_errors.empty()) line += "; first error: " + first_errors.front();
     return line;
 }

@@ -33,16 +33,13 @@ std::vector<std::string> sanitizer_command(const std::filesystem::path &sanitize
 
 struct SanitizerReport {
     SanitizerTool tool = SanitizerTool::memcheck;
-    bool summary_found = false;  // the log had its summary line (else the process died early
-                                 // or the tool failed to start)
-    uint64_t errors = 0;         // from "ERROR SUMMARY: N errors", or for racecheck the errors
-                                 // (not warnings) of "RACECHECK SUMMARY"
-    std::vector<std::string> first_errors;  // up to 3, one line each, without the "========= "
-                                            // prefix, e.g. "Invalid __global__ write of size 4
-                                            // bytes at write_to(int *)+0x60 in probe.cu:6"
+    bool summary_found = false;  // else the process died early or the tool failed to start
+    uint64_t errors = 0;         // "ERROR SUMMARY: N errors"; racecheck's: its errors, not warnings
+    // Up to 3, one line each, e.g. "Invalid __global__ write of size 4 bytes at write_to(int *)+0x60
+    // in probe.cu:6".
+    std::vector<std::string> first_errors;
     std::string tool_problem;  // the tool itself failed, one line; "" otherwise
-    std::string note;          // the tool's first other remark (e.g. "Target application
-                               // terminated before first instrumented API call"); "" if none
+    std::string note;          // the tool's first other remark ("Target application terminated...")
     std::string one_line() const;
 };
 

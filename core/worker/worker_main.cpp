@@ -1,6 +1,7 @@
 #include "worker_main.hpp"
 
 #include "child_process.hpp"
+#include "elapsed.hpp"
 #include "entry_measurer.hpp"
 #include "worker_protocol.hpp"
 
@@ -98,15 +99,19 @@ int worker_main(int argc, const char *const *argv) {
 
     const auto load_began = std::chrono::steady_clock::now();
     auto loaded = load_plugin(argv[2]);
-    const double load_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - load_began).count();
+    const double load_s = seconds_since(load_began);
     const Plugin *plugin = std::get_if<Plugin>(&loaded);
+    // Why this worker can measure nothing, the answer to each request; "" when it can.
+    const std::string unable =
+        !share_problem.empty() ? "the worker could not take its share of the host: " + share_problem
+        : !plugin ? "the worker could not load " + std::string(argv[2]) + ": " + std::get<Refusal>(loaded).reason
+                  : "";
     EntryMeasurer measurer{Roofline{}};
     // The CUDA context now, while the runner still reads its options and writes its header;
     // and, as asked, the plugin's own preparation and the device trace (a share that cannot
     // be taken prepares nothing: each entry says why).
     if (plugin) measurer.prepare(*plugin, device);
-    if (plugin && share_problem.empty() && readiness.prepare_threads > 0)
+    if (unable.empty() && readiness.prepare_threads > 0)
         measurer.prepare_ahead(*plugin, readiness.prepare_threads, readiness.trace);
     PipeLines requests(max_request_bytes);
     for (;;) {
@@ -120,15 +125,10 @@ int worker_main(int argc, const char *const *argv) {
             return 2;
         }
         Measurement entry;
-        if (!share_problem.empty()) {
+        if (!unable.empty()) {
             entry.status = EntryStatus::error;
             entry.size = request.size;
-            entry.message = "the worker could not take its share of the host: " + share_problem;
-        } else if (!plugin) {
-            entry.status = EntryStatus::error;
-            entry.size = request.size;
-            entry.message = "the worker could not load " + std::string(argv[2]) + ": " +
-                            std::get<Refusal>(loaded).reason;
+            entry.message = unable;
         } else {
             measurer.set_host_roofline(request.host_roofline);
             const auto stage = [&](const char *name) { report_or_exit(report_fd, {{"stage", name}}); };
@@ -136,7 +136,7 @@ int worker_main(int argc, const char *const *argv) {
             entry.load_s = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
         }
         report_or_exit(report_fd, {{"entry", entry}});
-        if (!share_problem.empty() || !plugin || measurer.cuda_context_lost()) break;  // a fresh process is needed
+        if (!unable.empty() || measurer.cuda_context_lost()) break;  // a fresh process is needed
     }
     return 0;
 }

@@ -1,16 +1,11 @@
 // The worker process: the runner's own executable started as
 //   runner --gpubench-worker PLUGIN_FILE CUDA_DEVICE REQUEST_FD REPORT_FD [--cpus LIST --threads N]
 //          [--prepare THREADS [--trace]]
-// With --cpus (a --devices lane's share of the host, host_share.hpp) it binds itself to those
-// CPUs and sets the thread counts of OpenMP, OpenBLAS, MKL, Numba and NumExpr to N before the
-// plugin is loaded; without, it keeps what it inherited. It loads one plugin (and, for a CUDA
-// plugin, creates its CUDA context) at once; with --prepare it also runs the plugin's
-// prepare() (a Python backend's interpreter and imports) for THREADS threads, and with
-// --trace loads the device trace, so that a worker started ahead of need has paid for all of
-// it before its first entry. Then it
-// measures the entries the runner asks for, one request line at a time, until the request
-// pipe closes or the CUDA context is lost. Core owns both ends: the runner's main() only
-// hands over when is_worker_command_line() says so.
+// --cpus binds it to a --devices lane's share of the host (host_share.hpp) before the plugin
+// loads. It loads its plugin (and a CUDA plugin's context) at once, and with --prepare and
+// --trace readies what the first entry would pay for (WorkerReadiness); then it measures the
+// entries the runner asks for, one request line each, until the request pipe closes or the
+// CUDA context is lost. The runner's main() hands over when is_worker_command_line() says so.
 #pragma once
 
 #include "host_share.hpp"

@@ -19,7 +19,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -137,6 +137,26 @@ private:
     static inline int spawned_ = 0;
 };
 
+WorkerDevices::WorkerDevices(std::vector<int> runner_indices, const std::vector<DeviceIdentity> &known,
+                             const std::optional<std::vector<std::string>> &inherited,
+                             const std::optional<std::vector<std::string>> &listed)
+    : runner_indices_(std::move(runner_indices)),
+      visible_(worker_visible_devices(runner_indices_, known, inherited, listed)) {}
+
+MeasureOptions WorkerDevices::for_worker(MeasureOptions options) const {
+    options.cuda_device = 0;
+    options.cuda_devices.clear();
+    if (runner_indices_.size() > 1)
+        for (int index = 0; index < static_cast<int>(runner_indices_.size()); ++index)
+            options.cuda_devices.push_back(index);
+    return options;
+}
+
+void WorkerDevices::for_runner(Measurement &entry) const {
+    for (int &index : entry.cuda_devices)
+        if (index >= 0 && static_cast<size_t>(index) < runner_indices_.size()) index = runner_indices_[index];
+}
+
 WorkerPool::WorkerPool(WorkerLaunch launch) : launch_(std::move(launch)) {
     // A worker that ended between two entries must not kill the runner when it is written to.
     signal(SIGPIPE, SIG_IGN);
@@ -189,9 +209,8 @@ void settle_worker(EntryResult &entry, bool open, const WorkerLaunch &launch,
     const int status = worker->finish(launch.sanitizer ? 60.0 : 2.0);
     if (launch.sanitizer) {
         std::ifstream in(log);
-        std::stringstream text;
-        text << in.rdbuf();
-        const SanitizerReport sanitized = parse_sanitizer_log(text.str(), *launch.sanitizer);
+        const SanitizerReport sanitized =
+            parse_sanitizer_log(std::string(std::istreambuf_iterator<char>(in), {}), *launch.sanitizer);
         entry.sanitizer = sanitized.one_line();
         if (sanitized.errors > 0 && entry.status != EntryStatus::skipped) {
             entry.status = EntryStatus::error;

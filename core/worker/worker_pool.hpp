@@ -7,44 +7,66 @@
 #pragma once
 
 #include "entry_measurer.hpp"
+#include "gpu.hpp"
 #include "host_share.hpp"
 #include "measure.hpp"
 #include "plugin_info.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
-#include "worker_devices.hpp"
 
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace gpubench {
+
+// The GPUs of one worker: it is shown only those of its entry (visible_devices.hpp), so it
+// numbers them 0, 1, ... in the entry's order; the runner's options are renumbered on the way
+// in and the entry's devices on the way back, so results keep the runner's numbering.
+class WorkerDevices {
+public:
+    // `runner_indices`: the entry's devices in the runner's numbering (entry_cuda_devices; none
+    // for a CPU plugin). `known`: the runner's probed GPUs (their UUIDs). `inherited`: the
+    // runner's CUDA_VISIBLE_DEVICES as it started (inherited_visible_devices()). `listed`:
+    // the driver's GPUs (listed_gpu_uuids), where it lists them.
+    WorkerDevices(std::vector<int> runner_indices, const std::vector<DeviceIdentity> &known,
+                  const std::optional<std::vector<std::string>> &inherited,
+                  const std::optional<std::vector<std::string>> &listed = std::nullopt);
+    const std::vector<int> &runner_indices() const { return runner_indices_; }
+    const std::string &visible() const { return visible_; }  // the worker's CUDA_VISIBLE_DEVICES
+    // `options` as the worker numbers devices: the entry's first is 0, its others 1, 2, ...
+    MeasureOptions for_worker(MeasureOptions options) const;
+    // The devices `entry` ran on, back in the runner's numbering.
+    void for_runner(Measurement &entry) const;
+
+private:
+    std::vector<int> runner_indices_;
+    std::string visible_;
+};
 
 struct WorkerLaunch {
     std::filesystem::path runner;       // the executable started as a worker (worker_main.hpp)
     double timeout_s = 600;             // wall-clock limit of one entry, setup to teardown
     std::function<bool()> interrupted;  // polled while waiting; true: stop the worker
     Roofline host_roofline;             // passed to the workers for CPU entries
-    // --worker-per-entry: a fresh worker for every entry, so that no state a library keeps
-    // in its process (a cached launch configuration, a memory pool) carries from one size to
-    // the next; each entry then pays the worker's start again.
+    // --worker-per-entry: no state a library keeps in its process (a cached launch
+    // configuration, a memory pool) carries from one size to the next.
     bool worker_per_entry = false;
     // --sanitize: the tool and where compute-sanitizer is; each entry in its own worker.
     std::optional<SanitizerTool> sanitizer;
     std::filesystem::path sanitizer_program;
-    // A --devices lane's share of the host (host_share.hpp): its workers are bound to it.
-    // nullopt: they keep every CPU the runner has.
+    // A --devices lane's share of the host, which its workers are bound to; nullopt: none.
     std::optional<HostShare> host_share;
-    // The runner's GPUs (their UUIDs): each worker is shown only its entry's (worker_devices.hpp).
-    // Empty until probed: a worker started before then is shown them by index.
+    // The runner's GPUs (their UUIDs); empty until probed: workers are shown them by index.
     std::vector<DeviceIdentity> gpus;
     // The runner's CUDA_VISIBLE_DEVICES as it started, and the UUIDs of the driver's listing
     // of GPUs where there is one (visible_devices.hpp).
     std::optional<std::vector<std::string>> inherited_visible, listed_gpus;
-    // The longest line a worker may write: its entry holds its samples (1000 of each series by
-    // default, far less than this at any --max-samples that fits in memory). A worker (its
-    // plugin) that writes more without ending the line is stopped, and its entry says so.
+    // The longest line a worker may write (its entry, with its samples: far less than this at
+    // any --max-samples that fits in memory); one that writes more is stopped, and says so.
     size_t max_report_line_bytes = size_t(256) << 20;
 };
 
@@ -54,9 +76,8 @@ class WorkerPool {
 public:
     explicit WorkerPool(WorkerLaunch launch);
     ~WorkerPool();  // ends the worker in hand
-    // Starts the worker for `plugin` on the devices `options` select now (it loads the plugin
-    // and creates its CUDA context while the runner carries on); measure() of that plugin
-    // there then finds it ready.
+    // Starts the worker for `plugin` on the devices `options` select now, so that it loads
+    // the plugin and its CUDA context while the runner carries on.
     void prestart(const PluginInfo &plugin, const MeasureOptions &options);
     // The entry as a worker measured it, or an error entry saying how the worker ended
     // (signal, exit status, time limit). nullopt when `interrupted` stopped it: such an entry
@@ -66,8 +87,7 @@ public:
                                        const std::optional<RunBudget> &budget = std::nullopt);
     void set_host_roofline(const Roofline &roofline) { launch_.host_roofline = roofline; }
     void set_gpus(const std::vector<DeviceIdentity> &gpus) { launch_.gpus = gpus; }
-    // The share the next workers are bound to; a worker in hand bound otherwise (one
-    // prestarted without a share, say) is replaced at the next entry.
+    // The share the next workers are bound to; a worker in hand bound otherwise is replaced.
     void set_host_share(const std::optional<HostShare> &share) { launch_.host_share = share; }
 
 private:

@@ -45,25 +45,17 @@ const Check &check_named(std::string_view name) {
     throw std::out_of_range("no check named '" + std::string(name) + "'");
 }
 
-const char *to_string(CheckVerdict verdict) {
-    switch (verdict) {
-        case CheckVerdict::flag: return "flag";
-        case CheckVerdict::invalid: return "invalid";
-        case CheckVerdict::error: return "error";
-        case CheckVerdict::skipped: return "skipped";
-    }
-    return "flag";
-}
+namespace {
+// Each verdict's name and what it makes of an entry, by CheckVerdict.
+constexpr std::pair<const char *, EntryStatus> verdicts[] = {{"flag", EntryStatus::ok},
+                                                             {"invalid", EntryStatus::verification_failed},
+                                                             {"error", EntryStatus::error},
+                                                             {"skipped", EntryStatus::skipped}};
+}  // namespace
 
-EntryStatus Check::status() const {
-    switch (verdict) {
-        case CheckVerdict::invalid: return EntryStatus::verification_failed;
-        case CheckVerdict::error: return EntryStatus::error;
-        case CheckVerdict::skipped: return EntryStatus::skipped;
-        case CheckVerdict::flag: break;
-    }
-    return EntryStatus::ok;
-}
+const char *to_string(CheckVerdict verdict) { return verdicts[static_cast<size_t>(verdict)].first; }
+
+EntryStatus Check::status() const { return verdicts[static_cast<size_t>(verdict)].second; }
 
 const std::vector<std::pair<std::string, std::string>> &flag_glossary() {
     static const std::vector<std::pair<std::string, std::string>> glossary = [] {

@@ -2,12 +2,6 @@
 
 namespace gpubench {
 
-namespace {
-std::string contended(const Measurement &e) {
-    return e.resources.host_load && e.resources.host_load->contended() ? "contended" : "";
-}
-}  // namespace
-
 extern const Check contended_check{
     "contended", CheckVerdict::flag,
     "the host was crowded while sampling (other processes kept its cores busy and the worker's "
@@ -17,6 +11,8 @@ extern const Check contended_check{
     "at least 5% of the wall time (`/proc/self/task/*/schedstat`), or the whole host was >= 90% "
     "busy. Waits alone do not count: OpenMP threads woken for microsecond regions wait on an idle "
     "host too. `resources.host_load` has the figures and the reason",
-    "", contended};
+    "", [](const Measurement &e) -> std::string {
+        return e.resources.host_load && e.resources.host_load->contended() ? "contended" : "";
+    }};
 
 }  // namespace gpubench

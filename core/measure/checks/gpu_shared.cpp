@@ -2,10 +2,6 @@
 
 namespace gpubench {
 
-namespace {
-std::string gpu_shared(const Measurement &e) { return e.resources.gpu_shared() ? "gpu_shared" : ""; }
-}  // namespace
-
 extern const Check gpu_shared_check{
     "gpu_shared", CheckVerdict::flag,
     "another process had a CUDA context on the entry's GPU: its device times may include the other's work",
@@ -13,6 +9,6 @@ extern const Check gpu_shared_check{
     "shards or sweeps on one GPU, another user). The device-memory leak check and the stream audit "
     "give no verdict then: the device's used memory and its busy time are everyone's "
     "(`resources.gpu_before/after.compute_processes`)",
-    "", gpu_shared};
+    "", [](const Measurement &e) -> std::string { return e.resources.gpu_shared() ? "gpu_shared" : ""; }};
 
 }  // namespace gpubench

@@ -2,16 +2,12 @@
 
 namespace gpubench {
 
-namespace {
-std::string noisy(const Measurement &e) {
-    return e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty() ? "noisy" : "";
-}
-}  // namespace
-
 extern const Check noisy_check{
     "noisy", CheckVerdict::flag,
     "the noise criterion (--max-noise) was not met before a limit (--max-time, --max-samples) "
     "stopped sampling: the median is less certain than asked",
-    "", "", noisy};
+    "", "", [](const Measurement &e) -> std::string {
+        return e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty() ? "noisy" : "";
+    }};
 
 }  // namespace gpubench

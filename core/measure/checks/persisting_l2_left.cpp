@@ -2,10 +2,6 @@
 
 namespace gpubench {
 
-namespace {
-std::string persisting_l2_left(const Measurement &e) { return e.persisting_l2_left; }
-}  // namespace
-
 extern const Check persisting_l2_left_check{
     "persisting_l2_left", CheckVerdict::flag,
     "the plugin left the L2 set aside for persisting accesses, or an access-policy window on the "
@@ -16,6 +12,6 @@ extern const Check persisting_l2_left_check{
     "(a context need not start with none set aside: a driver may set a default); what changed is "
     "set back (`cudaCtxResetPersistingL2Cache`) and named in `persisting_l2_left`. The entry's own "
     "times stand: a plugin may use persisting L2 in run(), and must restore what it found in destroy()",
-    "", persisting_l2_left};
+    "", [](const Measurement &e) -> std::string { return e.persisting_l2_left; }};
 
 }  // namespace gpubench

@@ -2,14 +2,11 @@
 
 namespace gpubench {
 
-namespace {
-std::string profile(const Measurement &e) { return e.settings.profile_runs ? "profile" : ""; }
-}  // namespace
-
 extern const Check profile_check{
     "profile", CheckVerdict::flag,
     "--profile: a fixed count of run() calls for a profiler, unheld and unaudited: not a "
     "measurement, and compare and history refuse it",
-    "`--profile --runs N` ([profiling.md](profiling.md)); `runner compare` and `runner history add` refuse its file", "", profile};
+    "`--profile --runs N` ([profiling.md](profiling.md)); `runner compare` and `runner history add` refuse its file", "",
+    [](const Measurement &e) -> std::string { return e.settings.profile_runs ? "profile" : ""; }};
 
 }  // namespace gpubench

@@ -1,5 +1,6 @@
 #include "stream_audit.hpp"
 
+#include "elapsed.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
 
@@ -105,7 +106,7 @@ double StreamAuditor::timed(Instance &instance, const char *phase, gpubench_phas
         judge(phase, trace_->end(), span, run_makes_device_work_ && std::string(phase) == "run");
     }
     if (check != PhaseCheck::trace)  // a traced cycle's cost is counted whole, by the sampler
-        cost_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - checked).count();
+        cost_s_ += seconds_since(checked);
     return span;
 }
 

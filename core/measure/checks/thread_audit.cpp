@@ -1,5 +1,6 @@
 #include "thread_audit.hpp"
 
+#include "elapsed.hpp"
 #include "sampling.hpp"
 #include "text_format.hpp"
 
@@ -11,10 +12,6 @@ namespace gpubench {
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-double seconds_since(clock::time_point t) {
-    return std::chrono::duration<double>(clock::now() - t).count();
-}
 
 std::string threads_text(size_t n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
 
@@ -78,8 +75,7 @@ int64_t ThreadAuditor::unseen_after(const Times &b, const Times &c, Totals at_b,
 }
 
 // A thread there before the call that worked during it or was runnable (spinning) at its
-// start, or one the call started (rule 1's,
-// whatever it does next).
+// start, or one the call started (rule 1's, whatever it does next).
 bool ThreadAuditor::took_part(pid_t tid, const Times &b) const {
     const auto at_b = b.find(tid);
     if (at_b == b.end()) return false;
@@ -138,10 +134,6 @@ ThreadAudit ThreadAuditor::verdict() const {
     return audit;
 }
 
-namespace {
-std::string thread_escape(const Measurement &e) { return e.thread_audit.problem; }
-}  // namespace
-
 extern const Check thread_audit_check{
     "thread_audit", CheckVerdict::invalid, "a CPU plugin's work outside run(): a thread it left working",
     "entries timed on the host clock (C++ and Python CPU backends) are audited on the first "
@@ -165,6 +157,6 @@ extern const Check thread_audit_check{
     "`work outside run(): 1 thread started by run() was still running after it returned (1.20 ms "
     "of CPU after the returns over 3 audited calls)`; `… 1 thread worked 2.93 ms after run() "
     "returned without taking part in it (3 audited calls)`",
-    thread_escape};
+    [](const Measurement &e) { return e.thread_audit.problem; }};
 
 }  // namespace gpubench

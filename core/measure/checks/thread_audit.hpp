@@ -1,25 +1,16 @@
 // The thread audit: did a CPU plugin's run() return before its work was done? A run() that
 // hands its work to a thread and returns is timed at the cost of a hand-over (0.2 us for any
-// size). GPU entries have the stream audit instead (sampling.hpp); a legal cudaLaunchHostFunc
-// callback runs on a driver thread after run() returns, inside the GPU's timing.
+// size). GPU entries have the stream audit instead: a legal cudaLaunchHostFunc callback runs on
+// a driver thread after run() returns, inside the GPU's timing.
 //
-// On a few run() calls after warm-up (audited_call), the CPU time of each of the process's
-// threads is read just before the call (A), just after it returns (B: those seen at A first,
-// within a microsecond or so, then any new ones), and once more after
-// thread_audit_window_s (C), longer while a thread that took no part in the call is working or
-// waiting for a CPU (up to thread_audit_max_steps windows: on a busy host, a thread handed
-// work may wait milliseconds for a CPU); the calling thread and the harness's own (named "gpubench...")
-// are left out. Two rules, each a verification failure:
-//  1. a thread that was not there at A and is still there at B: run() started it and did not
-//     join it;
-//  2. a thread asleep at A that took no CPU between A and B (less than thread_idle_in_run_s),
-//     so not a spinning pool thread that the scheduler held off during the call, and took CPU
-//     between B and C: it was handed work that run() did not wait for, when such threads took
-//     at least thread_worked_after_floor_s over the audited calls.
-// A pool thread that took part in run() (OpenMP's, whose barrier ends each parallel region
-// inside the call) and spins after it is not counted. What this cannot see: a pool that does
-// part of the work inside run() and the rest after it; a thread started and ended between
-// run()'s return and B (microseconds).
+// On a few run() calls (audited_call), each thread's CPU time is read just before the call (A),
+// just after it returns (B: the threads seen at A first, then any new ones), and after
+// thread_audit_window_s (C), longer while a thread that took no part in the call works or waits
+// for a CPU (up to thread_audit_max_steps windows: on a busy host a thread handed work may wait
+// milliseconds). The rules (thread_audit_check's, in thread_audit.cpp): a thread new at B that
+// run() left running; or threads asleep at A that took no CPU in the call (thread_idle_in_run_s:
+// not a spinning pool thread the scheduler held off) and took some after it, once that adds up
+// to thread_worked_after_floor_s.
 #pragma once
 
 #include "check.hpp"

@@ -2,10 +2,6 @@
 
 namespace gpubench {
 
-namespace {
-std::string unoptimized(const Measurement &e) { return e.unoptimized ? "unoptimized" : ""; }
-}  // namespace
-
 extern const Check unoptimized_check{
     "unoptimized", CheckVerdict::flag,
     "the plugin was compiled without optimisation: its times say little",
@@ -13,6 +9,6 @@ extern const Check unoptimized_check{
     "`unoptimized (device code built with -G)`, decided by the compiler (`__OPTIMIZE__`, "
     "`__CUDACC_DEBUG__`) where the descriptor is compiled. `gpubench_add_plugin()` builds as "
     "Release when the project sets no build type",
-    "", unoptimized};
+    "", [](const Measurement &e) -> std::string { return e.unoptimized ? "unoptimized" : ""; }};
 
 }  // namespace gpubench

@@ -1,14 +1,11 @@
 // The work the hardware counted (--counters, hardware_counters.hpp) against the work the
-// plugin declared (work()), both ways. Less counted than declared means the plugin claims work
-// it does not do, so its throughput reads too high: the work_mismatch flag. More counted than
-// declared is how far the kernel moves or computes beyond the least its work needs (a tiled
-// product's re-reads, a reduction tree's extra adds): an efficiency figure, never a flag.
-// Bytes are compared as a GPU entry's L2 traffic (l2_bytes_per_run: every byte its kernels and
-// copies moved, served by the L2 or by HBM; HBM's reads and writes where no L2 figure was
-// counted); a CPU entry's DRAM traffic (last-level cache misses x 64 B) only where it is held to
-// DRAM, since the PMU's generic events see no other level; and only where the declared work is
-// memory-bound (a compute-bound kernel's declared bytes say little of its traffic). FLOPs are
-// compared where both are known.
+// plugin declared, both ways: less counted means the plugin claims work it does not do (the
+// work_mismatch flag); more is how far the kernel goes beyond the least its work needs (a
+// tiled product's re-reads): an efficiency figure, never a flag. Bytes are compared only where
+// the declared work is memory-bound (a compute-bound kernel's declared bytes say little of its
+// traffic): a GPU entry's L2 traffic (every byte its kernels and copies moved; else HBM's),
+// a CPU entry's last-level cache misses x 64 B only where it is held to DRAM (the PMU's
+// generic events see no other level). FLOPs are compared where both are known.
 #pragma once
 
 #include "check.hpp"

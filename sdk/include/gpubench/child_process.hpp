@@ -95,6 +95,11 @@ public:
         if (pid_ > 0) ::kill(own_group_ ? -pid_ : pid_, SIGKILL);
     }
 
+    // `number` to it alone, not its group: a child that handles the signal ends in its own way.
+    void signal(int number) const {
+        if (pid_ > 0) ::kill(pid_, number);
+    }
+
     // Kills it and leaves it unreaped (init reaps it once this process has exited): for an
     // exit that must not wait for it.
     void abandon() {
