@@ -9,7 +9,6 @@
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "sizes.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "sweep_plan.hpp"
 #include "text_format.hpp"
@@ -339,25 +338,20 @@ int check_command(int argc, const char *const *argv) {
         ("plugin-dir", po::value<std::vector<std::string>>(&o.plugin_dirs), "a folder of plugins (repeatable)")
         ("sizes", po::value<std::string>(&o.sizes), "the sizes instead of 1, 7, 33, 1000")
         ("allow-insecure-plugins", po::bool_switch(&o.allow_insecure), "as the runner's option");
-    try {
-        if (parse_subcommand(argc, argv, described, o.patterns)) return exit_ok;
-        if (o.patterns.empty()) throw std::invalid_argument("name the plugins to check (PATTERN...)");
-        if (!o.sizes.empty()) parse_sizes(o.sizes);  // bad sizes: refused before anything runs
-        std::error_code ec;
-        o.runner = boost::dll::program_location(ec);
-        o.folder = fs::temp_directory_path() / ("gpubench-check-" + std::to_string(::getpid()));
-        fs::create_directories(o.folder);
-        catch_stop_signals();
-        const int status = check_all(o);
-        if (status == exit_ok)
-            fs::remove_all(o.folder, ec);
-        else
-            std::cout << "the sweeps' results and logs: " << o.folder.string() << '\n';
-        return status;
-    } catch (const std::exception &e) {
-        std::cerr << "runner check: error: " << e.what() << '\n';
-        return exit_usage;
-    }
+    if (parse_subcommand(argc, argv, described, &o.patterns)) return exit_ok;
+    if (o.patterns.empty()) throw std::invalid_argument("name the plugins to check (PATTERN...)");
+    if (!o.sizes.empty()) parse_sizes(o.sizes);  // bad sizes: refused before anything runs
+    std::error_code ec;
+    o.runner = boost::dll::program_location(ec);
+    o.folder = fs::temp_directory_path() / ("gpubench-check-" + std::to_string(::getpid()));
+    fs::create_directories(o.folder);
+    catch_stop_signals();
+    const int status = check_all(o);
+    if (status == exit_ok)
+        fs::remove_all(o.folder, ec);
+    else
+        std::cout << "the sweeps' results and logs: " << o.folder.string() << '\n';
+    return status;
 }
 
 }  // namespace gpubench

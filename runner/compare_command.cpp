@@ -2,7 +2,6 @@
 #include "compare.hpp"
 #include "metric_format.hpp"
 #include "results_model.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
@@ -137,7 +136,7 @@ int compare_command(int argc, const char *const *argv) {
         ("candidate-device", po::value<int>(&candidate_device),
          "compare only the candidate's entries measured on this CUDA device (a --devices "
          "sweep), with the baseline's same entries: does GPU N agree with the baseline's?");
-    if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+    if (parse_subcommand(argc, argv, described, &files)) return exit_ok;
     if (files.size() != 2)
         throw std::invalid_argument("expected two results files, BASELINE and CANDIDATE (got " +
                                     std::to_string(files.size()) + ")");

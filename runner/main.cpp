@@ -21,14 +21,13 @@ using namespace gpubench;
 
 namespace {
 
-// `runner NAME ...`: history and check report their own errors; the others throw theirs, each
-// printed as one line: a CommandFailure with its status, any other exception as bad input.
+// `runner NAME ...`: history reports its own errors; the others throw theirs, each printed as
+// one line: a CommandFailure with its status, any other exception as bad input.
 std::optional<int> run_subcommand(const std::string &name, int argc, const char *const *argv) {
     if (name == "history") return history_command(argc, argv);
-    if (name == "check") return check_command(argc, argv);
     const std::map<std::string, int (*)(int, const char *const *)> throwing = {
         {"report", report_command}, {"compare", compare_command}, {"merge", merge_command},
-        {"checks", checks_command}, {"new-plugin", new_plugin_command}};
+        {"checks", checks_command}, {"check", check_command}, {"new-plugin", new_plugin_command}};
     const auto command = throwing.find(name);
     if (command == throwing.end()) return std::nullopt;
     try {

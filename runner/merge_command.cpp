@@ -1,7 +1,6 @@
 #include "cli.hpp"
 #include "results.hpp"
 #include "shard_merge.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
@@ -89,7 +88,7 @@ int merge_command(int argc, const char *const *argv) {
     described.add_options()
         ("help,h", "show this help")
         ("output,o", po::value<std::string>(&output), "the merged results file (required)");
-    if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+    if (parse_subcommand(argc, argv, described, &files)) return exit_ok;
     if (files.empty()) throw std::invalid_argument("no shard files given");
     if (output.empty()) throw std::invalid_argument("--output names the merged file: it is required");
     // Each file checked against core/base/results_schema.json before anything is read from it.

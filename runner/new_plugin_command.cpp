@@ -3,7 +3,6 @@
 // CPU, a CUDA and a Python backend, its README and a test that runs `runner check`.
 #include "cli.hpp"
 #include "file_text.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -147,7 +146,7 @@ int new_plugin_command(int argc, const char *const *argv) {
     described.add_options()
         ("help,h", "show this help")
         ("workload", po::value<std::string>(&workload), "the workload's name, [a-z][a-z0-9_]{0,30}: its plugins are NAME_<backend>");
-    if (parse_subcommand(argc, argv, described, folders)) return exit_ok;
+    if (parse_subcommand(argc, argv, described, &folders)) return exit_ok;
     check_arguments(folders, workload);
     try {
         const TemplateSource source = find_template();

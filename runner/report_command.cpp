@@ -5,7 +5,6 @@
 #include "report_formats.hpp"
 #include "report_html.hpp"
 #include "results_model.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 
 #include <boost/program_options.hpp>
@@ -152,7 +151,7 @@ int write_report(const ReportRequest &r, const ReportFormat &format, const Repor
 int report_command(int argc, const char *const *argv) {
     ReportRequest request;
     const po::options_description options = report_options(request);
-    if (parse_subcommand(argc, argv, options, request.files)) return exit_ok;
+    if (parse_subcommand(argc, argv, options, &request.files)) return exit_ok;
     const ReportFormat &format = check_report_request(request);
     // html: plotly.js and the history read before anything is written.
     std::string plotly_js = format.html_page ? read_file_text(find_plotly_js(request.plotly_js_path)) : "";
