@@ -1,8 +1,6 @@
 #include "sharding.hpp"
 
-#include "child_process.hpp"
 #include "history_store.hpp"
-#include "host_resources.hpp"
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "shard_costs.hpp"
@@ -11,7 +9,6 @@
 #include <cctype>
 #include <fstream>
 #include <map>
-#include <ostream>
 #include <set>
 #include <stdexcept>
 
@@ -165,47 +162,6 @@ ShardedSweep shard_sweep(const SweepEntries &entries, const ShardSpec &shard, co
     sharded.record = std::move(record);
     sharded.notes = std::move(costs.notes);
     return sharded;
-}
-
-void record_shard_wall_time(ResultsFile &results, double seconds) {
-    const nlohmann::json &document = results.document();
-    if (!document.contains("shard")) return;
-    const double before = document["shard"].value("actual_s", 0.0);
-    results.set_field(nlohmann::json::json_pointer("/shard/actual_s"), before + seconds);
-}
-
-std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
-                                                  const std::filesystem::path &results_file,
-                                                  const EnvironmentLookup &environment, std::ostream &warnings,
-                                                  const std::string &kind) {
-    if (!shard.launched_ranks || shard.count < 2) return nullptr;
-    std::string problem;
-    const BarrierTimes times = shard_barrier_times(environment, problem);
-    if (!problem.empty()) warnings << "runner: warning: " << problem << '\n';
-    const std::string job = launcher_job_identity(environment);
-    ShardBarrier::Place place{shard_barrier_folder(results_file, shard_barrier_id(job, shard.count, planned)),
-                              shard.index, shard.count, job.empty(), kind};
-    return std::make_unique<ShardBarrier>(std::move(place), times, warnings);
-}
-
-std::optional<HostShare> local_rank_share(const EnvironmentLookup &environment) {
-    for (const auto &[rank_name, size_name] :
-         {std::pair{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
-          {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-          {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}}) {
-        const std::optional<std::string> rank_text = environment(rank_name), size_text = environment(size_name);
-        int rank = 0, size = 0;
-        if (!rank_text || !size_text || !parse_small_int(rank_text->c_str(), rank) ||
-            !parse_small_int(size_text->c_str(), size))
-            continue;
-        const std::vector<int> allowed = allowed_cpus();
-        if (size < 2 || rank < 0 || rank >= size || allowed.size() < logical_cores()) return std::nullopt;
-        HostShare share = split_host_cpus(allowed, physical_cores(allowed), {}, size_t(size)).at(size_t(rank));
-        share.basis = "local rank " + std::to_string(rank) + " of " + std::to_string(size) + " (" + rank_name +
-                      "): " + share.basis;
-        return share;
-    }
-    return std::nullopt;
 }
 
 }  // namespace gpubench

@@ -4,18 +4,13 @@
 #pragma once
 
 #include "cli.hpp"
-#include "host_share.hpp"
 #include "plugin_info.hpp"
-#include "results.hpp"
-#include "shard_barrier.hpp"
 #include "shard_plan.hpp"
 #include "sweep.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
-#include <iosfwd>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -58,29 +53,5 @@ struct ShardedSweep {
 // file nor a history.
 ShardedSweep shard_sweep(const SweepEntries &entries, const ShardSpec &shard, const std::string &costs_file,
                          const MeasureOptions &options, const std::filesystem::path &runner, double scan_timeout_s);
-
-// A shard's file (one with a "shard" record; nothing for others): its actual wall time, this
-// process's `seconds` (from its start to its last entry's end) added to what the processes
-// before it recorded (--resume). Throws std::runtime_error when the file cannot be written.
-void record_shard_wall_time(ResultsFile &results, double seconds);
-
-// Shards launched at once as ranks (ShardSpec::launched_ranks), more than one: the barrier that
-// holds a failing rank's exit until the other ranks have finished (shard_barrier.hpp), met
-// beside `results_file`, its times from `environment`; nullptr for other shards. `planned`:
-// the whole sweep's plan (ShardRecord::planned), alike on every rank. Problems are warnings on
-// `warnings`. `kind`: what its messages call a rank ("shard"; "rank" in a world of ranks that
-// measure the same sweep, rank_world.hpp).
-std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
-                                                  const std::filesystem::path &results_file,
-                                                  const EnvironmentLookup &environment, std::ostream &warnings,
-                                                  const std::string &kind = "shard");
-
-// Ranks of one launch on one host (mpirun -np 2 on a host of two GPUs) share it as --devices'
-// lanes do: when the launcher left each rank the whole host (mpirun --bind-to none), local
-// rank R of L takes the R-th of L equal parts of its CPUs, by whole cores. The local rank and
-// count come from OMPI_COMM_WORLD_LOCAL_RANK/_LOCAL_SIZE (Open MPI), MPI_LOCALRANKID/
-// MPI_LOCALNRANKS (MPICH's hydra) or SLURM_LOCALID/SLURM_NTASKS_PER_NODE (srun). nullopt when
-// there is one rank here, or the launcher already bound it to fewer CPUs than the host has.
-std::optional<HostShare> local_rank_share(const EnvironmentLookup &environment);
 
 }  // namespace gpubench

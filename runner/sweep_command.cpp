@@ -8,7 +8,6 @@
 #include "roofline.hpp"
 #include "sanitizer.hpp"
 #include "shard_barrier.hpp"
-#include "sharding.hpp"
 #include "sweep.hpp"
 #include "sweep_results.hpp"
 #include "text_format.hpp"
@@ -160,23 +159,33 @@ void clear_stale_meeting_folders(const RankWorld &world) {
     if (world.together()) remove_stale_siblings(world.folder, std::chrono::hours(24));
 }
 
-// What ranks launched together hold a failing exit at: the shards' barrier, or, for ranks that
-// measure the same sweep, the same barrier over its entries (alike on every rank).
+// What ranks launched together hold a failing exit at (shard_barrier.hpp), met beside the results
+// file: the shards' barrier, or, for ranks that measure the same sweep, the same barrier over its
+// entries (alike on every rank); nullptr for a run alone. Problems are warnings on stderr.
 std::unique_ptr<ShardBarrier> start_barrier(const SweepPlan &plan, const PlannedEntries &planned,
                                             const std::string &output) {
-    if (plan.shard)
-        return start_shard_barrier(*plan.shard,
-                                   plan.resumed ? plan.resumed->planned
-                                   : planned.shard ? nlohmann::json(planned.shard->planned)
-                                                   : nlohmann::json(),
-                                   output, process_environment(), std::cerr);
     const RankWorld &world = plan.measure.world;
-    if (!world.together()) return nullptr;
-    nlohmann::json entries = nlohmann::json::array();
-    for (const SweepEntry &entry : planned.entries)
-        entries.push_back({{"plugin", entry.plugin->name}, {"size", entry.size}, {"params", entry.params}});
-    return start_shard_barrier(ShardSpec{world.rank, world.ranks, world.source, true}, entries, output,
-                               process_environment(), std::cerr, "rank");
+    if (!plan.shard && !world.together()) return nullptr;
+    ShardSpec ranks{world.rank, world.ranks, world.source, true};
+    nlohmann::json entries = nlohmann::json::array();  // the whole sweep's plan
+    if (plan.shard) {
+        ranks = *plan.shard;
+        entries = plan.resumed ? plan.resumed->planned
+                  : planned.shard ? nlohmann::json(planned.shard->planned)
+                                  : nlohmann::json();
+    } else {
+        for (const SweepEntry &entry : planned.entries)
+            entries.push_back({{"plugin", entry.plugin->name}, {"size", entry.size}, {"params", entry.params}});
+    }
+    if (!ranks.launched_ranks || ranks.count < 2) return nullptr;
+    const EnvironmentLookup environment = process_environment();
+    std::string problem;
+    const BarrierTimes times = shard_barrier_times(environment, problem);
+    if (!problem.empty()) std::cerr << "runner: warning: " << problem << '\n';
+    const std::string job = launcher_job_identity(environment);
+    ShardBarrier::Place place{shard_barrier_folder(output, shard_barrier_id(job, ranks.count, entries)),
+                              ranks.index, ranks.count, job.empty(), plan.shard ? "shard" : "rank"};
+    return std::make_unique<ShardBarrier>(std::move(place), times, std::cerr);
 }
 
 // The summary line below the table (or what an interruption left).
@@ -196,8 +205,18 @@ void print_sweep_summary(const SweepTally &tally, const SweepPlan &plan, int sta
                   << ", and runner merge reports them (exit status 3 there)\n";
 }
 
+// A shard's file (one with a "shard" record): its actual wall time, this process's `seconds`
+// (from its start to its last entry's end) added to what the processes before it recorded
+// (--resume). Throws std::runtime_error when the file cannot be written.
+void record_shard_wall_time(ResultsFile &results, double seconds) {
+    const nlohmann::json &document = results.document();
+    if (!document.contains("shard")) return;
+    const double before = document["shard"].value("actual_s", 0.0);
+    results.set_field(nlohmann::json::json_pointer("/shard/actual_s"), before + seconds);
+}
+
 // Runs the sweep and prints its summary; returns the exit status. A shard's file then records
-// its actual wall time (sharding.hpp), also when the sweep was interrupted.
+// its actual wall time, also when the sweep was interrupted.
 int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, const SweepPlan &plan,
                         const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                         const SweepSetup &setup, const std::string &output) {

@@ -1,9 +1,11 @@
 #include "sweep_plan.hpp"
 
 #include "cache_files.hpp"
+#include "child_process.hpp"
 #include "gpu_description_cache.hpp"
 #include "host_resources.hpp"
 #include "rank_world.hpp"
+#include "shard_barrier.hpp"
 #include "sweep_results.hpp"
 #include "visible_devices.hpp"
 
@@ -49,13 +51,40 @@ std::string choose_devices(const CommandLine &cli, SweepPlan &plan) {
     return "";
 }
 
-// Ranks launched together on one host (shards, or a world: rank_world.hpp) share it, as lanes
-// do (sharding.hpp): this rank's share, taken (bound to, and --threads unless given), or
+// Ranks of one launch on one host (mpirun -np 2 on a host of two GPUs) share it as --devices'
+// lanes do: when the launcher left each rank the whole host (mpirun --bind-to none), local
+// rank R of L takes the R-th of L equal parts of its CPUs, by whole cores. The local rank and
+// count come from OMPI_COMM_WORLD_LOCAL_RANK/_LOCAL_SIZE (Open MPI), MPI_LOCALRANKID/
+// MPI_LOCALNRANKS (MPICH's hydra) or SLURM_LOCALID/SLURM_NTASKS_PER_NODE (srun). nullopt when
+// there is one rank here, or the launcher already bound it to fewer CPUs than the host has.
+std::optional<HostShare> local_rank_share() {
+    const EnvironmentLookup environment = process_environment();
+    for (const auto &[rank_name, size_name] :
+         {std::pair{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+          {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+          {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}}) {
+        const std::optional<std::string> rank_text = environment(rank_name), size_text = environment(size_name);
+        int rank = 0, size = 0;
+        if (!rank_text || !size_text || !parse_small_int(rank_text->c_str(), rank) ||
+            !parse_small_int(size_text->c_str(), size))
+            continue;
+        const std::vector<int> allowed = allowed_cpus();
+        if (size < 2 || rank < 0 || rank >= size || allowed.size() < logical_cores()) return std::nullopt;
+        HostShare share = split_host_cpus(allowed, physical_cores(allowed), {}, size_t(size)).at(size_t(rank));
+        share.basis = "local rank " + std::to_string(rank) + " of " + std::to_string(size) + " (" + rank_name +
+                      "): " + share.basis;
+        return share;
+    }
+    return std::nullopt;
+}
+
+// Ranks launched together on one host (shards, or a world: rank_world.hpp) share it
+// (local_rank_share): this rank's share, taken (bound to, and --threads unless given), or
 // nullopt with a note where its launcher bound it to fewer CPUs than the host has.
 std::optional<HostShare> take_rank_share(const CommandLine &cli, const std::optional<ShardSpec> &shard,
                                          MeasureOptions &measure) {
     if (!(shard && shard->launched_ranks) && !measure.world.together()) return std::nullopt;
-    std::optional<HostShare> share = local_rank_share(process_environment());
+    std::optional<HostShare> share = local_rank_share();
     if (!share) {
         if (allowed_cpus().size() < logical_cores())
             std::cout << "note: this rank may use " << allowed_cpus().size() << " of this host's " << logical_cores()
