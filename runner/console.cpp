@@ -13,24 +13,14 @@ namespace {
 
 // The plugin's headline throughput: "51.2 TFLOP/s", "812 GB/s", "1.52 Gkeys/s".
 std::string format_throughput(const EntryFigures &f, const std::string &item_name) {
-    char text[48];
-    if (f.headline == "gflops") {
-        if (f.gflops >= 1000)
-            std::snprintf(text, sizeof text, "%.2f TFLOP/s", f.gflops / 1000);
-        else
-            std::snprintf(text, sizeof text, "%.2f GFLOP/s", f.gflops);
-    } else if (f.headline == "gbytes_per_s") {
-        std::snprintf(text, sizeof text, "%.2f GB/s", f.gbytes_per_s);
-    } else if (f.headline == "items_per_s") {
-        const double v = f.items_per_s;
-        const char *prefix = v >= 1e9 ? "G" : v >= 1e6 ? "M" : v >= 1e3 ? "k" : "";
-        const double scale = v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
-        std::snprintf(text, sizeof text, "%.2f %s%s/s", v / scale, prefix,
-                      item_name.empty() ? "items" : item_name.c_str());
-    } else {
-        return "-";
-    }
-    return text;
+    if (f.headline == "gflops")
+        return f.gflops >= 1000 ? format_text("%.2f TFLOP/s", f.gflops / 1000) : format_text("%.2f GFLOP/s", f.gflops);
+    if (f.headline == "gbytes_per_s") return format_text("%.2f GB/s", f.gbytes_per_s);
+    if (f.headline != "items_per_s") return "-";
+    const double v = f.items_per_s;
+    const char *prefix = v >= 1e9 ? "G" : v >= 1e6 ? "M" : v >= 1e3 ? "k" : "";
+    const double scale = v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
+    return format_text("%.2f %s%s/s", v / scale, prefix, item_name.empty() ? "items" : item_name.c_str());
 }
 
 // Fixed-width sweep columns, so rows printed one at a time line up.
@@ -38,12 +28,8 @@ constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_how = 7, w_spr
               w_thr = 20, w_peak = 9, w_mem = 9, w_flags = 10;
 
 std::string format_bytes(uint64_t bytes) {
-    char text[32];
-    if (bytes >= (1ull << 30))
-        std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1ull << 30));
-    else
-        std::snprintf(text, sizeof text, "%.0f MiB", bytes / double(1ull << 20));
-    return text;
+    if (bytes >= (1ull << 30)) return format_text("%.1f GiB", bytes / double(1ull << 30));
+    return format_text("%.0f MiB", bytes / double(1ull << 20));
 }
 
 // What a reader must know before trusting the row (EntryFigures::flags: the flag checks that
@@ -69,22 +55,20 @@ std::string how_of(const EntryResult &e) {
 }  // namespace
 
 void print_sweep_header(std::ostream &out, size_t params_width) {
-    char line[1024];
-    std::snprintf(line, sizeof line, "%s %*s %*s %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
-                  first_cells("PLUGIN", "PARAMS", params_width).c_str(), w_size, "SIZE", w_n, "N", w_time, "COMPUTE", w_how, "TIMED", w_spread, "SPREAD",
-                  w_time, "END-TO-END", w_thr, "THROUGHPUT", w_peak, "%PEAK", w_mem, "GPU MEM",
-                  w_flags, "FLAGS", "VERIFICATION");
-    out << line << std::flush;
+    out << format_text("%s %*s %*s %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
+                       first_cells("PLUGIN", "PARAMS", params_width).c_str(), w_size, "SIZE", w_n, "N", w_time,
+                       "COMPUTE", w_how, "TIMED", w_spread, "SPREAD", w_time, "END-TO-END", w_thr, "THROUGHPUT",
+                       w_peak, "%PEAK", w_mem, "GPU MEM", w_flags, "FLAGS", "VERIFICATION")
+        << std::flush;
 }
 
 void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string &params,
                      size_t params_width) {
-    char line[1024];
     const std::string first = first_cells(e.plugin, params, params_width);
     if (e.run_s.empty()) {  // skipped or failed before any sample
-        std::snprintf(line, sizeof line, "%s %*llu  %s: %s\n", first.c_str(), w_size, static_cast<unsigned long long>(e.size),
-                      e.status == EntryStatus::skipped ? "skipped" : "ERROR", e.message.c_str());
-        out << line << std::flush;
+        out << format_text("%s %*llu  %s: %s\n", first.c_str(), w_size, static_cast<unsigned long long>(e.size),
+                           e.status == EntryStatus::skipped ? "skipped" : "ERROR", e.message.c_str())
+            << std::flush;
         return;
     }
     const EntryFigures f = entry_figures(e, this_host_run());
@@ -99,10 +83,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
     std::string verdict;
     std::string throughput = format_throughput(f, e.item_name);
     if (e.status == EntryStatus::ok) {
-        char text[96];
-        std::snprintf(text, sizeof text, "ok (err %.1e <= %.1e)", e.verification.max_error,
-                      e.verification.tolerance);
-        verdict = text;
+        verdict = format_text("ok (err %.1e <= %.1e)", e.verification.max_error, e.verification.tolerance);
     } else {
         // A wrong or failed result is never shown as a fast one.
         throughput = "INVALID";
@@ -110,13 +91,11 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
         verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
                   e.message;
     }
-    std::snprintf(line, sizeof line, "%s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
-                  first.c_str(), w_size, static_cast<unsigned long long>(e.size),
-                  w_n, f.compute.count, w_time, format_seconds(f.compute.median).c_str(), w_how,
-                  how_of(e).c_str(), w_spread, spread,
-                  w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(),
-                  w_peak, peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
-    out << line;
+    out << format_text("%s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
+                       first.c_str(), w_size, static_cast<unsigned long long>(e.size), w_n, f.compute.count,
+                       w_time, format_seconds(f.compute.median).c_str(), w_how, how_of(e).c_str(), w_spread, spread,
+                       w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(), w_peak,
+                       peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
     // The metrics, the plugin's (accuracy, loss...) and the runner's, on an indented line
     // below the row.
     if (!e.metrics.empty()) {

@@ -64,10 +64,9 @@ void print_trend(const HistorySeries &series) {
         if (next_step < series.change_points.size() && series.change_points[next_step].index == i)
             note = step_note(series, series.change_points[next_step++]);
         const std::string spread = p.samples > 1 ? series.value_text(p.low) + " .. " + series.value_text(p.high) : "";
-        char row[512];
-        std::snprintf(row, sizeof row, "%-20s  %-12s  %12s  %-27s %s", p.date.c_str(),
-                      short_commit(p.commit).c_str(), series.value_text(p.median).c_str(), spread.c_str(),
-                      note.c_str());
+        const std::string row = format_text("%-20s  %-12s  %12s  %-27s %s", p.date.c_str(),
+                                            short_commit(p.commit).c_str(), series.value_text(p.median).c_str(),
+                                            spread.c_str(), note.c_str());
         std::printf("  %s\n", trim(row).c_str());
     }
     std::printf("\n");
