@@ -7,6 +7,7 @@
 #include "cli.hpp"
 #include "declared_params.hpp"
 #include "plugin_catalog.hpp"
+#include "plugin_list.hpp"
 #include "results_model.hpp"
 #include "sizes.hpp"
 #include "subcommands.hpp"
@@ -277,9 +278,7 @@ size_t print_findings(const std::vector<Finding> &findings) {
 std::vector<Finding> check_plugin(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const GpuInfo &gpu,
                                   const CheckOptions &o) {
     std::vector<Finding> findings = declared(plugin, sizes, o.runner);
-    const std::string unavailable = !plugin.is_available()           ? plugin.unavailable_reason
-                                    : plugin.is_cuda() && !gpu.available ? gpu.unavailable_reason
-                                                                         : "";
+    const std::string unavailable = unavailable_reason(plugin, gpu);
     if (!unavailable.empty()) {
         findings.push_back({plugin.name, "not_measured", "unavailable here: " + unavailable, "user-guide.md#listing-plugins", false});
         return findings;

@@ -30,12 +30,6 @@ void print_table(std::ostream &out, const std::vector<std::vector<std::string>> 
     }
 }
 
-// "" where the plugin can run here, else why not.
-std::string unavailable_reason(const PluginInfo &p, const GpuInfo &gpu) {
-    if (!p.is_available()) return p.unavailable_reason;
-    return p.is_cuda() && !gpu.available ? gpu.unavailable_reason : "";
-}
-
 // The --param keys a plugin reads: declared ones with their values ("dtype=float32|float64"),
 // else their names, "-" for none, or "any" when it does not say.
 std::string params_read(const PluginInfo &p) {
@@ -75,6 +69,11 @@ std::string declared_param_text(const ParamSpec &p) {
 }
 
 }  // namespace
+
+std::string unavailable_reason(const PluginInfo &p, const GpuInfo &gpu) {
+    if (!p.is_available()) return p.unavailable_reason;
+    return p.is_cuda() && !gpu.available ? gpu.unavailable_reason : "";
+}
 
 void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu) {
     std::vector<std::vector<std::string>> rows = {

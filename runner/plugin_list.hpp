@@ -17,6 +17,9 @@
 
 namespace gpubench {
 
+// "" where the plugin can run here, with `gpu`, else why not.
+std::string unavailable_reason(const PluginInfo &plugin, const GpuInfo &gpu);
+
 void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu);
 
 void print_plugin_descriptions(std::ostream &out, const std::vector<const PluginInfo *> &plugins,

@@ -10,6 +10,7 @@
 #include "shard_barrier.hpp"
 #include "sweep.hpp"
 #include "sweep_results.hpp"
+#include "system_info.hpp"
 #include "text_format.hpp"
 #include "visible_devices.hpp"
 
@@ -118,13 +119,6 @@ void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const Sweep
     if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, plan.measure);
 }
 
-// The host's roofline, measured once per machine, when a CPU plugin is among `plugins`.
-std::optional<Roofline> host_roofline_for(const std::vector<const PluginInfo *> &plugins) {
-    for (const PluginInfo *plugin : plugins)
-        if (!plugin->is_cuda()) return host_roofline(host_peaks());
-    return std::nullopt;
-}
-
 // The lines above the table: version, GPUs, CPU threads and results file; a shard's part of
 // the sweep; a rank's share of the host.
 void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedEntries &planned,
@@ -136,7 +130,7 @@ void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedE
             gpu_names += (gpu_names.empty() ? "" : ", ") +
                          (gpus.size() > 1 ? std::to_string(each.device) + ": " : "") + each.name;
     if (plan.default_sweep && gpus.size() > 1 && plan.all_devices) gpu_names += " (every GPU here: the default sweep)";
-    out << "gpubench " << results.document["build"]["gpubench_version"].get<std::string>()
+    out << "gpubench " << build_context()["gpubench_version"].get<std::string>()
         << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names << " | CPU threads: " << plan.measure.cpu_threads
         << " | results: " << results.output << '\n';
     if (planned.shard)
@@ -151,12 +145,6 @@ void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedE
         out << "this rank's share of the host: CPUs " << cpu_list_text(plan.rank_share->cpus) << " ("
             << plan.rank_share->basis << ")\n";
     out << '\n';
-}
-
-// Ranks launched together meet in a folder of their job's (the plan's world.folder); those of
-// jobs gone for a day are removed.
-void clear_stale_meeting_folders(const RankWorld &world) {
-    if (world.together()) remove_stale_siblings(world.folder, std::chrono::hours(24));
 }
 
 // What ranks launched together hold a failing exit at (shard_barrier.hpp), met beside the results
@@ -252,9 +240,13 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     for (const GpuInfo &gpu : gpus)
         if (gpu.available) identities.push_back(identity_of(gpu));
     pool.set_gpus(launch.gpus = identities);  // later workers are shown their GPUs by UUID
-    const std::optional<Roofline> roofline = host_roofline_for(selection.plugins);
-    if (roofline) pool.set_host_roofline(launch.host_roofline = *roofline);
-    clear_stale_meeting_folders(plan.measure.world);
+    std::optional<Roofline> roofline;  // the host's, measured once per machine, for CPU plugins
+    if (std::ranges::any_of(selection.plugins, [](const PluginInfo *p) { return !p->is_cuda(); })) {
+        roofline = host_roofline(host_peaks());
+        pool.set_host_roofline(launch.host_roofline = *roofline);
+    }
+    // Ranks launched together meet in a folder of their job's; those of jobs gone for a day are removed.
+    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder, std::chrono::hours(24));
     const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
     print_sweep_banner(std::cout, plan, planned, gpus, results);
 

@@ -4,6 +4,7 @@
 #include "child_process.hpp"
 #include "gpu_description_cache.hpp"
 #include "host_resources.hpp"
+#include "plugin_list.hpp"
 #include "rank_world.hpp"
 #include "shard_barrier.hpp"
 #include "sweep_results.hpp"
@@ -119,11 +120,10 @@ std::vector<const PluginInfo *> runnable_plugins(const SweepPlan &plan, const Pl
                                                  const GpuInfo &gpu) {
     std::vector<const PluginInfo *> selected;
     for (const PluginInfo &p : catalog.plugins)
-        if ((p.is_available() && (!p.is_cuda() || gpu.available)) || plan.shard)
+        if (const std::string why = unavailable_reason(p, gpu); why.empty() || plan.shard)
             selected.push_back(&p);
         else
-            std::cout << "note: " << p.name << " unavailable: "
-                      << (p.is_available() ? gpu.unavailable_reason : p.unavailable_reason) << '\n';
+            std::cout << "note: " << p.name << " unavailable: " << why << '\n';
     return selected;
 }
 
