@@ -57,16 +57,8 @@ struct CommandLine {
 // Parses argv. Throws std::invalid_argument with a one-line message on bad input.
 CommandLine parse_command_line(int argc, const char *const *argv);
 
-// --param's "key=value[,value...]" as an axis; throws std::invalid_argument naming an empty
-// key or value, a key with spaces, or a value given twice.
-ParamAxis parse_param_axis(const std::string &text);
 // The results file's options.param_axes: {"key": ["value", ...], ...}.
 nlohmann::json param_axes_json(const ParamAxes &axes);
-// The keys of `axes` as "key=,key2=" (for unread_param_problem, which reads the keys only).
-std::string param_keys(const ParamAxes &axes);
-
-// "0,2,3" as device indices; throws std::invalid_argument naming a bad or repeated one.
-std::vector<int> parse_device_list(const std::string &text);
 
 // Exit statuses, documented in the README and --help.
 enum ExitStatus : int {

@@ -72,8 +72,7 @@ int run(int argc, char **argv) {
     try {
         parsed = parse_command_line(argc, argv);
     } catch (const std::exception &e) {
-        std::cerr << "runner: error: " << e.what() << " (see runner --help)\n";
-        return exit_usage;
+        return fail(e.what() + std::string(" (see runner --help)"), exit_usage);
     }
     const CommandLine &cli = *parsed;  // as parsed, from here on: what is decided from it is the plan
     if (cli.help) {

@@ -6,11 +6,11 @@
 #include "shard_costs.hpp"
 #include "text_format.hpp"
 
-#include <cctype>
 #include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 
 namespace gpubench {
 
@@ -41,26 +41,15 @@ std::string shard_text(uint32_t index, uint32_t count) {
     return std::to_string(index) + "/" + std::to_string(count);
 }
 
-// What a --shard-costs file holds, told by its first bytes: an SQLite database (a history),
-// JSON (a results file), or neither. A file that cannot be read is left to the results reader,
-// which says why.
-enum class CostsFile { history, results, neither };
-CostsFile costs_file_kind(const std::string &file) {
+// --shard-costs FILE's recorded costs, and how the shard record names them. What it holds is
+// told by its first bytes: an SQLite database (a history), JSON (a results file), or neither. A
+// file that cannot be read, or is empty or blank so far, is left to the results reader, which
+// says why.
+RecordedCosts read_recorded_costs(const std::string &file, std::string &source) {
     std::ifstream in(file, std::ios::binary);
-    if (!in) return CostsFile::results;
     char head[16] = {};
     in.read(head, sizeof head);
-    if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16))
-        return CostsFile::history;
-    for (std::streamsize i = 0; i < in.gcount(); ++i)
-        if (!std::isspace(static_cast<unsigned char>(head[i]))) return head[i] == '{' ? CostsFile::results : CostsFile::neither;
-    return CostsFile::results;  // empty, or blank so far: the reader says so
-}
-
-// --shard-costs FILE's recorded costs, and how the shard record names them.
-RecordedCosts read_recorded_costs(const std::string &file, std::string &source) {
-    switch (costs_file_kind(file)) {
-    case CostsFile::history: {
+    if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16)) {
         source = "from the history: " + file;
         RecordedCosts recorded;
         const HistoryWallTimes times = history_wall_times(file);
@@ -69,13 +58,12 @@ RecordedCosts read_recorded_costs(const std::string &file, std::string &source) 
         recorded.start_s = times.starts;
         return recorded;
     }
-    case CostsFile::results:
-        source = "from earlier results: " + file;
-        return recorded_costs_of(read_results_file(file));
-    case CostsFile::neither:
-        break;
-    }
-    throw std::runtime_error(file + " is neither a results file (JSON) nor a history database (SQLite)");
+    const std::string_view read(head, static_cast<size_t>(in.gcount()));
+    const size_t first = read.find_first_not_of(" \t\n\v\f\r");
+    if (first != std::string_view::npos && read[first] != '{')
+        throw std::runtime_error(file + " is neither a results file (JSON) nor a history database (SQLite)");
+    source = "from earlier results: " + file;
+    return recorded_costs_of(read_results_file(file));
 }
 
 }  // namespace

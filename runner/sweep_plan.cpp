@@ -30,26 +30,25 @@ constexpr double default_sweep_budget_s = 150;
 // sweep takes every GPU of a host with several, unless --device names one. The GPUs are
 // counted from the driver's listing where it tells, so that CUDA is not started yet
 // (narrow_own_devices), nor at all where the GPUs' descriptions are cached.
-std::string choose_devices(const CommandLine &cli, SweepPlan &plan) {
+void choose_devices(const CommandLine &cli, SweepPlan &plan) {
     const auto count_devices = [] {
         const std::optional<int> listed = visible_gpu_count(driver_gpu_listing(), inherited_visible_devices());
         return listed ? *listed : cuda_device_count();  // not value_or: it would start CUDA every time
     };
     plan.all_devices = cli.all_devices ||
                        (plan.default_sweep && cli.devices.empty() && !cli.device_given && count_devices() > 1);
-    if (cli.devices.empty() && !plan.all_devices) return "";
+    if (cli.devices.empty() && !plan.all_devices) return;
     const int count = count_devices();
     std::vector<int> devices = cli.devices;
     if (plan.all_devices)
         for (int device = 0; device < count; ++device) devices.push_back(device);
     for (int device : devices)
         if (count > 0 && device >= count)
-            return "--devices: CUDA device " + std::to_string(device) + " does not exist (" +
-                   std::to_string(count) + " found)";
+            throw CommandFailure{"--devices: CUDA device " + std::to_string(device) + " does not exist (" +
+                                 std::to_string(count) + " found)"};
     if (devices.empty()) devices.push_back(plan.measure.cuda_device);
     plan.measure.cuda_device = devices.front();
     plan.measure.cuda_devices = devices;
-    return "";
 }
 
 // Ranks of one launch on one host (mpirun -np 2 on a host of two GPUs) share it as --devices'
@@ -150,7 +149,7 @@ SweepPlan plan_sweep(const CommandLine &cli) {
     // The default sweep is an overview that should take minutes: a tighter time per entry,
     // and no size predicted to run for long (SweepSetup::predicted_run_limit_s).
     plan.default_sweep = plan.resumed ? plan.resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
-    if (std::string problem = choose_devices(cli, plan); !problem.empty()) throw CommandFailure{problem};
+    choose_devices(cli, plan);
     plan.rank_share = take_rank_share(cli, plan.shard, plan.measure);
     if (cli.rank_options_given && !plan.measure.world.together())
         std::cout << "note: --rank-dir and --rank-timeout are for ranks launched together (mpirun, srun, "
@@ -212,8 +211,11 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &pla
         std::cout << "note: " << catalog.refused.size()
                   << (catalog.refused.size() == 1 ? " file was" : " files were")
                   << " refused as plugins (runner --list says why)\n";
-    // A mistyped key would otherwise be measured as the default, silently.
-    if (std::string problem = unread_param_problem(selection.plugins, param_keys(cli.param_axes)); !problem.empty())
+    // A mistyped key would otherwise be measured as the default, silently (the keys as "key=,key2=":
+    // unread_param_problem reads the keys only).
+    std::string keys;
+    for (const ParamAxis &axis : cli.param_axes) keys += (keys.empty() ? "" : ",") + axis.key + "=";
+    if (std::string problem = unread_param_problem(selection.plugins, keys); !problem.empty())
         throw CommandFailure{problem};
     // A value the plugin would refuse fails here, once, not as an error entry at every size.
     if (std::string problem = param_values_problem(selection.plugins, cli.param_axes); !problem.empty())
