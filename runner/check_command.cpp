@@ -141,10 +141,6 @@ struct CheckOptions {
     fs::path folder;  // scratch: each plugin's results file and log
 };
 
-PluginCatalog discover(const CheckOptions &o) {
-    return discover_plugins(runner_plugin_search(o.runner, o.plugin_dirs, o.allow_insecure, "runner check"), o.patterns);
-}
-
 // A refused file named like a pattern: its descriptor is the finding.
 std::vector<Finding> refusal_findings(const PluginCatalog &catalog, const std::vector<std::string> &patterns) {
     std::vector<Finding> out;
@@ -292,7 +288,8 @@ std::vector<Finding> check_plugin(const PluginInfo &plugin, const std::vector<ui
 // Each plugin's findings are printed as soon as it is checked: a long check stopped early
 // still says what it found.
 int check_all(const CheckOptions &o) {
-    PluginCatalog catalog = discover(o);
+    PluginCatalog catalog =
+        discover_plugins(runner_plugin_search(o.runner, o.plugin_dirs, o.allow_insecure, "runner check"), o.patterns);
     const std::vector<Finding> refused = refusal_findings(catalog, o.patterns);
     std::vector<const PluginInfo *> plugins;
     try {

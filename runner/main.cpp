@@ -59,12 +59,6 @@ std::vector<const PluginInfo *> selected_plugins(PluginCatalog &catalog, const s
     }
 }
 
-void print_version(std::ostream &out) {
-    out << "gpubench runner " << build_context()["gpubench_version"].get<std::string>() << " ("
-        << build_context()["git_revision"].get<std::string>() << "), plugin ABI " << GPUBENCH_ABI_MAJOR << "."
-        << GPUBENCH_ABI_MINOR << '\n';
-}
-
 int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
     if (std::optional<int> status = run_other_role(argc, argv)) return *status;
@@ -80,7 +74,9 @@ int run(int argc, char **argv) {
         return exit_ok;
     }
     if (cli.version) {
-        print_version(std::cout);
+        std::cout << "gpubench runner " << build_context()["gpubench_version"].get<std::string>() << " ("
+                  << build_context()["git_revision"].get<std::string>() << "), plugin ABI " << GPUBENCH_ABI_MAJOR
+                  << "." << GPUBENCH_ABI_MINOR << '\n';
         return exit_ok;
     }
     try {

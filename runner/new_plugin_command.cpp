@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -38,20 +39,14 @@ struct TemplateSource {
     fs::path runner;
 };
 
-// [a-z][a-z0-9_]{0,30}: usable as it is in CMake target names, C++ strings and Python names.
-bool valid_workload_name(const std::string &name) {
-    if (name.empty() || name.size() > 31 || name.front() < 'a' || name.front() > 'z') return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
-}
-
 // One folder and a good name; the folder new or empty. Throws std::invalid_argument.
 void check_arguments(const std::vector<std::string> &folders, const std::string &workload) {
     if (folders.size() != 1)
         throw std::invalid_argument(folders.empty() ? "the folder to write into is missing"
                                                     : "unexpected argument '" + folders[1] + "'");
     if (workload.empty()) throw std::invalid_argument("--workload NAME is required");
-    if (!valid_workload_name(workload))
+    // Usable as it is in CMake target names, C++ strings and Python names.
+    if (!std::regex_match(workload, std::regex("[a-z][a-z0-9_]{0,30}")))
         throw std::invalid_argument("--workload '" + workload +
                                     "': expected a lower-case letter, then up to 30 of a-z, 0-9 and _");
     const fs::path folder = folders.front();
