@@ -4,9 +4,11 @@
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "shard_costs.hpp"
+#include "sweep_plan.hpp"
 #include "text_format.hpp"
 
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -66,6 +68,59 @@ RecordedCosts read_recorded_costs(const std::string &file, std::string &source) 
     return recorded_costs_of(read_results_file(file));
 }
 
+// `entries` with their plugins among `plugins`, each with its planned params; throws
+// std::runtime_error naming a plugin that is not among them.
+SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
+                                  const std::vector<EntryIdentity> &entries) {
+    std::map<std::string, const PluginInfo *> by_name;
+    for (const PluginInfo *plugin : plugins) by_name.emplace(plugin->name, plugin);
+    SweepEntries sweep;
+    for (const EntryIdentity &key : entries) {
+        const auto found = by_name.find(key.plugin);
+        if (found == by_name.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
+        sweep.push_back({found->second, key.size, key.params});
+    }
+    return sweep;
+}
+
+// This shard's part of `planned`'s entries, measured with the plan's options, balanced by its
+// --shard-costs (a results file or a history database; the entries it lacks predicted) when
+// given, else by the plugins' declared work, asked of helper processes started from this runner
+// (each within `scan_timeout_s`); the entries whose cost could not be estimated are noted. The
+// record holds this shard's predicted wall time. Throws std::runtime_error, one line, when the
+// costs file cannot be read or is neither a results file nor a history.
+void keep_own_shard(PlannedEntries &planned, const SweepPlan &plan, double scan_timeout_s) {
+    const SweepEntries &entries = planned.entries;
+    const ShardSpec &shard = *plan.shard;
+    std::vector<EntryIdentity> keys;
+    for (const SweepEntry &entry : entries) keys.push_back(entry.identity(plan.measure.seed));
+    const auto predict = [&](const SweepEntries &these) {
+        return costs_from_declared_work(these, plan.measure, plan.runner_file, scan_timeout_s);
+    };
+    EntryCosts costs;
+    if (plan.shard_costs.empty()) {
+        costs = predict(entries);
+    } else {
+        RecordedCosts recorded;
+        std::string source;
+        try {
+            recorded = read_recorded_costs(plan.shard_costs, source);
+        } catch (const std::exception &e) {
+            throw std::runtime_error("--shard-costs: " + std::string(e.what()));
+        }
+        costs = costs_from_recorded(entries, recorded, source, predict);
+    }
+    ShardRecord record{shard.index, shard.count, shard.source, costs.source, costs.start_costs,
+                       plan_shards(keys, costs.costs, shard.count, costs.start_costs, costs.groups)};
+    record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);
+    for (const std::string &note : costs.notes) std::cout << "note: " << note << '\n';
+    SweepEntries own;
+    for (size_t i = 0; i < entries.size(); ++i)
+        if (record.planned[i].shard == record.index) own.push_back(entries[i]);
+    planned.entries = std::move(own);
+    planned.shard = std::move(record);
+}
+
 }  // namespace
 
 std::optional<ResumedPlan> resumed_plan(const std::string &file, const std::optional<ShardSpec> &asked,
@@ -108,48 +163,18 @@ std::vector<std::string> plugin_names(const std::vector<EntryIdentity> &entries)
     return names;
 }
 
-SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
-                                  const std::vector<EntryIdentity> &entries) {
-    std::map<std::string, const PluginInfo *> by_name;
-    for (const PluginInfo *plugin : plugins) by_name.emplace(plugin->name, plugin);
-    SweepEntries sweep;
-    for (const EntryIdentity &key : entries) {
-        const auto found = by_name.find(key.plugin);
-        if (found == by_name.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
-        sweep.push_back({found->second, key.size, key.params});
+PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
+                            const std::vector<const PluginInfo *> &plugins) {
+    PlannedEntries planned;
+    try {
+        planned.entries = plan.resumed ? entries_with_plugins(plugins, plan.resumed->entries)
+                                       : sweep_entries(plugins, cli.sizes, cli.param_axes);
+        if (plan.budget_s > 0 && plan.measure.counters) count_series_ends_only(planned.entries);
+        if (plan.shard && !plan.resumed) keep_own_shard(planned, plan, cli.scan_timeout_s);
+    } catch (const std::exception &e) {
+        throw CommandFailure{e.what()};
     }
-    return sweep;
-}
-
-ShardedSweep shard_sweep(const SweepEntries &entries, const ShardSpec &shard, const std::string &costs_file,
-                         const MeasureOptions &options, const std::filesystem::path &runner, double scan_timeout_s) {
-    std::vector<EntryIdentity> keys;
-    for (const SweepEntry &entry : entries) keys.push_back(entry.identity(options.seed));
-    const auto predict = [&](const SweepEntries &these) {
-        return costs_from_declared_work(these, options, runner, scan_timeout_s);
-    };
-    EntryCosts costs;
-    if (costs_file.empty()) {
-        costs = predict(entries);
-    } else {
-        RecordedCosts recorded;
-        std::string source;
-        try {
-            recorded = read_recorded_costs(costs_file, source);
-        } catch (const std::exception &e) {
-            throw std::runtime_error("--shard-costs: " + std::string(e.what()));
-        }
-        costs = costs_from_recorded(entries, recorded, source, predict);
-    }
-    ShardRecord record{shard.index, shard.count, shard.source, costs.source, costs.start_costs,
-                       plan_shards(keys, costs.costs, shard.count, costs.start_costs, costs.groups)};
-    record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);
-    ShardedSweep sharded;
-    for (size_t i = 0; i < entries.size(); ++i)
-        if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);
-    sharded.record = std::move(record);
-    sharded.notes = std::move(costs.notes);
-    return sharded;
+    return planned;
 }
 
 }  // namespace gpubench

@@ -1,6 +1,6 @@
 // Which entries a run measures when sweeps are sharded: this shard's part of the command
-// line's sweep (--shard, --shard-costs), or, resuming a shard's or a merged file, the
-// entries that file was planned to hold.
+// line's sweep (--shard, --shard-costs: plan_entries, sweep_plan.hpp, defined in sharding.cpp),
+// or, resuming a shard's or a merged file, the entries that file was planned to hold.
 #pragma once
 
 #include "cli.hpp"
@@ -33,25 +33,5 @@ std::optional<ResumedPlan> resumed_plan(const std::string &file, const std::opti
 
 // The plugins of `entries`, each named once, in order.
 std::vector<std::string> plugin_names(const std::vector<EntryIdentity> &entries);
-
-// `entries` with their plugins among `plugins`, each with its planned params; throws
-// std::runtime_error naming a plugin that is not among them.
-SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
-                                  const std::vector<EntryIdentity> &entries);
-
-struct ShardedSweep {
-    SweepEntries own;                // this shard's entries, in sweep order
-    ShardRecord record;              // the results file's "shard"
-    std::vector<std::string> notes;  // entries whose cost could not be estimated, and why
-};
-
-// Shard `shard`'s part of `entries`, measured with `options`, balanced by `costs_file`
-// (--shard-costs: a results file or a history database; the entries it lacks predicted) when
-// given, else by the plugins' declared work, asked of helper processes started from `runner`
-// (each within `scan_timeout_s`). The record holds this shard's predicted wall time. Throws
-// std::runtime_error, one line, when the costs file cannot be read or is neither a results
-// file nor a history.
-ShardedSweep shard_sweep(const SweepEntries &entries, const ShardSpec &shard, const std::string &costs_file,
-                         const MeasureOptions &options, const std::filesystem::path &runner, double scan_timeout_s);
 
 }  // namespace gpubench

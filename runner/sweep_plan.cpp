@@ -223,26 +223,6 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &pla
     return selection;
 }
 
-PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
-                            const std::vector<const PluginInfo *> &plugins) {
-    PlannedEntries planned;
-    try {
-        planned.entries = plan.resumed ? entries_with_plugins(plugins, plan.resumed->entries)
-                                       : sweep_entries(plugins, cli.sizes, cli.param_axes);
-        if (plan.budget_s > 0 && plan.measure.counters) count_series_ends_only(planned.entries);
-        if (plan.shard && !plan.resumed) {
-            ShardedSweep sharded = shard_sweep(planned.entries, *plan.shard, plan.shard_costs, plan.measure,
-                                               plan.runner_file, cli.scan_timeout_s);
-            for (const std::string &note : sharded.notes) std::cout << "note: " << note << '\n';
-            planned.entries = std::move(sharded.own);
-            planned.shard = std::move(sharded.record);
-        }
-    } catch (const std::exception &e) {
-        throw CommandFailure{e.what()};
-    }
-    return planned;
-}
-
 std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe) {
     std::vector<GpuInfo> gpus;
     for (int device : selected_cuda_devices(options))

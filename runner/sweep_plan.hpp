@@ -74,7 +74,7 @@ struct PlannedEntries {
 };
 
 // The selection's entries: a resumed file's plan, else every size and parameter setting of
-// the command line, cut to this shard's part under --shard (notes printed).
+// the command line, cut to this shard's part under --shard (notes printed; sharding.cpp).
 PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
                             const std::vector<const PluginInfo *> &plugins);
 
