@@ -4,13 +4,10 @@
 #pragma once
 
 #include "cli.hpp"
-#include "plugin_info.hpp"
-#include "shard_plan.hpp"
-#include "sweep.hpp"
+#include "entry_identity.hpp"
 
 #include <nlohmann/json.hpp>
 
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>

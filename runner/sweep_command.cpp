@@ -3,7 +3,6 @@
 #include "console.hpp"
 #include "host_peaks.hpp"
 #include "host_resources.hpp"
-#include "progress.hpp"
 #include "rank_world.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
