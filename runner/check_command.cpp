@@ -187,13 +187,6 @@ std::vector<Finding> declared(const PluginInfo &plugin, const std::vector<uint64
     return out;
 }
 
-// `sizes` as --sizes takes them: "1,7,33,1000".
-std::string sizes_list(const std::vector<uint64_t> &sizes) {
-    std::vector<std::string> texts;
-    for (uint64_t size : sizes) texts.push_back(std::to_string(size));
-    return join(texts, ",");
-}
-
 // A sweep of `plugin` by this runner over its declared values, with `words` (sizes, samples)
 // added, into the scratch folder as NAME.json and NAME.log: its entries, or why it has none.
 // A stop (Ctrl-C, SIGTERM) is passed on to it, which keeps what it has measured.
@@ -226,19 +219,18 @@ std::vector<EntryResult> run_sweep(const PluginInfo &plugin, const std::string &
 
 // Its entries at `sizes` with every check on: eight runs at least, as the leak check needs
 // 16 MiB of growth over several of them.
-std::vector<Finding> measured(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o) {
-    std::vector<Finding> findings;
-    for (const EntryResult &e : run_sweep(plugin, plugin.name, {"--sizes", sizes_list(sizes), "--min-samples", "8",
+void measure_entries(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o,
+                     std::vector<Finding> &findings) {
+    for (const EntryResult &e : run_sweep(plugin, plugin.name, {"--sizes", sizes_text(sizes), "--min-samples", "8",
                                                                  "--max-samples", "10"}, o, findings))
         for (Finding &f : entry_findings(e)) findings.push_back(std::move(f));
-    return findings;
 }
 
 // A CUDA plugin's declared work held to the GPU's counters (--counters), the one check that sees
 // less done than claimed: at the largest size alone, where the counts are above their floor and
 // a counting pass per series keeps the check short.
-std::vector<Finding> counted(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o) {
-    std::vector<Finding> findings;
+void count_work(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o,
+                std::vector<Finding> &findings) {
     const std::string largest = std::to_string(*std::max_element(sizes.begin(), sizes.end()));
     for (const EntryResult &e : run_sweep(plugin, plugin.name + ".counted", {"--sizes", largest, "--min-samples", "1",
                                                                               "--max-samples", "1", "--counters"}, o, findings)) {
@@ -248,7 +240,6 @@ std::vector<Finding> counted(const PluginInfo &plugin, const std::vector<uint64_
             findings.push_back({plugin.name, "not_counted", "work not held to the counters, " + e.counters,
                                 "profiling.md#hardware-counters---counters", false});
     }
-    return findings;
 }
 
 // One line per rule and plugin: its first finding, with how many entries showed it.
@@ -279,9 +270,8 @@ std::vector<Finding> check_plugin(const PluginInfo &plugin, const std::vector<ui
         findings.push_back({plugin.name, "not_measured", "unavailable here: " + unavailable, "user-guide.md#listing-plugins", false});
         return findings;
     }
-    for (Finding &f : measured(plugin, sizes, o)) findings.push_back(std::move(f));
-    if (plugin.is_cuda() && !stop_was_requested())
-        for (Finding &f : counted(plugin, sizes, o)) findings.push_back(std::move(f));
+    measure_entries(plugin, sizes, o, findings);
+    if (plugin.is_cuda() && !stop_was_requested()) count_work(plugin, sizes, o, findings);
     return findings;
 }
 
@@ -304,7 +294,7 @@ int check_all(const CheckOptions &o) {
         // What it is swept over, so that a clean check says what it passed.
         const PluginInfo &plugin = *plugins[checked];
         const std::vector<uint64_t> sizes = o.sizes.empty() ? conformance_sizes(plugin) : parse_sizes(o.sizes);
-        std::cout << "checking " << plugin.name << " at sizes " << sizes_list(sizes);
+        std::cout << "checking " << plugin.name << " at sizes " << sizes_text(sizes);
         for (const std::string &axis : conformance_param_axes(plugin)) std::cout << ", " << axis;
         std::cout << "...\n" << std::flush;
         failing += print_findings(check_plugin(plugin, sizes, gpu, o));

@@ -34,6 +34,9 @@ void print_plugin_table(std::ostream &out, std::ostream &notes, const PluginCata
 // code, a link, an HTML tag or strikethrough, or end the cell, escaped with a backslash.
 std::string markdown_cell_text(const std::string &text);
 
+// `sizes` as --sizes takes them: "1,7,33,1000".
+std::string sizes_text(const std::vector<uint64_t> &sizes);
+
 // A size bound as --sizes writes it: 2048, 60000, 1e9, 4e6, 2^33; exact.
 std::string size_bound_text(uint64_t size);
 
