@@ -234,7 +234,10 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     const PlannedEntries planned = plan_entries(cli, plan, selection.plugins);
     WorkerPool pool(launch);
     prestart_first_worker(pool, cli, plan, planned.entries);
-    const std::vector<GpuInfo> gpus = probe_gpus(plan.measure, selection.probed, cli.reprobe_gpus);
+    std::vector<GpuInfo> gpus;  // the sweep's GPUs, described: cuda_device's first
+    for (int device : selected_cuda_devices(plan.measure))
+        gpus.push_back(gpus.empty() && selection.probed ? *selection.probed
+                                                        : probe_runner_gpu(device, cli.reprobe_gpus));
     std::vector<DeviceIdentity> identities;
     for (const GpuInfo &gpu : gpus)
         if (gpu.available) identities.push_back(identity_of(gpu));

@@ -223,13 +223,6 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &pla
     return selection;
 }
 
-std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe) {
-    std::vector<GpuInfo> gpus;
-    for (int device : selected_cuda_devices(options))
-        gpus.push_back(gpus.empty() && probed ? *probed : probe_runner_gpu(device, reprobe));
-    return gpus;
-}
-
 GpuInfo probe_runner_gpu(int device, bool reprobe) {
     const int own = own_cuda_index(device);
     if (own == device) return cached_or_probed_gpu(device, reprobe);

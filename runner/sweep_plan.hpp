@@ -84,9 +84,6 @@ PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
 // else probed through CUDA (gpu_description_cache.hpp).
 GpuInfo probe_runner_gpu(int device, bool reprobe);
 
-// The sweep's GPUs, described: cuda_device's first (`probed` when the caller has it already).
-std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe);
-
 // `runner [options]` without --list: starts the first worker, opens the results file
 // (sweep_results.hpp), prints the table as entries finish and the summary, and returns the
 // exit status. `started`: when the runner started (the summary's time). Throws
