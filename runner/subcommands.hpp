@@ -21,7 +21,7 @@ int checks_command(int argc, const char *const *argv);   // argv[0] is "checks"
 int check_command(int argc, const char *const *argv);    // argv[0] is "check"
 int new_plugin_command(int argc, const char *const *argv);  // argv[0] is "new-plugin"
 
-// A subcommand's command line (subcommand_options.cpp): its options, `described`, and its
+// A subcommand's command line (main.cpp): its options, `described`, and its
 // positional arguments, into `files` (nullptr: it takes none). argv[0], its name, is skipped as a
 // program name would be. Returns true when --help was asked for, after printing `described`.
 // Throws boost::program_options::error on bad input, std::invalid_argument on an argument that
