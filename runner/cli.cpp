@@ -354,6 +354,11 @@ void read_world(const po::variables_map &vm, const TypedOptions &typed, CommandL
 
 }  // namespace
 
+int sweep_exit_status(const StatusTally &entries, bool skipped) {
+    if (entries.any_failed()) return exit_failed;
+    return skipped ? exit_skipped : exit_ok;
+}
+
 int fail(const std::string &message, int status) {
     std::cerr << "runner: error: " << message << '\n';
     return status;

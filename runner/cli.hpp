@@ -4,6 +4,7 @@
 
 #include "measure.hpp"
 #include "shard.hpp"
+#include "status_tally.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -68,6 +69,10 @@ enum ExitStatus : int {
     exit_skipped = 3,       // nothing failed, but some requested entries were skipped
     exit_interrupted = 130, // stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it)
 };
+
+// A sweep's exit status from its entries: 1 when one failed, else 3 when `skipped` (entries
+// that count as skipped), else 0.
+int sweep_exit_status(const StatusTally &entries, bool skipped);
 
 // SIGINT and SIGTERM only recorded from now on, so that a command stops where it can keep
 // what it has (sweep_command.cpp); whether one arrived.

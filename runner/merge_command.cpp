@@ -59,14 +59,6 @@ void print_shard_timings(const MergedSweep &merged) {
     }
 }
 
-// The whole sweep's status, as the runner's for one process: 1 when a merged entry failed,
-// else 3 when entries were skipped or no shard delivered them, else 0.
-int merged_status(const MergedSweep &merged) {
-    if (merged.statuses.any_failed()) return exit_failed;
-    if (merged.statuses.skipped || !merged.missing.empty()) return exit_skipped;
-    return exit_ok;
-}
-
 }  // namespace
 
 int merge_command(int argc, const char *const *argv) {
@@ -108,7 +100,9 @@ int merge_command(int argc, const char *const *argv) {
     if (const StatusTally &statuses = merged.statuses; statuses.entries() > statuses.ok)
         std::cout << "of them: " << statuses.not_ok_text() << '\n';
     if (!merged.missing.empty()) print_missing(merged, output);
-    return merged_status(merged);
+    // The whole sweep's status, as the runner's for one process: entries no shard delivered count
+    // as skipped.
+    return sweep_exit_status(merged.statuses, merged.statuses.skipped || !merged.missing.empty());
 }
 
 }  // namespace gpubench

@@ -43,14 +43,6 @@ bool stop_was_requested() { return stop_requested != 0; }
 
 namespace {
 
-// A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
-int exit_status(const SweepTally &tally, bool shard) {
-    if (tally.interrupted) return exit_interrupted;
-    if (tally.any_failed()) return exit_failed;
-    if (tally.skipped && !shard) return exit_skipped;
-    return exit_ok;
-}
-
 // The table on stdout and the progress line on stderr, as entries finish. `params_width`:
 // the widest params of the sweep's entries (0: none has any, and the table has no PARAMS).
 class ConsoleObserver final : public SweepObserver {
@@ -220,7 +212,9 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
                         " (every runner command also reads its journal)",
                     exit_failed);
     }
-    const int status = exit_status(tally, plan.shard.has_value());
+    // A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
+    const int status =
+        tally.interrupted ? exit_interrupted : sweep_exit_status(tally, tally.skipped && !plan.shard);
     print_sweep_summary(tally, plan, status, setup, output);
     return status;
 }
