@@ -7,10 +7,9 @@
 #include "sweep_plan.hpp"
 #include "text_format.hpp"
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
-#include <map>
-#include <set>
 #include <stdexcept>
 #include <string_view>
 
@@ -72,13 +71,11 @@ RecordedCosts read_recorded_costs(const std::string &file, std::string &source) 
 // std::runtime_error naming a plugin that is not among them.
 SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
                                   const std::vector<EntryIdentity> &entries) {
-    std::map<std::string, const PluginInfo *> by_name;
-    for (const PluginInfo *plugin : plugins) by_name.emplace(plugin->name, plugin);
     SweepEntries sweep;
     for (const EntryIdentity &key : entries) {
-        const auto found = by_name.find(key.plugin);
-        if (found == by_name.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
-        sweep.push_back({found->second, key.size, key.params});
+        const auto found = std::ranges::find(plugins, key.plugin, &PluginInfo::name);
+        if (found == plugins.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
+        sweep.push_back({*found, key.size, key.params});
     }
     return sweep;
 }
@@ -157,9 +154,8 @@ std::optional<ResumedPlan> resumed_plan(const std::string &file, const std::opti
 
 std::vector<std::string> plugin_names(const std::vector<EntryIdentity> &entries) {
     std::vector<std::string> names;
-    std::set<std::string> seen;
     for (const EntryIdentity &key : entries)
-        if (seen.insert(key.plugin).second) names.push_back(key.plugin);
+        if (std::ranges::find(names, key.plugin) == names.end()) names.push_back(key.plugin);
     return names;
 }
 
