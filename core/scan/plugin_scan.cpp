@@ -136,21 +136,6 @@ private:
     std::string stage_ = "starting the scanner";
 };
 
-// Scans `todo` (indices into `files`) in scanner processes, a few at a time.
-void run_scanners(const std::vector<fs::path> &files, const std::vector<size_t> &todo,
-                  const ScanSettings &settings, std::vector<std::optional<ScanResult>> &results,
-                  std::vector<bool> &cacheable) {
-    run_helpers(
-        todo.size(),
-        [&](size_t i, int stdout_fd) {
-            return std::make_unique<ScanJob>(todo[i], files[todo[i]], settings, stdout_fd);
-        },
-        [&](ScanJob &job) {
-            results[job.index] = std::move(job.result);
-            cacheable[job.index] = job.cacheable;
-        });
-}
-
 }  // namespace
 
 std::vector<ScanResult> scan_plugin_files(const std::vector<fs::path> &files,
@@ -168,7 +153,15 @@ std::vector<ScanResult> scan_plugin_files(const std::vector<fs::path> &files,
         if (!results[i]) todo.push_back(i);
     }
     std::vector<bool> cacheable(files.size(), false);
-    run_scanners(files, todo, settings, results, cacheable);
+    run_helpers(
+        todo.size(),
+        [&](size_t i, int stdout_fd) {
+            return std::make_unique<ScanJob>(todo[i], files[todo[i]], settings, stdout_fd);
+        },
+        [&](ScanJob &job) {
+            results[job.index] = std::move(job.result);
+            cacheable[job.index] = job.cacheable;
+        });
     std::vector<ScanResult> out;
     for (size_t i = 0; i < files.size(); ++i) {
         // The identity from before the scan: a file replaced meanwhile is scanned again next time.

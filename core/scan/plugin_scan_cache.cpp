@@ -19,8 +19,7 @@ constexpr int cache_format = 1;
 std::string runner_identity() {
     const nlohmann::json build = build_context();
     return build.value("gpubench_version", "") + " " + build.value("git_revision", "") + " abi " +
-           std::to_string(GPUBENCH_ABI_MAJOR) + "." + std::to_string(GPUBENCH_ABI_MINOR) +
-           " format " + std::to_string(cache_format);
+           abi_text(GPUBENCH_ABI_MAJOR, GPUBENCH_ABI_MINOR) + " format " + std::to_string(cache_format);
 }
 
 nlohmann::json identity_json(const FileIdentity &id) {
