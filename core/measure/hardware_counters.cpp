@@ -13,7 +13,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <stdexcept>
 
@@ -71,7 +70,7 @@ public:
         try {
             std::ifstream in(path);
             if (!in) throw std::runtime_error("cannot be read");
-            values = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+            values = nlohmann::json::parse(in);
         } catch (const std::exception &e) {
             throw refuse(e.what());
         }
