@@ -1,10 +1,12 @@
 #include "entry_sequence.hpp"
 
+#include "elapsed.hpp"
 #include "rank_world.hpp"
 #include "statistics.hpp"
 #include "thread_name.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 
 namespace gpubench {
 
@@ -14,7 +16,7 @@ void EntryRecorder::begin(const PluginInfo &plugin, uint64_t size) {
 }
 
 void EntryRecorder::finished(EntryResult entry, const MeasureOptions &options) {
-    entry.sweep.finished_after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    entry.sweep.finished_after_s = seconds_since(started_);
     for (int index : entry.cuda_devices)
         for (const GpuInfo &gpu : gpus_)
             if (gpu.available && gpu.device == index) entry.sweep.devices.push_back(identity_of(gpu));
@@ -44,24 +46,15 @@ void EntryRecorder::tick() {
     observer_.tick();
 }
 
-ProgressTicker::ProgressTicker(EntryRecorder &recorder)
-    : thread_([this, &recorder] {
-          name_this_thread("ticker");
-          std::unique_lock<std::mutex> lock(mutex_);
-          while (!cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; })) {
-              lock.unlock();
-              recorder.tick();
-              lock.lock();
-          }
-      }) {}
-
-ProgressTicker::~ProgressTicker() {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
+std::jthread start_progress_ticker(EntryRecorder &recorder) {
+    return std::jthread([&recorder](std::stop_token stop) {
+        name_this_thread("ticker");
+        std::mutex mutex;
+        std::condition_variable_any wake;  // at once when stopped
+        std::unique_lock<std::mutex> lock(mutex);
+        while (!wake.wait_for(lock, stop, std::chrono::milliseconds(100), [&] { return stop.stop_requested(); }))
+            recorder.tick();
+    });
 }
 
 Measurement InProcessPlugins::measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
@@ -138,7 +131,7 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
         entry = std::move(*measured);
     } else {
         entry = EntryResult(shared_.in_process.measure(plugin, planned.size, options, budget));
-        entry.sweep.entry_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        entry.sweep.entry_wall_s = seconds_since(began);
     }
     shared_.last_good.record(planned, entry);
     if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)

@@ -16,7 +16,6 @@
 #include "worker_pool.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -54,21 +53,10 @@ private:
     std::chrono::steady_clock::time_point started_;
 };
 
-// Ticks the recorder's observer about 10 times a second for as long as it lives: a worker's
-// entry, or one measured in this process, may take minutes, and nothing else calls out then.
-class ProgressTicker {
-public:
-    explicit ProgressTicker(EntryRecorder &recorder);
-    ~ProgressTicker();
-    ProgressTicker(const ProgressTicker &) = delete;
-    ProgressTicker &operator=(const ProgressTicker &) = delete;
-
-private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool stop_ = false;
-    std::thread thread_;  // last: it starts once the rest is made
-};
+// Ticks the recorder's observer about 10 times a second until the thread is stopped (its
+// destructor stops it): a worker's entry, or one measured in this process, may take minutes,
+// and nothing else calls out then.
+std::jthread start_progress_ticker(EntryRecorder &recorder);
 
 // --in-process: the plugins are loaded into this process (already scanned), once each.
 class InProcessPlugins {
