@@ -63,15 +63,9 @@ CostsFile costs_file_kind(const std::string &file) {
 // --shard-costs FILE's recorded costs, and how the shard record names them.
 RecordedCosts read_recorded_costs(const std::string &file, std::string &source) {
     switch (costs_file_kind(file)) {
-    case CostsFile::history: {
+    case CostsFile::history:
         source = "from the history: " + file;
-        RecordedCosts recorded;
-        const HistoryWallTimes times = history_wall_times(file);
-        for (const HistoryWallTime &time : times.entries)
-            recorded.entry_s.emplace(time.entry, time.wall_s);
-        recorded.start_s = times.starts;
-        return recorded;
-    }
+        return history_wall_times(file);
     case CostsFile::results:
         source = "from earlier results: " + file;
         return recorded_costs_of(read_results_file(file));

@@ -6,10 +6,12 @@
 #include "history_database.hpp"
 #include "history_store.hpp"
 #include "metric_format.hpp"
+#include "shard_costs.hpp"
 #include "text_format.hpp"
 
 #include <map>
 #include <tuple>
+#include <utility>
 
 namespace gpubench {
 
@@ -138,31 +140,23 @@ std::vector<HistorySeries> history_series(const std::filesystem::path &database,
     return all;
 }
 
-HistoryWallTimes history_wall_times(const std::filesystem::path &database) {
+RecordedCosts history_wall_times(const std::filesystem::path &database) {
     HistoryDatabase db(database, HistoryDatabase::Access::read);
-    HistoryWallTimes times;
-    if (!db.has_column("points", "wall_s")) return times;  // no point stored one
-    std::map<EntryIdentity, size_t> at;
-    std::map<std::string, int64_t> start_run;  // the run each plugin's start is from
+    RecordedCosts recorded;
+    if (!db.has_column("points", "wall_s")) return recorded;  // no point stored one
+    std::map<std::string, int64_t> start_run;  // the run each plugin's start is from (ids from 1)
     HistoryStatement rows(db, wall_times_query);
     while (rows.step()) {
-        HistoryWallTime time{{rows.text(0), static_cast<uint64_t>(rows.integer(1)), rows.text(2)}, rows.real(3)};
-        const auto [found, fresh] = at.emplace(time.entry, times.entries.size());
-        if (fresh)
-            times.entries.push_back(time);
-        else
-            times.entries[found->second] = time;
+        const EntryIdentity entry{rows.text(0), static_cast<uint64_t>(rows.integer(1)), rows.text(2)};
+        recorded.entry_s[entry] = rows.real(3);
         // A run's first start of the plugin is its worker's start for the sweep (as from a
-        // results file); a later one in the same run (a worker started again) is not.
+        // results file); a later one in the same run (a worker started again) is not. Rows
+        // come run by run.
         const int64_t run = rows.integer(5);
-        if (rows.is_null(4)) continue;
-        const auto known = start_run.find(time.entry.plugin);
-        if (known == start_run.end() || known->second != run) {  // rows come run by run
-            times.starts[time.entry.plugin] = rows.real(4);
-            start_run[time.entry.plugin] = run;
-        }
+        if (!rows.is_null(4) && std::exchange(start_run[entry.plugin], run) != run)
+            recorded.start_s[entry.plugin] = rows.real(4);
     }
-    return times;
+    return recorded;
 }
 
 }  // namespace gpubench
