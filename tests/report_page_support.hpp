@@ -22,11 +22,9 @@ namespace report_page_support {
 inline gpubench::ReportInput input_of(const std::vector<nlohmann::json> &documents,
                                       const std::vector<std::string> &labels = {}) {
     gpubench::ReportInput input;
-    for (size_t i = 0; i < documents.size(); ++i) {
-        input.files.push_back("file" + std::to_string(i) + ".json");
+    for (size_t i = 0; i < documents.size(); ++i)
         input.labelled.emplace_back(i < labels.size() ? labels[i] : "",
-                                    gpubench::results_document(documents[i], input.files.back()));
-    }
+                                    gpubench::results_document(documents[i], "file" + std::to_string(i) + ".json"));
     input.reports = gpubench::build_report(input.labelled, {});
     input.baseline_backend = "naive";
     return input;
