@@ -22,9 +22,10 @@ namespace report_page_support {
 inline gpubench::ReportInput input_of(const std::vector<nlohmann::json> &documents,
                                       const std::vector<std::string> &labels = {}) {
     gpubench::ReportInput input;
-    for (size_t i = 0; i < documents.size(); ++i)
-        input.labelled.emplace_back(i < labels.size() ? labels[i] : "",
-                                    gpubench::results_document(documents[i], "file" + std::to_string(i) + ".json"));
+    for (size_t i = 0; i < documents.size(); ++i) {
+        const std::string file = "file" + std::to_string(i) + ".json";
+        input.labelled.emplace_back(i < labels.size() ? labels[i] : "", gpubench::results_document(documents[i], file));
+    }
     input.reports = gpubench::build_report(input.labelled, {});
     input.baseline_backend = "naive";
     return input;

@@ -30,30 +30,15 @@ ORDER BY p.plugin, p.size, p.params, p.device, r.machine, r.gpus, r.build, r.cre
 }
 
 HistorySeries series_of_row(const HistoryStatement &row) {
-    HistorySeries series;
-    series.plugin = row.text(0);
-    series.size = static_cast<uint64_t>(row.integer(1));
-    series.params = row.text(2);
-    series.device = static_cast<int>(row.integer(3));
-    series.machine = row.text(4);
-    series.gpus = row.text(5);
-    series.build = row.text(6);
-    return series;
+    return {.plugin = row.text(0), .params = row.text(2), .size = static_cast<uint64_t>(row.integer(1)),
+            .machine = row.text(4), .gpus = row.text(5), .build = row.text(6),
+            .device = static_cast<int>(row.integer(3))};
 }
 
 HistoryPoint point_of_row(const HistoryStatement &row) {
-    HistoryPoint point;
-    point.run_id = row.integer(7);
-    point.commit = row.text(8);
-    point.date = row.text(9);
-    point.median = row.real(10);
-    point.low = row.real(11);
-    point.high = row.real(12);
-    point.min = row.real(13);
-    point.max = row.real(14);
-    point.samples = static_cast<uint64_t>(row.integer(15));
-    point.flags = row.text(16);
-    return point;
+    return {.run_id = row.integer(7), .commit = row.text(8), .date = row.text(9), .median = row.real(10),
+            .low = row.real(11), .high = row.real(12), .min = row.real(13), .max = row.real(14),
+            .samples = static_cast<uint64_t>(row.integer(15)), .flags = row.text(16)};
 }
 
 // The row's metrics; none where the column is NULL. A value the database holds that is not

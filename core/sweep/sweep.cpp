@@ -147,9 +147,8 @@ std::vector<HostShare> lane_shares(const SweepSetup &mode, const std::vector<Gpu
     return shares;
 }
 
-// --devices: one lane per GPU, each with its own worker, taking entries from a LaneQueue.
-// Each lane's worker is bound to its share of the host (`shares`, one per GPU), and its CPU
-// work gets no more threads than the share has.
+// --devices: one lane per GPU, each with its own worker bound to its share of the host
+// (`shares`, one per GPU), taking entries from a LaneQueue.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                const std::vector<HostShare> &shares, WorkerPool &first_pool, SweepShared &shared) {
     LaneQueue queue(entries, options, gpus.size());
@@ -280,8 +279,6 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
                                mode.launch.runner, mode.launch.timeout_s);
     std::optional<SweepBudget> budget = sweep_budget(parts, mode, gpus);
     SweepShared shared(mode, recorder, budget ? &*budget : nullptr);
-    // First what must run alone (CPU entries, which GPU workers beside them would slow down),
-    // then the lanes, then the entries that take every GPU, which would stall the lanes.
     // With lanes, every entry records the CPUs it had: all of them when it ran alone.
     const std::optional<HostShare> whole_host = lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt;
     EntrySequence sequence(shared, gpus.at(0), pool, whole_host);
