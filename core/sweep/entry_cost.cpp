@@ -60,10 +60,8 @@ bool is_python(const PluginInfo &plugin) {
     return plugin.build_record && plugin.build_record->language == "Python";
 }
 
-bool imports(const PluginInfo &plugin, const char *module) {
-    if (!plugin.build_record) return false;
-    const std::vector<std::string> &modules = plugin.build_record->imports;
-    return std::find(modules.begin(), modules.end(), module) != modules.end();
+bool imports(const PluginInfo &plugin, const std::string &module) {
+    return plugin.build_record && std::ranges::count(plugin.build_record->imports, module) > 0;
 }
 
 // How the plugin's calls are paced: its run() against the nominal rates, and each cycle's own.

@@ -23,8 +23,7 @@ namespace gpubench {
 namespace {
 
 bool reads(const PluginInfo &plugin, const std::string &key) {
-    const auto &read = plugin.param_names;
-    return !read || std::find(read->begin(), read->end(), key) != read->end();
+    return !plugin.param_names || std::ranges::count(*plugin.param_names, key) > 0;
 }
 
 // The axis's values for `plugin`: "*" is its declared choices.
