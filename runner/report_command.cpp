@@ -118,7 +118,6 @@ const ReportFormat &check_report_request(const ReportRequest &r) {
 // read from it), each labelled by its source, and the report built from them.
 ReportInput read_reports(const ReportRequest &r) {
     ReportInput input;
-    input.files = r.files;
     input.baseline_backend = r.baseline;
     std::vector<ResultsDocument> documents;
     for (const std::string &file : r.files) documents.push_back(read_results_file(file));
@@ -142,7 +141,7 @@ int write_report(const ReportRequest &r, const ReportFormat &format, const Repor
     std::ostream &out = r.output.empty() ? std::cout : file;
     format.write(out, input);
     if (!out.flush()) throw std::runtime_error("cannot write " + (r.output.empty() ? "stdout" : r.output));
-    if (input.files.empty()) return exit_ok;  // a page of the history alone
+    if (input.labelled.empty()) return exit_ok;  // a page of the history alone
     return input.reports.empty() ? exit_skipped : exit_ok;
 }
 

@@ -52,12 +52,7 @@ RecordedCosts read_recorded_costs(const std::string &file, std::string &source) 
     in.read(head, sizeof head);
     if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16)) {
         source = "from the history: " + file;
-        RecordedCosts recorded;
-        const HistoryWallTimes times = history_wall_times(file);
-        for (const HistoryWallTime &time : times.entries)
-            recorded.entry_s.emplace(time.entry, time.wall_s);
-        recorded.start_s = times.starts;
-        return recorded;
+        return history_wall_times(file);
     }
     const std::string_view read(head, static_cast<size_t>(in.gcount()));
     const size_t first = read.find_first_not_of(" \t\n\v\f\r");
