@@ -1,7 +1,6 @@
 // `runner checks`: the table of checks (core/measure/checks/), as text or as the docs' tables.
 #include "check.hpp"
 #include "cli.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 
 #include <boost/program_options.hpp>
@@ -49,7 +48,6 @@ void print_text(std::ostream &out) {
 }  // namespace
 
 int checks_command(int argc, const char *const *argv) {
-    std::vector<std::string> extra;
     std::string format = "text", kind;
     po::options_description described(
         "Usage: runner checks [--format text|markdown] [--kind flags|refusals]\n"
@@ -60,8 +58,7 @@ int checks_command(int argc, const char *const *argv) {
         ("help,h", "show this help")
         ("format", po::value<std::string>(&format), "text (default): one line per check; markdown: a table")
         ("kind", po::value<std::string>(&kind), "with --format markdown: the flags' table, or the refusals'");
-    if (parse_subcommand(argc, argv, described, extra)) return exit_ok;
-    if (!extra.empty()) throw std::invalid_argument("unexpected argument '" + extra.front() + "'");
+    if (parse_subcommand(argc, argv, described)) return exit_ok;
     if (format != "text" && format != "markdown")
         throw std::invalid_argument("--format is text or markdown, not '" + format + "'");
     if (format == "markdown" && kind != "flags" && kind != "refusals")

@@ -197,6 +197,32 @@ void read_profile(const TypedOptions &typed, CommandLine &cli) {
     m.hold_stream = m.audit_streams = m.trace_device = m.audit_threads = false;
 }
 
+// --param's "key=value[,value...]" as an axis; throws std::invalid_argument naming an empty
+// key or value, a key with spaces, or a value given twice.
+ParamAxis parse_param_axis(const std::string &text) {
+    // Trimmed: ' dtype=float64' is the key the user meant, never a key of its own.
+    const size_t eq = text.find('=');
+    ParamAxis axis{eq == std::string::npos ? "" : trim(text.substr(0, eq)), {}};
+    if (axis.key.empty()) throw std::invalid_argument("--param '" + text + "' is not key=value");
+    if (axis.key.find_first_of(" \t=,") != std::string::npos)
+        throw std::invalid_argument("--param '" + text + "': a key has no spaces or commas");
+    const std::string values = text.substr(eq + 1);
+    for (size_t begin = 0;;) {  // not split_list: it would drop an empty value silently
+        const size_t end = std::min(values.find(',', begin), values.size());
+        std::string value = trim(values.substr(begin, end - begin));
+        if (value.empty())
+            throw std::invalid_argument("--param '" + text + "': an empty value (key=value or key=v1,v2)");
+        if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())
+            throw std::invalid_argument("--param '" + text + "': the value '" + value + "' is listed twice");
+        axis.values.push_back(std::move(value));
+        if (end == values.size()) break;
+        begin = end + 1;
+    }
+    if (axis.values.size() > 1 && std::count(axis.values.begin(), axis.values.end(), "*"))
+        throw std::invalid_argument("--param '" + text + "': '*' (every declared value) stands alone");
+    return axis;
+}
+
 // --param's axes, each key once; the keys of one value are the sweep's own params.
 void read_param_axes(const std::vector<std::string> &params, CommandLine &cli) {
     for (const std::string &p : params) {
@@ -263,6 +289,24 @@ void check_numbers(const po::variables_map &vm, const TypedOptions &typed, Comma
     if (!(cli.scan_timeout_s > 0)) throw std::invalid_argument("--scan-timeout must be above 0");
 }
 
+// "0,2,3" as device indices; throws std::invalid_argument naming a bad or repeated one.
+std::vector<int> parse_device_list(const std::string &text) {
+    std::vector<int> devices;
+    for (const std::string &item : split_list(text)) {
+        const std::string word = trim(item);
+        int device = -1;
+        if (!parse_small_int(word.c_str(), device) || device < 0 || device > 1023)
+            throw std::invalid_argument("--devices '" + text + "': '" + word +
+                                        "' is not a CUDA device index (0, 1, ...) or all");
+        if (std::find(devices.begin(), devices.end(), device) != devices.end())
+            throw std::invalid_argument("--devices '" + text + "': device " + word +
+                                        " is listed twice");
+        devices.push_back(device);
+    }
+    if (devices.empty()) throw std::invalid_argument("--devices needs a device list or all");
+    return devices;
+}
+
 // Where entries run: --sanitize, --shard, --device(s), --threads, and what goes with what.
 void read_placement(const po::variables_map &vm, const TypedOptions &typed, CommandLine &cli) {
     if (!cli.sanitize.empty() && !sanitizer_tool_from_string(cli.sanitize))
@@ -309,6 +353,11 @@ void read_world(const po::variables_map &vm, const TypedOptions &typed, CommandL
 
 }  // namespace
 
+int sweep_exit_status(const StatusTally &entries, bool skipped) {
+    if (entries.any_failed()) return exit_failed;
+    return skipped ? exit_skipped : exit_ok;
+}
+
 int fail(const std::string &message, int status) {
     std::cerr << "runner: error: " << message << '\n';
     return status;
@@ -341,57 +390,10 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     return cli;
 }
 
-ParamAxis parse_param_axis(const std::string &text) {
-    // Trimmed: ' dtype=float64' is the key the user meant, never a key of its own.
-    const size_t eq = text.find('=');
-    ParamAxis axis{eq == std::string::npos ? "" : trim(text.substr(0, eq)), {}};
-    if (axis.key.empty()) throw std::invalid_argument("--param '" + text + "' is not key=value");
-    if (axis.key.find_first_of(" \t=,") != std::string::npos)
-        throw std::invalid_argument("--param '" + text + "': a key has no spaces or commas");
-    const std::string values = text.substr(eq + 1);
-    for (size_t begin = 0;;) {  // not split_list: it would drop an empty value silently
-        const size_t end = std::min(values.find(',', begin), values.size());
-        std::string value = trim(values.substr(begin, end - begin));
-        if (value.empty())
-            throw std::invalid_argument("--param '" + text + "': an empty value (key=value or key=v1,v2)");
-        if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())
-            throw std::invalid_argument("--param '" + text + "': the value '" + value + "' is listed twice");
-        axis.values.push_back(std::move(value));
-        if (end == values.size()) break;
-        begin = end + 1;
-    }
-    if (axis.values.size() > 1 && std::count(axis.values.begin(), axis.values.end(), "*"))
-        throw std::invalid_argument("--param '" + text + "': '*' (every declared value) stands alone");
-    return axis;
-}
-
 nlohmann::json param_axes_json(const ParamAxes &axes) {
     nlohmann::json json = nlohmann::json::object();
     for (const ParamAxis &axis : axes) json[axis.key] = axis.values;
     return json;
-}
-
-std::string param_keys(const ParamAxes &axes) {
-    std::string keys;
-    for (const ParamAxis &axis : axes) keys += (keys.empty() ? "" : ",") + axis.key + "=";
-    return keys;
-}
-
-std::vector<int> parse_device_list(const std::string &text) {
-    std::vector<int> devices;
-    for (const std::string &item : split_list(text)) {
-        const std::string word = trim(item);
-        int device = -1;
-        if (!parse_small_int(word.c_str(), device) || device < 0 || device > 1023)
-            throw std::invalid_argument("--devices '" + text + "': '" + word +
-                                        "' is not a CUDA device index (0, 1, ...) or all");
-        if (std::find(devices.begin(), devices.end(), device) != devices.end())
-            throw std::invalid_argument("--devices '" + text + "': device " + word +
-                                        " is listed twice");
-        devices.push_back(device);
-    }
-    if (devices.empty()) throw std::invalid_argument("--devices needs a device list or all");
-    return devices;
 }
 
 }  // namespace gpubench

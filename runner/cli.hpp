@@ -3,6 +3,7 @@
 #pragma once
 
 #include "measure.hpp"
+#include "results_model.hpp"
 #include "shard.hpp"
 
 #include <nlohmann/json.hpp>
@@ -57,16 +58,8 @@ struct CommandLine {
 // Parses argv. Throws std::invalid_argument with a one-line message on bad input.
 CommandLine parse_command_line(int argc, const char *const *argv);
 
-// --param's "key=value[,value...]" as an axis; throws std::invalid_argument naming an empty
-// key or value, a key with spaces, or a value given twice.
-ParamAxis parse_param_axis(const std::string &text);
 // The results file's options.param_axes: {"key": ["value", ...], ...}.
 nlohmann::json param_axes_json(const ParamAxes &axes);
-// The keys of `axes` as "key=,key2=" (for unread_param_problem, which reads the keys only).
-std::string param_keys(const ParamAxes &axes);
-
-// "0,2,3" as device indices; throws std::invalid_argument naming a bad or repeated one.
-std::vector<int> parse_device_list(const std::string &text);
 
 // Exit statuses, documented in the README and --help.
 enum ExitStatus : int {
@@ -76,6 +69,10 @@ enum ExitStatus : int {
     exit_skipped = 3,       // nothing failed, but some requested entries were skipped
     exit_interrupted = 130, // stopped by SIGINT/SIGTERM (128 + SIGINT, as shells report it)
 };
+
+// A sweep's exit status from its entries: 1 when one failed, else 3 when `skipped` (entries
+// that count as skipped), else 0.
+int sweep_exit_status(const StatusTally &entries, bool skipped);
 
 // SIGINT and SIGTERM only recorded from now on, so that a command stops where it can keep
 // what it has (sweep_command.cpp); whether one arrived.

@@ -2,15 +2,16 @@
 #include "compare.hpp"
 #include "metric_format.hpp"
 #include "results_model.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
 #include <boost/program_options.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <iterator>
 #include <set>
 
 namespace gpubench {
@@ -96,18 +97,16 @@ void print_coverage(const ResultsDocument &baseline, const ResultsDocument &cand
         return ids;
     };
     const auto base = verified(baseline), cand = verified(candidate);
-    std::vector<std::string> only_base, only_cand;
-    for (const auto &id : base)
-        if (!cand.count(id)) only_base.push_back(id.second);
-    for (const auto &id : cand)
-        if (!base.count(id)) only_cand.push_back(id.second);
+    std::vector<std::pair<EntryIdentity, std::string>> only_base, only_cand;
+    std::ranges::set_difference(base, cand, std::back_inserter(only_base));
+    std::ranges::set_difference(cand, base, std::back_inserter(only_cand));
     std::printf("verified: %zu of the baseline's %zu entries, %zu of the candidate's %zu; in the baseline only: %zu, "
                 "in the candidate only: %zu\n",
                 base.size(), baseline.entries.size(), cand.size(), candidate.entries.size(), only_base.size(),
                 only_cand.size());
     for (const auto &[label, names] : {std::pair{"baseline", &only_base}, std::pair{"candidate", &only_cand}})
         for (size_t i = 0; i < names->size() && i < 40; ++i)
-            std::printf("  verified in the %s only: %s\n", label, (*names)[i].c_str());
+            std::printf("  verified in the %s only: %s\n", label, (*names)[i].second.c_str());
 }
 
 }  // namespace
@@ -137,7 +136,7 @@ int compare_command(int argc, const char *const *argv) {
         ("candidate-device", po::value<int>(&candidate_device),
          "compare only the candidate's entries measured on this CUDA device (a --devices "
          "sweep), with the baseline's same entries: does GPU N agree with the baseline's?");
-    if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+    if (parse_subcommand(argc, argv, described, &files)) return exit_ok;
     if (files.size() != 2)
         throw std::invalid_argument("expected two results files, BASELINE and CANDIDATE (got " +
                                     std::to_string(files.size()) + ")");

@@ -1,8 +1,11 @@
 #include "console.hpp"
 
+#include "elapsed.hpp"
 #include "entry_figures.hpp"
 #include "metric_format.hpp"
 #include "text_format.hpp"
+
+#include <unistd.h>
 
 #include <cstdio>
 #include <string>
@@ -13,24 +16,14 @@ namespace {
 
 // The plugin's headline throughput: "51.2 TFLOP/s", "812 GB/s", "1.52 Gkeys/s".
 std::string format_throughput(const EntryFigures &f, const std::string &item_name) {
-    char text[48];
-    if (f.headline == "gflops") {
-        if (f.gflops >= 1000)
-            std::snprintf(text, sizeof text, "%.2f TFLOP/s", f.gflops / 1000);
-        else
-            std::snprintf(text, sizeof text, "%.2f GFLOP/s", f.gflops);
-    } else if (f.headline == "gbytes_per_s") {
-        std::snprintf(text, sizeof text, "%.2f GB/s", f.gbytes_per_s);
-    } else if (f.headline == "items_per_s") {
-        const double v = f.items_per_s;
-        const char *prefix = v >= 1e9 ? "G" : v >= 1e6 ? "M" : v >= 1e3 ? "k" : "";
-        const double scale = v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
-        std::snprintf(text, sizeof text, "%.2f %s%s/s", v / scale, prefix,
-                      item_name.empty() ? "items" : item_name.c_str());
-    } else {
-        return "-";
-    }
-    return text;
+    if (f.headline == "gflops")
+        return f.gflops >= 1000 ? format_text("%.2f TFLOP/s", f.gflops / 1000) : format_text("%.2f GFLOP/s", f.gflops);
+    if (f.headline == "gbytes_per_s") return format_text("%.2f GB/s", f.gbytes_per_s);
+    if (f.headline != "items_per_s") return "-";
+    const double v = f.items_per_s;
+    const char *prefix = v >= 1e9 ? "G" : v >= 1e6 ? "M" : v >= 1e3 ? "k" : "";
+    const double scale = v >= 1e9 ? 1e9 : v >= 1e6 ? 1e6 : v >= 1e3 ? 1e3 : 1;
+    return format_text("%.2f %s%s/s", v / scale, prefix, item_name.empty() ? "items" : item_name.c_str());
 }
 
 // Fixed-width sweep columns, so rows printed one at a time line up.
@@ -38,12 +31,8 @@ constexpr int w_plugin = 18, w_size = 10, w_n = 6, w_time = 11, w_how = 7, w_spr
               w_thr = 20, w_peak = 9, w_mem = 9, w_flags = 10;
 
 std::string format_bytes(uint64_t bytes) {
-    char text[32];
-    if (bytes >= (1ull << 30))
-        std::snprintf(text, sizeof text, "%.1f GiB", bytes / double(1ull << 30));
-    else
-        std::snprintf(text, sizeof text, "%.0f MiB", bytes / double(1ull << 20));
-    return text;
+    if (bytes >= (1ull << 30)) return format_text("%.1f GiB", bytes / double(1ull << 30));
+    return format_text("%.0f MiB", bytes / double(1ull << 20));
 }
 
 // What a reader must know before trusting the row (EntryFigures::flags: the flag checks that
@@ -66,25 +55,29 @@ std::string how_of(const EntryResult &e) {
     return method;
 }
 
+std::string duration_text(double s) {
+    if (s < 60) return format_text("%.0fs", s);
+    if (s < 3600) return format_text("%dm%02ds", int(s) / 60, int(s) % 60);
+    return format_text("%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
+}
+
 }  // namespace
 
 void print_sweep_header(std::ostream &out, size_t params_width) {
-    char line[1024];
-    std::snprintf(line, sizeof line, "%s %*s %*s %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
-                  first_cells("PLUGIN", "PARAMS", params_width).c_str(), w_size, "SIZE", w_n, "N", w_time, "COMPUTE", w_how, "TIMED", w_spread, "SPREAD",
-                  w_time, "END-TO-END", w_thr, "THROUGHPUT", w_peak, "%PEAK", w_mem, "GPU MEM",
-                  w_flags, "FLAGS", "VERIFICATION");
-    out << line << std::flush;
+    out << format_text("%s %*s %*s %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
+                       first_cells("PLUGIN", "PARAMS", params_width).c_str(), w_size, "SIZE", w_n, "N", w_time,
+                       "COMPUTE", w_how, "TIMED", w_spread, "SPREAD", w_time, "END-TO-END", w_thr, "THROUGHPUT",
+                       w_peak, "%PEAK", w_mem, "GPU MEM", w_flags, "FLAGS", "VERIFICATION")
+        << std::flush;
 }
 
 void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string &params,
                      size_t params_width) {
-    char line[1024];
     const std::string first = first_cells(e.plugin, params, params_width);
     if (e.run_s.empty()) {  // skipped or failed before any sample
-        std::snprintf(line, sizeof line, "%s %*llu  %s: %s\n", first.c_str(), w_size, static_cast<unsigned long long>(e.size),
-                      e.status == EntryStatus::skipped ? "skipped" : "ERROR", e.message.c_str());
-        out << line << std::flush;
+        out << format_text("%s %*llu  %s: %s\n", first.c_str(), w_size, static_cast<unsigned long long>(e.size),
+                           e.status == EntryStatus::skipped ? "skipped" : "ERROR", e.message.c_str())
+            << std::flush;
         return;
     }
     const EntryFigures f = entry_figures(e, this_host_run());
@@ -99,10 +92,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
     std::string verdict;
     std::string throughput = format_throughput(f, e.item_name);
     if (e.status == EntryStatus::ok) {
-        char text[96];
-        std::snprintf(text, sizeof text, "ok (err %.1e <= %.1e)", e.verification.max_error,
-                      e.verification.tolerance);
-        verdict = text;
+        verdict = format_text("ok (err %.1e <= %.1e)", e.verification.max_error, e.verification.tolerance);
     } else {
         // A wrong or failed result is never shown as a fast one.
         throughput = "INVALID";
@@ -110,13 +100,11 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
         verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
                   e.message;
     }
-    std::snprintf(line, sizeof line, "%s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
-                  first.c_str(), w_size, static_cast<unsigned long long>(e.size),
-                  w_n, f.compute.count, w_time, format_seconds(f.compute.median).c_str(), w_how,
-                  how_of(e).c_str(), w_spread, spread,
-                  w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(),
-                  w_peak, peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
-    out << line;
+    out << format_text("%s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
+                       first.c_str(), w_size, static_cast<unsigned long long>(e.size), w_n, f.compute.count,
+                       w_time, format_seconds(f.compute.median).c_str(), w_how, how_of(e).c_str(), w_spread, spread,
+                       w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(), w_peak,
+                       peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
     // The metrics, the plugin's (accuracy, loss...) and the runner's, on an indented line
     // below the row.
     if (!e.metrics.empty()) {
@@ -130,6 +118,63 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
     if (!f.work_mismatch.empty())
         out << std::string(first.size() + 1, ' ') << "work_mismatch: " << f.work_mismatch << '\n';
     out << std::flush;
+}
+
+Progress::Style Progress::style_for_stderr(bool quiet) {
+    if (quiet) return Style::quiet;
+    return isatty(STDERR_FILENO) ? Style::terminal : Style::lines;
+}
+
+Progress::Progress(Style style, size_t total_entries, std::FILE *out, double still_every_s)
+    : style_(style), out_(out), still_every_s_(still_every_s), total_(total_entries) {}
+
+void Progress::begin(const std::string &plugin, uint64_t size) {
+    ++started_;
+    current_ = plugin + " " + std::to_string(size);
+    entry_began_ = last_still_ = clock::now();
+    if (style_ == Style::lines) {
+        std::fprintf(out_, "[%zu/%zu] %s (%s elapsed)\n", started_, total_, current_.c_str(),
+                     duration_text(seconds_since(sweep_began_)).c_str());
+        std::fflush(out_);
+    }
+    if (style_ == Style::terminal) draw();
+}
+
+void Progress::tick() {
+    if (started_ == finished_) return;  // between entries: nothing runs
+    if (style_ == Style::terminal && seconds_since(last_draw_) >= 1.0) draw();
+    if (style_ == Style::lines && seconds_since(last_still_) >= still_every_s_) {
+        last_still_ = clock::now();
+        std::fprintf(out_, "[%zu/%zu] %s, still running: %s in (%s elapsed)\n", started_, total_, current_.c_str(),
+                     duration_text(seconds_since(entry_began_)).c_str(),
+                     duration_text(seconds_since(sweep_began_)).c_str());
+        std::fflush(out_);
+    }
+}
+
+void Progress::draw() {
+    last_draw_ = clock::now();
+    std::string line = "[" + std::to_string(started_) + "/" + std::to_string(total_) + "] " +
+                       current_ + ", " + duration_text(seconds_since(entry_began_)) + " in; " +
+                       duration_text(seconds_since(sweep_began_)) + " elapsed";
+    if (finished_ > 0 && total_ > finished_)  // the mean finished entry, times what is left
+        line += ", ~" + duration_text(finished_s_ / finished_ * (total_ - finished_)) + " left";
+    std::fprintf(out_, "\r%s\033[K", line.c_str());
+    std::fflush(out_);
+    shown_ = true;
+}
+
+void Progress::clear() {
+    if (style_ == Style::terminal && shown_) {
+        std::fprintf(out_, "\r\033[K");
+        std::fflush(out_);
+        shown_ = false;
+    }
+}
+
+void Progress::end() {
+    ++finished_;
+    finished_s_ += seconds_since(entry_began_);
 }
 
 }  // namespace gpubench

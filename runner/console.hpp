@@ -1,9 +1,13 @@
-// What the runner prints of a sweep: its table, row by row as entries finish (plugin_list.hpp
-// prints --list).
+// What the runner prints of a sweep: its table, row by row as entries finish, and its progress
+// line (plugin_list.hpp prints --list).
 #pragma once
 
 #include "measurement.hpp"
 
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
 #include <ostream>
 #include <string>
 
@@ -14,5 +18,34 @@ namespace gpubench {
 void print_sweep_header(std::ostream &out, size_t params_width = 0);
 void print_sweep_row(std::ostream &out, const EntryResult &entry, const std::string &params = "",
                      size_t params_width = 0);
+
+// The sweep's progress on stderr: on a terminal one line rewritten in place ("[3/40]
+// sort_cuda 1000000, 12s in; 1m05s elapsed, ~4m left"), redrawn each second while an entry
+// runs; elsewhere (a log) a plain line as each entry starts, and one every 30 s that it runs
+// on; nothing with --quiet.
+class Progress {
+public:
+    enum class Style { terminal, lines, quiet };
+    static Style style_for_stderr(bool quiet);  // terminal when stderr is a TTY
+
+    // `out`: stderr but in tests; `still_every_s`: how often a log hears of a running entry.
+    Progress(Style style, size_t total_entries, std::FILE *out = stderr, double still_every_s = 30);
+    void begin(const std::string &plugin, uint64_t size);  // an entry starts (index + 1)
+    void tick();  // while it runs (often): the terminal line at most 1/s, a log's every still_every_s
+    void clear();                 // before the table prints a row on a terminal
+    void end();                   // the entry is finished (its row printed)
+
+private:
+    void draw();
+    Style style_;
+    std::FILE *out_;
+    double still_every_s_;
+    size_t total_, started_ = 0, finished_ = 0;
+    std::string current_;
+    using clock = std::chrono::steady_clock;
+    clock::time_point sweep_began_ = clock::now(), entry_began_{}, last_draw_{}, last_still_{};
+    double finished_s_ = 0;  // time the finished entries took, for the estimate
+    bool shown_ = false;
+};
 
 }  // namespace gpubench

@@ -2,7 +2,6 @@
 // (core/history/history_store.hpp); the manual is docs/history.md.
 #include "cli.hpp"
 #include "history_store.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
@@ -13,6 +12,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <optional>
 
 namespace gpubench {
@@ -64,10 +64,9 @@ void print_trend(const HistorySeries &series) {
         if (next_step < series.change_points.size() && series.change_points[next_step].index == i)
             note = step_note(series, series.change_points[next_step++]);
         const std::string spread = p.samples > 1 ? series.value_text(p.low) + " .. " + series.value_text(p.high) : "";
-        char row[512];
-        std::snprintf(row, sizeof row, "%-20s  %-12s  %12s  %-27s %s", p.date.c_str(),
-                      short_commit(p.commit).c_str(), series.value_text(p.median).c_str(), spread.c_str(),
-                      note.c_str());
+        const std::string row = format_text("%-20s  %-12s  %12s  %-27s %s", p.date.c_str(),
+                                            short_commit(p.commit).c_str(), series.value_text(p.median).c_str(),
+                                            spread.c_str(), note.c_str());
         std::printf("  %s\n", trim(row).c_str());
     }
     std::printf("\n");
@@ -102,7 +101,7 @@ int add(int argc, const char *const *argv) {
     described.add_options()("help,h", "show this help")
         ("db", po::value<std::string>(&database), "the history database (default results/history.sqlite)")
         ("commit", po::value<std::string>(&commit), "the commit the runs measured (default: the file's git revision)");
-    if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+    if (parse_subcommand(argc, argv, described, &files)) return exit_ok;
     if (files.empty()) throw std::invalid_argument("no results file given");
     for (const std::string &file : files) {
         const HistoryAdded added = history_add_file(database, file, commit);
@@ -117,7 +116,6 @@ int add(int argc, const char *const *argv) {
 }
 
 int show(int argc, const char *const *argv) {
-    std::vector<std::string> extra;
     std::string database = default_database, plugin = "*";
     std::optional<uint64_t> size;
     std::optional<std::string> params;
@@ -131,8 +129,7 @@ int show(int argc, const char *const *argv) {
          "only entries with exactly these params ('' for none)")
         ("threshold", po::value<double>(&options.min_relative_step)->default_value(options.min_relative_step),
          "the smallest step marked (0.05 = 5%)");
-    if (parse_subcommand(argc, argv, described, extra)) return exit_ok;
-    if (!extra.empty()) throw std::invalid_argument("unexpected argument '" + extra.front() + "'");
+    if (parse_subcommand(argc, argv, described)) return exit_ok;
     size_t shown = 0;
     for (const HistorySeries &series : history_series(database, options)) {
         if (fnmatch(plugin.c_str(), series.plugin.c_str(), 0) != 0) continue;
@@ -145,7 +142,6 @@ int show(int argc, const char *const *argv) {
 }
 
 int regressions(int argc, const char *const *argv) {
-    std::vector<std::string> extra;
     std::string database = default_database;
     ChangePointOptions options;
     size_t within = 0;
@@ -156,8 +152,7 @@ int regressions(int argc, const char *const *argv) {
          "steps smaller than this fraction are not changes (0.05 = 5%)")
         ("within", po::value<size_t>(&within)->default_value(0),
          "count only a slower (worse) step that began in the newest N runs of its series (0: any)");
-    if (parse_subcommand(argc, argv, described, extra)) return exit_ok;
-    if (!extra.empty()) throw std::invalid_argument("unexpected argument '" + extra.front() + "'");
+    if (parse_subcommand(argc, argv, described)) return exit_ok;
     if (!(options.min_relative_step >= 0)) throw std::invalid_argument("--threshold must be >= 0");
     const std::vector<HistorySeries> all = history_series(database, options);
     size_t steps = 0, regressed = 0;
@@ -179,10 +174,11 @@ int regressions(int argc, const char *const *argv) {
 
 int history_command(int argc, const char *const *argv) {
     const std::string action = argc > 1 ? argv[1] : "";
+    const std::map<std::string, int (*)(int, const char *const *)> actions = {
+        {"add", add}, {"show", show}, {"regressions", regressions}};
+    const auto known = actions.find(action);
     try {
-        if (action == "add") return add(argc - 1, argv + 1);
-        if (action == "show") return show(argc - 1, argv + 1);
-        if (action == "regressions") return regressions(argc - 1, argv + 1);
+        if (known != actions.end()) return known->second(argc - 1, argv + 1);
         if (action == "--help" || action == "-h") {
             std::cout << usage;
             return exit_ok;
@@ -191,8 +187,7 @@ int history_command(int argc, const char *const *argv) {
                                                    : "unknown action '" + action + "' (add, show, regressions)");
     } catch (const std::exception &e) {
         std::fflush(stdout);
-        const bool known = action == "add" || action == "show" || action == "regressions";
-        std::cerr << "runner history" << (known ? " " + action : "")
+        std::cerr << "runner history" << (known != actions.end() ? " " + action : "")
                   << ": error: " << e.what() << '\n';
         return exit_usage;
     }

@@ -10,25 +10,49 @@
 #include "work_query.hpp"
 #include "worker_main.hpp"
 
+#include <boost/program_options.hpp>
+
 #include <chrono>
 #include <csignal>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 using namespace gpubench;
 
+namespace po = boost::program_options;
+
+bool gpubench::parse_subcommand(int argc, const char *const *argv, const po::options_description &described,
+                                std::vector<std::string> *files) {
+    std::vector<std::string> refused;  // the arguments of a subcommand that takes none
+    po::options_description hidden;
+    hidden.add_options()("files", po::value<std::vector<std::string>>(files ? files : &refused));
+    po::options_description all;
+    all.add(described).add(hidden);
+    po::positional_options_description positional;
+    positional.add("files", -1);
+    po::variables_map vm;
+    po::store(po::command_line_parser(argc, argv).options(all).positional(positional).run(), vm);
+    po::notify(vm);
+    if (vm.count("help")) {
+        std::cout << described;
+        return true;
+    }
+    if (!refused.empty()) throw std::invalid_argument("unexpected argument '" + refused.front() + "'");
+    return false;
+}
+
 namespace {
 
-// `runner NAME ...`: history and check report their own errors; the others throw theirs, each
-// printed as one line: a CommandFailure with its status, any other exception as bad input.
+// `runner NAME ...`: history reports its own errors; the others throw theirs, each printed as
+// one line: a CommandFailure with its status, any other exception as bad input.
 std::optional<int> run_subcommand(const std::string &name, int argc, const char *const *argv) {
     if (name == "history") return history_command(argc, argv);
-    if (name == "check") return check_command(argc, argv);
     const std::map<std::string, int (*)(int, const char *const *)> throwing = {
         {"report", report_command}, {"compare", compare_command}, {"merge", merge_command},
-        {"checks", checks_command}, {"new-plugin", new_plugin_command}};
+        {"checks", checks_command}, {"check", check_command}, {"new-plugin", new_plugin_command}};
     const auto command = throwing.find(name);
     if (command == throwing.end()) return std::nullopt;
     try {
@@ -60,12 +84,6 @@ std::vector<const PluginInfo *> selected_plugins(PluginCatalog &catalog, const s
     }
 }
 
-void print_version(std::ostream &out) {
-    out << "gpubench runner " << build_context()["gpubench_version"].get<std::string>() << " ("
-        << build_context()["git_revision"].get<std::string>() << "), plugin ABI " << GPUBENCH_ABI_MAJOR << "."
-        << GPUBENCH_ABI_MINOR << '\n';
-}
-
 int run(int argc, char **argv) {
     const auto started = std::chrono::steady_clock::now();
     if (std::optional<int> status = run_other_role(argc, argv)) return *status;
@@ -73,8 +91,7 @@ int run(int argc, char **argv) {
     try {
         parsed = parse_command_line(argc, argv);
     } catch (const std::exception &e) {
-        std::cerr << "runner: error: " << e.what() << " (see runner --help)\n";
-        return exit_usage;
+        return fail(e.what() + std::string(" (see runner --help)"), exit_usage);
     }
     const CommandLine &cli = *parsed;  // as parsed, from here on: what is decided from it is the plan
     if (cli.help) {
@@ -82,7 +99,9 @@ int run(int argc, char **argv) {
         return exit_ok;
     }
     if (cli.version) {
-        print_version(std::cout);
+        std::cout << "gpubench runner " << build_context()["gpubench_version"].get<std::string>() << " ("
+                  << build_context()["git_revision"].get<std::string>() << "), plugin ABI " << GPUBENCH_ABI_MAJOR
+                  << "." << GPUBENCH_ABI_MINOR << '\n';
         return exit_ok;
     }
     try {

@@ -1,7 +1,6 @@
 #include "cli.hpp"
 #include "results.hpp"
 #include "shard_merge.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 #include "text_format.hpp"
 
@@ -60,14 +59,6 @@ void print_shard_timings(const MergedSweep &merged) {
     }
 }
 
-// The whole sweep's status, as the runner's for one process: 1 when a merged entry failed,
-// else 3 when entries were skipped or no shard delivered them, else 0.
-int merged_status(const MergedSweep &merged) {
-    if (merged.statuses.any_failed()) return exit_failed;
-    if (merged.statuses.skipped || !merged.missing.empty()) return exit_skipped;
-    return exit_ok;
-}
-
 }  // namespace
 
 int merge_command(int argc, const char *const *argv) {
@@ -89,7 +80,7 @@ int merge_command(int argc, const char *const *argv) {
     described.add_options()
         ("help,h", "show this help")
         ("output,o", po::value<std::string>(&output), "the merged results file (required)");
-    if (parse_subcommand(argc, argv, described, files)) return exit_ok;
+    if (parse_subcommand(argc, argv, described, &files)) return exit_ok;
     if (files.empty()) throw std::invalid_argument("no shard files given");
     if (output.empty()) throw std::invalid_argument("--output names the merged file: it is required");
     // Each file checked against core/base/results_schema.json before anything is read from it.
@@ -109,7 +100,9 @@ int merge_command(int argc, const char *const *argv) {
     if (const StatusTally &statuses = merged.statuses; statuses.entries() > statuses.ok)
         std::cout << "of them: " << statuses.not_ok_text() << '\n';
     if (!merged.missing.empty()) print_missing(merged, output);
-    return merged_status(merged);
+    // The whole sweep's status, as the runner's for one process: entries no shard delivered count
+    // as skipped.
+    return sweep_exit_status(merged.statuses, merged.statuses.skipped || !merged.missing.empty());
 }
 
 }  // namespace gpubench

@@ -3,7 +3,6 @@
 // CPU, a CUDA and a Python backend, its README and a test that runs `runner check`.
 #include "cli.hpp"
 #include "file_text.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -13,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <regex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -39,20 +39,14 @@ struct TemplateSource {
     fs::path runner;
 };
 
-// [a-z][a-z0-9_]{0,30}: usable as it is in CMake target names, C++ strings and Python names.
-bool valid_workload_name(const std::string &name) {
-    if (name.empty() || name.size() > 31 || name.front() < 'a' || name.front() > 'z') return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
-}
-
 // One folder and a good name; the folder new or empty. Throws std::invalid_argument.
 void check_arguments(const std::vector<std::string> &folders, const std::string &workload) {
     if (folders.size() != 1)
         throw std::invalid_argument(folders.empty() ? "the folder to write into is missing"
                                                     : "unexpected argument '" + folders[1] + "'");
     if (workload.empty()) throw std::invalid_argument("--workload NAME is required");
-    if (!valid_workload_name(workload))
+    // Usable as it is in CMake target names, C++ strings and Python names.
+    if (!std::regex_match(workload, std::regex("[a-z][a-z0-9_]{0,30}")))
         throw std::invalid_argument("--workload '" + workload +
                                     "': expected a lower-case letter, then up to 30 of a-z, 0-9 and _");
     const fs::path folder = folders.front();
@@ -147,7 +141,7 @@ int new_plugin_command(int argc, const char *const *argv) {
     described.add_options()
         ("help,h", "show this help")
         ("workload", po::value<std::string>(&workload), "the workload's name, [a-z][a-z0-9_]{0,30}: its plugins are NAME_<backend>");
-    if (parse_subcommand(argc, argv, described, folders)) return exit_ok;
+    if (parse_subcommand(argc, argv, described, &folders)) return exit_ok;
     check_arguments(folders, workload);
     try {
         const TemplateSource source = find_template();

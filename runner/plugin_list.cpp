@@ -30,12 +30,6 @@ void print_table(std::ostream &out, const std::vector<std::vector<std::string>> 
     }
 }
 
-// "" where the plugin can run here, else why not.
-std::string unavailable_reason(const PluginInfo &p, const GpuInfo &gpu) {
-    if (!p.is_available()) return p.unavailable_reason;
-    return p.is_cuda() && !gpu.available ? gpu.unavailable_reason : "";
-}
-
 // The --param keys a plugin reads: declared ones with their values ("dtype=float32|float64"),
 // else their names, "-" for none, or "any" when it does not say.
 std::string params_read(const PluginInfo &p) {
@@ -76,6 +70,17 @@ std::string declared_param_text(const ParamSpec &p) {
 
 }  // namespace
 
+std::string unavailable_reason(const PluginInfo &p, const GpuInfo &gpu) {
+    if (!p.is_available()) return p.unavailable_reason;
+    return p.is_cuda() && !gpu.available ? gpu.unavailable_reason : "";
+}
+
+std::string sizes_text(const std::vector<uint64_t> &sizes) {
+    std::vector<std::string> texts;
+    for (uint64_t size : sizes) texts.push_back(std::to_string(size));
+    return join(texts, ",");
+}
+
 void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu) {
     std::vector<std::vector<std::string>> rows = {
         {"PLUGIN", "WORKLOAD", "BACKEND", "DEVICE", "SIZES", "STATUS", "PARAMS"}};
@@ -103,13 +108,11 @@ void print_plugin_descriptions(std::ostream &out, const std::vector<const Plugin
                                const GpuInfo &gpu) {
     for (const PluginInfo *p : plugins) {
         const std::string reason = unavailable_reason(*p, gpu);
-        std::vector<std::string> defaults;
-        for (uint64_t size : p->default_sizes) defaults.push_back(std::to_string(size));
         out << p->name << " (" << p->workload << ", " << p->backend << ", " << p->device_kind_name() << ")\n"
             << wrapped(printable_text(p->description), 2)
             << field("size", p->size_meaning)
             << field("sizes", std::to_string(p->min_size) + ".." + std::to_string(p->max_size) +
-                                  "; default sweep " + join(defaults, ","));
+                                  "; default sweep " + sizes_text(p->default_sizes));
         for (const ParamSpec &spec : p->params) out << field("param", declared_param_text(spec));
         if (p->params.empty()) out << field("params", params_read(*p) + (p->params_help.empty() ? "" : ": " + p->params_help));
         out << field("status", reason.empty() ? "available" : "unavailable: " + reason)

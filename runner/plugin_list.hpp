@@ -17,6 +17,9 @@
 
 namespace gpubench {
 
+// "" where the plugin can run here, with `gpu`, else why not.
+std::string unavailable_reason(const PluginInfo &plugin, const GpuInfo &gpu);
+
 void print_plugin_list(std::ostream &out, const PluginCatalog &catalog, const GpuInfo &gpu);
 
 void print_plugin_descriptions(std::ostream &out, const std::vector<const PluginInfo *> &plugins,
@@ -30,6 +33,9 @@ void print_plugin_table(std::ostream &out, std::ostream &notes, const PluginCata
 // `text` made literal in a Markdown table cell: the characters that would start emphasis,
 // code, a link, an HTML tag or strikethrough, or end the cell, escaped with a backslash.
 std::string markdown_cell_text(const std::string &text);
+
+// `sizes` as --sizes takes them: "1,7,33,1000".
+std::string sizes_text(const std::vector<uint64_t> &sizes);
 
 // A size bound as --sizes writes it: 2048, 60000, 1e9, 4e6, 2^33; exact.
 std::string size_bound_text(uint64_t size);

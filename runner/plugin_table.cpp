@@ -1,6 +1,7 @@
 #include "plugin_list.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <string_view>
 #include <tuple>
@@ -57,11 +58,7 @@ std::string size_bound_text(uint64_t size) {
         ++exponent;
     }
     if (mantissa < 1000) return std::to_string(mantissa) + "e" + std::to_string(exponent);
-    if ((size & (size - 1)) == 0) {
-        int power = 0;
-        while ((uint64_t{1} << power) != size) ++power;
-        return "2^" + std::to_string(power);
-    }
+    if (std::has_single_bit(size)) return "2^" + std::to_string(std::countr_zero(size));
     return std::to_string(size);
 }
 

@@ -5,7 +5,6 @@
 #include "report_formats.hpp"
 #include "report_html.hpp"
 #include "results_model.hpp"
-#include "subcommand_options.hpp"
 #include "subcommands.hpp"
 
 #include <boost/program_options.hpp>
@@ -119,7 +118,6 @@ const ReportFormat &check_report_request(const ReportRequest &r) {
 // read from it), each labelled by its source, and the report built from them.
 ReportInput read_reports(const ReportRequest &r) {
     ReportInput input;
-    input.files = r.files;
     input.baseline_backend = r.baseline;
     std::vector<ResultsDocument> documents;
     for (const std::string &file : r.files) documents.push_back(read_results_file(file));
@@ -143,7 +141,7 @@ int write_report(const ReportRequest &r, const ReportFormat &format, const Repor
     std::ostream &out = r.output.empty() ? std::cout : file;
     format.write(out, input);
     if (!out.flush()) throw std::runtime_error("cannot write " + (r.output.empty() ? "stdout" : r.output));
-    if (input.files.empty()) return exit_ok;  // a page of the history alone
+    if (input.labelled.empty()) return exit_ok;  // a page of the history alone
     return input.reports.empty() ? exit_skipped : exit_ok;
 }
 
@@ -152,7 +150,7 @@ int write_report(const ReportRequest &r, const ReportFormat &format, const Repor
 int report_command(int argc, const char *const *argv) {
     ReportRequest request;
     const po::options_description options = report_options(request);
-    if (parse_subcommand(argc, argv, options, request.files)) return exit_ok;
+    if (parse_subcommand(argc, argv, options, &request.files)) return exit_ok;
     const ReportFormat &format = check_report_request(request);
     // html: plotly.js and the history read before anything is written.
     std::string plotly_js = format.html_page ? read_file_text(find_plotly_js(request.plotly_js_path)) : "";

@@ -1,19 +1,17 @@
 #include "sharding.hpp"
 
-#include "child_process.hpp"
 #include "history_store.hpp"
-#include "host_resources.hpp"
 #include "plugin_catalog.hpp"
 #include "results_model.hpp"
 #include "shard_costs.hpp"
+#include "sweep_plan.hpp"
 #include "text_format.hpp"
 
-#include <cctype>
+#include <algorithm>
 #include <fstream>
-#include <map>
-#include <ostream>
-#include <set>
+#include <iostream>
 #include <stdexcept>
+#include <string_view>
 
 namespace gpubench {
 
@@ -44,41 +42,75 @@ std::string shard_text(uint32_t index, uint32_t count) {
     return std::to_string(index) + "/" + std::to_string(count);
 }
 
-// What a --shard-costs file holds, told by its first bytes: an SQLite database (a history),
-// JSON (a results file), or neither. A file that cannot be read is left to the results reader,
-// which says why.
-enum class CostsFile { history, results, neither };
-CostsFile costs_file_kind(const std::string &file) {
+// --shard-costs FILE's recorded costs, and how the shard record names them. What it holds is
+// told by its first bytes: an SQLite database (a history), JSON (a results file), or neither. A
+// file that cannot be read, or is empty or blank so far, is left to the results reader, which
+// says why.
+RecordedCosts read_recorded_costs(const std::string &file, std::string &source) {
     std::ifstream in(file, std::ios::binary);
-    if (!in) return CostsFile::results;
     char head[16] = {};
     in.read(head, sizeof head);
-    if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16))
-        return CostsFile::history;
-    for (std::streamsize i = 0; i < in.gcount(); ++i)
-        if (!std::isspace(static_cast<unsigned char>(head[i]))) return head[i] == '{' ? CostsFile::results : CostsFile::neither;
-    return CostsFile::results;  // empty, or blank so far: the reader says so
+    if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16)) {
+        source = "from the history: " + file;
+        return history_wall_times(file);
+    }
+    const std::string_view read(head, static_cast<size_t>(in.gcount()));
+    const size_t first = read.find_first_not_of(" \t\n\v\f\r");
+    if (first != std::string_view::npos && read[first] != '{')
+        throw std::runtime_error(file + " is neither a results file (JSON) nor a history database (SQLite)");
+    source = "from earlier results: " + file;
+    return recorded_costs_of(read_results_file(file));
 }
 
-// --shard-costs FILE's recorded costs, and how the shard record names them.
-RecordedCosts read_recorded_costs(const std::string &file, std::string &source) {
-    switch (costs_file_kind(file)) {
-    case CostsFile::history: {
-        source = "from the history: " + file;
+// `entries` with their plugins among `plugins`, each with its planned params; throws
+// std::runtime_error naming a plugin that is not among them.
+SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
+                                  const std::vector<EntryIdentity> &entries) {
+    SweepEntries sweep;
+    for (const EntryIdentity &key : entries) {
+        const auto found = std::ranges::find(plugins, key.plugin, &PluginInfo::name);
+        if (found == plugins.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
+        sweep.push_back({*found, key.size, key.params});
+    }
+    return sweep;
+}
+
+// This shard's part of `planned`'s entries, measured with the plan's options, balanced by its
+// --shard-costs (a results file or a history database; the entries it lacks predicted) when
+// given, else by the plugins' declared work, asked of helper processes started from this runner
+// (each within `scan_timeout_s`); the entries whose cost could not be estimated are noted. The
+// record holds this shard's predicted wall time. Throws std::runtime_error, one line, when the
+// costs file cannot be read or is neither a results file nor a history.
+void keep_own_shard(PlannedEntries &planned, const SweepPlan &plan, double scan_timeout_s) {
+    const SweepEntries &entries = planned.entries;
+    const ShardSpec &shard = *plan.shard;
+    std::vector<EntryIdentity> keys;
+    for (const SweepEntry &entry : entries) keys.push_back(entry.identity(plan.measure.seed));
+    const auto predict = [&](const SweepEntries &these) {
+        return costs_from_declared_work(these, plan.measure, plan.runner_file, scan_timeout_s);
+    };
+    EntryCosts costs;
+    if (plan.shard_costs.empty()) {
+        costs = predict(entries);
+    } else {
         RecordedCosts recorded;
-        const HistoryWallTimes times = history_wall_times(file);
-        for (const HistoryWallTime &time : times.entries)
-            recorded.entry_s.emplace(time.entry, time.wall_s);
-        recorded.start_s = times.starts;
-        return recorded;
+        std::string source;
+        try {
+            recorded = read_recorded_costs(plan.shard_costs, source);
+        } catch (const std::exception &e) {
+            throw std::runtime_error("--shard-costs: " + std::string(e.what()));
+        }
+        costs = costs_from_recorded(entries, recorded, source, predict);
     }
-    case CostsFile::results:
-        source = "from earlier results: " + file;
-        return recorded_costs_of(read_results_file(file));
-    case CostsFile::neither:
-        break;
-    }
-    throw std::runtime_error(file + " is neither a results file (JSON) nor a history database (SQLite)");
+    ShardRecord record{shard.index, shard.count, shard.source, costs.source, costs.start_costs,
+                       plan_shards(keys, costs.costs, shard.count, costs.start_costs, costs.groups)};
+    record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);
+    for (const std::string &note : costs.notes) std::cout << "note: " << note << '\n';
+    SweepEntries own;
+    for (size_t i = 0; i < entries.size(); ++i)
+        if (record.planned[i].shard == record.index) own.push_back(entries[i]);
+    planned.entries = std::move(own);
+    planned.shard = std::move(record);
 }
 
 }  // namespace
@@ -117,95 +149,23 @@ std::optional<ResumedPlan> resumed_plan(const std::string &file, const std::opti
 
 std::vector<std::string> plugin_names(const std::vector<EntryIdentity> &entries) {
     std::vector<std::string> names;
-    std::set<std::string> seen;
     for (const EntryIdentity &key : entries)
-        if (seen.insert(key.plugin).second) names.push_back(key.plugin);
+        if (std::ranges::find(names, key.plugin) == names.end()) names.push_back(key.plugin);
     return names;
 }
 
-SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins,
-                                  const std::vector<EntryIdentity> &entries) {
-    std::map<std::string, const PluginInfo *> by_name;
-    for (const PluginInfo *plugin : plugins) by_name.emplace(plugin->name, plugin);
-    SweepEntries sweep;
-    for (const EntryIdentity &key : entries) {
-        const auto found = by_name.find(key.plugin);
-        if (found == by_name.end()) throw std::runtime_error("plugin " + key.plugin + " was not found");
-        sweep.push_back({found->second, key.size, key.params});
+PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
+                            const std::vector<const PluginInfo *> &plugins) {
+    PlannedEntries planned;
+    try {
+        planned.entries = plan.resumed ? entries_with_plugins(plugins, plan.resumed->entries)
+                                       : sweep_entries(plugins, cli.sizes, cli.param_axes);
+        if (plan.budget_s > 0 && plan.measure.counters) count_series_ends_only(planned.entries);
+        if (plan.shard && !plan.resumed) keep_own_shard(planned, plan, cli.scan_timeout_s);
+    } catch (const std::exception &e) {
+        throw CommandFailure{e.what()};
     }
-    return sweep;
-}
-
-ShardedSweep shard_sweep(const SweepEntries &entries, const ShardSpec &shard, const std::string &costs_file,
-                         const MeasureOptions &options, const std::filesystem::path &runner, double scan_timeout_s) {
-    std::vector<EntryIdentity> keys;
-    for (const SweepEntry &entry : entries) keys.push_back(entry.identity(options.seed));
-    const auto predict = [&](const SweepEntries &these) {
-        return costs_from_declared_work(these, options, runner, scan_timeout_s);
-    };
-    EntryCosts costs;
-    if (costs_file.empty()) {
-        costs = predict(entries);
-    } else {
-        RecordedCosts recorded;
-        std::string source;
-        try {
-            recorded = read_recorded_costs(costs_file, source);
-        } catch (const std::exception &e) {
-            throw std::runtime_error("--shard-costs: " + std::string(e.what()));
-        }
-        costs = costs_from_recorded(entries, recorded, source, predict);
-    }
-    ShardRecord record{shard.index, shard.count, shard.source, costs.source, costs.start_costs,
-                       plan_shards(keys, costs.costs, shard.count, costs.start_costs, costs.groups)};
-    record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);
-    ShardedSweep sharded;
-    for (size_t i = 0; i < entries.size(); ++i)
-        if (record.planned[i].shard == record.index) sharded.own.push_back(entries[i]);
-    sharded.record = std::move(record);
-    sharded.notes = std::move(costs.notes);
-    return sharded;
-}
-
-void record_shard_wall_time(ResultsFile &results, double seconds) {
-    const nlohmann::json &document = results.document();
-    if (!document.contains("shard")) return;
-    const double before = document["shard"].value("actual_s", 0.0);
-    results.set_field(nlohmann::json::json_pointer("/shard/actual_s"), before + seconds);
-}
-
-std::unique_ptr<ShardBarrier> start_shard_barrier(const ShardSpec &shard, const nlohmann::json &planned,
-                                                  const std::filesystem::path &results_file,
-                                                  const EnvironmentLookup &environment, std::ostream &warnings,
-                                                  const std::string &kind) {
-    if (!shard.launched_ranks || shard.count < 2) return nullptr;
-    std::string problem;
-    const BarrierTimes times = shard_barrier_times(environment, problem);
-    if (!problem.empty()) warnings << "runner: warning: " << problem << '\n';
-    const std::string job = launcher_job_identity(environment);
-    ShardBarrier::Place place{shard_barrier_folder(results_file, shard_barrier_id(job, shard.count, planned)),
-                              shard.index, shard.count, job.empty(), kind};
-    return std::make_unique<ShardBarrier>(std::move(place), times, warnings);
-}
-
-std::optional<HostShare> local_rank_share(const EnvironmentLookup &environment) {
-    for (const auto &[rank_name, size_name] :
-         {std::pair{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
-          {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
-          {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}}) {
-        const std::optional<std::string> rank_text = environment(rank_name), size_text = environment(size_name);
-        int rank = 0, size = 0;
-        if (!rank_text || !size_text || !parse_small_int(rank_text->c_str(), rank) ||
-            !parse_small_int(size_text->c_str(), size))
-            continue;
-        const std::vector<int> allowed = allowed_cpus();
-        if (size < 2 || rank < 0 || rank >= size || allowed.size() < logical_cores()) return std::nullopt;
-        HostShare share = split_host_cpus(allowed, physical_cores(allowed), {}, size_t(size)).at(size_t(rank));
-        share.basis = "local rank " + std::to_string(rank) + " of " + std::to_string(size) + " (" + rank_name +
-                      "): " + share.basis;
-        return share;
-    }
-    return std::nullopt;
+    return planned;
 }
 
 }  // namespace gpubench

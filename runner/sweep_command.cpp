@@ -3,14 +3,13 @@
 #include "console.hpp"
 #include "host_peaks.hpp"
 #include "host_resources.hpp"
-#include "progress.hpp"
 #include "rank_world.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
 #include "shard_barrier.hpp"
-#include "sharding.hpp"
 #include "sweep.hpp"
 #include "sweep_results.hpp"
+#include "system_info.hpp"
 #include "text_format.hpp"
 #include "visible_devices.hpp"
 
@@ -43,14 +42,6 @@ void catch_stop_signals() {
 bool stop_was_requested() { return stop_requested != 0; }
 
 namespace {
-
-// A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
-int exit_status(const SweepTally &tally, bool shard) {
-    if (tally.interrupted) return exit_interrupted;
-    if (tally.any_failed()) return exit_failed;
-    if (tally.skipped && !shard) return exit_skipped;
-    return exit_ok;
-}
 
 // The table on stdout and the progress line on stderr, as entries finish. `params_width`:
 // the widest params of the sweep's entries (0: none has any, and the table has no PARAMS).
@@ -119,13 +110,6 @@ void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const Sweep
     if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, plan.measure);
 }
 
-// The host's roofline, measured once per machine, when a CPU plugin is among `plugins`.
-std::optional<Roofline> host_roofline_for(const std::vector<const PluginInfo *> &plugins) {
-    for (const PluginInfo *plugin : plugins)
-        if (!plugin->is_cuda()) return host_roofline(host_peaks());
-    return std::nullopt;
-}
-
 // The lines above the table: version, GPUs, CPU threads and results file; a shard's part of
 // the sweep; a rank's share of the host.
 void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedEntries &planned,
@@ -137,7 +121,7 @@ void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedE
             gpu_names += (gpu_names.empty() ? "" : ", ") +
                          (gpus.size() > 1 ? std::to_string(each.device) + ": " : "") + each.name;
     if (plan.default_sweep && gpus.size() > 1 && plan.all_devices) gpu_names += " (every GPU here: the default sweep)";
-    out << "gpubench " << results.document["build"]["gpubench_version"].get<std::string>()
+    out << "gpubench " << build_context()["gpubench_version"].get<std::string>()
         << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names << " | CPU threads: " << plan.measure.cpu_threads
         << " | results: " << results.output << '\n';
     if (planned.shard)
@@ -154,29 +138,33 @@ void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedE
     out << '\n';
 }
 
-// Ranks launched together meet in a folder of their job's (the plan's world.folder); those of
-// jobs gone for a day are removed.
-void clear_stale_meeting_folders(const RankWorld &world) {
-    if (world.together()) remove_stale_siblings(world.folder, std::chrono::hours(24));
-}
-
-// What ranks launched together hold a failing exit at: the shards' barrier, or, for ranks that
-// measure the same sweep, the same barrier over its entries (alike on every rank).
+// What ranks launched together hold a failing exit at (shard_barrier.hpp), met beside the results
+// file: the shards' barrier, or, for ranks that measure the same sweep, the same barrier over its
+// entries (alike on every rank); nullptr for a run alone. Problems are warnings on stderr.
 std::unique_ptr<ShardBarrier> start_barrier(const SweepPlan &plan, const PlannedEntries &planned,
                                             const std::string &output) {
-    if (plan.shard)
-        return start_shard_barrier(*plan.shard,
-                                   plan.resumed ? plan.resumed->planned
-                                   : planned.shard ? nlohmann::json(planned.shard->planned)
-                                                   : nlohmann::json(),
-                                   output, process_environment(), std::cerr);
     const RankWorld &world = plan.measure.world;
-    if (!world.together()) return nullptr;
-    nlohmann::json entries = nlohmann::json::array();
-    for (const SweepEntry &entry : planned.entries)
-        entries.push_back({{"plugin", entry.plugin->name}, {"size", entry.size}, {"params", entry.params}});
-    return start_shard_barrier(ShardSpec{world.rank, world.ranks, world.source, true}, entries, output,
-                               process_environment(), std::cerr, "rank");
+    if (!plan.shard && !world.together()) return nullptr;
+    ShardSpec ranks{world.rank, world.ranks, world.source, true};
+    nlohmann::json entries = nlohmann::json::array();  // the whole sweep's plan
+    if (plan.shard) {
+        ranks = *plan.shard;
+        entries = plan.resumed ? plan.resumed->planned
+                  : planned.shard ? nlohmann::json(planned.shard->planned)
+                                  : nlohmann::json();
+    } else {
+        for (const SweepEntry &entry : planned.entries)
+            entries.push_back({{"plugin", entry.plugin->name}, {"size", entry.size}, {"params", entry.params}});
+    }
+    if (!ranks.launched_ranks || ranks.count < 2) return nullptr;
+    const EnvironmentLookup environment = process_environment();
+    std::string problem;
+    const BarrierTimes times = shard_barrier_times(environment, problem);
+    if (!problem.empty()) std::cerr << "runner: warning: " << problem << '\n';
+    const std::string job = launcher_job_identity(environment);
+    ShardBarrier::Place place{shard_barrier_folder(output, shard_barrier_id(job, ranks.count, entries)),
+                              ranks.index, ranks.count, job.empty(), plan.shard ? "shard" : "rank"};
+    return std::make_unique<ShardBarrier>(std::move(place), times, std::cerr);
 }
 
 // The summary line below the table (or what an interruption left).
@@ -196,8 +184,18 @@ void print_sweep_summary(const SweepTally &tally, const SweepPlan &plan, int sta
                   << ", and runner merge reports them (exit status 3 there)\n";
 }
 
+// A shard's file (one with a "shard" record): its actual wall time, this process's `seconds`
+// (from its start to its last entry's end) added to what the processes before it recorded
+// (--resume). Throws std::runtime_error when the file cannot be written.
+void record_shard_wall_time(ResultsFile &results, double seconds) {
+    const nlohmann::json &document = results.document();
+    if (!document.contains("shard")) return;
+    const double before = document["shard"].value("actual_s", 0.0);
+    results.set_field(nlohmann::json::json_pointer("/shard/actual_s"), before + seconds);
+}
+
 // Runs the sweep and prints its summary; returns the exit status. A shard's file then records
-// its actual wall time (sharding.hpp), also when the sweep was interrupted.
+// its actual wall time, also when the sweep was interrupted.
 int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, const SweepPlan &plan,
                         const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                         const SweepSetup &setup, const std::string &output) {
@@ -214,7 +212,9 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
                         " (every runner command also reads its journal)",
                     exit_failed);
     }
-    const int status = exit_status(tally, plan.shard.has_value());
+    // A shard's skipped entries are not its failure: runner merge's status reports the sweep's.
+    const int status =
+        tally.interrupted ? exit_interrupted : sweep_exit_status(tally, tally.skipped && !plan.shard);
     print_sweep_summary(tally, plan, status, setup, output);
     return status;
 }
@@ -228,14 +228,21 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     const PlannedEntries planned = plan_entries(cli, plan, selection.plugins);
     WorkerPool pool(launch);
     prestart_first_worker(pool, cli, plan, planned.entries);
-    const std::vector<GpuInfo> gpus = probe_gpus(plan.measure, selection.probed, cli.reprobe_gpus);
+    std::vector<GpuInfo> gpus;  // the sweep's GPUs, described: cuda_device's first
+    for (int device : selected_cuda_devices(plan.measure))
+        gpus.push_back(gpus.empty() && selection.probed ? *selection.probed
+                                                        : probe_runner_gpu(device, cli.reprobe_gpus));
     std::vector<DeviceIdentity> identities;
     for (const GpuInfo &gpu : gpus)
         if (gpu.available) identities.push_back(identity_of(gpu));
     pool.set_gpus(launch.gpus = identities);  // later workers are shown their GPUs by UUID
-    const std::optional<Roofline> roofline = host_roofline_for(selection.plugins);
-    if (roofline) pool.set_host_roofline(launch.host_roofline = *roofline);
-    clear_stale_meeting_folders(plan.measure.world);
+    std::optional<Roofline> roofline;  // the host's, measured once per machine, for CPU plugins
+    if (std::ranges::any_of(selection.plugins, [](const PluginInfo *p) { return !p->is_cuda(); })) {
+        roofline = host_roofline(host_peaks());
+        pool.set_host_roofline(launch.host_roofline = *roofline);
+    }
+    // Ranks launched together meet in a folder of their job's; those of jobs gone for a day are removed.
+    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder, std::chrono::hours(24));
     const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
     print_sweep_banner(std::cout, plan, planned, gpus, results);
 

@@ -1,9 +1,12 @@
 #include "sweep_plan.hpp"
 
 #include "cache_files.hpp"
+#include "child_process.hpp"
 #include "gpu_description_cache.hpp"
 #include "host_resources.hpp"
+#include "plugin_list.hpp"
 #include "rank_world.hpp"
+#include "shard_barrier.hpp"
 #include "sweep_results.hpp"
 #include "visible_devices.hpp"
 
@@ -27,35 +30,61 @@ constexpr double default_sweep_budget_s = 150;
 // sweep takes every GPU of a host with several, unless --device names one. The GPUs are
 // counted from the driver's listing where it tells, so that CUDA is not started yet
 // (narrow_own_devices), nor at all where the GPUs' descriptions are cached.
-std::string choose_devices(const CommandLine &cli, SweepPlan &plan) {
+void choose_devices(const CommandLine &cli, SweepPlan &plan) {
     const auto count_devices = [] {
         const std::optional<int> listed = visible_gpu_count(driver_gpu_listing(), inherited_visible_devices());
         return listed ? *listed : cuda_device_count();  // not value_or: it would start CUDA every time
     };
     plan.all_devices = cli.all_devices ||
                        (plan.default_sweep && cli.devices.empty() && !cli.device_given && count_devices() > 1);
-    if (cli.devices.empty() && !plan.all_devices) return "";
+    if (cli.devices.empty() && !plan.all_devices) return;
     const int count = count_devices();
     std::vector<int> devices = cli.devices;
     if (plan.all_devices)
         for (int device = 0; device < count; ++device) devices.push_back(device);
     for (int device : devices)
         if (count > 0 && device >= count)
-            return "--devices: CUDA device " + std::to_string(device) + " does not exist (" +
-                   std::to_string(count) + " found)";
+            throw CommandFailure{"--devices: CUDA device " + std::to_string(device) + " does not exist (" +
+                                 std::to_string(count) + " found)"};
     if (devices.empty()) devices.push_back(plan.measure.cuda_device);
     plan.measure.cuda_device = devices.front();
     plan.measure.cuda_devices = devices;
-    return "";
 }
 
-// Ranks launched together on one host (shards, or a world: rank_world.hpp) share it, as lanes
-// do (sharding.hpp): this rank's share, taken (bound to, and --threads unless given), or
+// Ranks of one launch on one host (mpirun -np 2 on a host of two GPUs) share it as --devices'
+// lanes do: when the launcher left each rank the whole host (mpirun --bind-to none), local
+// rank R of L takes the R-th of L equal parts of its CPUs, by whole cores. The local rank and
+// count come from OMPI_COMM_WORLD_LOCAL_RANK/_LOCAL_SIZE (Open MPI), MPI_LOCALRANKID/
+// MPI_LOCALNRANKS (MPICH's hydra) or SLURM_LOCALID/SLURM_NTASKS_PER_NODE (srun). nullopt when
+// there is one rank here, or the launcher already bound it to fewer CPUs than the host has.
+std::optional<HostShare> local_rank_share() {
+    const EnvironmentLookup environment = process_environment();
+    for (const auto &[rank_name, size_name] :
+         {std::pair{"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE"},
+          {"MPI_LOCALRANKID", "MPI_LOCALNRANKS"},
+          {"SLURM_LOCALID", "SLURM_NTASKS_PER_NODE"}}) {
+        const std::optional<std::string> rank_text = environment(rank_name), size_text = environment(size_name);
+        int rank = 0, size = 0;
+        if (!rank_text || !size_text || !parse_small_int(rank_text->c_str(), rank) ||
+            !parse_small_int(size_text->c_str(), size))
+            continue;
+        const std::vector<int> allowed = allowed_cpus();
+        if (size < 2 || rank < 0 || rank >= size || allowed.size() < logical_cores()) return std::nullopt;
+        HostShare share = split_host_cpus(allowed, physical_cores(allowed), {}, size_t(size)).at(size_t(rank));
+        share.basis = "local rank " + std::to_string(rank) + " of " + std::to_string(size) + " (" + rank_name +
+                      "): " + share.basis;
+        return share;
+    }
+    return std::nullopt;
+}
+
+// Ranks launched together on one host (shards, or a world: rank_world.hpp) share it
+// (local_rank_share): this rank's share, taken (bound to, and --threads unless given), or
 // nullopt with a note where its launcher bound it to fewer CPUs than the host has.
 std::optional<HostShare> take_rank_share(const CommandLine &cli, const std::optional<ShardSpec> &shard,
                                          MeasureOptions &measure) {
     if (!(shard && shard->launched_ranks) && !measure.world.together()) return std::nullopt;
-    std::optional<HostShare> share = local_rank_share(process_environment());
+    std::optional<HostShare> share = local_rank_share();
     if (!share) {
         if (allowed_cpus().size() < logical_cores())
             std::cout << "note: this rank may use " << allowed_cpus().size() << " of this host's " << logical_cores()
@@ -90,11 +119,10 @@ std::vector<const PluginInfo *> runnable_plugins(const SweepPlan &plan, const Pl
                                                  const GpuInfo &gpu) {
     std::vector<const PluginInfo *> selected;
     for (const PluginInfo &p : catalog.plugins)
-        if ((p.is_available() && (!p.is_cuda() || gpu.available)) || plan.shard)
+        if (const std::string why = unavailable_reason(p, gpu); why.empty() || plan.shard)
             selected.push_back(&p);
         else
-            std::cout << "note: " << p.name << " unavailable: "
-                      << (p.is_available() ? gpu.unavailable_reason : p.unavailable_reason) << '\n';
+            std::cout << "note: " << p.name << " unavailable: " << why << '\n';
     return selected;
 }
 
@@ -121,7 +149,7 @@ SweepPlan plan_sweep(const CommandLine &cli) {
     // The default sweep is an overview that should take minutes: a tighter time per entry,
     // and no size predicted to run for long (SweepSetup::predicted_run_limit_s).
     plan.default_sweep = plan.resumed ? plan.resumed->default_sweep : cli.plugin_patterns.empty() && !cli.sizes;
-    if (std::string problem = choose_devices(cli, plan); !problem.empty()) throw CommandFailure{problem};
+    choose_devices(cli, plan);
     plan.rank_share = take_rank_share(cli, plan.shard, plan.measure);
     if (cli.rank_options_given && !plan.measure.world.together())
         std::cout << "note: --rank-dir and --rank-timeout are for ranks launched together (mpirun, srun, "
@@ -183,40 +211,16 @@ SweepSelection select_sweep_plugins(const CommandLine &cli, const SweepPlan &pla
         std::cout << "note: " << catalog.refused.size()
                   << (catalog.refused.size() == 1 ? " file was" : " files were")
                   << " refused as plugins (runner --list says why)\n";
-    // A mistyped key would otherwise be measured as the default, silently.
-    if (std::string problem = unread_param_problem(selection.plugins, param_keys(cli.param_axes)); !problem.empty())
+    // A mistyped key would otherwise be measured as the default, silently (the keys as "key=,key2=":
+    // unread_param_problem reads the keys only).
+    std::string keys;
+    for (const ParamAxis &axis : cli.param_axes) keys += (keys.empty() ? "" : ",") + axis.key + "=";
+    if (std::string problem = unread_param_problem(selection.plugins, keys); !problem.empty())
         throw CommandFailure{problem};
     // A value the plugin would refuse fails here, once, not as an error entry at every size.
     if (std::string problem = param_values_problem(selection.plugins, cli.param_axes); !problem.empty())
         throw CommandFailure{problem};
     return selection;
-}
-
-PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
-                            const std::vector<const PluginInfo *> &plugins) {
-    PlannedEntries planned;
-    try {
-        planned.entries = plan.resumed ? entries_with_plugins(plugins, plan.resumed->entries)
-                                       : sweep_entries(plugins, cli.sizes, cli.param_axes);
-        if (plan.budget_s > 0 && plan.measure.counters) count_series_ends_only(planned.entries);
-        if (plan.shard && !plan.resumed) {
-            ShardedSweep sharded = shard_sweep(planned.entries, *plan.shard, plan.shard_costs, plan.measure,
-                                               plan.runner_file, cli.scan_timeout_s);
-            for (const std::string &note : sharded.notes) std::cout << "note: " << note << '\n';
-            planned.entries = std::move(sharded.own);
-            planned.shard = std::move(sharded.record);
-        }
-    } catch (const std::exception &e) {
-        throw CommandFailure{e.what()};
-    }
-    return planned;
-}
-
-std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe) {
-    std::vector<GpuInfo> gpus;
-    for (int device : selected_cuda_devices(options))
-        gpus.push_back(gpus.empty() && probed ? *probed : probe_runner_gpu(device, reprobe));
-    return gpus;
 }
 
 GpuInfo probe_runner_gpu(int device, bool reprobe) {

@@ -74,7 +74,7 @@ struct PlannedEntries {
 };
 
 // The selection's entries: a resumed file's plan, else every size and parameter setting of
-// the command line, cut to this shard's part under --shard (notes printed).
+// the command line, cut to this shard's part under --shard (notes printed; sharding.cpp).
 PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
                             const std::vector<const PluginInfo *> &plugins);
 
@@ -83,9 +83,6 @@ PlannedEntries plan_entries(const CommandLine &cli, const SweepPlan &plan,
 // GPU description cache where it holds the device (never with `reprobe`: --reprobe-gpus),
 // else probed through CUDA (gpu_description_cache.hpp).
 GpuInfo probe_runner_gpu(int device, bool reprobe);
-
-// The sweep's GPUs, described: cuda_device's first (`probed` when the caller has it already).
-std::vector<GpuInfo> probe_gpus(const MeasureOptions &options, const std::optional<GpuInfo> &probed, bool reprobe);
 
 // `runner [options]` without --list: starts the first worker, opens the results file
 // (sweep_results.hpp), prints the table as entries finish and the summary, and returns the

@@ -51,10 +51,10 @@ std::unique_ptr<ResultsFile> open_default_results(const std::string &stem, const
     throw std::runtime_error("the default names are all taken: name one with --output");
 }
 
-// Opens `results.output` with `results.document`, or the default name from `default_stem`,
-// or the --resume file (its entries kept, its header's run-specific fields replaced).
-void open_results_file(const SweepPlan &plan, const std::string &default_stem, SweepResults &results) {
-    const nlohmann::json &document = results.document;
+// Opens `results.output` with `document`, or the default name from `default_stem`, or the
+// --resume file (its entries kept, its header's run-specific fields replaced).
+void open_results_file(const SweepPlan &plan, const std::string &default_stem, const nlohmann::json &document,
+                       SweepResults &results) {
     try {
         if (plan.output.empty())
             results.file = open_default_results(default_stem, document, results.output);
@@ -108,8 +108,8 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, c
     const std::string default_stem = default_results_folder + host_name() + "-" + utc_timestamp(true) + suffix;
     SweepResults results;
     results.output = plan.output.empty() ? default_stem + ".json" : plan.output;
-    results.document = results_document(cli, plan, planned, gpus, host_roofline, command_line);
-    open_results_file(plan, default_stem, results);
+    open_results_file(plan, default_stem, results_document(cli, plan, planned, gpus, host_roofline, command_line),
+                      results);
     return results;
 }
 

@@ -19,8 +19,7 @@
 namespace gpubench {
 
 struct SweepResults {
-    std::string output;                 // the file's path
-    nlohmann::json document;            // its header (the build, the options, the GPUs...)
+    std::string output;  // the file's path
     std::unique_ptr<ResultsFile> file;
 };
 

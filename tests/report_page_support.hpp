@@ -23,9 +23,8 @@ inline gpubench::ReportInput input_of(const std::vector<nlohmann::json> &documen
                                       const std::vector<std::string> &labels = {}) {
     gpubench::ReportInput input;
     for (size_t i = 0; i < documents.size(); ++i) {
-        input.files.push_back("file" + std::to_string(i) + ".json");
-        input.labelled.emplace_back(i < labels.size() ? labels[i] : "",
-                                    gpubench::results_document(documents[i], input.files.back()));
+        const std::string file = "file" + std::to_string(i) + ".json";
+        input.labelled.emplace_back(i < labels.size() ? labels[i] : "", gpubench::results_document(documents[i], file));
     }
     input.reports = gpubench::build_report(input.labelled, {});
     input.baseline_backend = "naive";

@@ -56,7 +56,6 @@ ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &
 
 ReportInput input_of_document(const ResultsDocument &document) {
     ReportInput input;
-    input.files = {"test.json"};
     input.labelled = {{"", document}};
     input.baseline_backend = "naive";
     input.reports = build_report(input.labelled, {});

@@ -1,8 +1,8 @@
 // The progress line moves while an entry runs: the sweep ticks its observer from a thread of
 // its own (a worker's entry that hangs until its time-out included), and the runner's Progress
 // redraws a terminal's line each second and tells a log every so often that the entry runs on.
+#include "console.hpp"
 #include "plugin_catalog.hpp"
-#include "progress.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
 #include "sweep.hpp"

@@ -22,7 +22,6 @@ const std::string study_file = GPUBENCH_SOURCE_DIR "/docs/studies/data/h100/veca
 // What runner report builds from one results file.
 ReportInput input_of_file(const std::string &file) {
     ReportInput input;
-    input.files = {file};
     input.labelled = {{"", read_results_file(file)}};
     input.baseline_backend = "naive";
     input.reports = build_report(input.labelled, {});

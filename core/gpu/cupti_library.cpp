@@ -33,20 +33,15 @@ bool resolve(void *library, F &function, const char *name) {
     return function != nullptr;
 }
 
-// Each entry point of an API resolved in `library` into `api`; false where it lacks one.
-#define GPUBENCH_CUPTI_RESOLVE(field, symbol) &&resolve(library, api.field, #symbol)
-
-std::optional<CuptiActivityApi> activity_api(void *library) {
-    CuptiActivityApi api{};
-    const bool found = true GPUBENCH_CUPTI_ACTIVITY(GPUBENCH_CUPTI_RESOLVE);
-    return found ? std::optional(api) : std::nullopt;
-}
-
-std::optional<CuptiRangeProfilerApi> range_profiler_api(void *library) {
-    CuptiRangeProfilerApi api{};
-    const bool found = true GPUBENCH_CUPTI_RANGE_PROFILER(GPUBENCH_CUPTI_RESOLVE);
-    return found ? std::optional(api) : std::nullopt;
-}
+// An API struct with each entry point of its LIST resolved in `library`; nullopt where it
+// lacks one.
+#define GPUBENCH_CUPTI_RESOLVE(field, symbol) &&resolve(library, resolved.field, #symbol)
+#define GPUBENCH_CUPTI_RESOLVED(Api, LIST)                                  \
+    [library] {                                                             \
+        Api resolved{};                                                     \
+        const bool found = true LIST(GPUBENCH_CUPTI_RESOLVE);               \
+        return found ? std::optional(resolved) : std::nullopt;              \
+    }()
 
 // The entry points of `library` (opened from `file`) if it is a CUPTI of the headers' version.
 const CuptiApi *entry_points(void *library, const std::string &file, std::string &failure) {
@@ -64,8 +59,8 @@ const CuptiApi *entry_points(void *library, const std::string &file, std::string
         return nullptr;
     }
     api.version = std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100);
-    api.activity = activity_api(library);
-    api.range_profiler = range_profiler_api(library);
+    api.activity = GPUBENCH_CUPTI_RESOLVED(CuptiActivityApi, GPUBENCH_CUPTI_ACTIVITY);
+    api.range_profiler = GPUBENCH_CUPTI_RESOLVED(CuptiRangeProfilerApi, GPUBENCH_CUPTI_RANGE_PROFILER);
     return &api;
 }
 

@@ -2,6 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <initializer_list>
+#include <type_traits>
+
 namespace gpubench {
 namespace {
 
@@ -31,28 +34,37 @@ struct NvmlFieldValue {
     } value;  // nvmlValue_t, of which these two are read
 };
 
+// Each entry point: its field, its function type and its names, newest first. processes is
+// counted, never listed: called with no room for the list, whose struct differs by version.
+// cpu_affinity: the device's ideal CPUs, a bit mask in `words` unsigned longs. numa_node: newer
+// drivers only.
+#define GPUBENCH_NVML_ENTRY_POINTS(X)                                                                       \
+    X(init, int(), "nvmlInit_v2")                                                                           \
+    X(handle_by_pci_bus_id, int(const char *, nvml_device *), "nvmlDeviceGetHandleByPciBusId_v2")           \
+    X(clock, int(nvml_device, int, unsigned *), "nvmlDeviceGetClockInfo")                                   \
+    X(temperature, int(nvml_device, int, unsigned *), "nvmlDeviceGetTemperature")                           \
+    X(power, int(nvml_device, unsigned *), "nvmlDeviceGetPowerUsage")                                       \
+    X(energy, int(nvml_device, unsigned long long *), "nvmlDeviceGetTotalEnergyConsumption")                \
+    X(throttle_reasons, int(nvml_device, unsigned long long *), "nvmlDeviceGetCurrentClocksEventReasons",   \
+      "nvmlDeviceGetCurrentClocksThrottleReasons")                                                          \
+    X(utilization, int(nvml_device, NvmlUtilization *), "nvmlDeviceGetUtilizationRates")                    \
+    X(memory, int(nvml_device, NvmlMemory *), "nvmlDeviceGetMemoryInfo")                                    \
+    X(processes, int(nvml_device, unsigned *, void *), "nvmlDeviceGetComputeRunningProcesses_v3",           \
+      "nvmlDeviceGetComputeRunningProcesses_v2", "nvmlDeviceGetComputeRunningProcesses")                    \
+    X(cpu_affinity, int(nvml_device, unsigned words, unsigned long *mask), "nvmlDeviceGetCpuAffinity")      \
+    X(numa_node, int(nvml_device, unsigned *), "nvmlDeviceGetNumaNodeId")                                   \
+    X(nvlink_state, int(nvml_device, unsigned link, unsigned *active), "nvmlDeviceGetNvLinkState")          \
+    X(nvlink_version, int(nvml_device, unsigned link, unsigned *), "nvmlDeviceGetNvLinkVersion")            \
+    X(field_values, int(nvml_device, int count, NvmlFieldValue *), "nvmlDeviceGetFieldValues")              \
+    X(pcie_max_generation, int(nvml_device, unsigned *), "nvmlDeviceGetMaxPcieLinkGeneration")              \
+    X(pcie_max_width, int(nvml_device, unsigned *), "nvmlDeviceGetMaxPcieLinkWidth")                        \
+    X(pcie_generation, int(nvml_device, unsigned *), "nvmlDeviceGetCurrPcieLinkGeneration")                 \
+    X(pcie_width, int(nvml_device, unsigned *), "nvmlDeviceGetCurrPcieLinkWidth")
+#define GPUBENCH_NVML_FIELD(field, type, ...) std::add_pointer_t<type> field = nullptr;
+#define GPUBENCH_NVML_BIND(field, type, ...) bind(api.field, {__VA_ARGS__});
+
 struct Nvml {
-    int (*init)();
-    int (*handle_by_pci_bus_id)(const char *, nvml_device *);
-    int (*clock)(nvml_device, int, unsigned *);
-    int (*temperature)(nvml_device, int, unsigned *);
-    int (*power)(nvml_device, unsigned *);
-    int (*energy)(nvml_device, unsigned long long *);
-    int (*throttle_reasons)(nvml_device, unsigned long long *);
-    int (*utilization)(nvml_device, NvmlUtilization *);
-    int (*memory)(nvml_device, NvmlMemory *);
-    // Counted, never listed: called with no room for the list, whose struct differs by version.
-    int (*processes)(nvml_device, unsigned *, void *);
-    // The device's ideal CPU affinity: a bit mask in `words` unsigned longs.
-    int (*cpu_affinity)(nvml_device, unsigned words, unsigned long *mask);
-    int (*numa_node)(nvml_device, unsigned *);  // newer drivers only
-    int (*nvlink_state)(nvml_device, unsigned link, unsigned *active);
-    int (*nvlink_version)(nvml_device, unsigned link, unsigned *version);
-    int (*field_values)(nvml_device, int count, NvmlFieldValue *values);
-    int (*pcie_max_generation)(nvml_device, unsigned *);
-    int (*pcie_max_width)(nvml_device, unsigned *);
-    int (*pcie_generation)(nvml_device, unsigned *);
-    int (*pcie_width)(nvml_device, unsigned *);
+    GPUBENCH_NVML_ENTRY_POINTS(GPUBENCH_NVML_FIELD)
 };
 
 // Loaded and initialised once per process; nullptr (and why) when that failed.
@@ -65,36 +77,17 @@ const Nvml *nvml(std::string *why_not = nullptr) {
             return nullptr;
         }
         static Nvml api;
-        const auto bind = [&](auto &function, const char *name) {
-            function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(dlsym(library, name));
-            return function != nullptr;
+        // An optional reading the driver lacks stays null and reads as n/a.
+        const auto bind = [&](auto &function, std::initializer_list<const char *> names) {
+            using Function = std::remove_reference_t<decltype(function)>;
+            for (const char *name : names)
+                if (!function) function = reinterpret_cast<Function>(dlsym(library, name));
         };
-        if (!bind(api.init, "nvmlInit_v2") ||
-            !bind(api.handle_by_pci_bus_id, "nvmlDeviceGetHandleByPciBusId_v2")) {
+        GPUBENCH_NVML_ENTRY_POINTS(GPUBENCH_NVML_BIND)
+        if (!api.init || !api.handle_by_pci_bus_id) {
             failure = "libnvidia-ml.so.1 lacks nvmlInit_v2 or nvmlDeviceGetHandleByPciBusId_v2";
             return nullptr;
         }
-        // Optional readings: a missing one stays null and reads as n/a.
-        bind(api.clock, "nvmlDeviceGetClockInfo");
-        bind(api.temperature, "nvmlDeviceGetTemperature");
-        bind(api.power, "nvmlDeviceGetPowerUsage");
-        bind(api.energy, "nvmlDeviceGetTotalEnergyConsumption");
-        if (!bind(api.throttle_reasons, "nvmlDeviceGetCurrentClocksEventReasons"))
-            bind(api.throttle_reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
-        bind(api.utilization, "nvmlDeviceGetUtilizationRates");
-        bind(api.memory, "nvmlDeviceGetMemoryInfo");
-        if (!bind(api.processes, "nvmlDeviceGetComputeRunningProcesses_v3") &&
-            !bind(api.processes, "nvmlDeviceGetComputeRunningProcesses_v2"))
-            bind(api.processes, "nvmlDeviceGetComputeRunningProcesses");
-        bind(api.cpu_affinity, "nvmlDeviceGetCpuAffinity");
-        bind(api.numa_node, "nvmlDeviceGetNumaNodeId");
-        bind(api.nvlink_state, "nvmlDeviceGetNvLinkState");
-        bind(api.nvlink_version, "nvmlDeviceGetNvLinkVersion");
-        bind(api.field_values, "nvmlDeviceGetFieldValues");
-        bind(api.pcie_max_generation, "nvmlDeviceGetMaxPcieLinkGeneration");
-        bind(api.pcie_max_width, "nvmlDeviceGetMaxPcieLinkWidth");
-        bind(api.pcie_generation, "nvmlDeviceGetCurrPcieLinkGeneration");
-        bind(api.pcie_width, "nvmlDeviceGetCurrPcieLinkWidth");
         if (int status = api.init(); status != 0) {
             failure = "nvmlInit_v2 failed (NVML status " + std::to_string(status) + ")";
             return nullptr;

@@ -85,7 +85,9 @@ double relative_size(double before, double after) {
 
 // Joins neighbouring segments whose levels differ by less than `min_step`, the closest pair
 // first, re-fitting each join's level, until every remaining step is at least that large.
-void merge_small_steps(const std::vector<double> &series, std::vector<size_t> &ends, double min_step) {
+// Returns the remaining segments' levels.
+std::vector<double> merge_small_steps(const std::vector<double> &series, std::vector<size_t> &ends,
+                                      double min_step) {
     std::vector<double> levels;
     for (size_t i = 0; i < ends.size(); ++i) levels.push_back(segment_median(series, i ? ends[i - 1] : 0, ends[i]));
     while (ends.size() > 1) {
@@ -95,11 +97,12 @@ void merge_small_steps(const std::vector<double> &series, std::vector<size_t> &e
             const double step = relative_size(levels[i], levels[i + 1]);
             if (step < smallest) smallest = step, closest = i;
         }
-        if (!(smallest < min_step)) return;
+        if (!(smallest < min_step)) break;
         ends.erase(ends.begin() + static_cast<std::ptrdiff_t>(closest));
         levels.erase(levels.begin() + static_cast<std::ptrdiff_t>(closest));
         levels[closest] = segment_median(series, closest ? ends[closest - 1] : 0, ends[closest]);
     }
+    return levels;
 }
 
 // The noise estimate the penalty is scaled by: the median absolute successive difference,
@@ -123,15 +126,9 @@ std::vector<ChangePoint> find_change_points(const std::vector<double> &series, c
     const double n = static_cast<double>(series.size());
     const double penalty = options.penalty * series_noise(series) * std::log(n + 1);
     std::vector<size_t> ends = optimal_partition(series, penalty);
-    merge_small_steps(series, ends, options.min_relative_step);
+    const std::vector<double> levels = merge_small_steps(series, ends, options.min_relative_step);
     std::vector<ChangePoint> steps;
-    for (size_t i = 0; i + 1 < ends.size(); ++i) {
-        ChangePoint step;
-        step.index = ends[i];
-        step.before = segment_median(series, i ? ends[i - 1] : 0, ends[i]);
-        step.after = segment_median(series, ends[i], ends[i + 1]);
-        steps.push_back(step);
-    }
+    for (size_t i = 0; i + 1 < ends.size(); ++i) steps.push_back({ends[i], levels[i], levels[i + 1]});
     return steps;
 }
 

@@ -47,9 +47,10 @@ CREATE INDEX points_by_run ON points(run_id);
 // Columns added to a table after schema 1's files were first written: NULL in rows stored
 // before them. Readers of those files that do not know them are not affected.
 // metrics: the entry's metrics as the results file has them (a JSON array), NULL where none.
-constexpr std::pair<const char *, const char *> added_columns[] = {{"points", "wall_s REAL"},
-                                                                   {"points", "start_s REAL"},
-                                                                   {"points", "metrics TEXT"}};
+constexpr struct {
+    const char *table, *name, *type;
+} added_columns[] = {{"points", "wall_s", "REAL"}, {"points", "start_s", "REAL"},
+                     {"points", "metrics", "TEXT"}};
 
 }  // namespace
 
@@ -65,9 +66,8 @@ HistoryDatabase::HistoryDatabase(const std::filesystem::path &path, Access acces
     }
     try {
         sqlite3_busy_timeout(db_, busy_timeout_ms);
-        bool fresh = false;
         // Before anything is written: another application's database stays as it was.
-        check_identity(access, fresh);
+        const bool fresh = check_identity(access);
         if (access == Access::read) return;
         // WAL: readers never block the writer; writers queue on the lock (BEGIN IMMEDIATE).
         use_wal();
@@ -111,15 +111,17 @@ void HistoryDatabase::use_wal() {
     }
 }
 
-void HistoryDatabase::check_identity(Access access, bool &fresh) {
+int64_t HistoryDatabase::integer_of(const std::string &sql) const {
+    HistoryStatement statement(*this, sql);
+    return statement.step() ? statement.integer(0) : 0;
+}
+
+bool HistoryDatabase::check_identity(Access access) {
     int64_t application_id = 0, version = 0, objects = 0;
     try {
-        HistoryStatement id(*this, "PRAGMA application_id");
-        if (id.step()) application_id = id.integer(0);
-        HistoryStatement user_version(*this, "PRAGMA user_version");
-        if (user_version.step()) version = user_version.integer(0);
-        HistoryStatement count(*this, "SELECT count(*) FROM sqlite_master");
-        if (count.step()) objects = count.integer(0);
+        application_id = integer_of("PRAGMA application_id");
+        version = integer_of("PRAGMA user_version");
+        objects = integer_of("SELECT count(*) FROM sqlite_master");
     } catch (const std::runtime_error &) {
         // "file is not a database", "database disk image is malformed"; else (locked...) as is.
         const int code = sqlite3_errcode(db_);
@@ -133,12 +135,11 @@ void HistoryDatabase::check_identity(Access access, bool &fresh) {
             throw std::runtime_error(name + " was written by a newer gpubench (history schema " +
                                      std::to_string(version) + "; this one reads " +
                                      std::to_string(history_schema_version) + ")");
-        return;
+        return false;
     }
     if (application_id == 0 && objects == 0) {
         if (access == Access::read) throw std::runtime_error(name + " is empty: no run was added to it");
-        fresh = true;
-        return;
+        return true;
     }
     throw std::runtime_error(name + " is not a gpubench history database (an SQLite database of " +
                              (application_id ? "application id " + std::to_string(application_id)
@@ -149,8 +150,7 @@ void HistoryDatabase::check_identity(Access access, bool &fresh) {
 void HistoryDatabase::create_schema() {
     HistoryTransaction transaction(*this);
     // Another writer may have created it since check_identity: only the first one does.
-    HistoryStatement id(*this, "PRAGMA application_id");
-    if (id.step() && id.integer(0) == history_application_id) return;
+    if (integer_of("PRAGMA application_id") == history_application_id) return;
     execute(schema_sql);
     execute("PRAGMA application_id=" + std::to_string(history_application_id));
     execute("PRAGMA user_version=" + std::to_string(history_schema_version));
@@ -163,16 +163,12 @@ bool HistoryDatabase::has_column(const std::string &table, const std::string &co
 }
 
 void HistoryDatabase::add_missing_columns() {
-    const auto name_of = [](const char *definition) {
-        const std::string text = definition;
-        return text.substr(0, text.find(' '));
-    };
-    for (const auto &[table, definition] : added_columns)
-        if (!has_column(table, name_of(definition))) {
+    for (const auto &[table, name, type] : added_columns)
+        if (!has_column(table, name)) {
             HistoryTransaction transaction(*this);
             // Another writer may have added it since: only the first one does.
-            if (has_column(table, name_of(definition))) continue;
-            execute(std::string("ALTER TABLE ") + table + " ADD COLUMN " + definition);
+            if (has_column(table, name)) continue;
+            execute(std::string("ALTER TABLE ") + table + " ADD COLUMN " + name + " " + type);
             transaction.commit();
         }
 }

@@ -6,10 +6,12 @@
 #include "history_database.hpp"
 #include "history_store.hpp"
 #include "metric_format.hpp"
+#include "shard_costs.hpp"
 #include "text_format.hpp"
 
 #include <map>
 #include <tuple>
+#include <utility>
 
 namespace gpubench {
 
@@ -28,30 +30,15 @@ ORDER BY p.plugin, p.size, p.params, p.device, r.machine, r.gpus, r.build, r.cre
 }
 
 HistorySeries series_of_row(const HistoryStatement &row) {
-    HistorySeries series;
-    series.plugin = row.text(0);
-    series.size = static_cast<uint64_t>(row.integer(1));
-    series.params = row.text(2);
-    series.device = static_cast<int>(row.integer(3));
-    series.machine = row.text(4);
-    series.gpus = row.text(5);
-    series.build = row.text(6);
-    return series;
+    return {.plugin = row.text(0), .params = row.text(2), .size = static_cast<uint64_t>(row.integer(1)),
+            .machine = row.text(4), .gpus = row.text(5), .build = row.text(6),
+            .device = static_cast<int>(row.integer(3))};
 }
 
 HistoryPoint point_of_row(const HistoryStatement &row) {
-    HistoryPoint point;
-    point.run_id = row.integer(7);
-    point.commit = row.text(8);
-    point.date = row.text(9);
-    point.median = row.real(10);
-    point.low = row.real(11);
-    point.high = row.real(12);
-    point.min = row.real(13);
-    point.max = row.real(14);
-    point.samples = static_cast<uint64_t>(row.integer(15));
-    point.flags = row.text(16);
-    return point;
+    return {.run_id = row.integer(7), .commit = row.text(8), .date = row.text(9), .median = row.real(10),
+            .low = row.real(11), .high = row.real(12), .min = row.real(13), .max = row.real(14),
+            .samples = static_cast<uint64_t>(row.integer(15)), .flags = row.text(16)};
 }
 
 // The row's metrics; none where the column is NULL. A value the database holds that is not
@@ -138,31 +125,23 @@ std::vector<HistorySeries> history_series(const std::filesystem::path &database,
     return all;
 }
 
-HistoryWallTimes history_wall_times(const std::filesystem::path &database) {
+RecordedCosts history_wall_times(const std::filesystem::path &database) {
     HistoryDatabase db(database, HistoryDatabase::Access::read);
-    HistoryWallTimes times;
-    if (!db.has_column("points", "wall_s")) return times;  // no point stored one
-    std::map<EntryIdentity, size_t> at;
-    std::map<std::string, int64_t> start_run;  // the run each plugin's start is from
+    RecordedCosts recorded;
+    if (!db.has_column("points", "wall_s")) return recorded;  // no point stored one
+    std::map<std::string, int64_t> start_run;  // the run each plugin's start is from (ids from 1)
     HistoryStatement rows(db, wall_times_query);
     while (rows.step()) {
-        HistoryWallTime time{{rows.text(0), static_cast<uint64_t>(rows.integer(1)), rows.text(2)}, rows.real(3)};
-        const auto [found, fresh] = at.emplace(time.entry, times.entries.size());
-        if (fresh)
-            times.entries.push_back(time);
-        else
-            times.entries[found->second] = time;
+        const EntryIdentity entry{rows.text(0), static_cast<uint64_t>(rows.integer(1)), rows.text(2)};
+        recorded.entry_s[entry] = rows.real(3);
         // A run's first start of the plugin is its worker's start for the sweep (as from a
-        // results file); a later one in the same run (a worker started again) is not.
+        // results file); a later one in the same run (a worker started again) is not. Rows
+        // come run by run.
         const int64_t run = rows.integer(5);
-        if (rows.is_null(4)) continue;
-        const auto known = start_run.find(time.entry.plugin);
-        if (known == start_run.end() || known->second != run) {  // rows come run by run
-            times.starts[time.entry.plugin] = rows.real(4);
-            start_run[time.entry.plugin] = run;
-        }
+        if (!rows.is_null(4) && std::exchange(start_run[entry.plugin], run) != run)
+            recorded.start_s[entry.plugin] = rows.real(4);
     }
-    return times;
+    return recorded;
 }
 
 }  // namespace gpubench

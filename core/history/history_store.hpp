@@ -4,16 +4,16 @@
 #pragma once
 
 #include "change_points.hpp"
-#include "entry_identity.hpp"
 #include "gpubench/plugin.h"
 
 #include <cstdint>
 #include <filesystem>
-#include <map>
 #include <string>
 #include <vector>
 
 namespace gpubench {
+
+struct RecordedCosts;  // shard_costs.hpp
 
 // One verified entry of one run.
 struct HistoryPoint {
@@ -66,22 +66,13 @@ struct HistoryAdded {
 HistoryAdded history_add_file(const std::filesystem::path &database, const std::filesystem::path &results_file,
                               const std::string &commit = "");
 
-// An entry's most recent recorded wall time (its own, less its worker's start).
-struct HistoryWallTime {
-    EntryIdentity entry;  // any seed: the history keeps none
-    double wall_s = 0;
-};
-struct HistoryWallTimes {
-    std::vector<HistoryWallTime> entries;   // each entry once
-    std::map<std::string, double> starts;   // each plugin's most recent start
-};
-
-// What the database's runs recorded of each entry's wall time: the most recent (by the
-// results file's date, then the order added) of each plugin, size and params, whatever
-// machine, device or build measured it; points stored before wall times were kept have none.
+// What the database's runs recorded of each entry's wall time (its own, less its worker's
+// start) and each plugin's start: the most recent (by the results file's date, then the order
+// added) of each plugin, size and params (any seed: the history keeps none), whatever machine,
+// device or build measured it; points stored before wall times were kept have none.
 // Throws std::runtime_error with one line when the database cannot be read or is not a
 // gpubench history.
-HistoryWallTimes history_wall_times(const std::filesystem::path &database);
+RecordedCosts history_wall_times(const std::filesystem::path &database);
 
 // Every series of the database, with its change points. Throws std::runtime_error with one
 // line when the database cannot be read or is not a gpubench history.

@@ -5,6 +5,8 @@
 #include "work_mismatch.hpp"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace gpubench {
 
@@ -29,16 +31,10 @@ void throughput(const Measurement &e, EntryFigures &f) {
                : e.work.bytes > 0 ? GPUBENCH_HEADLINE_BYTES
                : e.work.items > 0 ? GPUBENCH_HEADLINE_ITEMS
                                   : GPUBENCH_HEADLINE_AUTO;
-    switch (pick) {
-        case GPUBENCH_HEADLINE_FLOPS: f.headline = "gflops", f.headline_value = f.gflops; break;
-        case GPUBENCH_HEADLINE_BYTES:
-            f.headline = "gbytes_per_s", f.headline_value = f.gbytes_per_s;
-            break;
-        case GPUBENCH_HEADLINE_ITEMS:
-            f.headline = "items_per_s", f.headline_value = f.items_per_s;
-            break;
-        default: break;
-    }
+    // Each headline's figure, by gpubench_headline (GPUBENCH_HEADLINE_AUTO 0 to ITEMS 3).
+    const std::pair<const char *, double> figures[] = {
+        {"", 0}, {"gflops", f.gflops}, {"gbytes_per_s", f.gbytes_per_s}, {"items_per_s", f.items_per_s}};
+    if (pick >= GPUBENCH_HEADLINE_AUTO) std::tie(f.headline, f.headline_value) = figures[pick];
 }
 
 void energy(const Measurement &e, EntryFigures &f) {

@@ -120,10 +120,9 @@ const EntryMeasurer::Prepared &EntryMeasurer::prepare_once(const Plugin &plugin,
 PhaseTimer &EntryMeasurer::timer_for(const Plugin &plugin, const std::vector<int> &devices) {
     if (!plugin.is_cuda()) return host_timer_;
     if (devices.size() <= 1) return *cuda_timer_;
-    if (!multi_device_timer_ || multi_devices_ != devices) {
+    if (!multi_device_timer_ || multi_device_timer_->cuda_devices() != devices) {
         multi_device_timer_.reset();  // its streams and events go before another's are made
         multi_device_timer_ = make_multi_device_timer(devices);
-        multi_devices_ = devices;
     }
     return *multi_device_timer_;
 }

@@ -72,8 +72,7 @@ private:
     std::map<const gpubench_plugin *, Prepared> prepared_;
     SteadyClockTimer host_timer_;
     std::unique_ptr<PhaseTimer> cuda_timer_;
-    std::unique_ptr<PhaseTimer> multi_device_timer_;  // on multi_devices_
-    std::vector<int> multi_devices_;
+    std::unique_ptr<PhaseTimer> multi_device_timer_;
     std::string cuda_unavailable_;  // why cuda_timer_ could not be made
     std::string lost_;              // the sticky error that ended the CUDA context
     // Plugins whose stream hold was broken by its watchdog, with why (run_hold.hpp).

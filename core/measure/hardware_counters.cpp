@@ -13,7 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <memory>
 #include <stdexcept>
 
 #if defined(__linux__)
@@ -49,16 +49,14 @@ const std::vector<CounterKind> &counter_kinds() {
 
 namespace {
 
+// Every source has the GPU session's interface: the fake and perf_event_open's implement it too.
+using CounterSource = GpuCounterSession;
+using Counted = std::vector<std::pair<std::string, double>>;
+
 const CounterKind *kind_named(const std::string &name) {
     for (const CounterKind &kind : counter_kinds())
         if (name == kind.name) return &kind;
     return nullptr;
-}
-
-// A counter's reading as the metric it is recorded as, with its kind's unit.
-Metric counted_metric(const std::string &name, double value) {
-    const CounterKind *kind = kind_named(name);
-    return {name, value, kind ? kind->unit : "", "", GPUBENCH_BETTER_UNSTATED};
 }
 
 // GPUBENCH_FAKE_COUNTERS: the same values for every counted run().
@@ -72,7 +70,7 @@ public:
         try {
             std::ifstream in(path);
             if (!in) throw std::runtime_error("cannot be read");
-            values = nlohmann::json::parse(std::string(std::istreambuf_iterator<char>(in), {}));
+            values = nlohmann::json::parse(in);
         } catch (const std::exception &e) {
             throw refuse(e.what());
         }
@@ -81,16 +79,18 @@ public:
             if (!kind_named(name)) throw refuse("'" + name + "' is no counter");
             if (!value.is_number() || !std::isfinite(value.get<double>()))
                 throw refuse("'" + name + "' is not a number");
-            metrics_.push_back(counted_metric(name, value.get<double>()));
+            counted_.emplace_back(name, value.get<double>());
         }
     }
     std::string name() const override { return "GPUBENCH_FAKE_COUNTERS"; }
+    size_t passes() const override { return 1; }
+    std::string caveat() const override { return ""; }
     void start_pass() override {}
     bool end_pass() override { return true; }
-    std::vector<Metric> read() override { return metrics_; }
+    Counted read() override { return counted_; }
 
 private:
-    std::vector<Metric> metrics_;
+    Counted counted_;
 };
 
 #if defined(__linux__)
@@ -152,6 +152,8 @@ public:
         for (const Event &event : events_) close(event.fd);
     }
     std::string name() const override { return "perf_event_open"; }
+    size_t passes() const override { return 1; }
+    std::string caveat() const override { return ""; }
     void start_pass() override {
         for (const Event &event : events_) {
             ioctl(event.fd, PERF_EVENT_IOC_RESET, 0);
@@ -169,10 +171,10 @@ public:
         }
         return true;
     }
-    std::vector<Metric> read() override {
-        std::vector<Metric> metrics;
-        for (size_t k = 0; k < 3; ++k) metrics.push_back(counted_metric(counter_kinds()[k].name, totals_[k]));
-        return metrics;
+    Counted read() override {
+        Counted counted;
+        for (size_t k = 0; k < 3; ++k) counted.emplace_back(counter_kinds()[k].name, totals_[k]);
+        return counted;
     }
 
 private:
@@ -186,35 +188,13 @@ private:
 };
 #endif
 
-// A GPU entry's: CUPTI's range profiler around the call, as many passes as it asks.
-class GpuCounters final : public CounterSource {
-public:
-    explicit GpuCounters(std::unique_ptr<GpuCounterSession> session) : session_(std::move(session)) {}
-    std::string name() const override { return session_->name(); }
-    size_t passes() const override { return session_->passes(); }
-    std::string caveat() const override { return session_->caveat(); }
-    void start_pass() override { session_->start_pass(); }
-    bool end_pass() override { return session_->end_pass(); }
-    std::vector<Metric> read() override {
-        std::vector<Metric> metrics;
-        for (const auto &[name, value] : session_->read()) metrics.push_back(counted_metric(name, value));
-        return metrics;
-    }
-
-private:
-    std::unique_ptr<GpuCounterSession> session_;
-};
-
-}  // namespace
-
+// The source for an entry: the fake where GPUBENCH_FAKE_COUNTERS names a file, else one for
+// the entry's device kind; nullptr with `why_not` set where none can read them. Throws
+// std::runtime_error for a fake file that cannot be read or names an unknown counter.
 std::unique_ptr<CounterSource> open_counter_source(bool on_gpu, std::string &why_not) {
     if (const char *fake = std::getenv("GPUBENCH_FAKE_COUNTERS"); fake && *fake)
         return std::make_unique<FakeCounters>(fake);
-    if (on_gpu) {
-        std::unique_ptr<GpuCounterSession> session = open_gpu_counters(why_not);
-        if (!session) return nullptr;
-        return std::make_unique<GpuCounters>(std::move(session));
-    }
+    if (on_gpu) return open_gpu_counters(why_not);
 #if defined(__linux__)
     return PerfCounters::open(why_not);
 #else
@@ -222,6 +202,8 @@ std::unique_ptr<CounterSource> open_counter_source(bool on_gpu, std::string &why
     return nullptr;
 #endif
 }
+
+}  // namespace
 
 double counting_time_limit_s(double max_time_s) { return std::clamp(30 * max_time_s, 4.0, 30.0); }
 
@@ -255,7 +237,11 @@ std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api
             return {};
         }
     }
-    std::vector<Metric> counted = source->read();
+    std::vector<Metric> counted;
+    for (const auto &[name, value] : source->read()) {
+        const CounterKind *kind = kind_named(name);
+        counted.push_back({name, value, kind ? kind->unit : "", "", GPUBENCH_BETTER_UNSTATED});
+    }
     // Waited for as a sample's download is: verify() reads its result next.
     instance.timed("download", api.download, timer);
     const std::string caveat = source->caveat();

@@ -13,7 +13,6 @@
 #include "measure.hpp"
 #include "plugin_instance.hpp"
 
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,27 +24,6 @@ struct CounterKind {
     const char *unit;
 };
 const std::vector<CounterKind> &counter_kinds();  // every counter any source reads
-
-class CounterSource {
-public:
-    virtual ~CounterSource() = default;
-    virtual std::string name() const = 0;  // "perf_event_open", "GPUBENCH_FAKE_COUNTERS"
-    // Around each pass of the counted call: start_pass() resets and starts the counters;
-    // end_pass() stops them and says whether every pass is done. false: the caller restores
-    // the call's inputs and makes it again (a GPU counts a few counters a pass). read() then
-    // returns what they counted as metrics (measured values, per run()). Each throws
-    // std::runtime_error naming what failed.
-    virtual void start_pass() = 0;
-    virtual bool end_pass() = 0;
-    virtual std::vector<Metric> read() = 0;
-    virtual size_t passes() const { return 1; }  // how many end_pass() will ask, all told
-    virtual std::string caveat() const { return ""; }  // after read(): figures left out, or ""
-};
-
-// The source for an entry: the fake where GPUBENCH_FAKE_COUNTERS names a file, else one for
-// the entry's device kind (`on_gpu`); nullptr with `why_not` set where none can read them.
-// Throws std::runtime_error for a fake file that cannot be read or names an unknown counter.
-std::unique_ptr<CounterSource> open_counter_source(bool on_gpu, std::string &why_not);
 
 // How long an entry's counting may take: 30 times its sampling's limit (--max-time, as a
 // budget cut it), within 4-30 s. A GPU's counting takes a dozen passes of some 0.2 s beyond

@@ -98,9 +98,7 @@ struct TakenDevices {
     std::vector<void *> streams;
 };
 TakenDevices take_devices(const PluginInfo &plugin, const PhaseTimer &timer) {
-    TakenDevices taken;
-    for (int device : timer.cuda_devices()) taken.devices.push_back(device);
-    taken.streams = timer.cuda_streams();
+    TakenDevices taken{timer.cuda_devices(), timer.cuda_streams()};
     const size_t count = devices_taken(plugin, taken.devices.size());
     taken.devices.resize(count);
     taken.streams.resize(std::min(taken.streams.size(), count));
@@ -251,7 +249,7 @@ Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         result.plugin_time_s = before + seconds_since(began);
     };
     TakenDevices taken = take_devices(plugin.info(), timer);
-    result.cuda_devices.assign(taken.devices.begin(), taken.devices.end());
+    result.cuda_devices = taken.devices;
     std::optional<AcrossRanks> across_ranks;
     try {
         stage("work");

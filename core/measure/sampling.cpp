@@ -229,9 +229,7 @@ private:
         measured_ = timed_ = 0;
     }
 
-    // A traced cycle is a check, not a sample: tracing slows the host's calls and adds to
-    // short kernels, so its times are not kept. One that would outlast the entry's whole
-    // sampling time, judged from the last sample's cycle, is not run, nor any after it.
+    // Its times are not kept; one that would outlast the sampling time is not run (sampling.hpp).
     void traced_check() {
         if (!lockstep_ && traced_cycle_slowdown * last_cycle_s_ > options_.max_time_s) {
             auditor_.stop_tracing("not traced: a traced cycle (about " +

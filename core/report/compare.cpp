@@ -39,28 +39,14 @@ double mann_whitney_p(const std::vector<double> &a, const std::vector<double> &b
     return std::min(1.0, std::erfc(std::max(z, 0.0) / std::sqrt(2.0)));
 }
 
-const char *to_string(Verdict verdict) {
-    switch (verdict) {
-        case Verdict::faster: return "faster";
-        case Verdict::slower: return "SLOWER";
-        case Verdict::same: return "same";
-        case Verdict::ambiguous: return "ambiguous";
-        case Verdict::failed: return "FAILED";
-        case Verdict::only_baseline: return "only in baseline";
-        case Verdict::only_candidate: return "only in candidate";
-    }
-    return "?";
-}
+// In the enums' order.
+constexpr const char *verdict_names[] = {"faster", "SLOWER", "same", "ambiguous", "FAILED", "only in baseline",
+                                         "only in candidate"};
+constexpr const char *metric_verdict_names[] = {"better", "WORSE", "same", "not judged"};
 
-const char *to_string(MetricVerdict verdict) {
-    switch (verdict) {
-        case MetricVerdict::better: return "better";
-        case MetricVerdict::worse: return "WORSE";
-        case MetricVerdict::same: return "same";
-        case MetricVerdict::unjudged: return "not judged";
-    }
-    return "?";
-}
+const char *to_string(Verdict verdict) { return verdict_names[static_cast<size_t>(verdict)]; }
+
+const char *to_string(MetricVerdict verdict) { return metric_verdict_names[static_cast<size_t>(verdict)]; }
 
 bool Comparison::regressed() const {
     return std::any_of(entries.begin(), entries.end(), [](const ComparedEntry &e) {

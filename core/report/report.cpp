@@ -13,19 +13,6 @@ namespace gpubench {
 
 namespace {
 
-struct PluginKind {
-    std::string workload, backend;
-    bool gpu = false;
-    std::optional<BuildRecord> build;
-};
-
-std::map<std::string, PluginKind> plugin_kinds(const ResultsDocument &document) {
-    std::map<std::string, PluginKind> kinds;
-    for (const PluginRecord &p : document.plugins)
-        kinds[p.name] = {p.workload, p.backend, p.device_kind == "cuda", p.build_record};
-    return kinds;
-}
-
 // The column of `backend` from the same source as `like`, else from any source.
 const ReportColumn *find_column(const WorkloadReport &report, const std::string &backend,
                                 const std::string &source) {
@@ -69,15 +56,16 @@ std::optional<uint64_t> crossover_of(const WorkloadReport &report, const ReportC
     return compared ? from : std::nullopt;
 }
 
-// The report's column of `kind`'s backend from the file `label` (on `gpu_model`, when the
+// The report's column of `plugin`'s backend from the file `label` (on `gpu_model`, when the
 // file holds several), added when missing.
-ReportColumn &column_for(WorkloadReport &report, const PluginKind &kind, const std::string &label,
+ReportColumn &column_for(WorkloadReport &report, const PluginRecord &plugin, const std::string &label,
                          const std::string &gpu_model) {
     auto column = std::find_if(report.columns.begin(), report.columns.end(), [&](const ReportColumn &c) {
-        return c.backend == kind.backend && c.source == label && c.gpu_model == gpu_model;
+        return c.backend == plugin.backend && c.source == label && c.gpu_model == gpu_model;
     });
     if (column != report.columns.end()) return *column;
-    report.columns.push_back({kind.backend, label, kind.gpu, {}, kind.build, gpu_model});
+    report.columns.push_back(
+        {plugin.backend, label, plugin.device_kind == "cuda", {}, plugin.build_record, gpu_model});
     return report.columns.back();
 }
 
@@ -118,22 +106,24 @@ std::vector<WorkloadReport> build_report(
     const ReportOptions &options) {
     std::map<std::pair<std::string, std::string>, WorkloadReport> by_workload;
     for (const auto &[label, document] : labelled_documents) {
-        const auto kinds = plugin_kinds(document);
+        std::map<std::string, const PluginRecord *> plugins;
+        for (const PluginRecord &plugin : document.plugins) plugins[plugin.name] = &plugin;
         std::set<std::string> gpu_models;
         for (const EntryResult &entry : document.entries)
             if (const std::string model = gpu_model(entry); !model.empty()) gpu_models.insert(model);
         for (const EntryResult &entry : document.entries) {
             if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
-            const auto kind = kinds.find(entry.plugin);
-            if (kind == kinds.end()) continue;
+            const auto found = plugins.find(entry.plugin);
+            if (found == plugins.end()) continue;
+            const PluginRecord &plugin = *found->second;
             const std::string &params = entry.settings.params;
-            WorkloadReport &report = by_workload[{kind->second.workload, params}];
-            report.workload = kind->second.workload;
+            WorkloadReport &report = by_workload[{plugin.workload, params}];
+            report.workload = plugin.workload;
             report.params = params;
             ReportColumn &column =
-                column_for(report, kind->second, label, gpu_models.size() > 1 ? gpu_model(entry) : "");
+                column_for(report, plugin, label, gpu_models.size() > 1 ? gpu_model(entry) : "");
             // Files before build records had none: a column of several files takes one that has.
-            if (!column.build) column.build = kind->second.build;
+            if (!column.build) column.build = plugin.build_record;
             column.points[entry.size] = {entry, entry_figures(entry, document.header.basis())};
         }
     }

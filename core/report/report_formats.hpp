@@ -15,13 +15,10 @@
 
 namespace gpubench {
 
-// What every format is written from: the results files as read and checked, the same typed
-// and labelled by source, the report built from them, and what only the HTML page shows (the
-// history's trends, plotly.js).
+// What every format is written from: the results files, read and checked (read_results_file)
+// and labelled by column source ("" for one source), the report built from them, and what only
+// the HTML page shows (the history's trends, plotly.js).
 struct ReportInput {
-    std::vector<std::string> files;  // the results files, as given
-    // Each read and checked (read_results_file), with its column source ("" for one source):
-    // build_report's input.
     std::vector<std::pair<std::string, ResultsDocument>> labelled;
     std::vector<WorkloadReport> reports;  // build_report over them
     std::string baseline_backend;         // --baseline

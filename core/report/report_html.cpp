@@ -24,12 +24,6 @@ bool readable_file(const fs::path &path) {
     return fs::is_regular_file(path, ec) && std::ifstream(path).good();
 }
 
-fs::path runner_directory() {
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    return ec ? fs::path() : self.parent_path();
-}
-
 const char *const install_hint = "install it with 'apt-get install python3-plotly' or name it with --plotly-js PATH";
 
 std::string gzip(const std::string &text) {
@@ -66,18 +60,17 @@ std::string base64(const std::string &bytes) {
 }  // namespace
 
 fs::path find_plotly_js(const std::string &explicit_path) {
-    if (!explicit_path.empty()) {
-        if (readable_file(explicit_path)) return explicit_path;
-        throw std::runtime_error("plotly.js: cannot read --plotly-js " + explicit_path + "; " + install_hint);
-    }
-    if (const char *env = std::getenv("GPUBENCH_PLOTLY_JS"); env && *env) {
-        if (readable_file(env)) return env;
-        throw std::runtime_error(std::string("plotly.js: cannot read $GPUBENCH_PLOTLY_JS ") + env + "; " +
+    const char *env = std::getenv("GPUBENCH_PLOTLY_JS");
+    if (const std::string named = !explicit_path.empty() ? explicit_path : env ? env : ""; !named.empty()) {
+        if (readable_file(named)) return named;
+        throw std::runtime_error(std::string("plotly.js: cannot read ") +
+                                 (explicit_path.empty() ? "$GPUBENCH_PLOTLY_JS " : "--plotly-js ") + named + "; " +
                                  install_hint);
     }
     std::vector<fs::path> candidates;
-    if (const fs::path dir = runner_directory(); !dir.empty())
-        candidates.push_back(dir / ".." / "share" / "gpubench" / "plotly.js");
+    std::error_code ec;
+    if (const fs::path runner = fs::read_symlink("/proc/self/exe", ec); !ec)
+        candidates.push_back(runner.parent_path() / ".." / "share" / "gpubench" / "plotly.js");
     candidates.emplace_back("/usr/share/python3-plotly/plotly.js");
     for (const fs::path &candidate : candidates)
         if (readable_file(candidate)) return candidate.lexically_normal();

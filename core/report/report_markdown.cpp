@@ -90,9 +90,10 @@ void write_metrics_table(std::ostream &out, const WorkloadReport &r) {
 
 // The top of the report: for each results file, the run that wrote it (machine, GPUs,
 // driver, commit, date, build, options, command line).
-void write_markdown_header(std::ostream &out, const std::vector<RunHeader> &runs) {
+void write_markdown_header(std::ostream &out, const ReportInput &input) {
     out << "# gpubench report\n\n";
-    for (const RunHeader &h : runs) {
+    for (const auto &[label, document] : input.labelled) {
+        const RunHeader &h = document.header;
         out << "**" << printable_text(h.file) << "**\n\n"
             << "- machine: " << printable_text(h.machine()) << (h.os.empty() ? "" : ", " + printable_text(h.os))
             << "\n- GPUs: " << (h.gpus.empty() ? "none" : printable_text(h.gpu_list()))
@@ -169,9 +170,7 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
 }
 
 void write_markdown_report(std::ostream &out, const ReportInput &input) {
-    std::vector<RunHeader> headers;
-    for (const auto &[label, document] : input.labelled) headers.push_back(document.header);
-    write_markdown_header(out, headers);
+    write_markdown_header(out, input);
     write_markdown(out, input.reports);
     write_studies_markdown(out, input.reports);
 }

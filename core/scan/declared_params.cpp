@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <set>
 
 namespace gpubench {
@@ -17,14 +18,11 @@ bool is_key(const std::string &key) {
     });
 }
 
+// Each kind's name, by its value (GPUBENCH_PARAM_CHOICE 0 to GPUBENCH_PARAM_TEXT 3).
+constexpr const char *kind_names[] = {"choice", "int", "real", "text"};
+
 const char *kind_name(gpubench_param_kind kind) {
-    switch (kind) {
-        case GPUBENCH_PARAM_CHOICE: return "choice";
-        case GPUBENCH_PARAM_INT: return "int";
-        case GPUBENCH_PARAM_REAL: return "real";
-        case GPUBENCH_PARAM_TEXT: return "text";
-        default: return nullptr;
-    }
+    return kind >= 0 && kind < static_cast<int>(std::size(kind_names)) ? kind_names[kind] : nullptr;
 }
 
 std::string one_problem(const ParamSpec &p) {
@@ -94,11 +92,8 @@ std::vector<ParamSpec> declared_params_from_json(const nlohmann::json &json) {
     for (const nlohmann::json &j : json) {
         ParamSpec p;
         j.at("key").get_to(p.key);
-        const std::string type = j.at("type").get<std::string>();
-        p.kind = -1;
-        for (gpubench_param_kind kind : {GPUBENCH_PARAM_CHOICE, GPUBENCH_PARAM_INT, GPUBENCH_PARAM_REAL,
-                                         GPUBENCH_PARAM_TEXT})
-            if (type == kind_name(kind)) p.kind = kind;
+        const auto named = std::find(std::begin(kind_names), std::end(kind_names), j.at("type").get<std::string>());
+        p.kind = named == std::end(kind_names) ? -1 : static_cast<int>(named - std::begin(kind_names));
         j.at("default").get_to(p.default_value);
         p.choices = j.value("choices", std::vector<std::string>());
         p.min = j.value("min", 0.0);

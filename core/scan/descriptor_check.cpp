@@ -99,10 +99,6 @@ private:
     const AddressSpace &memory_;
 };
 
-std::string abi_text(uint16_t major, uint16_t minor) {
-    return std::to_string(major) + "." + std::to_string(minor);
-}
-
 }  // namespace
 
 std::string plugin_info_problem(const PluginInfo &info) {

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <set>
 #include <stdexcept>
 
@@ -55,12 +54,11 @@ namespace {
 std::string insecure_plugin_path(const fs::path &path) {
     struct stat st {};
     if (stat(path.c_str(), &st) != 0) return "";  // not there: reported where it is read
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    const std::string mode = format_text("%04o", static_cast<unsigned>(st.st_mode & 07777));
     if (st.st_uid != 0 && st.st_uid != getuid())
         return "owned by user " + std::to_string(st.st_uid) + ", neither you nor root";
-    if (st.st_mode & S_IWOTH) return std::string("writable by everyone (mode ") + mode + ")";
-    if (st.st_mode & S_IWGRP) return std::string("writable by its group (mode ") + mode + ")";
+    if (st.st_mode & S_IWOTH) return "writable by everyone (mode " + mode + ")";
+    if (st.st_mode & S_IWGRP) return "writable by its group (mode " + mode + ")";
     return "";
 }
 

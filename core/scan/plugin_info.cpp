@@ -17,8 +17,8 @@ bool PluginInfo::built_unoptimized() const {
     return build_info.find("unoptimized") != std::string::npos;
 }
 
-std::string PluginInfo::abi_text() const {
-    return std::to_string(abi_major) + "." + std::to_string(abi_minor);
+std::string abi_text(uint16_t major, uint16_t minor) {
+    return std::to_string(major) + "." + std::to_string(minor);
 }
 
 namespace {

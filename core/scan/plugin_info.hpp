@@ -19,6 +19,8 @@
 
 namespace gpubench {
 
+std::string abi_text(uint16_t major, uint16_t minor);  // "1.3"
+
 struct PluginInfo {
     std::filesystem::path file;
     uint32_t struct_size = 0;
@@ -44,7 +46,7 @@ struct PluginInfo {
     const char *device_kind_name() const;  // "cpu", "cuda"
     // build_info says the plugin was compiled without optimisation (GPUBENCH_OPTIMIZATION_TEXT).
     bool built_unoptimized() const;
-    std::string abi_text() const;  // "1.3"
+    std::string abi_text() const { return gpubench::abi_text(abi_major, abi_minor); }
 };
 
 // A file that was not accepted as a plugin, and why.

@@ -24,7 +24,6 @@ public:
 
     const gpubench_plugin &api() const { return *api_; }
     const PluginInfo &info() const { return info_; }
-    const std::filesystem::path &file() const { return info_.file; }
     const std::string &name() const { return info_.name; }
     bool is_cuda() const { return info_.is_cuda(); }
     // v1.1's optional metrics(); nullptr when the plugin has none or is older.

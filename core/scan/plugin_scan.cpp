@@ -77,8 +77,7 @@ public:
 
     // Reads what the scanner wrote, and notes its end; true once the job has a result.
     bool advance() {
-        if (result) return true;
-        read_lines();
+        if (!result) read_lines();
         if (result) return true;
         if (const std::optional<int> status = child_->ended()) {
             read_lines();  // what it wrote just before it ended
@@ -101,25 +100,23 @@ private:
         } catch (const std::length_error &) {
             result = Refusal{file, "the scanner's report is larger than " +
                                        std::to_string(max_report_bytes) + " bytes"};
-        }
-    }
-    void take_line(const std::string &line) {
-        try {
-            const nlohmann::json message = nlohmann::json::parse(line);
-            if (message.contains("stage")) stage_ = message.at("stage").get<std::string>();
-            if (message.contains("refused")) {
-                result = Refusal{file, message.at("refused").get<std::string>()};
-                cacheable = message.value("cacheable", true);
-            } else if (message.contains("plugin")) {
-                // What arrives on the pipe is checked again: the library's code ran there.
-                PluginInfo info = plugin_info_from_json(message.at("plugin"), file);
-                cacheable = !info.has_availability_probe;  // its answer depends on the machine
-                const std::string problem = plugin_info_problem(info);
-                result = problem.empty() ? ScanResult(std::move(info)) : Refusal{file, problem};
-            }
         } catch (const std::exception &e) {
             result = Refusal{file, "the scanner's report did not parse (" + std::string(e.what()) +
                                        "): something in the library wrote to it?"};
+        }
+    }
+    void take_line(const std::string &line) {
+        const nlohmann::json message = nlohmann::json::parse(line);
+        if (message.contains("stage")) stage_ = message.at("stage").get<std::string>();
+        if (message.contains("refused")) {
+            result = Refusal{file, message.at("refused").get<std::string>()};
+            cacheable = message.value("cacheable", true);
+        } else if (message.contains("plugin")) {
+            // What arrives on the pipe is checked again: the library's code ran there.
+            PluginInfo info = plugin_info_from_json(message.at("plugin"), file);
+            cacheable = !info.has_availability_probe;  // its answer depends on the machine
+            const std::string problem = plugin_info_problem(info);
+            result = problem.empty() ? ScanResult(std::move(info)) : Refusal{file, problem};
         }
     }
     void refuse_after_exit(int status) {
@@ -135,21 +132,6 @@ private:
     std::optional<ReportingChild> child_;
     std::string stage_ = "starting the scanner";
 };
-
-// Scans `todo` (indices into `files`) in scanner processes, a few at a time.
-void run_scanners(const std::vector<fs::path> &files, const std::vector<size_t> &todo,
-                  const ScanSettings &settings, std::vector<std::optional<ScanResult>> &results,
-                  std::vector<bool> &cacheable) {
-    run_helpers(
-        todo.size(),
-        [&](size_t i, int stdout_fd) {
-            return std::make_unique<ScanJob>(todo[i], files[todo[i]], settings, stdout_fd);
-        },
-        [&](ScanJob &job) {
-            results[job.index] = std::move(job.result);
-            cacheable[job.index] = job.cacheable;
-        });
-}
 
 }  // namespace
 
@@ -168,7 +150,15 @@ std::vector<ScanResult> scan_plugin_files(const std::vector<fs::path> &files,
         if (!results[i]) todo.push_back(i);
     }
     std::vector<bool> cacheable(files.size(), false);
-    run_scanners(files, todo, settings, results, cacheable);
+    run_helpers(
+        todo.size(),
+        [&](size_t i, int stdout_fd) {
+            return std::make_unique<ScanJob>(todo[i], files[todo[i]], settings, stdout_fd);
+        },
+        [&](ScanJob &job) {
+            results[job.index] = std::move(job.result);
+            cacheable[job.index] = job.cacheable;
+        });
     std::vector<ScanResult> out;
     for (size_t i = 0; i < files.size(); ++i) {
         // The identity from before the scan: a file replaced meanwhile is scanned again next time.

@@ -2,6 +2,7 @@
 
 #include "cache_files.hpp"
 #include "descriptor_check.hpp"
+#include "json_fields.hpp"
 #include "system_info.hpp"
 #include "text_format.hpp"
 
@@ -11,6 +12,8 @@ namespace gpubench {
 
 namespace fs = std::filesystem;
 
+GPUBENCH_JSON_FIELDS(FileIdentity, device, inode, size, modified_ns, changed_ns)
+
 namespace {
 
 constexpr int cache_format = 1;
@@ -19,13 +22,7 @@ constexpr int cache_format = 1;
 std::string runner_identity() {
     const nlohmann::json build = build_context();
     return build.value("gpubench_version", "") + " " + build.value("git_revision", "") + " abi " +
-           std::to_string(GPUBENCH_ABI_MAJOR) + "." + std::to_string(GPUBENCH_ABI_MINOR) +
-           " format " + std::to_string(cache_format);
-}
-
-nlohmann::json identity_json(const FileIdentity &id) {
-    return {{"device", id.device}, {"inode", id.inode}, {"size", id.size},
-            {"modified_ns", id.modified_ns}, {"changed_ns", id.changed_ns}};
+           abi_text(GPUBENCH_ABI_MAJOR, GPUBENCH_ABI_MINOR) + " format " + std::to_string(cache_format);
 }
 
 // A cache file this runner wrote: the same runner, and its entries where they should be.
@@ -60,7 +57,7 @@ std::optional<ScanResult> ScanCache::find(const fs::path &plugin_file,
     const auto entry = entries_.find(plugin_file.string());
     if (entry == entries_.end() || !entry->is_object()) return std::nullopt;
     try {
-        if (entry->at("identity") != identity_json(identity)) return std::nullopt;
+        if (entry->at("identity") != nlohmann::json(identity)) return std::nullopt;
         if (entry->contains("refused"))
             return Refusal{plugin_file, entry->at("refused").get<std::string>()};
         PluginInfo info = plugin_info_from_json(entry->at("plugin"), plugin_file);
@@ -75,7 +72,7 @@ void ScanCache::remember(const fs::path &plugin_file, const FileIdentity &identi
                          const ScanResult &result) {
     const std::string key = plugin_file.string();
     if (printable_text(key) != key) return;  // JSON keys must be UTF-8: such paths are not cached
-    nlohmann::json entry = {{"identity", identity_json(identity)}};
+    nlohmann::json entry = {{"identity", identity}};
     if (const auto *refusal = std::get_if<Refusal>(&result))
         entry["refused"] = refusal->reason;
     else

@@ -35,12 +35,4 @@ std::vector<std::string> ReportingChild::take_lines() {
     return lines;
 }
 
-NullOutput::NullOutput() : fd_(open("/dev/null", O_WRONLY | O_CLOEXEC)) {}
-
-NullOutput::~NullOutput() {
-    if (fd_ >= 0) close(fd_);
-}
-
-int NullOutput::fd() const { return fd_ >= 0 ? fd_ : STDERR_FILENO; }
-
 }  // namespace gpubench

@@ -10,10 +10,12 @@
 #include <gpubench/child_process.hpp>
 
 #include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdio>
 #include <list>
 #include <memory>
 #include <optional>
@@ -51,30 +53,18 @@ private:
     const std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
-// /dev/null opened for writing, for helpers' stdout (a constructor's chatter must not reach
-// the runner's table); closed when dropped. fd() is stderr when it cannot be opened.
-class NullOutput {
-public:
-    NullOutput();
-    ~NullOutput();
-    NullOutput(const NullOutput &) = delete;
-    NullOutput &operator=(const NullOutput &) = delete;
-    int fd() const;
-
-private:
-    int fd_;
-};
-
 // Runs `count` jobs, a few at a time: `start(i, stdout_fd)` makes job i (a unique_ptr to a Job
 // with `int fd() const`, its pipe or -1, and `bool advance()`, true once done), its helper's
 // stdout on stdout_fd; `finish(job)` is called once it is done, before it is dropped.
 template <class Start, class Finish>
 void run_helpers(size_t count, Start start, Finish finish) {
     const size_t parallel = std::clamp<size_t>(std::thread::hardware_concurrency(), 2, 8);
-    const NullOutput quiet;
+    // The helpers' stdout (a constructor's chatter must not reach the runner's table).
+    const std::unique_ptr<std::FILE, int (*)(std::FILE *)> null(std::fopen("/dev/null", "we"), std::fclose);
+    const int quiet = null ? fileno(null.get()) : STDERR_FILENO;
     std::list<decltype(start(size_t{}, 0))> running;
     for (size_t next = 0; next < count || !running.empty();) {
-        while (next < count && running.size() < parallel) running.push_back(start(next++, quiet.fd()));
+        while (next < count && running.size() < parallel) running.push_back(start(next++, quiet));
         std::vector<pollfd> waiting;
         for (const auto &job : running)
             if (job->fd() >= 0) waiting.push_back({job->fd(), POLLIN, 0});

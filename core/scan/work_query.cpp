@@ -71,8 +71,7 @@ public:
 
     // Reads what the helper wrote, and notes its end; true once every size has an answer.
     bool advance() {
-        if (done()) return true;
-        read_lines();
+        if (!done()) read_lines();
         if (done()) return true;
         if (const std::optional<int> status = child_->ended()) {
             read_lines();  // what it wrote just before it ended

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 namespace gpubench {
 
@@ -58,10 +60,8 @@ bool is_python(const PluginInfo &plugin) {
     return plugin.build_record && plugin.build_record->language == "Python";
 }
 
-bool imports(const PluginInfo &plugin, const char *module) {
-    if (!plugin.build_record) return false;
-    const std::vector<std::string> &modules = plugin.build_record->imports;
-    return std::find(modules.begin(), modules.end(), module) != modules.end();
+bool imports(const PluginInfo &plugin, const std::string &module) {
+    return plugin.build_record && std::ranges::count(plugin.build_record->imports, module) > 0;
 }
 
 // How the plugin's calls are paced: its run() against the nominal rates, and each cycle's own.
@@ -154,5 +154,41 @@ StartCost nominal_start_cost(const PluginInfo &plugin) {
     }
     return cost;
 }
+
+std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, int devices, const std::filesystem::path &runner,
+                                          double timeout_s, std::vector<std::string> *notes) {
+    std::vector<WorkQuery> queries;
+    std::vector<const PluginInfo *> queried;
+    std::map<std::pair<const PluginInfo *, std::string>, size_t> query_of;  // by plugin, params
+    std::vector<std::optional<size_t>> asked_in(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+        const SweepEntry &entry = entries[i];
+        if (!entry.out_of_range.empty()) continue;
+        const auto [found, fresh] = query_of.emplace(std::pair(entry.plugin, entry.params), queries.size());
+        if (fresh) {
+            queries.push_back({entry.plugin->file, entry.params, devices, {}});
+            queried.push_back(entry.plugin);
+        }
+        queries[found->second].sizes.push_back(entry.size);
+        asked_in[i] = found->second;
+    }
+    const std::vector<std::vector<WorkAnswer>> replies = query_declared_work(queries, runner, timeout_s);
+    for (size_t q = 0; q < queries.size(); ++q) {
+        std::vector<const std::string *> reasons;
+        for (const WorkAnswer &reply : replies[q])
+            if (const auto *reason = std::get_if<std::string>(&reply)) reasons.push_back(reason);
+        if (notes && !reasons.empty())
+            notes->push_back("cannot read the declared work of " + queried[q]->name +
+                             (queries[q].params.empty() ? "" : " [" + queries[q].params + "]") + " at " +
+                             std::to_string(reasons.size()) + " of " + std::to_string(replies[q].size()) +
+                             " sizes (" + *reasons.front() + "): costed as the median");
+    }
+    std::vector<WorkAnswer> answers;
+    std::vector<size_t> taken(queries.size(), 0);
+    for (const std::optional<size_t> &query : asked_in)
+        answers.push_back(query ? replies[*query][taken[*query]++] : WorkAnswer(Work{}));
+    return answers;
+}
+
 
 }  // namespace gpubench

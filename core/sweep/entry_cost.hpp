@@ -7,10 +7,14 @@
 
 #include "measure.hpp"
 #include "plugin_info.hpp"
+#include "sweep.hpp"
+#include "work_query.hpp"
 
 #include <gpubench/plugin.hpp>
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 namespace gpubench {
 
@@ -39,5 +43,12 @@ struct StartCost {
     std::string kind;   // what plugins of one kind share, to learn from: "CUDA Python numba"
 };
 StartCost nominal_start_cost(const PluginInfo &plugin);
+
+// Each entry's declared work on `devices` GPUs (query_declared_work, each query within
+// `timeout_s`): one query per plugin and setting, of its sizes within its range (a size outside
+// is skipped at once: Work{}). With `notes`, a line for each plugin and setting whose work could
+// not be read, and why. Never throws for a plugin's failure.
+std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, int devices, const std::filesystem::path &runner,
+                                          double timeout_s, std::vector<std::string> *notes = nullptr);
 
 }  // namespace gpubench

@@ -1,10 +1,12 @@
 #include "entry_sequence.hpp"
 
+#include "elapsed.hpp"
 #include "rank_world.hpp"
 #include "statistics.hpp"
 #include "thread_name.hpp"
 
 #include <algorithm>
+#include <condition_variable>
 
 namespace gpubench {
 
@@ -14,7 +16,7 @@ void EntryRecorder::begin(const PluginInfo &plugin, uint64_t size) {
 }
 
 void EntryRecorder::finished(EntryResult entry, const MeasureOptions &options) {
-    entry.sweep.finished_after_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    entry.sweep.finished_after_s = seconds_since(started_);
     for (int index : entry.cuda_devices)
         for (const GpuInfo &gpu : gpus_)
             if (gpu.available && gpu.device == index) entry.sweep.devices.push_back(identity_of(gpu));
@@ -44,24 +46,15 @@ void EntryRecorder::tick() {
     observer_.tick();
 }
 
-ProgressTicker::ProgressTicker(EntryRecorder &recorder)
-    : thread_([this, &recorder] {
-          name_this_thread("ticker");
-          std::unique_lock<std::mutex> lock(mutex_);
-          while (!cv_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; })) {
-              lock.unlock();
-              recorder.tick();
-              lock.lock();
-          }
-      }) {}
-
-ProgressTicker::~ProgressTicker() {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
+std::jthread start_progress_ticker(EntryRecorder &recorder) {
+    return std::jthread([&recorder](std::stop_token stop) {
+        name_this_thread("ticker");
+        std::mutex mutex;
+        std::condition_variable_any wake;  // at once when stopped
+        std::unique_lock<std::mutex> lock(mutex);
+        while (!wake.wait_for(lock, stop, std::chrono::milliseconds(100), [&] { return stop.stop_requested(); }))
+            recorder.tick();
+    });
 }
 
 Measurement InProcessPlugins::measure(const PluginInfo &info, uint64_t size, const MeasureOptions &options,
@@ -80,11 +73,11 @@ Measurement InProcessPlugins::measure(const PluginInfo &info, uint64_t size, con
     return entry;
 }
 
-std::optional<RunBudget> LastGoodEntries::budget(const SweepEntry &entry, double limit_s, double outside_limit_s,
-                                                 bool behind) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    const auto smaller = last_.find(entry.identity().series());
-    if ((limit_s <= 0 && outside_limit_s <= 0) || smaller == last_.end()) return std::nullopt;
+std::optional<RunBudget> EntrySequence::run_budget(const SweepEntry &entry, double limit_s, double outside_limit_s,
+                                                   bool behind) {
+    std::lock_guard<std::mutex> lock(shared_.mutex);
+    const auto smaller = shared_.last_good.find(entry.identity().series());
+    if ((limit_s <= 0 && outside_limit_s <= 0) || smaller == shared_.last_good.end()) return std::nullopt;
     const EntryResult &last = smaller->second;
     // Not from a worker's first entry: its start, first compilation and lazy set-up are
     // paid once, and scaled by the work they would predict nonsense.
@@ -92,15 +85,10 @@ std::optional<RunBudget> LastGoodEntries::budget(const SweepEntry &entry, double
     return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s, behind};
 }
 
-void LastGoodEntries::record(const SweepEntry &entry, const EntryResult &result) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (result.status == EntryStatus::ok) last_[entry.identity().series()] = result;
-}
-
-std::string RendezvousNames::next(const SweepEntry &entry, const MeasureOptions &options) {
-    std::lock_guard<std::mutex> lock(mutex_);
+std::string EntrySequence::rendezvous(const SweepEntry &entry, const MeasureOptions &options) {
+    std::lock_guard<std::mutex> lock(shared_.mutex);
     const EntryIdentity key = entry.identity(options.seed);
-    return entry_rendezvous(options.world.folder, key, ++measured_[key]).string();
+    return entry_rendezvous(options.world.folder, key, ++shared_.measured[key]).string();
 }
 
 std::string EntrySequence::skip_reason(const SweepEntry &planned) {
@@ -124,11 +112,11 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
         outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
     options.params = planned.params;
     options.counters = options.counters && planned.counted;
-    if (options.world.together()) options.rendezvous = shared_.rendezvous.next(planned, options);
+    if (options.world.together()) options.rendezvous = rendezvous(planned, options);
     shared_.recorder.begin(plugin, planned.size);
     const auto began = std::chrono::steady_clock::now();
     const std::optional<RunBudget> budget =
-        shared_.last_good.budget(planned, mode.predicted_run_limit_s, outside_limit_s, behind);
+        run_budget(planned, mode.predicted_run_limit_s, outside_limit_s, behind);
     EntryResult entry;
     if (const std::string why = skip_reason(planned); !why.empty()) {
         entry = EntryResult(skipped_entry(plugin, planned.size, why));
@@ -138,9 +126,12 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
         entry = std::move(*measured);
     } else {
         entry = EntryResult(shared_.in_process.measure(plugin, planned.size, options, budget));
-        entry.sweep.entry_wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+        entry.sweep.entry_wall_s = seconds_since(began);
     }
-    shared_.last_good.record(planned, entry);
+    if (entry.status == EntryStatus::ok) {
+        std::lock_guard<std::mutex> lock(shared_.mutex);
+        shared_.last_good[planned.identity().series()] = entry;
+    }
     if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
         entry.sweep.sampling_budget_s = options.max_time_s;
     if (sweep_budget) sweep_budget->finished(planned, entry);

@@ -16,7 +16,6 @@
 #include "worker_pool.hpp"
 
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -54,21 +53,10 @@ private:
     std::chrono::steady_clock::time_point started_;
 };
 
-// Ticks the recorder's observer about 10 times a second for as long as it lives: a worker's
-// entry, or one measured in this process, may take minutes, and nothing else calls out then.
-class ProgressTicker {
-public:
-    explicit ProgressTicker(EntryRecorder &recorder);
-    ~ProgressTicker();
-    ProgressTicker(const ProgressTicker &) = delete;
-    ProgressTicker &operator=(const ProgressTicker &) = delete;
-
-private:
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool stop_ = false;
-    std::thread thread_;  // last: it starts once the rest is made
-};
+// Ticks the recorder's observer about 10 times a second until the thread is stopped (its
+// destructor stops it): a worker's entry, or one measured in this process, may take minutes,
+// and nothing else calls out then.
+std::jthread start_progress_ticker(EntryRecorder &recorder);
 
 // --in-process: the plugins are loaded into this process (already scanned), once each.
 class InProcessPlugins {
@@ -83,31 +71,11 @@ private:
     std::map<std::filesystem::path, std::variant<Plugin, Refusal>> loaded_;
 };
 
-// Each plugin's last good entry per setting, for the default sweep's predictions of the next
-// size (RunBudget): shared by the lanes, which may measure one plugin's sizes in turn.
-class LastGoodEntries {
-public:
-    // The limits on run() (limit_s) and on set-up and checks (outside_limit_s), 0: none.
-    std::optional<RunBudget> budget(const SweepEntry &entry, double limit_s, double outside_limit_s, bool behind);
-    void record(const SweepEntry &entry, const EntryResult &result);
-
-private:
-    std::mutex mutex_;
-    std::map<EntryIdentity, EntryResult> last_;
-};
-
-// Each entry's folder where the ranks launched together meet to measure it (rank_world.hpp),
-// counted per entry so that a communicator never reuses an earlier one's folder.
-class RendezvousNames {
-public:
-    std::string next(const SweepEntry &entry, const MeasureOptions &options);
-
-private:
-    std::mutex mutex_;
-    std::map<EntryIdentity, unsigned> measured_;
-};
-
-// What the sequences of one sweep share (the budget may be null).
+// What the sequences of one sweep share (the budget may be null), and what they learn, under
+// one lock: each plugin's last good entry per setting, for the default sweep's predictions of
+// the next size (RunBudget: the lanes may measure one plugin's sizes in turn), and how often each
+// entry was measured, for the folder where its ranks launched together meet (rank_world.hpp),
+// which a communicator never reuses.
 struct SweepShared {
     SweepShared(const SweepSetup &mode, EntryRecorder &recorder, SweepBudget *budget)
         : mode(mode), in_process(mode.launch.host_roofline), recorder(recorder), budget(budget) {}
@@ -115,8 +83,9 @@ struct SweepShared {
     InProcessPlugins in_process;
     EntryRecorder &recorder;
     SweepBudget *budget;
-    LastGoodEntries last_good;
-    RendezvousNames rendezvous;
+    std::mutex mutex;
+    std::map<EntryIdentity, EntryResult> last_good;  // by series
+    std::map<EntryIdentity, unsigned> measured;      // by entry, with the sweep's seed
 };
 
 // Measures entries one after the other where they are handed in: in `pool`'s workers on the
@@ -135,6 +104,9 @@ public:
 private:
     // Why `planned` is not measured here ("" when it is), with the budget's start refusal.
     std::string skip_reason(const SweepEntry &planned);
+    // The limits on run() (limit_s) and on set-up and checks (outside_limit_s), 0: none.
+    std::optional<RunBudget> run_budget(const SweepEntry &entry, double limit_s, double outside_limit_s, bool behind);
+    std::string rendezvous(const SweepEntry &entry, const MeasureOptions &options);
     SweepShared &shared_;
     const GpuInfo &gpu_;
     WorkerPool &pool_;

@@ -24,45 +24,6 @@ std::vector<double> median_for_unknown(const std::vector<std::optional<double>> 
     return costs;
 }
 
-// Each entry's declared work, one query per plugin and setting of its sizes within its range (a
-// size outside is skipped at once: no work); a note for each whose work could not be read.
-std::vector<WorkAnswer> ask_declared_work(const SweepEntries &entries, const std::filesystem::path &runner,
-                                          double timeout_s, std::vector<std::string> &notes) {
-    std::vector<WorkQuery> queries;
-    std::vector<const PluginInfo *> queried;
-    std::map<std::pair<const PluginInfo *, std::string>, size_t> query_of;  // by plugin, params
-    std::vector<std::optional<size_t>> asked_in(entries.size());
-    for (size_t i = 0; i < entries.size(); ++i) {
-        const SweepEntry &entry = entries[i];
-        if (!entry.out_of_range.empty()) continue;
-        const auto [found, fresh] = query_of.emplace(std::pair(entry.plugin, entry.params), queries.size());
-        if (fresh) {
-            // As on one device: the devices a shard runs on are its machine's (--devices), and
-            // every shard must compute the same plan.
-            queries.push_back({entry.plugin->file, entry.params, 1, {}});
-            queried.push_back(entry.plugin);
-        }
-        queries[found->second].sizes.push_back(entry.size);
-        asked_in[i] = found->second;
-    }
-    const std::vector<std::vector<WorkAnswer>> replies = query_declared_work(queries, runner, timeout_s);
-    for (size_t q = 0; q < queries.size(); ++q) {
-        std::vector<const std::string *> reasons;
-        for (const WorkAnswer &reply : replies[q])
-            if (const auto *reason = std::get_if<std::string>(&reply)) reasons.push_back(reason);
-        if (!reasons.empty())
-            notes.push_back("cannot read the declared work of " + queried[q]->name +
-                            (queries[q].params.empty() ? "" : " [" + queries[q].params + "]") + " at " +
-                            std::to_string(reasons.size()) + " of " + std::to_string(replies[q].size()) +
-                            " sizes (" + *reasons.front() + "): costed as the median");
-    }
-    std::vector<WorkAnswer> answers;
-    std::vector<size_t> taken(queries.size(), 0);
-    for (const std::optional<size_t> &query : asked_in)
-        answers.push_back(query ? replies[*query][taken[*query]++] : WorkAnswer(Work{}));
-    return answers;
-}
-
 }  // namespace
 
 EntryCosts costs_from_work(const SweepEntries &entries, const std::vector<WorkAnswer> &answers,
@@ -93,7 +54,9 @@ EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s) {
     std::vector<std::string> notes;
-    const std::vector<WorkAnswer> answers = ask_declared_work(entries, runner, timeout_s, notes);
+    // As on one device: the devices a shard runs on are its machine's (--devices), and every
+    // shard must compute the same plan.
+    const std::vector<WorkAnswer> answers = ask_declared_work(entries, 1, runner, timeout_s, &notes);
     EntryCosts costs = costs_from_work(entries, answers, options);
     costs.notes = std::move(notes);
     return costs;

@@ -23,8 +23,7 @@ namespace gpubench {
 namespace {
 
 bool reads(const PluginInfo &plugin, const std::string &key) {
-    const auto &read = plugin.param_names;
-    return !read || std::find(read->begin(), read->end(), key) != read->end();
+    return !plugin.param_names || std::ranges::count(*plugin.param_names, key) > 0;
 }
 
 // The axis's values for `plugin`: "*" is its declared choices.
@@ -147,9 +146,8 @@ std::vector<HostShare> lane_shares(const SweepSetup &mode, const std::vector<Gpu
     return shares;
 }
 
-// --devices: one lane per GPU, each with its own worker, taking entries from a LaneQueue.
-// Each lane's worker is bound to its share of the host (`shares`, one per GPU), and its CPU
-// work gets no more threads than the share has.
+// --devices: one lane per GPU, each with its own worker bound to its share of the host
+// (`shares`, one per GPU), taking entries from a LaneQueue.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                const std::vector<HostShare> &shares, WorkerPool &first_pool, SweepShared &shared) {
     LaneQueue queue(entries, options, gpus.size());
@@ -199,9 +197,9 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
 double every_gpu_entry_limit_s(double budget_s) { return budget_s / 25; }  // every lane idles meanwhile
 
 struct EveryGpuPlan {
-    SweepEntries measured;            // to run, after the lanes
-    std::vector<double> predicted_s;  // each one's whole cost, its plugin's start in the first
-                                      // of its plugin's (0: unknown)
+    // To run, after the lanes, each with its whole cost, its plugin's start in the first of its
+    // plugin's (0: unknown).
+    std::vector<std::pair<SweepEntry, double>> measured;
     std::vector<std::pair<SweepEntry, std::string>> skipped;  // with why
 };
 
@@ -211,32 +209,19 @@ EveryGpuPlan plan_every_gpu_entries(const SweepEntries &entries, const MeasureOp
                                     double budget_s, const std::filesystem::path &runner, double timeout_s) {
     EveryGpuPlan plan;
     if (budget_s <= 0 || entries.empty()) {
-        plan.measured = entries;
-        plan.predicted_s.assign(entries.size(), 0.0);
+        for (const SweepEntry &entry : entries) plan.measured.emplace_back(entry, 0.0);
         return plan;
     }
-    // One query per plugin and setting, its sizes in order.
-    std::vector<WorkQuery> queries;
-    std::map<std::pair<std::filesystem::path, std::string>, size_t> query_of;
-    std::vector<std::pair<size_t, size_t>> answer_of;  // (query, position) per entry
-    for (const SweepEntry &entry : entries) {
-        const auto [found, fresh] = query_of.emplace(std::pair(entry.plugin->file, entry.params), queries.size());
-        if (fresh) queries.push_back({entry.plugin->file, entry.params, gpus, {}});
-        answer_of.emplace_back(found->second, queries[found->second].sizes.size());
-        queries[found->second].sizes.push_back(entry.size);
-    }
-    const std::vector<std::vector<WorkAnswer>> answers = query_declared_work(queries, runner, timeout_s);
+    const std::vector<WorkAnswer> answers = ask_declared_work(entries, gpus, runner, timeout_s);
     const double limit_s = every_gpu_entry_limit_s(budget_s);
     std::set<const PluginInfo *> started;  // plugins with a measured entry before this one
     for (size_t i = 0; i < entries.size(); ++i) {
-        const auto &[query, position] = answer_of[i];
-        const Work *work = std::get_if<Work>(&answers[query][position]);
+        const Work *work = std::get_if<Work>(&answers[i]);
         const double predicted_s = work ? nominal_entry_s(*work, GPUBENCH_DEVICE_CUDA, options) : 0.0;
         if (predicted_s <= limit_s) {
             const bool first = started.insert(entries[i].plugin).second;
-            plan.measured.push_back(entries[i]);
-            plan.predicted_s.push_back(work ? predicted_s + (first ? nominal_start_cost(*entries[i].plugin).seconds : 0)
-                                            : 0.0);
+            plan.measured.emplace_back(
+                entries[i], work ? predicted_s + (first ? nominal_start_cost(*entries[i].plugin).seconds : 0) : 0.0);
             continue;
         }
         plan.skipped.emplace_back(
@@ -258,9 +243,7 @@ void run_every_gpu_entries(const EveryGpuPlan &plan, const MeasureOptions &optio
     pool.set_host_share(std::nullopt);  // lane 0 bound it to its share
     const double budget_s = shared.mode.budget_s;
     EntrySequence sequence(shared, gpus.at(0), pool, whole_host, budget_s > 0 ? every_gpu_entry_limit_s(budget_s) : 0);
-    for (size_t i = 0; i < plan.measured.size(); ++i) {
-        const SweepEntry &entry = plan.measured[i];
-        const double predicted_s = plan.predicted_s[i];
+    for (const auto &[entry, predicted_s] : plan.measured) {
         if (const double left_s = shared.budget ? shared.budget->left_s() : 0; shared.budget && predicted_s > left_s) {
             // It may take only what the lanes left.
             shared.recorder.skipped(
@@ -288,15 +271,13 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     const bool lanes = mode.isolated && gpus.size() > 1;
     const SweepParts parts = sweep_parts(entries, options.seed, gpus.at(0), lanes, results, tally);
     EntryRecorder recorder(results, observer, tally, gpus, mode.started);
-    const ProgressTicker ticker(recorder);
+    const std::jthread ticker = start_progress_ticker(recorder);
     observer.planned(parts.size());
     const EveryGpuPlan every_gpu_plan =
         plan_every_gpu_entries(parts.every_gpu, options, static_cast<int>(gpus.size()), mode.budget_s,
                                mode.launch.runner, mode.launch.timeout_s);
     std::optional<SweepBudget> budget = sweep_budget(parts, mode, gpus);
     SweepShared shared(mode, recorder, budget ? &*budget : nullptr);
-    // First what must run alone (CPU entries, which GPU workers beside them would slow down),
-    // then the lanes, then the entries that take every GPU, which would stall the lanes.
     // With lanes, every entry records the CPUs it had: all of them when it ran alone.
     const std::optional<HostShare> whole_host = lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt;
     EntrySequence sequence(shared, gpus.at(0), pool, whole_host);

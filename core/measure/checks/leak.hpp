@@ -1,9 +1,6 @@
-// Memory that grows with the number of run() calls: a leak. Device memory (the device's used
-// bytes) and host memory (what malloc holds, and the resident set) are read at run counts
-// that double (1, 2, 4, 8... after warm-up), which costs a few reads per entry. A leak is
-// growth in each of the last two intervals, at least leak_min_total in all and
-// leak_min_per_run per run: allocations that settle (a pool, a lazily created handle) stop
-// growing and are not leaks.
+// Memory that grows with the number of run() calls: a leak, as leak_check's rule (leak.cpp)
+// says. Read at run counts that double, it costs a few reads per entry; allocations that
+// settle (a pool, a lazily created handle) stop growing and are not leaks.
 #pragma once
 
 #include "check.hpp"

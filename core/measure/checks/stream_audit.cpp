@@ -115,8 +115,6 @@ void StreamAuditor::drain_verdict(StreamAudit &audit) const {
     double worst_excess = -1;
     for (const auto &[phase, c] : checks_) {
         audit.checks += c.spans.size();
-        // The least of the drains: work a plugin leaves off the stream shows at every
-        // check, while another process taking its GPU time slice delays only some.
         const double span = median_of(c.spans), drain = *std::min_element(c.drains.begin(), c.drains.end());
         const double allowed = std::max(stream_escape_floor_s, stream_escape_share * span);
         if (drain - allowed > worst_excess) {

@@ -1,16 +1,9 @@
 // The thread audit: did a CPU plugin's run() return before its work was done? A run() that
 // hands its work to a thread and returns is timed at the cost of a hand-over (0.2 us for any
-// size). GPU entries have the stream audit instead: a legal cudaLaunchHostFunc callback runs on
-// a driver thread after run() returns, inside the GPU's timing.
-//
-// On a few run() calls (audited_call), each thread's CPU time is read just before the call (A),
-// just after it returns (B: the threads seen at A first, then any new ones), and after
-// thread_audit_window_s (C), longer while a thread that took no part in the call works or waits
-// for a CPU (up to thread_audit_max_steps windows: on a busy host a thread handed work may wait
-// milliseconds). The rules (thread_audit_check's, in thread_audit.cpp): a thread new at B that
-// run() left running; or threads asleep at A that took no CPU in the call (thread_idle_in_run_s:
-// not a spinning pool thread the scheduler held off) and took some after it, once that adds up
-// to thread_worked_after_floor_s.
+// size). thread_audit_check's rule (thread_audit.cpp) says how, with these constants: the CPU
+// times read before the call (A), after it (B) and a window later (C), a window extended while
+// a thread that took no part in the call works or waits for a CPU (on a busy host a thread
+// handed work may wait milliseconds).
 #pragma once
 
 #include "check.hpp"
