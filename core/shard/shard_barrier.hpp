@@ -13,13 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
-#include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,7 +99,6 @@ public:
     // rank's .alive written and the heartbeat started. A problem is one warning line on
     // `warnings`, and a barrier that does nothing.
     ShardBarrier(Place place, BarrierTimes times, std::ostream &warnings);
-    ~ShardBarrier();
     ShardBarrier(const ShardBarrier &) = delete;
     ShardBarrier &operator=(const ShardBarrier &) = delete;
 
@@ -113,8 +111,7 @@ public:
 private:
     std::filesystem::path file(uint32_t index, const char *suffix) const;
     void write_heartbeat(uint64_t beat) const;
-    void beat();  // the heartbeat thread
-    void stop_heartbeat();
+    void beat(std::stop_token stop);  // the heartbeat thread
     std::vector<PeerWatch::Sight> look() const;
     void wait_for_others(int status, const std::function<bool()> &stop, std::ostream &out);
 
@@ -124,10 +121,7 @@ private:
     bool active_ = false;
     BarrierClock::time_point started_;
     int64_t started_unix_ms_ = 0;
-    std::thread heartbeat_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
+    std::jthread heartbeat_;  // last: stopped and joined before the members it reads go
 };
 
 }  // namespace gpubench
