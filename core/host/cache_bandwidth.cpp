@@ -1,5 +1,5 @@
-// Each cache level's bandwidth, all threads together (cache_bandwidth.hpp).
-#include "cache_bandwidth.hpp"
+// Each cache level's bandwidth, all threads together (measure_cache_levels, host_peaks.hpp).
+#include "host_peaks.hpp"
 
 #include "measuring_threads.hpp"
 

@@ -2,7 +2,6 @@
 // that keeps them per machine is in host_peaks.cpp.
 #include "host_peaks.hpp"
 
-#include "cache_bandwidth.hpp"
 #include "host_load.hpp"
 #include "host_resources.hpp"
 #include "host_share.hpp"
@@ -117,9 +116,9 @@ std::atomic<double> sink{0};  // results land here so that no kernel is dead cod
 template <class T>
 double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threads) {
     auto single = [&](uint64_t iters) {
-        double t0 = thread_cpu_s();
+        const int64_t t0 = own_thread_cpu_ns();
         sink = sink + kernel(iters, T(0.5));
-        return thread_cpu_s() - t0;
+        return (own_thread_cpu_ns() - t0) * 1e-9;
     };
     // Size one repetition to about flop_rep_s of one thread's CPU time.
     uint64_t iters = 1 << 10;
