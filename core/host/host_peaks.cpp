@@ -117,32 +117,25 @@ nlohmann::json host_peaks_json(const HostPeaks &p) {
 }
 
 std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &j) {
-    if (!j.is_object()) return std::nullopt;
-    auto number = [&](const char *name) {
-        return j.contains(name) && j[name].is_number() && std::isfinite(j[name].get<double>()) &&
-               j[name].get<double>() >= 0;
-    };
-    auto text = [&](const char *name) { return j.contains(name) && j[name].is_string(); };
-    if (!number("fp32_flops") || !number("fp64_flops") || !number("bytes_per_s") || !text("isa") ||
-        !text("cpu_model") || !j.contains("llc_bytes") || !j["llc_bytes"].is_number_unsigned())
-        return std::nullopt;
-    if (j.contains("source") && !j["source"].is_string()) return std::nullopt;
     HostPeaks p;
     try {
+        p.fp32_flops = j.at("fp32_flops").get<double>();
+        p.fp64_flops = j.at("fp64_flops").get<double>();
+        p.bytes_per_s = j.at("bytes_per_s").get<double>();
+        if (!j.at("llc_bytes").is_number_unsigned()) return std::nullopt;
+        p.llc_bytes = j["llc_bytes"].get<uint64_t>();
+        p.isa = j.at("isa").get<std::string>();
+        p.cpu_model = j.at("cpu_model").get<std::string>();
+        p.source = j.value("source", "");
+        p.quiet = j.value("quiet", true);
+        p.cache_source = j.value("cache_source", "");
         for (const nlohmann::json &level : j.value("caches", nlohmann::json::array()))
             p.caches.push_back(memory_level_from_json(level));
-        p.cache_source = j.value("cache_source", "");
     } catch (const std::exception &) {
         return std::nullopt;
     }
-    p.fp32_flops = j["fp32_flops"].get<double>();
-    p.fp64_flops = j["fp64_flops"].get<double>();
-    p.bytes_per_s = j["bytes_per_s"].get<double>();
-    p.llc_bytes = j["llc_bytes"].get<uint64_t>();
-    p.isa = j["isa"].get<std::string>();
-    p.cpu_model = j["cpu_model"].get<std::string>();
-    p.source = j.value("source", "");
-    p.quiet = j.value("quiet", true);
+    for (double x : {p.fp32_flops, p.fp64_flops, p.bytes_per_s})
+        if (!std::isfinite(x) || x < 0) return std::nullopt;
     return p;
 }
 

@@ -64,17 +64,17 @@ public:
         request_fd_ = requests[1];
         report_fd_ = reports[0];
         std::vector<std::string> words =
-            worker_command_line(launch.runner, file_, 0, 3, 4, share_,
+            worker_command_line(launch.runner, file_, share_,
                                 {std::max(1, options.cpu_threads), options.audit_streams && options.trace_device});
         if (launch.sanitizer) {
             sanitizer_log_ = std::filesystem::temp_directory_path() /
                              format_text("gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
             words = sanitizer_command(launch.sanitizer_program, *launch.sanitizer, sanitizer_log_, words);
         }
-        // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
+        // The worker's ends at fixed numbers, inherited (not close-on-exec).
         try {
-            start_child(child_, std::move(words), {{requests[0], 3}, {reports[1], 4}}, STDERR_FILENO,
-                        {{visible_devices_variable, devices_.visible()}});
+            start_child(child_, std::move(words), {{requests[0], worker_request_fd}, {reports[1], worker_report_fd}},
+                        STDERR_FILENO, {{visible_devices_variable, devices_.visible()}});
         } catch (const std::exception &e) {
             for (int fd : {requests[0], requests[1], reports[0], reports[1]}) close(fd);
             throw std::runtime_error(std::string("cannot start a worker: ") + e.what());
