@@ -89,9 +89,11 @@ public:
         if (report_fd_ >= 0) close(report_fd_);
         if (!sanitizer_log_.empty()) std::filesystem::remove(sanitizer_log_);
     }
-    const std::filesystem::path &file() const { return file_; }
-    const std::optional<HostShare> &share() const { return share_; }
-    const WorkerDevices &devices() const { return devices_; }
+    // Whether it is the worker for `plugin` on `devices`, bound to `share`.
+    bool fits(const PluginInfo &plugin, const WorkerDevices &devices,
+              const std::optional<HostShare> &share) const {
+        return file_ == plugin.file && share_ == share && devices_.runner_indices() == devices.runner_indices();
+    }
     const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
     size_t served = 0;  // entries it took: the first one paid for its start
 
@@ -182,11 +184,6 @@ WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOpt
                          launch_.listed_gpus);
 }
 
-bool WorkerPool::fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const {
-    return worker.file() == plugin.file && worker.share() == launch_.host_share &&
-           worker.devices().runner_indices() == devices.runner_indices();
-}
-
 void WorkerPool::prestart(const PluginInfo &plugin, const MeasureOptions &options) {
     if (worker_ || launch_.sanitizer) return;  // a sanitized worker starts with its entry
     try {
@@ -250,28 +247,24 @@ std::string unreported(const WorkerMessages &report, int status, bool timed_out,
 
 }  // namespace
 
-bool WorkerPool::hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const MeasureOptions &options,
-                           const std::string &request, EntryResult &failed, bool &started,
-                           size_t &entries_before) {
+std::optional<size_t> WorkerPool::hand_over(const PluginInfo &plugin, const WorkerDevices &devices,
+                                            const MeasureOptions &options, const std::string &request,
+                                            std::string &why_not) {
     // A worker kept from the previous entry may have ended since: then start a fresh one.
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (!worker_) {
             try {
                 worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices, options);
             } catch (const std::exception &e) {
-                failed.message = e.what();
-                return false;
+                why_not = e.what();
+                return std::nullopt;
             }
         }
-        if (worker_->send(request)) {
-            entries_before = worker_->served++;
-            started = entries_before == 0;
-            return true;
-        }
+        if (worker_->send(request)) return worker_->served++;
         worker_.reset();
     }
-    failed.message = "the worker process ended before it took the request";
-    return false;
+    why_not = "the worker process ended before it took the request";
+    return std::nullopt;
 }
 
 std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_t size,
@@ -281,12 +274,12 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     EntryResult failed(skipped_entry(plugin, size, ""));  // when the worker reports nothing
     failed.status = EntryStatus::error;
     const WorkerDevices devices = devices_for(plugin, options);
-    if (worker_ && !fits(*worker_, plugin, devices)) retire();
-    bool started = false;
-    size_t entries_before = 0;
+    if (worker_ && !worker_->fits(plugin, devices, launch_.host_share)) retire();
     const std::string request =
         request_to_wire({size, devices.for_worker(options), launch_.host_roofline, budget}).dump();
-    if (!hand_over(plugin, devices, options, request, failed, started, entries_before)) return failed;
+    const std::optional<size_t> entries_before = hand_over(plugin, devices, options, request, failed.message);
+    if (!entries_before) return failed;
+    const bool started = *entries_before == 0;
 
     WorkerMessages report;
     const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);
@@ -306,7 +299,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         EntryResult entry(std::move(*report.entry));
         devices.for_runner(entry);
         entry.sweep.worker_started = started;
-        entry.sweep.worker_entries_before = entries_before;
+        entry.sweep.worker_entries_before = *entries_before;
         settle_worker(entry, open, launch_, worker_);
         entry.sweep.entry_wall_s = seconds_since(began);
         return entry;

@@ -93,11 +93,11 @@ public:
 private:
     void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it
     // Sends `request` to the worker for `plugin`, starting one where none is in hand or the
-    // one kept has ended; false, and why in `failed`, when no worker took it.
-    bool hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const MeasureOptions &options,
-                   const std::string &request, EntryResult &failed, bool &started, size_t &entries_before);
+    // one kept has ended. Returns the entries that worker took before; nullopt, and why in
+    // `why_not`, when no worker took it.
+    std::optional<size_t> hand_over(const PluginInfo &plugin, const WorkerDevices &devices,
+                                    const MeasureOptions &options, const std::string &request, std::string &why_not);
     WorkerDevices devices_for(const PluginInfo &plugin, const MeasureOptions &options) const;
-    bool fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const;
     WorkerLaunch launch_;
     std::unique_ptr<WorkerProcess> worker_;
 };
