@@ -7,7 +7,7 @@
 #include "runner_process.hpp"
 #include "status_tally.hpp"
 #include "test_support.hpp"
-#include "worker_protocol.hpp"
+#include "worker_main.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
 // An entry's one encoding: the results file's entry (docs/results-format.md), which is also
-// what a worker sends the runner for each entry it measures (worker_protocol.hpp: its
+// what a worker sends the runner for each entry it measures (worker_main.hpp: its
 // Measurement, without the runner's notes), and the one decoding every reader of a results
 // file goes through. Reading it back gives the EntryResult that was written, so that the
 // runner records exactly what the worker measured: the raw samples are in it, and the

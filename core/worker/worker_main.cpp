@@ -2,9 +2,10 @@
 
 #include "child_process.hpp"
 #include "elapsed.hpp"
-#include "entry_measurer.hpp"
+#include "entry_parts_json.hpp"  // a budget's Work
+#include "json_fields.hpp"
 #include "pipe_lines.hpp"
-#include "worker_protocol.hpp"
+#include "results_model.hpp"  // the options' fields
 
 #include <chrono>
 #include <iostream>
@@ -26,6 +27,25 @@ std::optional<std::string> next_line(int fd, PipeLines &requests) {
 }
 
 }  // namespace
+
+GPUBENCH_JSON_FIELDS(RunBudget, limit_s, from_size, from_median_s, from_work, from_outside_s,
+                     outside_limit_s, behind)
+
+nlohmann::json request_to_wire(const WorkerRequest &r) {
+    nlohmann::json wire = {
+        {"size", r.size}, {"options", r.options}, {"host_roofline", roofline_json(r.host_roofline)}};
+    if (r.budget) wire["budget"] = *r.budget;
+    return wire;
+}
+
+WorkerRequest request_from_wire(const nlohmann::json &w) {
+    WorkerRequest r;
+    r.size = w.at("size").get<uint64_t>();
+    r.host_roofline = roofline_from_json(w.at("host_roofline"));
+    r.options = w.at("options").get<MeasureOptions>();
+    json_fields::get(w, "budget", r.budget);
+    return r;
+}
 
 bool is_worker_command_line(int argc, const char *const *argv) {
     return argc > 1 && std::string(argv[1]) == worker_flag;

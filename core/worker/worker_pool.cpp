@@ -7,7 +7,6 @@
 #include "text_format.hpp"
 #include "visible_devices.hpp"
 #include "worker_main.hpp"
-#include "worker_protocol.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
