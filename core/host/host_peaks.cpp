@@ -28,9 +28,12 @@ std::string cache_key() {
            " cores | format " + std::to_string(cache_format);
 }
 
+// The peaks' rates: each required, and kept by the cache at the highest measured.
+constexpr double HostPeaks::*rates[] = {&HostPeaks::fp32_flops, &HostPeaks::fp64_flops, &HostPeaks::bytes_per_s};
+
 bool usable(const HostPeaks &p) {
-    for (double x : {p.fp32_flops, p.fp64_flops, p.bytes_per_s})
-        if (!(x > 0) || !std::isfinite(x)) return false;
+    for (double HostPeaks::*rate : rates)
+        if (!(p.*rate > 0) || !std::isfinite(p.*rate)) return false;
     return true;
 }
 
@@ -54,19 +57,14 @@ HostPeaks store(const fs::path &file, const std::string &key, HostPeaks measured
     nlohmann::json doc = read_cache(file);
     if (!doc.contains("machines") || !doc["machines"].is_object()) doc = nlohmann::json::object();
     if (auto cached = cached_entry(doc, key, file)) {
-        HostPeaks kept = measured;
-        kept.fp32_flops = std::max(measured.fp32_flops, cached->fp32_flops);
-        kept.fp64_flops = std::max(measured.fp64_flops, cached->fp64_flops);
-        kept.bytes_per_s = std::max(measured.bytes_per_s, cached->bytes_per_s);
-        bool higher_kept = kept.fp32_flops != measured.fp32_flops ||
-                           kept.fp64_flops != measured.fp64_flops ||
-                           kept.bytes_per_s != measured.bytes_per_s;
-        for (MemoryLevel &level : kept.caches)
+        bool higher_kept = false;
+        for (double HostPeaks::*rate : rates)
+            if ((*cached).*rate > measured.*rate) measured.*rate = (*cached).*rate, higher_kept = true;
+        for (MemoryLevel &level : measured.caches)
             for (const MemoryLevel &before : cached->caches)
                 if (before.name == level.name && before.bytes_per_s > level.bytes_per_s)
                     level.bytes_per_s = before.bytes_per_s, higher_kept = true;
-        if (higher_kept) kept.source = "measured now; higher figures kept from " + file.string();
-        measured = kept;
+        if (higher_kept) measured.source = "measured now; higher figures kept from " + file.string();
     }
     nlohmann::json entry = host_peaks_json(measured);
     entry.erase("source");
@@ -134,8 +132,8 @@ std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &j) {
     } catch (const std::exception &) {
         return std::nullopt;
     }
-    for (double x : {p.fp32_flops, p.fp64_flops, p.bytes_per_s})
-        if (!std::isfinite(x) || x < 0) return std::nullopt;
+    for (double HostPeaks::*rate : rates)
+        if (!std::isfinite(p.*rate) || p.*rate < 0) return std::nullopt;
     return p;
 }
 
