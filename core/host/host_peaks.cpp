@@ -6,7 +6,6 @@
 #include "host_resources.hpp"
 #include "system_info.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
