@@ -157,7 +157,7 @@ void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedE
 // Ranks launched together meet in a folder of their job's (the plan's world.folder); those of
 // jobs gone for a day are removed.
 void clear_stale_meeting_folders(const RankWorld &world) {
-    if (world.together()) remove_stale_siblings(world.folder, std::chrono::hours(24));
+    if (world.together()) remove_stale_siblings(world.folder);
 }
 
 // What ranks launched together hold a failing exit at: the shards' barrier, or, for ranks that

@@ -3,6 +3,7 @@
 #include "fnv_hash.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace gpubench {
 
@@ -46,8 +47,9 @@ fs::file_time_type last_touched(const fs::path &folder) {
 
 }  // namespace
 
-void remove_stale_siblings(const fs::path &folder, std::chrono::hours stale) {
+void remove_stale_siblings(const fs::path &folder) {
     const fs::file_time_type now = fs::file_time_type::clock::now();
+    const std::chrono::hours stale(24);
     try {
         for (const fs::directory_entry &sibling : fs::directory_iterator(folder.parent_path())) {
             if (sibling.path() == folder) continue;

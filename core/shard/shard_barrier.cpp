@@ -127,7 +127,7 @@ ShardBarrier::ShardBarrier(Place place, BarrierTimes times, std::ostream &warnin
         fs::create_directories(place_.folder);
         // The markers of a finished job stay (no rank knows that it is the last to read
         // them); a live job's heartbeats keep its folder fresh.
-        remove_stale_siblings(place_.folder, times_.stale);
+        remove_stale_siblings(place_.folder);
         fs::remove(file(place_.index, ".done"));  // an earlier job's, when the folder is not this job's alone
         write_heartbeat(0);
     } catch (const std::exception &e) {

@@ -33,7 +33,6 @@ struct BarrierTimes {
     std::chrono::milliseconds poll{200};        // how often a waiting rank looks at the folder
     std::chrono::milliseconds silent{30000};    // a heartbeat unchanged this long, no .done: died
     std::chrono::milliseconds absent{60000};    // no .alive this long after the waiter's start
-    std::chrono::hours stale{24};               // sibling folders untouched this long are removed
 };
 
 // The variable that shortens (or lengthens) the barrier's times: seconds, see below.
@@ -95,7 +94,7 @@ public:
         bool check_done_times = false;
         std::string kind = "shard";  // what its messages call a rank: "shard", or "rank"
     };
-    // Starts the barrier: the folder made, sibling folders older than `stale` removed, this
+    // Starts the barrier: the folder made, stale sibling folders removed (rank_world.hpp), this
     // rank's .alive written and the heartbeat started. A problem is one warning line on
     // `warnings`, and a barrier that does nothing.
     ShardBarrier(Place place, BarrierTimes times, std::ostream &warnings);
