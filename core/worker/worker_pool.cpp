@@ -20,6 +20,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -73,7 +74,7 @@ public:
         // The worker's ends at fixed numbers, inherited (not close-on-exec).
         try {
             start_child(child_, std::move(words), {{requests[0], worker_request_fd}, {reports[1], worker_report_fd}},
-                        STDERR_FILENO, {{visible_devices_variable, devices_.visible()}});
+                        STDERR_FILENO, {{visible_devices_variable, devices_.visible}});
         } catch (const std::exception &e) {
             for (int fd : {requests[0], requests[1], reports[0], reports[1]}) close(fd);
             throw std::runtime_error(std::string("cannot start a worker: ") + e.what());
@@ -91,7 +92,7 @@ public:
     // Whether it is the worker for `plugin` on `devices`, bound to `share`.
     bool fits(const PluginInfo &plugin, const WorkerDevices &devices,
               const std::optional<HostShare> &share) const {
-        return file_ == plugin.file && share_ == share && devices_.runner_indices() == devices.runner_indices();
+        return file_ == plugin.file && share_ == share && devices_.runner_indices == devices.runner_indices;
     }
     const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
     size_t served = 0;  // entries it took: the first one paid for its start
@@ -139,24 +140,16 @@ private:
     static inline int spawned_ = 0;
 };
 
-WorkerDevices::WorkerDevices(std::vector<int> runner_indices, const std::vector<DeviceIdentity> &known,
-                             const std::optional<std::vector<std::string>> &inherited,
-                             const std::optional<std::vector<std::string>> &listed)
-    : runner_indices_(std::move(runner_indices)),
-      visible_(worker_visible_devices(runner_indices_, known, inherited, listed)) {}
-
 MeasureOptions WorkerDevices::for_worker(MeasureOptions options) const {
     options.cuda_device = 0;
-    options.cuda_devices.clear();
-    if (runner_indices_.size() > 1)
-        for (int index = 0; index < static_cast<int>(runner_indices_.size()); ++index)
-            options.cuda_devices.push_back(index);
+    options.cuda_devices.assign(runner_indices.size() > 1 ? runner_indices.size() : 0, 0);
+    std::iota(options.cuda_devices.begin(), options.cuda_devices.end(), 0);
     return options;
 }
 
 void WorkerDevices::for_runner(Measurement &entry) const {
     for (int &index : entry.cuda_devices)
-        if (index >= 0 && static_cast<size_t>(index) < runner_indices_.size()) index = runner_indices_[index];
+        if (index >= 0 && static_cast<size_t>(index) < runner_indices.size()) index = runner_indices[index];
 }
 
 WorkerPool::WorkerPool(WorkerLaunch launch) : launch_(std::move(launch)) {
@@ -179,8 +172,10 @@ void WorkerPool::retire() {
 }
 
 WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOptions &options) const {
-    return WorkerDevices(entry_cuda_devices(plugin, options), launch_.gpus, launch_.inherited_visible,
-                         launch_.listed_gpus);
+    std::vector<int> indices = entry_cuda_devices(plugin, options);
+    std::string visible =
+        worker_visible_devices(indices, launch_.gpus, launch_.inherited_visible, launch_.listed_gpus);
+    return {std::move(indices), std::move(visible)};
 }
 
 void WorkerPool::prestart(const PluginInfo &plugin, const MeasureOptions &options) {
