@@ -97,11 +97,8 @@ std::vector<HostShare> plan_host_shares(const std::vector<GpuInfo> &gpus) {
 }
 
 HostShare whole_host_share() {
-    HostShare whole;
-    whole.cpus = allowed_cpus();
-    whole.threads = static_cast<int>(whole.cpus.size());
-    whole.basis = "ran alone: every CPU this process may use";
-    return whole;
+    const std::vector<int> cpus = allowed_cpus();
+    return {cpus, static_cast<int>(cpus.size()), std::nullopt, 1, "ran alone: every CPU this process may use"};
 }
 
 std::string apply_host_share(const std::vector<int> &cpus, int threads) {

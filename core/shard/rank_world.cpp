@@ -17,11 +17,7 @@ std::optional<RankWorld> launched_world(const EnvironmentLookup &environment, bo
         return std::nullopt;  // half a pair or not a number: not a world this run can join
     }
     if (!rank || rank->count < 2 || sharded) return std::nullopt;
-    RankWorld world;
-    world.rank = rank->index;
-    world.ranks = rank->count;
-    world.source = rank->source;
-    return world;
+    return RankWorld{rank->index, rank->count, rank->source};
 }
 
 fs::path rank_meeting_folder(const fs::path &base, const std::string &job_identity,

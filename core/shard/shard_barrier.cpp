@@ -93,7 +93,7 @@ fs::path shard_barrier_folder(const fs::path &results_file, const std::string &i
 }
 
 PeerWatch::PeerWatch(uint32_t self, uint32_t count, BarrierClock::time_point started, const BarrierTimes &times)
-    : self_(self), started_(started), times_(times), peers_(count) {
+    : started_(started), times_(times), peers_(count) {
     peers_.at(self).state = State::done;
 }
 
@@ -101,7 +101,7 @@ std::vector<uint32_t> PeerWatch::look(const std::vector<Sight> &sights, BarrierC
     std::vector<uint32_t> given_up;
     for (uint32_t index = 0; index < peers_.size(); ++index) {
         Peer &peer = peers_[index];
-        if (index == self_ || peer.state != State::waiting) continue;
+        if (peer.state != State::waiting) continue;  // this rank's own is done from the start
         const Sight &sight = sights.at(index);
         if (sight.done) {
             peer.state = State::done;

@@ -78,7 +78,6 @@ private:
         std::optional<std::string> heartbeat;  // as last seen
         BarrierClock::time_point changed;      // when it was last seen to change
     };
-    uint32_t self_;
     BarrierClock::time_point started_;
     BarrierTimes times_;
     std::vector<Peer> peers_;

@@ -245,11 +245,9 @@ void no_longer_missing(json &document, const json &entry) {
     if (merged == document.end()) return;
     json &missing = merged->at("missing");
     const EntryIdentity measured = entry.get<EntryIdentity>();
-    for (auto it = missing.begin(); it != missing.end(); ++it)
-        if (it->get<EntryIdentity>() == measured) {
-            missing.erase(it);
-            return;
-        }
+    const auto found =
+        std::find_if(missing.begin(), missing.end(), [&](const json &m) { return m.get<EntryIdentity>() == measured; });
+    if (found != missing.end()) missing.erase(found);
 }
 
 }  // namespace gpubench
