@@ -122,14 +122,9 @@ double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threa
     };
     // Size one repetition to about flop_rep_s of one thread's CPU time.
     uint64_t iters = 1 << 10;
-    for (;;) {
-        double t = single(iters);
-        if (t >= 0.004 || iters >= (uint64_t(1) << 40)) {
-            iters = std::max<uint64_t>(1, uint64_t(iters * (flop_rep_s / std::max(t, 1e-6))));
-            break;
-        }
-        iters *= 4;
-    }
+    double t = single(iters);
+    for (; t < 0.004 && iters < (uint64_t(1) << 40); t = single(iters)) iters *= 4;
+    iters = std::max<uint64_t>(1, uint64_t(iters * (flop_rep_s / std::max(t, 1e-6))));
     // One thread on an otherwise idle core, where cores have SMT siblings.
     std::vector<int> cpus(threads);
     std::iota(cpus.begin(), cpus.end(), 0);

@@ -54,16 +54,21 @@ bool read_schedstat(pid_t tid, uint64_t &run_ns, uint64_t &wait_ns) {
     return true;
 }
 
-std::optional<uint64_t> available_host_memory() {
-    std::ifstream meminfo("/proc/meminfo");
-    std::string key, unit;
-    uint64_t value = 0;
-    while (meminfo >> key >> value) {
-        std::getline(meminfo, unit);
-        if (key == "MemAvailable:") return value * 1024;  // the file counts in kB
+namespace {
+
+// The "NAME: N kB" line of a /proc file, in bytes; nullopt where it is not there.
+std::optional<uint64_t> proc_kb_field(const char *path, const std::string &name) {
+    std::ifstream in(path);
+    for (std::string key; in >> key; std::getline(in, key)) {
+        uint64_t kb = 0;
+        if (key == name && in >> kb) return kb * 1024;
     }
     return std::nullopt;
 }
+
+}  // namespace
+
+std::optional<uint64_t> available_host_memory() { return proc_kb_field("/proc/meminfo", "MemAvailable:"); }
 
 void reset_peak_rss() {
     std::ofstream clear("/proc/self/clear_refs");
@@ -71,13 +76,7 @@ void reset_peak_rss() {
 }
 
 uint64_t peak_rss_bytes() {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    uint64_t kb = 0;
-    while (status >> key) {
-        if (key == "VmHWM:" && status >> kb) return kb * 1024;
-        std::getline(status, key);
-    }
+    if (const std::optional<uint64_t> peak = proc_kb_field("/proc/self/status", "VmHWM:")) return *peak;
     return process_usage().peak_rss_bytes;
 }
 
