@@ -1,6 +1,6 @@
 // Running a measurement on every logical CPU at once, and reading rates from it that other
-// processes preempting the measuring threads do not lower (host_peaks_measure.cpp,
-// cache_bandwidth.cpp).
+// processes preempting the measuring threads do not lower; and what the measuring kernels share
+// (host_peaks_measure.cpp, cache_bandwidth.cpp): the x86 intrinsics, the sink of their results.
 #pragma once
 
 #include "host_resources.hpp"
@@ -16,7 +16,15 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define GPUBENCH_X86 1
+#endif
+
 namespace gpubench {
+
+// The measuring kernels' results land here, so that none is dead code.
+inline std::atomic<double> kernel_sink{0};
 
 // What one repetition on all threads did: each thread's work units and on-CPU seconds, and
 // the wall time from the common start to the last thread's end.

@@ -162,7 +162,6 @@ WorkerPool::~WorkerPool() {
     // down its CUDA context would only delay the runner's exit. (Under --sanitize every worker
     // was already waited for, to read its report.)
     if (worker_) worker_->process().abandon();
-    worker_.reset();
 }
 
 void WorkerPool::retire() {
