@@ -97,11 +97,10 @@ namespace {
 // from a thread id: CPUCLOCK_SCHED (2) | CPUCLOCK_PERTHREAD_MASK (4), the id inverted above.
 clockid_t thread_cpu_clock(pid_t tid) { return static_cast<clockid_t>((~static_cast<clockid_t>(tid)) << 3) | 6; }
 
-bool read_clock(clockid_t clock, int64_t &cpu_ns) {
+std::optional<int64_t> read_clock(clockid_t clock) {
     timespec t{};
-    if (clock_gettime(clock, &t) != 0) return false;
-    cpu_ns = int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
-    return true;
+    if (clock_gettime(clock, &t) != 0) return std::nullopt;
+    return int64_t(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
 // /proc/self/task/<tid>/stat after the thread's name (field 2, which may hold spaces and
@@ -128,17 +127,9 @@ bool read_stat_ticks(pid_t tid, int64_t &cpu_ns) {
 
 }  // namespace
 
-int64_t process_cpu_ns() {
-    int64_t ns = 0;
-    read_clock(CLOCK_PROCESS_CPUTIME_ID, ns);
-    return ns;
-}
+int64_t process_cpu_ns() { return read_clock(CLOCK_PROCESS_CPUTIME_ID).value_or(0); }
 
-int64_t own_thread_cpu_ns() {
-    int64_t ns = 0;
-    read_clock(CLOCK_THREAD_CPUTIME_ID, ns);
-    return ns;
-}
+int64_t own_thread_cpu_ns() { return read_clock(CLOCK_THREAD_CPUTIME_ID).value_or(0); }
 
 bool thread_runnable(pid_t tid) {
     char buf[1024];
@@ -151,19 +142,20 @@ ThreadTimes::ThreadTimes() : self_(static_cast<pid_t>(syscall(SYS_gettid))) {}
 
 bool ThreadTimes::harness(pid_t tid) {
     if (tid == self_) return true;
-    const auto known = harness_.find(tid);
-    if (known != harness_.end()) return known->second;
+    const auto [known, added] = harness_.try_emplace(tid, false);
+    if (!added) return known->second;
     char path[64], name[32];
     std::snprintf(path, sizeof path, "/proc/self/task/%d/comm", static_cast<int>(tid));
-    const bool ours = read_small_file(path, name, sizeof name) &&
-                      std::strncmp(name, harness_thread_prefix, sizeof harness_thread_prefix - 1) == 0;
-    harness_[tid] = ours;
-    return ours;
+    return known->second = read_small_file(path, name, sizeof name) &&
+                           std::strncmp(name, harness_thread_prefix, sizeof harness_thread_prefix - 1) == 0;
 }
 
 bool ThreadTimes::read_thread(pid_t tid, int64_t &cpu_ns) {
     uint64_t run_ns = 0, wait_ns = 0;
-    if (read_clock(thread_cpu_clock(tid), cpu_ns)) return true;
+    if (const std::optional<int64_t> ns = read_clock(thread_cpu_clock(tid))) {
+        cpu_ns = *ns;
+        return true;
+    }
     if (read_schedstat(tid, run_ns, wait_ns)) {
         cpu_ns = static_cast<int64_t>(run_ns);
         return true;
