@@ -242,7 +242,7 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
         pool.set_host_roofline(launch.host_roofline = *roofline);
     }
     // Ranks launched together meet in a folder of their job's; those of jobs gone for a day are removed.
-    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder, std::chrono::hours(24));
+    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder);  // of jobs gone for a day
     const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
     print_sweep_banner(std::cout, plan, planned, gpus, results);
 

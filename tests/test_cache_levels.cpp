@@ -2,9 +2,7 @@
 // bandwidth, and an entry held to the level its working set fits in. Correct cache-resident
 // work passes where the host publishes no cache data (a VM); work faster than its level, at
 // DRAM size or at a cache level, is refused.
-#include "cache_bandwidth.hpp"
 #include "check.hpp"
-#include "cpu_caches.hpp"
 #include "entry_figures.hpp"
 #include "gpu.hpp"
 #include "host_peaks.hpp"

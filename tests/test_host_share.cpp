@@ -202,27 +202,28 @@ TEST_CASE("a share is written with numa_node only when known, and read back", "[
 
 TEST_CASE("the worker command line carries a share and what to ready, and the old form stays valid",
           "[host_share]") {
-    const std::vector<std::string> plain = worker_command_line("/bin/runner", "p.so", 1, 3, 4);
-    CHECK(plain == std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "1", "3", "4"});
+    const std::vector<std::string> plain = worker_command_line("/bin/runner", "p.so");
+    CHECK(plain == std::vector<std::string>{"/bin/runner", worker_flag, "p.so"});
     const HostShare share{{0, 1, 2, 3, 16, 17, 18, 19}, 8, 0, 2, "x"};
-    const std::vector<std::string> bound = worker_command_line("/bin/runner", "p.so", 1, 3, 4, share);
-    CHECK(bound == std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "1", "3", "4",
+    const std::vector<std::string> bound = worker_command_line("/bin/runner", "p.so", share);
+    CHECK(bound == std::vector<std::string>{"/bin/runner", worker_flag, "p.so",
                                             "--cpus", "0-3,16-19", "--threads", "8"});
-    const std::vector<std::string> ready = worker_command_line("/bin/runner", "p.so", 0, 3, 4, share, {8, true});
-    CHECK(ready == std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "0", "3", "4", "--cpus",
+    const std::vector<std::string> ready = worker_command_line("/bin/runner", "p.so", share, {8, true});
+    CHECK(ready == std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "--cpus",
                                             "0-3,16-19", "--threads", "8", "--prepare", "8", "--trace"});
-    CHECK(worker_command_line("/bin/runner", "p.so", 0, 3, 4, std::nullopt, {2, false}) ==
-          std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "0", "3", "4", "--prepare", "2"});
+    CHECK(worker_command_line("/bin/runner", "p.so", std::nullopt, {2, false}) ==
+          std::vector<std::string>{"/bin/runner", worker_flag, "p.so", "--prepare", "2"});
     // Malformed shares and options are refused before the worker does anything.
     for (const std::vector<const char *> &argv :
-         {std::vector<const char *>{"runner", worker_flag, "p.so", "0", "3", "4", "--cpus", "x", "--threads", "2"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--cpus", "0-1", "--threads", "0"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--cpus", "0-1"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--threads", "2", "--cpus", "0-1"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--prepare", "0"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--prepare"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--trace"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--prepare", "2", "--cpus", "0-1", "--threads", "2"},
-          {"runner", worker_flag, "p.so", "0", "3", "4", "--prepare", "2", "--trace", "x"}})
+         {std::vector<const char *>{"runner", worker_flag},
+          {"runner", worker_flag, "p.so", "--cpus", "x", "--threads", "2"},
+          {"runner", worker_flag, "p.so", "--cpus", "0-1", "--threads", "0"},
+          {"runner", worker_flag, "p.so", "--cpus", "0-1"},
+          {"runner", worker_flag, "p.so", "--threads", "2", "--cpus", "0-1"},
+          {"runner", worker_flag, "p.so", "--prepare", "0"},
+          {"runner", worker_flag, "p.so", "--prepare"},
+          {"runner", worker_flag, "p.so", "--trace"},
+          {"runner", worker_flag, "p.so", "--prepare", "2", "--cpus", "0-1", "--threads", "2"},
+          {"runner", worker_flag, "p.so", "--prepare", "2", "--trace", "x"}})
         CHECK(worker_main(int(argv.size()), argv.data()) == 2);
 }

@@ -9,7 +9,7 @@
 #include "results.hpp"
 #include "results_model.hpp"
 #include "test_support.hpp"
-#include "worker_protocol.hpp"
+#include "worker_main.hpp"
 
 #include <gpubench/plugin.hpp>
 

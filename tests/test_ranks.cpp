@@ -8,7 +8,7 @@
 #include "rank_world.hpp"
 #include "results_model.hpp"
 #include "test_support.hpp"
-#include "worker_protocol.hpp"
+#include "worker_main.hpp"
 
 #include <gpubench/plugin.hpp>
 

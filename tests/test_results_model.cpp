@@ -6,7 +6,7 @@
 #include "results.hpp"
 #include "runner_process.hpp"
 #include "test_support.hpp"
-#include "worker_protocol.hpp"
+#include "worker_main.hpp"
 
 #include <catch2/catch.hpp>
 

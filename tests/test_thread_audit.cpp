@@ -4,12 +4,12 @@
 // where seen: they sit at the audit's floor), and its controls (work on the calling thread,
 // joined threads, an OpenMP loop inside run()) pass. The shipped OpenMP plugins and the
 // NumPy/Numba backends, whose pools spin after their parallel regions, pass too.
+#include "host_resources.hpp"
 #include "measure.hpp"
 #include "runner_process.hpp"
 #include "test_support.hpp"
 #include "thread_audit.hpp"
 #include "thread_name.hpp"
-#include "thread_times.hpp"
 
 #include <catch2/catch.hpp>
 

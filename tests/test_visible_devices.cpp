@@ -73,7 +73,7 @@ TEST_CASE("a worker is shown its entry's GPUs by UUID, in the entry's order", "[
     CHECK(worker_visible_devices({1}, known, std::nullopt, DeviceEntries({uuid_of(0), uuid_of(1)})) == uuid_of(1));
 
     SECTION("its numbering goes in from 0 and comes back as the runner's") {
-        const WorkerDevices devices({3, 0, 1}, known, std::nullopt);
+        const WorkerDevices devices{{3, 0, 1}, worker_visible_devices({3, 0, 1}, known, std::nullopt)};
         MeasureOptions options;
         options.cuda_device = 3;
         options.cuda_devices = {3, 0, 1, 2};
@@ -84,7 +84,7 @@ TEST_CASE("a worker is shown its entry's GPUs by UUID, in the entry's order", "[
         entry.cuda_devices = {0, 1, 2};
         devices.for_runner(entry);
         CHECK(entry.cuda_devices == std::vector<int>{3, 0, 1});
-        const WorkerDevices one({2}, known, std::nullopt);
+        const WorkerDevices one{{2}, worker_visible_devices({2}, known, std::nullopt)};
         CHECK(one.for_worker(options).cuda_devices.empty());
     }
 }

@@ -1,16 +1,10 @@
-// Each cache level's bandwidth, all threads together (cache_bandwidth.hpp).
-#include "cache_bandwidth.hpp"
+// Each cache level's bandwidth, all threads together (measure_cache_levels, host_peaks.hpp).
+#include "host_peaks.hpp"
 
 #include "measuring_threads.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <string>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define GPUBENCH_X86 1
-#endif
 
 namespace gpubench {
 
@@ -94,8 +88,6 @@ StreamIsa widest_loads() {
 #endif
 }
 
-std::atomic<double> sink{0};  // the read streams' sums land here, so that none is dead code
-
 // The best all-thread rate of both streams over `bytes` per thread. Each core's cache serves
 // its own thread, so the threads' on-CPU rates add up, whatever else preempted them.
 double level_bandwidth(const StreamIsa &isa, uint64_t bytes, unsigned threads) {
@@ -113,7 +105,7 @@ double level_bandwidth(const StreamIsa &isa, uint64_t bytes, unsigned threads) {
     auto keep = [&](const Repetition &rep) { best = std::max(best, rep.best_own_core_rate()); };
     for (int r = 0; r < repetitions; ++r) {
         keep(run_together(threads, [&](unsigned i) {
-            sink = sink + isa.read(buffers[i].get(), 3 * n, passes);
+            kernel_sink = kernel_sink + isa.read(buffers[i].get(), 3 * n, passes);
             return streamed * passes;
         }));
         keep(run_together(threads, [&](unsigned i) {

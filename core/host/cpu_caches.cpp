@@ -1,5 +1,5 @@
-// The CPU's cache sizes (cpu_caches.hpp).
-#include "cpu_caches.hpp"
+// The CPU's cache sizes (cpu_caches, host_peaks.hpp).
+#include "host_peaks.hpp"
 
 #include "host_share.hpp"
 

@@ -64,7 +64,6 @@ bool HostLoadWatch::read_tasks(std::map<long, TaskTimes> &tasks) {
 }
 
 void HostLoadWatch::begin() {
-    begun_ = true;
     std::optional<uint64_t> busy = busy_jiffies();
     readable_ = busy && read_tasks(tasks_);
     busy_jiffies_ = busy.value_or(0);
@@ -75,7 +74,7 @@ void HostLoadWatch::begin() {
 HostLoad HostLoadWatch::end() {
     HostLoad load;
     load.host_cores = logical_cores();
-    if (!begun_ || !readable_) return load;
+    if (!readable_) return load;
     // Wall and CPU time first: the /proc reads below are not the entry's.
     double wall_s = seconds_since(start_);
     double own_cpu_s = process_usage().cpu_s - own_cpu_s_;

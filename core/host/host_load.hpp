@@ -55,8 +55,7 @@ private:
     double own_cpu_s_ = 0;
     uint64_t busy_jiffies_ = 0;
     std::map<long, TaskTimes> tasks_;  // by thread id
-    bool begun_ = false;
-    bool readable_ = false;
+    bool readable_ = false;  // begun, and /proc could be read
 };
 
 }  // namespace gpubench

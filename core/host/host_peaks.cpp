@@ -6,7 +6,6 @@
 #include "host_resources.hpp"
 #include "system_info.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
@@ -28,9 +27,12 @@ std::string cache_key() {
            " cores | format " + std::to_string(cache_format);
 }
 
+// The peaks' rates: each required, and kept by the cache at the highest measured.
+constexpr double HostPeaks::*rates[] = {&HostPeaks::fp32_flops, &HostPeaks::fp64_flops, &HostPeaks::bytes_per_s};
+
 bool usable(const HostPeaks &p) {
-    for (double x : {p.fp32_flops, p.fp64_flops, p.bytes_per_s})
-        if (!(x > 0) || !std::isfinite(x)) return false;
+    for (double HostPeaks::*rate : rates)
+        if (!(p.*rate > 0) || !std::isfinite(p.*rate)) return false;
     return true;
 }
 
@@ -54,19 +56,14 @@ HostPeaks store(const fs::path &file, const std::string &key, HostPeaks measured
     nlohmann::json doc = read_cache(file);
     if (!doc.contains("machines") || !doc["machines"].is_object()) doc = nlohmann::json::object();
     if (auto cached = cached_entry(doc, key, file)) {
-        HostPeaks kept = measured;
-        kept.fp32_flops = std::max(measured.fp32_flops, cached->fp32_flops);
-        kept.fp64_flops = std::max(measured.fp64_flops, cached->fp64_flops);
-        kept.bytes_per_s = std::max(measured.bytes_per_s, cached->bytes_per_s);
-        bool higher_kept = kept.fp32_flops != measured.fp32_flops ||
-                           kept.fp64_flops != measured.fp64_flops ||
-                           kept.bytes_per_s != measured.bytes_per_s;
-        for (MemoryLevel &level : kept.caches)
+        bool higher_kept = false;
+        for (double HostPeaks::*rate : rates)
+            if ((*cached).*rate > measured.*rate) measured.*rate = (*cached).*rate, higher_kept = true;
+        for (MemoryLevel &level : measured.caches)
             for (const MemoryLevel &before : cached->caches)
                 if (before.name == level.name && before.bytes_per_s > level.bytes_per_s)
                     level.bytes_per_s = before.bytes_per_s, higher_kept = true;
-        if (higher_kept) kept.source = "measured now; higher figures kept from " + file.string();
-        measured = kept;
+        if (higher_kept) measured.source = "measured now; higher figures kept from " + file.string();
     }
     nlohmann::json entry = host_peaks_json(measured);
     entry.erase("source");
@@ -117,32 +114,25 @@ nlohmann::json host_peaks_json(const HostPeaks &p) {
 }
 
 std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &j) {
-    if (!j.is_object()) return std::nullopt;
-    auto number = [&](const char *name) {
-        return j.contains(name) && j[name].is_number() && std::isfinite(j[name].get<double>()) &&
-               j[name].get<double>() >= 0;
-    };
-    auto text = [&](const char *name) { return j.contains(name) && j[name].is_string(); };
-    if (!number("fp32_flops") || !number("fp64_flops") || !number("bytes_per_s") || !text("isa") ||
-        !text("cpu_model") || !j.contains("llc_bytes") || !j["llc_bytes"].is_number_unsigned())
-        return std::nullopt;
-    if (j.contains("source") && !j["source"].is_string()) return std::nullopt;
     HostPeaks p;
     try {
+        p.fp32_flops = j.at("fp32_flops").get<double>();
+        p.fp64_flops = j.at("fp64_flops").get<double>();
+        p.bytes_per_s = j.at("bytes_per_s").get<double>();
+        if (!j.at("llc_bytes").is_number_unsigned()) return std::nullopt;
+        p.llc_bytes = j["llc_bytes"].get<uint64_t>();
+        p.isa = j.at("isa").get<std::string>();
+        p.cpu_model = j.at("cpu_model").get<std::string>();
+        p.source = j.value("source", "");
+        p.quiet = j.value("quiet", true);
+        p.cache_source = j.value("cache_source", "");
         for (const nlohmann::json &level : j.value("caches", nlohmann::json::array()))
             p.caches.push_back(memory_level_from_json(level));
-        p.cache_source = j.value("cache_source", "");
     } catch (const std::exception &) {
         return std::nullopt;
     }
-    p.fp32_flops = j["fp32_flops"].get<double>();
-    p.fp64_flops = j["fp64_flops"].get<double>();
-    p.bytes_per_s = j["bytes_per_s"].get<double>();
-    p.llc_bytes = j["llc_bytes"].get<uint64_t>();
-    p.isa = j["isa"].get<std::string>();
-    p.cpu_model = j["cpu_model"].get<std::string>();
-    p.source = j.value("source", "");
-    p.quiet = j.value("quiet", true);
+    for (double HostPeaks::*rate : rates)
+        if (!std::isfinite(p.*rate) || p.*rate < 0) return std::nullopt;
     return p;
 }
 

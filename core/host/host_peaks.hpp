@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <string>
@@ -32,7 +33,7 @@ struct HostPeaks {
     // is too low, and would make honest entries look faster than the hardware.
     bool quiet = true;
     // Each cache level's capacity (all instances) and measured bandwidth, lowest first
-    // (cache_bandwidth.hpp); margin unset. Where no size is known, one level "cache" with no
+    // (measure_cache_levels); margin unset. Where no size is known, one level "cache" with no
     // bandwidth, so that nothing is refused for a size the host did not tell.
     std::vector<MemoryLevel> caches;
     std::string cache_source;  // where the sizes came from: "sysfs", "cpuid" or "unknown"
@@ -55,5 +56,48 @@ std::optional<HostPeaks> host_peaks_from_json(const nlohmann::json &json);  // n
 // Levels: the caches, then DRAM; a cache's margin is 50% (200% beside other work), see
 // host_peaks.cpp.
 Roofline host_roofline(const HostPeaks &peaks);
+
+// ---- The CPU's data caches (cpu_caches.cpp) and their bandwidth (cache_bandwidth.cpp)
+
+// One level's size and how many logical CPUs share one instance of it. From sysfs where the
+// kernel publishes them; else from CPUID (x86: leaf 4 on Intel, 0x8000001D on AMD), which a VM
+// without sysfs cache folders still answers.
+struct CpuCache {
+    int level = 0;          // 1, 2, 3...
+    uint64_t bytes = 0;     // one instance
+    unsigned sharers = 1;   // logical CPUs sharing one instance (at most the host's)
+};
+
+struct CpuCaches {
+    std::vector<CpuCache> levels;  // data or unified caches, one per level, lowest first
+    std::string source;            // "sysfs", "cpuid" or "unknown" (levels empty)
+};
+
+// $GPUBENCH_SYSFS_CPU, else /sys/devices/system/cpu. The variable is a test hook: pointing it at
+// a folder without cpu0/cache simulates a host (a VM) whose kernel publishes no cache data.
+std::filesystem::path sysfs_cpu_root();
+
+// From <root>/cpu0/cache/index*/{level,type,size,shared_cpu_list}; empty levels when absent.
+CpuCaches cpu_caches_from_sysfs(const std::filesystem::path &root, unsigned logical);
+// From CPUID; empty levels off x86 or when the CPU does not say.
+CpuCaches cpu_caches_from_cpuid(unsigned logical);
+// sysfs, else CPUID, else none ("unknown").
+CpuCaches cpu_caches(unsigned logical);
+
+// "32K" / "1024K" / "32M" (sysfs sizes) in bytes; 0 when not a size.
+uint64_t parse_cache_size(const std::string &text);
+
+// The bandwidth of each level, all logical CPUs together, as a cache-aware roofline measures it
+// (Intel Advisor's CARM, likwid-bench's per-level streams): every thread streams over a buffer
+// of its own that fits well inside its share of the level. One level per cache ("L1",
+// "L2"...), of what all its instances hold (a private cache's size times the logical CPUs:
+// generous, so that no working set is placed in a slower level than it may run from),
+// bytes_per_s measured now (about 0.1 s), margin 0 (host_roofline sets it). Without cache
+// sizes: one level "cache" of unknown_cache_bytes and no bandwidth (no ceiling: a size that is
+// not known must not refuse correct work).
+std::vector<MemoryLevel> measure_cache_levels(const CpuCaches &caches, unsigned threads);
+
+// The capacity assumed when no cache size is known: more than any CPU's caches hold.
+inline constexpr uint64_t unknown_cache_bytes = 2ull << 30;
 
 }  // namespace gpubench

@@ -2,7 +2,6 @@
 // that keeps them per machine is in host_peaks.cpp.
 #include "host_peaks.hpp"
 
-#include "cache_bandwidth.hpp"
 #include "host_load.hpp"
 #include "host_resources.hpp"
 #include "host_share.hpp"
@@ -11,16 +10,10 @@
 #include "text_format.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <numeric>
 #include <vector>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define GPUBENCH_X86 1
-#endif
 
 namespace gpubench {
 
@@ -108,8 +101,6 @@ FmaIsa widest_fma() {
 #endif
 }
 
-std::atomic<double> sink{0};  // results land here so that no kernel is dead code
-
 // FMA throughput belongs to each core alone, so the threads' on-CPU rates add up, whatever
 // else the host runs. Only SMT siblings share a core's FMA units: one whose sibling was
 // preempted runs faster than both together do, so where cores have siblings the sum is
@@ -117,20 +108,15 @@ std::atomic<double> sink{0};  // results land here so that no kernel is dead cod
 template <class T>
 double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threads) {
     auto single = [&](uint64_t iters) {
-        double t0 = thread_cpu_s();
-        sink = sink + kernel(iters, T(0.5));
-        return thread_cpu_s() - t0;
+        const int64_t t0 = own_thread_cpu_ns();
+        kernel_sink = kernel_sink + kernel(iters, T(0.5));
+        return (own_thread_cpu_ns() - t0) * 1e-9;
     };
     // Size one repetition to about flop_rep_s of one thread's CPU time.
     uint64_t iters = 1 << 10;
-    for (;;) {
-        double t = single(iters);
-        if (t >= 0.004 || iters >= (uint64_t(1) << 40)) {
-            iters = std::max<uint64_t>(1, uint64_t(iters * (flop_rep_s / std::max(t, 1e-6))));
-            break;
-        }
-        iters *= 4;
-    }
+    double t = single(iters);
+    for (; t < 0.004 && iters < (uint64_t(1) << 40); t = single(iters)) iters *= 4;
+    iters = std::max<uint64_t>(1, uint64_t(iters * (flop_rep_s / std::max(t, 1e-6))));
     // One thread on an otherwise idle core, where cores have SMT siblings.
     std::vector<int> cpus(threads);
     std::iota(cpus.begin(), cpus.end(), 0);
@@ -144,7 +130,7 @@ double flop_rate(T (*kernel)(uint64_t, T), double flops_per_iter, unsigned threa
     double best = 0;
     for (int r = 0; r < repetitions; ++r) {
         Repetition rep = run_together(threads, [&](unsigned i) {
-            sink = sink + kernel(iters, T(0.5) + T(i) * T(1e-2));
+            kernel_sink = kernel_sink + kernel(iters, T(0.5) + T(i) * T(1e-2));
             return double(iters) * flops_per_iter;
         });
         best = std::max(best, rep.best_own_core_rate());
@@ -225,7 +211,7 @@ double memory_bandwidth(unsigned threads, uint64_t llc_bytes) {
                 return 2.0 * sizeof(double) * count;
             }));
     }
-    sink = sink + pa[n / 2] + pa[n - 1];
+    kernel_sink = kernel_sink + pa[n / 2] + pa[n - 1];
     return best;
 }
 

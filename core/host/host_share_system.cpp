@@ -13,36 +13,16 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <stdexcept>
 #include <thread>
 
 namespace gpubench {
 namespace {
 
-// A dynamically sized CPU set (CPU_ALLOC): machines may have more than CPU_SETSIZE CPUs.
-class CpuSet {
-public:
-    explicit CpuSet(int cpus) : count_(std::max(cpus, 1)), set_(CPU_ALLOC(count_)) {
-        if (!set_) throw std::bad_alloc();
-        CPU_ZERO_S(bytes(), set_);
-    }
-    ~CpuSet() { CPU_FREE(set_); }
-    CpuSet(const CpuSet &) = delete;
-    CpuSet &operator=(const CpuSet &) = delete;
-    size_t bytes() const { return CPU_ALLOC_SIZE(count_); }
-    cpu_set_t *get() { return set_; }
-    void add(int cpu) { CPU_SET_S(static_cast<size_t>(cpu), bytes(), set_); }
-    std::vector<int> members() const {
-        std::vector<int> cpus;
-        for (int cpu = 0; cpu < count_; ++cpu)
-            if (CPU_ISSET_S(static_cast<size_t>(cpu), bytes(), set_)) cpus.push_back(cpu);
-        return cpus;
-    }
-
-private:
-    int count_;
-    cpu_set_t *set_;
-};
+// A CPU mask of `sets` cpu_set_t's: machines may have more than CPU_SETSIZE CPUs.
+using CpuMask = std::vector<cpu_set_t>;
+size_t mask_bytes(const CpuMask &mask) { return mask.size() * sizeof(cpu_set_t); }
 
 const char *const thread_count_variables[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                                                "NUMBA_NUM_THREADS", "NUMEXPR_NUM_THREADS"};
@@ -50,13 +30,18 @@ const char *const thread_count_variables[] = {"OMP_NUM_THREADS", "OPENBLAS_NUM_T
 }  // namespace
 
 std::vector<int> allowed_cpus() {
-    for (int size = 1024; size <= (1 << 16); size *= 2) {
-        CpuSet set(size);
-        if (sched_getaffinity(0, set.bytes(), set.get()) == 0) return set.members();
+    for (size_t sets = 1; sets <= 64; sets *= 2) {
+        CpuMask mask(sets);
+        if (sched_getaffinity(0, mask_bytes(mask), mask.data()) == 0) {
+            std::vector<int> cpus;
+            for (size_t cpu = 0; cpu < sets * CPU_SETSIZE; ++cpu)
+                if (CPU_ISSET_S(cpu, mask_bytes(mask), mask.data())) cpus.push_back(static_cast<int>(cpu));
+            return cpus;
+        }
         if (errno != EINVAL) break;  // EINVAL: the kernel's mask is larger than ours
     }
     std::vector<int> every(std::max(1u, std::thread::hardware_concurrency()));
-    for (size_t cpu = 0; cpu < every.size(); ++cpu) every[cpu] = static_cast<int>(cpu);
+    std::iota(every.begin(), every.end(), 0);
     return every;
 }
 
@@ -112,18 +97,15 @@ std::vector<HostShare> plan_host_shares(const std::vector<GpuInfo> &gpus) {
 }
 
 HostShare whole_host_share() {
-    HostShare whole;
-    whole.cpus = allowed_cpus();
-    whole.threads = static_cast<int>(whole.cpus.size());
-    whole.basis = "ran alone: every CPU this process may use";
-    return whole;
+    const std::vector<int> cpus = allowed_cpus();
+    return {cpus, static_cast<int>(cpus.size()), std::nullopt, 1, "ran alone: every CPU this process may use"};
 }
 
 std::string apply_host_share(const std::vector<int> &cpus, int threads) {
     if (cpus.empty() || threads < 1) return "an empty share of the host";
-    CpuSet set(*std::max_element(cpus.begin(), cpus.end()) + 1);
-    for (int cpu : cpus) set.add(cpu);
-    if (sched_setaffinity(0, set.bytes(), set.get()) != 0)
+    CpuMask mask(*std::max_element(cpus.begin(), cpus.end()) / CPU_SETSIZE + 1);
+    for (int cpu : cpus) CPU_SET_S(static_cast<size_t>(cpu), mask_bytes(mask), mask.data());
+    if (sched_setaffinity(0, mask_bytes(mask), mask.data()) != 0)
         return "cannot bind to CPUs " + cpu_list_text(cpus) + ": " + std::strerror(errno);
     const std::string count = std::to_string(threads);
     for (const char *name : thread_count_variables) setenv(name, count.c_str(), 1);

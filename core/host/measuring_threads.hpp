@@ -1,28 +1,30 @@
 // Running a measurement on every logical CPU at once, and reading rates from it that other
-// processes preempting the measuring threads do not lower (host_peaks_measure.cpp,
-// cache_bandwidth.cpp).
+// processes preempting the measuring threads do not lower; and what the measuring kernels share
+// (host_peaks_measure.cpp, cache_bandwidth.cpp): the x86 intrinsics, the sink of their results.
 #pragma once
 
+#include "host_resources.hpp"
 #include "thread_name.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#define GPUBENCH_X86 1
+#endif
+
 namespace gpubench {
 
-inline double thread_cpu_s() {
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
+// The measuring kernels' results land here, so that none is dead code.
+inline std::atomic<double> kernel_sink{0};
 
 // What one repetition on all threads did: each thread's work units and on-CPU seconds, and
 // the wall time from the common start to the last thread's end.
@@ -75,9 +77,9 @@ inline Repetition run_together(unsigned n, Work work) {
                 ready.fetch_add(1);
                 while (ready.load() < n && !abandon.load()) std::this_thread::yield();
                 start[i] = clock::now();
-                double t0 = thread_cpu_s();
+                const int64_t t0 = own_thread_cpu_ns();
                 rep.units[i] = work(i);
-                rep.cpu_s[i] = thread_cpu_s() - t0;
+                rep.cpu_s[i] = (own_thread_cpu_ns() - t0) * 1e-9;
                 end[i] = clock::now();
             });
     } catch (...) {  // no more threads to be had: the ones started must not wait forever

@@ -2,8 +2,8 @@
 
 #include "elapsed.hpp"
 #include "gpu_counters.hpp"
+#include "host_resources.hpp"
 #include "text_format.hpp"
-#include "thread_times.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -126,7 +126,7 @@ std::string perf_refusal(int error) {
 }
 
 // Cycles, instructions and last-level cache misses of the calling thread and every other
-// thread of the worker but the harness's own (thread_times.hpp), summed.
+// thread of the worker but the harness's own (host_resources.hpp), summed.
 class PerfCounters final : public CounterSource {
 public:
     static std::unique_ptr<PerfCounters> open(std::string &why_not) {

@@ -1,6 +1,6 @@
 // An entry's one encoding (docs/results-format.md; its schema: core/base/results_schema.json),
 // and its parts', each one to_json/from_json pair: the results file's entry, which is also what
-// a worker sends the runner for each entry it measures (worker_protocol.hpp: its Measurement,
+// a worker sends the runner for each entry it measures (worker_main.hpp: its Measurement,
 // without the runner's notes), and the one decoding every reader of a results file goes
 // through. Reading it back gives the EntryResult that was written, so that the runner records
 // exactly what the worker measured: the raw samples are in it, and the figures derived from

@@ -3,6 +3,7 @@
 #include "fnv_hash.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 namespace gpubench {
 
@@ -16,11 +17,7 @@ std::optional<RankWorld> launched_world(const EnvironmentLookup &environment, bo
         return std::nullopt;  // half a pair or not a number: not a world this run can join
     }
     if (!rank || rank->count < 2 || sharded) return std::nullopt;
-    RankWorld world;
-    world.rank = rank->index;
-    world.ranks = rank->count;
-    world.source = rank->source;
-    return world;
+    return RankWorld{rank->index, rank->count, rank->source};
 }
 
 fs::path rank_meeting_folder(const fs::path &base, const std::string &job_identity,
@@ -46,8 +43,9 @@ fs::file_time_type last_touched(const fs::path &folder) {
 
 }  // namespace
 
-void remove_stale_siblings(const fs::path &folder, std::chrono::hours stale) {
+void remove_stale_siblings(const fs::path &folder) {
     const fs::file_time_type now = fs::file_time_type::clock::now();
+    const std::chrono::hours stale(24);
     try {
         for (const fs::directory_entry &sibling : fs::directory_iterator(folder.parent_path())) {
             if (sibling.path() == folder) continue;

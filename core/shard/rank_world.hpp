@@ -8,7 +8,6 @@
 
 #include "shard.hpp"
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -43,8 +42,8 @@ std::filesystem::path entry_rendezvous(const std::filesystem::path &meeting, con
 
 // Folders that ranks meet in (these, and the shard barrier's) stay after their job, as no rank
 // knows that it is the last to read them: each job removes those beside `folder` untouched for
-// `stale` (their files' times counted). Never throws: what another rank removed, or what is not
+// a day (their files' times counted). Never throws: what another rank removed, or what is not
 // ours to remove, is left alone.
-void remove_stale_siblings(const std::filesystem::path &folder, std::chrono::hours stale);
+void remove_stale_siblings(const std::filesystem::path &folder);
 
 }  // namespace gpubench

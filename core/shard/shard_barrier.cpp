@@ -11,12 +11,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <mutex>
 #include <ostream>
-#include <sstream>
 #include <stdexcept>
 
 namespace gpubench {
@@ -52,16 +53,6 @@ void write_atomically(const fs::path &path, const std::string &text) {
     if (::close(fd) != 0 || !written)
         throw std::runtime_error("cannot write " + temporary.string() + ": " + std::strerror(written ? errno : error));
     fs::rename(temporary, path);
-}
-
-// A whole number at the start of `text` (after `skip` fields), or nullopt.
-std::optional<int64_t> field(const std::string &text, int skip) {
-    std::istringstream in(text);
-    std::string word;
-    for (int i = 0; i < skip; ++i) in >> word;
-    int64_t value = 0;
-    if (!(in >> value)) return std::nullopt;
-    return value;
 }
 
 }  // namespace
@@ -102,7 +93,7 @@ fs::path shard_barrier_folder(const fs::path &results_file, const std::string &i
 }
 
 PeerWatch::PeerWatch(uint32_t self, uint32_t count, BarrierClock::time_point started, const BarrierTimes &times)
-    : self_(self), started_(started), times_(times), peers_(count) {
+    : started_(started), times_(times), peers_(count) {
     peers_.at(self).state = State::done;
 }
 
@@ -110,7 +101,7 @@ std::vector<uint32_t> PeerWatch::look(const std::vector<Sight> &sights, BarrierC
     std::vector<uint32_t> given_up;
     for (uint32_t index = 0; index < peers_.size(); ++index) {
         Peer &peer = peers_[index];
-        if (index == self_ || peer.state != State::waiting) continue;
+        if (peer.state != State::waiting) continue;  // this rank's own is done from the start
         const Sight &sight = sights.at(index);
         if (sight.done) {
             peer.state = State::done;
@@ -136,7 +127,7 @@ ShardBarrier::ShardBarrier(Place place, BarrierTimes times, std::ostream &warnin
         fs::create_directories(place_.folder);
         // The markers of a finished job stay (no rank knows that it is the last to read
         // them); a live job's heartbeats keep its folder fresh.
-        remove_stale_siblings(place_.folder, times_.stale);
+        remove_stale_siblings(place_.folder);
         fs::remove(file(place_.index, ".done"));  // an earlier job's, when the folder is not this job's alone
         write_heartbeat(0);
     } catch (const std::exception &e) {
@@ -145,13 +136,8 @@ ShardBarrier::ShardBarrier(Place place, BarrierTimes times, std::ostream &warnin
         return;
     }
     active_ = true;
-    heartbeat_ = std::thread([this] {
-        name_this_thread("heartbeat");
-        beat();
-    });
+    heartbeat_ = std::jthread([this](std::stop_token stop) { beat(stop); });
 }
-
-ShardBarrier::~ShardBarrier() { stop_heartbeat(); }
 
 fs::path ShardBarrier::file(uint32_t index, const char *suffix) const {
     return place_.folder / (std::to_string(index) + suffix);
@@ -164,22 +150,17 @@ void ShardBarrier::write_heartbeat(uint64_t beat) const {
                      "pid " + std::to_string(getpid()) + " beat " + std::to_string(beat) + "\n");
 }
 
-void ShardBarrier::beat() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    for (uint64_t n = 1; !wake_.wait_for(lock, times_.heartbeat, [this] { return stopping_; }); ++n) try {
+void ShardBarrier::beat(std::stop_token stop) {
+    name_this_thread("heartbeat");
+    std::mutex mutex;
+    std::condition_variable_any wake;  // woken early by the stop only
+    std::unique_lock lock(mutex);
+    const auto stopped = [&] { return stop.stop_requested(); };
+    for (uint64_t n = 1; !wake.wait_for(lock, stop, times_.heartbeat, stopped); ++n) try {
             write_heartbeat(n);
         } catch (const std::exception &) {
             // The next beat tries again; a waiting rank gives up only after `silent`.
         }
-}
-
-void ShardBarrier::stop_heartbeat() {
-    {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stopping_ = true;
-    }
-    wake_.notify_all();
-    if (heartbeat_.joinable()) heartbeat_.join();
 }
 
 std::vector<PeerWatch::Sight> ShardBarrier::look() const {
@@ -188,10 +169,10 @@ std::vector<PeerWatch::Sight> ShardBarrier::look() const {
         PeerWatch::Sight &sight = sights[index];
         sight.heartbeat = read_text(file(index, ".alive"));
         const std::optional<std::string> done = read_text(file(index, ".done"));
-        // "STATUS STARTED_UNIX_MS"
-        const std::optional<int64_t> started = done ? field(*done, 1) : std::nullopt;
+        long long started = 0;  // "STATUS STARTED_UNIX_MS"
         sight.done = done && (!place_.check_done_times ||
-                              (started && *started >= started_unix_ms_ - int64_t(times_.absent.count())));
+                              (std::sscanf(done->c_str(), "%*d %lld", &started) == 1 &&
+                               started >= started_unix_ms_ - int64_t(times_.absent.count())));
     }
     return sights;
 }
@@ -199,7 +180,7 @@ std::vector<PeerWatch::Sight> ShardBarrier::look() const {
 int ShardBarrier::finish(int status, const std::function<bool()> &stop, std::ostream &out) {
     if (!active_) return status;
     active_ = false;
-    stop_heartbeat();
+    heartbeat_ = std::jthread();  // stops the heartbeat and joins it
     try {
         write_atomically(file(place_.index, ".done"),
                          std::to_string(status) + " " + std::to_string(started_unix_ms_) + "\n");

@@ -13,13 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
-#include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,7 +33,6 @@ struct BarrierTimes {
     std::chrono::milliseconds poll{200};        // how often a waiting rank looks at the folder
     std::chrono::milliseconds silent{30000};    // a heartbeat unchanged this long, no .done: died
     std::chrono::milliseconds absent{60000};    // no .alive this long after the waiter's start
-    std::chrono::hours stale{24};               // sibling folders untouched this long are removed
 };
 
 // The variable that shortens (or lengthens) the barrier's times: seconds, see below.
@@ -80,7 +78,6 @@ private:
         std::optional<std::string> heartbeat;  // as last seen
         BarrierClock::time_point changed;      // when it was last seen to change
     };
-    uint32_t self_;
     BarrierClock::time_point started_;
     BarrierTimes times_;
     std::vector<Peer> peers_;
@@ -96,11 +93,10 @@ public:
         bool check_done_times = false;
         std::string kind = "shard";  // what its messages call a rank: "shard", or "rank"
     };
-    // Starts the barrier: the folder made, sibling folders older than `stale` removed, this
+    // Starts the barrier: the folder made, stale sibling folders removed (rank_world.hpp), this
     // rank's .alive written and the heartbeat started. A problem is one warning line on
     // `warnings`, and a barrier that does nothing.
     ShardBarrier(Place place, BarrierTimes times, std::ostream &warnings);
-    ~ShardBarrier();
     ShardBarrier(const ShardBarrier &) = delete;
     ShardBarrier &operator=(const ShardBarrier &) = delete;
 
@@ -113,8 +109,7 @@ public:
 private:
     std::filesystem::path file(uint32_t index, const char *suffix) const;
     void write_heartbeat(uint64_t beat) const;
-    void beat();  // the heartbeat thread
-    void stop_heartbeat();
+    void beat(std::stop_token stop);  // the heartbeat thread
     std::vector<PeerWatch::Sight> look() const;
     void wait_for_others(int status, const std::function<bool()> &stop, std::ostream &out);
 
@@ -124,10 +119,7 @@ private:
     bool active_ = false;
     BarrierClock::time_point started_;
     int64_t started_unix_ms_ = 0;
-    std::thread heartbeat_;
-    std::mutex mutex_;
-    std::condition_variable wake_;
-    bool stopping_ = false;
+    std::jthread heartbeat_;  // last: stopped and joined before the members it reads go
 };
 
 }  // namespace gpubench

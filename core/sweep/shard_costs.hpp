@@ -10,7 +10,7 @@
 #include "plugin_info.hpp"
 #include "results_model.hpp"
 #include "shard.hpp"
-#include "shard_partition.hpp"
+#include "shard_plan.hpp"
 #include "sweep.hpp"
 #include "work_query.hpp"
 

@@ -35,14 +35,7 @@ bool is_executable_file(const fs::path &p) {
 }
 
 // --log-file expands %p, %q{VAR} and %%, and refuses any other '%': a literal '%' is "%%".
-std::string escape_log_path(const std::string &path) {
-    std::string out;
-    for (char c : path) {
-        out += c;
-        if (c == '%') out += '%';
-    }
-    return out;
-}
+std::string escape_log_path(const std::string &path) { return std::regex_replace(path, std::regex("%"), "%%"); }
 
 // One message of the log: a line at the prefix's level and the indented lines below it.
 struct Message {

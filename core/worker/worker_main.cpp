@@ -2,8 +2,10 @@
 
 #include "child_process.hpp"
 #include "elapsed.hpp"
+#include "entry_json.hpp"  // a budget's Work
 #include "entry_measurer.hpp"
-#include "worker_protocol.hpp"
+#include "json_fields.hpp"
+#include "results_model.hpp"  // the options' fields
 
 #include <unistd.h>
 
@@ -28,18 +30,34 @@ std::optional<std::string> next_line(int fd, PipeLines &requests) {
 
 }  // namespace
 
+GPUBENCH_JSON_FIELDS(RunBudget, limit_s, from_size, from_median_s, from_work, from_outside_s,
+                     outside_limit_s, behind)
+
+nlohmann::json request_to_wire(const WorkerRequest &r) {
+    nlohmann::json wire = {
+        {"size", r.size}, {"options", r.options}, {"host_roofline", roofline_json(r.host_roofline)}};
+    if (r.budget) wire["budget"] = *r.budget;
+    return wire;
+}
+
+WorkerRequest request_from_wire(const nlohmann::json &w) {
+    WorkerRequest r;
+    r.size = w.at("size").get<uint64_t>();
+    r.host_roofline = roofline_from_json(w.at("host_roofline"));
+    r.options = w.at("options").get<MeasureOptions>();
+    json_fields::get(w, "budget", r.budget);
+    return r;
+}
+
 bool is_worker_command_line(int argc, const char *const *argv) {
     return argc > 1 && std::string(argv[1]) == worker_flag;
 }
 
 std::vector<std::string> worker_command_line(const std::filesystem::path &runner,
                                              const std::filesystem::path &plugin_file,
-                                             int cuda_device, int request_fd, int report_fd,
                                              const std::optional<HostShare> &share,
                                              const WorkerReadiness &readiness) {
-    std::vector<std::string> words{runner.string(), worker_flag, plugin_file.string(),
-                                   std::to_string(cuda_device), std::to_string(request_fd),
-                                   std::to_string(report_fd)};
+    std::vector<std::string> words{runner.string(), worker_flag, plugin_file.string()};
     if (share)
         words.insert(words.end(), {"--cpus", cpu_list_text(share->cpus), "--threads",
                                    std::to_string(share->threads)});
@@ -56,7 +74,7 @@ namespace {
 // arguments, in that order; false when malformed.
 bool parse_options(int argc, const char *const *argv, std::vector<int> &cpus, int &threads,
                    WorkerReadiness &readiness) {
-    int at = 6;
+    int at = 3;
     if (at < argc && std::string(argv[at]) == "--cpus") {
         if (at + 4 > argc || std::string(argv[at + 2]) != "--threads" || !parse_small_int(argv[at + 3], threads) ||
             threads < 1)
@@ -82,14 +100,12 @@ bool parse_options(int argc, const char *const *argv, std::vector<int> &cpus, in
 }  // namespace
 
 int worker_main(int argc, const char *const *argv) {
-    int device = 0, request_fd = -1, report_fd = -1, threads = 0;
+    int threads = 0;
     std::vector<int> cpus;
     WorkerReadiness readiness;
-    if (argc < 6 || !parse_small_int(argv[3], device) || !parse_small_int(argv[4], request_fd) ||
-        !parse_small_int(argv[5], report_fd) || !parse_options(argc, argv, cpus, threads, readiness)) {
-        std::cerr << "runner " << worker_flag << ": error: expected PLUGIN_FILE CUDA_DEVICE "
-                  << "REQUEST_FD REPORT_FD [--cpus LIST --threads N] [--prepare THREADS [--trace]] "
-                     "(started by the runner, not by hand)\n";
+    if (argc < 3 || !parse_options(argc, argv, cpus, threads, readiness)) {
+        std::cerr << "runner " << worker_flag << ": error: expected PLUGIN_FILE [--cpus LIST --threads N] "
+                     "[--prepare THREADS [--trace]] (started by the runner, not by hand)\n";
         return 2;
     }
     if (!start_helper()) return 0;  // a worker never outlives the runner that started it
@@ -110,14 +126,14 @@ int worker_main(int argc, const char *const *argv) {
     // The CUDA context now, while the runner still reads its options and writes its header;
     // and, as asked, the plugin's own preparation and the device trace (a share that cannot
     // be taken prepares nothing: each entry says why).
-    if (plugin) measurer.prepare(*plugin, device);
+    if (plugin) measurer.prepare(*plugin, 0);
     if (unable.empty() && readiness.prepare_threads > 0)
         measurer.prepare_ahead(*plugin, readiness.prepare_threads, readiness.trace);
     PipeLines requests(max_request_bytes);
     for (;;) {
         WorkerRequest request;
         try {
-            const std::optional<std::string> line = next_line(request_fd, requests);
+            const std::optional<std::string> line = next_line(worker_request_fd, requests);
             if (!line) break;  // the runner closed the pipe: done
             request = request_from_wire(nlohmann::json::parse(*line));
         } catch (const std::exception &e) {
@@ -131,11 +147,11 @@ int worker_main(int argc, const char *const *argv) {
             entry.message = unable;
         } else {
             measurer.set_host_roofline(request.host_roofline);
-            const auto stage = [&](const char *name) { report_or_exit(report_fd, {{"stage", name}}); };
+            const auto stage = [&](const char *name) { report_or_exit(worker_report_fd, {{"stage", name}}); };
             entry = measurer.measure(*plugin, request.size, request.options, stage, request.budget);
             entry.load_s = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
         }
-        report_or_exit(report_fd, {{"entry", entry}});
+        report_or_exit(worker_report_fd, {{"entry", entry}});
         if (!unable.empty() || measurer.cuda_context_lost()) break;  // a fresh process is needed
     }
     return 0;

@@ -6,7 +6,6 @@
 #include "text_format.hpp"
 #include "visible_devices.hpp"
 #include "worker_main.hpp"
-#include "worker_protocol.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -20,6 +19,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -63,17 +63,17 @@ public:
         request_fd_ = requests[1];
         report_fd_ = reports[0];
         std::vector<std::string> words =
-            worker_command_line(launch.runner, file_, 0, 3, 4, share_,
+            worker_command_line(launch.runner, file_, share_,
                                 {std::max(1, options.cpu_threads), options.audit_streams && options.trace_device});
         if (launch.sanitizer) {
             sanitizer_log_ = std::filesystem::temp_directory_path() /
                              format_text("gpubench-sanitizer-%d-%d.log", getpid(), ++spawned_);
             words = sanitizer_command(launch.sanitizer_program, *launch.sanitizer, sanitizer_log_, words);
         }
-        // The worker's ends at fixed numbers 3 and 4, inherited (not close-on-exec).
+        // The worker's ends at fixed numbers, inherited (not close-on-exec).
         try {
-            start_child(child_, std::move(words), {{requests[0], 3}, {reports[1], 4}}, STDERR_FILENO,
-                        {{visible_devices_variable, devices_.visible()}});
+            start_child(child_, std::move(words), {{requests[0], worker_request_fd}, {reports[1], worker_report_fd}},
+                        STDERR_FILENO, {{visible_devices_variable, devices_.visible}});
         } catch (const std::exception &e) {
             for (int fd : {requests[0], requests[1], reports[0], reports[1]}) close(fd);
             throw std::runtime_error(std::string("cannot start a worker: ") + e.what());
@@ -88,9 +88,11 @@ public:
         if (report_fd_ >= 0) close(report_fd_);
         if (!sanitizer_log_.empty()) std::filesystem::remove(sanitizer_log_);
     }
-    const std::filesystem::path &file() const { return file_; }
-    const std::optional<HostShare> &share() const { return share_; }
-    const WorkerDevices &devices() const { return devices_; }
+    // Whether it is the worker for `plugin` on `devices`, bound to `share`.
+    bool fits(const PluginInfo &plugin, const WorkerDevices &devices,
+              const std::optional<HostShare> &share) const {
+        return file_ == plugin.file && share_ == share && devices_.runner_indices == devices.runner_indices;
+    }
     const std::filesystem::path &sanitizer_log() const { return sanitizer_log_; }
     size_t served = 0;  // entries it took: the first one paid for its start
 
@@ -137,24 +139,16 @@ private:
     static inline int spawned_ = 0;
 };
 
-WorkerDevices::WorkerDevices(std::vector<int> runner_indices, const std::vector<DeviceIdentity> &known,
-                             const std::optional<std::vector<std::string>> &inherited,
-                             const std::optional<std::vector<std::string>> &listed)
-    : runner_indices_(std::move(runner_indices)),
-      visible_(worker_visible_devices(runner_indices_, known, inherited, listed)) {}
-
 MeasureOptions WorkerDevices::for_worker(MeasureOptions options) const {
     options.cuda_device = 0;
-    options.cuda_devices.clear();
-    if (runner_indices_.size() > 1)
-        for (int index = 0; index < static_cast<int>(runner_indices_.size()); ++index)
-            options.cuda_devices.push_back(index);
+    options.cuda_devices.assign(runner_indices.size() > 1 ? runner_indices.size() : 0, 0);
+    std::iota(options.cuda_devices.begin(), options.cuda_devices.end(), 0);
     return options;
 }
 
 void WorkerDevices::for_runner(Measurement &entry) const {
     for (int &index : entry.cuda_devices)
-        if (index >= 0 && static_cast<size_t>(index) < runner_indices_.size()) index = runner_indices_[index];
+        if (index >= 0 && static_cast<size_t>(index) < runner_indices.size()) index = runner_indices[index];
 }
 
 WorkerPool::WorkerPool(WorkerLaunch launch) : launch_(std::move(launch)) {
@@ -167,7 +161,6 @@ WorkerPool::~WorkerPool() {
     // down its CUDA context would only delay the runner's exit. (Under --sanitize every worker
     // was already waited for, to read its report.)
     if (worker_) worker_->process().abandon();
-    worker_.reset();
 }
 
 void WorkerPool::retire() {
@@ -177,13 +170,10 @@ void WorkerPool::retire() {
 }
 
 WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOptions &options) const {
-    return WorkerDevices(entry_cuda_devices(plugin, options), launch_.gpus, launch_.inherited_visible,
-                         launch_.listed_gpus);
-}
-
-bool WorkerPool::fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const {
-    return worker.file() == plugin.file && worker.share() == launch_.host_share &&
-           worker.devices().runner_indices() == devices.runner_indices();
+    std::vector<int> indices = entry_cuda_devices(plugin, options);
+    std::string visible =
+        worker_visible_devices(indices, launch_.gpus, launch_.inherited_visible, launch_.listed_gpus);
+    return {std::move(indices), std::move(visible)};
 }
 
 void WorkerPool::prestart(const PluginInfo &plugin, const MeasureOptions &options) {
@@ -249,28 +239,24 @@ std::string unreported(const WorkerMessages &report, int status, bool timed_out,
 
 }  // namespace
 
-bool WorkerPool::hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const MeasureOptions &options,
-                           const std::string &request, EntryResult &failed, bool &started,
-                           size_t &entries_before) {
+std::optional<size_t> WorkerPool::hand_over(const PluginInfo &plugin, const WorkerDevices &devices,
+                                            const MeasureOptions &options, const std::string &request,
+                                            std::string &why_not) {
     // A worker kept from the previous entry may have ended since: then start a fresh one.
     for (int attempt = 0; attempt < 2; ++attempt) {
         if (!worker_) {
             try {
                 worker_ = std::make_unique<WorkerProcess>(launch_, plugin, devices, options);
             } catch (const std::exception &e) {
-                failed.message = e.what();
-                return false;
+                why_not = e.what();
+                return std::nullopt;
             }
         }
-        if (worker_->send(request)) {
-            entries_before = worker_->served++;
-            started = entries_before == 0;
-            return true;
-        }
+        if (worker_->send(request)) return worker_->served++;
         worker_.reset();
     }
-    failed.message = "the worker process ended before it took the request";
-    return false;
+    why_not = "the worker process ended before it took the request";
+    return std::nullopt;
 }
 
 std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_t size,
@@ -280,12 +266,12 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     EntryResult failed(skipped_entry(plugin, size, ""));  // when the worker reports nothing
     failed.status = EntryStatus::error;
     const WorkerDevices devices = devices_for(plugin, options);
-    if (worker_ && !fits(*worker_, plugin, devices)) retire();
-    bool started = false;
-    size_t entries_before = 0;
+    if (worker_ && !worker_->fits(plugin, devices, launch_.host_share)) retire();
     const std::string request =
         request_to_wire({size, devices.for_worker(options), launch_.host_roofline, budget}).dump();
-    if (!hand_over(plugin, devices, options, request, failed, started, entries_before)) return failed;
+    const std::optional<size_t> entries_before = hand_over(plugin, devices, options, request, failed.message);
+    if (!entries_before) return failed;
+    const bool started = *entries_before == 0;
 
     WorkerMessages report;
     const auto deadline = began + std::chrono::duration<double>(launch_.timeout_s);
@@ -305,7 +291,7 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
         EntryResult entry(std::move(*report.entry));
         devices.for_runner(entry);
         entry.sweep.worker_started = started;
-        entry.sweep.worker_entries_before = entries_before;
+        entry.sweep.worker_entries_before = *entries_before;
         settle_worker(entry, open, launch_, worker_);
         entry.sweep.entry_wall_s = seconds_since(began);
         return entry;

@@ -26,25 +26,14 @@ namespace gpubench {
 // The GPUs of one worker: it is shown only those of its entry (visible_devices.hpp), so it
 // numbers them 0, 1, ... in the entry's order; the runner's options are renumbered on the way
 // in and the entry's devices on the way back, so results keep the runner's numbering.
-class WorkerDevices {
-public:
-    // `runner_indices`: the entry's devices in the runner's numbering (entry_cuda_devices; none
-    // for a CPU plugin). `known`: the runner's probed GPUs (their UUIDs). `inherited`: the
-    // runner's CUDA_VISIBLE_DEVICES as it started (inherited_visible_devices()). `listed`:
-    // the driver's GPUs (listed_gpu_uuids), where it lists them.
-    WorkerDevices(std::vector<int> runner_indices, const std::vector<DeviceIdentity> &known,
-                  const std::optional<std::vector<std::string>> &inherited,
-                  const std::optional<std::vector<std::string>> &listed = std::nullopt);
-    const std::vector<int> &runner_indices() const { return runner_indices_; }
-    const std::string &visible() const { return visible_; }  // the worker's CUDA_VISIBLE_DEVICES
+struct WorkerDevices {
+    // The entry's devices in the runner's numbering (entry_cuda_devices; none for a CPU plugin).
+    std::vector<int> runner_indices;
+    std::string visible;  // the worker's CUDA_VISIBLE_DEVICES (worker_visible_devices)
     // `options` as the worker numbers devices: the entry's first is 0, its others 1, 2, ...
     MeasureOptions for_worker(MeasureOptions options) const;
     // The devices `entry` ran on, back in the runner's numbering.
     void for_runner(Measurement &entry) const;
-
-private:
-    std::vector<int> runner_indices_;
-    std::string visible_;
 };
 
 struct WorkerLaunch {
@@ -93,11 +82,11 @@ public:
 private:
     void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it
     // Sends `request` to the worker for `plugin`, starting one where none is in hand or the
-    // one kept has ended; false, and why in `failed`, when no worker took it.
-    bool hand_over(const PluginInfo &plugin, const WorkerDevices &devices, const MeasureOptions &options,
-                   const std::string &request, EntryResult &failed, bool &started, size_t &entries_before);
+    // one kept has ended. Returns the entries that worker took before; nullopt, and why in
+    // `why_not`, when no worker took it.
+    std::optional<size_t> hand_over(const PluginInfo &plugin, const WorkerDevices &devices,
+                                    const MeasureOptions &options, const std::string &request, std::string &why_not);
     WorkerDevices devices_for(const PluginInfo &plugin, const MeasureOptions &options) const;
-    bool fits(const WorkerProcess &worker, const PluginInfo &plugin, const WorkerDevices &devices) const;
     WorkerLaunch launch_;
     std::unique_ptr<WorkerProcess> worker_;
 };

@@ -7,8 +7,8 @@
 #pragma once
 
 #include "check.hpp"
+#include "host_resources.hpp"
 #include "sampling.hpp"
-#include "thread_times.hpp"
 
 #include <map>
 #include <set>
