@@ -79,11 +79,6 @@ void check_work(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, co
     }
 }
 
-// "plugin: rule: what (see doc)"
-std::string finding_line(const Finding &f) {
-    return f.plugin + ": " + (f.fails ? "" : "note: ") + f.rule + ": " + f.what + " (see " + f.see + ")";
-}
-
 // The sizes a plugin is checked at: 1, 7, 33 and 1000 where its range allows, else its least.
 std::vector<uint64_t> conformance_sizes(const PluginInfo &plugin) {
     std::vector<uint64_t> sizes;
@@ -241,7 +236,8 @@ void count_work(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, co
     }
 }
 
-// One line per rule and plugin: its first finding, with how many entries showed it.
+// One line per rule and plugin, "plugin: rule: what (see doc)": its first finding, with how
+// many entries showed it.
 size_t print_findings(const std::vector<Finding> &findings) {
     std::vector<std::pair<const Finding *, size_t>> firsts;
     for (const Finding &f : findings) {
@@ -253,7 +249,8 @@ size_t print_findings(const std::vector<Finding> &findings) {
     }
     size_t failing = 0;
     for (const auto &[f, count] : firsts) {
-        std::cout << finding_line(*f) << (count > 1 ? " [" + std::to_string(count) + " times]" : "") << '\n';
+        std::cout << f->plugin << ": " << (f->fails ? "" : "note: ") << f->rule << ": " << f->what << " (see " << f->see
+                  << ")" << (count > 1 ? " [" + std::to_string(count) + " times]" : "") << '\n';
         failing += f->fails;
     }
     std::cout << std::flush;

@@ -69,9 +69,10 @@ std::optional<int> run_subcommand(const std::string &name, int argc, const char 
 // The runner's other roles: a worker, a plugin scanner or a work query (processes the runner
 // starts), or a subcommand. nullopt: a sweep's or --list's command line.
 std::optional<int> run_other_role(int argc, char **argv) {
-    if (is_worker_command_line(argc, argv)) return worker_main(argc, argv);
-    if (is_scan_command_line(argc, argv)) return scan_main(argc, argv);
-    if (is_work_query_command_line(argc, argv)) return work_query_main(argc, argv);
+    const std::string role = argc > 1 ? argv[1] : "";
+    if (role == worker_flag) return worker_main(argc, argv);
+    if (role == scan_flag) return scan_main(argc, argv);
+    if (role == work_query_flag) return work_query_main(argc, argv);
     return argc > 1 ? run_subcommand(argv[1], argc - 1, argv + 1) : std::nullopt;
 }
 

@@ -52,11 +52,8 @@ void print_shard_timings(const MergedSweep &merged) {
                   << '\n';
     }
     std::cout << "spread of the shards' actual wall times (slowest/fastest): ";
-    if (const std::optional<double> spread = actual_spread(merged.timings)) {
-        std::cout << format_text("%.2f", *spread) << '\n';
-    } else {
-        std::cout << "n/a (fewer than two shards record one)\n";
-    }
+    const std::optional<double> spread = actual_spread(merged.timings);
+    std::cout << (spread ? format_text("%.2f", *spread) : "n/a (fewer than two shards record one)") << '\n';
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include "cli.hpp"
 #include "file_text.hpp"
 #include "subcommands.hpp"
+#include "text_format.hpp"
 
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/program_options.hpp>
@@ -100,15 +101,6 @@ void write_files(const fs::path &folder, const std::vector<TemplateFile> &files)
         out.close();
         if (!out) throw std::runtime_error("cannot write " + path.string());
     }
-}
-
-// `word` as one word of a shell command: as it is when it holds nothing a shell would read.
-std::string shell_word(const std::string &word) {
-    const char *plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%";
-    if (!word.empty() && word.find_first_not_of(plain) == std::string::npos) return word;
-    std::string quoted = "'";
-    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
 }
 
 void print_next_steps(std::ostream &out, const fs::path &folder, const std::vector<TemplateFile> &files,

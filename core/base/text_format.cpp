@@ -211,6 +211,20 @@ std::string join(const std::vector<std::string> &items, const std::string &separ
     return joined;
 }
 
+std::string shell_word(const std::string &word) {
+    const char *plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=.,/:@%";
+    if (!word.empty() && word.find_first_not_of(plain) == std::string::npos) return word;
+    std::string quoted = "'";
+    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return quoted + "'";
+}
+
+std::string shell_command(const std::vector<std::string> &words) {
+    std::vector<std::string> typed;
+    for (const std::string &word : words) typed.push_back(shell_word(word));
+    return join(typed, " ");
+}
+
 std::vector<uint64_t> parse_sizes(std::string_view text) {
     std::vector<uint64_t> sizes;
     for (const std::string &item : split_list(std::string(text), ',', true)) {

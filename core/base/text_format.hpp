@@ -17,6 +17,9 @@ std::string trim(std::string_view text);     // without leading and trailing spa
 std::vector<std::string> split_list(const std::string &text, char separator = ',', bool keep_empty = false);
 // The items with `separator` between them: join({"a", "b"}, ",") is "a,b".
 std::string join(const std::vector<std::string> &items, const std::string &separator);
+// `word` as one word of a shell command: as it is where a shell reads nothing in it, else quoted.
+std::string shell_word(const std::string &word);
+std::string shell_command(const std::vector<std::string> &words);  // each a shell_word, spaced
 // printf's text for `format` and its arguments, of any length.
 std::string format_text(const char *format, ...) __attribute__((format(printf, 1, 2)));
 // `text` with each byte that is not valid UTF-8, and each control character (a newline, an

@@ -16,19 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-// A command line as one would type it: words with spaces or shell characters in quotes.
-std::string shell_words(const std::vector<std::string> &words) {
-    std::string line;
-    for (const std::string &word : words) {
-        const bool plain = !word.empty() && word.find_first_not_of(
-            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_=.,/:+@%") == std::string::npos;
-        std::string quoted = "'";
-        for (char ch : word) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-        line += (line.empty() ? "" : " ") + (plain ? word : quoted + "'");
-    }
-    return line;
-}
-
 // The file's options as "seed 42; cpu_threads 2; param_axes dtype=float32,float64...".
 std::string options_text(const json &options) {
     std::string text;
@@ -103,7 +90,7 @@ void write_markdown_header(std::ostream &out, const ReportInput &input) {
             << "\n- build: " << printable_text(h.build())
             << "\n- options: " << printable_text(options_text(h.options))
             << (h.wall_s.empty() ? "" : "\n- wall time: " + h.wall_time() + " (until the last entry finished)")
-            << "\n- command line: " << code_span(printable_text(shell_words(h.command_line))) << "\n\n";
+            << "\n- command line: " << code_span(printable_text(shell_command(h.command_line))) << "\n\n";
     }
 }
 

@@ -16,10 +16,6 @@ namespace gpubench {
 
 namespace fs = std::filesystem;
 
-bool is_scan_command_line(int argc, const char *const *argv) {
-    return argc > 1 && std::string(argv[1]) == scan_flag;
-}
-
 int scan_main(int argc, const char *const *argv) {
     int report_fd = -1;
     if (argc != 4 || !parse_small_int(argv[3], report_fd)) {

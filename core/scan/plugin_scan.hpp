@@ -17,7 +17,6 @@ namespace gpubench {
 
 inline constexpr const char *scan_flag = "--gpubench-scan";
 
-bool is_scan_command_line(int argc, const char *const *argv);
 // The scanner process: `runner --gpubench-scan PLUGIN_FILE REPORT_FD`.
 int scan_main(int argc, const char *const *argv);
 

@@ -19,10 +19,6 @@ namespace gpubench {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-bool is_work_query_command_line(int argc, const char *const *argv) {
-    return argc > 1 && std::string(argv[1]) == work_query_flag;
-}
-
 namespace {
 
 // The figures of declared work that the helper reports, each finite and not negative.

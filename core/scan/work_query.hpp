@@ -16,7 +16,6 @@ namespace gpubench {
 
 inline constexpr const char *work_query_flag = "--gpubench-work";
 
-bool is_work_query_command_line(int argc, const char *const *argv);
 // The helper process: `runner --gpubench-work PLUGIN_FILE REPORT_FD PARAMS DEVICES SIZE...`.
 int work_query_main(int argc, const char *const *argv);
 

@@ -49,10 +49,6 @@ WorkerRequest request_from_wire(const nlohmann::json &w) {
     return r;
 }
 
-bool is_worker_command_line(int argc, const char *const *argv) {
-    return argc > 1 && std::string(argv[1]) == worker_flag;
-}
-
 std::vector<std::string> worker_command_line(const std::filesystem::path &runner,
                                              const std::filesystem::path &plugin_file,
                                              const std::optional<HostShare> &share,

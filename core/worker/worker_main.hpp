@@ -6,7 +6,7 @@
 // plugin (and a CUDA plugin's context) at once, and with --prepare and --trace readies what
 // the first entry would pay for (WorkerReadiness); then it measures the entries the runner asks
 // for, one request line each, until the request pipe closes or the CUDA context is lost. The
-// runner's main() hands over when is_worker_command_line() says so.
+// runner's main() hands over when its first argument is worker_flag.
 //
 // On the pipes: requests, one JSON line each (WorkerRequest), and for each request a report, a
 // stream of JSON lines: {"stage": "setup"} as each stage begins, then {"entry": {...}}, its
@@ -33,7 +33,6 @@ namespace gpubench {
 inline constexpr const char *worker_flag = "--gpubench-worker";
 inline constexpr int worker_request_fd = 3, worker_report_fd = 4;
 
-bool is_worker_command_line(int argc, const char *const *argv);
 // Runs the worker; returns its exit status (0 after serving, 2 on a malformed command line).
 int worker_main(int argc, const char *const *argv);
 // What a worker readies before its first entry (--prepare, --trace).
