@@ -117,5 +117,5 @@ TEST_CASE("GPU counters: runner check holds a CUDA plugin's declared work to the
     CHECK(o.status == 1);
     CHECK_THAT(o.output, Catch::Contains("fixture_reduction: work_mismatch: ") &&
                              Catch::Contains("(size 1000000, declare=overclaim)") && !Catch::Contains(" times]") &&
-                             Catch::EndsWith("runner check: 1 plugin, 1 finding (notes do not fail it)\n"));
+                             Catch::Contains("runner check: 1 plugin, 1 finding (notes do not fail it)\n"));
 }
