@@ -1,4 +1,4 @@
-// Which GPUs the runner and its workers are shown (visible_devices.hpp, worker_devices.hpp),
+// Which GPUs the runner and its workers are shown (visible_devices.hpp, worker_pool.hpp),
 // with a fake driver listing of four GPUs: CUDA_VISIBLE_DEVICES read as CUDA reads it, the
 // GPUs counted without starting CUDA, each worker shown its entry's GPUs by UUID in the
 // entry's order, and its numbering mapped back to the runner's.
