@@ -23,6 +23,7 @@
 #include <fnmatch.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -140,12 +141,9 @@ std::vector<Finding> refusal_findings(const PluginCatalog &catalog, const std::v
     std::vector<Finding> out;
     for (const Refusal &r : catalog.refused) {
         const std::string stem = r.file.stem().string();
-        for (const std::string &pattern : patterns)
-            if (fnmatch(pattern.c_str(), stem.c_str(), 0) == 0) {
-                out.push_back({printable_text(r.file.filename().string()), "descriptor", printable_text(r.reason),
-                               see_descriptor});
-                break;
-            }
+        if (std::ranges::any_of(patterns, [&](const std::string &p) { return fnmatch(p.c_str(), stem.c_str(), 0) == 0; }))
+            out.push_back({printable_text(r.file.filename().string()), "descriptor", printable_text(r.reason),
+                           see_descriptor});
     }
     return out;
 }
@@ -196,9 +194,11 @@ std::vector<EntryResult> run_sweep(const PluginInfo &plugin, const std::string &
     how.descriptors = {{out, 1}, {out, 2}};
     ChildProcess sweep;
     const int error = sweep.start(how);
-    std::optional<int> status = error ? 0 : std::optional<int>();
-    for (bool passed_on = false; !status; status = sweep.wait_for(0.2))
+    std::optional<int> status = error ? 0 : sweep.try_wait();
+    for (bool passed_on = false; !status; status = sweep.try_wait()) {  // ten looks a second, no load
         if (stop_was_requested() && !std::exchange(passed_on, true)) sweep.signal(SIGTERM);
+        usleep(100000);
+    }
     ::close(out);
     try {
         return read_results_file(results).entries;
