@@ -122,14 +122,17 @@ TEST_CASE("roofline: work that claims 10x the bytes it moves is refused where it
     CHECK(measure_join("overclaimed", 1'000, *timer).status == EntryStatus::ok);
 }
 
-TEST_CASE("device trace: work on a second GPU is caught", "[gpu]") {
+TEST_CASE("device trace: work on a second GPU is caught, joined back by events or not", "[gpu]") {
     require_trace();
     if (cuda_device_count() < 2) test_support::skip_test("escape=other_device needs a second GPU");
     auto timer = make_cuda_event_timer(0);
-    const Measurement e = measure_gpu_escape("other_device", 1'000, *timer);
-    CHECK(e.status == EntryStatus::verification_failed);
-    CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
-                              Catch::Contains("twice(") && Catch::Contains("of device 1"));
+    for (const std::string escape : {"other_device", "other_device_joined"}) {
+        INFO("escape=" << escape);
+        const Measurement e = measure_gpu_escape(escape, 1'000, *timer);
+        CHECK(e.status == EntryStatus::verification_failed);
+        CHECK_THAT(e.message, Catch::StartsWith("work outside the runner's stream in run(): kernel ") &&
+                                  Catch::Contains("twice(") && Catch::Contains("of device 1"));
+    }
 }
 
 TEST_CASE("device trace: --no-device-trace, or a traced cycle longer than the sampling time, "
