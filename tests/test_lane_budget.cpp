@@ -1,19 +1,25 @@
 // More GPUs never measure less: a budgeted sweep simulated on a clock of its own, once as a
 // one-GPU sweep (every entry in sweep order) and once with its GPU entries in 2, 4 and 8
 // lanes (LaneQueue's order), through the same SweepBudget and the same rules the sweep skips
-// by (a long start refused behind schedule, a long set-up skipped behind schedule). The
-// entries' true costs are what hosts showed: compiled plugins; a CuPy backend whose set-up and
-// checks take 7 s an entry, though predicted at 0.1 s; one whose run() takes 2 s (launch-bound:
-// its warm-up and one sample overrun any share); PyTorch's 6 s starts; and a plugin whose
-// later set-ups take 1.5 s.
+// by (a long start refused behind schedule, a long set-up skipped behind schedule). Two hosts:
+// - made up from what hosts showed: compiled plugins; a CuPy backend whose set-up and checks
+//   take 7 s an entry, though predicted at 0.1 s; one whose run() takes 2 s (launch-bound: its
+//   warm-up and one sample overrun any share); PyTorch's 6 s starts; and a plugin whose later
+//   set-ups take 1.5 s;
+// - replayed: each entry's start, set-up and checks and run() as the 4 x H200 study's default
+//   sweeps recorded them (docs/studies/data/multi-gpu/), alone from the one-GPU sweep's file
+//   and in lanes from the four-GPU sweep's (each where the other lacks it).
 #include "entry_cost.hpp"
 #include "lane_queue.hpp"
+#include "results_model.hpp"
+#include "statistics.hpp"
 #include "sweep_budget.hpp"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -21,38 +27,97 @@ using namespace gpubench;
 
 namespace {
 
-struct TrueCost {
-    double start_s, outside_s;  // a worker's start; each entry's set-up and checks
-    double run_s = 0.001;       // one run(): sampling takes at least a warm-up and one sample
+struct EntryCost {
+    double outside_s;        // set-up and checks, the worker's start aside
+    double run_s = 0.001;    // one run(): sampling takes at least a warm-up and one sample
 };
+using EntryKey = std::pair<const PluginInfo *, uint64_t>;
 
 struct SimulatedHost {
     std::deque<PluginInfo> plugins;
-    std::map<const PluginInfo *, TrueCost> costs;
-    SweepEntries cpu_entries, gpu_entries;  // each in sweep order
+    std::map<const PluginInfo *, double> start_s;  // a worker's start
+    std::map<EntryKey, EntryCost> alone, in_lanes;  // what each entry costs run alone, or in a lane
+    SweepEntries cpu_entries, gpu_entries;          // each in sweep order
 
-    void add(const std::string &name, gpubench_device_kind kind, std::vector<std::string> python_imports,
-             uint64_t sizes, TrueCost cost) {
+    PluginInfo &add_plugin(const std::string &name, gpubench_device_kind kind, std::vector<std::string> imports) {
         PluginInfo &plugin = plugins.emplace_back();
         plugin.name = name;
         plugin.device_kind = kind;
-        plugin.max_size = sizes;
-        if (!python_imports.empty()) plugin.build_record = BuildRecord{.language = "Python", .imports = python_imports};
-        costs[&plugin] = cost;
-        for (uint64_t size = 1; size <= sizes; ++size)
-            (kind == GPUBENCH_DEVICE_CUDA ? gpu_entries : cpu_entries).push_back({&plugin, size, ""});
+        plugin.max_size = UINT64_MAX;
+        if (!imports.empty()) plugin.build_record = BuildRecord{.language = "Python", .imports = imports};
+        return plugin;
+    }
+    void add_entry(const PluginInfo &plugin, uint64_t size, EntryCost alone_cost, EntryCost lane_cost) {
+        alone[{&plugin, size}] = alone_cost;
+        in_lanes[{&plugin, size}] = lane_cost;
+        (plugin.is_cuda() ? gpu_entries : cpu_entries).push_back({&plugin, size, ""});
+    }
+    void add(const std::string &name, gpubench_device_kind kind, std::vector<std::string> imports, uint64_t sizes,
+             double start, EntryCost cost) {
+        const PluginInfo &plugin = add_plugin(name, kind, std::move(imports));
+        start_s[&plugin] = start;
+        for (uint64_t size = 1; size <= sizes; ++size) add_entry(plugin, size, cost, cost);
     }
 };
 
 SimulatedHost a_host() {
     SimulatedHost host;
-    host.add("cpu_loop", GPUBENCH_DEVICE_CPU, {}, 8, {0.05, 0.1});
-    for (int i = 0; i < 8; ++i) host.add("compiled_" + std::to_string(i), GPUBENCH_DEVICE_CUDA, {}, 6, {0.6, 0.15});
-    host.add("setup_cupy", GPUBENCH_DEVICE_CUDA, {"cupy"}, 3, {2.0, 7.0});
-    host.add("launch_bound_cupy", GPUBENCH_DEVICE_CUDA, {"cupy"}, 3, {2.0, 0.02, 2.0});
-    host.add("torch_a", GPUBENCH_DEVICE_CUDA, {"torch"}, 6, {6.0, 0.2});
-    host.add("torch_b", GPUBENCH_DEVICE_CUDA, {"torch"}, 6, {6.0, 0.2});
-    host.add("long_setup", GPUBENCH_DEVICE_CUDA, {}, 4, {0.6, 1.5});
+    host.add("cpu_loop", GPUBENCH_DEVICE_CPU, {}, 8, 0.05, {0.1});
+    for (int i = 0; i < 8; ++i) host.add("compiled_" + std::to_string(i), GPUBENCH_DEVICE_CUDA, {}, 6, 0.6, {0.15});
+    host.add("setup_cupy", GPUBENCH_DEVICE_CUDA, {"cupy"}, 3, 2.0, {7.0});
+    host.add("launch_bound_cupy", GPUBENCH_DEVICE_CUDA, {"cupy"}, 3, 2.0, {0.02, 2.0});
+    host.add("torch_a", GPUBENCH_DEVICE_CUDA, {"torch"}, 6, 6.0, {0.2});
+    host.add("torch_b", GPUBENCH_DEVICE_CUDA, {"torch"}, 6, 6.0, {0.2});
+    host.add("long_setup", GPUBENCH_DEVICE_CUDA, {}, 4, 0.6, {1.5});
+    return host;
+}
+
+// What each measured entry of a recorded sweep cost, and each plugin's start.
+struct RecordedSweep {
+    ResultsDocument document;
+    std::map<std::pair<std::string, uint64_t>, EntryCost> entries;
+    std::map<std::string, double> start_s;
+};
+
+RecordedSweep recorded_sweep(const std::string &file) {
+    RecordedSweep sweep{read_results_file(std::filesystem::path(GPUBENCH_SOURCE_DIR) / "docs/studies/data/multi-gpu" / file), {}, {}};
+    const std::vector<RecordedCost> costs = recorded_costs(sweep.document);
+    for (size_t i = 0; i < costs.size(); ++i) {
+        const EntryResult &e = sweep.document.entries[i];
+        if (e.status != EntryStatus::ok || e.run_s.empty()) continue;
+        const double start = e.sweep.worker_started ? costs[i].start_s.value_or(0) : 0;
+        if (e.sweep.worker_started) sweep.start_s.emplace(e.plugin, start);
+        sweep.entries[{e.plugin, e.size}] = {std::max(0.0, e.outside_sampling_s() - start), summarize(e.run_s).median};
+    }
+    return sweep;
+}
+
+// The study's plugins at every size that either sweep measured (the rest were skipped by both,
+// by the default sweep's limit on run(), whatever the GPUs), in the one-GPU sweep's order;
+// not the all-reduce, the one plugin across several GPUs, which runs after the lanes.
+SimulatedHost recorded_host() {
+    const RecordedSweep one = recorded_sweep("default-sweep-1-gpu-2026-11-27.json.gz");
+    const RecordedSweep four = recorded_sweep("default-sweep-4-gpus-2026-11-27.json.gz");
+    SimulatedHost host;
+    std::map<std::string, const PluginInfo *> plugins;
+    for (const PluginRecord &record : one.document.plugins) {
+        if (record.workload == "allreduce") continue;
+        std::vector<std::string> imports;
+        if (record.build_record && record.build_record->language == "Python") imports = record.build_record->imports;
+        plugins[record.name] = &host.add_plugin(record.name, record.device_kind == "cuda" ? GPUBENCH_DEVICE_CUDA : GPUBENCH_DEVICE_CPU, imports);
+    }
+    const auto either = [](const auto &first, const auto &second, const auto &key) {
+        const auto found = first.find(key);
+        return found != first.end() ? found->second : second.at(key);
+    };
+    for (const auto &[name, plugin] : plugins)
+        host.start_s[plugin] = one.start_s.count(name) || four.start_s.count(name) ? either(one.start_s, four.start_s, name) : 0.0;
+    for (const EntryResult &e : one.document.entries) {
+        const auto plugin = plugins.find(e.plugin);
+        const std::pair<std::string, uint64_t> key{e.plugin, e.size};
+        if (plugin == plugins.end() || !(one.entries.count(key) || four.entries.count(key))) continue;
+        host.add_entry(*plugin->second, e.size, either(one.entries, four.entries, key), either(four.entries, one.entries, key));
+    }
     return host;
 }
 
@@ -61,10 +126,19 @@ struct SimulatedSweep {
     double wall_s = 0;
 };
 
+// A noisy host's factor on an entry's costs, 0.8 to 1.25, drawn from `noise` (0: none, 1).
+double noise_scale(uint64_t noise, const SweepEntry &entry) {
+    if (!noise) return 1;
+    uint64_t x = noise * 0x9e3779b97f4a7c15ULL ^ std::hash<std::string>{}(entry.plugin->name) ^ (entry.size * 0xbf58476d1ce4e5b9ULL);
+    x = (x ^ (x >> 31)) * 0x94d049bb133111ebULL;
+    return 0.8 + 0.45 * double(x >> 11) / double(1ULL << 53);
+}
+
 // The sweep of `host` within `budget_s`: its CPU entries alone, then its GPU entries in
 // `lanes` lanes (1: in sweep order, as on one GPU). Each measured entry samples for its share
-// of the budget, or for a warm-up and one sample where they take longer.
-SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s) {
+// of the budget, or for a warm-up and one sample where they take longer; the budget hears of
+// it when it ends.
+SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s, uint64_t noise = 0) {
     using Clock = SweepBudget::Clock;
     const Clock::time_point start{};
     double now_s = 0;
@@ -81,21 +155,28 @@ SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s
     std::set<std::pair<size_t, const PluginInfo *>> workers;  // (lane, plugin) started
     std::set<const PluginInfo *> outside_known;               // set-up measured past a start
     std::set<const PluginInfo *> run_known;                   // run() measured
+    struct Running {
+        SweepEntry entry;
+        EntryResult result;
+        bool behind = false;
+    };
 
-    // One entry, in `lane` at now_s: how long it takes (0 when skipped).
-    const auto measure = [&](const SweepEntry &entry, size_t lane) {
+    // One entry begun in `lane` at now_s, as the budget cuts it and the worker skips it.
+    const auto begin = [&](const SweepEntry &entry, size_t lane) {
         double outside_limit_s = 0;
         const MeasureOptions cut = budget.limit(options, outside_limit_s);
-        const TrueCost cost = host.costs.at(entry.plugin);
-        EntryResult result;
+        EntryCost cost = (lanes > 1 && entry.plugin->is_cuda() ? host.in_lanes : host.alone).at({entry.plugin, entry.size});
+        const double scale = noise_scale(noise, entry);
+        cost = {cost.outside_s * scale, cost.run_s * scale};
+        Running running{entry, {}, outside_limit_s > 0};
+        EntryResult &result = running.result;
         // Behind schedule, an entry whose set-up, or whose warm-up and one sample, are known from
         // its plugin's earlier entries to take longer than the limit (entry_measurer.cpp).
         const bool late_set_up = outside_limit_s > 0 && ((outside_known.count(entry.plugin) && cost.outside_s > outside_limit_s) ||
                                                          (run_known.count(entry.plugin) && 2 * cost.run_s > outside_limit_s));
         if (!budget.start_refusal(*entry.plugin).empty() || late_set_up) {
             result.status = EntryStatus::skipped;
-            budget.finished(entry, result);
-            return 0.0;
+            return running;
         }
         result.status = EntryStatus::ok;
         result.sweep.worker_started = workers.insert({lane, entry.plugin}).second;
@@ -104,30 +185,37 @@ SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s
         result.first_run_s = cost.run_s;
         result.run_s = {cost.run_s};
         result.resources.sampling_wall_s = std::max(cut.max_time_s, 2 * cost.run_s);
-        result.sweep.entry_wall_s =
-            (result.sweep.worker_started ? cost.start_s : 0) + cost.outside_s + result.resources.sampling_wall_s;
-        budget.finished(entry, result);
+        result.sweep.entry_wall_s = (result.sweep.worker_started ? host.start_s.at(entry.plugin) * scale : 0) + cost.outside_s +
+                                    result.resources.sampling_wall_s;
         sweep.measured.insert({entry.plugin->name, entry.size});
-        return result.sweep.entry_wall_s;
+        return running;
     };
+    const auto end = [&](const Running &running) { budget.finished(running.entry, running.result, running.behind); };
 
-    const SweepEntries &alone = lanes == 1 ? all : host.cpu_entries;
-    for (const SweepEntry &entry : alone) now_s += measure(entry, 0);
+    for (const SweepEntry &entry : lanes == 1 ? all : host.cpu_entries) {
+        const Running running = begin(entry, 0);
+        now_s += running.result.sweep.entry_wall_s;
+        end(running);
+    }
     if (lanes > 1) {
+        budget.lanes_begin();
         LaneQueue queue(host.gpu_entries, options, lanes);
         std::vector<double> free_at(lanes, now_s);
+        std::vector<std::optional<Running>> running(lanes);
         std::vector<bool> done(lanes, false);
         while (std::find(done.begin(), done.end(), false) != done.end()) {
             size_t lane = lanes;  // the lane free first
             for (size_t l = 0; l < lanes; ++l)
                 if (!done[l] && (lane == lanes || free_at[l] < free_at[lane])) lane = l;
             now_s = free_at[lane];
+            if (running[lane]) end(*running[lane]), running[lane].reset();
             const std::optional<SweepEntry> entry = queue.next(lane);
             if (!entry) {
                 done[lane] = true;
                 continue;
             }
-            free_at[lane] += measure(*entry, lane);
+            running[lane] = begin(*entry, lane);
+            free_at[lane] += running[lane]->result.sweep.entry_wall_s;
         }
         now_s = *std::max_element(free_at.begin(), free_at.end());
     }
@@ -137,24 +225,44 @@ SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s
 
 }  // namespace
 
+// Every entry the one-GPU sweep of `host` measures within `budget_s` is measured in 2, 4 and 8
+// lanes, each within the budget + 5%; with `noise`, each sweep's costs drawn apart.
+void check_lanes_cover_one_gpu(const SimulatedHost &host, double budget_s, uint64_t noise = 0) {
+    const SimulatedSweep one = simulate(host, 1, budget_s, noise);
+    INFO("budget " << budget_s << " s: one GPU measured " << one.measured.size() << " in " << one.wall_s << " s");
+    CHECK(one.wall_s <= budget_s * 1.05);
+    for (const size_t lanes : {2, 4, 8}) {
+        const SimulatedSweep many = simulate(host, lanes, budget_s, noise ? noise * 1000 + lanes : 0);
+        INFO(lanes << " lanes measured " << many.measured.size() << " in " << many.wall_s << " s");
+        CHECK(many.wall_s <= budget_s * 1.05);
+        for (const auto &[plugin, size] : one.measured) {
+            INFO(plugin << " " << size << " measured on one GPU");
+            CHECK(many.measured.count({plugin, size}));
+        }
+        CHECK(many.measured.size() >= one.measured.size());
+    }
+}
+
 TEST_CASE("a budgeted sweep in lanes measures every entry the one-GPU sweep measures, within the budget",
           "[budget][devices]") {
     const SimulatedHost host = a_host();
-    for (const double budget_s : {60.0, 90.0, 150.0}) {
-        const SimulatedSweep one = simulate(host, 1, budget_s);
-        INFO("budget " << budget_s << " s: one GPU measured " << one.measured.size() << " in " << one.wall_s << " s");
-        CHECK(one.wall_s <= budget_s * 1.05);
-        for (const size_t lanes : {2, 4, 8}) {
-            const SimulatedSweep many = simulate(host, lanes, budget_s);
-            INFO(lanes << " lanes measured " << many.measured.size() << " in " << many.wall_s << " s");
-            CHECK(many.wall_s <= budget_s * 1.05);
-            for (const auto &[plugin, size] : one.measured) {
-                INFO(plugin << " " << size << " measured on one GPU");
-                CHECK(many.measured.count({plugin, size}));
-            }
-            CHECK(many.measured.size() >= one.measured.size());
-        }
-    }
+    for (const double budget_s : {60.0, 90.0, 150.0}) check_lanes_cover_one_gpu(host, budget_s);
     // The tight budgets are a test: the one-GPU sweep falls behind and skips there.
     CHECK(simulate(host, 1, 60).measured.size() < host.cpu_entries.size() + host.gpu_entries.size());
+}
+
+TEST_CASE("replayed with the costs a 4 x H200 host recorded, the lanes measure every entry the one-GPU sweep "
+          "measures, within the budget",
+          "[budget][devices]") {
+    const SimulatedHost host = recorded_host();
+    REQUIRE(host.gpu_entries.size() > 150);
+    REQUIRE(host.cpu_entries.size() > 40);
+    // The default sweep's 150 s and longer (below 120 s the one-GPU sweep's least costs overrun).
+    for (const double budget_s : {150.0, 200.0, 300.0}) check_lanes_cover_one_gpu(host, budget_s);
+    // At 150 s the one-GPU sweep skips for time, as on the host: the replay is a test.
+    CHECK(simulate(host, 1, 150).measured.size() < host.cpu_entries.size() + host.gpu_entries.size());
+    // On a noisy host, where two one-GPU sweeps differ by up to 10 entries: the lanes still
+    // measure what the one-GPU sweep did, and end in time (2 lanes that spent their time on
+    // sampling ended at 160 s).
+    for (uint64_t noise = 1; noise <= 20; ++noise) check_lanes_cover_one_gpu(host, 150, noise);
 }

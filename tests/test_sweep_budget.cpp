@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <thread>
 
 using namespace gpubench;
@@ -124,6 +125,73 @@ TEST_CASE("behind schedule, a plugin whose start is predicted long is skipped be
     // Once started, its other entries go on.
     late.finished(entries[2], first);
     CHECK(late.start_refusal(torch).empty());
+}
+
+namespace {
+
+// Two CUDA plugins of 4 entries each in 4 lanes, on the test's clock; the lanes did 16 s of
+// a's work in the first 4 s.
+struct FourLanes {
+    PluginInfo a = cpu_plugin("a"), torch = cpu_plugin("torch");
+    SweepEntries entries;
+    const SweepBudget::Clock::time_point start{};
+    double now_s = 4;
+    std::optional<SweepBudget> budget;
+    EntryResult done;
+    explicit FourLanes(double budget_s) {
+        a.device_kind = torch.device_kind = GPUBENCH_DEVICE_CUDA;
+        torch.build_record = BuildRecord{.language = "Python", .imports = {"numpy", "torch"}};
+        for (uint64_t size = 1; size <= 4; ++size) entries.push_back({&a, size, ""}), entries.push_back({&torch, size, ""});
+        budget.emplace(budget_s, entries, start, std::vector<bool>(entries.size(), true), 4, [this] {
+            return start + std::chrono::duration_cast<SweepBudget::Clock::duration>(std::chrono::duration<double>(now_s));
+        });
+        const double began_s = now_s;
+        now_s = 0;
+        budget->lanes_begin();
+        now_s = began_s;
+        done.status = EntryStatus::ok;
+        done.sweep.entry_wall_s = 16;
+        done.resources.sampling_wall_s = 15.9;
+        budget->finished(entries[0], done);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("in lanes, the schedule is a one-GPU sweep's, and the wall clock's slack pays for what it would skip",
+          "[budget][devices]") {
+    MeasureOptions options;
+    options.max_time_s = 100;
+    double outside = -1;
+    // 20 s: on one GPU's schedule 4 s are left, less a's 3 entries' 0.1 s set-ups, torch's
+    // nominal 6.05 s start and its 4 entries' 0.1 s: behind.
+    FourLanes lanes(20);
+    CHECK(lanes.budget->limit(options, outside).max_time_s == SweepBudget::min_share_s);
+    // The wall clock has 16 s, less the rest at a quarter with min_share_s each: the slack a
+    // set-up that one GPU would skip may take, and more than torch's start.
+    CHECK(outside == Approx(16 - (3 * 0.1 + 6.05 + 4 * 0.1 + 7 * SweepBudget::min_share_s) / 4));
+    CHECK(lanes.budget->start_refusal(lanes.torch).empty());
+    // Once the wall clock is spent too, torch's start is refused, as on one GPU.
+    lanes.now_s = 19.5;
+    CHECK_THAT(lanes.budget->start_refusal(lanes.torch),
+               Catch::StartsWith("over the sweep's budget, which is behind its schedule"));
+    lanes.budget->limit(options, outside);
+    CHECK(outside == SweepBudget::behind_outside_limit_s);
+
+    // 100 s, on schedule: 84 s left on it. An entry whose 10 s set-up one GPU would have
+    // skipped (begun behind) is paid by the slack and leaves the schedule where it was; one
+    // begun on schedule moves it.
+    for (const bool behind : {true, false}) {
+        FourLanes roomy(100);
+        EntryResult long_setup = roomy.done;
+        long_setup.sweep.entry_wall_s = 10.05;
+        long_setup.resources.sampling_wall_s = 0.05;
+        roomy.budget->finished(roomy.entries[2], long_setup, behind);
+        // a's last two entries now predicted at its 10 s set-up, torch's as before.
+        const double left_s = 84 - (behind ? 0 : 10.05);
+        CHECK(roomy.budget->limit(options, outside).max_time_s == Approx((left_s - 2 * 10 - 6.05 - 4 * 0.1) / 6));
+        CHECK(outside == 0);
+    }
 }
 
 TEST_CASE("runner --budget cuts each entry's sampling to its part, and records it", "[budget][cli]") {

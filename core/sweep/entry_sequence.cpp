@@ -134,7 +134,7 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
     }
     if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
         entry.sweep.sampling_budget_s = options.max_time_s;
-    if (sweep_budget) sweep_budget->finished(planned, entry);
+    if (sweep_budget) sweep_budget->finished(planned, entry, behind);
     entry.sweep.host_share = share_;
     shared_.recorder.finished(std::move(entry), options);
     return true;

@@ -287,6 +287,7 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
             return tally;
         }
     if (!parts.in_lanes.empty()) {
+        if (budget) budget->lanes_begin();
         run_lanes(parts.in_lanes, options, gpus, lane_shares(mode, gpus), pool, shared);
         if (tally.interrupted) return tally;
     }

@@ -29,25 +29,44 @@ double SweepBudget::start_s(const PluginPlan &plan) const {
     return quantile(starts, 0.5);
 }
 
-double SweepBudget::share_s(const MeasureOptions &options, bool as_run) const {
-    // What the rest costs besides sampling, and how many share the sampling time (see the
-    // header for the lanes' weight).
-    double fixed_s = 0, shares = 0;
+SweepBudget::Rest SweepBudget::rest(bool as_run) const {
+    Rest rest;
     for (const auto &[plugin, plan] : plugins_) {
         if (!plan.left) continue;
         const double weight = as_run && plan.in_lane ? 1.0 / double(lanes_) : 1.0;
         // An entry samples at least its warm-up and one sample, whatever its share.
-        fixed_s += weight * (double(plan.left) * (plan.overhead_s + plan.least_sampling_s) +
-                             (plan.started ? 0 : start_s(plan)));
-        shares += weight * double(plan.left);
+        rest.fixed_s += weight * (double(plan.left) * (plan.overhead_s + plan.least_sampling_s) +
+                                  (plan.started ? 0 : start_s(plan)));
+        rest.shares += weight * double(plan.left);
     }
-    return shares > 0 ? (left_s() - fixed_s) / shares : options.max_time_s;
+    return rest;
+}
+
+double SweepBudget::schedule_left_s() const {
+    if (!lanes_began_) return left_s();
+    return left_s() + std::chrono::duration<double>(now_() - *lanes_began_).count() - lanes_work_s_;
+}
+
+double SweepBudget::share_s(const MeasureOptions &options) const {
+    const Rest whole = rest(false);
+    return whole.shares > 0 ? (schedule_left_s() - whole.fixed_s) / whole.shares : options.max_time_s;
+}
+
+double SweepBudget::slack_s() const {
+    // Behind, the rest samples min_share_s each, as on one GPU.
+    const Rest as_run = rest(true);
+    return left_s() - as_run.fixed_s - as_run.shares * min_share_s;
+}
+
+void SweepBudget::lanes_begin() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    lanes_began_ = now_();
 }
 
 MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
     std::lock_guard<std::mutex> lock(mutex_);
     const double share = share_s(options);
-    outside_limit_s = behind() ? behind_outside_limit_s : 0;
+    outside_limit_s = share < min_share_s ? std::max(behind_outside_limit_s, slack_s()) : 0;
     options.max_time_s = std::clamp(share, std::min(min_share_s, options.max_time_s), options.max_time_s);
     options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
     return options;
@@ -59,12 +78,12 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
     if (found == plugins_.end() || found->second.started) return "";
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
     const StartCost &nominal = found->second.nominal;
-    if (nominal.seconds <= behind_start_limit_s || !behind()) return "";
+    if (nominal.seconds <= behind_start_limit_s || !behind() || nominal.seconds <= slack_s()) return "";
     return "over the sweep's budget, which is behind its schedule: starting the plugin is "
            "predicted to take " + format_text("%.3g s", nominal.seconds) + " (" + nominal.parts + ")";
 }
 
-void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
+void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result, bool behind) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(entry.plugin);
     // Not one the budget was shared among: skipped at once, as outside the plugin's sizes.
@@ -72,15 +91,21 @@ void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
     PluginPlan &plan = found->second;
     if (plan.left) --plan.left;
     const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
+    // Its warm-up runs and one sample at the median run(): a first run()'s compilation is
+    // once per worker, not per entry.
+    const bool sampled = result.status == EntryStatus::ok && !result.run_s.empty();
+    const double least_s = sampled ? double(result.settings.warmup_runs + 1) * summarize(result.run_s).median : 0;
+    // Behind, one GPU would have skipped a long start, set-up or least sampling: not on its
+    // schedule, the slack paid for it.
+    const double start_limit_s = result.sweep.worker_started ? behind_start_limit_s : 0;
+    const bool slack_paid = behind && (outside_s > behind_outside_limit_s + start_limit_s || least_s > behind_outside_limit_s);
+    if (lanes_began_ && plan.in_lane && !slack_paid) lanes_work_s_ += result.sweep.entry_wall_s;
     if (result.sweep.worker_started && !plan.started) {
         starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));
     } else if (result.sweep.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
         plan.overhead_s = outside_s;
     }
-    // Its warm-up runs and one sample at the median run(): a first run()'s compilation is
-    // once per worker, not per entry.
-    if (result.status == EntryStatus::ok && !result.run_s.empty())
-        plan.least_sampling_s = double(result.settings.warmup_runs + 1) * summarize(result.run_s).median;
+    if (sampled) plan.least_sampling_s = least_s;
     plan.started = plan.started || result.sweep.worker_started || result.sweep.entry_wall_s > 0;
 }
 

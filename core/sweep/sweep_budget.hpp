@@ -7,10 +7,12 @@
 // cannot fit, entries whose set-up and checks are predicted to be long are skipped, with the
 // prediction, until the sweep is back on schedule. Thread-safe: --devices' lanes share it.
 //
-// With G lanes the shares count every entry whole, as if run one after another: the lanes are
-// then always at least as far along as a one-GPU sweep. Whether it is behind schedule counts the
-// lanes' entries at 1/G, as they run: never behind where a one-GPU sweep was not. The time the
-// extra GPUs free goes to later entries' sampling and to what a one-GPU sweep skips for time.
+// With G lanes the schedule is a one-GPU sweep's: the shares and whether it is behind are
+// judged on the lanes' work added up, as if one GPU had done it, so the lanes measure what a
+// one-GPU sweep would. Only where that sweep would skip an entry for time is the wall clock
+// asked: the entry is measured when the time it may take fits in the slack, what is left once
+// the rest is reserved, at 1/G, with the sampling a late one-GPU sweep gives it. Such entries
+// do not move the one-GPU schedule, which would have skipped them.
 #pragma once
 
 #include "entry_cost.hpp"
@@ -21,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,15 +41,18 @@ public:
                 std::function<Clock::time_point()> now = Clock::now);
     // What is left of the budget now (negative past it).
     double left_s() const;
+    // The lanes take their entries from now on: their work is added up from here.
+    void lanes_begin();
     // `options` with its sampling time cut to an entry's part of what is left (never below
     // min_share_s, never above options.max_time_s); min_time_s at most half of it. Behind
-    // schedule (the part, with the lanes' entries counted as they will run, would be below
-    // min_share_s), `outside_limit_s` is set to behind_outside_limit_s: an entry whose set-up
-    // and checks, or warm-up and one sample, are predicted to take longer is skipped
-    // (RunBudget); else 0.
+    // schedule (the part would be below min_share_s), `outside_limit_s` is set to
+    // behind_outside_limit_s, or the lanes' slack where longer: an entry whose set-up and
+    // checks, or warm-up and one sample, are predicted to take longer is skipped (RunBudget);
+    // else 0.
     MeasureOptions limit(MeasureOptions options, double &outside_limit_s);
-    // What `entry` cost: its plugin's start, when its worker was started for it, and the rest.
-    void finished(const SweepEntry &entry, const EntryResult &result);
+    // What `entry` cost: its plugin's start, when its worker was started for it, and the rest;
+    // `behind`: the schedule was behind when it began (limit's outside_limit_s > 0).
+    void finished(const SweepEntry &entry, const EntryResult &result, bool behind = false);
     // Behind schedule, a plugin not started yet whose nominal start (interpreter, imports, JIT:
     // entry_cost.hpp) is over behind_start_limit_s is skipped: why, or "" to measure it.
     std::string start_refusal(const PluginInfo &plugin);
@@ -67,14 +73,26 @@ private:
         double least_sampling_s = 0;
     };
     double start_s(const PluginPlan &plan) const;
-    // What the next entry's sampling may take: every entry counted whole; or, `as_run`, the
-    // lanes' entries at 1/lanes (whether the sweep is behind its schedule).
-    double share_s(const MeasureOptions &options, bool as_run = false) const;
-    bool behind() const { return share_s(MeasureOptions{}, true) < min_share_s; }
+    // What the entries still to run cost besides sampling, and how many share the sampling
+    // time: every entry counted whole; or, `as_run`, the lanes' entries at 1/lanes.
+    struct Rest {
+        double fixed_s = 0, shares = 0;
+    };
+    Rest rest(bool as_run) const;
+    // What is left of the one-GPU schedule: the wall clock, less the lanes' wall time since
+    // they began and plus their work added up.
+    double schedule_left_s() const;
+    // The next entry's part of the sampling time on the one-GPU schedule (below min_share_s:
+    // behind), and, behind, the wall time the lanes can spare for an entry it would skip.
+    double share_s(const MeasureOptions &options) const;
+    double slack_s() const;
+    bool behind() const { return share_s(MeasureOptions{}) < min_share_s; }
     std::mutex mutex_;
     double seconds_;
     size_t lanes_;
     Clock::time_point started_;
+    std::optional<Clock::time_point> lanes_began_;
+    double lanes_work_s_ = 0;  // the lanes' entries on the schedule, their wall times added
     std::function<Clock::time_point()> now_;
     std::map<const PluginInfo *, PluginPlan> plugins_;
     std::map<std::string, std::vector<double>> starts_by_kind_;  // measured, by StartCost::kind
