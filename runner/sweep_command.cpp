@@ -54,12 +54,14 @@ public:
         progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
         if (!quiet_) print_sweep_header(out_, params_width_);
     }
-    void begin(const PluginInfo &plugin, uint64_t size) override { progress_.begin(plugin.name, size); }
+    void begin(const SweepEntry &entry, int lane_gpu) override {
+        progress_.begin(entry.plugin->name, entry.size, lane_gpu, entry.params);
+    }
     void tick() override { progress_.tick(); }
     void finished(const EntryResult &entry, const std::string &params) override {
         progress_.clear();
         if (!quiet_) print_sweep_row(out_, entry, params, params_width_);
-        progress_.end();
+        progress_.end(entry.plugin, entry.size, params);
         last_finished_s_ = std::max(last_finished_s_, entry.sweep.finished_after_s);
     }
     ~ConsoleObserver() override { progress_.clear(); }
