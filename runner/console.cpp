@@ -68,15 +68,12 @@ size_t terminal_columns(std::FILE *out) {  // 160 where `out` is no terminal
     return ioctl(fileno(out), TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 160;
 }
 
-// `parts` joined by ", " within `room` characters, the first always, those left out counted: ", +3 more".
+// `parts` joined by ", " within `room` characters, the first always, those left out counted
+// (", +3 more": its room kept free).
 std::string fitted(const std::vector<std::string> &parts, size_t room) {
-    std::string text;
-    for (size_t i = 0; i < parts.size(); ++i) {
-        const size_t after = parts.size() - i - 1;
-        if (i > 0 && text.size() + 2 + parts[i].size() + (after ? format_text(", +%zu more", after).size() : 0) > room)
-            return text + format_text(", +%zu more", parts.size() - i);
-        text += (i ? ", " : "") + parts[i];
-    }
+    std::string text = parts.front();
+    for (size_t i = 1; i < parts.size(); text += ", " + parts[i++])
+        if (text.size() + 2 + parts[i].size() + 10 > room) return text + format_text(", +%zu more", parts.size() - i);
     return text;
 }
 
@@ -100,42 +97,30 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
         return;
     }
     const EntryFigures f = entry_figures(e, this_host_run());
-    char spread[16], peak[16] = "-";
-    std::snprintf(spread, sizeof spread, "%.1f%%", f.compute.rel_stddev * 100);
-    // "62% L2": memory-bound, against the level it fits in; "80% NVLink": across the interconnect
-    if (!f.roofline_bound.empty())
-        std::snprintf(peak, sizeof peak, "%.0f%%%s%.6s", f.percent_of_peak,
-                      f.peak_level.empty() ? "" : " ", f.peak_level.c_str());
-    const std::string memory =
-        e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes) : "-";
-    std::string verdict;
-    std::string throughput = format_throughput(f, e.item_name);
-    if (e.status == EntryStatus::ok) {
-        verdict = format_text("ok (err %.1e <= %.1e)", e.verification.max_error, e.verification.tolerance);
-    } else {
-        // A wrong or failed result is never shown as a fast one.
-        throughput = "INVALID";
-        std::snprintf(peak, sizeof peak, "-");
-        verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
-                  e.message;
-    }
-    out << format_text("%s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
-                       first.c_str(), w_size, static_cast<unsigned long long>(e.size), w_n, f.compute.count,
-                       w_time, format_seconds(f.compute.median).c_str(), w_how, how_of(e).c_str(), w_spread, spread,
-                       w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(), w_peak,
-                       peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
-    // The metrics, the plugin's (accuracy, loss...) and the runner's, on an indented line
-    // below the row.
-    if (!e.metrics.empty()) {
-        std::string figures = std::string(first.size() + 1, ' ');
-        for (size_t i = 0; i < e.metrics.size(); ++i) figures += (i ? "; " : "") + metric_text(e.metrics[i]);
-        out << figures << '\n';
-    }
-    // --counters where none could be read: why, in one line; where they disagree with work().
-    if (e.counters.rfind("not read: ", 0) == 0)
-        out << std::string(first.size() + 1, ' ') << "counters " << e.counters << '\n';
-    if (!f.work_mismatch.empty())
-        out << std::string(first.size() + 1, ' ') << "work_mismatch: " << f.work_mismatch << '\n';
+    // A wrong or failed result is never shown as a fast one. %PEAK: "62% L2", memory-bound,
+    // against the level it fits in; "80% NVLink", across the interconnect.
+    const bool ok = e.status == EntryStatus::ok;
+    const std::string peak = ok && !f.roofline_bound.empty()
+                                 ? format_text("%.0f%%%s%.6s", f.percent_of_peak, f.peak_level.empty() ? "" : " ",
+                                               f.peak_level.c_str())
+                                 : "-";
+    const std::string verdict =
+        ok ? format_text("ok (err %.1e <= %.1e)", e.verification.max_error, e.verification.tolerance)
+           : (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") + e.message;
+    out << format_text("%s %*llu %*zu %*s %-*s %*.1f%% %*s %*s %*s %*s %-*s  %s\n", first.c_str(), w_size,
+                       static_cast<unsigned long long>(e.size), w_n, f.compute.count, w_time,
+                       format_seconds(f.compute.median).c_str(), w_how, how_of(e).c_str(), w_spread - 1,
+                       f.compute.rel_stddev * 100, w_time, format_seconds(f.end_to_end.median).c_str(), w_thr,
+                       ok ? format_throughput(f, e.item_name).c_str() : "INVALID", w_peak, peak.c_str(), w_mem,
+                       e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes).c_str() : "-",
+                       w_flags, flags_of(f).c_str(), verdict.c_str());
+    // Below the row, indented: the metrics, the plugin's (accuracy, loss...) and the runner's;
+    // --counters where none could be read, why; where they disagree with work(), how.
+    const std::string below(first.size() + 1, ' ');
+    for (size_t i = 0; i < e.metrics.size(); ++i)
+        out << (i ? "; " : below) << metric_text(e.metrics[i]) << (i + 1 == e.metrics.size() ? "\n" : "");
+    if (e.counters.rfind("not read: ", 0) == 0) out << below << "counters " << e.counters << '\n';
+    if (!f.work_mismatch.empty()) out << below << "work_mismatch: " << f.work_mismatch << '\n';
     out << std::flush;
 }
 

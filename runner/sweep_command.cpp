@@ -244,17 +244,13 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
         pool.set_host_roofline(launch.host_roofline = *roofline);
     }
     // Ranks launched together meet in a folder of their job's; those of jobs gone for a day are removed.
-    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder);  // of jobs gone for a day
+    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder);
     const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
     print_sweep_banner(std::cout, plan, planned, gpus, results);
 
     catch_stop_signals();
-    SweepSetup setup;
-    setup.isolated = !cli.in_process;
-    setup.launch = launch;
-    setup.started = started;
-    if (plan.default_sweep) setup.predicted_run_limit_s = 2.0;
-    setup.budget_s = plan.budget_s;
+    const SweepSetup setup{.isolated = !cli.in_process, .launch = launch, .started = started,
+                           .predicted_run_limit_s = plan.default_sweep ? 2.0 : 0, .budget_s = plan.budget_s};
     // Ranks started together hold a failing exit until the others are done (docs/scale-out.md).
     const std::unique_ptr<ShardBarrier> barrier = start_barrier(plan, planned, results.output);
     const int status =
