@@ -5,8 +5,10 @@
 #include "metric_format.hpp"
 #include "text_format.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -61,6 +63,20 @@ std::string duration_text(double s) {
     return format_text("%dh%02dm", int(s) / 3600, int(s) % 3600 / 60);
 }
 
+size_t terminal_columns(std::FILE *out) {  // 160 where `out` is no terminal
+    winsize size{};
+    return ioctl(fileno(out), TIOCGWINSZ, &size) == 0 && size.ws_col > 0 ? size.ws_col : 160;
+}
+
+// `parts` joined by ", " within `room` characters, the first always, those left out counted
+// (", +3 more": its room kept free).
+std::string fitted(const std::vector<std::string> &parts, size_t room) {
+    std::string text = parts.front();
+    for (size_t i = 1; i < parts.size(); text += ", " + parts[i++])
+        if (text.size() + 2 + parts[i].size() + 10 > room) return text + format_text(", +%zu more", parts.size() - i);
+    return text;
+}
+
 }  // namespace
 
 void print_sweep_header(std::ostream &out, size_t params_width) {
@@ -81,42 +97,30 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
         return;
     }
     const EntryFigures f = entry_figures(e, this_host_run());
-    char spread[16], peak[16] = "-";
-    std::snprintf(spread, sizeof spread, "%.1f%%", f.compute.rel_stddev * 100);
-    // "62% L2": memory-bound, against the level it fits in; "80% NVLink": across the interconnect
-    if (!f.roofline_bound.empty())
-        std::snprintf(peak, sizeof peak, "%.0f%%%s%.6s", f.percent_of_peak,
-                      f.peak_level.empty() ? "" : " ", f.peak_level.c_str());
-    const std::string memory =
-        e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes) : "-";
-    std::string verdict;
-    std::string throughput = format_throughput(f, e.item_name);
-    if (e.status == EntryStatus::ok) {
-        verdict = format_text("ok (err %.1e <= %.1e)", e.verification.max_error, e.verification.tolerance);
-    } else {
-        // A wrong or failed result is never shown as a fast one.
-        throughput = "INVALID";
-        std::snprintf(peak, sizeof peak, "-");
-        verdict = (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") +
-                  e.message;
-    }
-    out << format_text("%s %*llu %*zu %*s %-*s %*s %*s %*s %*s %*s %-*s  %s\n",
-                       first.c_str(), w_size, static_cast<unsigned long long>(e.size), w_n, f.compute.count,
-                       w_time, format_seconds(f.compute.median).c_str(), w_how, how_of(e).c_str(), w_spread, spread,
-                       w_time, format_seconds(f.end_to_end.median).c_str(), w_thr, throughput.c_str(), w_peak,
-                       peak, w_mem, memory.c_str(), w_flags, flags_of(f).c_str(), verdict.c_str());
-    // The metrics, the plugin's (accuracy, loss...) and the runner's, on an indented line
-    // below the row.
-    if (!e.metrics.empty()) {
-        std::string figures = std::string(first.size() + 1, ' ');
-        for (size_t i = 0; i < e.metrics.size(); ++i) figures += (i ? "; " : "") + metric_text(e.metrics[i]);
-        out << figures << '\n';
-    }
-    // --counters where none could be read: why, in one line; where they disagree with work().
-    if (e.counters.rfind("not read: ", 0) == 0)
-        out << std::string(first.size() + 1, ' ') << "counters " << e.counters << '\n';
-    if (!f.work_mismatch.empty())
-        out << std::string(first.size() + 1, ' ') << "work_mismatch: " << f.work_mismatch << '\n';
+    // A wrong or failed result is never shown as a fast one. %PEAK: "62% L2", memory-bound,
+    // against the level it fits in; "80% NVLink", across the interconnect.
+    const bool ok = e.status == EntryStatus::ok;
+    const std::string peak = ok && !f.roofline_bound.empty()
+                                 ? format_text("%.0f%%%s%.6s", f.percent_of_peak, f.peak_level.empty() ? "" : " ",
+                                               f.peak_level.c_str())
+                                 : "-";
+    const std::string verdict =
+        ok ? format_text("ok (err %.1e <= %.1e)", e.verification.max_error, e.verification.tolerance)
+           : (e.status == EntryStatus::verification_failed ? "*** FAILED *** " : "*** ERROR *** ") + e.message;
+    out << format_text("%s %*llu %*zu %*s %-*s %*.1f%% %*s %*s %*s %*s %-*s  %s\n", first.c_str(), w_size,
+                       static_cast<unsigned long long>(e.size), w_n, f.compute.count, w_time,
+                       format_seconds(f.compute.median).c_str(), w_how, how_of(e).c_str(), w_spread - 1,
+                       f.compute.rel_stddev * 100, w_time, format_seconds(f.end_to_end.median).c_str(), w_thr,
+                       ok ? format_throughput(f, e.item_name).c_str() : "INVALID", w_peak, peak.c_str(), w_mem,
+                       e.resources.on_device ? format_bytes(e.resources.device_allocated_bytes).c_str() : "-",
+                       w_flags, flags_of(f).c_str(), verdict.c_str());
+    // Below the row, indented: the metrics, the plugin's (accuracy, loss...) and the runner's;
+    // --counters where none could be read, why; where they disagree with work(), how.
+    const std::string below(first.size() + 1, ' ');
+    for (size_t i = 0; i < e.metrics.size(); ++i)
+        out << (i ? "; " : below) << metric_text(e.metrics[i]) << (i + 1 == e.metrics.size() ? "\n" : "");
+    if (e.counters.rfind("not read: ", 0) == 0) out << below << "counters " << e.counters << '\n';
+    if (!f.work_mismatch.empty()) out << below << "work_mismatch: " << f.work_mismatch << '\n';
     out << std::flush;
 }
 
@@ -125,40 +129,49 @@ Progress::Style Progress::style_for_stderr(bool quiet) {
     return isatty(STDERR_FILENO) ? Style::terminal : Style::lines;
 }
 
-Progress::Progress(Style style, size_t total_entries, std::FILE *out, double still_every_s)
-    : style_(style), out_(out), still_every_s_(still_every_s), total_(total_entries) {}
+Progress::Progress(Style style, size_t total_entries, std::FILE *out, double still_every_s, size_t columns)
+    : style_(style), out_(out), still_every_s_(still_every_s), total_(total_entries),
+      columns_(columns ? columns : terminal_columns(out)) {}
 
-void Progress::begin(const std::string &plugin, uint64_t size) {
-    ++started_;
-    current_ = plugin + " " + std::to_string(size);
-    entry_began_ = last_still_ = clock::now();
-    if (style_ == Style::lines) {
-        std::fprintf(out_, "[%zu/%zu] %s (%s elapsed)\n", started_, total_, current_.c_str(),
-                     duration_text(seconds_since(sweep_began_)).c_str());
-        std::fflush(out_);
-    }
+void Progress::begin(const std::string &plugin, uint64_t size, int gpu, const std::string &params) {
+    const clock::time_point now = clock::now();
+    const Running &entry = *running_.insert(std::ranges::upper_bound(running_, gpu, {}, &Running::gpu),
+                                            {gpu, plugin + " " + std::to_string(size), params, ++started_, now, now});
+    if (style_ == Style::lines) tell_log(entry, "");
     if (style_ == Style::terminal) draw();
 }
 
 void Progress::tick() {
-    if (started_ == finished_) return;  // between entries: nothing runs
-    if (style_ == Style::terminal && seconds_since(last_draw_) >= 1.0) draw();
-    if (style_ == Style::lines && seconds_since(last_still_) >= still_every_s_) {
-        last_still_ = clock::now();
-        std::fprintf(out_, "[%zu/%zu] %s, still running: %s in (%s elapsed)\n", started_, total_, current_.c_str(),
-                     duration_text(seconds_since(entry_began_)).c_str(),
-                     duration_text(seconds_since(sweep_began_)).c_str());
-        std::fflush(out_);
-    }
+    if (style_ == Style::terminal && !running_.empty() && seconds_since(last_draw_) >= 1.0) draw();
+    for (Running &entry : running_)
+        if (style_ == Style::lines && seconds_since(entry.last_still) >= still_every_s_) {
+            entry.last_still = clock::now();
+            tell_log(entry, ", still running: " + duration_text(seconds_since(entry.began)) + " in");
+        }
+}
+
+// "[3/40] sort_cuda 1000000 on GPU 1, still running: 30s in (1m35s elapsed)"
+void Progress::tell_log(const Running &entry, const std::string &what) {
+    const std::string gpu = entry.gpu < 0 ? "" : " on GPU " + std::to_string(entry.gpu);
+    std::fprintf(out_, "[%zu/%zu] %s%s%s (%s elapsed)\n", entry.index, total_, entry.name.c_str(), gpu.c_str(),
+                 what.c_str(), duration_text(seconds_since(sweep_began_)).c_str());
+    std::fflush(out_);
 }
 
 void Progress::draw() {
     last_draw_ = clock::now();
-    std::string line = "[" + std::to_string(started_) + "/" + std::to_string(total_) + "] " +
-                       current_ + ", " + duration_text(seconds_since(entry_began_)) + " in; " +
-                       duration_text(seconds_since(sweep_began_)) + " elapsed";
-    if (finished_ > 0 && total_ > finished_)  // the mean finished entry, times what is left
-        line += ", ~" + duration_text(finished_s_ / finished_ * (total_ - finished_)) + " left";
+    const std::string head = "[" + std::to_string(started_) + "/" + std::to_string(total_) + "] ";
+    std::string tail = "; " + duration_text(seconds_since(sweep_began_)) + " elapsed";
+    if (finished_ > 0 && total_ > finished_)  // the mean finished entry x what is left / the entries at once
+        tail += ", ~" + duration_text(finished_s_ / finished_ * (total_ - finished_) / running_.size()) + " left";
+    std::vector<std::string> entries;  // alone "sort_cuda 1000, 3s in", in a lane "sort_cuda 1000 (GPU 1, 3s)"
+    for (const Running &entry : running_) {
+        const std::string in = duration_text(seconds_since(entry.began));
+        entries.push_back(entry.name + (entry.gpu < 0 ? ", " + in + " in"
+                                                      : format_text(" (GPU %d, %s)", entry.gpu, in.c_str())));
+    }
+    const size_t room = columns_ - std::min(columns_, head.size() + tail.size() + 1);
+    const std::string line = head + fitted(entries, room) + tail;
     std::fprintf(out_, "\r%s\033[K", line.c_str());
     std::fflush(out_);
     shown_ = true;
@@ -172,9 +185,14 @@ void Progress::clear() {
     }
 }
 
-void Progress::end() {
+void Progress::end(const std::string &plugin, uint64_t size, const std::string &params) {
     ++finished_;
-    finished_s_ += seconds_since(entry_began_);
+    const std::string name = plugin + " " + std::to_string(size);
+    const auto entry =
+        std::ranges::find_if(running_, [&](const Running &r) { return r.name == name && r.params == params; });
+    if (entry == running_.end()) return;
+    finished_s_ += seconds_since(entry->began);
+    running_.erase(entry);
 }
 
 }  // namespace gpubench

@@ -54,12 +54,14 @@ public:
         progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
         if (!quiet_) print_sweep_header(out_, params_width_);
     }
-    void begin(const PluginInfo &plugin, uint64_t size) override { progress_.begin(plugin.name, size); }
+    void begin(const SweepEntry &entry, int lane_gpu) override {
+        progress_.begin(entry.plugin->name, entry.size, lane_gpu, entry.params);
+    }
     void tick() override { progress_.tick(); }
     void finished(const EntryResult &entry, const std::string &params) override {
         progress_.clear();
         if (!quiet_) print_sweep_row(out_, entry, params, params_width_);
-        progress_.end();
+        progress_.end(entry.plugin, entry.size, params);
         last_finished_s_ = std::max(last_finished_s_, entry.sweep.finished_after_s);
     }
     ~ConsoleObserver() override { progress_.clear(); }
@@ -242,17 +244,13 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
         pool.set_host_roofline(launch.host_roofline = *roofline);
     }
     // Ranks launched together meet in a folder of their job's; those of jobs gone for a day are removed.
-    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder);  // of jobs gone for a day
+    if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder);
     const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
     print_sweep_banner(std::cout, plan, planned, gpus, results);
 
     catch_stop_signals();
-    SweepSetup setup;
-    setup.isolated = !cli.in_process;
-    setup.launch = launch;
-    setup.started = started;
-    if (plan.default_sweep) setup.predicted_run_limit_s = 2.0;
-    setup.budget_s = plan.budget_s;
+    const SweepSetup setup{.isolated = !cli.in_process, .launch = launch, .started = started,
+                           .predicted_run_limit_s = plan.default_sweep ? 2.0 : 0, .budget_s = plan.budget_s};
     // Ranks started together hold a failing exit until the others are done (docs/scale-out.md).
     const std::unique_ptr<ShardBarrier> barrier = start_barrier(plan, planned, results.output);
     const int status =

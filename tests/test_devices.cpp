@@ -46,11 +46,11 @@ struct LaneFixtures {
     }
 };
 
-// Two GPUs as the runner's probe would give them, claimed where there is none; each fake
+// `count` GPUs as the runner's probe would give them, claimed where there is none; each fake
 // UUID ends in 0x10 plus its index (what fixture_multi_device's visible_* metrics read).
-std::vector<GpuInfo> claimed_gpus() {
-    std::vector<GpuInfo> gpus(2);
-    for (int device = 0; device < 2; ++device) {
+std::vector<GpuInfo> claimed_gpus(int count) {
+    std::vector<GpuInfo> gpus(count);
+    for (int device = 0; device < count; ++device) {
         gpus[device].available = true;
         gpus[device].device = device;
         gpus[device].name = "claimed GPU " + std::to_string(device);
@@ -61,12 +61,12 @@ std::vector<GpuInfo> claimed_gpus() {
 
 // A sweep on claimed_gpus(): short entries, workers that know the GPUs' UUIDs.
 struct ClaimedSweep {
-    std::vector<GpuInfo> gpus = claimed_gpus();
+    std::vector<GpuInfo> gpus;
     MeasureOptions options = test_support::sampled(2, 3);
     WorkerLaunch launch;
     SweepSetup mode;
-    ClaimedSweep() {
-        options.cuda_devices = {0, 1};
+    explicit ClaimedSweep(int count = 2) : gpus(claimed_gpus(count)) {
+        for (int device = 0; device < count; ++device) options.cuda_devices.push_back(device);
         // Entries this short never make a free lane join a plugin another is on
         // (lane_queue.hpp): its start would cost more than it saves.
         options.max_time_s = 0.1;
@@ -301,4 +301,58 @@ TEST_CASE("a worker started ahead of need runs its plugin's prepare() before its
     for (const Metric &metric : entry->metrics)
         if (metric.name == "prepared_threads") prepared = metric.value;
     CHECK(prepared == 3);
+}
+
+// An eight-GPU host: eight lanes, each begun entry told to the observer with its lane's GPU
+// (the progress line's), the one its worker was shown, and finished once.
+TEST_CASE("runner --devices on eight GPUs: eight lanes, each entry begun on its lane's GPU and finished once",
+          "[devices]") {
+    const LaneFixtures fixtures;
+    PluginInfo claimed = *fixtures.multi;
+    claimed.device_kind = GPUBENCH_DEVICE_CUDA;
+    claimed.max_devices = 1;
+    // Eight "plugins" of three sizes each (3p+1 to 3p+3): each lane starts on one of its own,
+    // none done before every lane has taken its first.
+    std::vector<PluginInfo> eight(8, claimed);
+    SweepEntries entries;
+    for (uint64_t p = 0; p < 8; ++p)
+        for (uint64_t size = 3 * p + 1; size <= 3 * p + 3; ++size) entries.push_back({&eight[p], size, ""});
+    struct LaneWatch final : SweepObserver {
+        std::map<uint64_t, int> lane_of;  // by size
+        std::set<uint64_t> running;
+        size_t most_at_once = 0, unbegun_finished = 0;
+        void begin(const SweepEntry &entry, int lane_gpu) override {
+            lane_of[entry.size] = lane_gpu;
+            running.insert(entry.size);
+            most_at_once = std::max(most_at_once, running.size());
+        }
+        void finished(const EntryResult &entry, const std::string &) override {
+            unbegun_finished += running.erase(entry.size) == 0;
+        }
+    } watch;
+    const ClaimedSweep sweep(8);
+    const auto &[gpus, options, launch, mode] = sweep;
+    const auto path = temp_results("devices_eight");
+    ResultsFile results(path, results_header({"runner"}, gpus[0], nlohmann::json(options), std::nullopt));
+    WorkerPool pool(launch);
+    const SweepTally tally = run_sweep(entries, options, gpus, results, pool, mode, watch);
+    results.finish();
+    CHECK(tally.ok == entries.size());
+    CHECK(watch.unbegun_finished == 0);
+    CHECK(watch.running.empty());
+    CHECK(watch.most_at_once >= 2);
+    CHECK(watch.most_at_once <= 8);
+    std::set<int> lanes;
+    for (const auto &[size, gpu] : watch.lane_of) lanes.insert(gpu);
+    CHECK(lanes == std::set<int>{0, 1, 2, 3, 4, 5, 6, 7});
+    const json document = read_json(path);
+    REQUIRE(document["entries"].size() == entries.size());
+    for (const json &e : document["entries"]) {
+        INFO(e.dump());
+        CHECK(e["host_share"]["lanes"] == 8);
+        for (const json &m : e["metrics"])
+            if (m["name"] == "visible_first")
+                CHECK(int(m["value"].get<double>()) - 16 == watch.lane_of[e["size"].get<uint64_t>()]);
+    }
+    std::filesystem::remove(path);
 }

@@ -127,6 +127,74 @@ TEST_CASE("four lanes on two CPUs share cores, one thread each", "[host_share]")
     CHECK(two[1].threads == 1);
 }
 
+// An eight-GPU host (HGX): the 16-core machine above, four GPUs on each of its nodes.
+TEST_CASE("eight lanes on two nodes of four GPUs: two whole cores each, on its GPU's node", "[host_share]") {
+    const auto cores = siblings_16_apart();
+    std::vector<GpuLocality> locality;
+    for (int gpu = 0; gpu < 8; ++gpu) locality.push_back(on_node(gpu / 4, gpu));
+    const std::vector<HostShare> shares = split_host_cpus(range(0, 31), cores, locality, 8);
+    REQUIRE(shares.size() == 8);
+    for (int lane = 0; lane < 8; ++lane) {
+        INFO("lane " << lane);
+        CHECK(shares[lane].cpus == std::vector<int>{2 * lane, 2 * lane + 1, 2 * lane + 16, 2 * lane + 17});
+        CHECK(shares[lane].threads == 4);
+        CHECK(shares[lane].lanes == 8);
+        CHECK(shares[lane].numa_node == lane / 4);
+    }
+    CHECK(shares[5].basis == "NUMA node 1 of GPU 5 (NVML): 2 of its 8 cores, shared by 4 lanes");
+    check_disjoint_whole_cores(shares, cores);
+    // Without locality: the same two cores each, in order.
+    const std::vector<HostShare> even = split_host_cpus(range(0, 31), cores, {}, 8);
+    for (int lane = 0; lane < 8; ++lane) CHECK(even[lane].cpus == shares[lane].cpus);
+    CHECK(even[7].basis == "an equal part (2 cores) of the 32 CPUs this process may use");
+    // Ten of twelve GPUs on node 0, whose 8 cores cannot give each its own: equal parts of all.
+    locality.clear();
+    for (int gpu = 0; gpu < 12; ++gpu) locality.push_back(on_node(gpu < 10 ? 0 : 1, gpu));
+    const std::vector<HostShare> crowded = split_host_cpus(range(0, 31), cores, locality, 12);
+    CHECK_THAT(crowded[0].basis, Catch::Contains("the CPUs local to GPU 0 (NVML) hold 8 cores for 10 lanes"));
+    check_disjoint_whole_cores(crowded, cores);
+}
+
+TEST_CASE("3, 5, 8 and 16 lanes: parts a core apart at most, every core used once", "[host_share]") {
+    const auto cores = siblings_16_apart();
+    for (size_t lanes : {3, 5, 8, 16}) {
+        INFO(lanes << " lanes");
+        const std::vector<HostShare> shares = split_host_cpus(range(0, 31), cores, {}, lanes);
+        REQUIRE(shares.size() == lanes);
+        size_t fewest = 16, most = 0, cpus = 0;
+        for (const HostShare &share : shares) {
+            fewest = std::min(fewest, share.cpus.size() / 2);
+            most = std::max(most, share.cpus.size() / 2);
+            cpus += share.cpus.size();
+            CHECK(share.threads == int(share.cpus.size()));
+            CHECK(share.lanes == lanes);
+        }
+        CHECK(most - fewest <= 1);
+        CHECK(cpus == 32);
+        check_disjoint_whole_cores(shares, cores);
+    }
+    // 16 lanes: a core each, with its sibling.
+    CHECK(cpu_list_text(split_host_cpus(range(0, 31), cores, {}, 16)[15].cpus) == "15,31");
+}
+
+TEST_CASE("eight lanes on five cores, or sixteen on eight, share cores, one thread each", "[host_share]") {
+    const std::vector<HostShare> shares = split_host_cpus(range(0, 4), {}, {}, 8);
+    REQUIRE(shares.size() == 8);
+    for (int lane = 0; lane < 8; ++lane) {
+        CHECK(shares[lane].cpus == std::vector<int>{lane % 5});
+        CHECK(shares[lane].threads == 1);
+        CHECK(shares[lane].lanes == 8);
+        CHECK_THAT(shares[lane].basis, Catch::Contains("fewer cores (5) than lanes (8)"));
+    }
+    // With their GPUs' nodes known, too few cores on a node still shares them.
+    std::vector<GpuLocality> locality;
+    for (int gpu = 0; gpu < 16; ++gpu) locality.push_back({range(0, 7), 0, "GPU " + std::to_string(gpu) + " (NVML)"});
+    const std::vector<HostShare> sixteen = split_host_cpus(range(0, 7), {}, locality, 16);
+    CHECK(sixteen[15].cpus == std::vector<int>{7});
+    CHECK(sixteen[15].threads == 1);
+    CHECK_THAT(sixteen[15].basis, Catch::Contains("fewer cores (8) than lanes (16)"));
+}
+
 TEST_CASE("an allowed set smaller than the machine (taskset): only its CPUs, still whole cores",
           "[host_share]") {
     const auto cores = siblings_16_apart();

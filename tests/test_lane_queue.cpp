@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <set>
 
 using namespace gpubench;
 
@@ -84,4 +85,31 @@ TEST_CASE("a lane does not join a plugin whose start costs more than it would sa
     CHECK_FALSE(queue.next(1));  // 3 entries left: 0.8 s saved, against 3.55 s
     for (uint64_t size = 2; size <= 4; ++size) CHECK(queue.next(0)->size == size);
     CHECK_FALSE(queue.next(0));
+}
+
+TEST_CASE("eight lanes: each its own plugin, the costliest first, then every entry once", "[devices]") {
+    MeasureOptions options;
+    options.max_time_s = 1;
+    std::vector<PluginInfo> plugins;  // p0 to p9, p of p + 1 entries
+    for (int p = 0; p < 10; ++p) plugins.push_back(plugin_named("p" + std::to_string(p)));
+    SweepEntries entries;
+    for (size_t p = 0; p < plugins.size(); ++p)
+        for (const SweepEntry &e : sizes_of(plugins[p], p + 1)) entries.push_back(e);
+    REQUIRE(entries.size() == 55);
+    LaneQueue queue(entries, options, 8);
+    std::map<std::pair<const PluginInfo *, uint64_t>, int> handed;  // how often each entry
+    for (size_t lane = 0; lane < 8; ++lane) {
+        const std::optional<SweepEntry> first = queue.next(lane);
+        REQUIRE(first);
+        CHECK(first->plugin == &plugins[9 - lane]);  // p9 (10 entries) to p2
+        ++handed[{first->plugin, first->size}];
+    }
+    std::set<size_t> busy{0, 1, 2, 3, 4, 5, 6, 7};
+    while (!busy.empty())
+        for (size_t lane : std::set<size_t>(busy)) {
+            if (const std::optional<SweepEntry> e = queue.next(lane)) ++handed[{e->plugin, e->size}];
+            else busy.erase(lane);  // a lane that is given nothing stops, as run_lanes' does
+        }
+    CHECK(handed.size() == 55);
+    for (const auto &[entry, times] : handed) CHECK(times == 1);
 }

@@ -150,4 +150,9 @@ TEST_CASE("allreduce_nccl on one GPU is skipped with the reason, never timed", "
     CHECK(ranks.host_bytes == 2 * (1 << 20));  // this process's GPU alone
     CHECK(ranks.flags & GPUBENCH_WORK_RUN_ACROSS_RANKS);
     CHECK(gpubench::query_work(plugin.api(), 1 << 20, "", 2, 2).bytes == Approx(1.5 * (1 << 20)));
+    // On 8 GPUs 2 x 7/8, however they are split among processes; on 16, 2 x 15/16.
+    for (const auto &[devices, ranks] : {std::pair{8, 1}, std::pair{1, 8}, std::pair{2, 4}, std::pair{4, 2}})
+        CHECK(gpubench::query_work(plugin.api(), 1 << 20, "", devices, ranks).bytes == Approx(1.75 * (1 << 20)));
+    CHECK(gpubench::query_work(plugin.api(), 1 << 20, "", 8, 1).host_bytes == 16 * (1 << 20));  // 8 GPUs' pinned copies
+    CHECK(gpubench::query_work(plugin.api(), 1 << 20, "", 16, 1).bytes == Approx(1.875 * (1 << 20)));
 }

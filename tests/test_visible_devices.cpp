@@ -5,6 +5,7 @@
 #include "fake_nvidia_driver.hpp"
 #include "runner_process.hpp"
 #include "test_support.hpp"
+#include "text_format.hpp"
 #include "visible_devices.hpp"
 #include "worker_pool.hpp"
 
@@ -87,6 +88,40 @@ TEST_CASE("a worker is shown its entry's GPUs by UUID, in the entry's order", "[
         const WorkerDevices one{{2}, worker_visible_devices({2}, known, std::nullopt)};
         CHECK(one.for_worker(options).cuda_devices.empty());
     }
+}
+
+TEST_CASE("eight GPUs: every one counted, and a worker shown any of them by UUID", "[visible-devices]") {
+    test_support::TempFolder folder("visible-devices-eight");
+    fake_listing(folder.path(), 8);
+    const DeviceEntries listed = listed_gpu_uuids(folder.path());
+    REQUIRE(listed);
+    REQUIRE(listed->size() == 8);
+    CHECK(listed->back() == uuid_of(7));
+    CHECK(visible_gpu_count(folder.path(), std::nullopt) == 8);
+    CHECK(visible_gpu_count(folder.path(), DeviceEntries({"0", "7", "1"})) == 3);  // 7 names a GPU here
+    CHECK(visible_gpu_count(folder.path(), DeviceEntries({"7", "8"})) == 1);
+    CHECK(narrowed_visible_devices(std::nullopt, {7, 4}) == "7,4");
+    std::vector<DeviceIdentity> known;
+    std::vector<int> every;
+    for (int gpu = 0; gpu < 8; ++gpu) {
+        known.push_back({gpu, "H200", uuid_of(gpu), "0000:" + std::to_string(18 + gpu) + ":00.0"});
+        every.push_back(gpu);
+    }
+    CHECK(worker_visible_devices({7}, known, std::nullopt, listed) == uuid_of(7));
+    CHECK(worker_visible_devices(every, known, std::nullopt, listed) == join(*listed, ","));
+    // The last two, the entry's first GPU 7: the worker's 0 and 1, the runner's 7 and 6 again.
+    const WorkerDevices devices{{7, 6}, worker_visible_devices({7, 6}, known, std::nullopt, listed)};
+    CHECK(devices.visible == uuid_of(7) + "," + uuid_of(6));
+    MeasureOptions options;
+    options.cuda_device = 7;
+    options.cuda_devices = {7, 6};
+    const MeasureOptions in_worker = devices.for_worker(options);
+    CHECK(in_worker.cuda_device == 0);
+    CHECK(in_worker.cuda_devices == std::vector<int>{0, 1});
+    EntryResult entry;
+    entry.cuda_devices = {0, 1};
+    devices.for_runner(entry);
+    CHECK(entry.cuda_devices == std::vector<int>{7, 6});
 }
 
 TEST_CASE("a CPU entry's worker is shown no GPU, whatever the runner inherited", "[visible-devices]") {

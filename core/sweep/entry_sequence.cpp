@@ -10,9 +10,9 @@
 
 namespace gpubench {
 
-void EntryRecorder::begin(const PluginInfo &plugin, uint64_t size) {
+void EntryRecorder::begin(const SweepEntry &entry, int lane_gpu) {
     std::lock_guard<std::mutex> lock(mutex_);
-    observer_.begin(plugin, size);
+    observer_.begin(entry, lane_gpu);
 }
 
 void EntryRecorder::finished(EntryResult entry, const MeasureOptions &options) {
@@ -29,7 +29,7 @@ void EntryRecorder::finished(EntryResult entry, const MeasureOptions &options) {
 
 void EntryRecorder::skipped(const SweepEntry &entry, const std::string &why, MeasureOptions options,
                             const std::optional<HostShare> &share) {
-    begin(*entry.plugin, entry.size);
+    begin(entry);
     EntryResult skipped(skipped_entry(*entry.plugin, entry.size, why));
     skipped.sweep.host_share = share;
     options.params = entry.params;
@@ -113,7 +113,7 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
     options.params = planned.params;
     options.counters = options.counters && planned.counted;
     if (options.world.together()) options.rendezvous = rendezvous(planned, options);
-    shared_.recorder.begin(plugin, planned.size);
+    shared_.recorder.begin(planned, share_ && share_->lanes > 1 ? gpu_.device : -1);  // a lane's share
     const auto began = std::chrono::steady_clock::now();
     const std::optional<RunBudget> budget =
         run_budget(planned, mode.predicted_run_limit_s, outside_limit_s, behind);

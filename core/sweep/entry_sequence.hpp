@@ -35,7 +35,7 @@ public:
     EntryRecorder(ResultsFile &results, SweepObserver &observer, SweepTally &tally,
                   const std::vector<GpuInfo> &gpus, std::chrono::steady_clock::time_point started)
         : results_(results), observer_(observer), tally_(tally), gpus_(gpus), started_(started) {}
-    void begin(const PluginInfo &plugin, uint64_t size);
+    void begin(const SweepEntry &entry, int lane_gpu = -1);  // SweepObserver::begin
     // Recorded with `options`: the entry's own params, the sweep's seed and threads.
     void finished(EntryResult entry, const MeasureOptions &options);
     // `entry` begun and finished as skipped for `why`, recording the CPUs it had (`share`).

@@ -25,11 +25,15 @@ struct SweepTally : StatusTally {
     bool interrupted = false;  // stopped by SIGINT/SIGTERM; the entry under way is not recorded
 };
 
+struct SweepEntry;
+
 class SweepObserver {
 public:
     virtual ~SweepObserver() = default;
     virtual void planned(size_t entries) { (void)entries; }
-    virtual void begin(const PluginInfo &plugin, uint64_t size) { (void)plugin, (void)size; }
+    // `entry` starts in the --devices lane of GPU `lane_gpu`, beside the other lanes' entries;
+    // -1: it runs alone. finished() tells which ended by its plugin, size and params.
+    virtual void begin(const SweepEntry &entry, int lane_gpu) { (void)entry, (void)lane_gpu; }
     // About 10 times a second while the sweep runs (from a thread of its own, never at the
     // same time as the other calls): a progress line moves during a long entry.
     virtual void tick() {}
