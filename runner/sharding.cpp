@@ -5,6 +5,8 @@
 #include "results_model.hpp"
 #include "shard_costs.hpp"
 #include "sweep_plan.hpp"
+#include "sweep_results.hpp"
+#include "system_info.hpp"
 #include "text_format.hpp"
 
 #include <algorithm>
@@ -42,24 +44,23 @@ std::string shard_text(uint32_t index, uint32_t count) {
     return std::to_string(index) + "/" + std::to_string(count);
 }
 
-// --shard-costs FILE's recorded costs, and how the shard record names them. What it holds is
-// told by its first bytes: an SQLite database (a history), JSON (a results file), or neither. A
-// file that cannot be read, or is empty or blank so far, is left to the results reader, which
-// says why.
-RecordedCosts read_recorded_costs(const std::string &file, std::string &source) {
+// --shard-costs FILE's source, as the shard record names it, and recorded costs: told by its
+// first bytes, an SQLite database (a history), JSON (a results file; one that cannot be read,
+// or is blank so far, is left to the results reader, which says why), or neither. Throws
+// std::runtime_error, "--shard-costs: ...", when it cannot be read or is neither.
+std::pair<std::string, RecordedCosts> read_recorded_costs(const std::string &file) try {
     std::ifstream in(file, std::ios::binary);
     char head[16] = {};
     in.read(head, sizeof head);
-    if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16)) {
-        source = "from the history: " + file;
-        return history_wall_times(file);
-    }
+    if (in.gcount() == sizeof head && std::string(head, sizeof head) == std::string("SQLite format 3\0", 16))
+        return {"from the history: " + file, history_wall_times(file)};
     const std::string_view read(head, static_cast<size_t>(in.gcount()));
     const size_t first = read.find_first_not_of(" \t\n\v\f\r");
     if (first != std::string_view::npos && read[first] != '{')
         throw std::runtime_error(file + " is neither a results file (JSON) nor a history database (SQLite)");
-    source = "from earlier results: " + file;
-    return recorded_costs_of(read_results_file(file));
+    return {"from earlier results: " + file, recorded_costs_of(read_results_file(file))};
+} catch (const std::exception &e) {
+    throw std::runtime_error("--shard-costs: " + std::string(e.what()));
 }
 
 // `entries` with their plugins among `plugins`, each with its planned params; throws
@@ -75,12 +76,11 @@ SweepEntries entries_with_plugins(const std::vector<const PluginInfo *> &plugins
     return sweep;
 }
 
-// This shard's part of `planned`'s entries, measured with the plan's options, balanced by its
-// --shard-costs (a results file or a history database; the entries it lacks predicted) when
-// given, else by the plugins' declared work, asked of helper processes started from this runner
-// (each within `scan_timeout_s`); the entries whose cost could not be estimated are noted. The
-// record holds this shard's predicted wall time. Throws std::runtime_error, one line, when the
-// costs file cannot be read or is neither a results file nor a history.
+// This shard's part of `planned`'s entries, balanced by --shard-costs (the entries it lacks
+// predicted), else, for ranks the launcher put on this one host, by the newest earlier sweep
+// of this host beside the results that records them all (every rank finds the same), else by
+// the plugins' declared work (each query within `scan_timeout_s`; what cannot be read noted).
+// Throws std::runtime_error, one line, when --shard-costs is neither a results file nor a history.
 void keep_own_shard(PlannedEntries &planned, const SweepPlan &plan, double scan_timeout_s) {
     const SweepEntries &entries = planned.entries;
     const ShardSpec &shard = *plan.shard;
@@ -89,19 +89,14 @@ void keep_own_shard(PlannedEntries &planned, const SweepPlan &plan, double scan_
     const auto predict = [&](const SweepEntries &these) {
         return costs_from_declared_work(these, plan.measure, plan.runner_file, scan_timeout_s);
     };
-    EntryCosts costs;
-    if (plan.shard_costs.empty()) {
-        costs = predict(entries);
-    } else {
-        RecordedCosts recorded;
-        std::string source;
-        try {
-            recorded = read_recorded_costs(plan.shard_costs, source);
-        } catch (const std::exception &e) {
-            throw std::runtime_error("--shard-costs: " + std::string(e.what()));
-        }
-        costs = costs_from_recorded(entries, recorded, source, predict);
-    }
+    std::optional<std::pair<std::string, RecordedCosts>> recorded;  // how the record names them, and they
+    if (!plan.shard_costs.empty())
+        recorded = read_recorded_costs(plan.shard_costs);
+    else if (shard.launched_ranks && ranks_on_one_host(process_environment()))
+        if (auto found = recorded_on_host(results_folder(plan), host_name(), entries))
+            recorded.emplace("from earlier results on this host: " + found->first.string(), std::move(found->second));
+    const EntryCosts costs =
+        recorded ? costs_from_recorded(entries, recorded->second, recorded->first, predict) : predict(entries);
     ShardRecord record{shard.index, shard.count, shard.source, costs.source, costs.start_costs,
                        plan_shards(keys, costs.costs, shard.count, costs.start_costs, costs.groups)};
     record.predicted_s = planned_shard_s(record.planned, record.index, record.count, record.start_costs);

@@ -1,10 +1,10 @@
 // The shards' plan judged by what its entries cost when they were measured: the GPU backends
-// of the recorded H100 studies (one study per workload, docs/studies/data/h100/) and of the
-// multi-GPU study's four shards on 4 x H200 (docs/studies/data/multi-gpu/, --max-time 0.5),
-// predicted from the work each entry declared (recorded with it, and the device operations
-// this build's plugin declares for it: the files predate gpubench_work.launches) as a shard
-// predicts it, planned over 4 shards, and each shard's load counted again with the recorded
-// wall times and starts.
+// of the recorded H100 studies (one study per workload, docs/studies/data/h100/), of the
+// multi-GPU study's four shards on 4 x H200 (docs/studies/data/multi-gpu/, --max-time 0.5) and
+// every plugin of that study's default sweeps, predicted from the work each entry declared
+// (recorded with it, and the device operations this build's plugin declares for it: the files
+// predate gpubench_work.launches) as a shard predicts it, planned over 4 shards, and each
+// shard's load counted again with the recorded wall times and starts.
 #include "build_record.hpp"
 #include "entry_json.hpp"
 #include "plugin_instance.hpp"
@@ -53,7 +53,11 @@ double declared_launches(const std::string &plugin, uint64_t size, const std::st
     return query_work(found->second->api(), size, params, 1, 1).launches;
 }
 
-// The GPU entries of the studies, as a shard plans them and as they were measured.
+// The entries the studies measured (of their GPU backends alone with `gpu_only`), as a shard
+// plans them and as they were measured. An entry the sweep skipped is left out: the default
+// sweep skips a size whose run() the size before predicts above 2 s, which a shard of it would
+// skip too, at once, and a plan made before anything is measured costs it from its declared
+// work, which a replay cannot judge against a skip's recorded 0.3 ms.
 struct RecordedSweep {
     std::deque<PluginInfo> plugins;  // stable addresses for the entries
     SweepEntries entries;
@@ -83,7 +87,7 @@ PluginInfo plugin_of(const json &record) {
     return plugin;
 }
 
-RecordedSweep recorded_gpu_sweep(const std::string &folder, const std::vector<std::string> &studies) {
+RecordedSweep recorded_sweep(const std::string &folder, const std::vector<std::string> &studies, bool gpu_only = true) {
     RecordedSweep sweep;
     for (const std::string &study : studies) {
         const json document = read_results_json(fs::path(GPUBENCH_SOURCE_DIR) / "docs/studies/data" / folder / study);
@@ -95,13 +99,14 @@ RecordedSweep recorded_gpu_sweep(const std::string &folder, const std::vector<st
                          options.max_time_s, options.max_noise) ==
                 std::tie(sweep.options.warmup_runs, sweep.options.min_samples, sweep.options.max_samples,
                          sweep.options.min_time_s, sweep.options.max_time_s, sweep.options.max_noise));
-        std::map<std::string, const PluginInfo *> gpu_plugins;
+        std::map<std::string, const PluginInfo *> plugins;
         for (const json &record : document.at("plugins"))
-            if (record.at("device_kind") == "cuda") gpu_plugins[record.at("name")] = &sweep.plugins.emplace_back(plugin_of(record));
+            if (!gpu_only || record.at("device_kind") == "cuda")
+                plugins[record.at("name")] = &sweep.plugins.emplace_back(plugin_of(record));
         const RecordedCosts recorded = recorded_costs_of(typed_results_document(document, "recorded"));
         for (const json &entry : document.at("entries")) {
-            const auto plugin = gpu_plugins.find(entry.at("plugin").get<std::string>());
-            if (plugin == gpu_plugins.end()) continue;
+            const auto plugin = plugins.find(entry.at("plugin").get<std::string>());
+            if (plugin == plugins.end() || entry.at("status") == "skipped") continue;
             const uint64_t size = entry.at("size").get<uint64_t>();
             const std::string params = entry.at("params").get<std::string>();
             sweep.entries.push_back({plugin->second, size, params});
@@ -157,7 +162,7 @@ std::pair<double, double> balance(const RecordedSweep &sweep) {
 
 TEST_CASE("predicted costs balance the recorded GPU backends over 4 shards within 1.25x", "[shard]") {
     SECTION("the H100 studies, one GPU, at the studies' sampling") {
-        const RecordedSweep sweep = recorded_gpu_sweep("h100", h100_studies);
+        const RecordedSweep sweep = recorded_sweep("h100", h100_studies);
         REQUIRE(sweep.plugins.size() == 28);
         REQUIRE(sweep.entries.size() == 97);
         const auto [predicted, recorded] = balance(sweep);
@@ -170,10 +175,32 @@ TEST_CASE("predicted costs balance the recorded GPU backends over 4 shards withi
         CHECK(recorded <= 1.02);  // given the recorded costs (--shard-costs), nothing is left to chance
     }
     SECTION("the multi-GPU study's four shards of 4 x H200, at --max-time 0.5") {
-        const RecordedSweep sweep = recorded_gpu_sweep("multi-gpu", h200_shards);
+        const RecordedSweep sweep = recorded_sweep("multi-gpu", h200_shards);
         REQUIRE(sweep.entries.size() == 147);
         const auto [predicted, recorded] = balance(sweep);
         CHECK(predicted <= 1.25);
+        CHECK(recorded <= 1.02);
+    }
+}
+
+TEST_CASE("an earlier sweep's recorded costs balance the multi-GPU study's default sweeps over 4 ranks", "[shard]") {
+    // Every plugin, CPU, CUDA and Python, at the default sweep's sampling (--max-time 1 and a
+    // 150 s budget, which cut most entries' sampling short), on 4 x H200 and on one of its GPUs.
+    // Ranks that the launcher puts on the host of an earlier sweep plan by its recorded costs
+    // (recorded_on_host): nothing is left to chance. Predictions miss here by what no declared
+    // figure holds and no launch count explains: the budget's cuts (the CPU entries sampled
+    // 0.05 s, predicted at 1 s), ann_naive's single thread (2.6 s a run at 10000, 0.1 s
+    // predicted), solvebak_numpy's reference (10.7-15.4 s recorded, 6 s predicted),
+    // logreg_numba's compilation (an 8.4 s start, 3 s predicted).
+    const std::vector<std::pair<std::string, size_t>> sweeps = {
+        {"default-sweep-1-gpu-2026-11-27.json.gz", 240}, {"default-sweep-4-gpus-2026-11-27.json.gz", 273}};
+    for (const auto &[file, measured] : sweeps) {
+        INFO(file);
+        const RecordedSweep sweep = recorded_sweep("multi-gpu", {file}, false);
+        REQUIRE(sweep.entries.size() == measured);
+        const auto [predicted, recorded] = balance(sweep);
+        WARN(file << ": predicted costs balance it within " << predicted);
+        CHECK(predicted <= 1.7);  // one GPU's 1.61, four GPUs' 1.38 when written
         CHECK(recorded <= 1.02);
     }
 }

@@ -1,12 +1,16 @@
 // --shard-costs FILE through the runner: an earlier results file or a history database
 // (runner history add), each entry's recorded wall time less its worker's start, the entries
-// it lacks predicted; anything else refused in one line.
+// it lacks predicted; anything else refused in one line. And without it, ranks on one host
+// plan by an earlier sweep of that host that they find beside their results.
 #include "runner_process.hpp"
 #include "sqlite_file.hpp"
+#include "system_info.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <map>
@@ -157,4 +161,47 @@ TEST_CASE("shard costs: a file that is neither a results file nor a history is r
     const Outcome o = run_runner(fixtures() + eight_entry_sweep + " --shard 0/2 --shard-costs " + missing.string());
     CHECK(o.status == 2);
     CHECK_THAT(o.output, Catch::StartsWith("runner: error: --shard-costs: cannot read " + missing.string()));
+}
+
+TEST_CASE("ranks on one host plan by the newest earlier sweep of that host beside their results, when it "
+          "records every entry",
+          "[shard]") {
+    const test_support::TempFolder folder;
+    const std::string host = gpubench::host_name(), predicted = "declared work at nominal rates, workloads spread over the shards";
+    const fs::path file = folder.path() / "shard.json";
+    // Rank 0 of 2 started by Open MPI's mpirun, `local` of them on this host; or `--shard 0/2`.
+    const auto shard_costs = [&](const std::string &local, const std::string &shard = "auto") {
+        const Outcome o = run_command(
+            "env -u SLURM_ARRAY_TASK_ID -u SLURM_PROCID -u SLURM_NTASKS -u SLURM_STEP_NUM_TASKS "
+            "-u SLURM_STEP_NUM_NODES -u PMI_RANK -u PMI_SIZE -u MPI_LOCALNRANKS OMPI_MCA_ess_base_jobid=gpubench-test-" +
+            std::to_string(getpid()) + " OMPI_COMM_WORLD_RANK=0 OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_LOCAL_SIZE=" +
+            local + " " + GPUBENCH_RUNNER + " " + fixtures() + eight_entry_sweep + " --shard " + shard + " -o " +
+            file.string());
+        INFO(o.output);
+        REQUIRE(o.status == 0);
+        return read_json(file)["shard"]["costs"].get<std::string>();
+    };
+    CHECK(shard_costs("2") == predicted);  // none there yet
+    const fs::path older = earlier_sweep(folder.path(), host + "-20260101T000000Z", "1..8:+1", "2026-01-01T00:00:00Z", 1.0);
+    const fs::path newer = earlier_sweep(folder.path(), host + "-20260202T000000Z", "1..8:+1", "2026-02-02T00:00:00Z", 2.0);
+    CHECK(shard_costs("2") == "from earlier results on this host: " + newer.string());
+    const json newer_sweep = read_json(newer);
+    const std::map<uint64_t, double> planned = planned_costs(read_json(file));
+    for (const json &entry : newer_sweep["entries"])
+        CHECK(planned.at(entry["size"].get<uint64_t>()) == Approx(cost_and_start(entry).first));
+    // Ranks on other hosts too, or shards that no launcher started together, might find another
+    // file or none: they predict, as every shard can alike.
+    CHECK(shard_costs("1") == predicted);
+    CHECK(shard_costs("2", "0/2") == predicted);
+    // Newer still, but without sizes 7 and 8: not these entries' costs.
+    earlier_sweep(folder.path(), host + "-20260303T000000Z", "1..6:+1", "2026-03-03T00:00:00Z", 3.0);
+    CHECK(shard_costs("2") == "from earlier results on this host: " + newer.string());
+    // Recorded on another host (the name aside), or not a results file: passed over.
+    json elsewhere = newer_sweep;
+    elsewhere["host"]["host_name"] = host + "-elsewhere";
+    write(newer, elsewhere.dump());
+    write(folder.path() / (host + "-20260404T000000Z.json"), "{\"schema_version\": 1}");
+    CHECK(shard_costs("2") == "from earlier results on this host: " + older.string());
+    fs::remove(older);
+    CHECK(shard_costs("2") == predicted);
 }

@@ -122,6 +122,13 @@ std::optional<ShardSpec> launched_rank(const EnvironmentLookup &environment, con
     return found;
 }
 
+bool ranks_on_one_host(const EnvironmentLookup &environment) {
+    const auto equal = [&](const char *a, const char *b) { return environment(a) && environment(a) == environment(b); };
+    if (environment("OMPI_COMM_WORLD_SIZE")) return equal("OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_SIZE");
+    if (environment("PMI_SIZE")) return equal("MPI_LOCALNRANKS", "PMI_SIZE");
+    return environment("SLURM_STEP_NUM_NODES") == "1";
+}
+
 EnvironmentLookup process_environment() {
     return [](const std::string &name) -> std::optional<std::string> {
         const char *value = std::getenv(name.c_str());

@@ -42,4 +42,8 @@ ShardSpec parse_shard_option(const std::string &text, const EnvironmentLookup &e
 // with `what`, on half a pair, a value not a number, a rank beyond the size, or disagreement.
 std::optional<ShardSpec> launched_rank(const EnvironmentLookup &environment, const std::string &what, bool agree);
 
+// Whether the innermost launcher puts all its ranks on this host: OMPI_COMM_WORLD_LOCAL_SIZE =
+// OMPI_COMM_WORLD_SIZE, MPI_LOCALNRANKS = PMI_SIZE (MPICH), or SLURM_STEP_NUM_NODES = 1.
+bool ranks_on_one_host(const EnvironmentLookup &environment);
+
 }  // namespace gpubench

@@ -1,9 +1,7 @@
-// A sharded sweep's plan: its entries divided among shards so that they finish together (every
-// shard computes the same partition from the same costs, on any machine), and the plan as
-// results files record it (docs/results-format.md, "Sharded sweeps"): every entry of the whole
-// sweep with the shard it was given, in each shard's file ("shard") and in the merged file
-// ("merged"), so that what no shard delivered can be named even when a shard's file never
-// arrived.
+// A sharded sweep's plan: its entries divided among shards so that they finish together (the
+// same partition from the same costs, on any machine), and the plan as results files record it
+// (docs/results-format.md, "Sharded sweeps"): every entry with its shard, in each shard's file
+// and the merged one, so that what no shard delivered can be named.
 #pragma once
 
 #include "shard.hpp"
@@ -32,15 +30,10 @@ using StartCosts = std::map<std::string, double>;
 // over the shards, so that what the estimates miss is shared too. Absent: no group.
 using CostGroups = std::map<std::string, std::string>;
 
-// The shard of each entry, in input order. A shard's load is its entries' costs plus the
-// start cost of each plugin it holds. First each plugin whole, longest first (ties by name),
-// into the least-loaded of the shards holding the fewest plugins of its group (ties: the
-// lowest index); then, with groups, while it lowers the largest load, a plugin of the most
-// loaded shard trades places with a cheaper one of its group; then, while it lowers the
-// largest load, an entry (or a plugin's every entry) moves from the most loaded shard to the
-// least. Deterministic: the same entries in any order give each the same shard. No shard's
-// load exceeds the least one's by more than the cost of any entry it holds plus that entry's
-// plugin's start cost.
+// The shard of each entry, in input order, by the passes docs/scale-out.md describes; a shard's
+// load is its entries' costs plus the start of each plugin it holds. Deterministic: the same
+// entries in any order give each the same shard. No shard's load exceeds the least one's by
+// more than the cost of an entry it holds plus that entry's plugin's start.
 std::vector<uint32_t> partition_by_cost(const std::vector<CostedEntry> &entries, uint32_t count,
                                         const StartCosts &start_costs = {}, const CostGroups &groups = {});
 

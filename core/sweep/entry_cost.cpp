@@ -12,42 +12,26 @@ namespace gpubench {
 
 namespace {
 
+// The rates and what they cost: docs/scale-out.md ("Costs") says which studies each comes from.
 // About an H100's rates, and a fraction of them for a CPU: a rough proxy, the same everywhere.
 constexpr double nominal_flops_per_s = 1e13, nominal_bytes_per_s = 1e12, nominal_items_per_s = 1e10;
 constexpr double nominal_cpu_slowdown = 100;
 constexpr double nominal_entry_overhead_s = 0.05;
-// Making the inputs and checking the result on the host, per byte an instance holds there:
-// the recorded H100 studies' GPU entries took 0.55-1.6 s per GB (sort, vecadd, matmul, ann,
-// solvebak). A workload's own CPU reference (logreg, mandelbrot) is not in it: no declared
-// figure predicts it, and the reference cache pays it once per host.
-constexpr double nominal_host_bytes_per_s = 1e9;
-// Each sample uploads the inputs and downloads the result: 46-69 GB/s in every GPU plugin of
-// those studies, the instance's host bytes each cycle.
-constexpr double nominal_transfer_bytes_per_s = 50e9;
-// A sample's cycle beyond its run: the harness's events and checks (30-40 us on the H100), and
-// a Python backend's calls through its interpreter (60-700 us).
+// Making the inputs and checking the result, per host byte; each sample's upload and download.
+constexpr double nominal_host_bytes_per_s = 1e9, nominal_transfer_bytes_per_s = 50e9;
+// A sample's cycle beyond its run: the harness's, and a Python backend's calls through its interpreter.
 constexpr double compiled_cycle_overhead_s = 40e-6, python_cycle_overhead_s = 200e-6;
-// Each device operation a run() declares (gpubench_work.launches) costs at least this much
-// from compiled code: 1.3-3.2 us a small kernel or library call in the multi-GPU study's
-// solvebak_cuda and solvebak_cublas. Through Python, its library's (import_costs).
+// Each device operation a run() declares (gpubench_work.launches), from compiled code; through
+// Python, its library's (import_costs).
 constexpr double compiled_launch_s = 2e-6;
-
-// --counters on a GPU: an H100 counts gpubench's counters in 6 passes of the cycle, each
-// with some 0.035 s of the profiler's own (docs/profiling.md).
+// --counters on a GPU: 6 passes of the cycle, each with the profiler's own (docs/profiling.md).
 constexpr double counting_passes = 6, counting_pass_s = 0.035;
-
-// Starting a worker, as measured on an H100 host: a process with its plugin loaded; a CUDA
-// context (0.5 s); an interpreter with its imports (0.4-1.9 s).
+// Starting a worker: a process with its plugin loaded, a CUDA context, an interpreter with its imports.
 constexpr double worker_start_s = 0.05, cuda_context_s = 0.5, python_start_s = 1.0;
 
 // What a library the script imports adds: at its first use (a JIT compiler's first
-// compilation: Numba 1-10 s, CuPy's kernels 0.05-1.8 s; PyTorch's import and CUDA set-up,
-// 4.2-4.6 s beyond the interpreter), and to each run() against the compiled backends of the
-// same work (the studies' geometric means: Numba's kernels 13 times slower, 1-80; CuPy's
-// 2.5 times, 1-60, where a step is many small launches), and per device operation issued
-// through it (the multi-GPU study: Numba-CUDA's kernel launches 50-85 us in solvebak, CuPy's
-// operations 25 us in solvebak and logreg; PyTorch's eager operations, not measured there,
-// taken at 15 us).
+// compilation, PyTorch's import), to each run() against the compiled backends of the same work,
+// and per device operation issued through it.
 struct ImportCost {
     const char *module;
     double first_use_s, run_factor, launch_s;
@@ -109,9 +93,7 @@ double entry_s(const Work &work, gpubench_device_kind device, const Pace &pace, 
     const double counting_s =
         options.counters && device == GPUBENCH_DEVICE_CUDA ? counting_passes * (counting_pass_s + cycle_s) : 0;
     const double sampling_s = warmup_and_samples_s(run_s, cycle_s, pace.until_max_time, options);
-    // A GPU entry's back-to-back calls for its host time (sampling.hpp): up to
-    // back_to_back_calls groups of runs within their share of the sampling; where not even one
-    // group fits, one run.
+    // A GPU entry's back-to-back calls for its host time (sampling.hpp); one run where no group fits.
     const double back_to_back_budget_s = std::max(back_to_back_min_s, back_to_back_share * sampling_s);
     const double group_s = double(back_to_back_group) * run_s;
     const double back_to_back_s =

@@ -1,8 +1,6 @@
-// What an entry of a sweep is predicted to cost in wall time, at fixed nominal rates: the
-// shards' plan (shard_costs.hpp), the order in which --devices lanes take plugins and the
-// default sweep's budget (sweep_budget.hpp, until it measures better) all plan with it. The
-// rates are constants, so that every shard computes the same plan on any machine: about those
-// of the studies' H100 host (docs/scale-out.md, "Costs", says where each comes from).
+// What an entry of a sweep is predicted to cost in wall time, for the shards' plan, the --devices
+// lanes' order and the default sweep's budget: at constant rates, so that every shard computes
+// the same plan, about those of the studies' H100 host (docs/scale-out.md, "Costs").
 #pragma once
 
 #include "measure.hpp"
@@ -29,14 +27,12 @@ double nominal_entry_s(const Work &work, gpubench_device_kind device, const Meas
 // An entry outside its plugin's sizes: skipped at once, the fixed part alone.
 double nominal_skipped_entry_s();
 
-// An entry whose work is unknown, as the sampling rule bounds it: the fixed part plus
-// max_time_s of sampling.
+// An entry whose work is unknown, as the sampling rule bounds it: the fixed part and max_time_s.
 double nominal_unknown_entry_s(const MeasureOptions &options);
 
-// What a plugin's worker costs before its first entry, paid once per worker (a shard or a
-// lane that takes any of the plugin's entries pays it): the process and the plugin's load,
-// a CUDA context, a Python interpreter with its imports, and the first compilation of a JIT
-// compiler the script imports (numba, cupy: its build record's "imports").
+// What a plugin's worker costs before its first entry, paid once per shard or lane that takes
+// any: the process, a CUDA context, an interpreter, and the first use of each library its
+// script imports (its build record's "imports").
 struct StartCost {
     double seconds = 0;
     std::string parts;  // "worker 0.05 s + CUDA context 0.5 s + Python 1 s + numba 2 s"

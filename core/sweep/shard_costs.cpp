@@ -3,7 +3,9 @@
 #include "results_model.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
+#include <system_error>
 
 namespace gpubench {
 
@@ -14,11 +16,8 @@ std::vector<double> median_for_unknown(const std::vector<std::optional<double>> 
     std::vector<double> known;
     for (const auto &cost : found)
         if (cost) known.push_back(*cost);
-    double fill = 1;
-    if (!known.empty()) {
-        std::sort(known.begin(), known.end());
-        fill = known[known.size() / 2];
-    }
+    std::ranges::sort(known);
+    const double fill = known.empty() ? 1.0 : known[known.size() / 2];
     std::vector<double> costs;
     for (const auto &cost : found) costs.push_back(cost.value_or(fill));
     return costs;
@@ -54,10 +53,8 @@ EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s) {
     std::vector<std::string> notes;
-    // As on one device: the devices a shard runs on are its machine's (--devices), and every
-    // shard must compute the same plan.
-    const std::vector<WorkAnswer> answers = ask_declared_work(entries, 1, runner, timeout_s, &notes);
-    EntryCosts costs = costs_from_work(entries, answers, options);
+    // As on one device: a shard's devices are its machine's (--devices), and plans must agree.
+    EntryCosts costs = costs_from_work(entries, ask_declared_work(entries, 1, runner, timeout_s, &notes), options);
     costs.notes = std::move(notes);
     return costs;
 }
@@ -71,6 +68,29 @@ RecordedCosts recorded_costs_of(const ResultsDocument &earlier) {
         if (costs[i].start_s) recorded.start_s.emplace(entry.plugin, *costs[i].start_s);
     }
     return recorded;
+}
+
+std::optional<std::pair<std::filesystem::path, RecordedCosts>>
+recorded_on_host(const std::filesystem::path &folder, const std::string &host, const SweepEntries &entries) {
+    std::vector<std::filesystem::path> named;
+    std::error_code error;
+    for (std::filesystem::directory_iterator item(folder, error), end; !error && item != end; item.increment(error))
+        if (const std::string name = item->path().filename().string();
+            name.starts_with(host + "-") && name.ends_with(".json"))
+            named.push_back(item->path());
+    std::ranges::sort(named, std::greater<>());  // the newest first: the names end in their time
+    for (const std::filesystem::path &file : named) try {
+            const nlohmann::json document = read_results_json(file);
+            if (document.contains("shard")) continue;
+            const ResultsDocument earlier = typed_results_document(document, file.string());
+            RecordedCosts recorded = recorded_costs_of(earlier);
+            if (earlier.header.host_name == host && std::ranges::all_of(entries, [&](const SweepEntry &entry) {
+                    return recorded.entry_s.count(entry.identity()) > 0;
+                }))
+                return std::pair(file, std::move(recorded));
+        } catch (const std::exception &) {  // unreadable, or still being written: passed over
+        }
+    return std::nullopt;
 }
 
 EntryCosts costs_from_recorded(const SweepEntries &entries, const RecordedCosts &recorded, const std::string &source,

@@ -1,8 +1,7 @@
 // What each entry of a sharded sweep is expected to cost, for partition_by_cost: an earlier
-// sweep's wall times (--shard-costs: a results file or a history), else the plugins' declared
-// work (asked of each plugin in a helper process: the runner never loads plugins into its own
-// process) turned into nominal seconds. Every shard must compute the same costs on any
-// machine: nothing here reads the host, and the nominal rates are fixed.
+// sweep's wall times (--shard-costs, or one found on the host its ranks share), else the
+// plugins' declared work (asked of helper processes) at fixed nominal rates. Every shard must
+// compute the same costs: nothing else here reads the host.
 #pragma once
 
 #include "entry_cost.hpp"
@@ -17,7 +16,9 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace gpubench {
@@ -32,14 +33,12 @@ struct EntryCosts {
 
 // Each entry's nominal_entry_s from `answers` (one per entry); a size outside the plugin's range
 // costs nominal_skipped_entry_s, an unknown work the median of the others (1 when none is
-// known). A plugin's start is its nominal_start_cost and its group its workload: predictions
-// miss what a workload's backends share (inputs, references, checks) alike.
+// known). A plugin's start is its nominal_start_cost and its group its workload.
 EntryCosts costs_from_work(const SweepEntries &entries, const std::vector<WorkAnswer> &answers,
                            const MeasureOptions &options);
 
-// costs_from_work of each entry's work, asked of its plugin in a helper process
-// (query_declared_work, each within `timeout_s`); `notes` names each plugin whose work cannot
-// be read, and why. Never throws for a plugin's failure.
+// costs_from_work of the work each plugin declares (ask_declared_work, each within
+// `timeout_s`), with its notes. Never throws for a plugin's failure.
 EntryCosts costs_from_declared_work(const SweepEntries &entries,
                                     const MeasureOptions &options, const std::filesystem::path &runner,
                                     double timeout_s);
@@ -55,11 +54,15 @@ struct RecordedCosts {
 // each plugin.
 RecordedCosts recorded_costs_of(const ResultsDocument &earlier);
 
-// Costs from `recorded`, described as `source` ("from earlier results: FILE"), matched by
-// plugin, size and params (not seed). The entries it lacks are predicted by `predict` (once,
-// with those entries: costs_from_declared_work), not given the recorded median, which would
-// cost a missing 1e9 like a 1e3; a start it lacks is nominal_start_cost. Recorded costs are
-// each entry's own, so the plan needs no groups.
+// The newest earlier sweep in `folder` named as the runner names results by default
+// (<host>-<UTC time>.json), recorded on `host`, not a shard's, that records every entry of
+// `entries`: its file and costs; nullopt when none is (a file that cannot be read is passed over).
+std::optional<std::pair<std::filesystem::path, RecordedCosts>>
+recorded_on_host(const std::filesystem::path &folder, const std::string &host, const SweepEntries &entries);
+
+// Costs from `recorded`, described as `source`, matched by plugin, size and params (not seed).
+// The entries it lacks are predicted by `predict`, once (the recorded median would cost a
+// missing 1e9 like a 1e3); a start it lacks is nominal_start_cost. No groups: each is its own.
 EntryCosts costs_from_recorded(const SweepEntries &entries, const RecordedCosts &recorded, const std::string &source,
                                const std::function<EntryCosts(const SweepEntries &)> &predict);
 
