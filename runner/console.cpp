@@ -195,4 +195,10 @@ void Progress::end(const std::string &plugin, uint64_t size, const std::string &
     running_.erase(entry);
 }
 
+void Progress::put_back(const std::string &plugin, uint64_t size, const std::string &params) {
+    const std::string name = plugin + " " + std::to_string(size);
+    std::erase_if(running_, [&](const Running &r) { return r.name == name && r.params == params; });
+    if (started_ > 0) --started_;
+}
+
 }  // namespace gpubench

@@ -40,6 +40,7 @@ public:
     void tick();  // while it runs (often): the terminal line at most 1/s, a log's every still_every_s
     void clear();  // before the table prints a row on a terminal
     void end(const std::string &plugin, uint64_t size, const std::string &params = "");  // row printed
+    void put_back(const std::string &plugin, uint64_t size, const std::string &params = "");  // begins again later
 
 private:
     using clock = std::chrono::steady_clock;

@@ -54,6 +54,7 @@ public:
         progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
         if (!quiet_) print_sweep_header(out_, params_width_);
     }
+    void put_back(const SweepEntry &entry) override { progress_.put_back(entry.plugin->name, entry.size, entry.params); }
     void begin(const SweepEntry &entry, int lane_gpu) override {
         progress_.begin(entry.plugin->name, entry.size, lane_gpu, entry.params);
     }

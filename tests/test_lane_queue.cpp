@@ -1,5 +1,6 @@
-// The order in which --devices' lanes take entries: plugins whole, the costliest first, and a
-// free lane joining the plugin with the most left only when that saves more than its start.
+// The order in which --devices' lanes take entries: plugins whole, the costliest first (or, under
+// a budget, in sweep order), a free lane joining the plugin with the most left only when that
+// saves more than its start, and entries put back taken last.
 #include "lane_queue.hpp"
 
 #include <catch2/catch.hpp>
@@ -112,4 +113,27 @@ TEST_CASE("eight lanes: each its own plugin, the costliest first, then every ent
         }
     CHECK(handed.size() == 55);
     for (const auto &[entry, times] : handed) CHECK(times == 1);
+}
+
+TEST_CASE("under a budget, lanes take plugins in sweep order, and entries put back last, late", "[devices]") {
+    const PluginInfo short_one = plugin_named("short"), long_one = plugin_named("long");
+    SweepEntries entries = sizes_of(short_one, 2);
+    for (const SweepEntry &e : sizes_of(long_one, 3)) entries.push_back(e);
+    MeasureOptions options;
+    options.max_time_s = 0.5;
+    LaneQueue queue(entries, options, 2, false);
+    const std::optional<SweepEntry> first = queue.next(0);
+    CHECK(first->plugin == &short_one);  // first in sweep order, though shorter
+    CHECK_FALSE(first->late);
+    CHECK(queue.next(1)->plugin == &long_one);
+    queue.put_back(*first);  // skipped for the schedule
+    CHECK(queue.next(0)->size == 2);
+    // Lane 0 is done with its plugin and nothing is left whole: it takes what was put back.
+    const std::optional<SweepEntry> late = queue.next(0);
+    REQUIRE(late);
+    CHECK((late->plugin == &short_one && late->size == 1 && late->late));
+    CHECK(queue.next(1)->size == 2);
+    CHECK(queue.next(1)->size == 3);
+    CHECK_FALSE(queue.next(0));
+    CHECK_FALSE(queue.next(1));
 }

@@ -50,7 +50,11 @@ double declared_launches(const std::string &plugin, uint64_t size, const std::st
         found = loaded.emplace(plugin, std::move(p)).first;
     }
     if (!found->second) return 0;
-    return query_work(found->second->api(), size, params, 1, 1).launches;
+    try {
+        return query_work(found->second->api(), size, params, 1, 1).launches;
+    } catch (const PluginFailure &) {
+        return 0;  // not on one GPU (allreduce_nccl): as the plan, which asks on the sweep's GPUs, is not
+    }
 }
 
 // The entries the studies measured (of their GPU backends alone with `gpu_only`), as a shard

@@ -158,37 +158,43 @@ struct FourLanes {
 
 }  // namespace
 
-TEST_CASE("in lanes, the schedule is a one-GPU sweep's, and the wall clock's slack pays for what it would skip",
+TEST_CASE("in lanes, the schedule is a one-GPU sweep's; what it skips is taken up late where the wall clock's "
+          "slack holds it",
           "[budget][devices]") {
     MeasureOptions options;
     options.max_time_s = 100;
     double outside = -1;
     // 20 s: on one GPU's schedule 4 s are left, less a's 3 entries' 0.1 s set-ups, torch's
-    // nominal 6.05 s start and its 4 entries' 0.1 s: behind.
+    // nominal 6.05 s start and its 4 entries' 0.1 s: behind, as on one GPU.
     FourLanes lanes(20);
     CHECK(lanes.budget->limit(options, outside).max_time_s == SweepBudget::min_share_s);
-    // The wall clock has 16 s, less the rest at a quarter with min_share_s each: the slack a
-    // set-up that one GPU would skip may take, and more than torch's start.
+    CHECK(outside == SweepBudget::behind_outside_limit_s);
+    CHECK_THAT(lanes.budget->start_refusal(lanes.torch), Catch::StartsWith(behind_schedule));
+    // Taken up late: the wall clock has 16 s, less the rest at a quarter with min_share_s each,
+    // the slack a set-up may take; torch's start fits in it, less its own entries.
+    const MeasureOptions late = lanes.budget->limit(options, outside, true);
+    CHECK(late.max_time_s == SweepBudget::min_share_s);
     CHECK(outside == Approx(16 - (3 * 0.1 + 6.05 + 4 * 0.1 + 7 * SweepBudget::min_share_s) / 4));
-    CHECK(lanes.budget->start_refusal(lanes.torch).empty());
-    // Once the wall clock is spent too, torch's start is refused, as on one GPU.
+    CHECK(lanes.budget->start_refusal(lanes.torch, true).empty());
+    // Once the wall clock is spent too, even late: refused.
     lanes.now_s = 19.5;
-    CHECK_THAT(lanes.budget->start_refusal(lanes.torch),
-               Catch::StartsWith("over the sweep's budget, which is behind its schedule"));
-    lanes.budget->limit(options, outside);
+    CHECK_THAT(lanes.budget->start_refusal(lanes.torch, true), Catch::StartsWith(behind_schedule));
+    lanes.budget->limit(options, outside, true);
     CHECK(outside == SweepBudget::behind_outside_limit_s);
 
-    // 100 s, on schedule: 84 s left on it. An entry whose 10 s set-up one GPU would have
-    // skipped (begun behind) is paid by the slack and leaves the schedule where it was; one
-    // begun on schedule moves it.
-    for (const bool behind : {true, false}) {
+    // 100 s, on schedule: 84 s left on it. A late entry's 10 s leave the schedule where it was
+    // (it was counted off when put back); one on the schedule moves it.
+    for (const bool late : {true, false}) {
         FourLanes roomy(100);
+        SweepEntry entry = roomy.entries[2];
+        entry.late = late;
+        if (late) roomy.budget->finished(roomy.entries[2], EntryResult{});  // put back: skipped
         EntryResult long_setup = roomy.done;
         long_setup.sweep.entry_wall_s = 10.05;
         long_setup.resources.sampling_wall_s = 0.05;
-        roomy.budget->finished(roomy.entries[2], long_setup, behind);
+        roomy.budget->finished(entry, long_setup);
         // a's last two entries now predicted at its 10 s set-up, torch's as before.
-        const double left_s = 84 - (behind ? 0 : 10.05);
+        const double left_s = 84 - (late ? 0 : 10.05);
         CHECK(roomy.budget->limit(options, outside).max_time_s == Approx((left_s - 2 * 10 - 6.05 - 4 * 0.1) / 6));
         CHECK(outside == 0);
     }

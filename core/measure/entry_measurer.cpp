@@ -60,8 +60,7 @@ std::string over_budget(const Plugin &plugin, uint64_t size, const MeasureOption
         return format_text("over the default sweep's budget: one run() is predicted to take %.3g s (from "
                            "size %llu), above %.3g s; --sizes %llu runs it", run_s, from, budget.limit_s, at);
     if (budget.outside_limit_s <= 0) return "";
-    const char *over = budget.behind ? "over the sweep's budget, which is behind its schedule"
-                                     : "over the sweep's budget for an entry on every GPU";
+    const char *over = budget.behind ? behind_schedule : "over the sweep's budget for an entry on every GPU";
     const auto refuse = [&](const char *what, double seconds) {
         return format_text("%s: its %s predicted to take %.3g s (from size %llu), above %.3g s; "
                            "--sizes %llu runs it", over, what, seconds, from, budget.outside_limit_s, at);

@@ -15,6 +15,10 @@
 
 namespace gpubench {
 
+// How a skip for the time a --budget sweep is behind by begins: --devices' lanes take such an
+// entry up again once their other entries are under way (sweep_budget.hpp).
+inline constexpr char behind_schedule[] = "over the sweep's budget, which is behind its schedule";
+
 // The default sweep's budget for one entry, skipped with the prediction when one run() is
 // predicted to take longer than limit_s (the plugin's previous size's median, scaled by the
 // ratio of declared flops, else bytes, items, sizes), or, in a sweep behind its --budget, when

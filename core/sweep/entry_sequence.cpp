@@ -36,6 +36,11 @@ void EntryRecorder::skipped(const SweepEntry &entry, const std::string &why, Mea
     finished(std::move(skipped), options);
 }
 
+void EntryRecorder::put_back(const SweepEntry &entry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    observer_.put_back(entry);
+}
+
 void EntryRecorder::interrupted() {
     std::lock_guard<std::mutex> lock(mutex_);
     tally_.interrupted = true;
@@ -95,7 +100,7 @@ std::string EntrySequence::skip_reason(const SweepEntry &planned) {
     const PluginInfo &plugin = *planned.plugin;
     if (!plugin.is_available()) return "unavailable: " + plugin.unavailable_reason;
     if (shared_.budget)
-        if (std::string refused = shared_.budget->start_refusal(plugin); !refused.empty()) return refused;
+        if (std::string refused = shared_.budget->start_refusal(plugin, planned.late); !refused.empty()) return refused;
     if (plugin.is_cuda() && !gpu_.available) return "unavailable: " + gpu_.unavailable_reason;
     return planned.out_of_range;
 }
@@ -106,7 +111,7 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
     const PluginInfo &plugin = *planned.plugin;
     SweepBudget *const sweep_budget = shared_.budget;
     double outside_limit_s = 0;
-    MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s) : sweep_options;
+    MeasureOptions options = sweep_budget ? sweep_budget->limit(sweep_options, outside_limit_s, planned.late) : sweep_options;
     const bool behind = outside_limit_s > 0;  // the budget's limit, before any cap below
     if (outside_cap_s_ > 0)
         outside_limit_s = outside_limit_s > 0 ? std::min(outside_limit_s, outside_cap_s_) : outside_cap_s_;
@@ -134,7 +139,13 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
     }
     if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
         entry.sweep.sampling_budget_s = options.max_time_s;
-    if (sweep_budget) sweep_budget->finished(planned, entry, behind);
+    if (sweep_budget) sweep_budget->finished(planned, entry);
+    if (shared_.put_back && !planned.late && entry.status == EntryStatus::skipped &&
+        entry.message.starts_with(behind_schedule)) {
+        shared_.recorder.put_back(planned);
+        shared_.put_back(planned);
+        return true;
+    }
     entry.sweep.host_share = share_;
     shared_.recorder.finished(std::move(entry), options);
     return true;

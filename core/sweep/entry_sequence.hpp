@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -41,6 +42,7 @@ public:
     // `entry` begun and finished as skipped for `why`, recording the CPUs it had (`share`).
     void skipped(const SweepEntry &entry, const std::string &why, MeasureOptions options,
                  const std::optional<HostShare> &share);
+    void put_back(const SweepEntry &entry);
     void interrupted();
     void tick();
 
@@ -86,6 +88,8 @@ struct SweepShared {
     std::mutex mutex;
     std::map<EntryIdentity, EntryResult> last_good;  // by series
     std::map<EntryIdentity, unsigned> measured;      // by entry, with the sweep's seed
+    // While lanes run: an entry skipped for the budget's schedule, to take up again later.
+    std::function<void(const SweepEntry &)> put_back;
 };
 
 // Measures entries one after the other where they are handed in: in `pool`'s workers on the

@@ -6,13 +6,14 @@
 
 namespace gpubench {
 
-LaneQueue::LaneQueue(const SweepEntries &entries, const MeasureOptions &options, size_t lanes)
+LaneQueue::LaneQueue(const SweepEntries &entries, const MeasureOptions &options, size_t lanes, bool longest_first)
     : current_(lanes), entry_s_(nominal_unknown_entry_s(options)) {
     for (const SweepEntry &entry : entries) {
         if (plugins_.empty() || plugins_.back().entries.front().plugin != entry.plugin)
             plugins_.push_back({{}, 0, 0, nominal_start_cost(*entry.plugin).seconds});
         plugins_.back().entries.push_back(entry);
     }
+    if (!longest_first) return;
     const auto predicted_s = [&](const Plugin &p) { return p.start_s + double(p.entries.size()) * entry_s_; };
     std::stable_sort(plugins_.begin(), plugins_.end(),
                      [&](const Plugin &a, const Plugin &b) { return predicted_s(a) > predicted_s(b); });
@@ -43,10 +44,21 @@ std::optional<SweepEntry> LaneQueue::next(size_t lane) {
     if (on) --plugins_[*on].lanes_on, on.reset();
     const auto whole = std::find_if(plugins_.begin(), plugins_.end(), [](const Plugin &p) { return p.taken == 0; });
     on = whole != plugins_.end() ? std::optional<size_t>(size_t(whole - plugins_.begin())) : worth_joining();
+    if (!on && !put_back_.empty()) {
+        SweepEntry late = put_back_.front();
+        put_back_.erase(put_back_.begin());
+        return late;
+    }
     if (!on) return std::nullopt;
     Plugin &p = plugins_[*on];
     ++p.lanes_on;
     return p.entries[p.taken++];
+}
+
+void LaneQueue::put_back(SweepEntry entry) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    entry.late = true;
+    put_back_.push_back(std::move(entry));
 }
 
 }  // namespace gpubench

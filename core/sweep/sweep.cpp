@@ -150,7 +150,8 @@ std::vector<HostShare> lane_shares(const SweepSetup &mode, const std::vector<Gpu
 // (`shares`, one per GPU), taking entries from a LaneQueue.
 void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const std::vector<GpuInfo> &gpus,
                const std::vector<HostShare> &shares, WorkerPool &first_pool, SweepShared &shared) {
-    LaneQueue queue(entries, options, gpus.size());
+    LaneQueue queue(entries, options, gpus.size(), !shared.budget);
+    shared.put_back = [&queue](const SweepEntry &entry) { queue.put_back(entry); };
     std::atomic<bool> stop{false};
     std::mutex failure_mutex;
     std::exception_ptr failure;  // the first lane's exception (a results file that cannot be written)
@@ -184,6 +185,7 @@ void run_lanes(const SweepEntries &entries, const MeasureOptions &options, const
         });
     lane(0);
     for (std::thread &t : lanes) t.join();
+    shared.put_back = nullptr;
     if (failure) std::rethrow_exception(failure);
 }
 
@@ -281,15 +283,19 @@ SweepTally run_sweep(const SweepEntries &entries, const MeasureOptions &options,
     // With lanes, every entry records the CPUs it had: all of them when it ran alone.
     const std::optional<HostShare> whole_host = lanes ? std::optional<HostShare>(whole_host_share()) : std::nullopt;
     EntrySequence sequence(shared, gpus.at(0), pool, whole_host);
-    for (const SweepEntry &entry : parts.alone)
-        if (!sequence.measure(entry, options)) {
-            recorder.interrupted();
-            return tally;
-        }
+    // With lanes, what the schedule skips alone is taken up after them, late (sweep_budget.hpp).
+    SweepEntries late_alone;
+    if (!parts.in_lanes.empty()) shared.put_back = [&](const SweepEntry &entry) { late_alone.push_back(entry); };
+    const auto measure_each = [&](const SweepEntries &part, bool late) {
+        for (SweepEntry entry : part)
+            if (entry.late = late; !sequence.measure(entry, options)) return recorder.interrupted(), false;
+        return true;
+    };
+    if (!measure_each(parts.alone, false)) return tally;
     if (!parts.in_lanes.empty()) {
         if (budget) budget->lanes_begin();
         run_lanes(parts.in_lanes, options, gpus, lane_shares(mode, gpus), pool, shared);
-        if (tally.interrupted) return tally;
+        if (tally.interrupted || !measure_each(late_alone, true)) return tally;
     }
     run_every_gpu_entries(every_gpu_plan, options, gpus, pool, shared, whole_host);
     return tally;

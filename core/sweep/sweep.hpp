@@ -37,6 +37,8 @@ public:
     // About 10 times a second while the sweep runs (from a thread of its own, never at the
     // same time as the other calls): a progress line moves during a long entry.
     virtual void tick() {}
+    // `entry`, begun, is put back to begin again later (sweep_budget.hpp).
+    virtual void put_back(const SweepEntry &entry) { (void)entry; }
     // `params`: the entry's setting ("key=value,...", "" = none).
     virtual void finished(const EntryResult &entry, const std::string &params) { (void)entry, (void)params; }
 };
@@ -79,6 +81,7 @@ struct SweepEntry {
     std::string params;
     std::string out_of_range;  // why the size is outside the plugin's range; "" when inside
     bool counted = true;       // --counters reads its counters (count_series_ends_only)
+    bool late = false;         // put back by the lanes: their spare time, not the schedule, decides
     // The entry measured with `seed` (the sweep's --seed); without, in any run.
     EntryIdentity identity(std::optional<uint64_t> seed = std::nullopt) const {
         return {plugin->name, size, params, seed};

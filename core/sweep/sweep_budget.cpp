@@ -1,5 +1,6 @@
 #include "sweep_budget.hpp"
 
+#include "entry_measurer.hpp"
 #include "statistics.hpp"
 #include "text_format.hpp"
 
@@ -29,10 +30,10 @@ double SweepBudget::start_s(const PluginPlan &plan) const {
     return quantile(starts, 0.5);
 }
 
-SweepBudget::Rest SweepBudget::rest(bool as_run) const {
+SweepBudget::Rest SweepBudget::rest(bool as_run, const PluginPlan *besides) const {
     Rest rest;
     for (const auto &[plugin, plan] : plugins_) {
-        if (!plan.left) continue;
+        if (!plan.left || &plan == besides) continue;
         const double weight = as_run && plan.in_lane ? 1.0 / double(lanes_) : 1.0;
         // An entry samples at least its warm-up and one sample, whatever its share.
         rest.fixed_s += weight * (double(plan.left) * (plan.overhead_s + plan.least_sampling_s) +
@@ -52,9 +53,9 @@ double SweepBudget::share_s(const MeasureOptions &options) const {
     return whole.shares > 0 ? (schedule_left_s() - whole.fixed_s) / whole.shares : options.max_time_s;
 }
 
-double SweepBudget::slack_s() const {
+double SweepBudget::slack_s(const PluginPlan *besides) const {
     // Behind, the rest samples min_share_s each, as on one GPU.
-    const Rest as_run = rest(true);
+    const Rest as_run = rest(true, besides);
     return left_s() - as_run.fixed_s - as_run.shares * min_share_s;
 }
 
@@ -63,49 +64,46 @@ void SweepBudget::lanes_begin() {
     lanes_began_ = now_();
 }
 
-MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s) {
+MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s, bool late) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const double share = share_s(options);
-    outside_limit_s = share < min_share_s ? std::max(behind_outside_limit_s, slack_s()) : 0;
+    const double share = late ? min_share_s : share_s(options);
+    outside_limit_s = late ? std::max(behind_outside_limit_s, slack_s()) : share < min_share_s ? behind_outside_limit_s : 0;
     options.max_time_s = std::clamp(share, std::min(min_share_s, options.max_time_s), options.max_time_s);
     options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
     return options;
 }
 
-std::string SweepBudget::start_refusal(const PluginInfo &plugin) {
+std::string SweepBudget::start_refusal(const PluginInfo &plugin, bool late) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(&plugin);
-    if (found == plugins_.end() || found->second.started) return "";
+    if (found == plugins_.end()) return "";
+    const PluginPlan &plan = found->second;
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
-    const StartCost &nominal = found->second.nominal;
-    if (nominal.seconds <= behind_start_limit_s || !behind() || nominal.seconds <= slack_s()) return "";
-    return "over the sweep's budget, which is behind its schedule: starting the plugin is "
-           "predicted to take " + format_text("%.3g s", nominal.seconds) + " (" + nominal.parts + ")";
+    if (plan.started || plan.nominal.seconds <= behind_start_limit_s || !(late || behind())) return "";
+    if (late && plan.nominal.seconds <= slack_s(&plan)) return "";
+    return std::string(behind_schedule) + ": starting the plugin is predicted to take " +
+           format_text("%.3g s", plan.nominal.seconds) + " (" + plan.nominal.parts + ")";
 }
 
-void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result, bool behind) {
+void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto found = plugins_.find(entry.plugin);
     // Not one the budget was shared among: skipped at once, as outside the plugin's sizes.
     if (found == plugins_.end() || !entry.out_of_range.empty()) return;
     PluginPlan &plan = found->second;
-    if (plan.left) --plan.left;
+    // A late entry was counted off when it was put back, and is not on the schedule.
+    if (!entry.late && plan.left) --plan.left;
+    if (lanes_began_ && plan.in_lane && !entry.late) lanes_work_s_ += result.sweep.entry_wall_s;
     const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
-    // Its warm-up runs and one sample at the median run(): a first run()'s compilation is
-    // once per worker, not per entry.
-    const bool sampled = result.status == EntryStatus::ok && !result.run_s.empty();
-    const double least_s = sampled ? double(result.settings.warmup_runs + 1) * summarize(result.run_s).median : 0;
-    // Behind, one GPU would have skipped a long start, set-up or least sampling: not on its
-    // schedule, the slack paid for it.
-    const double start_limit_s = result.sweep.worker_started ? behind_start_limit_s : 0;
-    const bool slack_paid = behind && (outside_s > behind_outside_limit_s + start_limit_s || least_s > behind_outside_limit_s);
-    if (lanes_began_ && plan.in_lane && !slack_paid) lanes_work_s_ += result.sweep.entry_wall_s;
     if (result.sweep.worker_started && !plan.started) {
         starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));
     } else if (result.sweep.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
         plan.overhead_s = outside_s;
     }
-    if (sampled) plan.least_sampling_s = least_s;
+    // Its warm-up runs and one sample at the median run(): a first run()'s compilation is
+    // once per worker, not per entry.
+    if (result.status == EntryStatus::ok && !result.run_s.empty())
+        plan.least_sampling_s = double(result.settings.warmup_runs + 1) * summarize(result.run_s).median;
     plan.started = plan.started || result.sweep.worker_started || result.sweep.entry_wall_s > 0;
 }
 

@@ -7,12 +7,12 @@
 // cannot fit, entries whose set-up and checks are predicted to be long are skipped, with the
 // prediction, until the sweep is back on schedule. Thread-safe: --devices' lanes share it.
 //
-// With G lanes the schedule is a one-GPU sweep's: the shares and whether it is behind are
-// judged on the lanes' work added up, as if one GPU had done it, so the lanes measure what a
-// one-GPU sweep would. Only where that sweep would skip an entry for time is the wall clock
-// asked: the entry is measured when the time it may take fits in the slack, what is left once
-// the rest is reserved, at 1/G, with the sampling a late one-GPU sweep gives it. Such entries
-// do not move the one-GPU schedule, which would have skipped them.
+// With --devices' lanes the schedule is a one-GPU sweep's: the shares and whether it is behind
+// are judged on the lanes' entries' wall times added up, as if one GPU had measured them, so
+// the lanes skip only what a one-GPU sweep would. An entry skipped so is put back, and taken
+// up "late" once the others are under way (a CPU entry after the lanes): measured with the
+// least sampling where the slack holds its start or set-up, what is left of the wall time once
+// the entries still to run are reserved (at 1/G in the lanes). It is off the schedule.
 #pragma once
 
 #include "entry_cost.hpp"
@@ -46,16 +46,16 @@ public:
     // `options` with its sampling time cut to an entry's part of what is left (never below
     // min_share_s, never above options.max_time_s); min_time_s at most half of it. Behind
     // schedule (the part would be below min_share_s), `outside_limit_s` is set to
-    // behind_outside_limit_s, or the lanes' slack where longer: an entry whose set-up and
-    // checks, or warm-up and one sample, are predicted to take longer is skipped (RunBudget);
-    // else 0.
-    MeasureOptions limit(MeasureOptions options, double &outside_limit_s);
-    // What `entry` cost: its plugin's start, when its worker was started for it, and the rest;
-    // `behind`: the schedule was behind when it began (limit's outside_limit_s > 0).
-    void finished(const SweepEntry &entry, const EntryResult &result, bool behind = false);
+    // behind_outside_limit_s: an entry whose set-up and checks, or warm-up and one sample, are
+    // predicted to take longer is skipped (RunBudget); else 0. A `late` entry: min_share_s, and
+    // the slack where longer than behind_outside_limit_s.
+    MeasureOptions limit(MeasureOptions options, double &outside_limit_s, bool late = false);
+    // What `entry` cost: its plugin's start, when its worker was started for it, and the rest.
+    void finished(const SweepEntry &entry, const EntryResult &result);
     // Behind schedule, a plugin not started yet whose nominal start (interpreter, imports, JIT:
-    // entry_cost.hpp) is over behind_start_limit_s is skipped: why, or "" to measure it.
-    std::string start_refusal(const PluginInfo &plugin);
+    // entry_cost.hpp) is over behind_start_limit_s is skipped (`late`: unless the slack left by
+    // the others holds it): why, or "" to measure it.
+    std::string start_refusal(const PluginInfo &plugin, bool late = false);
 
     static constexpr double min_share_s = 0.05;  // at least a few samples of a short run()
     static constexpr double behind_outside_limit_s = 1.0;
@@ -78,21 +78,21 @@ private:
     struct Rest {
         double fixed_s = 0, shares = 0;
     };
-    Rest rest(bool as_run) const;
+    Rest rest(bool as_run, const PluginPlan *besides = nullptr) const;
     // What is left of the one-GPU schedule: the wall clock, less the lanes' wall time since
     // they began and plus their work added up.
     double schedule_left_s() const;
     // The next entry's part of the sampling time on the one-GPU schedule (below min_share_s:
     // behind), and, behind, the wall time the lanes can spare for an entry it would skip.
     double share_s(const MeasureOptions &options) const;
-    double slack_s() const;
+    double slack_s(const PluginPlan *besides = nullptr) const;
     bool behind() const { return share_s(MeasureOptions{}) < min_share_s; }
     std::mutex mutex_;
     double seconds_;
     size_t lanes_;
     Clock::time_point started_;
     std::optional<Clock::time_point> lanes_began_;
-    double lanes_work_s_ = 0;  // the lanes' entries on the schedule, their wall times added
+    double lanes_work_s_ = 0;  // the lanes' entries' wall times added (late ones aside)
     std::function<Clock::time_point()> now_;
     std::map<const PluginInfo *, PluginPlan> plugins_;
     std::map<std::string, std::vector<double>> starts_by_kind_;  // measured, by StartCost::kind
