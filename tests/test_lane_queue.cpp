@@ -115,7 +115,8 @@ TEST_CASE("eight lanes: each its own plugin, the costliest first, then every ent
     for (const auto &[entry, times] : handed) CHECK(times == 1);
 }
 
-TEST_CASE("under a budget, lanes take plugins in sweep order, and entries put back last, late", "[devices]") {
+TEST_CASE("under a budget, lanes take plugins in sweep order, and entries put back last, a plugin's together, late",
+          "[devices]") {
     const PluginInfo short_one = plugin_named("short"), long_one = plugin_named("long");
     SweepEntries entries = sizes_of(short_one, 2);
     for (const SweepEntry &e : sizes_of(long_one, 3)) entries.push_back(e);
@@ -125,15 +126,21 @@ TEST_CASE("under a budget, lanes take plugins in sweep order, and entries put ba
     const std::optional<SweepEntry> first = queue.next(0);
     CHECK(first->plugin == &short_one);  // first in sweep order, though shorter
     CHECK_FALSE(first->late);
-    CHECK(queue.next(1)->plugin == &long_one);
+    const std::optional<SweepEntry> other = queue.next(1);
+    CHECK(other->plugin == &long_one);
     queue.put_back(*first);  // skipped for the schedule
-    CHECK(queue.next(0)->size == 2);
-    // Lane 0 is done with its plugin and nothing is left whole: it takes what was put back.
-    const std::optional<SweepEntry> late = queue.next(0);
-    REQUIRE(late);
-    CHECK((late->plugin == &short_one && late->size == 1 && late->late));
+    const std::optional<SweepEntry> second = queue.next(0);
+    queue.put_back(*other);
+    queue.put_back(*second);
+    // Lane 0 is done with its plugin and nothing is left whole: it takes what was put back of
+    // the first one's plugin, both of short's, then nothing (long's is lane 1's to join).
+    for (const uint64_t size : {1, 2}) {
+        const std::optional<SweepEntry> late = queue.next(0);
+        REQUIRE(late);
+        CHECK((late->plugin == &short_one && late->size == size && late->late));
+    }
     CHECK(queue.next(1)->size == 2);
     CHECK(queue.next(1)->size == 3);
-    CHECK_FALSE(queue.next(0));
+    CHECK((queue.next(1)->plugin == &long_one && queue.next(0) == std::nullopt));
     CHECK_FALSE(queue.next(1));
 }

@@ -7,7 +7,7 @@
 namespace gpubench {
 
 LaneQueue::LaneQueue(const SweepEntries &entries, const MeasureOptions &options, size_t lanes, bool longest_first)
-    : current_(lanes), entry_s_(nominal_unknown_entry_s(options)) {
+    : current_(lanes), late_(lanes), entry_s_(nominal_unknown_entry_s(options)) {
     for (const SweepEntry &entry : entries) {
         if (plugins_.empty() || plugins_.back().entries.front().plugin != entry.plugin)
             plugins_.push_back({{}, 0, 0, nominal_start_cost(*entry.plugin).seconds});
@@ -44,15 +44,24 @@ std::optional<SweepEntry> LaneQueue::next(size_t lane) {
     if (on) --plugins_[*on].lanes_on, on.reset();
     const auto whole = std::find_if(plugins_.begin(), plugins_.end(), [](const Plugin &p) { return p.taken == 0; });
     on = whole != plugins_.end() ? std::optional<size_t>(size_t(whole - plugins_.begin())) : worth_joining();
-    if (!on && !put_back_.empty()) {
-        SweepEntry late = put_back_.front();
-        put_back_.erase(put_back_.begin());
-        return late;
-    }
-    if (!on) return std::nullopt;
+    if (!on) return next_late(lane);
     Plugin &p = plugins_[*on];
     ++p.lanes_on;
     return p.entries[p.taken++];
+}
+
+// A lane out of work takes every entry put back of the first one's plugin: it pays their start
+// once.
+std::optional<SweepEntry> LaneQueue::next_late(size_t lane) {
+    SweepEntries &mine = late_.at(lane);
+    if (mine.empty() && !put_back_.empty()) {
+        const PluginInfo *plugin = put_back_.front().plugin;
+        std::erase_if(put_back_, [&](const SweepEntry &e) { return e.plugin == plugin && (mine.push_back(e), true); });
+    }
+    if (mine.empty()) return std::nullopt;
+    SweepEntry late = mine.front();
+    mine.erase(mine.begin());
+    return late;
 }
 
 void LaneQueue::put_back(SweepEntry entry) {

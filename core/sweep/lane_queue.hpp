@@ -4,7 +4,7 @@
 // order, so that the lanes meet each entry where a one-GPU sweep would (sweep_budget.hpp).
 // Once no plugin is left whole, a free lane joins the plugin with the most entries left, when
 // what it saves there outweighs the start it pays: the sweep does not wait on one lane's long
-// tail. Entries put back are taken last. Thread-safe.
+// tail. Entries put back are taken last, a plugin's together. Thread-safe.
 #pragma once
 
 #include "measure.hpp"
@@ -35,9 +35,11 @@ private:
         double start_s = 0;   // nominal_start_cost: what a lane pays to join it
     };
     std::optional<size_t> worth_joining() const;
+    std::optional<SweepEntry> next_late(size_t lane);
     std::mutex mutex_;
     std::vector<Plugin> plugins_;                  // longest predicted first
     std::vector<std::optional<size_t>> current_;  // per lane: the plugin it is on
+    std::vector<SweepEntries> late_;               // per lane: put back, of one plugin, taken up
     double entry_s_;
     SweepEntries put_back_;
 };
