@@ -14,8 +14,9 @@
 #   study NAME...          the runner commands behind docs/studies/data/h100/: each study's
 #                          results files, named as there with today's date. NAMEs: matmul sort
 #                          logreg mandelbrot vecadd copy solvebak ann resources harness-cost
-#   sweep                  the default sweep (runner with no arguments), timed; on several GPUs
-#                          also on GPU 0 alone, with what each measured and runner compare
+#   sweep [RUNNER ARGS...] the default sweep (runner with no arguments, or RUNNER ARGS), timed;
+#                          on several GPUs also on GPU 0 alone, with what each measured and
+#                          runner compare
 #   before-after DIR [RUNNER ARGS...]
 #                          the default sweep (or RUNNER ARGS) by DIR/bin/runner, an earlier
 #                          build, then by this build, then by the earlier one again, on the
@@ -222,10 +223,10 @@ case $mode in
     "$runner" --plugin vecadd_naive,vecadd_cuda --devices all --sizes 10 -q -o "$out/warm-up.json" > /dev/null 2>&1
     references="${GPUBENCH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gpubench}/references"
     rm -rf "$references"
-    timed "default sweep" /dev/stdout measure default-sweep
+    timed "default sweep" /dev/stdout measure default-sweep "$@"
     [ "$(nvidia-smi -L | grep -c '^GPU')" -lt 2 ] && exit 0
     rm -rf "$references"
-    CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" /dev/stdout measure default-sweep-one-gpu
+    CUDA_VISIBLE_DEVICES=0 timed "default sweep on GPU 0 alone" /dev/stdout measure default-sweep-one-gpu "$@"
     "$(sdk/python/find-python.sh)" - "$out/default-sweep-one-gpu-$today.json" "$out/default-sweep-$today.json" <<'PY'
 import json, sys
 def read(path):
