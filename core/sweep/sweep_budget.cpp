@@ -78,9 +78,10 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin, bool late) {
     const auto found = plugins_.find(&plugin);
     if (found == plugins_.end()) return "";
     const PluginPlan &plan = found->second;
+    // A late entry's lane starts a worker for it, started before or not.
+    if (late && std::max(plan.nominal.seconds, start_s(plan)) <= slack_s(&plan)) return "";
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
-    if (plan.started || plan.nominal.seconds <= behind_start_limit_s || !(late || behind())) return "";
-    if (late && plan.nominal.seconds <= slack_s(&plan)) return "";
+    if (!late && (plan.started || plan.nominal.seconds <= behind_start_limit_s || !behind())) return "";
     return std::string(behind_schedule) + ": starting the plugin is predicted to take " +
            format_text("%.3g s", plan.nominal.seconds) + " (" + plan.nominal.parts + ")";
 }
