@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <iostream>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 namespace gpubench {
@@ -51,10 +52,8 @@ struct Finding {
     bool fails = true;  // false: a note, which does not fail the check
 };
 
-bool same_work(const Work &a, const Work &b) {
-    return a.flops == b.flops && a.bytes == b.bytes && a.host_bytes == b.host_bytes &&
-           a.device_bytes == b.device_bytes && a.items == b.items && a.math == b.math && a.flags == b.flags &&
-           a.launches == b.launches;
+auto work_fields(const Work &w) {
+    return std::tie(w.flops, w.bytes, w.host_bytes, w.device_bytes, w.items, w.math, w.flags, w.launches);
 }
 
 void check_params(const PluginInfo &plugin, std::vector<Finding> &out) {
@@ -168,7 +167,7 @@ std::vector<Finding> declared(const PluginInfo &plugin, const std::vector<uint64
         for (size_t i = 0; i < sizes.size() && i < plain.size() && i < answers[s + 1].size(); ++i) {
             const auto *without = std::get_if<Work>(&plain[i]);
             const auto *with = std::get_if<Work>(&answers[s + 1][i]);
-            if (without && with && !same_work(*without, *with)) {
+            if (without && with && work_fields(*without) != work_fields(*with)) {
                 out.push_back({plugin.name, "param_default",
                                "work() at size " + std::to_string(sizes[i]) + " differs with " + settings[s] +
                                    ", the declared default, from without it",

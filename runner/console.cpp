@@ -42,11 +42,9 @@ std::string format_bytes(uint64_t bytes) {
 std::string flags_of(const EntryFigures &f) { return f.flags.empty() ? "-" : join(f.flags, ","); }
 
 // The PLUGIN cell, and the PARAMS one after it when the table has it, padded to their widths.
-std::string padded(const std::string &text, size_t width) {
-    return text.size() >= width ? text : text + std::string(width - text.size(), ' ');
-}
 std::string first_cells(const std::string &plugin, const std::string &params, size_t params_width) {
-    return padded(plugin, w_plugin) + (params_width ? " " + padded(params.empty() ? "-" : params, params_width) : "");
+    return format_text("%-*s", w_plugin, plugin.c_str()) +
+           (params_width ? format_text(" %-*s", int(params_width), params.empty() ? "-" : params.c_str()) : "");
 }
 
 // How the COMPUTE time was taken: single launches, or per launch (see per_launch.hpp).

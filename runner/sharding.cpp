@@ -40,10 +40,6 @@ std::string param_axes_text(const nlohmann::json &axes) {
     return text.empty() ? "no --param" : text;
 }
 
-std::string shard_text(uint32_t index, uint32_t count) {
-    return std::to_string(index) + "/" + std::to_string(count);
-}
-
 // --shard-costs FILE's source, as the shard record names it, and recorded costs: told by its
 // first bytes, an SQLite database (a history), JSON (a results file; one that cannot be read,
 // or is blank so far, is left to the results reader, which says why), or neither. Throws

@@ -128,7 +128,7 @@ void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedE
         << (gpus.size() > 1 ? " | GPUs: " : " | GPU: ") << gpu_names << " | CPU threads: " << plan.measure.cpu_threads
         << " | results: " << results.output << '\n';
     if (planned.shard)
-        out << "shard " << plan.shard->index << "/" << plan.shard->count << " (" << plan.shard->source
+        out << "shard " << shard_text(plan.shard->index, plan.shard->count) << " (" << plan.shard->source
             << "): " << planned.entries.size() << " of the sweep's " << planned.shard->planned.size()
             << " entries\n";
     if (const RankWorld &world = plan.measure.world; world.together())

@@ -19,9 +19,7 @@ constexpr const char *default_results_folder = "results/";
 nlohmann::json results_document(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
                                 const std::vector<std::string> &command_line) {
-    nlohmann::json document = results_header(command_line, gpus.front(),
-                                             recorded_options(cli, plan),
-                                             host_roofline);
+    nlohmann::json document = results_header(command_line, gpus.front(), recorded_options(cli, plan), host_roofline);
     if (planned.shard) {
         document["shard"] = *planned.shard;
         if (plan.rank_share) document["shard"]["host_share"] = *plan.rank_share;
@@ -75,8 +73,6 @@ void open_results_file(const SweepPlan &plan, const std::string &default_stem, c
 }  // namespace
 
 nlohmann::json recorded_options(const CommandLine &cli, const SweepPlan &plan) {
-    const bool default_sweep = plan.default_sweep;
-    const double budget_s = plan.budget_s;
     nlohmann::json options = plan.measure;
     options.erase("rendezvous");  // each entry's own, set as it is measured
     if (!plan.measure.world.together()) options.erase("world");
@@ -88,8 +84,8 @@ nlohmann::json recorded_options(const CommandLine &cli, const SweepPlan &plan) {
                                                       : "worker process per plugin";
     if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
     if (!cli.param_axes.empty()) options["param_axes"] = param_axes_json(cli.param_axes);
-    if (budget_s > 0) options["budget_s"] = budget_s;
-    if (default_sweep)
+    if (plan.budget_s > 0) options["budget_s"] = plan.budget_s;
+    if (plan.default_sweep)
         options["default_sweep"] = "at most 1 s of samples per entry unless --max-time, cut to fit the budget "
                                    "(budget_s) unless --budget; sizes predicted to run over 2 s per run() "
                                    "skipped; every GPU unless --device or --devices";

@@ -58,14 +58,11 @@ void check_same_sweep(const Shard &a, const Shard &b) {
                                          "options", an, bn);
         !d.empty())
         refuse(an + " and " + bn + " were measured with different options: " + d);
-    const auto shard_text = [](const ShardRecord &r) {
-        return std::to_string(r.index) + "/" + std::to_string(r.count);
-    };
-    if (a.record.count != b.record.count)
-        refuse(an + " is shard " + shard_text(a.record) + " and " + bn + " is shard " +
-               shard_text(b.record) + ": different shard counts");
-    if (a.record.index == b.record.index)
-        refuse(an + " and " + bn + " are both shard " + shard_text(a.record));
+    const ShardRecord &ar = a.record, &br = b.record;
+    if (ar.count != br.count)
+        refuse(an + " is shard " + shard_text(ar.index, ar.count) + " and " + bn + " is shard " +
+               shard_text(br.index, br.count) + ": different shard counts");
+    if (ar.index == br.index) refuse(an + " and " + bn + " are both shard " + shard_text(ar.index, ar.count));
     const auto plan_a = shard_by_entry(a.record), plan_b = shard_by_entry(b.record);
     for (const auto &[one, other, one_name, other_name] :
          {std::tuple{&plan_a, &plan_b, an, bn}, std::tuple{&plan_b, &plan_a, bn, an}})

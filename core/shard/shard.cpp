@@ -129,6 +129,8 @@ bool ranks_on_one_host(const EnvironmentLookup &environment) {
     return environment("SLURM_STEP_NUM_NODES") == "1";
 }
 
+std::string shard_text(uint32_t index, uint32_t count) { return std::to_string(index) + "/" + std::to_string(count); }
+
 EnvironmentLookup process_environment() {
     return [](const std::string &name) -> std::optional<std::string> {
         const char *value = std::getenv(name.c_str());

@@ -22,6 +22,9 @@ struct ShardSpec {
     bool launched_ranks = false;
 };
 
+// "1/4": shard `index` of `count`, as messages name it.
+std::string shard_text(uint32_t index, uint32_t count);
+
 // Reads an environment variable: its value, or nullopt when it is not set. Injected so that
 // tests can resolve "auto" without touching the process's environment.
 using EnvironmentLookup = std::function<std::optional<std::string>(const std::string &name)>;

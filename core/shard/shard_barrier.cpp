@@ -195,7 +195,7 @@ int ShardBarrier::finish(int status, const std::function<bool()> &stop, std::ost
 
 void ShardBarrier::wait_for_others(int status, const std::function<bool()> &stop, std::ostream &out) {
     const std::string &kind = place_.kind;
-    const std::string me = kind + " " + std::to_string(place_.index) + "/" + std::to_string(place_.count);
+    const std::string me = kind + " " + shard_text(place_.index, place_.count);
     const std::string folder = place_.folder.string();
     PeerWatch watch(place_.index, place_.count, started_, times_);
     bool waited = false;

@@ -100,11 +100,9 @@ EntryCosts costs_from_recorded(const SweepEntries &entries, const RecordedCosts 
     std::vector<size_t> missing_at;
     for (size_t i = 0; i < entries.size(); ++i) {
         const std::string &plugin = entries[i].plugin->name;
-        if (!costs.start_costs.count(plugin)) {
-            const auto start = recorded.start_s.find(plugin);
-            costs.start_costs[plugin] =
-                start != recorded.start_s.end() ? start->second : nominal_start_cost(*entries[i].plugin).seconds;
-        }
+        if (!costs.start_costs.count(plugin))
+            costs.start_costs[plugin] = recorded.start_s.contains(plugin) ? recorded.start_s.at(plugin)
+                                                                          : nominal_start_cost(*entries[i].plugin).seconds;
         if (const auto found = recorded.entry_s.find(entries[i].identity()); found != recorded.entry_s.end())
             costs.costs[i] = found->second;
         else
