@@ -284,7 +284,7 @@ TEST_CASE("replayed with the costs a 2 x H200 host recorded, where lanes that sp
     // A 32-core host: its CPU entries alone took 79 s of the 150, and the schedule was behind
     // from the start.
     const SimulatedHost host =
-        recorded_host("default-sweep-1-gpu-2026-11-29.json.gz", "default-sweep-2-gpus-first-try-2026-11-29.json.gz");
+        recorded_host("default-sweep-1-gpu-first-try-2026-11-29.json.gz", "default-sweep-2-gpus-first-try-2026-11-29.json.gz");
     check_lanes_cover_one_gpu(host, 150);
     for (uint64_t noise = 1; noise <= 20; ++noise) check_lanes_cover_one_gpu(host, 150, noise);
 }

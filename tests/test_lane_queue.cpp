@@ -25,12 +25,18 @@ SweepEntries sizes_of(const PluginInfo &plugin, uint64_t count) {
     return entries;
 }
 
+// short's 2 sizes, then long's 3.
+SweepEntries short_then_long(const PluginInfo &short_one, const PluginInfo &long_one) {
+    SweepEntries entries = sizes_of(short_one, 2);
+    for (const SweepEntry &e : sizes_of(long_one, 3)) entries.push_back(e);
+    return entries;
+}
+
 }  // namespace
 
 TEST_CASE("lanes take plugins whole, the costliest first", "[devices]") {
     const PluginInfo short_one = plugin_named("short"), long_one = plugin_named("long");
-    SweepEntries entries = sizes_of(short_one, 2);
-    for (const SweepEntry &e : sizes_of(long_one, 3)) entries.push_back(e);
+    const SweepEntries entries = short_then_long(short_one, long_one);
     MeasureOptions options;
     options.max_time_s = 0.5;
     LaneQueue queue(entries, options, 2);
@@ -118,8 +124,7 @@ TEST_CASE("eight lanes: each its own plugin, the costliest first, then every ent
 TEST_CASE("under a budget, lanes take plugins in sweep order, and entries put back last, a plugin's together, late",
           "[devices]") {
     const PluginInfo short_one = plugin_named("short"), long_one = plugin_named("long");
-    SweepEntries entries = sizes_of(short_one, 2);
-    for (const SweepEntry &e : sizes_of(long_one, 3)) entries.push_back(e);
+    const SweepEntries entries = short_then_long(short_one, long_one);
     MeasureOptions options;
     options.max_time_s = 0.5;
     LaneQueue queue(entries, options, 2, false);
