@@ -158,26 +158,31 @@ struct FourLanes {
 
 }  // namespace
 
-TEST_CASE("in lanes, the schedule is a one-GPU sweep's; what it skips is taken up late where the wall clock's "
-          "slack holds it",
+TEST_CASE("in lanes, the shares are a one-GPU sweep's, behind is the wall clock's, and what it skips is taken "
+          "up late where the slack holds it",
           "[budget][devices]") {
     MeasureOptions options;
     options.max_time_s = 100;
     double outside = -1;
     // 20 s: on one GPU's schedule 4 s are left, less a's 3 entries' 0.1 s set-ups, torch's
-    // nominal 6.05 s start and its 4 entries' 0.1 s: behind, as on one GPU.
+    // nominal 6.05 s start and its 4 entries' 0.1 s: the least share. The wall clock has 16 s
+    // for the rest, which takes a quarter of them at lane_slowdown: not behind, nothing skipped.
     FourLanes lanes(20);
     CHECK(lanes.budget->limit(options, outside).max_time_s == SweepBudget::min_share_s);
-    CHECK(outside == SweepBudget::behind_outside_limit_s);
-    CHECK_THAT(lanes.budget->start_refusal(lanes.torch), Catch::StartsWith(behind_schedule));
-    // Taken up late: the wall clock has 16 s, less the rest at a quarter with min_share_s each,
-    // the slack a set-up may take; torch's start fits in it, less its own entries.
+    CHECK(outside == 0);
+    CHECK(lanes.budget->start_refusal(lanes.torch).empty());
+    // Taken up late: the slack a set-up may take, 16 s less the rest as it will run with
+    // min_share_s each; torch's start fits in it.
+    const double as_run = SweepBudget::lane_slowdown / 4;
     const MeasureOptions late = lanes.budget->limit(options, outside, true);
     CHECK(late.max_time_s == SweepBudget::min_share_s);
-    CHECK(outside == Approx(16 - (3 * 0.1 + 6.05 + 4 * 0.1 + 7 * SweepBudget::min_share_s) / 4));
+    CHECK(outside == Approx(16 - as_run * (3 * 0.1 + 6.05 + 4 * 0.1 + 7 * SweepBudget::min_share_s)));
     CHECK(lanes.budget->start_refusal(lanes.torch, true).empty());
-    // Once the wall clock is spent too, even late: refused.
+    // Once the wall clock is spent, behind: a long set-up or start is skipped, late or not.
     lanes.now_s = 19.5;
+    lanes.budget->limit(options, outside);
+    CHECK(outside == SweepBudget::behind_outside_limit_s);
+    CHECK_THAT(lanes.budget->start_refusal(lanes.torch), Catch::StartsWith(behind_schedule));
     CHECK_THAT(lanes.budget->start_refusal(lanes.torch, true), Catch::StartsWith(behind_schedule));
     lanes.budget->limit(options, outside, true);
     CHECK(outside == SweepBudget::behind_outside_limit_s);

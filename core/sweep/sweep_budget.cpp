@@ -34,7 +34,7 @@ SweepBudget::Rest SweepBudget::rest(bool as_run, const PluginPlan *besides) cons
     Rest rest;
     for (const auto &[plugin, plan] : plugins_) {
         if (!plan.left || &plan == besides) continue;
-        const double weight = as_run && plan.in_lane ? 1.0 / double(lanes_) : 1.0;
+        const double weight = as_run && plan.in_lane ? std::min(1.0, lane_slowdown / double(lanes_)) : 1.0;
         // An entry samples at least its warm-up and one sample, whatever its share.
         rest.fixed_s += weight * (double(plan.left) * (plan.overhead_s + plan.least_sampling_s) +
                                   (plan.started ? 0 : start_s(plan)));
@@ -59,6 +59,11 @@ double SweepBudget::slack_s(const PluginPlan *besides) const {
     return left_s() - as_run.fixed_s - as_run.shares * min_share_s;
 }
 
+bool SweepBudget::behind() const {
+    const Rest as_run = rest(true);
+    return as_run.shares > 0 && (left_s() - as_run.fixed_s) / as_run.shares < min_share_s;
+}
+
 void SweepBudget::lanes_begin() {
     std::lock_guard<std::mutex> lock(mutex_);
     lanes_began_ = now_();
@@ -66,8 +71,9 @@ void SweepBudget::lanes_begin() {
 
 MeasureOptions SweepBudget::limit(MeasureOptions options, double &outside_limit_s, bool late) {
     std::lock_guard<std::mutex> lock(mutex_);
-    const double share = late ? min_share_s : share_s(options);
-    outside_limit_s = late ? std::max(behind_outside_limit_s, slack_s()) : share < min_share_s ? behind_outside_limit_s : 0;
+    const bool behind_now = !late && behind();
+    const double share = late || behind_now ? min_share_s : share_s(options);
+    outside_limit_s = late ? std::max(behind_outside_limit_s, slack_s()) : behind_now ? behind_outside_limit_s : 0;
     options.max_time_s = std::clamp(share, std::min(min_share_s, options.max_time_s), options.max_time_s);
     options.min_time_s = std::min(options.min_time_s, options.max_time_s / 2);
     return options;

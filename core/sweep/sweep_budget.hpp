@@ -7,12 +7,13 @@
 // cannot fit, entries whose set-up and checks are predicted to be long are skipped, with the
 // prediction, until the sweep is back on schedule. Thread-safe: --devices' lanes share it.
 //
-// With --devices' lanes the schedule is a one-GPU sweep's: the shares and whether it is behind
-// are judged on the lanes' entries' wall times added up, as if one GPU had measured them, so
-// the lanes skip only what a one-GPU sweep would. An entry skipped so is put back, and taken
-// up "late" once the others are under way (a CPU entry after the lanes): measured with the
-// least sampling where the slack holds its start or set-up, what is left of the wall time once
-// the entries still to run are reserved (at 1/G in the lanes). It is off the schedule.
+// With --devices' lanes the shares are a one-GPU sweep's: what the lanes spent is their
+// entries' wall times added up, so each samples what it would on one GPU and the time the
+// lanes free is not spent on sampling. Whether the sweep is behind is judged on the wall clock,
+// the lanes' entries counted at lane_slowdown/G. An entry skipped so is put back and taken up
+// "late" once the others are under way (a CPU entry after the lanes): with the least sampling,
+// where the slack holds its start or set-up, what is left of the wall time once the entries
+// still to run are reserved as they will run. Late, it is off the one-GPU schedule.
 #pragma once
 
 #include "entry_cost.hpp"
@@ -60,6 +61,9 @@ public:
     static constexpr double min_share_s = 0.05;  // at least a few samples of a short run()
     static constexpr double behind_outside_limit_s = 1.0;
     static constexpr double behind_start_limit_s = 4.0;  // PyTorch's 6 s; not Numba's 3.5 s
+    // A lane's entries take longer than alone (its share of the host's cores, the others'
+    // starts beside it): 1.36-1.39x outside sampling on 4 and on 2 H200s.
+    static constexpr double lane_slowdown = 1.4;
 
 private:
     struct PluginPlan {
@@ -74,7 +78,7 @@ private:
     };
     double start_s(const PluginPlan &plan) const;
     // What the entries still to run cost besides sampling, and how many share the sampling
-    // time: every entry counted whole; or, `as_run`, the lanes' entries at 1/lanes.
+    // time: every entry counted whole; or, `as_run`, the lanes' entries at lane_slowdown/lanes.
     struct Rest {
         double fixed_s = 0, shares = 0;
     };
@@ -82,11 +86,12 @@ private:
     // What is left of the one-GPU schedule: the wall clock, less the lanes' wall time since
     // they began and plus their work added up.
     double schedule_left_s() const;
-    // The next entry's part of the sampling time on the one-GPU schedule (below min_share_s:
-    // behind), and, behind, the wall time the lanes can spare for an entry it would skip.
+    // The next entry's part of the sampling time on the one-GPU schedule; whether the wall
+    // clock is behind (below min_share_s each, as they will run); and the wall time a late
+    // entry may take.
     double share_s(const MeasureOptions &options) const;
+    bool behind() const;
     double slack_s(const PluginPlan *besides = nullptr) const;
-    bool behind() const { return share_s(MeasureOptions{}) < min_share_s; }
     std::mutex mutex_;
     double seconds_;
     size_t lanes_;
