@@ -190,12 +190,14 @@ const RunnerOption rows[] = {
     {"", "shard-costs", "F", "",
      "balance the shards by each entry's wall time recorded in this earlier results file or history "
      "database (runner history add), the most recent one of each entry; entries it lacks are predicted "
-     "(default: every entry predicted from the plugins' declared work); every shard must be given the same "
-     "file",
+     "(default: ranks all on this host use its newest earlier sweep in the results folder that records "
+     "every entry, else every entry is predicted from the plugins' declared work); every shard must be "
+     "given the same file",
      "balance the shards by the entries' wall times recorded in F: an earlier results file, or a history "
      "database (`runner history add`; the most recent of each entry); entries F lacks are predicted "
-     "(default: every entry predicted from the plugins' declared work); give every shard the same file "
-     "([how costs are chosen](scale-out.md#sharded-sweeps-slurm-mpi-ci))"},
+     "(default: ranks that the launcher put all on this host use its newest earlier sweep in the results "
+     "folder that records every entry, else every entry is predicted from the plugins' declared work); "
+     "give every shard the same file ([how costs are chosen](scale-out.md#sharded-sweeps-slurm-mpi-ci))"},
     {"", "rank-dir", "D", "",
      "ranks launched together (mpirun, srun, without --shard): the folder, on a file system every rank "
      "reaches, that they meet in (default: the results file's)",
