@@ -183,19 +183,22 @@ void Progress::clear() {
     }
 }
 
+std::vector<Progress::Running>::iterator Progress::running(const std::string &plugin, uint64_t size,
+                                                             const std::string &params) {
+    const std::string name = plugin + " " + std::to_string(size);
+    return std::ranges::find_if(running_, [&](const Running &r) { return r.name == name && r.params == params; });
+}
+
 void Progress::end(const std::string &plugin, uint64_t size, const std::string &params) {
     ++finished_;
-    const std::string name = plugin + " " + std::to_string(size);
-    const auto entry =
-        std::ranges::find_if(running_, [&](const Running &r) { return r.name == name && r.params == params; });
+    const auto entry = running(plugin, size, params);
     if (entry == running_.end()) return;
     finished_s_ += seconds_since(entry->began);
     running_.erase(entry);
 }
 
 void Progress::put_back(const std::string &plugin, uint64_t size, const std::string &params) {
-    const std::string name = plugin + " " + std::to_string(size);
-    std::erase_if(running_, [&](const Running &r) { return r.name == name && r.params == params; });
+    if (const auto entry = running(plugin, size, params); entry != running_.end()) running_.erase(entry);
     if (started_ > 0) --started_;
 }
 

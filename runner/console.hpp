@@ -51,6 +51,7 @@ private:
         clock::time_point began, last_still;
     };
     void draw();
+    std::vector<Running>::iterator running(const std::string &plugin, uint64_t size, const std::string &params);
     void tell_log(const Running &entry, const std::string &what);
     Style style_;
     std::FILE *out_;

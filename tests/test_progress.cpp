@@ -176,3 +176,19 @@ TEST_CASE("Progress's estimate counts the entries that run at once, told apart b
     CHECK_THAT(line, Catch::EndsWith("s left\033[K"));
     std::fclose(out);
 }
+
+TEST_CASE("Progress forgets an entry put back to begin again later, and counts it once when it does", "[progress]") {
+    std::FILE *out = std::tmpfile();
+    REQUIRE(out);
+    Progress progress(Progress::Style::terminal, 20, out, 30, 160);
+    progress.begin("sort_cuda", 1000000, 1);
+    progress.begin("matmul_torch", 4096, 0);
+    progress.put_back("matmul_torch", 4096);
+    progress.begin("vecadd_cuda", 10, 0);
+    CHECK_THAT(written(out), Catch::EndsWith("\r[2/20] vecadd_cuda 10 (GPU 0, 0s), sort_cuda 1000000 (GPU 1, 0s); "
+                                            "0s elapsed\033[K"));
+    progress.begin("matmul_torch", 4096, 0);  // taken up late
+    CHECK_THAT(written(out), Catch::EndsWith("\r[3/20] vecadd_cuda 10 (GPU 0, 0s), matmul_torch 4096 (GPU 0, 0s), sort_cuda 1000000 (GPU 1, "
+                                            "0s); 0s elapsed\033[K"));
+    std::fclose(out);
+}
