@@ -88,7 +88,8 @@ nlohmann::json recorded_options(const CommandLine &cli, const SweepPlan &plan) {
     if (plan.default_sweep)
         options["default_sweep"] = "at most 1 s of samples per entry unless --max-time, cut to fit the budget "
                                    "(budget_s) unless --budget; sizes predicted to run over 2 s per run() "
-                                   "skipped; every GPU unless --device or --devices";
+                                   "skipped (4 s in a lane of several GPUs); every GPU unless --device or "
+                                   "--devices";
     return options;
 }
 

@@ -118,10 +118,13 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
     options.params = planned.params;
     options.counters = options.counters && planned.counted;
     if (options.world.together()) options.rendezvous = rendezvous(planned, options);
-    shared_.recorder.begin(planned, share_ && share_->lanes > 1 ? gpu_.device : -1);  // a lane's share
+    const bool in_lane = share_ && share_->lanes > 1;
+    shared_.recorder.begin(planned, in_lane ? gpu_.device : -1);  // a lane's share
     const auto began = std::chrono::steady_clock::now();
-    const std::optional<RunBudget> budget =
-        run_budget(planned, mode.predicted_run_limit_s, outside_limit_s, behind);
+    // A lane measures its entries slower than one GPU alone would: its cap on run() is higher.
+    const std::optional<RunBudget> budget = run_budget(
+        planned, mode.predicted_run_limit_s * (in_lane ? SweepBudget::lane_run_limit_factor : 1.0), outside_limit_s,
+        behind);
     EntryResult entry;
     if (const std::string why = skip_reason(planned); !why.empty()) {
         entry = EntryResult(skipped_entry(plugin, planned.size, why));

@@ -84,8 +84,9 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin, bool late) {
     const auto found = plugins_.find(&plugin);
     if (found == plugins_.end()) return "";
     const PluginPlan &plan = found->second;
-    // A late entry's lane starts a worker for it, started before or not.
-    if (late && std::max(plan.nominal.seconds, start_s(plan)) <= slack_s(&plan)) return "";
+    // A late entry's lane starts a worker for it, started before or not, which pays the
+    // plugin's one-off set-up again (a JIT's compilations: 9 s for logreg_numba).
+    if (late && std::max({plan.nominal.seconds, start_s(plan), plan.own_start_s}) <= slack_s(&plan)) return "";
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
     if (!late && (plan.started || plan.nominal.seconds <= behind_start_limit_s || !behind())) return "";
     return std::string(behind_schedule) + ": starting the plugin is predicted to take " +
@@ -103,7 +104,8 @@ void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
     if (lanes_began_ && plan.in_lane && !entry.late) lanes_work_s_ += result.sweep.entry_wall_s;
     const double outside_s = result.outside_sampling_s();  // with the worker's start, if started for it
     if (result.sweep.worker_started && !plan.started) {
-        starts_by_kind_[plan.nominal.kind].push_back(std::max(0.0, outside_s - plan.overhead_s));
+        plan.own_start_s = std::max(0.0, outside_s - plan.overhead_s);
+        starts_by_kind_[plan.nominal.kind].push_back(plan.own_start_s);
     } else if (result.sweep.entry_wall_s > 0 && result.status != EntryStatus::skipped) {
         plan.overhead_s = outside_s;
     }

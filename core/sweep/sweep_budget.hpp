@@ -64,6 +64,10 @@ public:
     // A lane's entries take longer than alone (its share of the host's cores, the others'
     // starts beside it): 1.36-1.39x outside sampling on 4 and on 2 H200s.
     static constexpr double lane_slowdown = 1.4;
+    // The default sweep's cap on a predicted run() is this much higher in a lane than alone, so
+    // that the lanes keep the sizes one GPU keeps: a lane's run() took up to 1.48x its time
+    // alone on 2 H200s, and a one-GPU sweep's own prediction moves by a quarter between runs.
+    static constexpr double lane_run_limit_factor = 2.0;
 
 private:
     struct PluginPlan {
@@ -71,6 +75,7 @@ private:
         size_t left = 0;  // entries still to run
         bool in_lane = false;
         bool started = false;
+        double own_start_s = 0;  // its worker's first start with its first entry's one-off set-up
         double overhead_s = 0.1;  // setup, verification...: nominal until one is measured
         // Its last entry's warm-up and one sample: what sampling takes at least, with any share
         // (a run() of seconds: a launch-bound Python backend).
