@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <deque>
 #include <optional>
 #include <thread>
 
@@ -203,6 +204,41 @@ TEST_CASE("in lanes, the shares are a one-GPU sweep's, behind is the wall clock'
         CHECK(roomy.budget->limit(options, outside).max_time_s == Approx((left_s - 2 * 10 - 6.05 - 4 * 0.1) / 6));
         CHECK(outside == 0);
     }
+}
+
+TEST_CASE("a late entry's worker start is counted as its plugin's first was, one-off set-up included",
+          "[budget][devices]") {
+    // Three Numba-CUDA plugins of one kind in 2 lanes; their first entries took 2, 2 and 50 s
+    // outside sampling (a worker's start, and for `slow` a JIT's long compilations). A late
+    // entry starts a worker again, which pays that again: the kind's median start (2 s) holds
+    // `quick`'s, not `slow`'s.
+    std::deque<PluginInfo> plugins;
+    SweepEntries entries;
+    for (const char *name : {"quick", "other", "slow"}) {
+        PluginInfo &plugin = plugins.emplace_back(cpu_plugin(name));
+        plugin.device_kind = GPUBENCH_DEVICE_CUDA;
+        plugin.build_record = BuildRecord{.language = "Python", .imports = {"numpy", "numba"}};
+        for (uint64_t size = 1; size <= 2; ++size) entries.push_back({&plugin, size, ""});
+    }
+    const SweepBudget::Clock::time_point start{};
+    SweepBudget budget(40, entries, start, std::vector<bool>(entries.size(), true), 2, [&] { return start; });
+    budget.lanes_begin();
+    for (size_t i = 0; i < plugins.size(); ++i) {
+        EntryResult first;
+        first.status = EntryStatus::ok;
+        first.sweep.worker_started = true;
+        first.sweep.entry_wall_s = (i == 2 ? 50 : 2) + 0.05;
+        first.resources.sampling_wall_s = 0.05;
+        budget.finished(entries[2 * i], first);
+    }
+    MeasureOptions options;
+    double slack = 0;
+    budget.limit(options, slack, true);
+    INFO("the slack: " << slack << " s");
+    REQUIRE(slack > 3.05);  // Numba's nominal start
+    REQUIRE(slack < 49);
+    CHECK(budget.start_refusal(plugins[0], true).empty());
+    CHECK_THAT(budget.start_refusal(plugins[2], true), Catch::StartsWith(behind_schedule));
 }
 
 TEST_CASE("runner --budget cuts each entry's sampling to its part, and records it", "[budget][cli]") {
