@@ -294,6 +294,24 @@ TEST_CASE("a budgeted sweep in lanes measures every entry the one-GPU sweep meas
     CHECK(simulate(host, 1, 75).measured.size() < host.cpu_entries.size() + host.gpu_entries.size());
 }
 
+TEST_CASE("a lane's cap on a predicted run() is higher than one GPU's, and still a cap", "[budget][devices]") {
+    // One plugin whose run() takes 0.75 s per unit of size: predicted from the size before,
+    // size 3 is 2.25 s, over one GPU's 2 s and within a lane's; size 6, 4.5 s from size 4's
+    // 3 s, is over both.
+    SimulatedHost host;
+    host.run_limit_s = 2.0;
+    const PluginInfo &plugin = host.add_plugin("slow_run", GPUBENCH_DEVICE_CUDA, {});
+    host.start_s[&plugin] = 0.5;
+    for (const uint64_t size : {1, 2, 3, 4, 6}) {
+        const EntryCost cost{0.1, 0.75 * double(size)};
+        host.add_entry(plugin, size, cost, cost);
+    }
+    const std::set<std::pair<std::string, uint64_t>> one_gpu{{"slow_run", 1}, {"slow_run", 2}};
+    CHECK(simulate(host, 1, 300).measured == one_gpu);
+    const std::set<std::pair<std::string, uint64_t>> in_lanes{{"slow_run", 1}, {"slow_run", 2}, {"slow_run", 3}, {"slow_run", 4}};
+    CHECK(simulate(host, 2, 300).measured == in_lanes);
+}
+
 TEST_CASE("replayed with the costs 2 x H200 hosts recorded, the lanes measure every entry the one-GPU sweep "
           "measures, within the budget",
           "[budget][devices]") {
