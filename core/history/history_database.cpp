@@ -119,9 +119,16 @@ int64_t HistoryDatabase::integer_of(const std::string &sql) const {
 bool HistoryDatabase::check_identity(Access access) {
     int64_t application_id = 0, version = 0, objects = 0;
     try {
-        application_id = integer_of("PRAGMA application_id");
-        version = integer_of("PRAGMA user_version");
-        objects = integer_of("SELECT count(*) FROM sqlite_master");
+        // One statement, one snapshot: a schema another writer commits meanwhile is seen whole
+        // or not at all (read apart, its tables could be counted without its application id).
+        HistoryStatement identity(*this, "SELECT (SELECT application_id FROM pragma_application_id()), "
+                                         "(SELECT user_version FROM pragma_user_version()), "
+                                         "(SELECT count(*) FROM sqlite_master)");
+        if (identity.step()) {
+            application_id = identity.integer(0);
+            version = identity.integer(1);
+            objects = identity.integer(2);
+        }
     } catch (const std::runtime_error &) {
         // "file is not a database", "database disk image is malformed"; else (locked...) as is.
         const int code = sqlite3_errcode(db_);
