@@ -88,7 +88,7 @@ void print_sweep_header(std::ostream &out, size_t params_width) {
 void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string &params,
                      size_t params_width) {
     const std::string first = first_cells(e.plugin, params, params_width);
-    if (e.run_s.empty()) {  // skipped or failed before any sample
+    if (e.timing.samples.run.empty()) {  // skipped or failed before any sample
         out << format_text("%s %*llu  %s: %s\n", first.c_str(), w_size, static_cast<unsigned long long>(e.size),
                            e.status == EntryStatus::skipped ? "skipped" : "ERROR", e.message.c_str())
             << std::flush;

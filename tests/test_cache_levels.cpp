@@ -55,7 +55,7 @@ EntryResult cpu_entry(double bytes, double seconds, const Roofline &roofline) {
     EntryResult e;
     e.status = EntryStatus::ok;
     e.work.bytes = e.work.host_bytes = bytes;
-    e.run_s = {seconds, seconds, seconds};
+    e.timing.samples.run = {seconds, seconds, seconds};
     e.roofline_margin = roofline.margin;
     hold_to_level(e, roofline, false);
     return e;

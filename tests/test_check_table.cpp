@@ -35,14 +35,14 @@ TEST_CASE("an entry's flags and refusals come from the table, both ways", "[chec
     EntryResult clean;
     clean.status = EntryStatus::ok;
     clean.verification.passed = true;
-    clean.run_s = {1e-3, 1e-3};
-    clean.noise_converged = true;
+    clean.timing.samples.run = {1e-3, 1e-3};
+    clean.timing.noise.converged = true;
     CHECK(entry_flags(clean).empty());
     CHECK(record_refusals(clean).empty());
 
     EntryResult marked = clean;
-    marked.noise_converged = false;  // asked for (max_noise 0.005 by default) and not met
-    marked.cache = "cold";
+    marked.timing.noise.converged = false;  // asked for (max_noise 0.005 by default) and not met
+    marked.timing.cache = "cold";
     marked.persisting_l2_left = "1 MiB of device 0's L2 set aside (cudaLimitPersistingL2CacheSize)";
     CHECK(entry_flags(marked) == std::vector<std::string>{"noisy", "cold", "persisting_l2_left"});
     CHECK(record_refusals(marked).empty());  // flags never refuse

@@ -79,7 +79,7 @@ TEST_CASE("a GPU roofline reads each kind of math against its own peak", "[check
     CHECK(r.flops_for(42) == 0);
     EntryResult e;
     e.status = EntryStatus::ok;
-    e.run_s = {1.0};
+    e.timing.samples.run = {1.0};
     e.work.flops = 500e12;  // 500 TFLOP/s: impossible in FP32, fine on FP16 tensor cores
     e.peak_flops = r.flops_for(GPUBENCH_MATH_FP32);
     CHECK(entry_figures(e, this_host_run()).percent_of_peak > 700);

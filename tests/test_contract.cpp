@@ -69,13 +69,13 @@ void check_cuda_contract() {
             // (allreduce_nccl): then it says so, and is never timed.
             if (info.max_devices > 1 && e.status == EntryStatus::skipped) {
                 CHECK_THAT(e.message, Catch::StartsWith("not supported: "));
-                CHECK(e.run_s.empty());
+                CHECK(e.timing.samples.run.empty());
                 WARN("not tested on one GPU: " << info.name << ": " << e.message);
                 continue;
             }
             check_verified(e);
             CHECK(e.work.flops + e.work.bytes + e.work.items > 0);  // declared work of some kind
-            CHECK(e.run_s.size() >= options.min_samples);
+            CHECK(e.timing.samples.run.size() >= options.min_samples);
             CHECK(cuda_sticky_error().empty());
         }
     }

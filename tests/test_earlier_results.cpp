@@ -51,11 +51,11 @@ TEST_CASE("files of every earlier shape decode, and their recorded figures come 
             const EntryFigures f = entry_figures(e, typed.header.basis());
             CHECK(f.flags == r.value("flags", std::vector<std::string>{}));
             if (!r.contains("timing")) {
-                CHECK(e.run_s.empty());
+                CHECK(e.timing.samples.run.empty());
                 continue;
             }
             ++timed;
-            CHECK(e.run_s == r.at("timing").at("samples").at("run").get<std::vector<double>>());
+            CHECK(e.timing.samples.run == r.at("timing").at("samples").at("run").get<std::vector<double>>());
             check_figure(r, "/timing/run/median", f.run.median);
             check_figure(r, "/timing/end_to_end/median", f.end_to_end.median);
             check_figure(r, "/timing/compute/median", f.compute.median);
@@ -97,14 +97,14 @@ TEST_CASE("an earlier file's entries, read through the typed model, with the val
     REQUIRE(old.entries.size() == 3);
     const EntryResult &naive = old.entries[0];
     CHECK(naive.identity() == EntryIdentity{"matmul_naive", 1024, "", 42});
-    CHECK(naive.settings.max_noise == 0);
+    CHECK(naive.timing.noise.max_noise == 0);
     CHECK(naive.sweep.entry_wall_s == 0);
     CHECK_FALSE(naive.resources.watched());
     const EntryFigures figures = entry_figures(naive, old.header.basis());
     CHECK(figures.flags.empty());
-    CHECK(figures.compute.median == naive.run_s.at(0));  // one sample
+    CHECK(figures.compute.median == naive.timing.samples.run.at(0));  // one sample
     CHECK(old.entries[1].status == EntryStatus::skipped);
-    CHECK(old.entries[1].run_s.empty());
+    CHECK(old.entries[1].timing.samples.run.empty());
     // 2026-11-27, ranks measured in lock-step: the rank and the devices' names come back.
     const ResultsDocument ranks = read_results_file(earlier / "2026-11-27-ranks.json");
     REQUIRE_FALSE(ranks.entries.empty());

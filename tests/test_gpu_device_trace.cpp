@@ -53,7 +53,7 @@ TEST_CASE("device trace: each escape is caught at every size, and the control an
         CHECK(audit.traced.calls >= 3);
         CHECK(audit.traced.run_operations == 1);  // one kernel, the hold not counted
         CHECK(audit.traced.run_device_work_s > 0);
-        CHECK(audit.traced.run_device_work_s <= summarize(control.run_s).max * 1.05 + 5e-6);
+        CHECK(audit.traced.run_device_work_s <= summarize(control.timing.samples.run).max * 1.05 + 5e-6);
 
         for (const auto &[escape, message] : escapes) {
             INFO("escape=" << escape);

@@ -34,16 +34,16 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
     Plugin copy = load_shipped("copy_cuda");
     Measurement replayed = measure_entry(copy, 1'000'000, quick_gpu_options(), *timer);
     REQUIRE(replayed.status == EntryStatus::ok);
-    INFO("per-launch note: " << replayed.per_launch.note);
-    CHECK(replayed.per_launch.method == "graph");
-    CHECK(replayed.per_launch.launches >= 10);
-    CHECK(replayed.per_launch.run_s.size() >= 10);
-    const double single_launch = summarize(replayed.run_s).median;
-    CHECK(summarize(replayed.per_launch.run_s).median <= single_launch);  // no launch gaps
+    INFO("per-launch note: " << replayed.timing.per_launch_note);
+    CHECK(replayed.timing.per_launch.method == "graph");
+    CHECK(replayed.timing.per_launch.launches_per_sample >= 10);
+    CHECK(replayed.timing.per_launch.samples.size() >= 10);
+    const double single_launch = summarize(replayed.timing.samples.run).median;
+    CHECK(summarize(replayed.timing.per_launch.samples).median <= single_launch);  // no launch gaps
     nlohmann::json entry = nlohmann::json(replayed);
     CHECK(entry["timing"]["compute"]["method"] == "graph");
     CHECK(entry["timing"]["per_launch"]["launches_per_sample"].get<size_t>() ==
-          replayed.per_launch.launches);
+          replayed.timing.per_launch.launches_per_sample);
     CHECK(entry["timing"]["launch_overhead"].get<double>() >= 0);
     CHECK(entry["stream_audit"]["outside_stream"] == false);
 
@@ -55,8 +55,8 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
     many.min_samples = many.max_samples = 200;
     Measurement hot = measure_entry(vecadd, 1'000'000, many, *timer);
     REQUIRE(hot.status == EntryStatus::ok);
-    CHECK(hot.cache == "hot");
-    CHECK(hot.per_launch.method == "graph");
+    CHECK(hot.timing.cache == "hot");
+    CHECK(hot.timing.per_launch.method == "graph");
     const EntryResources &r = hot.resources;
     CHECK(r.on_device);
     CHECK(r.device_allocated_bytes >= 12'000'000);
@@ -76,9 +76,9 @@ TEST_CASE("GPU entries: per-launch headline, cold L2, device memory, busy fracti
     cold_options.cold = true;
     Measurement cold = measure_entry(vecadd, 1'000'000, cold_options, *timer);
     REQUIRE(cold.status == EntryStatus::ok);
-    CHECK(cold.cache == "cold");
-    CHECK(cold.per_launch.run_s.empty());  // each cold run needs its flush: single launches
-    CHECK(summarize(cold.run_s).median > summarize(hot.run_s).median);
+    CHECK(cold.timing.cache == "cold");
+    CHECK(cold.timing.per_launch.samples.empty());  // each cold run needs its flush: single launches
+    CHECK(summarize(cold.timing.samples.run).median > summarize(hot.timing.samples.run).median);
 }
 
 TEST_CASE("a kernel that poisons its CUDA context ends only its own entry", "[gpu]") {
@@ -161,12 +161,12 @@ TEST_CASE("a microsecond kernel with reset() gets a per-launch headline", "[gpu]
     REQUIRE(std::holds_alternative<Plugin>(loaded));
     const Measurement e = measure_entry(std::get<Plugin>(loaded), 3, quick_gpu_options(), *timer);
     REQUIRE(e.status == EntryStatus::ok);
-    INFO("note: " << e.per_launch.note);
-    CHECK(e.per_launch.method == "graph, reset subtracted");
-    CHECK(headline_method(e) == e.per_launch.method);
-    const double per_launch = summarize(e.per_launch.run_s).median;
+    INFO("note: " << e.timing.per_launch_note);
+    CHECK(e.timing.per_launch.method == "graph, reset subtracted");
+    CHECK(headline_method(e) == e.timing.per_launch.method);
+    const double per_launch = summarize(e.timing.per_launch.samples).median;
     CHECK(per_launch > 0);
-    CHECK(per_launch < summarize(e.run_s).median);
+    CHECK(per_launch < summarize(e.timing.samples.run).median);
     CHECK(nlohmann::json(e)["timing"]["compute"]["median"].get<double>() == Approx(per_launch));
 }
 
@@ -177,26 +177,26 @@ TEST_CASE("a held stream keeps run()'s host time out of the GPU span, and lets g
     // Size 6: ~2 ms on the host, then a microsecond kernel.
     const Measurement held = measure_entry(mistakes, 6, quick_gpu_options(), *timer);
     REQUIRE(held.status == EntryStatus::ok);
-    CHECK(held.stream_hold == "held");
-    REQUIRE(held.run_host_cycle_s.size() == held.run_s.size());
-    CHECK(summarize(held.run_host_cycle_s).median > 2e-3);
-    REQUIRE_FALSE(held.run_host_s.empty());  // the back-to-back calls
-    CHECK(held.run_host_s.size() <= back_to_back_calls);
-    CHECK(summarize(held.run_host_s).median > 2e-3);
-    CHECK(summarize(held.run_s).median < 0.5e-3);
+    CHECK(held.timing.stream_hold == "held");
+    REQUIRE(held.timing.samples.run_host_in_cycle.size() == held.timing.samples.run.size());
+    CHECK(summarize(held.timing.samples.run_host_in_cycle).median > 2e-3);
+    REQUIRE_FALSE(held.timing.samples.run_host.empty());  // the back-to-back calls
+    CHECK(held.timing.samples.run_host.size() <= back_to_back_calls);
+    CHECK(summarize(held.timing.samples.run_host).median > 2e-3);
+    CHECK(summarize(held.timing.samples.run).median < 0.5e-3);
     MeasureOptions unheld_options = quick_gpu_options();
     unheld_options.hold_stream = false;
     const Measurement unheld = measure_entry(mistakes, 6, unheld_options, *timer);
     REQUIRE(unheld.status == EntryStatus::ok);
-    CHECK(unheld.stream_hold.empty());
-    CHECK(summarize(unheld.run_s).median > 2e-3);
+    CHECK(unheld.timing.stream_hold.empty());
+    CHECK(summarize(unheld.timing.samples.run).median > 2e-3);
 
     // Size 7: run() waits for its own kernel; the watchdog ends the hold, the entry is timed
     // unheld and still verified.
     const Measurement waits = measure_entry(mistakes, 7, quick_gpu_options(), *timer);
     REQUIRE(waits.status == EntryStatus::ok);
-    CHECK_THAT(waits.stream_hold, Catch::StartsWith("not held: the hold was released by its watchdog"));
-    CHECK(waits.run_s.size() >= quick_gpu_options().min_samples);
+    CHECK_THAT(waits.timing.stream_hold, Catch::StartsWith("not held: the hold was released by its watchdog"));
+    CHECK(waits.timing.samples.run.size() >= quick_gpu_options().min_samples);
 
     // Through the runner: the worker holds none of that plugin's later entries (size 5 would
     // hold), and says why.
@@ -223,13 +223,13 @@ TEST_CASE("run()'s host time per call comes from back-to-back calls, not from th
     // Size 8: the first three run()s after a download spend ~2 ms each on the host.
     const Measurement e = measure_entry(mistakes, 8, quick_gpu_options(), *timer);
     REQUIRE(e.status == EntryStatus::ok);
-    CHECK(e.stream_hold == "held");
-    REQUIRE(e.run_host_cycle_s.size() == e.run_s.size());
-    CHECK(summarize(e.run_host_cycle_s).median > 2e-3);
-    REQUIRE(e.run_host_s.size() >= 3);  // groups: the last call of each timed
-    CHECK(e.run_host_s.size() <= back_to_back_calls);
+    CHECK(e.timing.stream_hold == "held");
+    REQUIRE(e.timing.samples.run_host_in_cycle.size() == e.timing.samples.run.size());
+    CHECK(summarize(e.timing.samples.run_host_in_cycle).median > 2e-3);
+    REQUIRE(e.timing.samples.run_host.size() >= 3);  // groups: the last call of each timed
+    CHECK(e.timing.samples.run_host.size() <= back_to_back_calls);
     // Every timing, not only most: each is the fourth call after a download or later.
-    CHECK(*std::max_element(e.run_host_s.begin(), e.run_host_s.end()) < 1.5e-3);
+    CHECK(*std::max_element(e.timing.samples.run_host.begin(), e.timing.samples.run_host.end()) < 1.5e-3);
     const nlohmann::json timing = nlohmann::json(e)["timing"];
     CHECK(timing["run_host"]["median"].get<double>() < 0.5e-3);
     CHECK(timing["run_host_in_cycle"]["median"].get<double>() > 2e-3);
@@ -322,7 +322,7 @@ TEST_CASE("allreduce_nccl sums across the selected GPUs, verified, and records t
     CHECK(e.work.items == 1 << 20);                                // algbw: bytes per GPU
     CHECK(e.work.bytes == Approx((1 << 20) * 2 * (n - 1) / n));  // busbw
     CHECK(e.work.flags & GPUBENCH_WORK_BYTES_INTERCONNECT);
-    CHECK(e.clock == "cuda_event_multi_device");
+    CHECK(e.timing.clock == "cuda_event_multi_device");
 }
 
 TEST_CASE("allreduce_nccl across 2 ranks, one GPU each, sums in lock-step and verifies", "[gpu][ranks]") {

@@ -36,7 +36,7 @@ EntryResult across(double bytes, double seconds, const Roofline &roofline) {
     e.work.items = bytes / 1.5;
     e.work.device_bytes = 2 * e.work.items;
     e.work.flags = GPUBENCH_WORK_RUN_REPEATABLE | GPUBENCH_WORK_BYTES_INTERCONNECT;
-    e.run_s = {seconds, seconds, seconds};
+    e.timing.samples.run = {seconds, seconds, seconds};
     hold_to_level(e, roofline, false);
     return e;
 }

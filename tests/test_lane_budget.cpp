@@ -95,10 +95,10 @@ RecordedSweep recorded_sweep(const std::string &file) {
     const std::vector<RecordedCost> costs = recorded_costs(sweep.document);
     for (size_t i = 0; i < costs.size(); ++i) {
         const EntryResult &e = sweep.document.entries[i];
-        if (e.status != EntryStatus::ok || e.run_s.empty()) continue;
+        if (e.status != EntryStatus::ok || e.timing.samples.run.empty()) continue;
         const double start = e.sweep.worker_started ? costs[i].start_s.value_or(0) : 0;
         if (e.sweep.worker_started) sweep.start_s.emplace(e.plugin, start);
-        sweep.entries[{e.plugin, e.size}] = {std::max(0.0, e.outside_sampling_s() - start), summarize(e.run_s).median, e.work};
+        sweep.entries[{e.plugin, e.size}] = {std::max(0.0, e.outside_sampling_s() - start), summarize(e.timing.samples.run).median, e.work};
     }
     return sweep;
 }
@@ -210,8 +210,8 @@ SimulatedSweep simulate(const SimulatedHost &host, size_t lanes, double budget_s
         result.sweep.worker_started = std::exchange(workers[lane], entry.plugin) != entry.plugin;
         last[entry.plugin] = {.from_size = entry.size, .from_median_s = cost.run_s, .from_work = cost.work,
                               .from_outside_s = result.sweep.worker_started ? 0 : cost.outside_s};
-        result.first_run_s = cost.run_s;
-        result.run_s = {cost.run_s};
+        result.timing.first_run = cost.run_s;
+        result.timing.samples.run = {cost.run_s};
         result.resources.sampling_wall_s = std::max(cut.max_time_s, 2 * cost.run_s);
         result.sweep.entry_wall_s = (result.sweep.worker_started ? host.start_s.at(entry.plugin) * scale : 0) + cost.outside_s +
                                     result.resources.sampling_wall_s;

@@ -38,11 +38,11 @@ TEST_CASE("a correct plugin is sampled, verified and summarised", "[measure]") {
     Measurement e = measure("fixture_good.so", 100);
     CHECK(e.status == EntryStatus::ok);
     CHECK(e.message.empty());
-    CHECK(e.clock == "steady_clock");
-    CHECK(e.run_s.size() == 3);  // min_samples reached with min_time 0
-    CHECK(e.upload_s.empty());   // a CPU plugin has no transfers
+    CHECK(e.timing.clock == "steady_clock");
+    CHECK(e.timing.samples.run.size() == 3);  // min_samples reached with min_time 0
+    CHECK(e.timing.samples.upload.empty());   // a CPU plugin has no transfers
     CHECK(e.verification.passed);
-    CHECK(e.stop_reason == "min_samples and min_time reached");
+    CHECK(e.timing.stop_reason == "min_samples and min_time reached");
     EntryFigures f = entry_figures(e, this_host_run());
     CHECK(f.run.count == 3);
     CHECK(f.end_to_end.median == Approx(f.run.median));
@@ -56,8 +56,8 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     options.min_time_s = 0.05;
     const Measurement fast = measure_entry(load_fixture("fixture_good.so"), 100, options, timer);
     REQUIRE(fast.status == EntryStatus::ok);
-    CHECK(fast.run_host_s.size() >= 2);
-    CHECK(fast.run_host_s.size() <= back_to_back_calls);
+    CHECK(fast.timing.samples.run_host.size() >= 2);
+    CHECK(fast.timing.samples.run_host.size() <= back_to_back_calls);
     // fixture_spin's run() spins 60 ms: a group would take more than 20 ms and 5% of the
     // sampling, so one call, after the samples. --max-time 0.4 s ends the sampling after
     // about 6 (the warm-up counts); a group taken among them would leave 2.
@@ -67,9 +67,9 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     options.cpu_threads = 1;
     const Measurement slow = measure_entry(load_fixture("fixture_spin.so"), 10, options, timer);
     REQUIRE(slow.status == EntryStatus::ok);
-    CHECK(slow.run_s.size() >= 5);
-    REQUIRE(slow.run_host_s.size() == 1);
-    CHECK(slow.run_host_s[0] > 0.05);
+    CHECK(slow.timing.samples.run.size() >= 5);
+    REQUIRE(slow.timing.samples.run_host.size() == 1);
+    CHECK(slow.timing.samples.run_host[0] > 0.05);
 }
 
 TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the results", "[measure]") {
@@ -112,13 +112,13 @@ TEST_CASE("sampling stops at max_samples and at max_time", "[measure]") {
     MeasureOptions options = counted_options();
     options.min_time_s = 1e9;  // never reached
     Measurement capped = measure_entry(plugin, 10, options, timer);
-    CHECK(capped.run_s.size() == options.max_samples);
-    CHECK(capped.stop_reason == "max_samples reached");
+    CHECK(capped.timing.samples.run.size() == options.max_samples);
+    CHECK(capped.timing.stop_reason == "max_samples reached");
     options.max_samples = 1000000;
     options.max_time_s = 0;
     Measurement timed_out = measure_entry(plugin, 10, options, timer);
-    CHECK(timed_out.run_s.size() == 1);
-    CHECK(timed_out.stop_reason == "max_time reached");
+    CHECK(timed_out.timing.samples.run.size() == 1);
+    CHECK(timed_out.timing.stop_reason == "max_time reached");
 }
 
 TEST_CASE("a wrong result is marked invalid, never ok", "[measure]") {
@@ -196,7 +196,7 @@ TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one t
     SteadyClockTimer timer;
     // Size 200 busy-waits a steady 2 ms per run: its median is known well after 10 samples.
     Measurement steady = measure_entry(plugin, 200, options, timer);
-    INFO("steady: " << steady.run_s.size() << " samples, noise " << steady.noise);
+    INFO("steady: " << steady.timing.samples.run.size() << " samples, noise " << steady.timing.noise.median_rel_stderr);
     // On a crowded machine (ctest -j) preemption can make even a busy wait noisy: then the
     // runner must say why (contended), and the converged case is not asserted.
     const bool crowded = steady.resources.host_load && steady.resources.host_load->contended();
@@ -206,19 +206,19 @@ TEST_CASE("the noise criterion stops a steady entry early and runs a noisy one t
         const auto flags = entry_figures(steady, this_host_run()).flags;
         CHECK(std::find(flags.begin(), flags.end(), "contended") != flags.end());
     } else {
-        CHECK(steady.stop_reason == "noise below max_noise");
-        CHECK(steady.noise_converged);
-        CHECK(steady.noise <= options.max_noise);
-        CHECK(steady.run_s.size() < 100);
+        CHECK(steady.timing.stop_reason == "noise below max_noise");
+        CHECK(steady.timing.noise.converged);
+        CHECK(steady.timing.noise.median_rel_stderr <= options.max_noise);
+        CHECK(steady.timing.samples.run.size() < 100);
     }
     // Size 201 waits 1 to 4 ms at random: 0.5% would take ~10000 samples, so it runs to
     // max_time and says it did not converge.
     Measurement noisy = measure_entry(plugin, 201, options, timer);
-    INFO("noisy: " << noisy.run_s.size() << " samples, noise " << noisy.noise);
-    CHECK(noisy.stop_reason == "max_time reached");
-    CHECK_FALSE(noisy.noise_converged);
-    CHECK(noisy.noise > options.max_noise);
-    if (!crowded) CHECK(noisy.run_s.size() > steady.run_s.size());
+    INFO("noisy: " << noisy.timing.samples.run.size() << " samples, noise " << noisy.timing.noise.median_rel_stderr);
+    CHECK(noisy.timing.stop_reason == "max_time reached");
+    CHECK_FALSE(noisy.timing.noise.converged);
+    CHECK(noisy.timing.noise.median_rel_stderr > options.max_noise);
+    if (!crowded) CHECK(noisy.timing.samples.run.size() > steady.timing.samples.run.size());
 }
 
 TEST_CASE("the median's relative standard error shrinks with the square root of n",
@@ -292,7 +292,7 @@ TEST_CASE("the runner adds its page faults per run to the entry's metrics", "[me
 TEST_CASE("throughput is read against the roofline of the device's peaks", "[measure]") {
     EntryResult e;
     e.status = EntryStatus::ok;
-    e.run_s = {1.0};
+    e.timing.samples.run = {1.0};
     e.work.flops = 50e12;  // 50 TFLOP/s
     e.work.bytes = 1e12;   // 1 TB/s
     CHECK(entry_figures(e, this_host_run()).roofline_bound.empty());  // peaks unknown (a CPU entry)
@@ -345,7 +345,7 @@ TEST_CASE("the default sweep's budget skips a size predicted to run too long, be
     CHECK(over.status == EntryStatus::skipped);
     CHECK_THAT(over.message, Catch::Contains("over the default sweep's budget") &&
                                  Catch::Contains("predicted to take 1 s (from size 10)"));
-    CHECK(over.run_s.empty());
+    CHECK(over.timing.samples.run.empty());
     CHECK(measurer.measure(plugin, 100, counted_options(), {}, RunBudget{5.0, 10, 0.1, at_10}).status ==
           EntryStatus::ok);
 

@@ -44,8 +44,8 @@ ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &
             e.plugin = plugin;
             e.size = size;
             e.status = EntryStatus::ok;
-            e.clock = "steady_clock";
-            e.run_s = {1e-3, 1.1e-3, 0.9e-3};
+            e.timing.clock = "steady_clock";
+            e.timing.samples.run = {1e-3, 1.1e-3, 0.9e-3};
             for (const Metric &m : list) e.metrics.push_back({m});
             for (EntryMetric &m : e.metrics) m.value *= static_cast<double>(size) / 1000;
             doc["entries"].push_back(json(e));

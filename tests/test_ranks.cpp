@@ -129,7 +129,7 @@ TEST_CASE("a collective across ranks calls run() a fixed number of times, whatev
     Measurement e = measure_entry(plugin, 20, options, timer);
     INFO(e.message);
     REQUIRE(e.status == EntryStatus::ok);
-    CHECK(e.run_s.size() == 5);  // --min-samples, though --max-time 0 would stop at one
+    CHECK(e.timing.samples.run.size() == 5);  // --min-samples, though --max-time 0 would stop at one
     std::map<std::string, double> m = metrics_of(e);
     CHECK(m["runs"] == 1 + 5);  // the warm-up and the samples, nothing else
     CHECK(m["rank"] == 1);
@@ -139,7 +139,7 @@ TEST_CASE("a collective across ranks calls run() a fixed number of times, whatev
     CHECK(fs::is_directory(options.rendezvous));  // made for it
     CHECK(e.rank == 1);
     CHECK(e.ranks == 2);
-    CHECK(e.stop_reason == "a fixed count across 2 ranks: 5 samples (--min-samples) on each, as every rank "
+    CHECK(e.timing.stop_reason == "a fixed count across 2 ranks: 5 samples (--min-samples) on each, as every rank "
                            "must call run() alike");
     // Nor do a minimum time or the noise criterion change it.
     options.min_time_s = 30;
@@ -162,7 +162,7 @@ TEST_CASE("a collective across ranks calls run() a fixed number of times, whatev
     alone.rendezvous.clear();
     e = measure_entry(plugin, 20, alone, timer);
     CHECK(e.status == EntryStatus::ok);
-    CHECK(e.run_s.size() == 1);
+    CHECK(e.timing.samples.run.size() == 1);
     m = metrics_of(e);
     CHECK(m["runs"] == 1 + 1);
     CHECK(m["rank"] == 0);
@@ -179,7 +179,7 @@ TEST_CASE("a plugin that does not work across ranks is measured by each rank alo
     const MeasureOptions options = rank_of_two_options(0, folder.path());
     const Measurement e = measure_entry(plugin, 20, options, timer);
     CHECK(e.status == EntryStatus::ok);
-    CHECK(e.run_s.size() == 1);  // --max-time 0: its own rules
+    CHECK(e.timing.samples.run.size() == 1);  // --max-time 0: its own rules
     CHECK_FALSE(e.across_ranks());
     CHECK_FALSE(fs::exists(options.rendezvous));  // no folder made for it
 }

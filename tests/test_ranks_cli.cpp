@@ -138,7 +138,7 @@ TEST_CASE("allreduce_nccl on one GPU is skipped with the reason, never timed", "
     CHECK_THAT(e.message, Catch::StartsWith("not supported: ") &&
                               Catch::Contains("an all-reduce needs at least 2 GPUs: --devices 0,1 (or all) in one "
                                               "process, or ranks launched together with a GPU each"));
-    CHECK(e.run_s.empty());
+    CHECK(e.timing.samples.run.empty());
     // On 4 GPUs, from one process or as 4 ranks: bus bytes 2(n-1)/n across the interconnect.
     const gpubench::Work one_process = gpubench::query_work(plugin.api(), 1 << 20, "", 4, 1);
     CHECK(one_process.bytes == Approx(1.5 * (1 << 20)));

@@ -51,10 +51,10 @@ json results(const std::vector<Entry> &entries, const std::string &gpu = "NVIDIA
         r.size = e.size;
         r.status = e.valid ? EntryStatus::ok : EntryStatus::verification_failed;
         r.message = e.valid ? "" : "wrong result";
-        r.clock = "steady_clock";
-        r.run_s = e.run_s;
-        if (e.transfer_s > 0) r.upload_s.assign(e.run_s.size(), e.transfer_s);
-        if (!e.per_launch_s.empty()) r.per_launch = {"graph", 1000, e.per_launch_s, ""};
+        r.timing.clock = "steady_clock";
+        r.timing.samples.run = e.run_s;
+        if (e.transfer_s > 0) r.timing.samples.upload.assign(e.run_s.size(), e.transfer_s);
+        if (!e.per_launch_s.empty()) r.timing.per_launch = {"graph", 1000, e.per_launch_s};
         doc["entries"].push_back(nlohmann::json(r));
     }
     return doc;
@@ -382,13 +382,13 @@ TEST_CASE("the studies view: per size, backends grouped by language with memory,
         r.resources.peak_rss_bytes = 64ull << 20;
         r.resources.sampling_wall_s = 2;
         r.resources.sampling_cpu_s = 2;  // one core of 16: 6.25%
-        r.first_run_s = 0.5;
-        r.load_s = 0.8;
+        r.timing.first_run = 0.5;
+        r.timing.load = 0.8;
         if (r.plugin == "matmul_cuda") {
             r.resources.on_device = true;
             r.resources.device_allocated_bytes = 256ull << 20;
             r.resources.gpu_busy = 0.97;
-            r.run_host_s = around(4e-6);
+            r.timing.samples.run_host = around(4e-6);
         }
         e = r;
     }

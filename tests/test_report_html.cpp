@@ -56,11 +56,11 @@ json page_results(const std::vector<PageEntry> &entries) {
         r.plugin = e.plugin;
         r.size = e.size;
         r.status = EntryStatus::ok;
-        r.clock = "steady_clock";
-        for (int i = 0; i < 9; ++i) r.run_s.push_back(e.run_s * (1 + 0.01 * (i - 4)));
-        if (e.transfer_s > 0) r.upload_s.assign(r.run_s.size(), e.transfer_s);
+        r.timing.clock = "steady_clock";
+        for (int i = 0; i < 9; ++i) r.timing.samples.run.push_back(e.run_s * (1 + 0.01 * (i - 4)));
+        if (e.transfer_s > 0) r.timing.samples.upload.assign(r.timing.samples.run.size(), e.transfer_s);
         // Noisy where asked for, else converged; the bytes at 12.5% of the bandwidth.
-        r.noise_converged = std::find(e.flags.begin(), e.flags.end(), "noisy") == e.flags.end();
+        r.timing.noise.converged = std::find(e.flags.begin(), e.flags.end(), "noisy") == e.flags.end();
         r.work.bytes = double(e.size);
         r.headline = GPUBENCH_HEADLINE_BYTES;
         r.peak_bytes_per_s = 8 * double(e.size) / e.run_s;

@@ -62,10 +62,10 @@ json counted_results(const std::vector<Counted> &entries) {
         r.plugin = e.plugin;
         r.size = e.size;
         r.status = EntryStatus::ok;
-        r.clock = gpu ? "cuda_event" : "steady_clock";
+        r.timing.clock = gpu ? "cuda_event" : "steady_clock";
         if (gpu) r.cuda_devices = {0}, r.sweep.devices = {{0, h100, "GPU-1", "00000000:19:00.0"}};
-        r.run_s.assign(9, e.run_s);
-        r.noise_converged = true;
+        r.timing.samples.run.assign(9, e.run_s);
+        r.timing.noise.converged = true;
         r.work.bytes = e.declared_bytes;
         r.work.flops = e.declared_flops;
         r.headline = GPUBENCH_HEADLINE_FLOPS;
@@ -101,8 +101,8 @@ json counted_study() {
     sort.plugin = "sort_naive";
     sort.size = 1000;
     sort.status = EntryStatus::ok;
-    sort.clock = "steady_clock";
-    sort.run_s.assign(9, 1e-3);
+    sort.timing.clock = "steady_clock";
+    sort.timing.samples.run.assign(9, 1e-3);
     doc["plugins"].push_back({{"name", "sort_naive"}, {"workload", "sort"}, {"backend", "naive"}, {"device_kind", "cpu"},
                               {"description", ""}, {"size_meaning", "N"}, {"version", "1.0"}, {"abi", "1.3"},
                               {"build_info", ""}, {"file", "sort_naive.so"}});

@@ -222,19 +222,19 @@ TEST_CASE("what the writer writes reads back the same through the typed model", 
     e.plugin = "sort_cuda";
     e.size = 1ull << 40;
     e.status = EntryStatus::ok;
-    e.clock = "cuda_event";
-    e.run_s = {3e-6, 4e-6, 5e-6};
-    e.upload_s = {1e-6, 1e-6, 1e-6};
-    e.download_s = {2e-6, 2e-6, 2e-6};
-    e.per_launch = {"graph", 1000, {1e-6, 1.5e-6, 2e-6}, ""};
-    e.cache = "cold";
+    e.timing.clock = "cuda_event";
+    e.timing.samples.run = {3e-6, 4e-6, 5e-6};
+    e.timing.samples.upload = {1e-6, 1e-6, 1e-6};
+    e.timing.samples.download = {2e-6, 2e-6, 2e-6};
+    e.timing.per_launch = {"graph", 1000, {1e-6, 1.5e-6, 2e-6}};
+    e.timing.cache = "cold";
     e.verification.max_error = std::nan("");  // written as null
     e.settings = entry_settings(options);
     EntryResult skipped = e;
     skipped.size = 5;
     skipped.status = EntryStatus::skipped;
     skipped.message = "unavailable";
-    skipped.run_s.clear();
+    skipped.timing.samples.run.clear();
     json document = results_header({"runner", "--seed", "7"}, GpuInfo{}, options, std::nullopt);
     document["plugins"] = json::array({json{{"name", "sort_cuda"}, {"workload", "sort"},
                                             {"backend", "cuda"}, {"device_kind", "cuda"},
@@ -254,17 +254,17 @@ TEST_CASE("what the writer writes reads back the same through the typed model", 
     CHECK(timed.identity() == EntryIdentity{"sort_cuda", 1ull << 40, "input=descending", 7});
     CHECK(timed.identity().any_seed().text() == "sort_cuda 1099511627776 (params 'input=descending')");
     CHECK(timed.status == EntryStatus::ok);
-    CHECK(timed.run_s == e.run_s);
-    CHECK(timed.download_s == e.download_s);
-    CHECK(headline_run_samples(timed) == e.per_launch.run_s);
-    CHECK(timed.per_launch.launches == 1000);
+    CHECK(timed.timing.samples.run == e.timing.samples.run);
+    CHECK(timed.timing.samples.download == e.timing.samples.download);
+    CHECK(headline_run_samples(timed) == e.timing.per_launch.samples);
+    CHECK(timed.timing.per_launch.launches_per_sample == 1000);
     const EntryFigures figures = entry_figures(timed, typed.header.basis());
     CHECK(figures.flags == std::vector<std::string>{"noisy", "cold"});
     CHECK(figures.run.median == Approx(4e-6));
     CHECK(figures.end_to_end.median == Approx(7e-6));
     CHECK(figures.compute.median == Approx(1.5e-6));
     CHECK(typed.entries[1].message == "unavailable");
-    CHECK(typed.entries[1].run_s.empty());
+    CHECK(typed.entries[1].timing.samples.run.empty());
     // The worker's request carries the same options.
     CHECK(json(request_from_wire(request_to_wire({5, options, {}})).options) == json(options));
     fs::remove(file);

@@ -290,8 +290,8 @@ TEST_CASE("costs from earlier results: wall time less the worker's start, else s
         e.size = size;
         e.settings.seed = 99;  // another seed: costs match by plugin, size and params
         e.sweep.entry_wall_s = wall;
-        if (sampled) e.run_s = {0.4, 0.5, 0.5, 0.6}, e.first_run_s = 1;  // 0.5 beyond the median: a first compilation
-        e.load_s = load;
+        if (sampled) e.timing.samples.run = {0.4, 0.5, 0.5, 0.6}, e.timing.first_run = 1;  // 0.5 beyond the median: a first compilation
+        e.timing.load = load;
         e.sweep.worker_started = started;
         earlier.entries.push_back(e);
     };

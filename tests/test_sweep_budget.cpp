@@ -91,8 +91,8 @@ TEST_CASE("the budget counts what a plugin's entries sample at least: a warm-up 
     first.status = EntryStatus::ok;
     first.sweep.entry_wall_s = 4.1;
     first.resources.sampling_wall_s = 4;
-    first.first_run_s = 2;
-    first.run_s = {2};
+    first.timing.first_run = 2;
+    first.timing.samples.run = {2};
     budget.finished(entries[0], first);
     // The two left each take those 4 s whatever their share, and 0.1 s besides.
     double outside = 0;

@@ -35,7 +35,7 @@ size_t insert_points(const HistoryDatabase &db, int64_t run_id, const ResultsDoc
     size_t stored = 0;
     for (size_t i = 0; i < results.entries.size(); ++i) {
         const EntryResult &entry = results.entries[i];
-        if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+        if (entry.status != EntryStatus::ok || entry.timing.samples.run.empty()) continue;
         const EntryFigures figures = entry_figures(entry, results.header.basis());
         std::vector<double> samples = headline_run_samples(entry);
         std::sort(samples.begin(), samples.end());

@@ -54,16 +54,16 @@ RunBasis this_host_run() { return {logical_cores()}; }
 
 EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     EntryFigures f;
-    f.run = summarize(e.run_s);
-    f.compute = e.per_launch.run_s.empty() ? f.run : summarize(e.per_launch.run_s);
-    f.upload = summarize(e.upload_s);
-    f.download = summarize(e.download_s);
-    std::vector<double> total = e.run_s;
-    if (e.upload_s.size() == total.size()) total = add_samples(total, e.upload_s);
-    if (e.download_s.size() == total.size()) total = add_samples(total, e.download_s);
+    f.run = summarize(e.timing.samples.run);
+    f.compute = e.timing.per_launch.samples.empty() ? f.run : summarize(e.timing.per_launch.samples);
+    f.upload = summarize(e.timing.samples.upload);
+    f.download = summarize(e.timing.samples.download);
+    std::vector<double> total = e.timing.samples.run;
+    if (e.timing.samples.upload.size() == total.size()) total = add_samples(total, e.timing.samples.upload);
+    if (e.timing.samples.download.size() == total.size()) total = add_samples(total, e.timing.samples.download);
     f.end_to_end = summarize(total);
-    if (!e.run_host_s.empty()) f.run_host = summarize(e.run_host_s);
-    if (!e.run_host_cycle_s.empty()) f.run_host_in_cycle = summarize(e.run_host_cycle_s);
+    if (!e.timing.samples.run_host.empty()) f.run_host = summarize(e.timing.samples.run_host);
+    if (!e.timing.samples.run_host_in_cycle.empty()) f.run_host_in_cycle = summarize(e.timing.samples.run_host_in_cycle);
     throughput(e, f);
     f.cpu_cores = e.resources.cpu_cores();
     f.cpu_percent = run.logical_cores > 0 ? 100.0 * f.cpu_cores / double(run.logical_cores) : 0.0;

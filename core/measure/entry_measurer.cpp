@@ -164,11 +164,11 @@ Measurement EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
     MeasureOptions entry_options = options;
     if (unheld != unheld_.end()) entry_options.hold_stream = false;
     Measurement entry = measure_entry(plugin, size, entry_options, *timer, observe);
-    if (unheld != unheld_.end() && !entry.run_s.empty() && options.hold_stream)
-        entry.stream_hold = unheld->second;
-    else if (released_by_watchdog(entry.stream_hold))
+    if (unheld != unheld_.end() && !entry.timing.samples.run.empty() && options.hold_stream)
+        entry.timing.stream_hold = unheld->second;
+    else if (released_by_watchdog(entry.timing.stream_hold))
         unheld_[&plugin.api()] = "not held: at size " + std::to_string(size) + " " +
-                                 entry.stream_hold.substr(std::string("not held: ").size());
+                                 entry.timing.stream_hold.substr(std::string("not held: ").size());
     if (plugin.is_cuda())
         if (std::string why = note_lost_cuda_context(entry); !why.empty()) {
             lost_ = why;

@@ -225,7 +225,7 @@ std::vector<Metric> count_one_run(Instance &instance, const gpubench_plugin &api
     for (size_t pass = 1;; ++pass) {
         instance.call("upload", api.upload);
         instance.call("reset", api.reset);
-        if (result.cache == "cold") timer.flush_cache();  // waited for: outside the counted range
+        if (result.timing.cache == "cold") timer.flush_cache();  // waited for: outside the counted range
         source->start_pass();
         instance.timed("run", api.run, timer);  // its time is not kept: only that its work is done
         if (source->end_pass()) break;

@@ -82,7 +82,10 @@ Measurement new_entry(const Plugin &plugin, uint64_t size, const MeasureOptions 
     result.plugin = plugin.name();
     result.size = size;
     result.settings = entry_settings(options);
-    result.clock = timer.clock_name();
+    result.timing.clock = timer.clock_name();
+    result.timing.warmup_runs = options.warmup_runs;
+    result.timing.profile_runs = options.profile_runs;
+    result.timing.noise.max_noise = options.max_noise;
     result.item_name = plugin.info().item_name;
     result.headline = plugin.info().headline;
     result.unoptimized = plugin.info().built_unoptimized();
@@ -172,7 +175,7 @@ private:
 // ok, or invalid with every refusal the record shows (checks/check.hpp). A cold entry whose
 // L2 could not be flushed is held to the level its working set fits in after all.
 void judge_result(Measurement &result, const MeasureOptions &options, const PhaseTimer &timer) {
-    if (options.cold && result.cache != "cold") hold_to_level(result, timer.roofline(), false);
+    if (options.cold && result.timing.cache != "cold") hold_to_level(result, timer.roofline(), false);
     result.message = record_refusals(result, &result.refused_by);
     result.status = result.message.empty() ? EntryStatus::ok : EntryStatus::verification_failed;
 }
@@ -263,7 +266,7 @@ Measurement measure_entry(const Plugin &plugin, uint64_t size, const MeasureOpti
         const auto setup_began = std::chrono::steady_clock::now();
         instance.emplace(api, args,
                          options.nvtx ? nvtx_entry_label(plugin.info().name, size, options.params) : "");
-        result.setup_s = seconds_since(setup_began);
+        result.timing.setup = seconds_since(setup_began);
         sample(*instance, api, options, timer, result, stage, watch, *leaks, runs_done);
         time_per_launch(*instance, api, options, timer, result);
         std::vector<Metric> counted;

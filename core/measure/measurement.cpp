@@ -18,8 +18,7 @@ EntryStatus entry_status_from_string(const std::string &text) {
 }
 
 EntrySettings entry_settings(const MeasureOptions &options) {
-    return {options.params, options.seed, options.cpu_threads, options.warmup_runs, options.max_noise,
-            options.profile_runs};
+    return {options.params, options.seed, options.cpu_threads};
 }
 
 bool measured_across_ranks(const Work &work, const MeasureOptions &options) {
@@ -27,11 +26,11 @@ bool measured_across_ranks(const Work &work, const MeasureOptions &options) {
 }
 
 const std::vector<double> &headline_run_samples(const Measurement &entry) {
-    return entry.per_launch.run_s.empty() ? entry.run_s : entry.per_launch.run_s;
+    return entry.timing.per_launch.samples.empty() ? entry.timing.samples.run : entry.timing.per_launch.samples;
 }
 
 std::string headline_method(const Measurement &entry) {
-    return entry.per_launch.run_s.empty() ? "single" : entry.per_launch.method;
+    return entry.timing.per_launch.samples.empty() ? "single" : entry.timing.per_launch.method;
 }
 
 }  // namespace gpubench

@@ -60,14 +60,11 @@ struct MeasureOptions {
 inline constexpr size_t lockstep_launches = 20;
 
 // What an entry's record holds of the options it was measured with: its identity's params,
-// seed and threads, and how it was sampled. The rest are the results file's "options".
+// seed and threads (how it was sampled is its Timing's). The rest are the results file's "options".
 struct EntrySettings {
     std::string params;
     uint64_t seed = 42;
     int cpu_threads = 1;
-    int warmup_runs = 1;
-    double max_noise = 0.005;  // 0: the noise criterion was not asked for
-    size_t profile_runs = 0;   // a profile run's count of run() calls (--profile); 0: none
 };
 EntrySettings entry_settings(const MeasureOptions &options);
 
@@ -119,9 +116,36 @@ struct ThreadAudit {
 // The headline time of a short GPU run, per launch (empty method: from single launches).
 struct PerLaunch {
     std::string method;            // "graph" or "batch" (", reset subtracted"); "": none
-    size_t launches = 0;           // run() launches per sample
-    std::vector<double> run_s;     // seconds per launch, one value per sample
-    std::string note;              // why a graph was not used, when it was not
+    size_t launches_per_sample = 0;  // run() launches per sample
+    std::vector<double> samples;   // seconds per launch, one value per sample
+};
+
+// How an entry was sampled, and its samples: the stored half of the results file's "timing"
+// block, named as the file names it (times in seconds). The summaries beside them there are
+// figures (entry_figures.hpp).
+struct Timing {
+    std::string clock;              // which PhaseTimer measured it
+    int warmup_runs = 1;
+    size_t profile_runs = 0;        // a profile run's count of run() calls (--profile); 0: none
+    double load = 0;                // loading the plugin library in a fresh worker process
+    double setup = 0;               // create(): allocation and input generation
+    double first_run = 0;           // run() of the first warm-up cycle (cold: lazy init etc.)
+    std::string stop_reason;
+    std::string cache = "hot";      // "cold": L2 flushed before each timed run()
+    struct Noise {
+        double median_rel_stderr = 0;  // relative standard error of the median run() time
+        double max_noise = 0.005;      // 0: the noise criterion was not asked for
+        bool converged = false;        // median_rel_stderr <= max_noise when sampling stopped
+    } noise;
+    struct Samples {  // one value per sample, if any
+        std::vector<double> run, upload, download;
+        // GPU entries: run()'s own host time (the enqueueing), per call of a back-to-back
+        // series after the samples, and per sample within the sampled cycles (after their upload).
+        std::vector<double> run_host, run_host_in_cycle;
+    } samples;
+    PerLaunch per_launch;           // short GPU runs: the per-launch headline
+    std::string per_launch_note;    // why a graph was not used, when it was not
+    std::string stream_hold;        // "held", or why the spans were not ("" for a host clock)
 };
 
 // A metric of an entry: the plugin's, a figure about the result (the same from the same
@@ -143,20 +167,7 @@ struct Measurement {
     // an ok entry and for a failure the plugin reported itself.
     std::string refused_by;
     Work work;
-    std::string clock;              // which PhaseTimer measured it
-    double load_s = 0;              // loading the plugin library in a fresh worker process
-    double setup_s = 0;             // create(): allocation and input generation
-    double first_run_s = 0;         // run() of the first warm-up cycle (cold: lazy init etc.)
-    std::vector<double> upload_s, run_s, download_s;  // one value per sample, if any
-    // GPU entries: run()'s own host time (the enqueueing), per call of a back-to-back series
-    // after the samples, and per sample within the sampled cycles (after their upload).
-    std::vector<double> run_host_s, run_host_cycle_s;
-    std::string stream_hold;         // "held", or why the spans were not ("" for a host clock)
-    std::string stop_reason;
-    std::string cache = "hot";      // "cold": L2 flushed before each timed run()
-    PerLaunch per_launch;           // short GPU runs: the per-launch headline
-    double noise = 0;               // relative standard error of the median run() time
-    bool noise_converged = false;   // noise <= max_noise when sampling stopped
+    Timing timing;
     StreamAudit stream_audit;
     ThreadAudit thread_audit;       // CPU plugins (host clock) only
     Verification verification;

@@ -35,12 +35,12 @@ class LaunchSampler {
 public:
     LaunchSampler(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
                   PhaseTimer &timer, Measurement &result, size_t launches)
-        : instance_(instance), api_(api), timer_(timer), out_(result.per_launch),
+        : instance_(instance), api_(api), timer_(timer), out_(result.timing),
           launches_(launches), lockstep_(measured_across_ranks(result.work, options)),
           repeatable_(!api.reset || (result.work.flags & GPUBENCH_WORK_RUN_REPEATABLE)),
           hold_graphs_(options.hold_stream),
-          hold_batches_(options.hold_stream && result.stream_hold == "held") {
-        out_.launches = launches;
+          hold_batches_(options.hold_stream && result.timing.stream_hold == "held") {
+        out_.per_launch.launches_per_sample = launches;
     }
 
     // Prefer graphs: replays have no launch gaps at all.
@@ -52,14 +52,14 @@ public:
             if (!resets_) work_.reset();
         }
         if (work_) {
-            out_.method = repeatable_ ? "graph" : "graph, reset subtracted";
+            out_.per_launch.method = repeatable_ ? "graph" : "graph, reset subtracted";
             work_->replay(1, hold_graphs_);  // uploads the graph: the first replay is slower
             const double one = std::max(work_->replay(1, hold_graphs_), 1e-7);
             replays_ = std::clamp<size_t>(static_cast<size_t>(std::lround(sample_target_s / one)),
                                           1, 100);
         } else {
-            out_.note = "no graph: " + why;
-            out_.method = repeatable_ ? "batch" : "batch, reset subtracted";
+            out_.per_launch_note = "no graph: " + why;
+            out_.per_launch.method = repeatable_ ? "batch" : "batch, reset subtracted";
         }
     }
 
@@ -77,18 +77,18 @@ public:
             const double work_s = timed(repeatable_ ? run_ : pair_, work_.get());
             instance_.add_plugin_time(seconds_since(call_began));
             if (std::exchange(broken_, false)) {
-                out_.run_s.clear();
+                out_.per_launch.samples.clear();
                 continue;
             }
-            out_.run_s.push_back((work_s - reset_s) / per_sample);
-            if (lockstep_ ? out_.run_s.size() >= options.min_samples
-                          : !rule.check(out_.run_s, 0, seconds_since(began), noise, converged).empty())
+            out_.per_launch.samples.push_back((work_s - reset_s) / per_sample);
+            if (lockstep_ ? out_.per_launch.samples.size() >= options.min_samples
+                          : !rule.check(out_.per_launch.samples, 0, seconds_since(began), noise, converged).empty())
                 break;
         }
-        if (summarize(out_.run_s).median <= 0) {  // resets alone took as long: nothing to tell
-            out_.note = "the per-launch difference was not above zero; single launches kept";
-            out_.method.clear();
-            out_.run_s.clear();
+        if (summarize(out_.per_launch.samples).median <= 0) {  // resets alone took as long: nothing to tell
+            out_.per_launch_note = "the per-launch difference was not above zero; single launches kept";
+            out_.per_launch.method.clear();
+            out_.per_launch.samples.clear();
         }
     }
 
@@ -114,7 +114,7 @@ private:
         if (held && !timer_.hold_lasted()) {
             hold_batches_ = false;
             broken_ = true;
-            out_.note += "; batches not held: the hold was released by its watchdog after 1 s";
+            out_.per_launch_note += "; batches not held: the hold was released by its watchdog after 1 s";
         }
         return span;
     }
@@ -122,7 +122,7 @@ private:
     Instance &instance_;
     const gpubench_plugin &api_;
     PhaseTimer &timer_;
-    PerLaunch &out_;
+    Timing &out_;  // its per_launch and per_launch_note
     const size_t launches_;
     const bool lockstep_;  // measured across ranks: a fixed number of batches, never a graph
     const bool repeatable_, hold_graphs_;
@@ -141,9 +141,9 @@ private:
 
 void time_per_launch(Instance &instance, const gpubench_plugin &api,
                      const MeasureOptions &options, PhaseTimer &timer, Measurement &result) {
-    const double single = summarize(result.run_s).median;
+    const double single = summarize(result.timing.samples.run).median;
     const bool lockstep = measured_across_ranks(result.work, options);
-    if (!timer.cuda_stream() || result.cache == "cold" || options.profile_runs ||
+    if (!timer.cuda_stream() || result.timing.cache == "cold" || options.profile_runs ||
         (!lockstep && (single <= 0 || single >= per_launch_below_s)))
         return;
     const size_t launches =

@@ -13,7 +13,7 @@ namespace gpubench {
 
 inline constexpr double per_launch_below_s = 100e-6;
 
-// Fills result.per_launch where the entry qualifies (a device timer and hot cache, and across
+// Fills result.timing.per_launch where the entry qualifies (a device timer and hot cache, and across
 // ranks or a median run below per_launch_below_s). Ends with a run()'s state downloaded
 // again, so that verification covers the launches timed here.
 void time_per_launch(Instance &instance, const gpubench_plugin &api,

@@ -56,7 +56,7 @@ public:
             double run = 0;
             // Not traced: the first calls load modules and compile, which CUPTI slows by seconds.
             timed_run(PhaseCheck::drain, run);
-            if (i == 0) result_.first_run_s = run;
+            if (i == 0) result_.timing.first_run = run;
             ran();
             auditor_.timed(instance_, "download", api_.download, PhaseCheck::drain);
         }
@@ -92,15 +92,15 @@ public:
             keep(c);
             time_back_to_back_host(false);
             if (options_.profile_runs) {  // a profile run: the count alone decides
-                if (result_.run_s.size() < options_.profile_runs) continue;
-                result_.noise = median_relative_standard_error(result_.run_s);
-                result_.stop_reason = "a profile run (--profile): exactly " +
+                if (result_.timing.samples.run.size() < options_.profile_runs) continue;
+                result_.timing.noise.median_rel_stderr = median_relative_standard_error(result_.timing.samples.run);
+                result_.timing.stop_reason = "a profile run (--profile): exactly " +
                                       std::to_string(options_.profile_runs) + " calls of run() (--runs)";
                 break;
             }
-            result_.stop_reason = rule.check(result_.run_s, measured_, sampling_s(), result_.noise,
-                                             result_.noise_converged);
-            if (!result_.stop_reason.empty()) break;
+            result_.timing.stop_reason = rule.check(result_.timing.samples.run, measured_, sampling_s(), result_.timing.noise.median_rel_stderr,
+                                             result_.timing.noise.converged);
+            if (!result_.timing.stop_reason.empty()) break;
         }
         // Sampling that ended before its first traced cycle gets one now.
         if (checks_traced() && !traced_any_) traced_check();
@@ -120,24 +120,24 @@ public:
             timed_ += auditor_.timed(instance_, "run", api_.run, PhaseCheck::none, &host_);
             ran();
         };
-        while (result_.run_host_s.size() < back_to_back_calls &&
+        while (result_.timing.samples.run_host.size() < back_to_back_calls &&
                back_to_back_s_ + back_to_back_group * last_run_wall_s_ <= budget_s) {
             const auto began = clock::now();
             for (size_t call = 0; call < back_to_back_group; ++call) timed_call();
-            result_.run_host_s.push_back(host_);
+            result_.timing.samples.run_host.push_back(host_);
             back_to_back_s_ += seconds_since(began);
             if (!finishing) return;
         }
-        if (finishing && result_.run_host_s.empty()) {
+        if (finishing && result_.timing.samples.run_host.empty()) {
             timed_call();
-            result_.run_host_s.push_back(host_);
+            result_.timing.samples.run_host.push_back(host_);
         }
     }
 
     void finish() {
-        result_.stream_hold = holder_.verdict();
+        result_.timing.stream_hold = holder_.verdict();
         if (lockstep_ && options_.hold_stream && timer_.cuda_stream())
-            result_.stream_hold = "not held: run() is a collective across ranks, whose span waits for the "
+            result_.timing.stream_hold = "not held: run() is a collective across ranks, whose span waits for the "
                                   "other ranks whatever this one's host does (and every rank must call it "
                                   "alike, whatever a hold's watchdog would decide)";
         result_.stream_audit = auditor_.verdict();
@@ -170,7 +170,7 @@ private:
         return seconds_since(began_) - back_to_back_s_;
     }
     void flush() {
-        if (options_.cold && timer_.flush_cache()) result_.cache = "cold";
+        if (options_.cold && timer_.flush_cache()) result_.timing.cache = "cold";
     }
     // Whether the traced cycles are run: where a tracer is loaded; across ranks on every rank
     // with a device clock alike, traced or not (a rank whose tracer did not load runs them
@@ -182,9 +182,9 @@ private:
     // The stop of sampling in lock-step across ranks: --min-samples cycles, the same on every
     // rank whatever their times (the noise is still recorded).
     void lockstep_stop() {
-        result_.noise = median_relative_standard_error(result_.run_s);
-        result_.noise_converged = options_.max_noise <= 0 || result_.noise <= options_.max_noise;
-        result_.stop_reason = "a fixed count across " + std::to_string(options_.world.ranks) +
+        result_.timing.noise.median_rel_stderr = median_relative_standard_error(result_.timing.samples.run);
+        result_.timing.noise.converged = options_.max_noise <= 0 || result_.timing.noise.median_rel_stderr <= options_.max_noise;
+        result_.timing.stop_reason = "a fixed count across " + std::to_string(options_.world.ranks) +
                               " ranks: " + std::to_string(options_.min_samples) +
                               " samples (--min-samples) on each, as every rank must call run() alike";
     }
@@ -214,17 +214,17 @@ private:
 
     void keep(const Cycle &c) {
         last_cycle_s_ = c.wall_s;
-        if (c.up >= 0) result_.upload_s.push_back(c.up);
-        result_.run_s.push_back(c.run);
-        if (timer_.cuda_stream()) result_.run_host_cycle_s.push_back(host_);  // host clock: run_s
-        if (c.down >= 0) result_.download_s.push_back(c.down);
+        if (c.up >= 0) result_.timing.samples.upload.push_back(c.up);
+        result_.timing.samples.run.push_back(c.run);
+        if (timer_.cuda_stream()) result_.timing.samples.run_host_in_cycle.push_back(host_);  // host clock: run_s
+        if (c.down >= 0) result_.timing.samples.download.push_back(c.down);
         measured_ += c.run;
         timed_ += c.run + std::max(c.up, 0.0) + std::max(c.down, 0.0);
     }
 
     void restart() {
         for (auto *series :
-             {&result_.upload_s, &result_.run_s, &result_.download_s, &result_.run_host_cycle_s})
+             {&result_.timing.samples.upload, &result_.timing.samples.run, &result_.timing.samples.download, &result_.timing.samples.run_host_in_cycle})
             series->clear();
         measured_ = timed_ = 0;
     }

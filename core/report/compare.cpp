@@ -75,10 +75,10 @@ ComparedEntry compared(const EntryResult &entry, Verdict verdict) {
 // same method, else single run() calls on both sides (empty for a side without samples).
 std::pair<std::vector<double>, std::vector<double>> comparable_samples(const EntryResult &base,
                                                                        const EntryResult &candidate) {
-    if (base.run_s.empty() || candidate.run_s.empty()) return {};
-    if (!base.per_launch.run_s.empty() && headline_method(base) == headline_method(candidate))
-        return {base.per_launch.run_s, candidate.per_launch.run_s};
-    return {base.run_s, candidate.run_s};
+    if (base.timing.samples.run.empty() || candidate.timing.samples.run.empty()) return {};
+    if (!base.timing.per_launch.samples.empty() && headline_method(base) == headline_method(candidate))
+        return {base.timing.per_launch.samples, candidate.timing.per_launch.samples};
+    return {base.timing.samples.run, candidate.timing.samples.run};
 }
 
 // The metrics both entries have, judged by the candidate's direction: those of the plugins,

@@ -112,7 +112,7 @@ std::vector<WorkloadReport> build_report(
         for (const EntryResult &entry : document.entries)
             if (const std::string model = gpu_model(entry); !model.empty()) gpu_models.insert(model);
         for (const EntryResult &entry : document.entries) {
-            if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+            if (entry.status != EntryStatus::ok || entry.timing.samples.run.empty()) continue;
             const auto found = plugins.find(entry.plugin);
             if (found == plugins.end()) continue;
             const PluginRecord &plugin = *found->second;

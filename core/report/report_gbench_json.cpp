@@ -27,7 +27,7 @@ json gbench_json(const ResultsDocument &document) {
                 {"benchmarks", json::array()}};
     int family = 0;
     for (const EntryResult &entry : document.entries) {
-        if (entry.status != EntryStatus::ok || entry.run_s.empty()) continue;
+        if (entry.status != EntryStatus::ok || entry.timing.samples.run.empty()) continue;
         std::string name = entry.plugin + "/" + std::to_string(entry.size);
         if (!entry.settings.params.empty()) name += "/" + entry.settings.params;
         const std::vector<double> &samples = headline_run_samples(entry);

@@ -33,8 +33,8 @@ std::string percent(std::optional<double> value, const char *format) {
 std::string compile_cell(const ReportColumn &c, const ReportPoint &p) {
     if (c.build && c.build->compile_s) return format_seconds(*c.build->compile_s);
     if (c.language() != "Python") return "—";
-    return "JIT " + format_seconds(std::max(0.0, p.entry.first_run_s - p.figures.run.median)) + ", load " +
-           format_seconds(p.entry.load_s);
+    return "JIT " + format_seconds(std::max(0.0, p.entry.timing.first_run - p.figures.run.median)) + ", load " +
+           format_seconds(p.entry.timing.load);
 }
 
 // `gpu_columns`: the table has GPU RAM and GPU % (some backend of it ran on a GPU).

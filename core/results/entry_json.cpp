@@ -12,6 +12,28 @@ namespace gpubench {
 
 using nlohmann::json;
 
+GPUBENCH_JSON_FIELDS(Timing::Noise, median_rel_stderr, max_noise, converged)
+GPUBENCH_JSON_FIELDS(Timing::Samples, run, upload, download, run_host, run_host_in_cycle)
+GPUBENCH_JSON_FIELDS(PerLaunch, method, launches_per_sample, samples)
+GPUBENCH_JSON_FIELDS_AS(Timing, put_timing, get_timing, clock, warmup_runs, profile_runs, load, setup, first_run,
+                        stop_reason, cache, noise, samples, per_launch, per_launch_note, stream_hold)
+
+// The parts that apply to some entries only are left out of the others' (as files always did).
+void to_json(json &j, const Timing &t) {
+    put_timing(j, t);
+    for (const char *key : {"per_launch_note", "stream_hold"})
+        if (j[key].get<std::string>().empty()) j.erase(key);
+    if (t.profile_runs == 0) j.erase("profile_runs");
+    if (t.per_launch.samples.empty()) j.erase("per_launch");
+    for (const char *key : {"run_host", "run_host_in_cycle"})
+        if (j["samples"][key].empty()) j["samples"].erase(key);
+}
+
+void from_json(const json &j, Timing &t) {
+    t.noise.max_noise = 0;  // files from before the noise criterion: none was asked for (never "noisy")
+    get_timing(j, t);
+}
+
 namespace {
 
 GPUBENCH_JSON_FIELDS_AS(Work, put_amounts, get_amounts, flops, bytes, host_bytes, device_bytes, items)
@@ -56,79 +78,22 @@ void get_sweep_notes(const json &entry, SweepNotes &n) {
     get_placement(entry, n);
 }
 
-// "timing": how the samples were taken, their summaries, and the samples.
+// "timing": the entry's Timing, and the figures of its samples beside them.
 json timing_json(const Measurement &e, const EntryFigures &f) {
-    json timing = {{"clock", e.clock},
-                   {"unit", "s"},
-                   {"warmup_runs", e.settings.warmup_runs},
-                   {"load", e.load_s},
-                   {"setup", e.setup_s},
-                   {"first_run", e.first_run_s},
-                   {"stop_reason", e.stop_reason},
-                   {"cache", e.cache},
-                   {"noise",
-                    {{"median_rel_stderr", e.noise},
-                     {"max_noise", e.settings.max_noise},
-                     {"converged", e.noise_converged}}},
-                   {"run", f.run},
-                   {"upload", f.upload},
-                   {"download", f.download},
+    json timing = e.timing;
+    timing.update({{"unit", "s"}, {"run", f.run}, {"upload", f.upload}, {"download", f.download},
                    {"end_to_end", f.end_to_end},
-                   {"samples", {{"run", e.run_s}, {"upload", e.upload_s}, {"download", e.download_s}}},
                    {"compute",  // the headline: which method gave it (see per_launch.hpp)
-                    {{"method", headline_method(e)}, {"median", f.compute.median}, {"summary", f.compute}}}};
-    if (!e.per_launch.run_s.empty()) {
-        timing["per_launch"] = {{"method", e.per_launch.method},
-                                {"launches_per_sample", e.per_launch.launches},
-                                {"run", f.compute},
-                                {"samples", e.per_launch.run_s}};
+                    {{"method", headline_method(e)}, {"median", f.compute.median}, {"summary", f.compute}}}});
+    if (!e.timing.per_launch.samples.empty()) {
+        timing["per_launch"]["run"] = f.compute;
         // What one launch costs beyond the work itself: single-launch median minus the
         // per-launch median.
         timing["launch_overhead"] = f.run.median - f.compute.median;
     }
-    if (!e.per_launch.note.empty()) timing["per_launch_note"] = e.per_launch.note;
-    if (f.run_host) {
-        timing["run_host"] = *f.run_host;
-        timing["samples"]["run_host"] = e.run_host_s;
-    }
-    if (f.run_host_in_cycle) {
-        timing["run_host_in_cycle"] = *f.run_host_in_cycle;
-        timing["samples"]["run_host_in_cycle"] = e.run_host_cycle_s;
-    }
-    if (!e.stream_hold.empty()) timing["stream_hold"] = e.stream_hold;
-    if (e.settings.profile_runs) timing["profile_runs"] = e.settings.profile_runs;  // --profile
+    if (f.run_host) timing["run_host"] = *f.run_host;
+    if (f.run_host_in_cycle) timing["run_host_in_cycle"] = *f.run_host_in_cycle;
     return timing;
-}
-
-void read_timing(const json &t, Measurement &e) {
-    json_fields::get(t, "clock", e.clock);
-    json_fields::get(t, "warmup_runs", e.settings.warmup_runs);
-    json_fields::get(t, "profile_runs", e.settings.profile_runs);
-    json_fields::get(t, "load", e.load_s);
-    json_fields::get(t, "setup", e.setup_s);
-    json_fields::get(t, "first_run", e.first_run_s);
-    json_fields::get(t, "stop_reason", e.stop_reason);
-    json_fields::get(t, "cache", e.cache);
-    // Files from before the noise criterion: none was asked for (never "noisy").
-    e.settings.max_noise = 0;
-    if (const auto noise = t.find("noise"); noise != t.end()) {
-        json_fields::get(*noise, "median_rel_stderr", e.noise);
-        json_fields::get(*noise, "max_noise", e.settings.max_noise);
-        json_fields::get(*noise, "converged", e.noise_converged);
-    }
-    const json &samples = t.at("samples");
-    json_fields::get(samples, "run", e.run_s);
-    json_fields::get(samples, "upload", e.upload_s);
-    json_fields::get(samples, "download", e.download_s);
-    json_fields::get(samples, "run_host", e.run_host_s);
-    json_fields::get(samples, "run_host_in_cycle", e.run_host_cycle_s);
-    if (const auto per_launch = t.find("per_launch"); per_launch != t.end()) {
-        json_fields::get(*per_launch, "method", e.per_launch.method);
-        json_fields::get(*per_launch, "launches_per_sample", e.per_launch.launches);
-        json_fields::get(*per_launch, "samples", e.per_launch.run_s);
-    }
-    json_fields::get(t, "per_launch_note", e.per_launch.note);
-    json_fields::get(t, "stream_hold", e.stream_hold);
 }
 
 json throughput_json(const Measurement &e, const EntryFigures &f) {
@@ -299,7 +264,7 @@ void to_json(json &entry, const Measurement &e) {
     if (!e.counters.empty()) entry["counters"] = e.counters;  // --counters
     if (e.stream_audit.checks > 0) entry["stream_audit"] = e.stream_audit;
     if (e.thread_audit.calls > 0) entry["thread_audit"] = e.thread_audit;
-    if (e.run_s.empty()) return;
+    if (e.timing.samples.run.empty()) return;
     entry["timing"] = timing_json(e, f);
     entry["throughput"] = throughput_json(e, f);
     entry["verification"] = e.verification;
@@ -331,7 +296,7 @@ void from_json(const json &entry, Measurement &e) {
         e.ranks = ranks->at("ranks").get<uint32_t>();
     }
     get_named_parts(entry, e);
-    if (const auto timing = entry.find("timing"); timing != entry.end()) read_timing(*timing, e);
+    json_fields::get(entry, "timing", e.timing);
     if (const auto throughput = entry.find("throughput"); throughput != entry.end())
         read_throughput(*throughput, e);
 }

@@ -115,8 +115,8 @@ void ceilings_of_earlier_files(const json &document, ResultsDocument &d) {
 // An entry's wall time as recorded_costs (results_model.hpp) reads it.
 double recorded_wall_s(const EntryResult &entry) {
     if (entry.sweep.entry_wall_s > 0) return entry.sweep.entry_wall_s;
-    if (entry.run_s.empty()) return 0;
-    return summarize(entry.run_s).median * double(entry.run_s.size()) + entry.first_run_s;
+    if (entry.timing.samples.run.empty()) return 0;
+    return summarize(entry.timing.samples.run).median * double(entry.timing.samples.run.size()) + entry.timing.first_run;
 }
 
 }  // namespace
@@ -296,7 +296,7 @@ ResultsDocument read_results_file(const std::filesystem::path &path) {
 
 void refuse_profile_runs(const ResultsDocument &document, const std::string &source, const std::string &reader) {
     for (const EntryResult &entry : document.entries)
-        if (entry.settings.profile_runs)
+        if (entry.timing.profile_runs)
             throw std::runtime_error(source + ": entry " + entry.plugin + " " + std::to_string(entry.size) +
                                      " is a profile run (--profile): its times are not a measurement, and " +
                                      reader + " takes none");
@@ -306,9 +306,9 @@ std::vector<RecordedCost> recorded_costs(const ResultsDocument &document) {
     std::vector<RecordedCost> costs;
     for (const EntryResult &entry : document.entries) {
         RecordedCost cost{std::max(0.0, recorded_wall_s(entry)), std::nullopt};
-        if (entry.sweep.worker_started && !entry.run_s.empty() && entry.sweep.entry_wall_s > 0) {
-            const double first_use_s = std::max(0.0, entry.first_run_s - summarize(entry.run_s).median);
-            const double start_s = std::min(cost.entry_s, entry.load_s + first_use_s);
+        if (entry.sweep.worker_started && !entry.timing.samples.run.empty() && entry.sweep.entry_wall_s > 0) {
+            const double first_use_s = std::max(0.0, entry.timing.first_run - summarize(entry.timing.samples.run).median);
+            const double start_s = std::min(cost.entry_s, entry.timing.load + first_use_s);
             cost.start_s = start_s;
             cost.entry_s -= start_s;
         }

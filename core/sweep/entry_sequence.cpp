@@ -74,7 +74,7 @@ Measurement InProcessPlugins::measure(const PluginInfo &info, uint64_t size, con
     }
     const Plugin &plugin = std::get<Plugin>(loaded->second);
     Measurement entry = measurer_->measure(plugin, size, options, {}, budget);
-    entry.load_s = measurer_->prepare_seconds(plugin);  // the dlopen itself is not timed here
+    entry.timing.load = measurer_->prepare_seconds(plugin);  // the dlopen itself is not timed here
     return entry;
 }
 
@@ -87,7 +87,7 @@ std::optional<RunBudget> EntrySequence::run_budget(const SweepEntry &entry, doub
     // Not from a worker's first entry: its start, first compilation and lazy set-up are
     // paid once, and scaled by the work they would predict nonsense.
     const double outside_s = last.sweep.worker_entries_before == 0 ? 0.0 : last.outside_sampling_s();
-    return RunBudget{limit_s, last.size, summarize(last.run_s).median, last.work, outside_s, outside_limit_s, behind};
+    return RunBudget{limit_s, last.size, summarize(last.timing.samples.run).median, last.work, outside_s, outside_limit_s, behind};
 }
 
 std::string EntrySequence::rendezvous(const SweepEntry &entry, const MeasureOptions &options) {

@@ -111,8 +111,8 @@ void SweepBudget::finished(const SweepEntry &entry, const EntryResult &result) {
     }
     // Its warm-up runs and one sample at the median run(): a first run()'s compilation is
     // once per worker, not per entry.
-    if (result.status == EntryStatus::ok && !result.run_s.empty())
-        plan.least_sampling_s = double(result.settings.warmup_runs + 1) * summarize(result.run_s).median;
+    if (result.status == EntryStatus::ok && !result.timing.samples.run.empty())
+        plan.least_sampling_s = double(result.timing.warmup_runs + 1) * summarize(result.timing.samples.run).median;
     plan.started = plan.started || result.sweep.worker_started || result.sweep.entry_wall_s > 0;
 }
 

@@ -145,7 +145,7 @@ int worker_main(int argc, const char *const *argv) {
             measurer.set_host_roofline(request.host_roofline);
             const auto stage = [&](const char *name) { report_or_exit(worker_report_fd, {{"stage", name}}); };
             entry = measurer.measure(*plugin, request.size, request.options, stage, request.budget);
-            entry.load_s = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
+            entry.timing.load = load_s + measurer.prepare_seconds(*plugin);  // prepare(): v1.4
         }
         report_or_exit(worker_report_fd, {{"entry", entry}});
         if (!unable.empty() || measurer.cuda_context_lost()) break;  // a fresh process is needed

@@ -7,7 +7,7 @@ extern const Check noisy_check{
     "the noise criterion (--max-noise) was not met before a limit (--max-time, --max-samples) "
     "stopped sampling: the median is less certain than asked",
     "", "", [](const Measurement &e) -> std::string {
-        return e.settings.max_noise > 0 && !e.noise_converged && !e.run_s.empty() ? "noisy" : "";
+        return e.timing.noise.max_noise > 0 && !e.timing.noise.converged && !e.timing.samples.run.empty() ? "noisy" : "";
     }};
 
 }  // namespace gpubench
