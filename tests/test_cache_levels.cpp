@@ -56,7 +56,7 @@ EntryResult cpu_entry(double bytes, double seconds, const Roofline &roofline) {
     e.status = EntryStatus::ok;
     e.work.bytes = e.work.host_bytes = bytes;
     e.timing.samples.run = {seconds, seconds, seconds};
-    e.roofline_margin = roofline.margin;
+    e.ceiling.margin = roofline.margin;
     hold_to_level(e, roofline, false);
     return e;
 }
@@ -173,18 +173,18 @@ TEST_CASE("cache-resident work is read against its level, and 10x beyond a level
     const Roofline r = two_core_host();
     // 120 KB (vecadd at 1e4) at 121 GB/s: 264% of DRAM, but it fits in the L2.
     const EntryResult fits = cpu_entry(120e3, 120e3 / 121e9, r);
-    CHECK(fits.peak_level == "L2");
+    CHECK(fits.ceiling.level == "L2");
     CHECK(faster_than_hardware(fits).empty());
     const EntryFigures f = entry_figures(fits, this_host_run());
     CHECK(f.peak_level == "L2");
-    CHECK(f.percent_of_peak == Approx(100 * 121e9 / fits.peak_bytes_per_s));
+    CHECK(f.percent_of_peak == Approx(100 * 121e9 / fits.ceiling.bytes_per_s));
     // 10x the level's bandwidth, at a cache level and at DRAM size.
     const EntryResult l2_cheat = cpu_entry(1e6, 1e6 / 3000e9, r);
     CHECK_THAT(faster_than_hardware(l2_cheat), Catch::Contains("of the L2 bandwidth"));
     const EntryResult l1_cheat = cpu_entry(40e3, 40e3 / 6000e9, r);
     CHECK_THAT(faster_than_hardware(l1_cheat), Catch::Contains("of the L1 bandwidth"));
     const EntryResult dram_cheat = cpu_entry(1e9, 1e9 / 400e9, r);
-    CHECK(dram_cheat.peak_level == "DRAM");
+    CHECK(dram_cheat.ceiling.level == "DRAM");
     CHECK_THAT(faster_than_hardware(dram_cheat), Catch::Contains("of the DRAM bandwidth 41"));
     // Within the margin at DRAM size: not refused.
     CHECK(faster_than_hardware(cpu_entry(1e9, 1e9 / 45e9, r)).empty());
@@ -215,7 +215,7 @@ TEST_CASE("a simulated VM without sysfs cache data measures levels from CPUID, a
     const Measurement control = measure_entry(plugin, 5, test_support::sampled(20, 20), timer);
     INFO(control.message);
     CHECK(control.status == EntryStatus::ok);
-    CHECK(control.peak_level == "L1");  // 8 KB of floats
+    CHECK(control.ceiling.level == "L1");  // 8 KB of floats
     const Measurement cheat = measure_entry(plugin, 2, test_support::sampled(20, 20), timer);
     CHECK(cheat.status == EntryStatus::verification_failed);  // 1e15 bytes a run over 8 KB
     CHECK_THAT(cheat.message, Catch::Contains("of the L1 bandwidth"));

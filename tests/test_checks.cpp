@@ -55,7 +55,7 @@ TEST_CASE("a CPU entry faster than the host's measured peak is invalid", "[check
     // The control: honest work, a CPU roofline, a %PEAK, and valid.
     const Measurement control = measure_mistake(5);
     REQUIRE(control.status == EntryStatus::ok);
-    CHECK(control.peak_flops > 0);
+    CHECK(control.ceiling.flops > 0);
     const EntryFigures f = entry_figures(control, this_host_run());
     CHECK(f.percent_of_peak > 0);
     CHECK(f.percent_of_peak < 100);
@@ -81,9 +81,9 @@ TEST_CASE("a GPU roofline reads each kind of math against its own peak", "[check
     e.status = EntryStatus::ok;
     e.timing.samples.run = {1.0};
     e.work.flops = 500e12;  // 500 TFLOP/s: impossible in FP32, fine on FP16 tensor cores
-    e.peak_flops = r.flops_for(GPUBENCH_MATH_FP32);
+    e.ceiling.flops = r.flops_for(GPUBENCH_MATH_FP32);
     CHECK(entry_figures(e, this_host_run()).percent_of_peak > 700);
-    e.peak_flops = r.flops_for(GPUBENCH_MATH_TENSOR_FP16);
+    e.ceiling.flops = r.flops_for(GPUBENCH_MATH_TENSOR_FP16);
     CHECK(entry_figures(e, this_host_run()).percent_of_peak < 50);
     const Roofline back = roofline_from_json(roofline_json(r));
     CHECK(back.flops == r.flops);

@@ -53,12 +53,12 @@ EntryResult full_entry() {
     e.resources.gpu_after = state;
     e.resources.gpu_state_note = "read by NVML";
     e.resources.host_load = HostLoad{0.5, 0.4, 1.5, 0.7, 0.01, 0.02, 16, true};
-    e.peak_flops = 60e12;
-    e.peak_bytes_per_s = 3e12;
-    e.peak_level = "HBM";
-    e.level_margin = 0.07;
-    e.roofline_cache_bytes = 50u << 20;
-    e.roofline_margin = 0.05;
+    e.ceiling.flops = 60e12;
+    e.ceiling.bytes_per_s = 3e12;
+    e.ceiling.level = "HBM";
+    e.ceiling.level_margin = 0.07;
+    e.ceiling.cache_bytes = 50u << 20;
+    e.ceiling.margin = 0.05;
     e.item_name = "keys";
     e.headline = GPUBENCH_HEADLINE_ITEMS;
     e.unoptimized = true;
@@ -163,12 +163,12 @@ TEST_CASE("an entry read back from its encoding is the entry that was written", 
     REQUIRE(r.host_load);
     CHECK(r.host_load->own_wait_s == 0.01);
     CHECK(r.host_load->host_cores == 16u);
-    CHECK(back.peak_flops == e.peak_flops);
-    CHECK(back.peak_bytes_per_s == e.peak_bytes_per_s);
-    CHECK(back.roofline_cache_bytes == e.roofline_cache_bytes);
-    CHECK(back.roofline_margin == e.roofline_margin);
-    CHECK(back.peak_level == "HBM");
-    CHECK(back.level_margin == e.level_margin);
+    CHECK(back.ceiling.flops == e.ceiling.flops);
+    CHECK(back.ceiling.bytes_per_s == e.ceiling.bytes_per_s);
+    CHECK(back.ceiling.cache_bytes == e.ceiling.cache_bytes);
+    CHECK(back.ceiling.margin == e.ceiling.margin);
+    CHECK(back.ceiling.level == "HBM");
+    CHECK(back.ceiling.level_margin == e.ceiling.level_margin);
     CHECK(back.item_name == "keys");
     CHECK(back.headline == GPUBENCH_HEADLINE_ITEMS);
     CHECK(back.unoptimized);
@@ -267,7 +267,7 @@ TEST_CASE("an entry written before memory levels reads with no level and one mar
     ceiling.erase("level");
     ceiling.erase("level_margin");
     const EntryResult back = entry.get<EntryResult>();
-    CHECK(back.peak_level.empty());
-    CHECK(back.level_margin == back.roofline_margin);
-    CHECK(back.peak_bytes_per_s == 3e12);
+    CHECK(back.ceiling.level.empty());
+    CHECK(back.ceiling.level_margin == back.ceiling.margin);
+    CHECK(back.ceiling.bytes_per_s == 3e12);
 }

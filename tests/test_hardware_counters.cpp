@@ -172,9 +172,9 @@ EntryResult counted_entry(bool gpu, const std::string &level, double declared_by
                           std::map<std::string, double> counters) {
     EntryResult e;
     if (gpu) e.cuda_devices = {0};
-    e.peak_level = level;
-    e.peak_flops = 60e12;  // a ridge of 20 flops per byte
-    e.peak_bytes_per_s = 3e12;
+    e.ceiling.level = level;
+    e.ceiling.flops = 60e12;  // a ridge of 20 flops per byte
+    e.ceiling.bytes_per_s = 3e12;
     e.work.bytes = declared_bytes;
     e.work.flops = declared_flops;
     e.metrics.push_back({{"page_faults_per_run", 0, "", "", GPUBENCH_BETTER_LOWER}, true});

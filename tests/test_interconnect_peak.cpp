@@ -141,9 +141,9 @@ TEST_CASE("bus bytes are held to the interconnect: 355 GB/s on NV18 is 79% NVLin
     const Roofline roofline = h200(nv18());
     const double bytes = 1.5 * (4.0 * (1u << 30));  // 2(n-1)/n x size for n = 4
     const EntryResult e = across(bytes, bytes / 355e9, roofline);
-    CHECK(e.peak_level == "NVLink");
-    CHECK(e.peak_bytes_per_s == Approx(450e9));
-    CHECK(e.peak_source == roofline.interconnect.source);
+    CHECK(e.ceiling.level == "NVLink");
+    CHECK(e.ceiling.bytes_per_s == Approx(450e9));
+    CHECK(e.ceiling.level_source == roofline.interconnect.source);
     const EntryFigures f = entry_figures(e, this_host_run());
     CHECK(f.peak_level == "NVLink");
     CHECK(f.percent_of_peak == Approx(78.9).epsilon(0.01));
@@ -153,7 +153,7 @@ TEST_CASE("bus bytes are held to the interconnect: 355 GB/s on NV18 is 79% NVLin
     CHECK(json["throughput"]["peak_level"] == "NVLink");
     CHECK(json["throughput"]["ceiling"]["level"] == "NVLink");
     CHECK(json["throughput"]["ceiling"]["level_source"] == roofline.interconnect.source);
-    CHECK(json.get<EntryResult>().peak_source == roofline.interconnect.source);
+    CHECK(json.get<EntryResult>().ceiling.level_source == roofline.interconnect.source);
     // Faster than NVLink beyond its margin: the timing or the declared bytes are wrong.
     const EntryResult impossible = across(bytes, bytes / 520e9, roofline);
     CHECK_THAT(faster_than_hardware(impossible), Catch::Contains("of the NVLink bandwidth 450 GB/s"));
@@ -161,22 +161,22 @@ TEST_CASE("bus bytes are held to the interconnect: 355 GB/s on NV18 is 79% NVLin
     EntryResult memory = e;
     memory.work.flags = GPUBENCH_WORK_RUN_REPEATABLE;
     hold_to_level(memory, roofline, false);
-    CHECK(memory.peak_level == "HBM");
-    CHECK(memory.peak_source.empty());
+    CHECK(memory.ceiling.level == "HBM");
+    CHECK(memory.ceiling.level_source.empty());
 }
 
 TEST_CASE("where the interconnect's peak is unknown there is no %PEAK, and no refusal", "[interconnect]") {
     const Roofline roofline = h200(LinkAnswers{});
     const EntryResult e = across(1e9, 1e9 / 5e12, roofline);  // fast, but nothing to hold it to
-    CHECK(e.peak_level == "interconnect");
-    CHECK(e.peak_bytes_per_s == 0);
-    CHECK_THAT(e.peak_source, Catch::StartsWith("no interconnect peak"));
+    CHECK(e.ceiling.level == "interconnect");
+    CHECK(e.ceiling.bytes_per_s == 0);
+    CHECK_THAT(e.ceiling.level_source, Catch::StartsWith("no interconnect peak"));
     CHECK(entry_figures(e, this_host_run()).percent_of_peak == 0);
     CHECK(entry_figures(e, this_host_run()).roofline_bound.empty());
     CHECK(faster_than_hardware(e).empty());
     const nlohmann::json json = e;
     CHECK_FALSE(json["throughput"].contains("percent_of_peak"));
-    CHECK(json["throughput"]["ceiling"]["level_source"] == e.peak_source);
+    CHECK(json["throughput"]["ceiling"]["level_source"] == e.ceiling.level_source);
 }
 
 TEST_CASE("the roofline records its interconnect, and reads it back", "[interconnect]") {

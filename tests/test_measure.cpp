@@ -296,8 +296,8 @@ TEST_CASE("throughput is read against the roofline of the device's peaks", "[mea
     e.work.flops = 50e12;  // 50 TFLOP/s
     e.work.bytes = 1e12;   // 1 TB/s
     CHECK(entry_figures(e, this_host_run()).roofline_bound.empty());  // peaks unknown (a CPU entry)
-    e.peak_flops = 100e12;
-    e.peak_bytes_per_s = 4e12;
+    e.ceiling.flops = 100e12;
+    e.ceiling.bytes_per_s = 4e12;
     EntryFigures compute = entry_figures(e, this_host_run());
     CHECK(compute.percent_of_peak == Approx(50));
     CHECK(compute.roofline_bound == "compute");

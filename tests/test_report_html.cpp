@@ -63,7 +63,7 @@ json page_results(const std::vector<PageEntry> &entries) {
         r.timing.noise.converged = std::find(e.flags.begin(), e.flags.end(), "noisy") == e.flags.end();
         r.work.bytes = double(e.size);
         r.headline = GPUBENCH_HEADLINE_BYTES;
-        r.peak_bytes_per_s = 8 * double(e.size) / e.run_s;
+        r.ceiling.bytes_per_s = 8 * double(e.size) / e.run_s;
         doc["entries"].push_back(r);
     }
     return doc;

@@ -70,9 +70,9 @@ json counted_results(const std::vector<Counted> &entries) {
         r.work.flops = e.declared_flops;
         r.headline = GPUBENCH_HEADLINE_FLOPS;
         const Roofline roofs = gpu ? gpu_roofs() : host_roofs();
-        r.peak_flops = roofs.flops[GPUBENCH_MATH_FP32];
-        r.peak_bytes_per_s = roofs.bytes_per_s;
-        r.peak_level = gpu ? "HBM" : "DRAM";
+        r.ceiling.flops = roofs.flops[GPUBENCH_MATH_FP32];
+        r.ceiling.bytes_per_s = roofs.bytes_per_s;
+        r.ceiling.level = gpu ? "HBM" : "DRAM";
         r.counters = e.counters;
         for (const auto &[name, value] : e.values)
             r.metrics.push_back({{name, value, "", "", GPUBENCH_BETTER_UNSTATED}, true});

@@ -18,12 +18,12 @@ void throughput(const Measurement &e, EntryFigures &f) {
         f.gbytes_per_s = e.work.bytes / f.compute.median * 1e-9;
         f.items_per_s = e.work.items / f.compute.median;
     }
-    const double compute = e.peak_flops > 0 ? f.gflops * 1e9 / e.peak_flops : 0;
-    const double memory = e.peak_bytes_per_s > 0 ? f.gbytes_per_s * 1e9 / e.peak_bytes_per_s : 0;
+    const double compute = e.ceiling.flops > 0 ? f.gflops * 1e9 / e.ceiling.flops : 0;
+    const double memory = e.ceiling.bytes_per_s > 0 ? f.gbytes_per_s * 1e9 / e.ceiling.bytes_per_s : 0;
     if (compute > 0 || memory > 0) {
         f.percent_of_peak = 100 * std::max(compute, memory);
         f.roofline_bound = compute >= memory ? "compute" : "memory";
-        if (f.roofline_bound == "memory") f.peak_level = e.peak_level;
+        if (f.roofline_bound == "memory") f.peak_level = e.ceiling.level;
     }
     gpubench_headline pick = e.headline;
     if (pick == GPUBENCH_HEADLINE_AUTO || pick > GPUBENCH_HEADLINE_ITEMS)

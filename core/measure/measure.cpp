@@ -51,10 +51,10 @@ void hold_to_level(Measurement &e, const Roofline &roofline, bool caches_flushed
     const MemoryLevel level =
         across ? roofline.interconnect_level()
                : roofline.level_for(working_set_bytes(e.work, !e.cuda_devices.empty()), caches_flushed);
-    e.peak_bytes_per_s = level.bytes_per_s;
-    e.peak_level = level.name;
-    e.level_margin = level.margin;
-    e.peak_source = across ? roofline.interconnect.source : "";
+    e.ceiling.bytes_per_s = level.bytes_per_s;
+    e.ceiling.level = level.name;
+    e.ceiling.level_margin = level.margin;
+    e.ceiling.level_source = across ? roofline.interconnect.source : "";
 }
 
 namespace {
@@ -114,9 +114,9 @@ void read_work(const gpubench_plugin &api, uint64_t size, const MeasureOptions &
     result.work = query_work(api, size, options.params, std::max(1, static_cast<int>(devices)),
                              static_cast<int>(options.world.ranks));
     const Roofline &roofline = timer.roofline();
-    result.peak_flops = roofline.flops_for(result.work.math);
-    result.roofline_cache_bytes = roofline.cache_bytes;
-    result.roofline_margin = roofline.margin;
+    result.ceiling.flops = roofline.flops_for(result.work.math);
+    result.ceiling.cache_bytes = roofline.cache_bytes;
+    result.ceiling.margin = roofline.margin;
     hold_to_level(result, roofline, options.cold && timer.real_streams());
     if (std::string why = footprint_problem(result.work, timer); !why.empty())
         throw PluginFailure{GPUBENCH_OUT_OF_MEMORY, why};

@@ -21,7 +21,7 @@ double working_set_bytes(const Work &work, bool on_gpu);
 // Holds the entry's bandwidth to the level of `roofline` its working set fits in (the
 // memory's where the caches were flushed before each run), or, for bytes declared as crossing
 // the interconnect (GPUBENCH_WORK_BYTES_INTERCONNECT), to the interconnect's peak:
-// peak_bytes_per_s, peak_level, level_margin, peak_source.
+// its ceiling's bytes_per_s, level, level_margin and level_source.
 void hold_to_level(Measurement &entry, const Roofline &roofline, bool caches_flushed);
 
 // An entry skipped before anything ran, with the reason (no GPU, over a budget...).

@@ -155,6 +155,19 @@ struct EntryMetric : Metric {
     bool measured = false;
 };
 
+// The ceilings an entry is held to, as the results file's throughput.ceiling names them: the
+// peak of its math (gpubench_work.math) and the bandwidth of the level its working set fits in
+// (hold_to_level); 0: unknown.
+struct Ceiling {
+    double flops = 0;
+    double bytes_per_s = 0;
+    std::string level;          // "L1", "L2", "DRAM", "HBM", "NVLink"...; "": not held
+    double level_margin = 0;    // the margin on bytes_per_s, that level's
+    std::string level_source;   // the interconnect's: how its peak was read, or why not
+    uint64_t cache_bytes = 0;   // the largest cache's capacity
+    double margin = 0;          // the margin on flops
+};
+
 // What measuring one entry found, as measure_entry returns it and a worker sends it to the
 // runner. Work and Verification are the SDK's own C++ forms (gpubench/plugin.hpp).
 struct Measurement {
@@ -174,14 +187,7 @@ struct Measurement {
     // The plugin's figures about the result (ABI 1.1), then the runner's measured values.
     std::vector<EntryMetric> metrics;
     EntryResources resources;       // CPU, memory and GPU use (see resource_watch.hpp)
-    // The ceilings for this entry's math (gpubench_work.math) and bandwidth (that of the
-    // level its working set fits in: hold_to_level); 0: unknown.
-    double peak_flops = 0, peak_bytes_per_s = 0;
-    std::string peak_level;             // "L1", "L2", "DRAM", "HBM", "NVLink"...; "": not held
-    double level_margin = 0;            // the margin on peak_bytes_per_s, that level's
-    std::string peak_source;            // the interconnect's: how its peak was read, or why not
-    uint64_t roofline_cache_bytes = 0;  // the largest cache's capacity
-    double roofline_margin = 0;         // the margin on peak_flops
+    Ceiling ceiling;
     std::string item_name;          // what work.items counts ("" = none)
     gpubench_headline headline = GPUBENCH_HEADLINE_AUTO;
     bool unoptimized = false;       // the plugin's build_info says it was built without -O

@@ -29,6 +29,21 @@ void to_json(json &j, const Timing &t) {
         if (j["samples"][key].empty()) j["samples"].erase(key);
 }
 
+GPUBENCH_JSON_FIELDS_AS(Ceiling, put_ceiling, get_ceiling, flops, bytes_per_s, level, level_margin, level_source,
+                        cache_bytes, margin)
+
+void to_json(json &j, const Ceiling &c) {
+    put_ceiling(j, c);
+    if (c.level_source.empty()) j.erase("level_source");
+}
+
+void from_json(const json &j, Ceiling &c) {
+    get_ceiling(j, c);
+    if (!j.contains("level_margin")) c.level_margin = c.margin;  // files from before levels: one margin
+}
+
+GPUBENCH_JSON_FIELDS(EntryEnergy, sampling_j, mean_power_w, per_run_j, gflops_per_j)
+
 void from_json(const json &j, Timing &t) {
     t.noise.max_noise = 0;  // files from before the noise criterion: none was asked for (never "noisy")
     get_timing(j, t);
@@ -107,15 +122,9 @@ json throughput_json(const Measurement &e, const EntryFigures &f) {
         if (!f.peak_level.empty()) throughput["peak_level"] = f.peak_level;
     }
     if (!f.work_mismatch.empty()) throughput["work_mismatch"] = f.work_mismatch;  // --counters
-    if (e.peak_flops > 0 || e.peak_bytes_per_s > 0 || !e.peak_source.empty()) {
-        throughput["ceiling"] = {{"flops", e.peak_flops},
-                                 {"math", math_name(e.work.math)},
-                                 {"bytes_per_s", e.peak_bytes_per_s},
-                                 {"level", e.peak_level},
-                                 {"level_margin", e.level_margin},
-                                 {"cache_bytes", e.roofline_cache_bytes},
-                                 {"margin", e.roofline_margin}};
-        if (!e.peak_source.empty()) throughput["ceiling"]["level_source"] = e.peak_source;
+    if (const Ceiling &c = e.ceiling; c.flops > 0 || c.bytes_per_s > 0 || !c.level_source.empty()) {
+        throughput["ceiling"] = c;
+        throughput["ceiling"]["math"] = math_name(e.work.math);
     }
     return throughput;
 }
@@ -128,26 +137,12 @@ void read_throughput(const json &t, Measurement &e) {
                  : headline == "gbytes_per_s" ? GPUBENCH_HEADLINE_BYTES
                  : headline == "items_per_s"  ? GPUBENCH_HEADLINE_ITEMS
                                               : GPUBENCH_HEADLINE_AUTO;
-    if (const auto ceiling = t.find("ceiling"); ceiling != t.end()) {
-        json_fields::get(*ceiling, "flops", e.peak_flops);
-        json_fields::get(*ceiling, "bytes_per_s", e.peak_bytes_per_s);
-        json_fields::get(*ceiling, "cache_bytes", e.roofline_cache_bytes);
-        json_fields::get(*ceiling, "margin", e.roofline_margin);
-        // Files from before levels: "", and the one margin held for bandwidth too.
-        e.level_margin = e.roofline_margin;
-        json_fields::get(*ceiling, "level", e.peak_level);
-        json_fields::get(*ceiling, "level_margin", e.level_margin);
-        json_fields::get(*ceiling, "level_source", e.peak_source);
-    }
+    json_fields::get(t, "ceiling", e.ceiling);
 }
 
 // "energy" (entry_figures.hpp): null without an energy counter.
 json energy_json(const EntryFigures &f) {
-    if (const auto &energy = f.energy)
-        return {{"sampling_j", energy->sampling_j},
-                {"mean_power_w", energy->mean_power_w},
-                {"per_run_j", energy->per_run_j},
-                {"gflops_per_j", energy->gflops_per_j}};
+    if (f.energy) return *f.energy;
     if (!f.energy_note.empty()) return {{"note", f.energy_note}};
     return nullptr;
 }

@@ -107,8 +107,8 @@ void ceilings_of_earlier_files(const json &document, ResultsDocument &d) {
         if (p.device_kind == "cuda") on_gpu.insert(p.name);
     for (EntryResult &e : d.entries)
         if (on_gpu.count(e.plugin)) {
-            e.peak_flops = rate(e.work.math == GPUBENCH_MATH_FP64 ? "fp64_flops" : "fp32_flops");
-            e.peak_bytes_per_s = rate("bytes_per_s");
+            e.ceiling.flops = rate(e.work.math == GPUBENCH_MATH_FP64 ? "fp64_flops" : "fp32_flops");
+            e.ceiling.bytes_per_s = rate("bytes_per_s");
         }
 }
 

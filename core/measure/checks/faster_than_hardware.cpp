@@ -10,17 +10,17 @@ namespace gpubench {
 std::string faster_than_hardware(const Measurement &e) {
     const EntryFigures f = entry_figures(e, this_host_run());
     const double flops = f.gflops * 1e9, bytes = f.gbytes_per_s * 1e9;
-    const std::string level = e.peak_level.empty() ? "peak" : e.peak_level;
-    if (e.peak_flops > 0 && flops > (1 + e.roofline_margin) * e.peak_flops)
+    const std::string level = e.ceiling.level.empty() ? "peak" : e.ceiling.level;
+    if (e.ceiling.flops > 0 && flops > (1 + e.ceiling.margin) * e.ceiling.flops)
         return format_text("faster than the hardware: %.4g GFLOP/s is %.0f%% of the peak %.4g GFLOP/s "
                            "(%s) and more than the %.0f%% margin allows: the timing or the declared "
-                           "work is wrong", flops * 1e-9, 100 * flops / e.peak_flops,
-                           e.peak_flops * 1e-9, math_name(e.work.math), 100 * e.roofline_margin);
-    if (e.peak_bytes_per_s > 0 && bytes > (1 + e.level_margin) * e.peak_bytes_per_s)
+                           "work is wrong", flops * 1e-9, 100 * flops / e.ceiling.flops,
+                           e.ceiling.flops * 1e-9, math_name(e.work.math), 100 * e.ceiling.margin);
+    if (e.ceiling.bytes_per_s > 0 && bytes > (1 + e.ceiling.level_margin) * e.ceiling.bytes_per_s)
         return format_text("faster than the hardware: %.4g GB/s is %.0f%% of the %s bandwidth "
                            "%.4g GB/s and more than the %.0f%% margin allows: the timing or the "
-                           "declared work is wrong", bytes * 1e-9, 100 * bytes / e.peak_bytes_per_s,
-                           level.c_str(), e.peak_bytes_per_s * 1e-9, 100 * e.level_margin);
+                           "declared work is wrong", bytes * 1e-9, 100 * bytes / e.ceiling.bytes_per_s,
+                           level.c_str(), e.ceiling.bytes_per_s * 1e-9, 100 * e.ceiling.level_margin);
     return "";
 }
 

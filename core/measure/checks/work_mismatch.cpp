@@ -15,8 +15,8 @@ namespace {
 // and caches exceed by design: its flops are what to compare.
 bool declared_memory_bound(const Measurement &e) {
     if (e.work.flops <= 0) return true;
-    return e.peak_flops > 0 && e.peak_bytes_per_s > 0 && e.work.bytes > 0 &&
-           e.work.flops / e.work.bytes < e.peak_flops / e.peak_bytes_per_s;
+    return e.ceiling.flops > 0 && e.ceiling.bytes_per_s > 0 && e.work.bytes > 0 &&
+           e.work.flops / e.work.bytes < e.ceiling.flops / e.ceiling.bytes_per_s;
 }
 
 // The bytes the counters saw at the entry's level, and that level's name; nullopt where none.
@@ -30,7 +30,7 @@ std::optional<std::pair<double, std::string>> counted_bytes(const Measurement &e
         if (read || write) return std::pair(read.value_or(0) + write.value_or(0), std::string("HBM"));
         return std::nullopt;
     }
-    if (e.peak_level == "DRAM")
+    if (e.ceiling.level == "DRAM")
         if (const auto misses = counted_value(e, "llc_misses_per_run")) return std::pair(*misses * 64, std::string("DRAM"));
     return std::nullopt;
 }
