@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <functional>
 #include <sstream>
 
 using namespace gpubench;
@@ -30,8 +31,9 @@ Measurement measured(const std::string &fixture, uint64_t size) {
 }
 
 // A results document of two CPU backends of one workload at two sizes, each entry with the
-// metrics given (by plugin), written as the runner writes one and read back typed.
-ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &metrics) {
+// metrics given (by plugin), changed by `adjust`, written as the runner writes one and read back typed.
+ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &metrics,
+                              const std::function<void(EntryResult &)> &adjust = {}) {
     json doc = results_header({"runner"}, GpuInfo{}, MeasureOptions{}, std::nullopt);
     doc["plugins"] = json::array();
     doc["entries"] = json::array();
@@ -48,6 +50,7 @@ ResultsDocument document_with(const std::map<std::string, std::vector<Metric>> &
             e.timing.samples.run = {1e-3, 1.1e-3, 0.9e-3};
             for (const Metric &m : list) e.metrics.push_back({m});
             for (EntryMetric &m : e.metrics) m.value *= static_cast<double>(size) / 1000;
+            if (adjust) adjust(e);
             doc["entries"].push_back(json(e));
         }
     }
@@ -259,4 +262,56 @@ TEST_CASE("the history keeps each metric as a series and fails on a plugin's met
     CHECK_THAT(rose.output, Catch::Contains("step: fixture_history 4: accuracy |") && Catch::Contains("10% better") &&
                                 Catch::Contains("step: fixture_history 4: page_faults_per_run |") &&
                                 Catch::Contains(": worse from commit c"));
+}
+
+TEST_CASE("the runner's figures reach every report's metric columns as measured metrics", "[metrics][report]") {
+    // sort_omp declares 2 GFLOP a run against a 4 TFLOP/s roof: 2000 GFLOP/s at 1 ms, 50% of
+    // peak; sort_naive declares no work, and no entry had an energy counter.
+    const ResultsDocument document = document_with({{"sort_naive", {}}, {"sort_omp", {plain}}}, [](EntryResult &e) {
+        if (e.plugin != "sort_omp") return;
+        e.work.flops = 2e9;
+        e.ceiling.flops = 4e12;
+    });
+    const ReportInput input = input_of_document(document);
+
+    std::ostringstream csv;
+    find_report_format("csv")->write(csv, input);
+    std::istringstream rows(csv.str());
+    std::string header, naive, omp;  // rows by column, then size
+    std::getline(rows, header);
+    std::getline(rows, naive);
+    std::getline(rows, omp);
+    std::getline(rows, omp);
+    CHECK_THAT(header, Catch::EndsWith(",iterations,gflops [GFLOP/s] ↑,percent_of_peak [%] ↑"));
+    CHECK_THAT(naive, Catch::EndsWith(",,,"));  // no work declared: no throughput, no % of peak
+    CHECK_THAT(omp, Catch::EndsWith(",7,2000,50"));
+    CHECK_THAT(header, !Catch::Contains("energy_per_run_j") && !Catch::Contains("cpu_percent"));
+
+    std::ostringstream markdown;
+    find_report_format("markdown")->write(markdown, input);
+    CHECK_THAT(markdown.str(), Catch::Contains("| gflops [GFLOP/s] ↑ | 1000 | — | 2000 |") &&
+                                   Catch::Contains("| percent_of_peak [%] ↑ | 2000 | — | 50 |"));
+
+    std::ostringstream report;
+    find_report_format("json")->write(report, input);
+    const json point = json::parse(report.str()).at(0).at("columns").at(1).at("points").at(0);
+    CHECK(point.at("metrics").at(1).at("name") == "gflops");
+    CHECK(point.at("metrics").at(1).at("measured") == true);
+    CHECK(point.at("metrics").at(2).at("text") == "compute bound");
+
+    std::ostringstream gbench;
+    find_report_format("gbench")->write(gbench, input);
+    size_t counted = 0;
+    const json records = json::parse(gbench.str()).at("benchmarks");
+    for (const json &record : records)
+        if (record.at("run_name") == "sort_omp/1000") counted += record.at("gflops").get<double>() == Approx(2000);
+    CHECK(counted == 5);  // 3 samples, the mean and the median
+
+    // A plugin's metric of the same name is its own, listed first.
+    const ResultsDocument shadowed = document_with({{"sort_omp", {{"gflops", 1, "GFLOP/s", "", GPUBENCH_BETTER_HIGHER}}}},
+                                                   [](EntryResult &e) { e.work.flops = 2e9; });
+    std::ostringstream shadowed_csv;
+    find_report_format("csv")->write(shadowed_csv, input_of_document(shadowed));
+    CHECK_THAT(shadowed_csv.str(), Catch::Contains(",gflops [GFLOP/s] ↑\n") && Catch::Contains(",1000,") &&
+                                       Catch::Contains(",1\n"));
 }

@@ -48,7 +48,31 @@ void energy(const Measurement &e, EntryFigures &f) {
     }
 }
 
+// The scalar figures as metrics, each one line: what every writer's metric columns add.
+void figure_metrics(const Measurement &e, EntryFigures &f) {
+    f.metrics = e.metrics;
+    const auto add = [&](const std::string &name, double value, const std::string &unit, gpubench_better better,
+                         const std::string &text = "") { f.metrics.push_back({{name, value, unit, text, better}, true}); };
+    if (f.headline_value > 0)
+        add(f.headline, f.headline_value, headline_unit(f.headline, e.item_name), GPUBENCH_BETTER_HIGHER);
+    if (!f.roofline_bound.empty())
+        add("percent_of_peak", f.percent_of_peak, "%", GPUBENCH_BETTER_HIGHER,
+            (f.peak_level.empty() ? "" : f.peak_level + " ") + f.roofline_bound + " bound");
+    if (e.resources.watched())
+        add("cpu_percent", f.cpu_percent, "%", GPUBENCH_BETTER_UNSTATED, "of the host's logical cores");
+    if (f.energy) add("energy_per_run_j", f.energy->per_run_j, "J", GPUBENCH_BETTER_LOWER);
+    if (f.energy && f.energy->gflops_per_j > 0)
+        add("gflops_per_j", f.energy->gflops_per_j, "GFLOP/J", GPUBENCH_BETTER_HIGHER);
+}
+
 }  // namespace
+
+std::string headline_unit(const std::string &headline, const std::string &item_name) {
+    if (headline == "gflops") return "GFLOP/s";
+    if (headline == "gbytes_per_s") return "GB/s";
+    if (headline == "items_per_s") return (item_name.empty() ? "items" : item_name) + "/s";
+    return "";
+}
 
 RunBasis this_host_run() { return {logical_cores()}; }
 
@@ -70,6 +94,7 @@ EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     energy(e, f);
     f.flags = entry_flags(e);
     f.work_mismatch = counted_work_mismatch(e);
+    figure_metrics(e, f);
     return f;
 }
 

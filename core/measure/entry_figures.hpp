@@ -55,7 +55,14 @@ struct EntryFigures {
     std::vector<std::string> flags;
     // --counters: where the counted work disagrees with the declared (work_mismatch.hpp).
     std::string work_mismatch;
+    // The entry's metrics, then the scalar figures above as measured metrics: the headline
+    // throughput, % of peak, CPU use, energy per run and GFLOP/J, where known. Every writer's
+    // metric columns show this list (report_metrics), so a new figure is a line of entry_figures.cpp.
+    std::vector<EntryMetric> metrics;
 };
 EntryFigures entry_figures(const Measurement &entry, const RunBasis &run);
+
+// A headline's unit: "GFLOP/s", "GB/s", "<item_name>/s" ("items/s" unnamed); "" for none.
+std::string headline_unit(const std::string &headline, const std::string &item_name = "");
 
 }  // namespace gpubench

@@ -139,7 +139,7 @@ std::vector<EntryMetric> report_metrics(const std::vector<WorkloadReport> &repor
     std::vector<EntryMetric> names;
     for (const WorkloadReport &r : reports)
         for (const ReportColumn &c : r.columns)
-            for (const auto &[size, p] : c.points) add_metric_names(names, p.entry.metrics);
+            for (const auto &[size, p] : c.points) add_metric_names(names, p.figures.metrics);
     return names;
 }
 

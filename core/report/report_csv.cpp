@@ -34,7 +34,7 @@ void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports) {
                     << quoted(join(p.figures.flags, " ")) << ',' << quoted(c.gpu_model) << ','
                     << number(run_host_s(p));
                 for (const Metric &m : metrics) {
-                    const EntryMetric *found = find_metric(p.entry.metrics, m.name);
+                    const EntryMetric *found = find_metric(p.figures.metrics, m.name);
                     out << ',' << number(found ? std::optional<double>(found->value) : std::nullopt);
                 }
                 out << '\n';

@@ -2,6 +2,7 @@
 // the metrics as its user counters.
 #include "report_formats.hpp"
 
+#include "entry_figures.hpp"
 #include "statistics.hpp"
 
 namespace gpubench {
@@ -31,6 +32,7 @@ json gbench_json(const ResultsDocument &document) {
         std::string name = entry.plugin + "/" + std::to_string(entry.size);
         if (!entry.settings.params.empty()) name += "/" + entry.settings.params;
         const std::vector<double> &samples = headline_run_samples(entry);
+        const EntryFigures figures = entry_figures(entry, {document.header.logical_cores});
         const auto record = [&](const std::string &run_type, double seconds, int index,
                                 const std::string &aggregate) {
             json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},
@@ -50,7 +52,7 @@ json gbench_json(const ResultsDocument &document) {
                 r["aggregate_name"] = aggregate;
             // Google Benchmark's user counters: each a number beside the times (never in place
             // of a field of its own, whatever a plugin names its metric).
-            for (const Metric &m : entry.metrics)
+            for (const Metric &m : figures.metrics)
                 if (!r.contains(m.name)) r[m.name] = m.value;
             out["benchmarks"].push_back(r);
         };

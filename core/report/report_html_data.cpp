@@ -68,13 +68,6 @@ json history_json(const std::vector<HistorySeries> &history) {
 
 std::optional<double> finite(double value) { return std::isfinite(value) ? std::optional(value) : std::nullopt; }
 
-const char *throughput_unit(const std::string &headline) {
-    if (headline == "gflops") return "GFLOP/s";
-    if (headline == "gbytes_per_s") return "GB/s";
-    if (headline == "items_per_s") return "items/s";
-    return "";
-}
-
 // What the plots add to a point beside its times: the headline's spread, throughput, % of
 // peak against the roofline it was measured on (the host's for a CPU entry, its GPU's for a
 // GPU entry), energy.
@@ -87,7 +80,7 @@ json point_extras(const ReportPoint &p) {
                        {"min", samples.front()}, {"max", samples.back()}});
     const EntryFigures &f = p.figures;
     if (const auto value = finite(f.headline_value); !f.headline.empty() && value && *value > 0)
-        extras.update({{"tput", *value}, {"tput_unit", throughput_unit(f.headline)}});
+        extras.update({{"tput", *value}, {"tput_unit", headline_unit(f.headline)}});
     if (const auto peak = finite(f.percent_of_peak); peak && !f.roofline_bound.empty()) {
         extras["peak"] = *peak;
         extras["bound"] = f.peak_level.empty() ? f.roofline_bound : f.peak_level + " " + f.roofline_bound;  // "L2 memory"

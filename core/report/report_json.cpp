@@ -1,5 +1,5 @@
 // --format json (report_formats.hpp): the report's workloads, columns and points as JSON,
-// each point with its metrics as the results file has them.
+// each point with its metrics as the results file has them, then its scalar figures as metrics.
 #include "report_formats.hpp"
 
 #include "entry_json.hpp"
@@ -20,7 +20,7 @@ json report_json(const std::vector<WorkloadReport> &reports) {
                 if (auto s = speedup(r, c, size, false)) point["speedup_compute"] = *s;
                 if (auto s = speedup(r, c, size, true)) point["speedup_end_to_end"] = *s;
                 if (const auto host = run_host_s(p)) point["run_host_s"] = *host;
-                if (!p.entry.metrics.empty()) point["metrics"] = p.entry.metrics;
+                if (!p.figures.metrics.empty()) point["metrics"] = p.figures.metrics;
                 points.push_back(point);
             }
             columns.push_back({{"backend", c.backend}, {"source", c.source},
