@@ -358,3 +358,32 @@ TEST_CASE("the default sweep's budget skips a size predicted to run too long, be
     CHECK(in_worker->status == EntryStatus::skipped);
     CHECK_THAT(in_worker->message, Catch::Contains("over the default sweep's budget"));
 }
+
+TEST_CASE("a skip for a sweep behind its schedule is marked so, in the worker and across its pipe; no other skip is",
+          "[measure]") {
+    const Plugin plugin = load_fixture("fixture_good.so");
+    const Work at_10 = query_work(plugin.api(), 10, "");
+    // Set-up and checks took 1 s at size 10: 10 s predicted at 100, over the 2 s a sweep
+    // behind its schedule allows (behind), or a fixed cap's (not behind).
+    const auto budget = [&](bool behind) { return RunBudget{0, 10, 0.1, at_10, 1.0, 2.0, behind}; };
+    EntryMeasurer measurer{Roofline{}};
+    const Measurement late = measurer.measure(plugin, 100, counted_options(), {}, budget(true));
+    CHECK(late.status == EntryStatus::skipped);
+    CHECK(late.behind_schedule);
+    CHECK_THAT(late.message, Catch::StartsWith(behind_schedule_text));
+    const Measurement capped = measurer.measure(plugin, 100, counted_options(), {}, budget(false));
+    CHECK(capped.status == EntryStatus::skipped);
+    CHECK_FALSE(capped.behind_schedule);
+    // Behind, but over the cap on run() instead: a size no schedule will make room for.
+    RunBudget run_over = budget(true);
+    run_over.limit_s = 0.5;
+    CHECK_FALSE(measurer.measure(plugin, 100, counted_options(), {}, run_over).behind_schedule);
+
+    WorkerLaunch launch;
+    launch.runner = GPUBENCH_RUNNER;
+    WorkerPool pool(launch);
+    const auto in_worker = pool.measure(plugin.info(), 100, counted_options(), budget(true));
+    REQUIRE(in_worker);
+    CHECK(in_worker->behind_schedule);
+    CHECK_FALSE(pool.measure(plugin.info(), 100, counted_options(), budget(false))->behind_schedule);
+}

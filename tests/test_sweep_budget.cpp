@@ -183,8 +183,8 @@ TEST_CASE("in lanes, the shares are a one-GPU sweep's, behind is the wall clock'
     lanes.now_s = 19.5;
     lanes.budget->limit(options, outside);
     CHECK(outside == SweepBudget::behind_outside_limit_s);
-    CHECK_THAT(lanes.budget->start_refusal(lanes.torch), Catch::StartsWith(behind_schedule));
-    CHECK_THAT(lanes.budget->start_refusal(lanes.torch, true), Catch::StartsWith(behind_schedule));
+    CHECK_THAT(lanes.budget->start_refusal(lanes.torch), Catch::StartsWith(behind_schedule_text));
+    CHECK_THAT(lanes.budget->start_refusal(lanes.torch, true), Catch::StartsWith(behind_schedule_text));
     lanes.budget->limit(options, outside, true);
     CHECK(outside == SweepBudget::behind_outside_limit_s);
 
@@ -238,7 +238,7 @@ TEST_CASE("a late entry's worker start is counted as its plugin's first was, one
     REQUIRE(slack > 3.05);  // Numba's nominal start
     REQUIRE(slack < 49);
     CHECK(budget.start_refusal(plugins[0], true).empty());
-    CHECK_THAT(budget.start_refusal(plugins[2], true), Catch::StartsWith(behind_schedule));
+    CHECK_THAT(budget.start_refusal(plugins[2], true), Catch::StartsWith(behind_schedule_text));
 }
 
 TEST_CASE("runner --budget cuts each entry's sampling to its part, and records it", "[budget][cli]") {

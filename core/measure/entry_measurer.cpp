@@ -43,34 +43,40 @@ double predicted_outside_s(const RunBudget &budget, const Work &next, uint64_t s
 
 namespace {
 
-// The reason to skip `size` under `budget`, or "" (also when work() fails: measuring says why;
-// and for an entry measured across ranks, which every rank measures or none).
-std::string over_budget(const Plugin &plugin, uint64_t size, const MeasureOptions &options,
-                        const RunBudget &budget, int devices) {
+// Why to skip `size` under `budget`, and whether for the schedule; no why: measure it (also when
+// work() fails: measuring says why; and for an entry measured across ranks, which every rank
+// measures or none).
+struct BudgetSkip {
+    std::string why;
+    bool behind_schedule = false;
+};
+BudgetSkip over_budget(const Plugin &plugin, uint64_t size, const MeasureOptions &options, const RunBudget &budget,
+                       int devices) {
     Work next;
     try {
         next = query_work(plugin.api(), size, options.params, devices, static_cast<int>(options.world.ranks));
     } catch (const PluginFailure &) {
-        return "";
+        return {};
     }
-    if (measured_across_ranks(next, options)) return "";
+    if (measured_across_ranks(next, options)) return {};
     const auto from = static_cast<unsigned long long>(budget.from_size);
     const auto at = static_cast<unsigned long long>(size);
     if (const double run_s = predicted_run_s(budget, next, size); budget.limit_s > 0 && run_s > budget.limit_s)
-        return format_text("over the default sweep's budget: one run() is predicted to take %.3g s (from "
-                           "size %llu), above %.3g s; --sizes %llu runs it", run_s, from, budget.limit_s, at);
-    if (budget.outside_limit_s <= 0) return "";
-    const char *over = budget.behind ? behind_schedule : "over the sweep's budget for an entry on every GPU";
+        return {format_text("over the default sweep's budget: one run() is predicted to take %.3g s (from "
+                            "size %llu), above %.3g s; --sizes %llu runs it", run_s, from, budget.limit_s, at)};
+    if (budget.outside_limit_s <= 0) return {};
+    const char *over = budget.behind ? behind_schedule_text : "over the sweep's budget for an entry on every GPU";
     const auto refuse = [&](const char *what, double seconds) {
-        return format_text("%s: its %s predicted to take %.3g s (from size %llu), above %.3g s; "
-                           "--sizes %llu runs it", over, what, seconds, from, budget.outside_limit_s, at);
+        return BudgetSkip{format_text("%s: its %s predicted to take %.3g s (from size %llu), above %.3g s; "
+                                      "--sizes %llu runs it", over, what, seconds, from, budget.outside_limit_s, at),
+                          budget.behind};
     };
     if (const double outside_s = predicted_outside_s(budget, next, size); outside_s > budget.outside_limit_s)
         return refuse("set-up and checks are", outside_s);
     // Sampling stops at its share, but never before a warm-up and one sample.
     const double least_sampling_s = double(options.warmup_runs + 1) * predicted_run_s(budget, next, size);
     if (least_sampling_s > budget.outside_limit_s) return refuse("warm-up and one sample are", least_sampling_s);
-    return "";
+    return {};
 }
 
 }  // namespace
@@ -149,9 +155,11 @@ Measurement EntryMeasurer::measure(const Plugin &plugin, uint64_t size,
     const std::vector<int> devices = entry_cuda_devices(plugin.info(), options);
     const int device_count = std::max(1, static_cast<int>(devices.size()));
     if (budget)
-        if (std::string why = over_budget(plugin, size, options, *budget, device_count);
-            !why.empty())
-            return skipped_entry(plugin.info(), size, why);
+        if (BudgetSkip skip = over_budget(plugin, size, options, *budget, device_count); !skip.why.empty()) {
+            Measurement skipped = skipped_entry(plugin.info(), size, std::move(skip.why));
+            skipped.behind_schedule = skip.behind_schedule;
+            return skipped;
+        }
     PhaseTimer *timer = nullptr;
     try {
         timer = &timer_for(plugin, devices);

@@ -15,9 +15,9 @@
 
 namespace gpubench {
 
-// How a skip for the time a --budget sweep is behind by begins: --devices' lanes take such an
-// entry up again once their other entries are under way (sweep_budget.hpp).
-inline constexpr char behind_schedule[] = "over the sweep's budget, which is behind its schedule";
+// How the message of a skip for the time a --budget sweep is behind by begins; such an entry
+// is marked behind_schedule, and --devices' lanes take it up again (sweep_budget.hpp).
+inline constexpr char behind_schedule_text[] = "over the sweep's budget, which is behind its schedule";
 
 // The default sweep's budget for one entry, skipped with the prediction when one run() is
 // predicted to take longer than limit_s (the plugin's previous size's median, scaled by the

@@ -179,6 +179,8 @@ struct Measurement {
     // The check (checks/check.hpp) whose finding made it invalid, an error or skipped; "" for
     // an ok entry and for a failure the plugin reported itself.
     std::string refused_by;
+    // Skipped for the time a --budget sweep is behind by: --devices' lanes take it up again.
+    bool behind_schedule = false;
     Work work;
     Timing timing;
     StreamAudit stream_audit;

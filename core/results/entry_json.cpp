@@ -254,6 +254,7 @@ void to_json(json &entry, const Measurement &e) {
     for (int index : e.cuda_devices) entry["devices"].push_back(json{{"index", index}});
     if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
     if (!e.refused_by.empty()) entry["refused_by"] = e.refused_by;
+    if (e.behind_schedule) entry["behind_schedule"] = true;
     if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
     if (!e.persisting_l2_left.empty()) entry["persisting_l2_left"] = e.persisting_l2_left;
     if (!e.counters.empty()) entry["counters"] = e.counters;  // --counters
@@ -279,6 +280,7 @@ void from_json(const json &entry, Measurement &e) {
     json_fields::get(entry, "cpu_threads", e.settings.cpu_threads);
     e.status = entry_status_from_string(entry.value("status", ""));
     json_fields::get(entry, "message", e.message);
+    json_fields::get(entry, "behind_schedule", e.behind_schedule);
     e.unoptimized = std::ranges::count(entry.value("flags", std::vector<std::string>()), "unoptimized") > 0;
     e.work = entry.at("work").get<Work>();
     e.item_name = entry.at("work").value("item_name", "");

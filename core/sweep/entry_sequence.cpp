@@ -96,13 +96,18 @@ std::string EntrySequence::rendezvous(const SweepEntry &entry, const MeasureOpti
     return entry_rendezvous(options.world.folder, key, ++shared_.measured[key]).string();
 }
 
-std::string EntrySequence::skip_reason(const SweepEntry &planned) {
+std::optional<Measurement> EntrySequence::skipped(const SweepEntry &planned) {
     const PluginInfo &plugin = *planned.plugin;
-    if (!plugin.is_available()) return "unavailable: " + plugin.unavailable_reason;
+    const auto skip = [&](std::string why) { return std::optional(skipped_entry(plugin, planned.size, std::move(why))); };
+    if (!plugin.is_available()) return skip("unavailable: " + plugin.unavailable_reason);
     if (shared_.budget)
-        if (std::string refused = shared_.budget->start_refusal(plugin, planned.late); !refused.empty()) return refused;
-    if (plugin.is_cuda() && !gpu_.available) return "unavailable: " + gpu_.unavailable_reason;
-    return planned.out_of_range;
+        if (std::string refused = shared_.budget->start_refusal(plugin, planned.late); !refused.empty()) {
+            std::optional<Measurement> entry = skip(std::move(refused));
+            entry->behind_schedule = true;
+            return entry;
+        }
+    if (plugin.is_cuda() && !gpu_.available) return skip("unavailable: " + gpu_.unavailable_reason);
+    return planned.out_of_range.empty() ? std::nullopt : skip(planned.out_of_range);
 }
 
 bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &sweep_options) {
@@ -126,8 +131,8 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
         planned, mode.predicted_run_limit_s * (in_lane ? SweepBudget::lane_run_limit_factor : 1.0), outside_limit_s,
         behind);
     EntryResult entry;
-    if (const std::string why = skip_reason(planned); !why.empty()) {
-        entry = EntryResult(skipped_entry(plugin, planned.size, why));
+    if (std::optional<Measurement> skipped_here = skipped(planned)) {
+        entry = EntryResult(std::move(*skipped_here));
     } else if (mode.isolated) {
         std::optional<EntryResult> measured = pool_.measure(plugin, planned.size, options, budget);
         if (!measured) return false;
@@ -143,8 +148,7 @@ bool EntrySequence::measure(const SweepEntry &planned, const MeasureOptions &swe
     if (options.max_time_s < sweep_options.max_time_s && entry.status != EntryStatus::skipped)
         entry.sweep.sampling_budget_s = options.max_time_s;
     if (sweep_budget) sweep_budget->finished(planned, entry);
-    if (shared_.put_back && !planned.late && entry.status == EntryStatus::skipped &&
-        entry.message.starts_with(behind_schedule)) {
+    if (shared_.put_back && !planned.late && entry.behind_schedule) {
         shared_.recorder.put_back(planned);
         shared_.put_back(planned);
         return true;

@@ -106,8 +106,8 @@ public:
     bool measure(const SweepEntry &planned, const MeasureOptions &sweep_options);
 
 private:
-    // Why `planned` is not measured here ("" when it is), with the budget's start refusal.
-    std::string skip_reason(const SweepEntry &planned);
+    // `planned` skipped, with why (the budget's start refusal among the reasons); nullopt: measure it.
+    std::optional<Measurement> skipped(const SweepEntry &planned);
     // The limits on run() (limit_s) and on set-up and checks (outside_limit_s), 0: none.
     std::optional<RunBudget> run_budget(const SweepEntry &entry, double limit_s, double outside_limit_s, bool behind);
     std::string rendezvous(const SweepEntry &entry, const MeasureOptions &options);

@@ -89,7 +89,7 @@ std::string SweepBudget::start_refusal(const PluginInfo &plugin, bool late) {
     if (late && std::max({plan.nominal.seconds, start_s(plan), plan.own_start_s}) <= slack_s(&plan)) return "";
     // Nominal, not learned: a kind's measured starts include its first entries' set-ups.
     if (!late && (plan.started || plan.nominal.seconds <= behind_start_limit_s || !behind())) return "";
-    return std::string(behind_schedule) + ": starting the plugin is predicted to take " +
+    return std::string(behind_schedule_text) + ": starting the plugin is predicted to take " +
            format_text("%.3g s", plan.nominal.seconds) + " (" + plan.nominal.parts + ")";
 }
 
