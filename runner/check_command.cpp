@@ -5,7 +5,6 @@
 // parameter value, in workers, with every audit on.
 #include "check.hpp"
 #include "cli.hpp"
-#include "declared_params.hpp"
 #include "plugin_catalog.hpp"
 #include "plugin_list.hpp"
 #include "results_model.hpp"
@@ -210,15 +209,6 @@ std::vector<EntryResult> run_sweep(const PluginInfo &plugin, const std::string &
     }
 }
 
-// Its entries at `sizes` with every check on: eight runs at least, as the leak check needs
-// 16 MiB of growth over several of them.
-void measure_entries(const PluginInfo &plugin, const std::vector<uint64_t> &sizes, const CheckOptions &o,
-                     std::vector<Finding> &findings) {
-    for (const EntryResult &e : run_sweep(plugin, plugin.name, {"--sizes", sizes_text(sizes), "--min-samples", "8",
-                                                                 "--max-samples", "10"}, o, findings))
-        for (Finding &f : entry_findings(e)) findings.push_back(std::move(f));
-}
-
 // A CUDA plugin's declared work held to the GPU's counters (--counters), the one check that sees
 // less done than claimed: at the largest size alone, where the counts are above their floor and
 // a counting pass per series keeps the check short.
@@ -265,7 +255,11 @@ std::vector<Finding> check_plugin(const PluginInfo &plugin, const std::vector<ui
         findings.push_back({plugin.name, "not_measured", "unavailable here: " + unavailable, "user-guide.md#listing-plugins", false});
         return findings;
     }
-    measure_entries(plugin, sizes, o, findings);
+    // Its entries at `sizes` with every check on: eight runs at least, as the leak check needs
+    // 16 MiB of growth over several of them.
+    for (const EntryResult &e : run_sweep(plugin, plugin.name, {"--sizes", sizes_text(sizes), "--min-samples", "8",
+                                                                 "--max-samples", "10"}, o, findings))
+        for (Finding &f : entry_findings(e)) findings.push_back(std::move(f));
     if (plugin.is_cuda() && !stop_was_requested()) count_work(plugin, sizes, o, findings);
     return findings;
 }

@@ -3,7 +3,6 @@
 #include "child_process.hpp"
 #include "host_resources.hpp"
 #include "host_share.hpp"
-#include "plugin_catalog.hpp"
 #include "rank_world.hpp"
 #include "runner_options.hpp"
 #include "sanitizer.hpp"
@@ -206,17 +205,12 @@ ParamAxis parse_param_axis(const std::string &text) {
     if (axis.key.empty()) throw std::invalid_argument("--param '" + text + "' is not key=value");
     if (axis.key.find_first_of(" \t=,") != std::string::npos)
         throw std::invalid_argument("--param '" + text + "': a key has no spaces or commas");
-    const std::string values = text.substr(eq + 1);
-    for (size_t begin = 0;;) {  // not split_list: it would drop an empty value silently
-        const size_t end = std::min(values.find(',', begin), values.size());
-        std::string value = trim(values.substr(begin, end - begin));
+    for (std::string &value : split_list(text.substr(eq + 1), ',', true)) {  // empty values kept, to be refused
         if (value.empty())
             throw std::invalid_argument("--param '" + text + "': an empty value (key=value or key=v1,v2)");
         if (std::find(axis.values.begin(), axis.values.end(), value) != axis.values.end())
             throw std::invalid_argument("--param '" + text + "': the value '" + value + "' is listed twice");
         axis.values.push_back(std::move(value));
-        if (end == values.size()) break;
-        begin = end + 1;
     }
     if (axis.values.size() > 1 && std::count(axis.values.begin(), axis.values.end(), "*"))
         throw std::invalid_argument("--param '" + text + "': '*' (every declared value) stands alone");
@@ -231,7 +225,6 @@ void read_param_axes(const std::vector<std::string> &params, CommandLine &cli) {
             if (earlier.key == axis.key)
                 throw std::invalid_argument("--param " + axis.key +
                                             " is given twice: list its values in one, " + axis.key + "=a,b");
-        // The sweep's own params: the keys of one value (entries record their own).
         if (axis.values.size() == 1 && axis.values.front() != "*")
             cli.measure.params += (cli.measure.params.empty() ? "" : ",") + axis.key + "=" + axis.values.front();
         cli.param_axes.push_back(std::move(axis));
@@ -292,8 +285,7 @@ void check_numbers(const po::variables_map &vm, const TypedOptions &typed, Comma
 // "0,2,3" as device indices; throws std::invalid_argument naming a bad or repeated one.
 std::vector<int> parse_device_list(const std::string &text) {
     std::vector<int> devices;
-    for (const std::string &item : split_list(text)) {
-        const std::string word = trim(item);
+    for (const std::string &word : split_list(text)) {
         int device = -1;
         if (!parse_small_int(word.c_str(), device) || device < 0 || device > 1023)
             throw std::invalid_argument("--devices '" + text + "': '" + word +
@@ -368,15 +360,13 @@ CommandLine parse_command_line(int argc, const char *const *argv) {
     TypedOptions typed;
     po::options_description options("Usage: runner [options]\nOptions");
     declare_options(options, cli, typed);
-    po::options_description all;
-    all.add(options);
     std::ostringstream usage;
     usage << options << epilogue;
     cli.usage = usage.str();
 
     po::variables_map vm;
     try {
-        po::store(po::command_line_parser(argc, argv).options(all).run(), vm);
+        po::store(po::command_line_parser(argc, argv).options(options).run(), vm);
         po::notify(vm);
     } catch (const po::error &e) {
         throw std::invalid_argument(e.what());

@@ -85,8 +85,7 @@ void print_sweep_header(std::ostream &out, size_t params_width) {
         << std::flush;
 }
 
-void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string &params,
-                     size_t params_width) {
+void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string &params, size_t params_width) {
     const std::string first = first_cells(e.plugin, params, params_width);
     if (e.timing.samples.run.empty()) {  // skipped or failed before any sample
         out << format_text("%s %*llu  %s: %s\n", first.c_str(), w_size, static_cast<unsigned long long>(e.size),
@@ -123,8 +122,7 @@ void print_sweep_row(std::ostream &out, const EntryResult &e, const std::string 
 }
 
 Progress::Style Progress::style_for_stderr(bool quiet) {
-    if (quiet) return Style::quiet;
-    return isatty(STDERR_FILENO) ? Style::terminal : Style::lines;
+    return quiet ? Style::quiet : isatty(STDERR_FILENO) ? Style::terminal : Style::lines;
 }
 
 Progress::Progress(Style style, size_t total_entries, std::FILE *out, double still_every_s, size_t columns)

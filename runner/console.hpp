@@ -16,9 +16,8 @@ namespace gpubench {
 
 // The sweep table: with a PARAMS column `params_width` wide after PLUGIN when it is not 0 (a
 // sweep whose entries have params: each row then shows its entry's).
-void print_sweep_header(std::ostream &out, size_t params_width = 0);
-void print_sweep_row(std::ostream &out, const EntryResult &entry, const std::string &params = "",
-                     size_t params_width = 0);
+void print_sweep_header(std::ostream &out, size_t params_width);
+void print_sweep_row(std::ostream &out, const EntryResult &entry, const std::string &params, size_t params_width);
 
 // The sweep's progress on stderr: on a terminal one line rewritten in place ("[3/40]
 // sort_cuda 1000000, 12s in; 1m05s elapsed, ~4m left"; --devices' lanes name each entry that

@@ -44,10 +44,6 @@ const char *step_word(const HistorySeries &series, const ChangePoint &step) {
     return series.worse(step, 0) ? "worse" : "better";
 }
 
-std::string step_note(const HistorySeries &series, const ChangePoint &step) {
-    return "<- step " + percent(step.relative_step()) + " (" + step_word(series, step) + ")";
-}
-
 std::string series_heading(const HistorySeries &series) {
     return series.label() + " | " + series.machine + (series.gpus.empty() ? "" : " | " + series.gpus) + " | " +
            series.build;
@@ -61,8 +57,10 @@ void print_trend(const HistorySeries &series) {
     for (size_t i = 0; i < series.points.size(); ++i) {
         const HistoryPoint &p = series.points[i];
         std::string note;
-        if (next_step < series.change_points.size() && series.change_points[next_step].index == i)
-            note = step_note(series, series.change_points[next_step++]);
+        if (next_step < series.change_points.size() && series.change_points[next_step].index == i) {
+            const ChangePoint &step = series.change_points[next_step++];
+            note = "<- step " + percent(step.relative_step()) + " (" + step_word(series, step) + ")";
+        }
         const std::string spread = p.samples > 1 ? series.value_text(p.low) + " .. " + series.value_text(p.high) : "";
         const std::string row = format_text("%-20s  %-12s  %12s  %-27s %s", p.date.c_str(),
                                             short_commit(p.commit).c_str(), series.value_text(p.median).c_str(),
@@ -79,8 +77,7 @@ std::optional<ChangePoint> newest_regression(const HistorySeries &series, double
     if (series.change_points.empty()) return std::nullopt;
     const ChangePoint &last = series.change_points.back();
     if (within && last.index + within < series.points.size()) return std::nullopt;
-    if (series.regressed(last, threshold)) return last;
-    return std::nullopt;
+    return series.regressed(last, threshold) ? std::optional(last) : std::nullopt;
 }
 
 void print_step(const char *what, const HistorySeries &series, const ChangePoint &step) {
@@ -158,11 +155,9 @@ int regressions(int argc, const char *const *argv) {
     size_t steps = 0, regressed = 0;
     for (const HistorySeries &series : all) {
         const std::optional<ChangePoint> regression = newest_regression(series, options.min_relative_step, within);
-        for (const ChangePoint &step : series.change_points) {
-            const bool newest = regression && step.index == regression->index;
-            print_step(newest ? "REGRESSION" : "step", series, step);
-            ++steps;
-        }
+        steps += series.change_points.size();
+        for (const ChangePoint &step : series.change_points)
+            print_step(regression && step.index == regression->index ? "REGRESSION" : "step", series, step);
         regressed += regression ? 1 : 0;
     }
     std::printf("%zu series, %zu change points; %zu regressed at the newest commits (threshold %s)\n",

@@ -17,12 +17,9 @@ namespace {
 void print_missing(const MergedSweep &merged, const std::string &output) {
     std::cout << "missing: " << merged.missing.size()
               << (merged.missing.size() == 1 ? " planned entry" : " planned entries") << " no shard delivered";
-    if (!merged.missing_shards.empty()) {
-        std::cout << " (no file given for shard";
-        for (size_t i = 0; i < merged.missing_shards.size(); ++i)
-            std::cout << (i ? ", " : " ") << merged.missing_shards[i];
-        std::cout << ")";
-    }
+    for (size_t i = 0; i < merged.missing_shards.size(); ++i)
+        std::cout << (i ? ", " : " (no file given for shard ") << merged.missing_shards[i];
+    if (!merged.missing_shards.empty()) std::cout << ")";
     std::cout << ":\n";
     for (const PlannedEntry &entry : merged.missing)
         std::cout << "  " << entry.key.text() << ", shard " << entry.shard << '\n';

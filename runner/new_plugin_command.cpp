@@ -87,8 +87,7 @@ std::vector<TemplateFile> read_template(const fs::path &folder, const std::strin
     for (const fs::directory_entry &entry : fs::recursive_directory_iterator(folder))
         if (entry.is_regular_file())
             files.push_back({entry.path().lexically_relative(folder), replaced(read_file_text(entry.path()), workload)});
-    std::sort(files.begin(), files.end(),
-              [](const TemplateFile &a, const TemplateFile &b) { return a.relative < b.relative; });
+    std::ranges::sort(files, {}, &TemplateFile::relative);
     return files;
 }
 

@@ -14,12 +14,9 @@ constexpr size_t description_width = 100;
 
 // Prints rows of cells with each column as wide as its widest cell.
 void print_table(std::ostream &out, const std::vector<std::vector<std::string>> &rows) {
-    std::vector<size_t> width;
+    std::vector<size_t> width(rows.front().size());  // every row has the header's cells
     for (const auto &row : rows)
-        for (size_t c = 0; c < row.size(); ++c) {
-            if (width.size() <= c) width.push_back(0);
-            width[c] = std::max(width[c], row[c].size());
-        }
+        for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
     for (const auto &row : rows) {
         std::string line;
         for (size_t c = 0; c < row.size(); ++c) {

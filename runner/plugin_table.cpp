@@ -20,12 +20,9 @@ std::string language_of(const PluginInfo &p) {
 
 // The table's order: workload, compiled before Python (whose backends follow the C++ ones in
 // the docs), CPU before GPU, backend, then name (two plugins may share a backend).
-bool reads_before(const PluginInfo *a, const PluginInfo *b) {
-    auto key = [](const PluginInfo *p) {
-        return std::make_tuple(std::string_view(p->workload), language_of(*p) == "Python", p->is_cuda(),
-                               std::string_view(p->backend), std::string_view(p->name));
-    };
-    return key(a) < key(b);
+auto table_order(const PluginInfo *p) {
+    return std::make_tuple(std::string_view(p->workload), language_of(*p) == "Python", p->is_cuda(),
+                           std::string_view(p->backend), std::string_view(p->name));
 }
 
 // The name as code, unless a backquote or a bar in it would break the code span.
@@ -65,7 +62,7 @@ std::string size_bound_text(uint64_t size) {
 void print_plugin_table(std::ostream &out, std::ostream &notes, const PluginCatalog &catalog) {
     std::vector<const PluginInfo *> plugins;
     for (const PluginInfo &p : catalog.plugins) plugins.push_back(&p);
-    std::stable_sort(plugins.begin(), plugins.end(), reads_before);
+    std::ranges::stable_sort(plugins, {}, table_order);
     out << "| plugin | language | device | sizes | what it is |\n"
         << "| --- | --- | --- | --- | --- |\n";
     for (const PluginInfo *p : plugins)

@@ -37,12 +37,10 @@ std::vector<std::string> source_labels(const std::vector<std::string> &paths,
             if (e.status == EntryStatus::ok) identities[i].insert(e.identity().any_seed());  // only verified ones are reported
     std::vector<std::string> named = labels;
     for (size_t i = 0; i < labels.size(); ++i)
-        for (size_t j = 0; j < labels.size(); ++j) {
-            if (i == j || labels[i] != labels[j]) continue;
-            const auto &a = identities[i], &b = identities[j];
-            const bool overlap = std::any_of(a.begin(), a.end(), [&](const EntryIdentity &k) { return b.count(k); });
-            if (overlap) named[i] = labels[i] + " (" + std::filesystem::path(paths[i]).stem().string() + ")";
-        }
+        for (size_t j = 0; j < labels.size(); ++j)
+            if (i != j && labels[i] == labels[j] &&
+                std::ranges::any_of(identities[i], [&](const EntryIdentity &k) { return identities[j].count(k); }))
+                named[i] = labels[i] + " (" + std::filesystem::path(paths[i]).stem().string() + ")";
     return named;
 }
 
@@ -141,8 +139,7 @@ int write_report(const ReportRequest &r, const ReportFormat &format, const Repor
     std::ostream &out = r.output.empty() ? std::cout : file;
     format.write(out, input);
     if (!out.flush()) throw std::runtime_error("cannot write " + (r.output.empty() ? "stdout" : r.output));
-    if (input.labelled.empty()) return exit_ok;  // a page of the history alone
-    return input.reports.empty() ? exit_skipped : exit_ok;
+    return input.reports.empty() && !input.labelled.empty() ? exit_skipped : exit_ok;  // a history page alone: ok
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include "console.hpp"
 #include "host_peaks.hpp"
-#include "host_resources.hpp"
 #include "rank_world.hpp"
 #include "roofline.hpp"
 #include "sanitizer.hpp"
@@ -27,32 +26,15 @@ volatile std::sig_atomic_t stop_requested = 0;  // SIGINT or SIGTERM arrived
 
 extern "C" void request_stop(int) { stop_requested = 1; }
 
-}  // namespace
-
-// Ctrl-C ends the sweep after recording what is finished; the worker under way gets the
-// same SIGINT from the terminal, or is killed by measure_in_worker.
-void catch_stop_signals() {
-    struct sigaction action {};
-    action.sa_handler = request_stop;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, nullptr);
-    sigaction(SIGTERM, &action, nullptr);
-}
-
-bool stop_was_requested() { return stop_requested != 0; }
-
-namespace {
-
 // The table on stdout and the progress line on stderr, as entries finish. `params_width`:
 // the widest params of the sweep's entries (0: none has any, and the table has no PARAMS).
 class ConsoleObserver final : public SweepObserver {
 public:
-    ConsoleObserver(std::ostream &out, bool quiet, size_t params_width)
-        : out_(out), quiet_(quiet), params_width_(params_width),
-          progress_(Progress::style_for_stderr(quiet), 0) {}
+    ConsoleObserver(bool quiet, size_t params_width)
+        : quiet_(quiet), params_width_(params_width), progress_(Progress::style_for_stderr(quiet), 0) {}
     void planned(size_t entries) override {
         progress_ = Progress(Progress::style_for_stderr(quiet_), entries);
-        if (!quiet_) print_sweep_header(out_, params_width_);
+        if (!quiet_) print_sweep_header(std::cout, params_width_);
     }
     void put_back(const SweepEntry &entry) override { progress_.put_back(entry.plugin->name, entry.size, entry.params); }
     void begin(const SweepEntry &entry, int lane_gpu) override {
@@ -61,7 +43,7 @@ public:
     void tick() override { progress_.tick(); }
     void finished(const EntryResult &entry, const std::string &params) override {
         progress_.clear();
-        if (!quiet_) print_sweep_row(out_, entry, params, params_width_);
+        if (!quiet_) print_sweep_row(std::cout, entry, params, params_width_);
         progress_.end(entry.plugin, entry.size, params);
         last_finished_s_ = std::max(last_finished_s_, entry.sweep.finished_after_s);
     }
@@ -70,7 +52,6 @@ public:
     double last_finished_s() const { return last_finished_s_; }
 
 private:
-    std::ostream &out_;
     bool quiet_;
     size_t params_width_;
     Progress progress_;
@@ -107,9 +88,8 @@ WorkerLaunch worker_launch(const CommandLine &cli, const std::filesystem::path &
 void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const SweepPlan &plan,
                            const SweepEntries &entries) {
     const bool lanes = plan.measure.cuda_devices.size() > 1;
-    const auto runs_first = std::find_if(entries.begin(), entries.end(), [&](const SweepEntry &entry) {
-        return !lanes || !entry.plugin->is_cuda();
-    });
+    const auto runs_first =
+        std::ranges::find_if(entries, [&](const SweepEntry &entry) { return !lanes || !entry.plugin->is_cuda(); });
     if (!cli.in_process && runs_first != entries.end()) pool.prestart(*runs_first->plugin, plan.measure);
 }
 
@@ -117,8 +97,7 @@ void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const Sweep
 // the sweep; a rank's share of the host.
 void print_sweep_banner(std::ostream &out, const SweepPlan &plan, const PlannedEntries &planned,
                         const std::vector<GpuInfo> &gpus, const SweepResults &results) {
-    const GpuInfo &gpu = gpus.front();
-    std::string gpu_names = gpu.available ? "" : "none (" + gpu.unavailable_reason + ")";
+    std::string gpu_names = gpus.front().available ? "" : "none (" + gpus.front().unavailable_reason + ")";
     for (const GpuInfo &each : gpus)
         if (each.available)
             gpu_names += (gpu_names.empty() ? "" : ", ") +
@@ -206,7 +185,7 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
     try {
         size_t params_width = 0;
         for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
-        ConsoleObserver console(std::cout, cli.quiet, params_width);
+        ConsoleObserver console(cli.quiet, params_width);
         tally = run_sweep(entries, plan.measure, gpus, results, pool, setup, console);
         record_shard_wall_time(results, console.last_finished_s());
         results.finish();  // interrupted or not: the document whole, the journal gone
@@ -223,6 +202,18 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
 }
 
 }  // namespace
+
+// Ctrl-C ends the sweep after recording what is finished; the worker under way gets the
+// same SIGINT from the terminal, or is killed by measure_in_worker.
+void catch_stop_signals() {
+    struct sigaction action {};
+    action.sa_handler = request_stop;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, nullptr);
+    sigaction(SIGTERM, &action, nullptr);
+}
+
+bool stop_was_requested() { return stop_requested != 0; }
 
 int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &catalog,
                   const std::vector<std::string> &command_line, std::chrono::steady_clock::time_point started) {

@@ -2,7 +2,6 @@
 
 #include "host_share.hpp"
 #include "results_model.hpp"
-#include "sanitizer.hpp"
 #include "system_info.hpp"
 
 #include <filesystem>
@@ -24,10 +23,8 @@ nlohmann::json results_document(const CommandLine &cli, const SweepPlan &plan, c
         document["shard"] = *planned.shard;
         if (plan.rank_share) document["shard"]["host_share"] = *plan.rank_share;
     }
-    if (!plan.measure.cuda_devices.empty()) {
-        document["gpus"] = nlohmann::json::array();
+    if (!plan.measure.cuda_devices.empty())  // `gpus` is never empty
         for (const GpuInfo &each : gpus) document["gpus"].push_back(gpu_json(each));
-    }
     return document;
 }
 
@@ -47,27 +44,6 @@ std::unique_ptr<ResultsFile> open_default_results(const std::string &stem, const
         }
     }
     throw std::runtime_error("the default names are all taken: name one with --output");
-}
-
-// Opens `results.output` with `document`, or the default name from `default_stem`, or the
-// --resume file (its entries kept, its header's run-specific fields replaced).
-void open_results_file(const SweepPlan &plan, const std::string &default_stem, const nlohmann::json &document,
-                       SweepResults &results) {
-    try {
-        if (plan.output.empty())
-            results.file = open_default_results(default_stem, document, results.output);
-        else if (plan.resume.empty())
-            results.file = std::make_unique<ResultsFile>(results.output, document);
-        else
-            results.file = std::make_unique<ResultsFile>(ResultsFile::resume(
-                plan.resume, results.output,
-                {{"created", document["created"]},
-                 {"command_line", document["command_line"]},
-                 {"options", document["options"]}}));
-    } catch (const std::exception &e) {
-        throw CommandFailure{plan.resume.empty() ? "cannot write results file '" + results.output + "': " + e.what()
-                                                : "cannot resume: " + std::string(e.what())};
-    }
 }
 
 }  // namespace
@@ -103,10 +79,26 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, c
         : world.together() ? "-rank-" + std::to_string(world.rank) + "of" + std::to_string(world.ranks)
                            : "";
     const std::string default_stem = default_results_folder + host_name() + "-" + utc_timestamp(true) + suffix;
+    const nlohmann::json document = results_document(cli, plan, planned, gpus, host_roofline, command_line);
     SweepResults results;
     results.output = plan.output.empty() ? default_stem + ".json" : plan.output;
-    open_results_file(plan, default_stem, results_document(cli, plan, planned, gpus, host_roofline, command_line),
-                      results);
+    // The --output file, or the default name, or the --resume file (its entries kept, its header's run-specific
+    // fields replaced).
+    try {
+        if (plan.output.empty())
+            results.file = open_default_results(default_stem, document, results.output);
+        else if (plan.resume.empty())
+            results.file = std::make_unique<ResultsFile>(results.output, document);
+        else
+            results.file = std::make_unique<ResultsFile>(ResultsFile::resume(
+                plan.resume, results.output,
+                {{"created", document["created"]},
+                 {"command_line", document["command_line"]},
+                 {"options", document["options"]}}));
+    } catch (const std::exception &e) {
+        throw CommandFailure{plan.resume.empty() ? "cannot write results file '" + results.output + "': " + e.what()
+                                                : "cannot resume: " + std::string(e.what())};
+    }
     return results;
 }
 

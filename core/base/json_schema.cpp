@@ -43,17 +43,13 @@ struct Location {
 // that a message stays on one line.
 std::string token(const std::string &text) {
     std::string out;
-    for (char c : text) {
-        if (c == '~') {
-            out += "~0";
-        } else if (c == '/') {
-            out += "~1";
-        } else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+    for (char c : text)
+        if (c == '~' || c == '/')
+            out += c == '~' ? "~0" : "~1";
+        else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
             out += format_text("\\x%02x", static_cast<unsigned char>(c));
-        } else {
+        else
             out += c;
-        }
-    }
     return out;
 }
 

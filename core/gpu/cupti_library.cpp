@@ -14,12 +14,9 @@ namespace {
 std::vector<std::string> cupti_candidates() {
     const std::string file = "libcupti.so." + std::to_string(CUPTI_API_VERSION / 10000);
     std::vector<std::string> candidates{file};
-    std::vector<std::string> roots;
-    if (const char *home = std::getenv("CUDA_HOME")) roots.push_back(home);
-    roots.push_back("/usr/local/cuda");
-    for (const std::string &root : roots)
+    for (const char *root : {static_cast<const char *>(std::getenv("CUDA_HOME")), "/usr/local/cuda"})
         for (const char *dir : {"/lib64/", "/lib/", "/extras/CUPTI/lib64/"})
-            candidates.push_back(root + dir + file);
+            if (root) candidates.push_back(root + std::string(dir) + file);
 #ifdef GPUBENCH_CUPTI_DIR
     candidates.push_back(std::string(GPUBENCH_CUPTI_DIR) + "/" + file);
 #endif

@@ -116,16 +116,12 @@ std::vector<std::string> traced_ordering(const TracedCall &call) {
     const Ordering o = order_streams(call);
     std::vector<std::string> reasons;
     for (const TracedWork &w : call.work) {
-        if (w.runner_stream) {
-            reasons.emplace_back();
-            continue;
-        }
         const bool given = std::any_of(call.runner_streams.begin(), call.runner_streams.end(),
                                        [&](const TracedStream &s) { return s.context == w.id.context; });
-        reasons.push_back(!given
-                              ? "device " + std::to_string(w.device) +
-                                    " has no stream of the runner's: the plugin was not given it"
-                              : outside_reason(o, w));
+        reasons.push_back(w.runner_stream ? ""
+                          : given         ? outside_reason(o, w)
+                                          : "device " + std::to_string(w.device) +
+                                                " has no stream of the runner's: the plugin was not given it");
     }
     return reasons;
 }
@@ -155,12 +151,11 @@ std::string traced_call_problem(const char *phase, const TracedCall &call, doubl
                                 bool expect_work) {
     const std::string name = std::string(phase) + "()";
     const std::vector<std::string> outside = traced_ordering(call);
-    const auto first = std::find_if(outside.begin(), outside.end(),
-                                    [](const std::string &why) { return !why.empty(); });
+    const auto is_outside = [](const std::string &why) { return !why.empty(); };
+    const auto first = std::find_if(outside.begin(), outside.end(), is_outside);
     if (first != outside.end()) {
         const TracedWork &w = call.work[static_cast<size_t>(first - outside.begin())];
-        const auto others = std::count_if(outside.begin(), outside.end(),
-                                          [](const std::string &why) { return !why.empty(); });
+        const auto others = std::count_if(outside.begin(), outside.end(), is_outside);
         std::string problem = "work outside the runner's stream in " + name + ": " + w.what +
                               " on " + w.stream + " of device " + std::to_string(w.device);
         if (others > 1) problem += " (and " + std::to_string(others - 1) + " more)";

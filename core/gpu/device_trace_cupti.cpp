@@ -67,37 +67,26 @@ void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_recor
     *max_records = 0;  // as many as fit
 }
 
-// Kernel, copy and memset records share these fields.
-template <class Record>
-void add(std::string what, const Record &r) {
-    TracedWork w;
-    w.what = std::move(what);
-    w.device = static_cast<int>(r.deviceId);
-    w.start_ns = r.start;
-    w.end_ns = r.end;
-    w.id = {r.contextId, r.streamId};
-    w.correlation = r.correlationId;
-    records.call.work.push_back(std::move(w));
-}
-
-void add_event_record(const CUpti_ActivityCudaEvent2 &e) {
-    records.call.records.push_back({{e.contextId, e.streamId}, e.correlationId, e.cudaEventSyncId});
+// Kernel, copy and memset records share these fields: `record` is a Record, `what` names its work.
+template <class Record, class What>
+void add(const CUpti_Activity *record, What what) {
+    const Record &r = *reinterpret_cast<const Record *>(record);
+    records.call.work.push_back({.what = what(r), .device = static_cast<int>(r.deviceId), .start_ns = r.start,
+                                 .end_ns = r.end, .id = {r.contextId, r.streamId}, .correlation = r.correlationId});
 }
 
 void add_wait(const CUpti_ActivitySynchronization2 &s) {
-    TracedWait wait;
+    TracedWait::Kind kind;
     switch (s.type) {
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: wait.kind = TracedWait::stream_waits_event; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: wait.kind = TracedWait::host_waits_event; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: wait.kind = TracedWait::host_waits_stream; break;
-    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: wait.kind = TracedWait::host_waits_context; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: kind = TracedWait::stream_waits_event; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: kind = TracedWait::host_waits_event; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: kind = TracedWait::host_waits_stream; break;
+    case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: kind = TracedWait::host_waits_context; break;
     default: return;
     }
     if (s.returnValue != 0) return;  // a wait that failed ordered nothing
-    wait.stream = {s.contextId, s.streamId};
-    wait.correlation = s.correlationId;
-    wait.sync_id = s.cudaEventSyncId;
-    records.call.waits.push_back(wait);
+    records.call.waits.push_back({.kind = kind, .stream = {s.contextId, s.streamId}, .correlation = s.correlationId,
+                                  .sync_id = s.cudaEventSyncId});
 }
 
 void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buffer, size_t,
@@ -108,29 +97,26 @@ void CUPTIAPI buffer_completed(CUcontext context, uint32_t stream, uint8_t *buff
         while (api->activity->next_record(buffer, valid, &record) == CUPTI_SUCCESS) {
             switch (record->kind) {
             case CUPTI_ACTIVITY_KIND_KERNEL:
-            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-                const auto *k = reinterpret_cast<const CUpti_ActivityKernel10 *>(record);
-                add(demangled(k->name), *k);
+            case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
+                add<CUpti_ActivityKernel10>(record, [](const auto &k) { return demangled(k.name); });
+                break;
+            case CUPTI_ACTIVITY_KIND_MEMCPY:
+                add<CUpti_ActivityMemcpy6>(record, [](const auto &c) {
+                    return std::string("memcpy ") + copy_kind(c.copyKind) + " " + byte_count(c.bytes);
+                });
+                break;
+            case CUPTI_ACTIVITY_KIND_MEMCPY2:
+                add<CUpti_ActivityMemcpyPtoP4>(record,
+                                               [](const auto &c) { return "memcpy peer " + byte_count(c.bytes); });
+                break;
+            case CUPTI_ACTIVITY_KIND_MEMSET:
+                add<CUpti_ActivityMemset4>(record, [](const auto &m) { return "memset " + byte_count(m.bytes); });
+                break;
+            case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+                const auto &e = *reinterpret_cast<const CUpti_ActivityCudaEvent2 *>(record);
+                records.call.records.push_back({{e.contextId, e.streamId}, e.correlationId, e.cudaEventSyncId});
                 break;
             }
-            case CUPTI_ACTIVITY_KIND_MEMCPY: {
-                const auto *c = reinterpret_cast<const CUpti_ActivityMemcpy6 *>(record);
-                add(std::string("memcpy ") + copy_kind(c->copyKind) + " " + byte_count(c->bytes), *c);
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMCPY2: {
-                const auto *c = reinterpret_cast<const CUpti_ActivityMemcpyPtoP4 *>(record);
-                add("memcpy peer " + byte_count(c->bytes), *c);
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_MEMSET: {
-                const auto *m = reinterpret_cast<const CUpti_ActivityMemset4 *>(record);
-                add("memset " + byte_count(m->bytes), *m);
-                break;
-            }
-            case CUPTI_ACTIVITY_KIND_CUDA_EVENT:
-                add_event_record(*reinterpret_cast<const CUpti_ActivityCudaEvent2 *>(record));
-                break;
             case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
                 add_wait(*reinterpret_cast<const CUpti_ActivitySynchronization2 *>(record));
                 break;
@@ -290,8 +276,7 @@ DeviceTrace *device_trace(std::string &why_not) {
                       "): another tool may be tracing this process";
             return nullptr;
         }
-        const std::string name = "CUPTI " + api->version;
-        return std::make_unique<CuptiTrace>(name, driver);
+        return std::make_unique<CuptiTrace>("CUPTI " + api->version, driver);
     }();
     why_not = trace ? "" : failure;
     return trace.get();

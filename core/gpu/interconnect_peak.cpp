@@ -44,13 +44,11 @@ InterconnectPeak nvlink_peak(const LinkAnswers &a) {
     InterconnectPeak peak;
     const std::string links = std::to_string(a.nvlinks_active) + " of " + std::to_string(a.nvlinks_answered) +
                               " NVLink links active";
-    const double rated = a.nvlink_version ? nvlink_version(*a.nvlink_version).rate : 0;
+    const NvlinkVersion version = nvlink_version(a.nvlink_version.value_or(0));  // 0 (not read): no rate
     const double line = a.nvlink_speed_mbps ? *a.nvlink_speed_mbps * 1e6 : 0;
-    double rate = rated;
+    double rate = version.rate;
     std::string how;
-    if (a.nvlink_version && rated > 0)
-        how = "NVLink " + std::string(nvlink_version(*a.nvlink_version).name) + ", rated " + gbytes(rated) +
-              " per link and direction";
+    if (rate > 0) how = "NVLink " + std::string(version.name) + ", rated " + gbytes(rate) + " per link and direction";
     if (line > 0 && (rate == 0 || rate > line)) {
         rate = rated_at_most(line);
         how += (how.empty() ? "" : ", above ") + std::string("the links' line rate ") + gbytes(line) +

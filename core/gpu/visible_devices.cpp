@@ -46,14 +46,8 @@ std::optional<std::vector<std::string>> listed_gpu_uuids(const std::filesystem::
 
 std::optional<std::vector<std::string>> visible_device_entries(const char *value) {
     if (!value) return std::nullopt;
-    std::vector<std::string> entries;
-    std::string text = value;
-    for (size_t begin = 0; begin <= text.size();) {
-        const size_t comma = std::min(text.find(',', begin), text.size());
-        if (std::string entry = trim(text.substr(begin, comma - begin)); !entry.empty() || comma < text.size())
-            entries.push_back(entry);
-        begin = comma + 1;
-    }
+    std::vector<std::string> entries = split_list(value, ',', true);
+    if (entries.back().empty()) entries.pop_back();  // "" has no entry, "0," one: only the last is dropped
     return entries;
 }
 

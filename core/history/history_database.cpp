@@ -111,11 +111,6 @@ void HistoryDatabase::use_wal() {
     }
 }
 
-int64_t HistoryDatabase::integer_of(const std::string &sql) const {
-    HistoryStatement statement(*this, sql);
-    return statement.step() ? statement.integer(0) : 0;
-}
-
 bool HistoryDatabase::check_identity(Access access) {
     int64_t application_id = 0, version = 0, objects = 0;
     try {
@@ -157,7 +152,10 @@ bool HistoryDatabase::check_identity(Access access) {
 void HistoryDatabase::create_schema() {
     HistoryTransaction transaction(*this);
     // Another writer may have created it since check_identity: only the first one does.
-    if (integer_of("PRAGMA application_id") == history_application_id) return;
+    {  // finalized before the schema is written
+        HistoryStatement application_id(*this, "PRAGMA application_id");
+        if (application_id.step() && application_id.integer(0) == history_application_id) return;
+    }
     execute(schema_sql);
     execute("PRAGMA application_id=" + std::to_string(history_application_id));
     execute("PRAGMA user_version=" + std::to_string(history_schema_version));

@@ -39,7 +39,6 @@ public:
 
 private:
     bool check_identity(Access access);  // true: a new, empty file to create the schema in
-    int64_t integer_of(const std::string &sql) const;  // the first row's first column, 0 if none
     void create_schema();
     void add_missing_columns();  // on opening for writing: those added since the file was made
     void use_wal();

@@ -33,17 +33,13 @@ bool waited_for_cpu(const HostLoad &l) {
            l.own_wait_s >= contended_wait_of_wall * l.wall_s;
 }
 
-bool crowded(const HostLoad &l) {
-    return l.others_cores >= contended_others_cores &&
-           l.machine_busy_cores >= contended_busy_fraction * l.host_cores;
-}
-
 }  // namespace
 
 bool HostLoad::contended() const {
     if (!available || wall_s < host_load_min_wall_s) return false;
     // Waits alone are no proof: OpenMP threads woken for microsecond regions wait on an idle host.
-    return others_cores >= contended_others_cores && (waited_for_cpu(*this) || crowded(*this));
+    return others_cores >= contended_others_cores &&
+           (waited_for_cpu(*this) || machine_busy_cores >= contended_busy_fraction * host_cores);
 }
 
 std::string HostLoad::reason() const {

@@ -47,8 +47,7 @@ public:
 
 private:
     struct TaskTimes {
-        uint64_t run_ns = 0;
-        uint64_t wait_ns = 0;
+        uint64_t run_ns = 0, wait_ns = 0;
     };
     static bool read_tasks(std::map<long, TaskTimes> &tasks);
     std::chrono::steady_clock::time_point start_{};

@@ -6,6 +6,7 @@
 #include "host_resources.hpp"
 #include "system_info.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <mutex>
@@ -56,14 +57,10 @@ HostPeaks store(const fs::path &file, const std::string &key, HostPeaks measured
     nlohmann::json doc = read_cache(file);
     if (!doc.contains("machines") || !doc["machines"].is_object()) doc = nlohmann::json::object();
     if (auto cached = cached_entry(doc, key, file)) {
-        bool higher_kept = false;
-        for (double HostPeaks::*rate : rates)
-            if ((*cached).*rate > measured.*rate) measured.*rate = (*cached).*rate, higher_kept = true;
+        for (double HostPeaks::*rate : rates) measured.*rate = std::max(measured.*rate, (*cached).*rate);
         for (MemoryLevel &level : measured.caches)
             for (const MemoryLevel &before : cached->caches)
-                if (before.name == level.name && before.bytes_per_s > level.bytes_per_s)
-                    level.bytes_per_s = before.bytes_per_s, higher_kept = true;
-        if (higher_kept) measured.source = "measured now; higher figures kept from " + file.string();
+                if (before.name == level.name) level.bytes_per_s = std::max(level.bytes_per_s, before.bytes_per_s);
     }
     nlohmann::json entry = host_peaks_json(measured);
     entry.erase("source");
@@ -95,9 +92,7 @@ HostPeaks host_peaks(const std::function<HostPeaks()> &measure) {
     HostPeaks measured = measure();
     if (!file || !usable(measured) || !measured.quiet) return measured;
     try {
-        HostPeaks stored = store(*file, key, measured);
-        stored.source = measured.source;  // what this call did: measured
-        return stored;
+        return store(*file, key, measured);  // its source stays what this call did: measured
     } catch (...) {
         return measured;
     }
@@ -149,10 +144,8 @@ Roofline host_roofline(const HostPeaks &peaks) {
     // in another ratio, or one thread per core where SMT siblings were measured sharing it,
     // can beat them by tens of percent. Beside other work, caches also lose data to it.
     const double cache_margin = peaks.quiet ? 0.5 : 2.0;
-    for (MemoryLevel level : peaks.caches) {
-        level.margin = cache_margin;
-        r.levels.push_back(level);
-    }
+    r.levels = peaks.caches;
+    for (MemoryLevel &level : r.levels) level.margin = cache_margin;
     r.levels.push_back({"DRAM", 0, peaks.bytes_per_s, r.margin});
     r.source = peaks.cpu_model + ": measured (" + peaks.isa + " FMA loops on every core; "
                "read and a[i]=b[i]+c[i] streams within each cache level, cache sizes from " +

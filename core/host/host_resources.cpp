@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,12 +47,7 @@ std::vector<pid_t> this_process_threads() {
 bool read_schedstat(pid_t tid, uint64_t &run_ns, uint64_t &wait_ns) {
     char path[64], buf[128];
     std::snprintf(path, sizeof path, "/proc/self/task/%d/schedstat", static_cast<int>(tid));
-    unsigned long long run = 0, wait = 0;
-    if (!read_small_file(path, buf, sizeof buf) || std::sscanf(buf, "%llu %llu", &run, &wait) != 2)
-        return false;
-    run_ns = run;
-    wait_ns = wait;
-    return true;
+    return read_small_file(path, buf, sizeof buf) && std::sscanf(buf, "%" SCNu64 " %" SCNu64, &run_ns, &wait_ns) == 2;
 }
 
 namespace {

@@ -112,7 +112,7 @@ std::string cores_text(size_t count) { return std::to_string(count) + (count == 
 // Without (usable) locality: equal parts of every allowed core, or shared cores.
 std::vector<HostShare> split_evenly(const std::vector<int> &allowed, const std::vector<Core> &cores,
                                     size_t lanes, const std::string &why) {
-    std::vector<HostShare> shares(lanes);
+    std::vector<HostShare> shares(lanes, HostShare{.lanes = lanes});
     if (cores.size() < lanes) {
         for (size_t lane = 0; lane < lanes; ++lane) {
             shares[lane].cpus = cores[lane % cores.size()];
@@ -154,17 +154,13 @@ std::vector<HostShare> split_host_cpus(const std::vector<int> &allowed,
                                        const std::vector<GpuLocality> &given, size_t lanes) {
     if (lanes == 0 || allowed.empty()) return std::vector<HostShare>(lanes);
     const std::vector<Core> cores = usable_cores(allowed, all_cores);
-    const auto finish = [&](std::vector<HostShare> shares) {
-        for (HostShare &share : shares) share.lanes = lanes;
-        return shares;
-    };
     const bool known = given.size() == lanes &&
                        std::all_of(given.begin(), given.end(),
                                    [](const GpuLocality &l) { return !l.cpus.empty(); });
-    if (!known) return finish(split_evenly(allowed, cores, lanes, ""));
+    if (!known) return split_evenly(allowed, cores, lanes, "");
     std::vector<GpuLocality> locality = given;  // local CPUs ascending, for the search below
     for (GpuLocality &l : locality) std::sort(l.cpus.begin(), l.cpus.end());
-    std::vector<HostShare> shares(lanes);
+    std::vector<HostShare> shares(lanes, HostShare{.lanes = lanes});
     std::vector<bool> taken(cores.size(), false);
     for (const std::vector<size_t> &group : lanes_by_node(locality)) {
         const GpuLocality &near = locality[group.front()];
@@ -175,10 +171,9 @@ std::vector<HostShare> split_host_cpus(const std::vector<int> &allowed,
                 local.push_back(cores[i]);
             }
         if (local.size() < group.size())
-            return finish(split_evenly(allowed, cores, lanes,
-                                       " (the CPUs local to " + near.source + " hold " +
-                                           cores_text(local.size()) + " for " +
-                                           std::to_string(group.size()) + " lanes)"));
+            return split_evenly(allowed, cores, lanes,
+                                " (the CPUs local to " + near.source + " hold " + cores_text(local.size()) + " for " +
+                                    std::to_string(group.size()) + " lanes)");
         const std::vector<std::vector<Core>> parts = equal_parts(local, group.size());
         for (size_t k = 0; k < group.size(); ++k) {
             const GpuLocality &own = locality[group[k]];
@@ -194,7 +189,7 @@ std::vector<HostShare> split_host_cpus(const std::vector<int> &allowed,
                                ", shared by " + std::to_string(group.size()) + " lanes";
         }
     }
-    return finish(std::move(shares));
+    return shares;
 }
 
 }  // namespace gpubench

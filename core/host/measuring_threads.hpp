@@ -65,9 +65,7 @@ inline Repetition run_together(unsigned n, Work work) {
     using clock = std::chrono::steady_clock;
     std::atomic<unsigned> ready{0};
     std::atomic<bool> abandon{false};
-    Repetition rep;
-    rep.units.assign(n, 0);
-    rep.cpu_s.assign(n, 0);
+    Repetition rep{std::vector<double>(n), std::vector<double>(n)};
     std::vector<clock::time_point> start(n), end(n);
     std::vector<std::thread> threads;
     try {

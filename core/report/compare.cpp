@@ -63,12 +63,7 @@ std::string machine(const ResultsDocument &document) {
 }
 
 ComparedEntry compared(const EntryResult &entry, Verdict verdict) {
-    ComparedEntry c;
-    c.plugin = entry.plugin;
-    c.params = entry.settings.params;
-    c.size = entry.size;
-    c.verdict = verdict;
-    return c;
+    return {.plugin = entry.plugin, .params = entry.settings.params, .size = entry.size, .verdict = verdict};
 }
 
 // The samples two entries are compared on: per launch when both were timed per launch by the

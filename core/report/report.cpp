@@ -27,8 +27,7 @@ const ReportColumn *find_column(const WorkloadReport &report, const std::string 
 
 // The report's baseline backend: the one asked for, else the first CPU backend, else the first.
 std::string pick_baseline(const WorkloadReport &report, const std::string &wanted) {
-    for (const ReportColumn &c : report.columns)
-        if (c.backend == wanted) return wanted;
+    if (find_column(report, wanted, "")) return wanted;
     for (const ReportColumn &c : report.columns)
         if (!c.gpu) return c.backend;
     return report.columns.empty() ? "" : report.columns.front().backend;
@@ -139,7 +138,9 @@ std::vector<EntryMetric> report_metrics(const std::vector<WorkloadReport> &repor
     std::vector<EntryMetric> names;
     for (const WorkloadReport &r : reports)
         for (const ReportColumn &c : r.columns)
-            for (const auto &[size, p] : c.points) add_metric_names(names, p.figures.metrics);
+            for (const auto &[size, p] : c.points)
+                for (const EntryMetric &metric : p.figures.metrics)
+                    if (!find_metric(names, metric.name)) names.push_back(metric);
     return names;
 }
 

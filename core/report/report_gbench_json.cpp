@@ -33,13 +33,12 @@ json gbench_json(const ResultsDocument &document) {
         if (!entry.settings.params.empty()) name += "/" + entry.settings.params;
         const std::vector<double> &samples = headline_run_samples(entry);
         const EntryFigures figures = entry_figures(entry, {document.header.logical_cores});
-        const auto record = [&](const std::string &run_type, double seconds, int index,
-                                const std::string &aggregate) {
+        const auto record = [&](double seconds, int index, const std::string &aggregate) {
             json r = {{"name", aggregate.empty() ? name : name + "_" + aggregate},
                       {"family_index", family},
                       {"per_family_instance_index", 0},
                       {"run_name", name},
-                      {"run_type", run_type},
+                      {"run_type", aggregate.empty() ? "iteration" : "aggregate"},
                       {"repetitions", samples.size()},
                       {"threads", 1},
                       {"iterations", 1},
@@ -56,10 +55,10 @@ json gbench_json(const ResultsDocument &document) {
                 if (!r.contains(m.name)) r[m.name] = m.value;
             out["benchmarks"].push_back(r);
         };
-        for (size_t i = 0; i < samples.size(); ++i) record("iteration", samples[i], int(i), "");
+        for (size_t i = 0; i < samples.size(); ++i) record(samples[i], int(i), "");
         const Summary headline = summarize(samples);
-        record("aggregate", headline.mean, 0, "mean");
-        record("aggregate", headline.median, 0, "median");
+        record(headline.mean, 0, "mean");
+        record(headline.median, 0, "median");
         ++family;
     }
     return out;

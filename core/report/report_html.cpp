@@ -5,6 +5,7 @@
 #include "report_html.hpp"
 
 #include "report_page.hpp"
+#include "text_format.hpp"
 
 #include <zlib.h>
 
@@ -89,12 +90,11 @@ std::string script_safe_json(const nlohmann::json &value) {
     // no "</script>" or "<!--" can end or change the script element.
     std::string safe;
     safe.reserve(text.size());
-    for (char ch : text) {
-        if (ch == '<') safe += "\\u003c";
-        else if (ch == '>') safe += "\\u003e";
-        else if (ch == '&') safe += "\\u0026";
-        else safe += ch;
-    }
+    for (char ch : text)
+        if (ch == '<' || ch == '>' || ch == '&')
+            safe += format_text("\\u%04x", ch);
+        else
+            safe += ch;
     return safe;
 }
 

@@ -156,11 +156,10 @@ json backend_colours(const std::vector<std::string> &backends) {
         "#7b4173", "#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#6baed6", "#fd8d3c",
         "#74c476", "#9e9ac8", "#969696", "#5254a3", "#8ca252", "#bd9e39", "#ad494a", "#a55194",
         "#08519c", "#a63603", "#006d2c", "#54278f", "#252525", "#e7ba52", "#d6616b", "#ce6dbd"};
-    constexpr size_t count = sizeof palette / sizeof *palette;
     const std::set<std::string> names(backends.begin(), backends.end());
     json colours = json::object();
     size_t i = 0;
-    for (const std::string &name : names) colours[name] = palette[i++ % count];
+    for (const std::string &name : names) colours[name] = palette[i++ % std::size(palette)];
     return colours;
 }
 

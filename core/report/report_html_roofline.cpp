@@ -142,8 +142,7 @@ json workload_roofline_json(const WorkloadReport &r, const ReportInput &input) {
         roofline["note"] = "The points ran on " + std::to_string(devices.size()) +
                            " devices: only the roofs of " + most->first +
                            ", which most of them ran on, are drawn.";
-        const std::pair<const std::string, DeviceRoofs> kept = *most;
-        devices = {kept};
+        devices = {*most};
     }
     for (const auto &[name, d] : devices) roofline["devices"].push_back(device_json(name, d));
     return roofline;

@@ -45,7 +45,6 @@ std::string code_span(const std::string &text) {
     return fence + " " + text + " " + fence;
 }
 
-
 std::string format_ratio(std::optional<double> ratio) {
     if (!ratio) return "";
     return format_text(*ratio >= 100 ? "%.0fx" : *ratio >= 10 ? "%.1fx" : "%.2fx", *ratio);

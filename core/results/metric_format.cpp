@@ -9,14 +9,12 @@ namespace gpubench {
 
 namespace {
 
-// " ↑" (higher is better), " ↓" (lower is better), "" (unstated): to follow a name or value.
-const char *better_mark(gpubench_better better) {
-    switch (better) {
-        case GPUBENCH_BETTER_HIGHER: return " ↑";
-        case GPUBENCH_BETTER_LOWER: return " ↓";
-        default: return "";
-    }
-}
+// Each direction's name and its mark to follow a name or value, by its value
+// (GPUBENCH_BETTER_UNSTATED 0, GPUBENCH_BETTER_HIGHER 1, GPUBENCH_BETTER_LOWER 2).
+constexpr const char *better_names[] = {"", "higher", "lower"};
+constexpr const char *better_marks[] = {"", " ↑", " ↓"};
+
+const char *better_mark(gpubench_better better) { return better >= 0 && better < 3 ? better_marks[better] : ""; }
 
 // The change from before to after as a fraction of before; any change from 0 is infinite.
 double relative_change(double before, double after) {
@@ -26,18 +24,11 @@ double relative_change(double before, double after) {
 
 }  // namespace
 
-const char *better_name(gpubench_better better) {
-    switch (better) {
-        case GPUBENCH_BETTER_HIGHER: return "higher";
-        case GPUBENCH_BETTER_LOWER: return "lower";
-        default: return "";
-    }
-}
+const char *better_name(gpubench_better better) { return better >= 0 && better < 3 ? better_names[better] : ""; }
 
 std::optional<gpubench_better> parse_better(const std::string &text) {
-    if (text == "higher") return GPUBENCH_BETTER_HIGHER;
-    if (text == "lower") return GPUBENCH_BETTER_LOWER;
-    if (text.empty()) return GPUBENCH_BETTER_UNSTATED;
+    for (int better = 0; better < 3; ++better)
+        if (text == better_names[better]) return gpubench_better(better);
     return std::nullopt;
 }
 
@@ -61,11 +52,6 @@ const EntryMetric *find_metric(const std::vector<EntryMetric> &metrics, const st
     for (const EntryMetric &metric : metrics)
         if (metric.name == name) return &metric;
     return nullptr;
-}
-
-void add_metric_names(std::vector<EntryMetric> &names, const std::vector<EntryMetric> &metrics) {
-    for (const EntryMetric &metric : metrics)
-        if (!find_metric(names, metric.name)) names.push_back(metric);
 }
 
 bool metric_worse(gpubench_better better, double before, double after, double threshold) {

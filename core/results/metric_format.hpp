@@ -28,9 +28,6 @@ std::string metric_heading(const Metric &metric);
 
 // The metric of that name in `metrics`; nullptr where there is none.
 const EntryMetric *find_metric(const std::vector<EntryMetric> &metrics, const std::string &name);
-// One of each name in `metrics`, in the order met, added to `names` where not there yet: the
-// columns a table of several entries shows.
-void add_metric_names(std::vector<EntryMetric> &names, const std::vector<EntryMetric> &metrics);
 
 // Whether `after` is worse than `before` by more than `threshold`, a fraction of `before`
 // (any change from 0 is beyond it); false when unstated. A time is a metric better lower.

@@ -57,19 +57,17 @@ bool apply_journal_change(json &document, const json &change) {
     }
 }
 
+// A plugin's fields in the results that are named as its members.
+GPUBENCH_JSON_FIELDS_AS(PluginInfo, put_plugin, get_plugin, name, workload, backend, description, size_meaning,
+                        version, build_info)
+
 }  // namespace
 
 json plugin_json(const PluginInfo &plugin) {
-    json j = {{"name", plugin.name},
-              {"workload", plugin.workload},
-              {"backend", plugin.backend},
-              {"device_kind", plugin.device_kind_name()},
-              {"description", plugin.description},
-              {"size_meaning", plugin.size_meaning},
-              {"version", plugin.version},
+    json j = {{"device_kind", plugin.device_kind_name()},
               {"abi", plugin.abi_text()},
-              {"build_info", plugin.build_info},
               {"file", printable_text(plugin.file.string())}};
+    put_plugin(j, plugin);
     if (!plugin.params.empty()) j["params"] = declared_params_json(plugin.params);
     if (plugin.build_record) j["build_record"] = build_record_json(*plugin.build_record);
     if (!plugin.build_record_note.empty()) j["build_record_note"] = plugin.build_record_note;

@@ -2,6 +2,7 @@
 
 #include "entry_json.hpp"
 #include "file_text.hpp"
+#include "json_fields.hpp"
 #include "nvml_probe.hpp"
 #include "results.hpp"
 #include "statistics.hpp"
@@ -17,31 +18,27 @@ namespace gpubench {
 
 using nlohmann::json;
 
+namespace {
+// An available GPU's fields that are named as its members.
+GPUBENCH_JSON_FIELDS_AS(GpuInfo, put_gpu, get_gpu, available, device, name, sm_count, memory_bytes, l2_bytes,
+                        pci_bus_id, uuid, driver_version, driver_release, runtime_version)
+}  // namespace
+
 json gpu_json(const GpuInfo &gpu) {
     if (!gpu.available)
         return {{"available", false},
                 {"reason", gpu.unavailable_reason},
                 {"driver_version", gpu.driver_version},
                 {"runtime_version", gpu.runtime_version}};
-    return {{"available", true},
-            {"device", gpu.device},
-            {"name", gpu.name},
-            {"compute_capability", std::to_string(gpu.compute_major) + "." +
-                                       std::to_string(gpu.compute_minor)},
-            {"sm_count", gpu.sm_count},
-            {"memory_bytes", gpu.memory_bytes},
-            {"l2_bytes", gpu.l2_bytes},
-            {"pci_bus_id", gpu.pci_bus_id},
-            {"uuid", gpu.uuid},
-            {"driver_version", gpu.driver_version},
-            {"driver_release", gpu.driver_release},
-            {"runtime_version", gpu.runtime_version},
-            {"peak",
-             {{"fp32_flops", gpu.peak_fp32_flops},
-              {"fp64_flops", gpu.peak_fp64_flops},
-              {"bytes_per_s", gpu.peak_bytes_per_s},
-              {"source", "device attributes: SMs x boost clock x non-tensor lanes per SM x 2; "
-                         "memory clock x bus width x 2"}}}};
+    json j = {{"compute_capability", std::to_string(gpu.compute_major) + "." + std::to_string(gpu.compute_minor)},
+              {"peak",
+               {{"fp32_flops", gpu.peak_fp32_flops},
+                {"fp64_flops", gpu.peak_fp64_flops},
+                {"bytes_per_s", gpu.peak_bytes_per_s},
+                {"source", "device attributes: SMs x boost clock x non-tensor lanes per SM x 2; "
+                           "memory clock x bus width x 2"}}}};
+    put_gpu(j, gpu);
+    return j;
 }
 
 json results_header(std::vector<std::string> command_line, const GpuInfo &gpu, json options,

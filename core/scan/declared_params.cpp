@@ -77,10 +77,7 @@ nlohmann::json declared_params_json(const std::vector<ParamSpec> &params) {
     for (const ParamSpec &p : params) {
         nlohmann::json j = {{"key", p.key}, {"type", kind_name(p.kind)}, {"default", p.default_value}};
         if (p.kind == GPUBENCH_PARAM_CHOICE) j["choices"] = p.choices;
-        if (p.kind == GPUBENCH_PARAM_INT || p.kind == GPUBENCH_PARAM_REAL) {
-            j["min"] = p.min;
-            j["max"] = p.max;
-        }
+        if (p.kind == GPUBENCH_PARAM_INT || p.kind == GPUBENCH_PARAM_REAL) j.update({{"min", p.min}, {"max", p.max}});
         j["help"] = p.help;
         list.push_back(std::move(j));
     }

@@ -70,13 +70,14 @@ public:
     }
 
     // A function pointer: NULL allowed only where the field is optional.
-    void function(const void *pointer, const char *field, bool required) {
+    template <class Function>
+    void function(Function *pointer, const char *field, bool required) {
         if (!problem.empty()) return;
         if (!pointer) {
             if (required) problem = std::string("descriptor lacks the required function '") + field + "'";
             return;
         }
-        if (!memory_.executable(pointer))
+        if (!memory_.executable(reinterpret_cast<const void *>(pointer)))
             problem = std::string("descriptor function '") + field + "' does not point to code";
     }
 
@@ -160,14 +161,14 @@ std::string copy_descriptor(const void *descriptor, const AddressSpace &memory, 
 }
 
 void read_functions(const gpubench_plugin &d, FieldReader &read) {
-    read.function(reinterpret_cast<const void *>(d.work), "work", true);
-    read.function(reinterpret_cast<const void *>(d.create), "create", true);
-    read.function(reinterpret_cast<const void *>(d.upload), "upload", false);
-    read.function(reinterpret_cast<const void *>(d.reset), "reset", false);
-    read.function(reinterpret_cast<const void *>(d.run), "run", true);
-    read.function(reinterpret_cast<const void *>(d.download), "download", false);
-    read.function(reinterpret_cast<const void *>(d.verify), "verify", true);
-    read.function(reinterpret_cast<const void *>(d.destroy), "destroy", true);
+    read.function(d.work, "work", true);
+    read.function(d.create, "create", true);
+    read.function(d.upload, "upload", false);
+    read.function(d.reset, "reset", false);
+    read.function(d.run, "run", true);
+    read.function(d.download, "download", false);
+    read.function(d.verify, "verify", true);
+    read.function(d.destroy, "destroy", true);
 }
 
 // The fields of later minor versions, where the descriptor has them.
@@ -175,16 +176,14 @@ void read_later_fields(const gpubench_plugin &d, FieldReader &read, PluginInfo &
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, item_name))
         info.item_name = read.text(d.item_name, "item_name", false);
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, headline)) info.headline = d.headline;
-    if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, metrics))
-        read.function(reinterpret_cast<const void *>(d.metrics), "metrics", false);
+    if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, metrics)) read.function(d.metrics, "metrics", false);
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, param_names) && d.param_names)
         info.param_names = split_list(read.text(d.param_names, "param_names", false));
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, available)) {
-        read.function(reinterpret_cast<const void *>(d.available), "available", false);
+        read.function(d.available, "available", false);
         info.has_availability_probe = d.available != nullptr;
     }
-    if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, prepare))
-        read.function(reinterpret_cast<const void *>(d.prepare), "prepare", false);
+    if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, prepare)) read.function(d.prepare, "prepare", false);
     if (GPUBENCH_HAS_FIELD(&d, gpubench_plugin, max_devices))
         info.max_devices = std::max<uint32_t>(d.max_devices, 1);  // 0: a single-device plugin
 }

@@ -63,5 +63,4 @@ std::vector<const PluginInfo *> select_plugins(PluginCatalog &catalog,
 std::string unread_param_problem(const std::vector<const PluginInfo *> &plugins,
                                  const std::string &params);
 
-
 }  // namespace gpubench

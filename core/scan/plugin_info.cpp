@@ -6,11 +6,7 @@
 namespace gpubench {
 
 const char *PluginInfo::device_kind_name() const {
-    switch (device_kind) {
-        case GPUBENCH_DEVICE_CPU: return "cpu";
-        case GPUBENCH_DEVICE_CUDA: return "cuda";
-        default: return "unknown";
-    }
+    return device_kind == GPUBENCH_DEVICE_CPU ? "cpu" : device_kind == GPUBENCH_DEVICE_CUDA ? "cuda" : "unknown";
 }
 
 bool PluginInfo::built_unoptimized() const {

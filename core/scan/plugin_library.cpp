@@ -19,10 +19,7 @@ decltype(gpubench_plugin::prepare) Plugin::prepare_fn() const {
 std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file,
                                           const std::function<void(const char *)> &stage) {
     namespace dll = boost::dll;
-    const auto begin = [&](const char *name) {
-        if (stage) stage(name);
-    };
-    begin("loading the library");
+    stage("loading the library");
     std::error_code ec;
     ::dlerror();  // clear, so a failure below reports its own cause
     // rtld_now: unresolved symbols are found now and refused, not at the first call.
@@ -35,13 +32,13 @@ std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file,
         const char *why = ::dlerror();
         return Refusal{file, "cannot load: " + std::string(why ? why : ec.message())};
     }
-    begin("finding the entry symbol");
+    stage("finding the entry symbol");
     if (!library.has(GPUBENCH_ENTRY_SYMBOL))
         return Refusal{file, "no entry symbol '" GPUBENCH_ENTRY_SYMBOL "' (not a gpubench plugin)"};
     auto entry = library.get<const gpubench_plugin *()>(GPUBENCH_ENTRY_SYMBOL);
-    begin("calling the entry symbol");
+    stage("calling the entry symbol");
     const gpubench_plugin *api = entry();
-    begin("reading the descriptor");
+    stage("reading the descriptor");
     auto checked = read_descriptor(api, ProcessAddressSpace());
     if (auto *problem = std::get_if<std::string>(&checked)) return Refusal{file, *problem};
     PluginInfo info = std::move(std::get<PluginInfo>(checked));

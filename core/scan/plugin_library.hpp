@@ -42,6 +42,6 @@ private:
 // `stage` (optional) is told as each step begins: "loading the library" (its constructors
 // run), "finding the entry symbol", "calling the entry symbol", "reading the descriptor".
 std::variant<Plugin, Refusal> load_plugin(const std::filesystem::path &file,
-                                          const std::function<void(const char *)> &stage = {});
+                                          const std::function<void(const char *)> &stage = [](const char *) {});
 
 }  // namespace gpubench

@@ -37,13 +37,8 @@ bool written_by_this_runner(const nlohmann::json &document) {
 std::optional<FileIdentity> file_identity(const fs::path &file) {
     struct stat st {};
     if (stat(file.c_str(), &st) != 0) return std::nullopt;
-    FileIdentity id;
-    id.device = st.st_dev;
-    id.inode = st.st_ino;
-    id.size = static_cast<uint64_t>(st.st_size);
-    id.modified_ns = int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    id.changed_ns = int64_t(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
-    return id;
+    const auto ns = [](const timespec &t) { return int64_t(t.tv_sec) * 1000000000 + t.tv_nsec; };
+    return FileIdentity{st.st_dev, st.st_ino, static_cast<uint64_t>(st.st_size), ns(st.st_mtim), ns(st.st_ctim)};
 }
 
 ScanCache::ScanCache(std::optional<fs::path> file) : file_(std::move(file)) {
@@ -72,12 +67,11 @@ void ScanCache::remember(const fs::path &plugin_file, const FileIdentity &identi
                          const ScanResult &result) {
     const std::string key = plugin_file.string();
     if (printable_text(key) != key) return;  // JSON keys must be UTF-8: such paths are not cached
-    nlohmann::json entry = {{"identity", identity}};
+    nlohmann::json &entry = entries_[key] = {{"identity", identity}};
     if (const auto *refusal = std::get_if<Refusal>(&result))
         entry["refused"] = refusal->reason;
     else
         entry["plugin"] = plugin_info_to_json(std::get<PluginInfo>(result));
-    entries_[key] = std::move(entry);
     changed_ = true;
 }
 

@@ -83,8 +83,7 @@ std::string launcher_job_identity(const EnvironmentLookup &environment) {
 }
 
 std::string shard_barrier_id(const std::string &job_identity, uint32_t count, const nlohmann::json &planned) {
-    const std::string identity = job_identity + "count=" + std::to_string(count) + "\n" + planned.dump();
-    return fnv1a_64_hex(identity);
+    return fnv1a_64_hex(job_identity + "count=" + std::to_string(count) + "\n" + planned.dump());
 }
 
 fs::path shard_barrier_folder(const fs::path &results_file, const std::string &id) {

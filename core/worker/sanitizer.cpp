@@ -29,14 +29,6 @@ constexpr size_t max_first_errors = 3;
 
 bool contains(const std::string &s, const std::string &part) { return s.find(part) != std::string::npos; }
 
-bool is_executable_file(const fs::path &p) {
-    std::error_code ec;
-    return fs::is_regular_file(p, ec) && ::access(p.c_str(), X_OK) == 0;
-}
-
-// --log-file expands %p, %q{VAR} and %%, and refuses any other '%': a literal '%' is "%%".
-std::string escape_log_path(const std::string &path) { return std::regex_replace(path, std::regex("%"), "%%"); }
-
 // One message of the log: a line at the prefix's level and the indented lines below it.
 struct Message {
     std::string headline;
@@ -122,8 +114,8 @@ std::optional<fs::path> find_compute_sanitizer(const std::string &toolkit_bin_di
     folders.emplace_back("/usr/local/cuda/bin");
     for (const fs::path &dir : folders) {
         fs::path candidate = dir / program_name;
-        if (!is_executable_file(candidate)) continue;
         std::error_code ec;
+        if (!fs::is_regular_file(candidate, ec) || ::access(candidate.c_str(), X_OK) != 0) continue;
         fs::path absolute = fs::absolute(candidate, ec);
         return ec ? candidate : absolute;
     }
@@ -136,8 +128,9 @@ std::vector<std::string> sanitizer_command(const fs::path &sanitizer, SanitizerT
     std::vector<std::string> argv{
         sanitizer.string(),
         "--tool", to_string(tool),
-        // The report goes to its own file: the worker's stdout/stderr stay the runner's.
-        "--log-file", escape_log_path(log_file.string()),
+        // The report goes to its own file: the worker's stdout/stderr stay the runner's. --log-file
+        // expands %p, %q{VAR} and %%, and refuses any other '%': a literal '%' is "%%".
+        "--log-file", std::regex_replace(log_file.string(), std::regex("%"), "%%"),
         // The default (100) is long for a worker whose every thread hits the same bug; the
         // summary still counts them all.
         "--print-limit", "20",

@@ -19,15 +19,6 @@ namespace {
 // A request is one entry's options: far below this.
 constexpr size_t max_request_bytes = 1 << 20;
 
-// The next request line, or nullopt once the runner closed the pipe. Throws
-// std::length_error for a request beyond max_request_bytes.
-std::optional<std::string> next_line(int fd, PipeLines &requests) {
-    for (;;) {
-        if (std::optional<std::string> line = requests.next_line()) return line;
-        if (!requests.read_from(fd)) return std::nullopt;
-    }
-}
-
 }  // namespace
 
 GPUBENCH_JSON_FIELDS(RunBudget, limit_s, from_size, from_median_s, from_work, from_outside_s,
@@ -129,7 +120,9 @@ int worker_main(int argc, const char *const *argv) {
     for (;;) {
         WorkerRequest request;
         try {
-            const std::optional<std::string> line = next_line(worker_request_fd, requests);
+            // A request beyond max_request_bytes throws std::length_error.
+            std::optional<std::string> line = requests.next_line();
+            while (!line && requests.read_from(worker_request_fd)) line = requests.next_line();
             if (!line) break;  // the runner closed the pipe: done
             request = request_from_wire(nlohmann::json::parse(*line));
         } catch (const std::exception &e) {

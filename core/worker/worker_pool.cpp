@@ -163,12 +163,6 @@ WorkerPool::~WorkerPool() {
     if (worker_) worker_->process().abandon();
 }
 
-void WorkerPool::retire() {
-    if (!worker_) return;
-    worker_->finish(2.0);
-    worker_.reset();
-}
-
 WorkerDevices WorkerPool::devices_for(const PluginInfo &plugin, const MeasureOptions &options) const {
     std::vector<int> indices = entry_cuda_devices(plugin, options);
     std::string visible =
@@ -266,7 +260,10 @@ std::optional<EntryResult> WorkerPool::measure(const PluginInfo &plugin, uint64_
     EntryResult failed(skipped_entry(plugin, size, ""));  // when the worker reports nothing
     failed.status = EntryStatus::error;
     const WorkerDevices devices = devices_for(plugin, options);
-    if (worker_ && !worker_->fits(plugin, devices, launch_.host_share)) retire();
+    if (worker_ && !worker_->fits(plugin, devices, launch_.host_share)) {
+        worker_->finish(2.0);  // lets it exit (its request pipe closed) and reaps it
+        worker_.reset();
+    }
     const std::string request =
         request_to_wire({size, devices.for_worker(options), launch_.host_roofline, budget}).dump();
     const std::optional<size_t> entries_before = hand_over(plugin, devices, options, request, failed.message);

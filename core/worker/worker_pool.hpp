@@ -80,7 +80,6 @@ public:
     void set_host_share(const std::optional<HostShare> &share) { launch_.host_share = share; }
 
 private:
-    void retire();  // lets the worker in hand exit (its request pipe closed) and reaps it
     // Sends `request` to the worker for `plugin`, starting one where none is in hand or the
     // one kept has ended. Returns the entries that worker took before; nullopt, and why in
     // `why_not`, when no worker took it.

@@ -50,13 +50,10 @@ std::string LeakWatch::after_run(size_t runs) {
 
 void LeakWatch::read_now(size_t runs) {
     if (!readings_.empty() && readings_.back().runs == runs) return;
-    readings_.push_back(adjusted(read_memory(timer_, runs)));
-}
-
-MemoryReading LeakWatch::adjusted(MemoryReading reading) const {
+    MemoryReading reading = read_memory(timer_, runs);
     reading.host_allocated -= std::min(reading.host_allocated, aside_allocated_);
     reading.host_resident -= std::min(reading.host_resident, aside_resident_);
-    return reading;
+    readings_.push_back(reading);
 }
 
 void LeakWatch::set_aside(const MemoryReading &before, const MemoryReading &after) {

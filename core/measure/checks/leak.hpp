@@ -45,8 +45,6 @@ public:
     void set_aside(const MemoryReading &before, const MemoryReading &after);
 
 private:
-    MemoryReading adjusted(MemoryReading reading) const;
-
     const PhaseTimer &timer_;
     std::vector<MemoryReading> readings_;
     uint64_t aside_allocated_ = 0, aside_resident_ = 0;
