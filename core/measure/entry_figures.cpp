@@ -51,18 +51,17 @@ void energy(const Measurement &e, EntryFigures &f) {
 // The scalar figures as metrics, each one line: what every writer's metric columns add.
 void figure_metrics(const Measurement &e, EntryFigures &f) {
     f.metrics = e.metrics;
-    const auto add = [&](const std::string &name, double value, const std::string &unit, gpubench_better better,
-                         const std::string &text = "") { f.metrics.push_back({{name, value, unit, text, better}, true}); };
+    const auto add = [&](Metric figure) { f.metrics.push_back({std::move(figure), true}); };
     if (f.headline_value > 0)
-        add(f.headline, f.headline_value, headline_unit(f.headline, e.item_name), GPUBENCH_BETTER_HIGHER);
+        add({f.headline, f.headline_value, headline_unit(f.headline, e.item_name), "", GPUBENCH_BETTER_HIGHER});
     if (!f.roofline_bound.empty())
-        add("percent_of_peak", f.percent_of_peak, "%", GPUBENCH_BETTER_HIGHER,
-            (f.peak_level.empty() ? "" : f.peak_level + " ") + f.roofline_bound + " bound");
+        add({"percent_of_peak", f.percent_of_peak, "%",
+             (f.peak_level.empty() ? "" : f.peak_level + " ") + f.roofline_bound + " bound", GPUBENCH_BETTER_HIGHER});
     if (e.resources.watched())
-        add("cpu_percent", f.cpu_percent, "%", GPUBENCH_BETTER_UNSTATED, "of the host's logical cores");
-    if (f.energy) add("energy_per_run_j", f.energy->per_run_j, "J", GPUBENCH_BETTER_LOWER);
+        add({"cpu_percent", f.cpu_percent, "%", "of the host's logical cores", GPUBENCH_BETTER_UNSTATED});
+    if (f.energy) add({"energy_per_run_j", f.energy->per_run_j, "J", "", GPUBENCH_BETTER_LOWER});
     if (f.energy && f.energy->gflops_per_j > 0)
-        add("gflops_per_j", f.energy->gflops_per_j, "GFLOP/J", GPUBENCH_BETTER_HIGHER);
+        add({"gflops_per_j", f.energy->gflops_per_j, "GFLOP/J", "", GPUBENCH_BETTER_HIGHER});
 }
 
 }  // namespace
@@ -78,16 +77,17 @@ RunBasis this_host_run() { return {logical_cores()}; }
 
 EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     EntryFigures f;
-    f.run = summarize(e.timing.samples.run);
+    const Timing::Samples &s = e.timing.samples;
+    f.run = summarize(s.run);
     f.compute = e.timing.per_launch.samples.empty() ? f.run : summarize(e.timing.per_launch.samples);
-    f.upload = summarize(e.timing.samples.upload);
-    f.download = summarize(e.timing.samples.download);
-    std::vector<double> total = e.timing.samples.run;
-    if (e.timing.samples.upload.size() == total.size()) total = add_samples(total, e.timing.samples.upload);
-    if (e.timing.samples.download.size() == total.size()) total = add_samples(total, e.timing.samples.download);
+    f.upload = summarize(s.upload);
+    f.download = summarize(s.download);
+    std::vector<double> total = s.run;
+    if (s.upload.size() == total.size()) total = add_samples(total, s.upload);
+    if (s.download.size() == total.size()) total = add_samples(total, s.download);
     f.end_to_end = summarize(total);
-    if (!e.timing.samples.run_host.empty()) f.run_host = summarize(e.timing.samples.run_host);
-    if (!e.timing.samples.run_host_in_cycle.empty()) f.run_host_in_cycle = summarize(e.timing.samples.run_host_in_cycle);
+    if (!s.run_host.empty()) f.run_host = summarize(s.run_host);
+    if (!s.run_host_in_cycle.empty()) f.run_host_in_cycle = summarize(s.run_host_in_cycle);
     throughput(e, f);
     f.cpu_cores = e.resources.cpu_cores();
     f.cpu_percent = run.logical_cores > 0 ? 100.0 * f.cpu_cores / double(run.logical_cores) : 0.0;

@@ -36,7 +36,7 @@ class Sampler {
 public:
     Sampler(Instance &instance, const gpubench_plugin &api, const MeasureOptions &options,
             PhaseTimer &timer, Measurement &result, LeakWatch &leaks, size_t &runs_done)
-        : instance_(instance), api_(api), options_(options), timer_(timer), result_(result),
+        : instance_(instance), api_(api), options_(options), timer_(timer), result_(result), timing_(result.timing),
           leaks_(leaks), runs_done_(runs_done),
           auditor_(timer, options, !(result.work.flags & GPUBENCH_WORK_RUN_NO_DEVICE_WORK)),
           lockstep_(measured_across_ranks(result.work, options)),
@@ -56,7 +56,7 @@ public:
             double run = 0;
             // Not traced: the first calls load modules and compile, which CUPTI slows by seconds.
             timed_run(PhaseCheck::drain, run);
-            if (i == 0) result_.timing.first_run = run;
+            if (i == 0) timing_.first_run = run;
             ran();
             auditor_.timed(instance_, "download", api_.download, PhaseCheck::drain);
         }
@@ -92,15 +92,15 @@ public:
             keep(c);
             time_back_to_back_host(false);
             if (options_.profile_runs) {  // a profile run: the count alone decides
-                if (result_.timing.samples.run.size() < options_.profile_runs) continue;
-                result_.timing.noise.median_rel_stderr = median_relative_standard_error(result_.timing.samples.run);
-                result_.timing.stop_reason = "a profile run (--profile): exactly " +
+                if (timing_.samples.run.size() < options_.profile_runs) continue;
+                timing_.noise.median_rel_stderr = median_relative_standard_error(timing_.samples.run);
+                timing_.stop_reason = "a profile run (--profile): exactly " +
                                       std::to_string(options_.profile_runs) + " calls of run() (--runs)";
                 break;
             }
-            result_.timing.stop_reason = rule.check(result_.timing.samples.run, measured_, sampling_s(), result_.timing.noise.median_rel_stderr,
-                                             result_.timing.noise.converged);
-            if (!result_.timing.stop_reason.empty()) break;
+            timing_.stop_reason = rule.check(timing_.samples.run, measured_, sampling_s(),
+                                             timing_.noise.median_rel_stderr, timing_.noise.converged);
+            if (!timing_.stop_reason.empty()) break;
         }
         // Sampling that ended before its first traced cycle gets one now.
         if (checks_traced() && !traced_any_) traced_check();
@@ -120,24 +120,24 @@ public:
             timed_ += auditor_.timed(instance_, "run", api_.run, PhaseCheck::none, &host_);
             ran();
         };
-        while (result_.timing.samples.run_host.size() < back_to_back_calls &&
+        while (timing_.samples.run_host.size() < back_to_back_calls &&
                back_to_back_s_ + back_to_back_group * last_run_wall_s_ <= budget_s) {
             const auto began = clock::now();
             for (size_t call = 0; call < back_to_back_group; ++call) timed_call();
-            result_.timing.samples.run_host.push_back(host_);
+            timing_.samples.run_host.push_back(host_);
             back_to_back_s_ += seconds_since(began);
             if (!finishing) return;
         }
-        if (finishing && result_.timing.samples.run_host.empty()) {
+        if (finishing && timing_.samples.run_host.empty()) {
             timed_call();
-            result_.timing.samples.run_host.push_back(host_);
+            timing_.samples.run_host.push_back(host_);
         }
     }
 
     void finish() {
-        result_.timing.stream_hold = holder_.verdict();
+        timing_.stream_hold = holder_.verdict();
         if (lockstep_ && options_.hold_stream && timer_.cuda_stream())
-            result_.timing.stream_hold = "not held: run() is a collective across ranks, whose span waits for the "
+            timing_.stream_hold = "not held: run() is a collective across ranks, whose span waits for the "
                                   "other ranks whatever this one's host does (and every rank must call it "
                                   "alike, whatever a hold's watchdog would decide)";
         result_.stream_audit = auditor_.verdict();
@@ -170,7 +170,7 @@ private:
         return seconds_since(began_) - back_to_back_s_;
     }
     void flush() {
-        if (options_.cold && timer_.flush_cache()) result_.timing.cache = "cold";
+        if (options_.cold && timer_.flush_cache()) timing_.cache = "cold";
     }
     // Whether the traced cycles are run: where a tracer is loaded; across ranks on every rank
     // with a device clock alike, traced or not (a rank whose tracer did not load runs them
@@ -182,9 +182,9 @@ private:
     // The stop of sampling in lock-step across ranks: --min-samples cycles, the same on every
     // rank whatever their times (the noise is still recorded).
     void lockstep_stop() {
-        result_.timing.noise.median_rel_stderr = median_relative_standard_error(result_.timing.samples.run);
-        result_.timing.noise.converged = options_.max_noise <= 0 || result_.timing.noise.median_rel_stderr <= options_.max_noise;
-        result_.timing.stop_reason = "a fixed count across " + std::to_string(options_.world.ranks) +
+        timing_.noise.median_rel_stderr = median_relative_standard_error(timing_.samples.run);
+        timing_.noise.converged = options_.max_noise <= 0 || timing_.noise.median_rel_stderr <= options_.max_noise;
+        timing_.stop_reason = "a fixed count across " + std::to_string(options_.world.ranks) +
                               " ranks: " + std::to_string(options_.min_samples) +
                               " samples (--min-samples) on each, as every rank must call run() alike";
     }
@@ -214,18 +214,17 @@ private:
 
     void keep(const Cycle &c) {
         last_cycle_s_ = c.wall_s;
-        if (c.up >= 0) result_.timing.samples.upload.push_back(c.up);
-        result_.timing.samples.run.push_back(c.run);
-        if (timer_.cuda_stream()) result_.timing.samples.run_host_in_cycle.push_back(host_);  // host clock: run_s
-        if (c.down >= 0) result_.timing.samples.download.push_back(c.down);
+        if (c.up >= 0) timing_.samples.upload.push_back(c.up);
+        timing_.samples.run.push_back(c.run);
+        if (timer_.cuda_stream()) timing_.samples.run_host_in_cycle.push_back(host_);  // host clock: run_s
+        if (c.down >= 0) timing_.samples.download.push_back(c.down);
         measured_ += c.run;
         timed_ += c.run + std::max(c.up, 0.0) + std::max(c.down, 0.0);
     }
 
     void restart() {
-        for (auto *series :
-             {&result_.timing.samples.upload, &result_.timing.samples.run, &result_.timing.samples.download, &result_.timing.samples.run_host_in_cycle})
-            series->clear();
+        Timing::Samples &s = timing_.samples;
+        for (auto *series : {&s.upload, &s.run, &s.download, &s.run_host_in_cycle}) series->clear();
         measured_ = timed_ = 0;
     }
 
@@ -249,6 +248,7 @@ private:
     const MeasureOptions &options_;
     PhaseTimer &timer_;
     Measurement &result_;
+    Timing &timing_;  // result_'s
     LeakWatch &leaks_;
     size_t &runs_done_;
     StreamAuditor auditor_;

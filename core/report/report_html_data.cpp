@@ -93,8 +93,9 @@ json point_extras(const ReportPoint &p) {
 json point_json(const ReportColumn &c, uint64_t size, const ReportPoint &p) {
     json point = point_extras(p);
     point.update(counted_work_json(c, p));
+    const Timing &timing = p.entry.timing;
     point.update({{"size", size}, {"t", p.compute_s()}, {"e2e", p.end_to_end_s()}, {"flags", p.figures.flags},
-                  {"run_s", p.figures.run.median}, {"first_run_s", p.entry.timing.first_run}, {"load_s", p.entry.timing.load}});
+                  {"run_s", p.figures.run.median}, {"first_run_s", timing.first_run}, {"load_s", timing.load}});
     if (const EntryResources &r = p.entry.resources; r.watched()) {
         point["cpu_mem"] = r.peak_rss_bytes;
         point["cpu_pct"] = p.figures.cpu_percent;

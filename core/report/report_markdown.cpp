@@ -66,7 +66,8 @@ void write_metrics_table(std::ostream &out, const WorkloadReport &r) {
             bool any = false;
             for (const ReportColumn &c : r.columns) {
                 const auto p = c.points.find(size);
-                const EntryMetric *found = p == c.points.end() ? nullptr : find_metric(p->second.figures.metrics, m.name);
+                const EntryMetric *found =
+                    p == c.points.end() ? nullptr : find_metric(p->second.figures.metrics, m.name);
                 cells += ' ' + (found ? metric_number(found->value) : std::string("—")) + " |";
                 any = any || found;
             }

@@ -54,8 +54,8 @@ namespace {
 GPUBENCH_JSON_FIELDS_AS(Work, put_amounts, get_amounts, flops, bytes, host_bytes, device_bytes, items)
 GPUBENCH_JSON_FIELDS_AS(Metric, put_metric, get_metric, name, value, unit, text)
 // An entry's parts named as their members: read as they are, written where they apply.
-GPUBENCH_JSON_FIELDS_AS(Measurement, put_named_parts, get_named_parts, refused_by, sanitizer, persisting_l2_left,
-                        counters, stream_audit, thread_audit, verification, metrics, resources)
+GPUBENCH_JSON_FIELDS_AS(Measurement, put_named_parts, get_named_parts, message, refused_by, behind_schedule, sanitizer,
+                        persisting_l2_left, counters, stream_audit, thread_audit, timing, verification, metrics, resources)
 
 // The runner's notes (entry_json.hpp); its times where known (> 0).
 GPUBENCH_JSON_FIELDS_AS(SweepNotes, put_worker, get_worker, worker_started, worker_entries_before)
@@ -253,11 +253,10 @@ void to_json(json &entry, const Measurement &e) {
     // "devices" by index; the runner's notes add what tells GPUs apart, where known.
     for (int index : e.cuda_devices) entry["devices"].push_back(json{{"index", index}});
     if (e.across_ranks()) entry["ranks"] = {{"rank", e.rank}, {"ranks", e.ranks}};
-    if (!e.refused_by.empty()) entry["refused_by"] = e.refused_by;
+    for (const auto &[key, text] : {std::pair{"refused_by", &e.refused_by}, {"sanitizer", &e.sanitizer},
+                                    {"persisting_l2_left", &e.persisting_l2_left}, {"counters", &e.counters}})
+        if (!text->empty()) entry[key] = *text;
     if (e.behind_schedule) entry["behind_schedule"] = true;
-    if (!e.sanitizer.empty()) entry["sanitizer"] = e.sanitizer;
-    if (!e.persisting_l2_left.empty()) entry["persisting_l2_left"] = e.persisting_l2_left;
-    if (!e.counters.empty()) entry["counters"] = e.counters;  // --counters
     if (e.stream_audit.checks > 0) entry["stream_audit"] = e.stream_audit;
     if (e.thread_audit.calls > 0) entry["thread_audit"] = e.thread_audit;
     if (e.timing.samples.run.empty()) return;
@@ -279,8 +278,6 @@ void from_json(const json &entry, Measurement &e) {
     e.settings.seed = identity.seed.value_or(0);
     json_fields::get(entry, "cpu_threads", e.settings.cpu_threads);
     e.status = entry_status_from_string(entry.value("status", ""));
-    json_fields::get(entry, "message", e.message);
-    json_fields::get(entry, "behind_schedule", e.behind_schedule);
     e.unoptimized = std::ranges::count(entry.value("flags", std::vector<std::string>()), "unoptimized") > 0;
     e.work = entry.at("work").get<Work>();
     e.item_name = entry.at("work").value("item_name", "");
@@ -293,7 +290,6 @@ void from_json(const json &entry, Measurement &e) {
         e.ranks = ranks->at("ranks").get<uint32_t>();
     }
     get_named_parts(entry, e);
-    json_fields::get(entry, "timing", e.timing);
     if (const auto throughput = entry.find("throughput"); throughput != entry.end())
         read_throughput(*throughput, e);
 }

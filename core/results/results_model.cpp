@@ -112,8 +112,8 @@ void ceilings_of_earlier_files(const json &document, ResultsDocument &d) {
 // An entry's wall time as recorded_costs (results_model.hpp) reads it.
 double recorded_wall_s(const EntryResult &entry) {
     if (entry.sweep.entry_wall_s > 0) return entry.sweep.entry_wall_s;
-    if (entry.timing.samples.run.empty()) return 0;
-    return summarize(entry.timing.samples.run).median * double(entry.timing.samples.run.size()) + entry.timing.first_run;
+    const std::vector<double> &runs = entry.timing.samples.run;
+    return runs.empty() ? 0 : summarize(runs).median * double(runs.size()) + entry.timing.first_run;
 }
 
 }  // namespace
@@ -303,9 +303,10 @@ std::vector<RecordedCost> recorded_costs(const ResultsDocument &document) {
     std::vector<RecordedCost> costs;
     for (const EntryResult &entry : document.entries) {
         RecordedCost cost{std::max(0.0, recorded_wall_s(entry)), std::nullopt};
-        if (entry.sweep.worker_started && !entry.timing.samples.run.empty() && entry.sweep.entry_wall_s > 0) {
-            const double first_use_s = std::max(0.0, entry.timing.first_run - summarize(entry.timing.samples.run).median);
-            const double start_s = std::min(cost.entry_s, entry.timing.load + first_use_s);
+        const Timing &t = entry.timing;
+        if (entry.sweep.worker_started && !t.samples.run.empty() && entry.sweep.entry_wall_s > 0) {
+            const double first_use_s = std::max(0.0, t.first_run - summarize(t.samples.run).median);
+            const double start_s = std::min(cost.entry_s, t.load + first_use_s);
             cost.start_s = start_s;
             cost.entry_s -= start_s;
         }

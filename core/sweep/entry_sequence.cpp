@@ -87,7 +87,8 @@ std::optional<RunBudget> EntrySequence::run_budget(const SweepEntry &entry, doub
     // Not from a worker's first entry: its start, first compilation and lazy set-up are
     // paid once, and scaled by the work they would predict nonsense.
     const double outside_s = last.sweep.worker_entries_before == 0 ? 0.0 : last.outside_sampling_s();
-    return RunBudget{limit_s, last.size, summarize(last.timing.samples.run).median, last.work, outside_s, outside_limit_s, behind};
+    return RunBudget{limit_s, last.size, summarize(last.timing.samples.run).median, last.work, outside_s,
+                     outside_limit_s, behind};
 }
 
 std::string EntrySequence::rendezvous(const SweepEntry &entry, const MeasureOptions &options) {
@@ -98,7 +99,7 @@ std::string EntrySequence::rendezvous(const SweepEntry &entry, const MeasureOpti
 
 std::optional<Measurement> EntrySequence::skipped(const SweepEntry &planned) {
     const PluginInfo &plugin = *planned.plugin;
-    const auto skip = [&](std::string why) { return std::optional(skipped_entry(plugin, planned.size, std::move(why))); };
+    const auto skip = [&](const std::string &why) { return std::optional(skipped_entry(plugin, planned.size, why)); };
     if (!plugin.is_available()) return skip("unavailable: " + plugin.unavailable_reason);
     if (shared_.budget)
         if (std::string refused = shared_.budget->start_refusal(plugin, planned.late); !refused.empty()) {

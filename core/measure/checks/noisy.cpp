@@ -7,7 +7,8 @@ extern const Check noisy_check{
     "the noise criterion (--max-noise) was not met before a limit (--max-time, --max-samples) "
     "stopped sampling: the median is less certain than asked",
     "", "", [](const Measurement &e) -> std::string {
-        return e.timing.noise.max_noise > 0 && !e.timing.noise.converged && !e.timing.samples.run.empty() ? "noisy" : "";
+        const Timing &t = e.timing;
+        return t.noise.max_noise > 0 && !t.noise.converged && !t.samples.run.empty() ? "noisy" : "";
     }};
 
 }  // namespace gpubench
