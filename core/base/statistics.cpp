@@ -43,6 +43,25 @@ std::vector<double> add_samples(const std::vector<double> &a, const std::vector<
     return sum;
 }
 
+double median(std::vector<double> samples) {
+    if (samples.empty()) return 0;
+    const auto middle = samples.begin() + static_cast<std::ptrdiff_t>(samples.size() / 2);
+    std::nth_element(samples.begin(), middle, samples.end());
+    if (samples.size() % 2) return *middle;
+    return (*middle + *std::max_element(samples.begin(), middle)) / 2;
+}
+
+double student_t_95(size_t df) {
+    // Exact to three decimals up to 30; beyond, the Cornish-Fisher expansion in 1/df.
+    static constexpr double table[] = {
+        INFINITY, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201,
+        2.179,    2.160,  2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069,
+        2.064,    2.060,  2.056, 2.052, 2.048, 2.045, 2.042};
+    if (df < std::size(table)) return table[df];
+    const double z = 1.959964, n = static_cast<double>(df);
+    return z + (z * z * z + z) / (4 * n) + (5 * std::pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * n * n);
+}
+
 double quantile(const std::vector<double> &sorted, double q) {
     if (sorted.empty()) return 0;
     const double position = q * static_cast<double>(sorted.size() - 1);

@@ -21,6 +21,15 @@ Summary summarize(std::vector<double> samples);
 // to the odd outlier): 1.2533 * 1.4826 * MAD / sqrt(n) / median. 0 for fewer than 2 samples.
 double median_relative_standard_error(std::vector<double> samples);
 
+// The median of `samples` (any order); 0 for an empty input. Without the rest of a Summary:
+// for the many medians of a bootstrap.
+double median(std::vector<double> samples);
+
+// The two-sided 95% quantile of Student's t with `df` degrees of freedom (1.96 as df grows;
+// infinity for df 0): how much wider than normal an interval must be when its spread was
+// estimated from df residuals.
+double student_t_95(size_t df);
+
 // The q-quantile (0 <= q <= 1) of `sorted` (ascending), interpolated linearly between
 // neighbours; 0 for an empty input. Quartiles: q = 0.25 and 0.75.
 double quantile(const std::vector<double> &sorted, double q);

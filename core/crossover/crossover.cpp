@@ -1,0 +1,181 @@
+#include "crossover.hpp"
+
+#include "statistics.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace gpubench {
+
+namespace {
+
+constexpr double infinity = std::numeric_limits<double>::infinity();
+
+// A series with its model, and the noise between its entries that its samples do not explain.
+struct FittedSeries {
+    const Series *series = nullptr;
+    std::vector<FitPoint> points;
+    CostModel model;
+    double between_sd = 0;  // of log(median), from entry to entry
+};
+
+FittedSeries fit_series(const Series &series) {
+    FittedSeries f{&series, fit_points(series), {}, 0};
+    f.model = fit_cost_model(f.points);
+    if (!f.model.fitted() || f.series->points.empty()) return f;
+    double within = 0;  // the mean variance of a point's log median from its own samples
+    for (const SeriesPoint &p : series.points) within += std::pow(median_relative_standard_error(p.samples), 2);
+    within /= double(series.points.size());
+    f.between_sd = std::sqrt(std::max(0.0, f.model.residual_sd * f.model.residual_sd - within));
+    return f;
+}
+
+// What the models say over [smallest, largest]: where the GPU wins from, the margin at the
+// top, and the CPU series best at n* (or at the top).
+struct Comparison {
+    Verdict verdict = Verdict::unknown;
+    double size = 0, margin = 0;
+    size_t best_cpu = 0;
+};
+
+class Comparer {
+public:
+    Comparer(double smallest, double largest, std::vector<std::pair<double, double>> cpu_ranges)
+        : smallest_(smallest), largest_(largest), cpu_ranges_(std::move(cpu_ranges)) {}
+
+    Comparison compare(const CostModel &gpu, const std::vector<CostModel> &cpus) const {
+        constexpr int steps = 160;
+        const double step = std::log(largest_ / smallest_) / steps;
+        int last_lost = -1;  // the largest grid size the GPU does not win at
+        for (int i = 0; i <= steps; ++i)
+            if (gap(gpu, cpus, size_at(i, step)) >= 0) last_lost = i;
+        Comparison c;
+        c.margin = best_cpu(cpus, largest_, c.best_cpu) / gpu.at(largest_);
+        if (last_lost < 0) c.verdict = Verdict::always, c.size = 0;
+        else if (last_lost == steps) c.verdict = Verdict::never, c.size = infinity;
+        else {
+            double lost = size_at(last_lost, step), won = size_at(last_lost + 1, step);
+            for (int i = 0; i < 30; ++i) {
+                const double middle = std::sqrt(lost * won);
+                (gap(gpu, cpus, middle) >= 0 ? lost : won) = middle;
+            }
+            c.verdict = Verdict::from, c.size = std::sqrt(lost * won);
+            best_cpu(cpus, c.size, c.best_cpu);
+        }
+        return c;
+    }
+
+private:
+    double size_at(int i, double step) const { return i == 0 ? smallest_ : smallest_ * std::exp(step * i); }
+    // The best CPU figure at `size`, among the series that measured around it.
+    double best_cpu(const std::vector<CostModel> &cpus, double size, size_t &which) const {
+        double best = infinity;
+        for (size_t k = 0; k < cpus.size(); ++k) {
+            const auto [lo, hi] = cpu_ranges_[k];
+            if (size < lo * (1 - 1e-9) || size > hi * (1 + 1e-9)) continue;
+            if (const double t = cpus[k].at(size); t < best) best = t, which = k;
+        }
+        return best;
+    }
+    // log(GPU / best CPU): negative where the GPU wins.
+    double gap(const CostModel &gpu, const std::vector<CostModel> &cpus, double size) const {
+        size_t which = 0;
+        return std::log(gpu.at(size) / best_cpu(cpus, size, which));
+    }
+    double smallest_, largest_;
+    std::vector<std::pair<double, double>> cpu_ranges_;
+};
+
+// One replicate of `f`'s points: each median drawn again from its samples and moved by the
+// noise between entries; then the model of the same form refitted.
+CostModel resampled_model(const FittedSeries &f, std::mt19937_64 &random) {
+    std::normal_distribution<double> between(0.0, f.between_sd);
+    std::vector<FitPoint> points;
+    std::vector<double> drawn;
+    for (const SeriesPoint &p : f.series->points) {
+        if (p.samples.empty()) continue;
+        drawn.resize(p.samples.size());
+        std::uniform_int_distribution<size_t> pick(0, p.samples.size() - 1);
+        for (double &d : drawn) d = p.samples[pick(random)];
+        const double m = median(drawn);
+        if (m > 0) points.push_back({double(p.size), m * std::exp(between(random)), p.level});
+    }
+    return refit_cost_model(points, f.model.knots, f.model.exponent);
+}
+
+// The 95% interval of `draws` (logs; infinities kept) about `center`, widened by `widen`.
+Estimate interval_of(std::vector<double> draws, double center, double widen) {
+    std::sort(draws.begin(), draws.end());
+    const size_t last = draws.size() - 1;
+    const double lo = draws[size_t(std::floor(0.025 * double(last)))];
+    const double hi = draws[size_t(std::ceil(0.975 * double(last)))];
+    const auto widened = [&](double edge) {
+        return std::isinf(edge) || edge == center ? edge : center + widen * (edge - center);
+    };
+    return {std::exp(center), std::exp(widened(std::min(lo, center))), std::exp(widened(std::max(hi, center)))};
+}
+
+}  // namespace
+
+const char *verdict_name(Verdict verdict) {
+    static constexpr const char *names[] = {"from", "never", "always", "unknown"};
+    return names[static_cast<int>(verdict)];
+}
+
+bool Crossover::within(double fraction) const {
+    return verdict == Verdict::from && size.lo >= (1 - fraction) * size.value && size.hi <= (1 + fraction) * size.value;
+}
+
+Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, const CrossoverOptions &options) {
+    Crossover result;
+    const FittedSeries g = fit_series(gpu);
+    std::vector<FittedSeries> c;
+    for (const Series &s : cpus)
+        if (FittedSeries f = fit_series(s); f.model.fitted()) c.push_back(std::move(f));
+    if (!g.model.fitted()) return result.why = "the GPU backend was measured at fewer than 3 sizes", result;
+    if (c.empty()) return result.why = "no CPU backend was measured at 3 sizes or more", result;
+    double cpu_smallest = infinity, cpu_largest = 0;
+    std::vector<std::pair<double, double>> ranges;
+    std::vector<CostModel> cpu_models;
+    for (const FittedSeries &f : c) {
+        ranges.emplace_back(f.series->smallest(), f.series->largest());
+        cpu_smallest = std::min(cpu_smallest, ranges.back().first);
+        cpu_largest = std::max(cpu_largest, ranges.back().second);
+        cpu_models.push_back(f.model);
+    }
+    result.smallest = std::max<double>(gpu.smallest(), cpu_smallest);
+    result.largest = std::min<double>(gpu.largest(), cpu_largest);
+    if (!(result.smallest < result.largest))
+        return result.why = "the GPU and CPU backends measured no range of sizes in common", result;
+    const Comparer comparer(result.smallest, result.largest, ranges);
+    const Comparison measured = comparer.compare(g.model, cpu_models);
+    result.verdict = measured.verdict;
+    result.best_cpu = c[measured.best_cpu].series->name;
+    result.degrees_of_freedom = std::min(g.model.residual_df(), c[measured.best_cpu].model.residual_df());
+    std::mt19937_64 random(options.seed);
+    std::vector<double> sizes, margins;
+    for (size_t b = 0; b < options.replicates; ++b) {
+        std::vector<CostModel> resampled;
+        for (const FittedSeries &f : c) resampled.push_back(resampled_model(f, random));
+        const Comparison r = comparer.compare(resampled_model(g, random), resampled);
+        sizes.push_back(r.verdict == Verdict::from    ? std::log(r.size)
+                        : r.verdict == Verdict::never ? infinity
+                                                      : -infinity);
+        margins.push_back(std::log(r.margin));
+    }
+    result.replicates = options.replicates;
+    const double widen = student_t_95(result.degrees_of_freedom) / student_t_95(std::numeric_limits<size_t>::max());
+    const double center = std::log(measured.verdict == Verdict::from    ? measured.size
+                                   : measured.verdict == Verdict::never ? result.largest
+                                                                        : result.smallest);
+    result.size = interval_of(sizes, center, widen);
+    result.size.value = measured.size;
+    if (result.size.lo < result.smallest * (1 - 1e-9)) result.size.lo = 0;
+    if (result.size.hi > result.largest * (1 + 1e-9)) result.size.hi = infinity;
+    result.margin = interval_of(margins, std::log(measured.margin), widen);
+    return result;
+}
+
+}  // namespace gpubench

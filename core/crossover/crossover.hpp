@@ -1,0 +1,58 @@
+// Where a GPU series meets the best of the CPU series: the size n* from which the GPU's figure
+// (time or energy per result) is lower at every larger size compared, with a 95% interval,
+// and the margin at the largest size compared, with its interval. From the series' cost models
+// (cost_model.hpp), so between measured sizes too.
+//
+// The interval comes from resampling: each replicate draws every point's samples again (with
+// replacement) and moves its median by the series' noise between entries (what its model's
+// residuals hold beyond its samples' own noise: a host that was busier for one entry than for
+// the next), refits every model and finds n* again. Since that noise is estimated from few
+// residuals, the interval is widened by Student's t over the normal for their degrees of
+// freedom: with few sizes it is wide, and more sizes (refine.hpp) narrow it.
+#pragma once
+
+#include "series.hpp"
+#include "cost_model.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace gpubench {
+
+enum class Verdict {
+    from,     // the GPU wins from n* on
+    never,    // not at any size compared (up to `largest`)
+    always,   // at every size compared (from `smallest`)
+    unknown,  // nothing to compare: `why`
+};
+const char *verdict_name(Verdict verdict);  // "from", "never", "always", "unknown"
+
+// A figure and its 95% interval. An n*'s `lo` is 0 where the interval reaches below the
+// smallest size compared and `hi` infinite where it reaches above the largest.
+struct Estimate {
+    double value = 0, lo = 0, hi = 0;
+};
+
+struct Crossover {
+    Verdict verdict = Verdict::unknown;
+    std::string why;       // unknown: what was missing
+    Estimate size;         // n* (from); never: infinite, always: 0; its interval either way
+    double smallest = 0, largest = 0;  // the sizes both sides measured, the range compared
+    Estimate margin;       // the best CPU figure over the GPU's at `largest`: > 1 the GPU wins
+    std::string best_cpu;  // the CPU series best at n* (else at `largest`)
+    size_t replicates = 0, degrees_of_freedom = 0;
+    // Whether the interval is within `fraction` of n* either side (a verdict `from` only).
+    bool within(double fraction) const;
+};
+
+struct CrossoverOptions {
+    size_t replicates = 400;
+    uint64_t seed = 1;  // the same inputs give the same interval
+};
+
+// `gpu` against the best of `cpus` at each size (a CPU series counts within its measured
+// sizes only). Series with fewer than 3 sizes are left out; none left: unknown.
+Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, const CrossoverOptions &options = {});
+
+}  // namespace gpubench

@@ -1,0 +1,191 @@
+// The answer's statistics (core/crossover): the cost model recovers known series and its
+// breaks, the crossover and its verdicts, the 95% interval's coverage over simulated sweeps with
+// a known crossover (noise within entries and between them, as a shared host gives), and the
+// search that adds sizes until the interval is narrow.
+#include "cost_model.hpp"
+#include "crossover.hpp"
+#include "refine.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <random>
+
+using namespace gpubench;
+
+namespace {
+
+using Truth = std::function<double(double)>;
+
+// The series `truth` gives at `sizes`: `samples` per size, each off by `within` (lognormal sd),
+// every entry's median off by `between` too.
+Series simulated(const std::string &name, const Truth &truth, const std::vector<uint64_t> &sizes, double within,
+                 double between, std::mt19937_64 &random, size_t samples = 15) {
+    std::normal_distribution<double> normal(0.0, 1.0);
+    Series series{name, {}};
+    for (uint64_t size : sizes) {
+        const double entry = truth(double(size)) * std::exp(between * normal(random));
+        SeriesPoint point{size, {}, ""};
+        for (size_t i = 0; i < samples; ++i) point.samples.push_back(entry * std::exp(within * normal(random)));
+        series.points.push_back(std::move(point));
+    }
+    std::sort(series.points.begin(), series.points.end(),
+              [](const SeriesPoint &a, const SeriesPoint &b) { return a.size < b.size; });
+    return series;
+}
+
+std::vector<uint64_t> log_sizes(double from, double to, size_t count) {
+    std::vector<uint64_t> sizes;
+    for (size_t i = 0; i < count; ++i)
+        sizes.push_back(uint64_t(std::round(from * std::pow(to / from, double(i) / double(count - 1)))));
+    return sizes;
+}
+
+// A CPU that starts at once and a GPU with a launch's latency and ten times the throughput:
+// they meet at (10e-6 - 0.5e-6) / (1e-9 - 1e-10) = 10,555.6.
+const Truth cpu_time = [](double n) { return 0.5e-6 + n * 1e-9; };
+const Truth gpu_time = [](double n) { return 10e-6 + n * 1e-10; };
+constexpr double true_crossover = 9.5e-6 / 0.9e-9;
+
+}  // namespace
+
+TEST_CASE("a cost model recovers a latency plus size over throughput", "[crossover]") {
+    std::mt19937_64 random(3);
+    const Series s = simulated("cpu", cpu_time, log_sizes(10, 1e7, 13), 0, 0, random);
+    const CostModel model = fit_cost_model(fit_points(s));
+    REQUIRE(model.fitted());
+    CHECK(model.latency == Approx(0.5e-6).epsilon(0.02));
+    CHECK(model.exponent == Approx(1).epsilon(0.01));
+    CHECK(model.at(1e5) == Approx(cpu_time(1e5)).epsilon(0.01));
+    CHECK(model.leave_out_sizes == 11);
+    CHECK(model.leave_out_max_error < 0.02);
+    CHECK(model.residual_df() == 10);
+}
+
+TEST_CASE("a cost model breaks where the working set leaves a cache level", "[crossover]") {
+    // Four times slower per element once out of cache (above 10^5): one model cannot follow.
+    const Truth cached = [](double n) { return 1e-6 + (n < 1e5 ? n : 1e5 + 4 * (n - 1e5)) * 1e-10; };
+    Series s{"cpu", {}};
+    for (uint64_t size : log_sizes(100, 1e8, 13))
+        s.points.push_back({size, {cached(double(size))}, size <= 1e5 ? "L2" : "DRAM"});
+    const CostModel model = fit_cost_model(fit_points(s));
+    REQUIRE(model.knots.size() == 1);
+    CHECK(model.knots[0] == Approx(1e5).epsilon(0.01));
+    CHECK(model.leave_out_max_error < 0.05);
+    CHECK(model.at(3e7) == Approx(cached(3e7)).epsilon(0.02));
+    // Without the levels, no break, and the left-out sizes say the fit is worse.
+    for (SeriesPoint &p : s.points) p.level.clear();
+    const CostModel plain = fit_cost_model(fit_points(s));
+    CHECK(plain.knots.empty());
+    CHECK(plain.leave_out_max_error > model.leave_out_max_error);
+}
+
+TEST_CASE("too few sizes give no model and an unknown crossover that says why", "[crossover]") {
+    std::mt19937_64 random(4);
+    const Series few = simulated("gpu", gpu_time, {100, 1000}, 0.01, 0, random);
+    CHECK_FALSE(fit_cost_model(fit_points(few)).fitted());
+    const Crossover c = find_crossover(few, {simulated("cpu", cpu_time, log_sizes(10, 1e6, 6), 0.01, 0, random)});
+    CHECK(c.verdict == Verdict::unknown);
+    CHECK(c.why.find("fewer than 3 sizes") != std::string::npos);
+}
+
+TEST_CASE("the crossover of noiseless series is where they meet; never and always say so", "[crossover]") {
+    std::mt19937_64 random(5);
+    const auto sizes = log_sizes(100, 1e6, 9);
+    const Series gpu = simulated("cuda", gpu_time, sizes, 0, 0, random);
+    const Series cpu = simulated("openmp", cpu_time, sizes, 0, 0, random);
+    const Crossover c = find_crossover(gpu, {cpu});
+    REQUIRE(c.verdict == Verdict::from);
+    CHECK(c.size.value == Approx(true_crossover).epsilon(0.01));
+    CHECK(c.best_cpu == "openmp");
+    CHECK(c.margin.value == Approx(cpu_time(1e6) / gpu_time(1e6)).epsilon(0.01));
+    const Crossover never = find_crossover(gpu, {simulated("openmp", cpu_time, log_sizes(100, 5000, 6), 0, 0, random)});
+    CHECK(never.verdict == Verdict::never);
+    CHECK(never.margin.value < 1);
+    const Crossover always = find_crossover(gpu, {simulated("openmp", cpu_time, log_sizes(3e4, 1e6, 6), 0, 0, random)});
+    CHECK(always.verdict == Verdict::always);
+    CHECK(always.margin.value > 1);
+}
+
+TEST_CASE("the best CPU series is taken at each size, within the sizes it measured", "[crossover]") {
+    std::mt19937_64 random(6);
+    // A CPU loop fastest for small sizes, measured only up to 10^4, and a slower-starting threaded one.
+    const Truth loop = [](double n) { return 0.1e-6 + n * 3e-9; };
+    const Series gpu = simulated("cuda", gpu_time, log_sizes(100, 1e6, 9), 0, 0, random);
+    const Series small = simulated("naive", loop, log_sizes(100, 1e4, 5), 0, 0, random);
+    const Series threaded = simulated("openmp", cpu_time, log_sizes(100, 1e6, 9), 0, 0, random);
+    const Crossover c = find_crossover(gpu, {small, threaded});
+    REQUIRE(c.verdict == Verdict::from);
+    CHECK(c.size.value == Approx(true_crossover).epsilon(0.02));  // the loop is slower than openmp there
+    CHECK(c.best_cpu == "openmp");
+}
+
+TEST_CASE("the 95% interval holds the true crossover in at least 93% of 1000 simulated sweeps", "[crossover]") {
+    // Nine sizes over four decades, 15 samples each: 4% noise within an entry, and between
+    // entries 5% on the CPU (a shared 16-core host) and 1% on the GPU.
+    std::mt19937_64 random(7);
+    const auto sizes = log_sizes(100, 1e6, 9);
+    size_t held = 0, found = 0;
+    std::vector<double> widths;
+    for (int sweep = 0; sweep < 1000; ++sweep) {
+        const Series gpu = simulated("cuda", gpu_time, sizes, 0.04, 0.01, random);
+        const Series cpu = simulated("openmp", cpu_time, sizes, 0.04, 0.05, random);
+        const Crossover c = find_crossover(gpu, {cpu}, {200, uint64_t(sweep + 1)});
+        if (c.verdict != Verdict::from) continue;
+        ++found;
+        held += c.size.lo <= true_crossover && true_crossover <= c.size.hi;
+        widths.push_back(c.size.hi / c.size.lo);
+    }
+    std::sort(widths.begin(), widths.end());
+    const double coverage = double(held) / 1000, median_width = widths[widths.size() / 2];
+    std::printf("crossover interval: %.1f%% of 1000 sweeps hold the true n*; median hi/lo %.2f\n", 100 * coverage,
+                median_width);
+    CHECK(found >= 990);
+    CHECK(coverage >= 0.93);
+    // Not by being uninformative: the typical interval is within a factor of two end to end.
+    CHECK(median_width < 2.0);
+}
+
+TEST_CASE("sizes to refine lie between the sizes bracketing n*; a narrow interval needs none", "[crossover]") {
+    Crossover c;
+    c.verdict = Verdict::from;
+    c.smallest = 100, c.largest = 1e6;
+    c.size = {10000, 3000, 40000};
+    const std::vector<uint64_t> measured{100, 1000, 100000, 1000000};
+    const std::vector<uint64_t> added = sizes_to_refine(c, measured);
+    REQUIRE(added.size() == 3);
+    for (uint64_t size : added) CHECK((size > 3000 && size < 40000));
+    c.size = {10000, 8000, 12000};
+    CHECK(sizes_to_refine(c, measured).empty());
+    c.size = {10000, 0, INFINITY};
+    c.verdict = Verdict::never;
+    CHECK(sizes_to_refine(c, measured).empty());
+    // No room between the bracket's sizes: beside n*, none within 2% of a measured size.
+    c.verdict = Verdict::from;
+    c.size = {10000, 5000, 20000};
+    for (uint64_t size : sizes_to_refine(c, {100, 9900, 10100, 1000000}))
+        CHECK(std::abs(double(size) / 10000 - 1) >= 0.04);
+}
+
+TEST_CASE("measuring where sizes_to_refine says narrows the interval to 25% around the truth", "[crossover]") {
+    std::mt19937_64 random(8);
+    std::vector<uint64_t> sizes = log_sizes(100, 1e6, 5);
+    Crossover c;
+    size_t rounds = 0;
+    for (; rounds < 8; ++rounds) {
+        const Series gpu = simulated("cuda", gpu_time, sizes, 0.04, 0.01, random);
+        const Series cpu = simulated("openmp", cpu_time, sizes, 0.04, 0.05, random);
+        c = find_crossover(gpu, {cpu});
+        const std::vector<uint64_t> more = sizes_to_refine(c, sizes);
+        if (more.empty()) break;
+        sizes.insert(sizes.end(), more.begin(), more.end());
+        std::sort(sizes.begin(), sizes.end());
+    }
+    INFO("rounds " << rounds << ", sizes " << sizes.size() << ", n* " << c.size.value << " (" << c.size.lo << "-"
+                   << c.size.hi << ")");
+    CHECK(c.within(crossover_precision));
+    CHECK(rounds < 8);
+    CHECK((c.size.lo <= true_crossover && true_crossover <= c.size.hi));
+}
