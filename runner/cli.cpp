@@ -137,6 +137,7 @@ std::map<std::string, Binding> bindings(CommandLine &cli, TypedOptions &typed) {
             {"max-noise", value_into(m.max_noise)},
             {"max-time", value_into(m.max_time_s)},
             {"budget", value_into(typed.budget_s)},
+            {"find-crossover", switch_into(cli.find_crossover)},
             {"cold", switch_into(m.cold)},
             {"no-stream-hold", switch_into(typed.no_stream_hold)},
             {"no-device-trace", switch_into(typed.no_device_trace)},
@@ -177,7 +178,8 @@ void refuse_beside_profile(const po::variables_map &vm, const TypedOptions &type
     if (!typed.profile && !vm["runs"].defaulted())
         throw std::invalid_argument("--runs counts the run() calls of --profile: it needs --profile");
     if (!typed.profile) return;
-    for (const char *option : {"min-samples", "max-samples", "min-time", "max-time", "max-noise", "budget"})
+    for (const char *option : {"min-samples", "max-samples", "min-time", "max-time", "max-noise", "budget",
+                               "find-crossover"})
         if (vm.count(option) && !vm[option].defaulted())
             throw std::invalid_argument(std::string("--profile makes exactly --runs calls of run(): --") + option +
                                         " has no place beside it");
@@ -309,6 +311,9 @@ void read_placement(const po::variables_map &vm, const TypedOptions &typed, Comm
     if (vm.count("shard")) cli.shard = parse_shard_option(typed.shard, process_environment());
     if (!cli.shard_costs.empty() && !cli.shard)
         throw std::invalid_argument("--shard-costs balances shards: it needs --shard");
+    if (cli.find_crossover && cli.shard)
+        throw std::invalid_argument("--find-crossover chooses sizes from the whole sweep's entries: it cannot go "
+                                    "with --shard, which measures a part of them");
     cli.device_given = !vm["device"].defaulted();
     cli.threads_given = !vm["threads"].defaulted();
     if (vm.count("devices")) {
@@ -335,6 +340,9 @@ void read_world(const po::variables_map &vm, const TypedOptions &typed, CommandL
     cli.rank_options_given = vm.count("rank-dir") || !vm["rank-timeout"].defaulted();
     const std::optional<RankWorld> world = launched_world(process_environment(), cli.shard.has_value());
     if (!world) return;
+    if (cli.find_crossover)
+        throw std::invalid_argument("--find-crossover: ranks launched together (" + world->source +
+                                    ") would each choose sizes from their own clock's entries; run it alone");
     if (cli.budget_s && *cli.budget_s > 0)
         throw std::invalid_argument("--budget: ranks launched together (" + world->source +
                                     ") measure the same entries, and a budget would skip others on each "

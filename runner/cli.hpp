@@ -36,6 +36,7 @@ struct CommandLine {
     std::string sanitize;                        // compute-sanitizer tool; "" = none
     bool max_time_given = false;                 // --max-time was on the command line
     std::optional<double> budget_s;              // --budget; nullopt: not given (0: none)
+    bool find_crossover = false;                 // --find-crossover
     bool device_given = false;                   // --device was on the command line
     bool threads_given = false;                  // --threads was on the command line
     bool allow_insecure_plugins = false;         // load plugins others could have written

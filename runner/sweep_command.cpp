@@ -1,6 +1,7 @@
 #include "sweep_plan.hpp"
 
 #include "console.hpp"
+#include "crossover_search.hpp"
 #include "host_peaks.hpp"
 #include "rank_world.hpp"
 #include "roofline.hpp"
@@ -23,6 +24,9 @@ namespace gpubench {
 namespace {
 
 volatile std::sig_atomic_t stop_requested = 0;  // SIGINT or SIGTERM arrived
+
+// Under a budget, the share of it the planned entries get beside --find-crossover's rounds.
+constexpr double sweep_share_beside_crossover_search = 0.6;
 
 extern "C" void request_stop(int) { stop_requested = 1; }
 
@@ -182,12 +186,27 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
                         const std::vector<GpuInfo> &gpus, ResultsFile &results, WorkerPool &pool,
                         const SweepSetup &setup, const std::string &output) {
     SweepTally tally;
+    std::vector<WorkloadReport> answers;
     try {
         size_t params_width = 0;
         for (const SweepEntry &entry : entries) params_width = std::max(params_width, entry.params.size());
         ConsoleObserver console(cli.quiet, params_width);
-        tally = run_sweep(entries, plan.measure, gpus, results, pool, setup, console);
+        // --find-crossover under a budget: the rounds get what the sweep leaves of it.
+        SweepSetup first = setup;
+        if (cli.find_crossover) first.budget_s *= sweep_share_beside_crossover_search;
+        tally = run_sweep(entries, plan.measure, gpus, results, pool, first, console);
+        if (cli.find_crossover && !tally.interrupted) {
+            const SweepTally more =
+                search_crossovers(entries, plan.measure, gpus, results, pool, setup, console, std::cout);
+            tally.ok += more.ok, tally.verification_failed += more.verification_failed, tally.errors += more.errors;
+            tally.skipped += more.skipped, tally.interrupted = more.interrupted;
+        }
         record_shard_wall_time(results, console.last_finished_s());
+        if (!tally.interrupted && !plan.shard) {
+            const std::vector<WorkloadReport> reports = report_so_far(results, output);
+            if (!reports.empty()) record_answers(results, reports);
+            answers = std::move(reports);
+        }
         results.finish();  // interrupted or not: the document whole, the journal gone
     } catch (const std::exception &e) {  // the results file could not be written (a full disk)
         return fail(std::string(e.what()) + "; the entries recorded before are kept in " + output +
@@ -198,6 +217,7 @@ int sweep_and_summarize(const SweepEntries &entries, const CommandLine &cli, con
     const int status =
         tally.interrupted ? exit_interrupted : sweep_exit_status(tally, tally.skipped && !plan.shard);
     print_sweep_summary(tally, plan, status, setup, output);
+    print_answers(std::cout, answers);
     return status;
 }
 

@@ -61,6 +61,7 @@ nlohmann::json recorded_options(const CommandLine &cli, const SweepPlan &plan) {
     if (!cli.sanitize.empty()) options["sanitize"] = cli.sanitize;
     if (!cli.param_axes.empty()) options["param_axes"] = param_axes_json(cli.param_axes);
     if (plan.budget_s > 0) options["budget_s"] = plan.budget_s;
+    if (cli.find_crossover) options["find_crossover"] = true;
     if (plan.default_sweep)
         options["default_sweep"] = "at most 1 s of samples per entry unless --max-time, cut to fit the budget "
                                    "(budget_s) unless --budget; sizes predicted to run over 2 s per run() "

@@ -87,7 +87,7 @@ TEST_CASE("too few sizes give no model and an unknown crossover that says why", 
     const Series few = simulated("gpu", gpu_time, {100, 1000}, 0.01, 0, random);
     CHECK_FALSE(fit_cost_model(fit_points(few)).fitted());
     const Crossover c = find_crossover(few, {simulated("cpu", cpu_time, log_sizes(10, 1e6, 6), 0.01, 0, random)});
-    CHECK(c.verdict == Verdict::unknown);
+    CHECK(c.verdict == CrossoverVerdict::unknown);
     CHECK(c.why.find("fewer than 3 sizes") != std::string::npos);
 }
 
@@ -97,15 +97,15 @@ TEST_CASE("the crossover of noiseless series is where they meet; never and alway
     const Series gpu = simulated("cuda", gpu_time, sizes, 0, 0, random);
     const Series cpu = simulated("openmp", cpu_time, sizes, 0, 0, random);
     const Crossover c = find_crossover(gpu, {cpu});
-    REQUIRE(c.verdict == Verdict::from);
+    REQUIRE(c.verdict == CrossoverVerdict::from);
     CHECK(c.size.value == Approx(true_crossover).epsilon(0.01));
     CHECK(c.best_cpu == "openmp");
     CHECK(c.margin.value == Approx(cpu_time(1e6) / gpu_time(1e6)).epsilon(0.01));
     const Crossover never = find_crossover(gpu, {simulated("openmp", cpu_time, log_sizes(100, 5000, 6), 0, 0, random)});
-    CHECK(never.verdict == Verdict::never);
+    CHECK(never.verdict == CrossoverVerdict::never);
     CHECK(never.margin.value < 1);
     const Crossover always = find_crossover(gpu, {simulated("openmp", cpu_time, log_sizes(3e4, 1e6, 6), 0, 0, random)});
-    CHECK(always.verdict == Verdict::always);
+    CHECK(always.verdict == CrossoverVerdict::always);
     CHECK(always.margin.value > 1);
 }
 
@@ -117,7 +117,7 @@ TEST_CASE("the best CPU series is taken at each size, within the sizes it measur
     const Series small = simulated("naive", loop, log_sizes(100, 1e4, 5), 0, 0, random);
     const Series threaded = simulated("openmp", cpu_time, log_sizes(100, 1e6, 9), 0, 0, random);
     const Crossover c = find_crossover(gpu, {small, threaded});
-    REQUIRE(c.verdict == Verdict::from);
+    REQUIRE(c.verdict == CrossoverVerdict::from);
     CHECK(c.size.value == Approx(true_crossover).epsilon(0.02));  // the loop is slower than openmp there
     CHECK(c.best_cpu == "openmp");
 }
@@ -133,7 +133,7 @@ TEST_CASE("the 95% interval holds the true crossover in at least 93% of 1000 sim
         const Series gpu = simulated("cuda", gpu_time, sizes, 0.04, 0.01, random);
         const Series cpu = simulated("openmp", cpu_time, sizes, 0.04, 0.05, random);
         const Crossover c = find_crossover(gpu, {cpu}, {200, uint64_t(sweep + 1)});
-        if (c.verdict != Verdict::from) continue;
+        if (c.verdict != CrossoverVerdict::from) continue;
         ++found;
         held += c.size.lo <= true_crossover && true_crossover <= c.size.hi;
         widths.push_back(c.size.hi / c.size.lo);
@@ -150,7 +150,7 @@ TEST_CASE("the 95% interval holds the true crossover in at least 93% of 1000 sim
 
 TEST_CASE("sizes to refine lie between the sizes bracketing n*; a narrow interval needs none", "[crossover]") {
     Crossover c;
-    c.verdict = Verdict::from;
+    c.verdict = CrossoverVerdict::from;
     c.smallest = 100, c.largest = 1e6;
     c.size = {10000, 3000, 40000};
     const std::vector<uint64_t> measured{100, 1000, 100000, 1000000};
@@ -160,10 +160,10 @@ TEST_CASE("sizes to refine lie between the sizes bracketing n*; a narrow interva
     c.size = {10000, 8000, 12000};
     CHECK(sizes_to_refine(c, measured).empty());
     c.size = {10000, 0, INFINITY};
-    c.verdict = Verdict::never;
+    c.verdict = CrossoverVerdict::never;
     CHECK(sizes_to_refine(c, measured).empty());
     // No room between the bracket's sizes: beside n*, none within 2% of a measured size.
-    c.verdict = Verdict::from;
+    c.verdict = CrossoverVerdict::from;
     c.size = {10000, 5000, 20000};
     for (uint64_t size : sizes_to_refine(c, {100, 9900, 10100, 1000000}))
         CHECK(std::abs(double(size) / 10000 - 1) >= 0.04);

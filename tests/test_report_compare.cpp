@@ -1,6 +1,7 @@
 // Reports and comparisons on hand-made results files, where every figure is known.
 #include "compare.hpp"
 #include "report.hpp"
+#include "report_documents.hpp"
 #include "results.hpp"
 #include "runner_process.hpp"
 
@@ -13,61 +14,10 @@
 #include <tuple>
 
 using namespace gpubench;
+using namespace report_documents;
 using nlohmann::json;
 
 namespace {
-
-// A results document with the given plugins and entries (plugin, size, run samples; e2e =
-// run + transfer for GPU plugins; per-launch samples when given), written as the runner
-// writes one, so that it passes the schema.
-struct Entry {
-    std::string plugin;
-    uint64_t size;
-    std::vector<double> run_s;
-    double transfer_s = 0;
-    bool valid = true;
-    std::vector<double> per_launch_s = {};
-};
-
-json results(const std::vector<Entry> &entries, const std::string &gpu = "NVIDIA H100 80GB HBM3") {
-    GpuInfo device;
-    device.available = true;
-    device.name = gpu;
-    json doc = results_header({"runner"}, device, MeasureOptions{}, std::nullopt);
-    doc["host"]["host_name"] = "testhost";
-    doc["plugins"] = json::array();
-    doc["entries"] = json::array();
-    std::set<std::string> plugins;
-    for (const Entry &e : entries) {
-        const std::string backend = e.plugin.substr(e.plugin.find('_') + 1);
-        if (plugins.insert(e.plugin).second)
-            doc["plugins"].push_back(
-                {{"name", e.plugin}, {"workload", e.plugin.substr(0, e.plugin.find('_'))},
-                 {"backend", backend}, {"device_kind", backend == "cuda" || backend == "thrust" ? "cuda" : "cpu"},
-                 {"description", ""}, {"size_meaning", "n"}, {"version", "1.0"}, {"abi", "1.3"},
-                 {"build_info", ""}, {"file", e.plugin + ".so"}});
-        EntryResult r;
-        r.plugin = e.plugin;
-        r.size = e.size;
-        r.status = e.valid ? EntryStatus::ok : EntryStatus::verification_failed;
-        r.message = e.valid ? "" : "wrong result";
-        r.timing.clock = "steady_clock";
-        r.timing.samples.run = e.run_s;
-        if (e.transfer_s > 0) r.timing.samples.upload.assign(e.run_s.size(), e.transfer_s);
-        if (!e.per_launch_s.empty()) r.timing.per_launch = {"graph", 1000, e.per_launch_s};
-        doc["entries"].push_back(nlohmann::json(r));
-    }
-    return doc;
-}
-
-// What the readers take: the document checked and typed.
-ResultsDocument typed(const json &document) { return results_document(document, "test document"); }
-
-std::vector<double> around(double center, int n = 13) {  // a little spread, no ties; median = center
-    std::vector<double> v;
-    for (int i = 0; i < n; ++i) v.push_back(center * (1 + 0.001 * (i - n / 2)));
-    return v;
-}
 
 // sort: naive 1 ms/10 ms/100 ms, omp 10x faster, cuda 0.5 ms compute + 1 ms transfer at
 // every size: end to end it loses to omp at 1e3 and 1e4 (1.5 ms against 0.1 and 1 ms) and
@@ -95,10 +45,11 @@ TEST_CASE("a report tells apart entries of one file on different GPU models", "[
     std::vector<std::string> labels;
     for (const ReportColumn &c : reports[0].columns) labels.push_back(c.label());
     CHECK(labels == std::vector<std::string>{"naive", "omp", "cuda on GPU model A", "cuda on GPU model B"});
-    CHECK(reports[0].crossover.count("cuda on GPU model B"));
+    CHECK(answer_of(reports[0], "cuda on GPU model B"));
     std::ostringstream csv;
     write_csv(csv, reports);
-    CHECK_THAT(csv.str(), Catch::Contains("sort,,,cuda,gpu,100000,0.0005,0.0015,200,66.6667,100000,noisy,GPU model B"));
+    // Two sizes on model B: no model, no crossover.
+    CHECK_THAT(csv.str(), Catch::Contains("sort,,,cuda,gpu,100000,0.0005,0.0015,200,66.6667,,,,,,,,,noisy,GPU model B"));
     CHECK(report_json(reports).at(0).at("columns").at(3).at("gpu_model") == "GPU model B");
 
     // One model in the file: no model in the labels, as before.
@@ -124,18 +75,21 @@ TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedu
     CHECK(speedup(r, r.columns[1], 10000, false).value() == Approx(10));
     CHECK(speedup(r, r.columns[2], 100000, false).value() == Approx(200));   // 100 / 0.5 ms
     CHECK(speedup(r, r.columns[2], 100000, true).value() == Approx(100 / 1.5));
-    REQUIRE(r.crossover.count("cuda"));
-    CHECK(r.crossover.at("cuda") == 100000u);
+    REQUIRE(answer_of(r, "cuda"));
+    const Crossover &end_to_end = answer_of(r, "cuda")->end_to_end;
+    REQUIRE(end_to_end.verdict == CrossoverVerdict::from);  // 3 sizes: a crossover, but an interval of any width
+    CHECK((end_to_end.size.value > 10000 && end_to_end.size.value < 100000));
 
     std::ostringstream md, csv;
     write_markdown(md, reports);
     CHECK_THAT(md.str(), Catch::Contains("| size | naive | omp | cuda |") &&
-                             Catch::Contains("cuda: from 1e+05") && Catch::Contains("200x"));
+                             Catch::Contains("| cuda | end_to_end | ") && Catch::Contains("200x"));
     write_csv(csv, reports);
     CHECK_THAT(csv.str(), Catch::StartsWith("workload,params,source,backend,device,size,") &&
-                              Catch::Contains("sort,,,cuda,gpu,100000,0.0005,0.0015,200,66.6667,100000"));
+                              Catch::Contains("sort,,,cuda,gpu,100000,0.0005,0.0015,200,66.6667,0.0005,0.0015,"));
     const json j = report_json(reports);
-    CHECK(j[0]["crossover"]["cuda"] == 100000);
+    CHECK(j[0]["answer"]["answers"][0]["end_to_end"]["verdict"] == "from");
+    CHECK(j[0]["answer"]["models"]["cuda"]["compute"]["inputs"].size() == 3);
     CHECK(j[0]["columns"][2]["points"][2]["speedup_compute"].get<double>() == Approx(200));
 
     // --baseline omp; and a GPU that never catches up is said to never cross over.
@@ -149,7 +103,7 @@ TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedu
     const WorkloadReport r2 = build_report({{"", typed(slow)}}, against_omp)[0];
     CHECK(r2.baseline == "omp");
     CHECK(speedup(r2, r2.columns[0], 1000, false).value() == Approx(0.1));
-    CHECK_FALSE(r2.crossover.at("cuda").has_value());
+    CHECK(answer_of(r2, "cuda")->end_to_end.verdict == CrossoverVerdict::never);
 }
 
 TEST_CASE("several files go side by side, named by their machine", "[report]") {
@@ -422,7 +376,7 @@ TEST_CASE("the studies view: per size, backends grouped by language with memory,
     CHECK(md.find("Shared by naive") == md.rfind("Shared by naive"));
 }
 
-TEST_CASE("crossover: 'never' when the GPU backend loses, 'not measured' when no CPU backend was measured",
+TEST_CASE("crossover: 'never' when the GPU backend loses, unknown when no CPU backend was measured",
           "[report]") {
     json slow = study();  // the GPU never catches up
     for (json &e : slow["entries"])
@@ -438,20 +392,18 @@ TEST_CASE("crossover: 'never' when the GPU backend loses, 'not measured' when no
         return std::tuple(reports.at(0), md.str(), csv.str(), report_json(reports).at(0));
     };
     const auto [lost, lost_md, lost_csv, lost_json] = texts(slow);
-    CHECK(lost.cpu_measured);
-    CHECK_THAT(lost_md, Catch::Contains("- cuda: never, at the sizes measured"));
-    CHECK_THAT(lost_csv, Catch::Contains(",never,"));
-    CHECK(lost_json["crossover"]["cuda"].is_null());
-    CHECK(lost_json["cpu_measured"] == true);
+    CHECK(answer_of(lost, "cuda")->end_to_end.verdict == CrossoverVerdict::never);
+    CHECK_THAT(answer_line(lost), Catch::StartsWith("sort: end to end, the GPU never wins up to 100k; compute-only, "));
+    CHECK_THAT(lost_md, Catch::Contains("| cuda | end_to_end | never | "));
+    CHECK_THAT(lost_csv, Catch::Contains(",never,,,"));
+    CHECK(lost_json["answer"]["answers"][0]["end_to_end"]["verdict"] == "never");
 
     const auto [alone, alone_md, alone_csv, alone_json] = texts(gpu_only);
-    CHECK_FALSE(alone.cpu_measured);
-    CHECK_FALSE(alone.crossover.at("cuda").has_value());
-    CHECK_THAT(alone_md, Catch::Contains("- cuda: not measured (no CPU backend was measured)") &&
+    CHECK(answer_of(alone, "cuda")->end_to_end.verdict == CrossoverVerdict::unknown);
+    CHECK_THAT(alone_md, Catch::Contains("| cuda | end_to_end | — | no CPU backend was measured |") &&
                              !Catch::Contains("never"));
-    CHECK_THAT(alone_csv, Catch::Contains("sort,,,cuda,gpu,1000,0.0005,0.0015,1,1,not measured,"));
-    CHECK(alone_json["crossover"]["cuda"].is_null());
-    CHECK(alone_json["cpu_measured"] == false);
+    CHECK_THAT(alone_csv, Catch::Contains("sort,,,cuda,gpu,1000,0.0005,0.0015,1,1,,,,,,,,,"));
+    CHECK(alone_json["answer"]["answers"][0]["compute"]["why"] == "no CPU backend was measured");
 }
 
 TEST_CASE("the Markdown report starts with each file's run and explains the flags that occur", "[report]") {
@@ -471,7 +423,10 @@ TEST_CASE("the Markdown report starts with each file's run and explains the flag
     const Outcome md = run_runner("report " + file.string());
     INFO(md.output);
     CHECK(md.status == 0);
-    CHECK_THAT(md.output, Catch::StartsWith("# gpubench report\n\n**" + file.string() + "**\n\n- machine: testhost"));
+    // The answer first, then the runs.
+    CHECK_THAT(md.output, Catch::StartsWith("# gpubench report\n\n**The answer**: ") &&
+                              Catch::Contains("\n- sort: end to end, cuda wins from ") &&
+                              Catch::Contains("\n\n**" + file.string() + "**\n\n- machine: testhost"));
     CHECK_THAT(md.output, Catch::Contains("- GPUs: NVIDIA H100 80GB HBM3") && Catch::Contains("- commit: 0123abc") &&
                               Catch::Contains("- date: " + document["created"].get<std::string>()) &&
                               Catch::Contains("- options: ") && Catch::Contains("seed 42") &&

@@ -111,11 +111,15 @@ TEST_CASE("the HTML report's data: colours per backend, line styles by language,
     CHECK(column(sort, "numpy").at("dash") == "dash");
     CHECK(column(sort, "naive").at("dash") == "solid");
     CHECK(column(sort, "cuda").at("dash") == "solid");
-    // "never" only where a CPU backend was measured.
-    CHECK(sort.at("crossover").at("cuda") == 100000);
-    CHECK(sort.at("crossover").at("thrust") == "never");
-    CHECK(data["workloads"][1].at("crossover").at("cuda") == "not measured");
-    CHECK(data["workloads"][1].at("cpu_measured") == false);
+    // The answer: each GPU backend's crossovers (the band's data), the models (the lines'), and
+    // why there is none where no CPU backend was measured.
+    const json &answers = sort.at("answer").at("answers");
+    REQUIRE(answers.size() == 2);
+    CHECK(answers[0].at("gpu") == "cuda");
+    CHECK(answers[1].at("end_to_end").at("why") == "the GPU backend was measured at fewer than 3 sizes");
+    CHECK(sort.at("answer").at("models").empty());  // two sizes each: too few for a model
+    CHECK_THAT(sort.at("answer").at("line").get<std::string>(), Catch::StartsWith("sort: end to end, "));
+    CHECK(data["workloads"][1].at("answer").at("answers")[0].at("compute").at("why") == "no CPU backend was measured");
     // Per point: the median inside its quartiles, end to end with the transfer, throughput,
     // % of peak, flags.
     const json &cuda = column(sort, "cuda").at("points").at(0);

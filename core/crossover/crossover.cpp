@@ -35,7 +35,7 @@ FittedSeries fit_series(const Series &series) {
 // What the models say over [smallest, largest]: where the GPU wins from, the margin at the
 // top, and the CPU series best at n* (or at the top).
 struct Comparison {
-    Verdict verdict = Verdict::unknown;
+    CrossoverVerdict verdict = CrossoverVerdict::unknown;
     double size = 0, margin = 0;
     size_t best_cpu = 0;
 };
@@ -53,15 +53,15 @@ public:
             if (gap(gpu, cpus, size_at(i, step)) >= 0) last_lost = i;
         Comparison c;
         c.margin = best_cpu(cpus, largest_, c.best_cpu) / gpu.at(largest_);
-        if (last_lost < 0) c.verdict = Verdict::always, c.size = 0;
-        else if (last_lost == steps) c.verdict = Verdict::never, c.size = infinity;
+        if (last_lost < 0) c.verdict = CrossoverVerdict::always, c.size = 0;
+        else if (last_lost == steps) c.verdict = CrossoverVerdict::never, c.size = infinity;
         else {
             double lost = size_at(last_lost, step), won = size_at(last_lost + 1, step);
             for (int i = 0; i < 30; ++i) {
                 const double middle = std::sqrt(lost * won);
                 (gap(gpu, cpus, middle) >= 0 ? lost : won) = middle;
             }
-            c.verdict = Verdict::from, c.size = std::sqrt(lost * won);
+            c.verdict = CrossoverVerdict::from, c.size = std::sqrt(lost * won);
             best_cpu(cpus, c.size, c.best_cpu);
         }
         return c;
@@ -119,13 +119,14 @@ Estimate interval_of(std::vector<double> draws, double center, double widen) {
 
 }  // namespace
 
-const char *verdict_name(Verdict verdict) {
+const char *verdict_name(CrossoverVerdict verdict) {
     static constexpr const char *names[] = {"from", "never", "always", "unknown"};
     return names[static_cast<int>(verdict)];
 }
 
 bool Crossover::within(double fraction) const {
-    return verdict == Verdict::from && size.lo >= (1 - fraction) * size.value && size.hi <= (1 + fraction) * size.value;
+    return verdict == CrossoverVerdict::from && size.lo >= (1 - fraction) * size.value &&
+           size.hi <= (1 + fraction) * size.value;
 }
 
 Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, const CrossoverOptions &options) {
@@ -160,15 +161,15 @@ Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, con
         std::vector<CostModel> resampled;
         for (const FittedSeries &f : c) resampled.push_back(resampled_model(f, random));
         const Comparison r = comparer.compare(resampled_model(g, random), resampled);
-        sizes.push_back(r.verdict == Verdict::from    ? std::log(r.size)
-                        : r.verdict == Verdict::never ? infinity
+        sizes.push_back(r.verdict == CrossoverVerdict::from    ? std::log(r.size)
+                        : r.verdict == CrossoverVerdict::never ? infinity
                                                       : -infinity);
         margins.push_back(std::log(r.margin));
     }
     result.replicates = options.replicates;
     const double widen = student_t_95(result.degrees_of_freedom) / student_t_95(std::numeric_limits<size_t>::max());
-    const double center = std::log(measured.verdict == Verdict::from    ? measured.size
-                                   : measured.verdict == Verdict::never ? result.largest
+    const double center = std::log(measured.verdict == CrossoverVerdict::from    ? measured.size
+                                   : measured.verdict == CrossoverVerdict::never ? result.largest
                                                                         : result.smallest);
     result.size = interval_of(sizes, center, widen);
     result.size.value = measured.size;

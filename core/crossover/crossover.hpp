@@ -20,13 +20,13 @@
 
 namespace gpubench {
 
-enum class Verdict {
+enum class CrossoverVerdict {
     from,     // the GPU wins from n* on
     never,    // not at any size compared (up to `largest`)
     always,   // at every size compared (from `smallest`)
     unknown,  // nothing to compare: `why`
 };
-const char *verdict_name(Verdict verdict);  // "from", "never", "always", "unknown"
+const char *verdict_name(CrossoverVerdict verdict);  // "from", "never", "always", "unknown"
 
 // A figure and its 95% interval. An n*'s `lo` is 0 where the interval reaches below the
 // smallest size compared and `hi` infinite where it reaches above the largest.
@@ -35,7 +35,7 @@ struct Estimate {
 };
 
 struct Crossover {
-    Verdict verdict = Verdict::unknown;
+    CrossoverVerdict verdict = CrossoverVerdict::unknown;
     std::string why;       // unknown: what was missing
     Estimate size;         // n* (from); never: infinite, always: 0; its interval either way
     double smallest = 0, largest = 0;  // the sizes both sides measured, the range compared

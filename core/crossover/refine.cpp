@@ -18,7 +18,7 @@ bool is_new(double size, const std::vector<uint64_t> &measured, const std::vecto
 
 std::vector<uint64_t> sizes_to_refine(const Crossover &crossover, const std::vector<uint64_t> &measured,
                                       size_t count) {
-    if (crossover.verdict != Verdict::from || crossover.within(crossover_precision) || count == 0) return {};
+    if (crossover.verdict != CrossoverVerdict::from || crossover.within(crossover_precision) || count == 0) return {};
     const double n = crossover.size.value;
     double below = crossover.smallest, above = crossover.largest;  // the measured sizes bracketing n*
     for (uint64_t size : measured) {

@@ -73,6 +73,13 @@ std::string headline_unit(const std::string &headline, const std::string &item_n
     return "";
 }
 
+std::vector<double> end_to_end_samples(const Timing::Samples &s) {
+    std::vector<double> total = s.run;
+    if (s.upload.size() == total.size()) total = add_samples(total, s.upload);
+    if (s.download.size() == total.size()) total = add_samples(total, s.download);
+    return total;
+}
+
 RunBasis this_host_run() { return {logical_cores()}; }
 
 EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
@@ -82,10 +89,7 @@ EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     f.compute = e.timing.per_launch.samples.empty() ? f.run : summarize(e.timing.per_launch.samples);
     f.upload = summarize(s.upload);
     f.download = summarize(s.download);
-    std::vector<double> total = s.run;
-    if (s.upload.size() == total.size()) total = add_samples(total, s.upload);
-    if (s.download.size() == total.size()) total = add_samples(total, s.download);
-    f.end_to_end = summarize(total);
+    f.end_to_end = summarize(end_to_end_samples(s));
     if (!s.run_host.empty()) f.run_host = summarize(s.run_host);
     if (!s.run_host_in_cycle.empty()) f.run_host_in_cycle = summarize(s.run_host_in_cycle);
     throughput(e, f);

@@ -62,6 +62,10 @@ struct EntryFigures {
 };
 EntryFigures entry_figures(const Measurement &entry, const RunBasis &run);
 
+// Each cycle's upload + run + download: the end-to-end samples (run alone where a transfer
+// was not timed every cycle).
+std::vector<double> end_to_end_samples(const Timing::Samples &samples);
+
 // A headline's unit: "GFLOP/s", "GB/s", "<item_name>/s" ("items/s" unnamed); "" for none.
 std::string headline_unit(const std::string &headline, const std::string &item_name = "");
 

@@ -1,5 +1,5 @@
 // The report's model (report.hpp): results documents read into per-workload tables, with each
-// column's speedups and each GPU column's crossover. The formats written from it are
+// column's speedups and the workload's answers. The formats written from it are
 // report_formats.hpp's.
 #include "report.hpp"
 
@@ -33,28 +33,6 @@ std::string pick_baseline(const WorkloadReport &report, const std::string &wante
     return report.columns.empty() ? "" : report.columns.front().backend;
 }
 
-std::optional<uint64_t> crossover_of(const WorkloadReport &report, const ReportColumn &gpu) {
-    std::optional<uint64_t> from;
-    bool compared = false;
-    for (const auto &[size, point] : gpu.points) {
-        double best_cpu = -1;
-        for (const ReportColumn &c : report.columns) {
-            if (c.gpu || c.source != gpu.source) continue;
-            if (auto it = c.points.find(size); it != c.points.end())
-                best_cpu = best_cpu < 0 ? it->second.end_to_end_s()
-                                        : std::min(best_cpu, it->second.end_to_end_s());
-        }
-        if (best_cpu < 0) continue;  // no CPU backend measured this size
-        compared = true;
-        if (point.end_to_end_s() < best_cpu) {
-            if (!from) from = size;
-        } else {
-            from.reset();  // beaten again at a larger size: the crossover is later, if at all
-        }
-    }
-    return compared ? from : std::nullopt;
-}
-
 // The report's column of `plugin`'s backend from the file `label` (on `gpu_model`, when the
 // file holds several), added when missing.
 ReportColumn &column_for(WorkloadReport &report, const PluginRecord &plugin, const std::string &label,
@@ -68,7 +46,7 @@ ReportColumn &column_for(WorkloadReport &report, const PluginRecord &plugin, con
     return report.columns.back();
 }
 
-// Columns in order, the sizes, the baseline and each GPU backend's crossover.
+// Columns in order, the sizes, the baseline and the answers.
 void complete(WorkloadReport &report, const ReportOptions &options) {
     // CPU backends first, then GPU ones; by name within each, sources in file order.
     std::stable_sort(report.columns.begin(), report.columns.end(),
@@ -81,10 +59,7 @@ void complete(WorkloadReport &report, const ReportOptions &options) {
         for (const auto &[size, point] : c.points) sizes.insert(size);
     report.sizes.assign(sizes.begin(), sizes.end());
     report.baseline = pick_baseline(report, options.baseline_backend);
-    for (const ReportColumn &c : report.columns)
-        report.cpu_measured = report.cpu_measured || (!c.gpu && !c.points.empty());
-    for (const ReportColumn &c : report.columns)
-        if (c.gpu) report.crossover[c.label()] = crossover_of(report, c);
+    answer_workload(report);
 }
 
 }  // namespace
@@ -154,12 +129,6 @@ std::optional<double> speedup(const WorkloadReport &report, const ReportColumn &
     const double tc = end_to_end ? c->second.end_to_end_s() : c->second.compute_s();
     if (tb <= 0 || tc <= 0) return std::nullopt;
     return tb / tc;
-}
-
-std::string crossover_text(const WorkloadReport &report, const std::optional<uint64_t> &size, bool csv) {
-    if (size) return csv ? std::to_string(*size) : "from " + format_size(*size);
-    if (!report.cpu_measured) return csv ? "not measured" : "not measured (no CPU backend was measured)";
-    return csv ? "never" : "never, at the sizes measured";
 }
 
 }  // namespace gpubench

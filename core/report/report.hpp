@@ -1,9 +1,10 @@
 // From results files to answers: per workload, sizes as rows and backends as columns (median
-// compute and end-to-end time), each backend's speedup over a baseline, and the crossover
-// size from which each GPU backend beats the best CPU backend end to end. Several files
+// compute and end-to-end time), each backend's speedup over a baseline, and the answer: from
+// which size each GPU backend beats the best CPU backend, with its interval (answer.hpp). Several files
 // (machines, commits) go side by side, each column named by its file's machine.
 #pragma once
 
+#include "answer.hpp"
 #include "entry_figures.hpp"
 #include "results_model.hpp"
 
@@ -41,6 +42,7 @@ struct ReportColumn {
     // The GPU model its entries ran on, where one file holds entries on several models (a
     // --devices sweep on unlike GPUs, merged shards of unlike machines): one column per model.
     std::string gpu_model;
+    ColumnModels models;                     // fitted to its points (answer.hpp)
     std::string language() const { return build ? build->language : ""; }  // "" unknown
     std::string label() const {
         return backend + (gpu_model.empty() ? "" : " on " + gpu_model) +
@@ -54,11 +56,8 @@ struct WorkloadReport {
     std::vector<ReportColumn> columns;
     std::vector<uint64_t> sizes;                // every size any column measured, ascending
     std::string baseline;                       // the column label speedups are against
-    // Per GPU column: the smallest measured size from which it beats the best CPU column end
-    // to end at every larger size both measured; nullopt: it never does, or no CPU column was
-    // measured to compare with (cpu_measured tells which).
-    std::map<std::string, std::optional<uint64_t>> crossover;
-    bool cpu_measured = false;                  // some CPU column has a point
+    // Per GPU column, in column order: its crossovers with the best CPU columns (answer.hpp).
+    std::vector<ColumnAnswer> answers;
 
     std::string title() const { return params.empty() ? workload : workload + " [" + params + "]"; }
 };
@@ -91,10 +90,5 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
 void write_studies_markdown(std::ostream &out, const std::vector<WorkloadReport> &reports);
 void write_csv(std::ostream &out, const std::vector<WorkloadReport> &reports);
 nlohmann::json report_json(const std::vector<WorkloadReport> &reports);
-
-// A crossover as the Markdown, CSV and HTML reports print it: "from 4096", "never, at the
-// sizes measured" (`never` for CSV), or "not measured" when no CPU backend was.
-std::string crossover_text(const WorkloadReport &report, const std::optional<uint64_t> &size,
-                           bool csv = false);
 
 }  // namespace gpubench

@@ -120,14 +120,6 @@ json column_json(const ReportColumn &c) {
     return column;
 }
 
-// A size, or why there is none: "never" only where a CPU backend was measured.
-json crossover_json(const WorkloadReport &r) {
-    json crossover = json::object();
-    for (const auto &[label, size] : r.crossover)
-        crossover[label] = size ? json(*size) : json(r.cpu_measured ? "never" : "not measured");
-    return crossover;
-}
-
 json workloads_json(const ReportInput &input) {
     std::map<std::string, std::string> size_meanings;  // by workload: the first file's that has it
     for (const auto &[label, document] : input.labelled)
@@ -138,8 +130,7 @@ json workloads_json(const ReportInput &input) {
         for (const ReportColumn &c : r.columns) columns.push_back(column_json(c));
         workloads.push_back({{"title", r.title()}, {"workload", r.workload}, {"params", r.params},
                              {"size_meaning", size_meanings[r.workload]}, {"baseline", r.baseline},
-                             {"sizes", r.sizes}, {"cpu_measured", r.cpu_measured},
-                             {"crossover", crossover_json(r)}, {"columns", std::move(columns)},
+                             {"sizes", r.sizes}, {"answer", answers_json(r)}, {"columns", std::move(columns)},
                              {"roofline", workload_roofline_json(r, input)}});
     }
     return workloads;

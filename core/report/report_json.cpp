@@ -27,11 +27,8 @@ json report_json(const std::vector<WorkloadReport> &reports) {
                                {"device", c.gpu ? "gpu" : "cpu"}, {"points", points}});
             if (!c.gpu_model.empty()) columns.back()["gpu_model"] = c.gpu_model;
         }
-        json crossover = json::object();
-        for (const auto &[label, size] : r.crossover)
-            crossover[label] = size ? json(*size) : json(nullptr);
         all.push_back({{"workload", r.workload}, {"params", r.params}, {"baseline", r.baseline},
-                       {"columns", columns}, {"crossover", crossover}, {"cpu_measured", r.cpu_measured}});
+                       {"columns", columns}, {"answer", answers_json(r)}});
     }
     return all;
 }

@@ -1,6 +1,6 @@
 // --format markdown (report_formats.hpp): the runs behind the files (each file's header), per
 // workload a table of median times and speedups, one of its metrics, and the GPU backends'
-// crossovers; the flags explained, then the studies view (report_studies.cpp).
+// answers (crossovers and cost models); the flags explained, then the studies view (report_studies.cpp).
 #include "report_formats.hpp"
 
 #include "check.hpp"
@@ -75,10 +75,53 @@ void write_metrics_table(std::ostream &out, const WorkloadReport &r) {
         }
 }
 
+// Each GPU column's crossovers, then each column's cost models, below the workload's tables.
+void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
+    if (r.answers.empty()) return;
+    out << "\nCrossovers with the best CPU backend at each size (n*: from where the GPU wins; 95% intervals; "
+           "the margin is the best CPU figure over the GPU's at the largest size compared):\n\n"
+           "| GPU backend | compared | n* | 95% interval | margin at largest | best CPU | df |\n"
+           "| :--- | :--- | ---: | :--- | :--- | :--- | ---: |\n";
+    for (const ColumnAnswer &a : r.answers)
+        for (Compared compared : all_compared) {
+            const Crossover &c = a.of(compared);
+            out << "| " << a.gpu << " | " << compared_name(compared) << " | ";
+            if (c.verdict == CrossoverVerdict::unknown) {
+                out << "— | " << printable_text(c.why) << " | | | |\n";
+                continue;
+            }
+            out << crossover_size_text(c) << " | " << crossover_interval_text(c) << " | "
+                << estimate_text(c.margin) << " at " << format_size(uint64_t(c.largest)) << " | " << c.best_cpu
+                << " | " << c.degrees_of_freedom << " |\n";
+        }
+    out << "\nCost models, t(n) = latency + work over throughput, work as n^exponent, the throughput changing at "
+           "each break (cache levels); judged by the error at each inner size left out of the fit:\n\n"
+           "| backend | compared | latency | exponent | breaks at | left-out error, median (max) over sizes |\n"
+           "| :--- | :--- | ---: | ---: | :--- | :--- |\n";
+    for (const ReportColumn &c : r.columns)
+        for (Compared compared : all_compared)
+            if (const CostModel &m = c.models.of(compared); m.fitted()) {
+                std::vector<std::string> breaks;
+                for (double knot : m.knots) breaks.push_back(format_size(uint64_t(knot)));
+                out << "| " << c.label() << " | " << compared_name(compared) << " | "
+                    << (compared == Compared::energy ? format_text("%.3g J", m.latency) : format_seconds(m.latency))
+                    << " | " << format_text("%.2f", m.exponent) << " | "
+                    << (breaks.empty() ? "—" : join(breaks, ", "))
+                    << " | " << format_text("%.1f%% (%.1f%%) over %zu", 100 * m.leave_out_median_error,
+                                            100 * m.leave_out_max_error, m.leave_out_sizes) << " |\n";
+            }
+}
+
 // The top of the report: for each results file, the run that wrote it (machine, GPUs,
 // driver, commit, date, build, options, command line).
 void write_markdown_header(std::ostream &out, const ReportInput &input) {
     out << "# gpubench report\n\n";
+    std::string lines;
+    for (const WorkloadReport &r : input.reports)
+        if (const std::string line = answer_line(r); !line.empty()) lines += "- " + printable_text(line) + "\n";
+    if (!lines.empty())
+        out << "**The answer**: from which size each workload's best GPU backend beats its best CPU backend, "
+               "with 95% intervals (the workloads' sections show how they were found)\n\n" << lines << '\n';
     for (const auto &[label, document] : input.labelled) {
         const RunHeader &h = document.header;
         out << "**" << printable_text(h.file) << "**\n\n"
@@ -145,12 +188,7 @@ void write_markdown(std::ostream &out, const std::vector<WorkloadReport> &report
             out << '\n';
         }
         write_metrics_table(out, r);
-        if (!r.crossover.empty()) {
-            out << "\nCrossover, end to end (the smallest size from which the GPU backend beats "
-                   "the best CPU backend at every larger measured size):";
-            for (const auto &[label, size] : r.crossover) out << "\n- " << label << ": " << crossover_text(r, size);
-            out << '\n';
-        }
+        write_answer_tables(out, r);
         out << '\n';
     }
     write_flag_glossary(out, reports);

@@ -97,6 +97,53 @@ function panelTraces(workload, panel) {
   return traces;
 }
 
+// A cost model's figure at `size`: core/report/answer.hpp's CostModel::at, from the page's data.
+function modelAt(m, size) {
+  const work = Math.pow(size, m.exponent);
+  let figure = m.latency, below = 0;
+  m.knots.forEach((knot, k) => {
+    const edge = Math.pow(knot, m.exponent);
+    figure += m.slopes[k] * Math.min(Math.max(work - below, 0), edge - below);
+    below = edge;
+  });
+  return figure + m.slopes[m.slopes.length - 1] * Math.max(0, work - below);
+}
+
+// The time panel's cost models, thin dashed lines over each column's measured sizes (compute;
+// dash-dot: end to end, where it differs).
+function modelTraces(workload) {
+  const traces = [];
+  for (const column of workload.columns) {
+    const models = workload.answer.models[column.label] || {};
+    const sizes = column.points.map((p) => p.size);
+    const lo = Math.min(...sizes), hi = Math.max(...sizes);
+    const xs = Array.from({length: 49}, (_, i) => lo * Math.pow(hi / lo, i / 48));
+    for (const [key, dash] of [["compute", "dash"], ["end_to_end", "dashdot"]]) {
+      const m = models[key];
+      if (!m || (key === "end_to_end" && !column.points.some((p) => p.e2e > p.t * 1.0001))) continue;
+      traces.push({type: "scatter", mode: "lines", legendgroup: column.label, showlegend: false, hoverinfo: "text",
+        x: xs, y: xs.map((x) => modelAt(m, x)), opacity: 0.8,
+        line: {color: data.backends[column.backend] || "#444", dash, width: 1},
+        text: xs.map(() => plotText("model of " + column.label + " (" + key.replace(/_/g, " ") + "): left-out error " +
+          fmtPercent(100 * m.leave_out.median_error, 1) + " median, " + fmtPercent(100 * m.leave_out.max_error, 1) + " max"))});
+    }
+  }
+  return traces;
+}
+
+// Each compute crossover's 95% interval as a band across the time panel, in its GPU's colour.
+function crossoverBands(workload, values) {
+  const low = Math.min(...values.filter((v) => v > 0)), high = Math.max(...values);
+  return workload.answer.answers.filter((a) => a.compute.verdict === "from").map((a) => {
+    const c = a.compute, column = workload.columns.find((x) => x.label === a.gpu);
+    const x0 = c.size.lo || c.smallest, x1 = c.size.hi === null ? c.largest : c.size.hi;
+    return {type: "scatter", mode: "lines", fill: "toself", name: plotText(a.gpu + ": n* " + fmtSize(Math.round(c.size.value)) +
+        " (95%: " + fmtSize(Math.round(x0)) + "–" + fmtSize(Math.round(x1)) + ")"), hoverinfo: "name",
+      x: [x0, x1, x1, x0, x0], y: [low, low, high, high, low], line: {width: 0},
+      fillcolor: (column && data.backends[column.backend] || "#444") + "30"};
+  });
+}
+
 // The legend goes below the plot, growing it by a row per two entries, so that the plot keeps
 // its width however many backends there are.
 function plotLayout(title, xTitle, yaxis, legendEntries) {
@@ -123,9 +170,10 @@ function shortSizeMeaning(meaning) {
 function workloadPlots(workload) {
   const specs = [];
   for (const panel of workloadPanels(workload)) {
-    const traces = panelTraces(workload, panel);
+    let traces = panelTraces(workload, panel);
     if (!traces.length) continue;
     const values = traces.flatMap((t) => t.y);
+    if (panel.id === "time") traces = crossoverBands(workload, values).concat(traces, modelTraces(workload));
     const yaxis = {title: {text: plotText(panel.axis)}, type: panel.log ? "log" : "linear"};
     if (panel.range) yaxis.range = panel.range(values);
     const div = el("div", {class: "plot", dataset: {panel: panel.id}});

@@ -99,15 +99,24 @@ function speedupSection(workload) {
   return [el("h4", {}, "Speedup over ", select, " (compute; end to end for GPU backends)"), holder];
 }
 
-function crossoverList(workload) {
-  const entries = Object.entries(workload.crossover);
-  if (!entries.length) return [];
-  return [el("h4", {}, "Crossover, end to end"),
-    el("p", {}, "The smallest size from which the GPU backend beats the best CPU backend at every larger measured size."),
-    el("ul", {class: "crossover"}, entries.map(([label, at]) => el("li", {}, label + ": ",
-      typeof at === "number" ? "from " + fmtSize(at)
-        : at === "never" ? "never, at the sizes measured"
-        : "not measured (no CPU backend in this report)")))];
+// The workload's answer line, then each GPU backend's crossovers with their intervals.
+function answerSection(workload) {
+  const answer = workload.answer;
+  if (!answer.answers.length) return [];
+  const interval = (c) => (c.size.lo ? fmtSize(Math.round(c.size.lo)) : "<" + fmtSize(c.smallest)) + "–" +
+    (c.size.hi === null ? ">" + fmtSize(c.largest) : fmtSize(Math.round(c.size.hi)));
+  const ratio = (e) => fmtNumber(e.value) + "× (" + fmtNumber(e.lo) + "–" + fmtNumber(e.hi) + ")";
+  return [el("h4", {}, "Crossovers with the best CPU backend at each size (95% intervals; the band on the time plot)"),
+    el("table", {class: "crossover"}, el("tr", {}, ["GPU backend", "compared", "n*", "95% interval",
+      "margin at largest", "best CPU"].map((h) => el("th", {}, h))),
+    answer.answers.flatMap((a) => ["compute", "end_to_end", "energy"].map((k) => {
+      const c = a[k];
+      return c.verdict === "unknown"
+        ? el("tr", {}, el("td", {}, a.gpu), el("td", {}, k.replace(/_/g, " ")), el("td", {colspan: 4}, "— " + c.why))
+        : el("tr", {}, el("td", {}, a.gpu), el("td", {}, k.replace(/_/g, " ")),
+          el("td", {}, c.verdict === "from" ? fmtSize(Math.round(c.size.value)) : c.verdict), el("td", {}, interval(c)),
+          el("td", {}, ratio(c.margin) + " at " + fmtSize(c.largest)), el("td", {}, c.best_cpu));
+    })))];
 }
 
 // Compiled code: its build's compile time; Python: the first run's extra time (JIT) and the loading.
@@ -181,7 +190,7 @@ function workloadSection(workload, specs) {
         const found = (p.metrics || []).find((x) => x.name === m.name);
         return found ? el("td", {title: found.text || ""}, fmtNumber(found.value)) : "—";
       })]),
-    speedupSection(workload), crossoverList(workload), studiesTable(workload));
+    speedupSection(workload), answerSection(workload), studiesTable(workload));
 }
 
 function historySection(specs) {
@@ -200,7 +209,11 @@ function showProblem(message) {
 function main() {
   const root = document.getElementById("report");
   const specGroups = [];
+  const lines = data.workloads.map((w) => w.answer.line).filter((line) => line);
   const parts = [el("h1", {}, "gpubench report"),
+    lines.length ? el("section", {id: "answer"}, el("h2", {}, "The answer"),
+      el("p", {}, "From which size each workload's best GPU backend beats its best CPU backend, with 95% intervals " +
+        "(each workload's section shows how they were found):"), el("ul", {}, lines.map((l) => el("li", {}, l)))) : [],
     data.files.length ? runsSummary() : [],
     contents(),
     data.workloads.map((w) => workloadSection(w, specGroups)),
