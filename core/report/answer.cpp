@@ -3,6 +3,7 @@
 #include "report.hpp"
 #include "text_format.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace gpubench {
@@ -140,9 +141,12 @@ void answer_workload(WorkloadReport &report) {
             for (const ReportColumn &c : report.columns)
                 if (!c.gpu && c.source == gpu.source) cpus.push_back(column_series(c, compared));
             Crossover &crossover = answer.of(compared);
-            crossover = find_crossover(column_series(gpu, compared), cpus);
+            const Series series = column_series(gpu, compared);
+            crossover = find_crossover(series, cpus);
+            const auto empty = [](const Series &s) { return s.points.empty(); };
+            const bool no_energy = empty(series) || std::all_of(cpus.begin(), cpus.end(), empty);
             if (cpus.empty()) crossover.why = "no CPU backend was measured";
-            else if (compared == Compared::energy && crossover.verdict == CrossoverVerdict::unknown)
+            else if (compared == Compared::energy && crossover.verdict == CrossoverVerdict::unknown && no_energy)
                 crossover.why = "no node energy per result: no CPU energy source";
         }
         report.answers.push_back(std::move(answer));
@@ -153,6 +157,9 @@ std::string answer_line(const WorkloadReport &r) {
     if (r.answers.empty()) return "";
     const ColumnAnswer &e2e = best_answer(r.answers, Compared::end_to_end);
     const ColumnAnswer &compute = best_answer(r.answers, Compared::compute);
+    if (e2e.end_to_end.verdict == CrossoverVerdict::unknown && compute.compute.verdict == CrossoverVerdict::unknown &&
+        e2e.end_to_end.why == compute.compute.why)
+        return r.title() + ": no answer (" + compute.compute.why + ").";
     std::string line = r.title() + ": end to end, " + verdict_words(e2e, e2e.end_to_end, "") + "; compute-only, " +
                        verdict_words(compute, compute.compute, items_of(r, compute.gpu));
     if (const Crossover &c = compute.compute; c.verdict != CrossoverVerdict::unknown)

@@ -85,7 +85,10 @@ void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
     for (const ColumnAnswer &a : r.answers)
         for (Compared compared : all_compared) {
             const Crossover &c = a.of(compared);
-            out << "| " << a.gpu << " | " << compared_name(compared) << " | ";
+            const bool alike = a.compute.why == a.end_to_end.why && a.compute.why == a.energy.why;
+            if (c.verdict == CrossoverVerdict::unknown && alike && compared != Compared::compute) continue;
+            const bool once = c.verdict == CrossoverVerdict::unknown && alike;  // one row says it for all three
+            out << "| " << a.gpu << " | " << (once ? "any" : compared_name(compared)) << " | ";
             if (c.verdict == CrossoverVerdict::unknown) {
                 out << "— | " << printable_text(c.why) << " | | | |\n";
                 continue;
