@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates the generated tables of the docs (docs/*.md, docs/studies/*.md): the recorded
+# Regenerates the generated tables of the docs (README.md, docs/*.md, docs/studies/*.md): the recorded
 # studies' from their results files, the checks' from the runner's table of checks:
 #   scripts/doc-tables.sh [--check] [BUILD_DIR]
 # Each block of a page between
@@ -77,7 +77,7 @@ stale_blocks() {
     | sed -n 's/^[<>] \([0-9]*\): .*/\1/p' | sort -un | paste -sd, -
 }
 
-for page in docs/*.md "$studies"/*.md; do
+for page in README.md docs/*.md "$studies"/*.md; do
   regenerate "$page"
   [ "$blocks" -gt 0 ] || continue
   if cmp -s "$page" "$work/page"; then

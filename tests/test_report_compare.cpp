@@ -267,7 +267,7 @@ TEST_CASE("runner report and runner compare from the command line", "[compare]")
     CHECK_THAT(csv.output, Catch::StartsWith("workload,params,source,backend"));
     Outcome wrong = run_runner("report --format xml " + base.string());
     CHECK(wrong.status == 2);
-    CHECK_THAT(wrong.output, Catch::Contains("--format 'xml': expected markdown, csv, json, gbench, or html"));
+    CHECK_THAT(wrong.output, Catch::Contains("--format 'xml': expected markdown, csv, json, gbench, html, or answer"));
     Outcome gbench = run_runner("report --format gbench " + base.string());
     CHECK(gbench.status == 0);
     const json g = json::parse(gbench.output);

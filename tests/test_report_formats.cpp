@@ -37,12 +37,13 @@ TEST_CASE("the report formats: one table of names, descriptions and writers", "[
         CHECK(format.write != nullptr);
         CHECK(find_report_format(format.name) == &format);
     }
-    CHECK(names == std::set<std::string>{"markdown", "csv", "json", "gbench", "html"});
+    CHECK(names == std::set<std::string>{"markdown", "csv", "json", "gbench", "html", "answer"});
     CHECK(find_report_format("xml") == nullptr);
     CHECK(find_report_format("") == nullptr);
-    CHECK(report_format_list(false) == "markdown, csv, json, gbench, or html");
+    CHECK(report_format_list(false) == "markdown, csv, json, gbench, html, or answer");
     CHECK(report_format_list(true) == "markdown, csv, json, gbench (one file in Google Benchmark's JSON "
-                                      "format), or html (one self-contained interactive page: docs/html-report.md)");
+                                      "format), html (one self-contained interactive page: docs/html-report.md), "
+                                      "or answer (each workload's answer line alone)");
     CHECK(find_report_format("html")->html_page);
     CHECK(find_report_format("gbench")->one_file);
     CHECK_FALSE(find_report_format("markdown")->html_page);

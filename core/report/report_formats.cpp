@@ -8,6 +8,7 @@ void write_csv_report(std::ostream &out, const ReportInput &input);
 void write_json_report(std::ostream &out, const ReportInput &input);
 void write_gbench_json_report(std::ostream &out, const ReportInput &input);
 void write_html_report(std::ostream &out, const ReportInput &input);
+void write_answer_report(std::ostream &out, const ReportInput &input);
 
 const std::vector<ReportFormat> &report_formats() {
     static const std::vector<ReportFormat> formats = {
@@ -16,6 +17,7 @@ const std::vector<ReportFormat> &report_formats() {
         {"json", "", write_json_report},
         {"gbench", "one file in Google Benchmark's JSON format", write_gbench_json_report, false, true},
         {"html", "one self-contained interactive page: docs/html-report.md", write_html_report, true},
+        {"answer", "each workload's answer line alone", write_answer_report},
     };
     return formats;
 }

@@ -108,9 +108,9 @@ const RunnerOption rows[] = {
     {"find_crossover", "find-crossover", "", "",
      "after the sweep, measure each workload's CPU and GPU backends at sizes between those that bracket a "
      "crossover, in rounds, until its 95% interval is within 25% of it, or the budget or 8 rounds run out",
-     "after the sweep, each workload's CPU and GPU backends were measured at sizes between those that "
-     "bracket a crossover, in rounds, until its 95% interval was within 25% of it, or the budget or 8 rounds "
-     "ran out ([the answer](user-guide.md#the-answer))"},
+     "after the sweep, measure each workload's CPU and GPU backends at sizes between those that bracket a "
+     "crossover, in rounds, until its 95% interval is within 25% of it, or the budget or 8 rounds run out "
+     "([the answer](user-guide.md#the-answer))"},
     {"cold", "cold", "", "",
      "flush the GPU's L2 cache before each timed run() (default: hot, inputs may be cached from the "
      "previous run)",
