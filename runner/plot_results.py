@@ -44,7 +44,7 @@ import zlib
 
 # The series module beside this script, wherever it is installed or run from.
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-from plot_series import load_series, size_label  # noqa: E402
+from plot_series import load_series, model_at, size_label  # noqa: E402
 
 
 def import_pyplot():
@@ -180,11 +180,32 @@ def draw_line(axes, key, line, label):
                           linewidth=0)
 
 
+def draw_model(axes, key, line):
+    """The line's cost model over its measured sizes, thin and dashed, where recorded."""
+    model = line.get("models", {}).get(key)
+    sizes = [p["size"] for p in line["points"] if p.get(key) is not None]
+    if not model or len(sizes) < 2:
+        return
+    xs = [sizes[0] * (sizes[-1] / sizes[0]) ** (i / 48) for i in range(49)]
+    axes.plot(xs, [model_at(model, x) for x in xs], "--", color=backend_colour(line["backend"]), linewidth=0.8,
+              alpha=0.8)
+
+
+def draw_bands(axes, figure):
+    """Each GPU column's compute crossover: its 95% interval shaded in the column's colour."""
+    for column, size, smallest, largest in figure["bands"]:
+        axes.axvspan(size.get("lo") or smallest, size.get("hi") or largest, alpha=0.12, linewidth=0,
+                     color=backend_colour(column.split()[0]), label=f"{column}: n* {size['value']:.3g} (95% shaded)")
+
+
 def draw_panel(axes, panel, figure, x_label):
     key, title, y_label, kind = panel
     values = []
+    if key == "compute":
+        draw_bands(axes, figure)
     for label, line in sorted(figure["lines"].items()):
         draw_line(axes, key, line, label)
+        draw_model(axes, key, line)
         values += [p[key] for p in line["points"] if p.get(key) is not None]
         values += [b for p in line["points"] if p.get(key + "_band") for b in p[key + "_band"]]
     axes.set(xscale="log", xlabel=x_label, ylabel=y_label or figure["rate_label"], title=title)
@@ -203,7 +224,8 @@ def legend_title(figure, panels):
     """The key to the encodings: line style by language, bands, the end-to-end panel."""
     languages = {line["language"] for line in figure["lines"].values()}
     key = [style_key(languages) if any(languages) else "line style: no language recorded",
-           "shaded: interquartile range of the samples"]
+           "shaded: interquartile range of the samples",
+           "thin dashed: each backend's cost model, where the file records it"]
     if any(panel[0] == "e2e" for panel in panels):
         key.append("end to end (with transfers): its own panel")
     return "\n".join(key)

@@ -126,10 +126,36 @@ def line_label(entry, language, machine, models, several_machines):
     return label
 
 
+def model_at(model, size):
+    """A cost model's figure at size (the results file's answers[].models, user-guide.md#the-answer)."""
+    work, below = size ** model["exponent"], 0.0
+    figure = model["latency"]
+    for knot, slope in zip(model["knots"], model["slopes"]):
+        edge = knot ** model["exponent"]
+        figure += slope * min(max(work - below, 0.0), edge - below)
+        below = edge
+    return figure + model["slopes"][-1] * max(0.0, work - below)
+
+
+def attach_answers(figure, line, column, answer):
+    """The recorded answer of the line's workload: its column's cost models (compute, end to
+    end) on the line, each GPU column's compute crossover as a band of the figure (once)."""
+    models = (answer or {}).get("models", {}).get(column, {})
+    line.setdefault("models", {"compute": models.get("compute"), "e2e": models.get("end_to_end")})
+    for each in (answer or {}).get("answers", []):
+        crossover = each.get("compute", {})
+        band = (each["gpu"], crossover.get("size", {}), crossover.get("smallest"),
+                crossover.get("largest"))
+        if crossover.get("verdict") == "from" and band not in figure["bands"]:
+            figure["bands"].append(band)
+
+
 def load_series(documents):
     """{(workload, params): figure} of the verified entries of every document. A figure is a
-    dict: lines ({label: line}), rate_label, params, size_meanings (a Counter). A line is a dict:
-    backend, language, marker and points sorted by size (see entry_point)."""
+    dict: lines ({label: line}), rate_label, params, size_meanings (a Counter), bands (each GPU
+    column's compute crossover where the file records its answers: column, size {value, lo,
+    hi}, smallest, largest). A line is a dict: backend, language, marker, models (its cost
+    models by panel key, where recorded) and points sorted by size (see entry_point)."""
     machines = [machine_of(d) for d in documents]
     several_machines = len(set(machines)) > 1  # then each line names its machine
     marker_keys = []
@@ -137,6 +163,7 @@ def load_series(documents):
     for machine, document in zip(machines, documents):
         plugins = {p["name"]: p for p in document.get("plugins", [])}
         models = {entry_gpu_model(e) for e in document.get("entries", [])} - {""}
+        answers = {(a["workload"], a["params"]): a for a in document.get("answers", [])}
         for entry in document.get("entries", []):
             if not entry.get("valid"):
                 continue
@@ -146,7 +173,7 @@ def load_series(documents):
             params = entry.get("params", "")
             figure = figures.setdefault((plugin.get("workload", "unknown"), params), {
                 "lines": {}, "rate_label": headline_of(entry)[1], "params": params,
-                "size_meanings": collections.Counter()})
+                "size_meanings": collections.Counter(), "bands": []})
             figure["size_meanings"][plugin.get("size_meaning", "")] += 1
             marker_key = (machine, entry_gpu_model(entry) if len(models) > 1 else "")
             if marker_key not in marker_keys:
@@ -157,6 +184,9 @@ def load_series(documents):
                 "language": language, "points": [],
                 "marker": MARKERS[marker_keys.index(marker_key) % len(MARKERS)]})
             line["points"].append(entry_point(entry, device, document))
+            on_model = len(models) > 1 and entry_gpu_model(entry)
+            column = line["backend"] + (f" on {entry_gpu_model(entry)}" if on_model else "")
+            attach_answers(figure, line, column, answers.get((plugin.get("workload", "unknown"), params)))
     for figure in figures.values():
         for line in figure["lines"].values():
             line["points"].sort(key=lambda p: p["size"])

@@ -201,8 +201,28 @@ def several_files_keep_apart():
     assert len({plot.backend_colour(line["backend"]) for line in lines.values()}) == 1
 
 
+def recorded_models_and_crossovers():
+    """A file's answers put each column's cost models on its line and each GPU column's
+    compute crossover on the figure; a model is evaluated as the C++ one is."""
+    one = document([plugin("matmul_omp", "C++"), plugin("matmul_cuda", "CUDA", "cuda")],
+                   [entry("matmul_omp"), entry("matmul_cuda")])
+    model = {"latency": 1e-6, "exponent": 3.0, "knots": [100.0], "slopes": [1e-9, 4e-9]}
+    crossover = {"verdict": "from", "size": {"value": 50, "lo": 40, "hi": None}, "smallest": 16, "largest": 64}
+    one["answers"] = [{"workload": "matmul", "params": "", "line": "...", "models": {"omp": {"compute": model}},
+                       "answers": [{"gpu": "cuda", "compute": crossover},
+                                   {"gpu": "cublas", "compute": {"verdict": "never"}}]}]
+    figure = plot.load_series([one])[("matmul", "")]
+    assert figure["lines"]["matmul_omp (C++)"]["models"]["compute"] == model
+    assert figure["lines"]["matmul_cuda (CUDA)"]["models"] == {"compute": None, "e2e": None}
+    assert figure["bands"] == [("cuda", {"value": 50, "lo": 40, "hi": None}, 16, 64)]  # never: no band
+    assert abs(series.model_at(model, 10) - (1e-6 + 1e-9 * 1000)) < 1e-15
+    assert abs(series.model_at(model, 200) - (1e-6 + 1e-9 * 1e6 + 4e-9 * (8e6 - 1e6))) < 1e-12
+    assert plot.load_series([document([plugin("matmul_omp", "C++")], [entry("matmul_omp")])])[
+        ("matmul", "")]["bands"] == []  # no answers recorded: nothing drawn
+
+
 for test in (languages_and_styles, two_gpu_models, colours_by_backend, panels_drop_empty_ones,
              percent_of_each_devices_peak, spread_and_axis_ranges, size_labels,
-             one_figure_per_parameter_setting, several_files_keep_apart):
+             one_figure_per_parameter_setting, several_files_keep_apart, recorded_models_and_crossovers):
     test()
     print("ok:", test.__name__)
