@@ -47,7 +47,7 @@ PluginInfo plugin(const std::string &name, uint64_t max_size) {
 
 }  // namespace
 
-TEST_CASE("--find-crossover's round: every backend of the workload between the sizes bracketing n*",
+TEST_CASE("a round of --find-crossover: every backend of the workload between the sizes bracketing n*",
           "[crossover][runner]") {
     const std::vector<uint64_t> sparse{100, 1000, 100000, 1000000};
     const std::vector<WorkloadReport> reports = build_report({{"", typed(vecadd_study(sparse, 0.05, 1))}}, {});
@@ -117,7 +117,7 @@ TEST_CASE("the answers go into the results file, which still reads, and lead the
     CHECK(none.str().empty());  // no GPU backend, no answer
 }
 
-TEST_CASE("--find-crossover is refused beside --shard and --profile", "[crossover][runner]") {
+TEST_CASE("the runner refuses --find-crossover beside --shard and --profile", "[crossover][runner]") {
     using namespace runner_process;
     const Outcome shard = run_runner("--plugin 'vecadd_*' --find-crossover --shard 0/2");
     CHECK(shard.status == 2);

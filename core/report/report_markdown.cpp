@@ -110,8 +110,11 @@ void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
                     << (compared == Compared::energy ? format_text("%.3g J", m.latency) : format_seconds(m.latency))
                     << " | " << format_text("%.2f", m.exponent) << " | "
                     << (breaks.empty() ? "—" : join(breaks, ", "))
-                    << " | " << format_text("%.1f%% (%.1f%%) over %zu", 100 * m.leave_out_median_error,
-                                            100 * m.leave_out_max_error, m.leave_out_sizes) << " |\n";
+                    << " | "
+                    << (m.leave_out_sizes ? format_text("%.1f%% (%.1f%%) over %zu", 100 * m.leave_out_median_error,
+                                                        100 * m.leave_out_max_error, m.leave_out_sizes)
+                                          : std::string("— (too few sizes to leave one out)"))
+                    << " |\n";
             }
 }
 

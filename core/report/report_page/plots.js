@@ -124,8 +124,9 @@ function modelTraces(workload) {
       traces.push({type: "scatter", mode: "lines", legendgroup: column.label, showlegend: false, hoverinfo: "text",
         x: xs, y: xs.map((x) => modelAt(m, x)), opacity: 0.8,
         line: {color: data.backends[column.backend] || "#444", dash, width: 1},
-        text: xs.map(() => plotText("model of " + column.label + " (" + key.replace(/_/g, " ") + "): left-out error " +
-          fmtPercent(100 * m.leave_out.median_error, 1) + " median, " + fmtPercent(100 * m.leave_out.max_error, 1) + " max"))});
+        text: xs.map(() => plotText("model of " + column.label + " (" + key.replace(/_/g, " ") + "): " +
+          (m.leave_out.sizes ? "left-out error " + fmtPercent(100 * m.leave_out.median_error, 1) + " median, " +
+            fmtPercent(100 * m.leave_out.max_error, 1) + " max" : "too few sizes to leave one out")))});
     }
   }
   return traces;
