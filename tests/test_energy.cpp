@@ -1,5 +1,6 @@
 // Energy per result: the CPU packages' source (powercap, perf's power PMU) over made-up sysfs
-// trees.
+// trees, and NVML's counter read at its changes.
+#include "counter_change.hpp"
 #include "cpu_energy.hpp"
 #include "test_support.hpp"
 
@@ -43,6 +44,14 @@ void power_pmu(const fs::path &root, const std::vector<std::string> &events, con
         write_sysfs_file(root / "events" / (event + ".scale"), "2.3283064365386962890625e-10");
         write_sysfs_file(root / "events" / (event + ".unit"), unit);
     }
+}
+
+// A GPU energy counter that steps by 10 J every 100 ms (100 W), as an H200's does.
+std::optional<uint64_t> stepping_counter_mj() {
+    static const std::chrono::steady_clock::time_point began = std::chrono::steady_clock::now();
+    const auto since = std::chrono::steady_clock::now() - began;
+    const auto steps = std::chrono::duration_cast<std::chrono::milliseconds>(since).count() / 100;
+    return uint64_t(1000000 + steps * 10000);
 }
 
 }  // namespace
@@ -110,4 +119,20 @@ TEST_CASE("perf's power PMU: energy-pkg is chosen and parsed, energy-psys alone 
     // Opening the event itself cannot be faked: a PMU type no kernel has is refused, with why.
     CHECK_FALSE(CpuEnergySource::discover("/nonexistent-powercap", with_pkg.path(), why));
     CHECK_THAT(why, Catch::Contains("perf power/energy-pkg: perf_event_open on CPU 0"));
+}
+
+TEST_CASE("a counter read at its changes: where it changed, or that it did not", "[energy]") {
+    CounterChange stepping(stepping_counter_mj);
+    REQUIRE(stepping.readable());
+    const uint64_t first = stepping.value();
+    CHECK(stepping.await());
+    CHECK(stepping.value() == first + 10000);
+    CHECK(stepping.waited_s() < 0.2);
+    CounterChange constant([] { return std::optional<uint64_t>(7); });
+    CHECK_FALSE(constant.await(0.02));
+    CHECK(constant.waited_s() >= 0.02);
+    CHECK_THAT(not_aligned_note("end"), Catch::StartsWith("not aligned at its end: NVML's energy counter"));
+    CounterChange absent([] { return std::optional<uint64_t>(); });
+    CHECK_FALSE(absent.readable());
+    CHECK_FALSE(absent.await());
 }
