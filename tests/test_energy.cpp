@@ -1,7 +1,10 @@
 // Energy per result: the CPU packages' source (powercap, perf's power PMU) over made-up sysfs
-// trees, and NVML's counter read at its changes.
+// trees, NVML's counter read at its changes, and sampling that goes on for the GPU's energy
+// window.
 #include "counter_change.hpp"
 #include "cpu_energy.hpp"
+#include "entry_figures.hpp"
+#include "measure.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -135,4 +138,43 @@ TEST_CASE("a counter read at its changes: where it changed, or that it did not",
     CounterChange absent([] { return std::optional<uint64_t>(); });
     CHECK_FALSE(absent.readable());
     CHECK_FALSE(absent.await());
+}
+
+TEST_CASE("a GPU entry samples on until its energy window is long enough and ends at a change", "[energy]") {
+    test_support::ClaimedDevicesTimer timer({0}, stepping_counter_mj);
+    const Measurement e = measure_entry(test_support::load_fixture("fixture_good.so"), 100,
+                                        test_support::sampled(2, 3), timer);
+    REQUIRE(e.status == EntryStatus::ok);
+    CHECK(e.timing.samples.run.size() > 3);  // past max_samples: the extra cycles are samples
+    CHECK_THAT(e.timing.stop_reason, Catch::Contains("more, for the GPU's energy window"));
+    REQUIRE(e.resources.gpu_energy);
+    CHECK(e.resources.gpu_energy_note.empty());  // aligned at both ends
+    CHECK(e.resources.gpu_energy->seconds >= EntryResources::energy_window_min_s);
+    CHECK(e.resources.gpu_energy->joules >= 50);  // whole steps of 10 J, 0.5 s at least
+    const EntryFigures f = entry_figures(e, this_host_run());
+    REQUIRE(f.energy);
+    CHECK(f.energy->mean_power_w > 70);  // 100 W, timed by a shared host's clock
+    CHECK(f.energy->mean_power_w < 140);
+    CHECK(f.energy->window_s == e.resources.gpu_energy->seconds);
+}
+
+TEST_CASE("the energy window gives way to --max-time, and a fixed count of runs is kept", "[energy]") {
+    test_support::ClaimedDevicesTimer timer({0}, stepping_counter_mj);
+    MeasureOptions options = test_support::sampled(2, 3);
+    options.max_time_s = 0.2;
+    const Measurement cut = measure_entry(test_support::load_fixture("fixture_good.so"), 100, options, timer);
+    REQUIRE(cut.status == EntryStatus::ok);
+    REQUIRE(cut.resources.gpu_energy);
+    CHECK(cut.resources.gpu_energy->seconds < EntryResources::energy_window_min_s);
+    CHECK_THAT(cut.resources.gpu_energy_note, Catch::Contains("not aligned at its end"));
+    const EntryFigures f = entry_figures(cut, this_host_run());
+    CHECK_FALSE(f.energy);
+    CHECK_THAT(f.energy_note, Catch::StartsWith("n/a: its energy window lasted") && Catch::Contains("too short"));
+
+    options = test_support::sampled(2, 3);
+    options.profile_runs = 5;
+    const Measurement profiled = measure_entry(test_support::load_fixture("fixture_good.so"), 100, options, timer);
+    REQUIRE(profiled.status == EntryStatus::ok);
+    CHECK(profiled.timing.samples.run.size() == 5);
+    CHECK_THAT(profiled.resources.gpu_energy_note, Catch::Contains("fixed count of runs"));
 }

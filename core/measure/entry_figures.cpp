@@ -38,13 +38,22 @@ void throughput(const Measurement &e, EntryFigures &f) {
 }
 
 void energy(const Measurement &e, EntryFigures &f) {
-    if (const auto joules = e.resources.sampling_energy_j(); joules && e.resources.sampling_wall_s > 0) {
-        const double watts = *joules / e.resources.sampling_wall_s;
+    const EntryResources &r = e.resources;
+    const std::optional<EnergyWindow> window = r.gpu_board_energy();
+    const double least_s = r.gpu_energy ? EntryResources::energy_window_min_s
+                                        : EntryResources::earlier_energy_window_min_s;
+    f.energy_note = r.gpu_energy_note;
+    if (window && window->seconds >= least_s && window->joules > 0) {
+        const double watts = window->joules / window->seconds;
         const double per_run = watts * f.run.median;
-        f.energy = EntryEnergy{*joules, watts, per_run, per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0};
-    } else if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
-        f.energy_note = format_text("n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
-                                    "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
+        f.energy = EntryEnergy{window->joules, watts, per_run, per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0,
+                               window->seconds};
+    } else if (window || (r.gpu_after && r.gpu_after->energy_mj)) {
+        const double lasted = window ? window->seconds : r.sampling_wall_s;
+        f.energy_note = (lasted >= least_s ? format_text("n/a: NVML's energy counter did not advance in %.3g s", lasted)
+                                           : format_text("n/a: its energy window lasted %.3g s, too short for NVML's "
+                                                         "energy counter (%.2g s at least)", lasted, least_s)) +
+                        (f.energy_note.empty() ? "" : "; " + f.energy_note);
     }
 }
 

@@ -22,10 +22,11 @@ struct RunBasis {
 };
 RunBasis this_host_run();
 
-// The GPU's energy while sampling, charged to one run at the median run time (NVML's counter
-// is too coarse to time single runs).
+// The GPU board's energy over the entry's energy window (EntryResources::gpu_board_energy),
+// charged to one run at the median run time (NVML's counter is too coarse to time single runs).
 struct EntryEnergy {
     double sampling_j = 0, mean_power_w = 0, per_run_j = 0, gflops_per_j = 0;
+    double window_s = 0;  // the seconds sampling_j was counted over
 };
 
 struct EntryFigures {
@@ -48,8 +49,8 @@ struct EntryFigures {
     std::string peak_level;     // memory-bound: the level it is read against (entry.peak_level)
     double cpu_cores = 0;       // CPU time over wall time while sampling
     double cpu_percent = 0;     // cpu_cores over the run's logical cores, in %
-    std::optional<EntryEnergy> energy;  // nullopt: no energy counter, or sampling too short...
-    std::string energy_note;            // ...and why, where a counter was read
+    std::optional<EntryEnergy> energy;  // nullopt: no energy counter, or its window too short...
+    std::string energy_note;            // ...and why, where a counter was read; or what to know
     // What a reader must know before trusting the numbers, as short words: the flag checks
     // that found something (checks/check.hpp).
     std::vector<std::string> flags;

@@ -34,6 +34,7 @@ void to_json(nlohmann::json &json, const Metric &metric);
 void from_json(const nlohmann::json &json, Metric &metric);
 void to_json(nlohmann::json &json, const EntryMetric &metric);
 void from_json(const nlohmann::json &json, EntryMetric &metric);
+GPUBENCH_JSON_FIELDS(EnergyWindow, joules, seconds)
 GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores, others_cores,
                      own_wait_s, wait_share, host_cores)
 
