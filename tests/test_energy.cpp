@@ -1,10 +1,13 @@
 // Energy per result: the CPU packages' source (powercap, perf's power PMU) over made-up sysfs
-// trees, NVML's counter read at its changes, and sampling that goes on for the GPU's energy
-// window.
+// trees, NVML's counter read at its changes, sampling that goes on for the GPU's energy window,
+// the node's power in the figures, and a CPU sweep whose fake package counter a thread advances.
 #include "counter_change.hpp"
 #include "cpu_energy.hpp"
 #include "entry_figures.hpp"
+#include "entry_json.hpp"
 #include "measure.hpp"
+#include "results_model.hpp"
+#include "runner_process.hpp"
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
@@ -55,6 +58,20 @@ std::optional<uint64_t> stepping_counter_mj() {
     const auto since = std::chrono::steady_clock::now() - began;
     const auto steps = std::chrono::duration_cast<std::chrono::milliseconds>(since).count() / 100;
     return uint64_t(1000000 + steps * 10000);
+}
+
+// An entry with `runs` samples of `run_s` each, sampled for `wall_s`.
+Measurement sampled_entry(size_t runs, double run_s, double wall_s) {
+    Measurement e;
+    e.timing.samples.run.assign(runs, run_s);
+    e.resources.sampling_wall_s = wall_s;
+    return e;
+}
+
+const EntryMetric *metric_named(const EntryFigures &f, const std::string &name) {
+    for (const EntryMetric &m : f.metrics)
+        if (m.name == name) return &m;
+    return nullptr;
 }
 
 }  // namespace
@@ -177,4 +194,123 @@ TEST_CASE("the energy window gives way to --max-time, and a fixed count of runs 
     REQUIRE(profiled.status == EntryStatus::ok);
     CHECK(profiled.timing.samples.run.size() == 5);
     CHECK_THAT(profiled.resources.gpu_energy_note, Catch::Contains("fixed count of runs"));
+}
+
+TEST_CASE("node power: the CPU packages' and the GPU board's, its idle power for a CPU entry", "[energy]") {
+    Measurement cpu_entry = sampled_entry(3, 0.01, 1.0);
+    cpu_entry.resources.cpu_energy = EnergyWindow{30, 1.0};  // 30 W
+    RunBasis with_gpu{4, true, 70.0, ""};
+    EntryFigures f = entry_figures(cpu_entry, with_gpu);
+    REQUIRE(f.node_power_w);
+    CHECK(*f.cpu_power_w == Approx(30));
+    CHECK(*f.node_power_w == Approx(100));  // 30 W of packages + the board's 70 W at idle
+    CHECK(*f.node_energy_per_run_j == Approx(1.0));
+    CHECK(f.node_gpu == "idle");
+    REQUIRE(metric_named(f, "node_energy_per_run_j"));
+    CHECK(metric_named(f, "node_energy_per_run_j")->value == Approx(1.0));
+    CHECK(metric_named(f, "node_energy_per_run_j")->better == GPUBENCH_BETTER_LOWER);
+    CHECK(metric_named(f, "cpu_energy_per_run_j")->value == Approx(0.3));
+    f = entry_figures(cpu_entry, RunBasis{4, false, std::nullopt, ""});  // a host without a GPU
+    CHECK(*f.node_power_w == Approx(30));
+    CHECK(f.node_gpu == "none");
+    f = entry_figures(cpu_entry, RunBasis{4, true, std::nullopt, "not measured"});
+    CHECK_FALSE(f.node_power_w);
+    CHECK(f.node_note == "n/a: the GPU board's idle power is not known (not measured)");
+
+    Measurement gpu_entry = sampled_entry(3, 0.01, 1.0);
+    gpu_entry.cuda_devices = {0};
+    gpu_entry.resources.gpu_energy = EnergyWindow{60, 0.6};  // 100 W
+    gpu_entry.resources.cpu_energy = EnergyWindow{24, 0.6};  // 40 W
+    f = entry_figures(gpu_entry, with_gpu);
+    REQUIRE(f.node_power_w);
+    CHECK(*f.node_power_w == Approx(140));  // its own board's power, not the idle one
+    CHECK(f.node_gpu == "measured");
+    gpu_entry.resources.gpu_energy = EnergyWindow{30, 0.3};  // too short for the counter
+    f = entry_figures(gpu_entry, with_gpu);
+    CHECK_FALSE(f.node_power_w);
+    CHECK_THAT(f.node_note, Catch::StartsWith("n/a: no GPU board energy"));
+    gpu_entry.cuda_devices = {0, 1};
+    CHECK_THAT(entry_figures(gpu_entry, with_gpu).node_note, Catch::Contains("2 GPUs ran it"));
+}
+
+TEST_CASE("without a CPU source there is no node energy, and the figures say why", "[energy]") {
+    Measurement e = sampled_entry(3, 0.01, 1.0);
+    EntryFigures f = entry_figures(e, RunBasis{4, false, std::nullopt, ""});
+    CHECK_FALSE(f.node_power_w);
+    CHECK_FALSE(f.cpu_power_w);
+    CHECK(f.node_note == "n/a: no CPU package energy counter (the header's energy.cpu says why)");
+    CHECK_FALSE(metric_named(f, "node_energy_per_run_j"));
+    e.resources.cpu_energy = EnergyWindow{1, 0.01};  // a window too short for RAPL's updates
+    CHECK_THAT(entry_figures(e, RunBasis{}).node_note, Catch::Contains("under the 0.05 s their counters need"));
+}
+
+TEST_CASE("the energy fields travel in the entry's encoding, and an entry without them still decodes",
+          "[energy]") {
+    EntryResult e(sampled_entry(3, 0.01, 1.0));
+    e.plugin = "fixture_good";
+    e.resources.cpu_energy = EnergyWindow{30, 1.0};
+    e.resources.gpu_energy_note = "not aligned at its start: ...";
+    const json entry = entry_json(e, RunBasis{4, false, std::nullopt, ""});
+    CHECK(entry["resources"]["cpu_energy"] == json{{"joules", 30.0}, {"seconds", 1.0}});
+    CHECK(entry["energy"]["cpu"]["power_w"] == 30.0);
+    CHECK(entry["energy"]["node"]["gpu"] == "none");
+    CHECK(entry["energy"]["note"] == "not aligned at its start: ...");
+    const EntryResult back = entry.get<EntryResult>();
+    REQUIRE(back.resources.cpu_energy);
+    CHECK(back.resources.cpu_energy->joules == 30.0);
+    CHECK(back.resources.gpu_energy_note == e.resources.gpu_energy_note);
+
+    json earlier = entry;  // as a writer before the energy windows wrote it
+    for (const char *key : {"cpu_energy", "gpu_energy", "gpu_energy_note"}) earlier["resources"].erase(key);
+    earlier.erase("energy");
+    const EntryResult old = earlier.get<EntryResult>();
+    CHECK_FALSE(old.resources.cpu_energy);
+    CHECK_FALSE(old.resources.gpu_energy);
+    CHECK_THAT(entry_figures(old, RunBasis{}).node_note, Catch::Contains("no CPU package energy counter"));
+    // Its header without "energy": the GPU's idle power is not known, and says so.
+    json document = results_header({"runner"}, GpuInfo{}, MeasureOptions{}, std::nullopt);
+    CHECK_FALSE(run_header(document, "old.json").energy);
+    document["gpus"] = json::array({{{"available", true}, {"name", "NVIDIA H200"}}});
+    CHECK(run_header(document, "old.json").basis().gpu_idle_note == "a file from before idle powers were measured");
+}
+
+TEST_CASE("a CPU sweep records its packages' joules and the header's sources and idle power", "[energy][cli]") {
+    test_support::TempFolder tree;
+    rapl_domain(tree.path(), "intel-rapl:0", "package-0", 0);
+    rapl_domain(tree.path(), "intel-rapl:1", "package-1", 0);
+    // The packages draw 25 W and 15 W: their counters advanced by the clock, every millisecond.
+    std::jthread packages([&](std::stop_token stop) {
+        const auto began = std::chrono::steady_clock::now();
+        while (!stop.stop_requested()) {
+            const auto since = std::chrono::steady_clock::now() - began;
+            const double us = std::chrono::duration<double, std::micro>(since).count();
+            write_sysfs_file(tree.path() / "intel-rapl:0" / "energy_uj", std::to_string(uint64_t(25 * us)));
+            write_sysfs_file(tree.path() / "intel-rapl:1" / "energy_uj", std::to_string(uint64_t(15 * us)));
+            std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+    });
+    const fs::path results = runner_process::temp_results("energy");
+    const runner_process::Outcome o = runner_process::run_command(
+        "GPUBENCH_POWERCAP_ROOT=" + tree.path().string() + " GPUBENCH_PERF_POWER_ROOT=/nonexistent " GPUBENCH_RUNNER
+        " " + runner_process::fixtures() + " --plugin fixture_spin --sizes 10 --min-samples 3 --min-time 0 "
+        "--max-noise 0 --threads 1 -o " + results.string());
+    packages.request_stop();
+    INFO(o.output);
+    REQUIRE(o.status == 0);
+    const json document = runner_process::read_json(results);
+    const json &header = document.at("energy");
+    CHECK(header["cpu"]["source"] == "powercap intel-rapl: 2 packages");
+    CHECK(header["cpu"]["idle_w"].get<double>() > 20);  // 40 W, as a shared host's clock times it
+    CHECK(header["cpu"]["idle_w"].get<double>() < 80);
+    CHECK(header["gpu"]["source"].is_null());  // this build has no GPU
+    CHECK_FALSE(header["gpu"]["reason"].get<std::string>().empty());
+    const json &entry = document.at("entries").at(0);
+    CHECK(entry["resources"]["cpu_energy"]["joules"].get<double>() > 0);
+    const double package_w = entry["energy"]["cpu"]["power_w"].get<double>();
+    CHECK(package_w > 20);
+    CHECK(package_w < 80);
+    CHECK(entry["energy"]["node"]["gpu"] == "none");  // node power: the packages alone here
+    CHECK(entry["energy"]["node"]["power_w"].get<double>() == Approx(package_w));
+    CHECK(read_results_file(results).entries.at(0).resources.cpu_energy);  // it reads back
+    fs::remove(results);
 }

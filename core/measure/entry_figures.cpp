@@ -57,6 +57,37 @@ void energy(const Measurement &e, EntryFigures &f) {
     }
 }
 
+// The node's power: the CPU packages' + the GPU board's (entry_figures.hpp).
+void node_energy(const Measurement &e, const RunBasis &run, EntryFigures &f) {
+    const EntryResources &r = e.resources;
+    const std::optional<EnergyWindow> &cpu = r.cpu_energy;
+    if (cpu && cpu->seconds >= EntryResources::cpu_energy_window_min_s) {
+        f.cpu_power_w = cpu->joules / cpu->seconds;
+        f.cpu_energy_per_run_j = *f.cpu_power_w * f.run.median;
+    }
+    const auto none = [&](const std::string &why) { f.node_note = "n/a: " + why; };
+    if (!f.cpu_power_w)
+        return none(cpu ? format_text("the CPU packages' window lasted %.3g s, under the %.2g s their counters need",
+                                      cpu->seconds, EntryResources::cpu_energy_window_min_s)
+                    : !r.cpu_energy_note.empty() ? r.cpu_energy_note
+                                                 : "no CPU package energy counter (the header's energy.cpu says why)");
+    if (e.cuda_devices.size() > 1)
+        return none(std::to_string(e.cuda_devices.size()) + " GPUs ran it, and NVML was read on the first alone");
+    if (!e.cuda_devices.empty()) {
+        if (!f.energy)
+            return none("no GPU board energy (" + (f.energy_note.empty() ? "no counter" : f.energy_note) + ")");
+        std::tie(f.node_gpu_power_w, f.node_gpu) = std::pair{f.energy->mean_power_w, "measured"};
+    } else if (!run.has_gpu) {
+        f.node_gpu = "none";
+    } else if (run.gpu_idle_w) {
+        std::tie(f.node_gpu_power_w, f.node_gpu) = std::pair{*run.gpu_idle_w, "idle"};
+    } else {
+        return none("the GPU board's idle power is not known (" + run.gpu_idle_note + ")");
+    }
+    f.node_power_w = *f.cpu_power_w + f.node_gpu_power_w;
+    f.node_energy_per_run_j = *f.node_power_w * f.run.median;
+}
+
 // The scalar figures as metrics, each one line: what every writer's metric columns add.
 void figure_metrics(const Measurement &e, EntryFigures &f) {
     f.metrics = e.metrics;
@@ -69,6 +100,14 @@ void figure_metrics(const Measurement &e, EntryFigures &f) {
     if (e.resources.watched())
         add({"cpu_percent", f.cpu_percent, "%", "of the host's logical cores", GPUBENCH_BETTER_UNSTATED});
     if (f.energy) add({"energy_per_run_j", f.energy->per_run_j, "J", "", GPUBENCH_BETTER_LOWER});
+    if (f.cpu_energy_per_run_j)
+        add({"cpu_energy_per_run_j", *f.cpu_energy_per_run_j, "J", "CPU packages", GPUBENCH_BETTER_LOWER});
+    if (f.node_energy_per_run_j)
+        add({"node_energy_per_run_j", *f.node_energy_per_run_j, "J",
+             f.node_gpu == "none"   ? "CPU packages (no GPU)"
+             : f.node_gpu == "idle" ? "CPU packages + GPU board at idle"
+                                    : "CPU packages + GPU board",
+             GPUBENCH_BETTER_LOWER});
     if (f.energy && f.energy->gflops_per_j > 0)
         add({"gflops_per_j", f.energy->gflops_per_j, "GFLOP/J", "", GPUBENCH_BETTER_HIGHER});
 }
@@ -82,7 +121,9 @@ std::string headline_unit(const std::string &headline, const std::string &item_n
     return "";
 }
 
-RunBasis this_host_run() { return {logical_cores()}; }
+RunBasis this_host_run() {
+    return {logical_cores(), true, std::nullopt, "measured as a sweep starts: its results file's header has it"};
+}
 
 EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     EntryFigures f;
@@ -101,6 +142,7 @@ EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     f.cpu_cores = e.resources.cpu_cores();
     f.cpu_percent = run.logical_cores > 0 ? 100.0 * f.cpu_cores / double(run.logical_cores) : 0.0;
     energy(e, f);
+    node_energy(e, run, f);
     f.flags = entry_flags(e);
     f.work_mismatch = counted_work_mismatch(e);
     figure_metrics(e, f);

@@ -141,11 +141,17 @@ void read_throughput(const json &t, Measurement &e) {
     json_fields::get(t, "ceiling", e.ceiling);
 }
 
-// "energy" (entry_figures.hpp): the GPU board's figures, with a note where there is one to
-// make ("not aligned..."), or why none; null without an energy counter.
+// "energy" (entry_figures.hpp): the GPU board's figures, or why none ("note"); the CPU
+// packages' ("cpu"); the node's, or why none ("node"). Null without any.
 json energy_json(const EntryFigures &f) {
     json energy = f.energy ? json(*f.energy) : json::object();
     if (!f.energy_note.empty()) energy["note"] = f.energy_note;
+    if (f.cpu_power_w) energy["cpu"] = {{"power_w", *f.cpu_power_w}, {"per_run_j", *f.cpu_energy_per_run_j}};
+    if (f.node_power_w)
+        energy["node"] = {{"power_w", *f.node_power_w}, {"per_run_j", *f.node_energy_per_run_j},
+                          {"gpu_power_w", f.node_gpu_power_w}, {"gpu", f.node_gpu}};
+    else if (!f.node_note.empty())
+        energy["node"] = {{"note", f.node_note}};
     return energy.empty() ? json(nullptr) : energy;
 }
 
@@ -248,8 +254,11 @@ void from_json(const json &j, EntryResources &r) {
     for (const auto &[key, note] : resource_notes(r)) json_fields::get(j, key, *note);
 }
 
-void to_json(json &entry, const Measurement &e) {
-    const EntryFigures f = entry_figures(e, this_host_run());
+namespace {
+
+// A measurement's entry, its figures derived on `run`.
+void put_measurement(json &entry, const Measurement &e, const RunBasis &run) {
+    const EntryFigures f = entry_figures(e, run);
     entry = {{"plugin", e.plugin},
              {"size", e.size},
              {"params", e.settings.params},
@@ -282,6 +291,10 @@ void to_json(json &entry, const Measurement &e) {
     if (json energy = energy_json(f); !energy.is_null()) entry["energy"] = std::move(energy);
 }
 
+}  // namespace
+
+void to_json(json &entry, const Measurement &e) { put_measurement(entry, e, this_host_run()); }
+
 void from_json(const json &entry, Measurement &e) {
     const auto identity = entry.get<EntryIdentity>();  // as merge and resume match entries
     e.plugin = identity.plugin;
@@ -306,13 +319,17 @@ void from_json(const json &entry, Measurement &e) {
         read_throughput(*throughput, e);
 }
 
-void to_json(json &entry, const EntryResult &e) {
-    to_json(entry, static_cast<const Measurement &>(e));
+json entry_json(const EntryResult &e, const RunBasis &run) {
+    json entry;
+    put_measurement(entry, e, run);
     put_sweep_notes(entry, e.sweep);
     // The harness's share of the entry's wall time, where the runner timed it.
     if (e.sweep.entry_wall_s > 0)
         entry["harness"]["overhead_s"] = std::max(0.0, e.sweep.entry_wall_s - e.plugin_time_s);
+    return entry;
 }
+
+void to_json(json &entry, const EntryResult &e) { entry = entry_json(e, this_host_run()); }
 
 void from_json(const json &entry, EntryResult &e) {
     from_json(entry, static_cast<Measurement &>(e));
