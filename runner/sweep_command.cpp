@@ -85,8 +85,8 @@ WorkerLaunch worker_launch(const CommandLine &cli, const std::filesystem::path &
 }
 
 // The first worker starts now, loading its plugin and creating its CUDA context while this
-// process describes the GPUs (from the GPU description cache where it can, so as not to start
-// CUDA beside the worker's), reads the host's peaks and writes the results header. With several
+// process reads the host's peaks and writes the results header (after it has described the GPUs
+// and measured the devices' idle power, which a worker's start would disturb). With several
 // GPUs, that of the first CPU entry, which runs before the lanes (sweep.hpp): a lane starts its
 // own workers, bound to its share of the host.
 void prestart_first_worker(WorkerPool &pool, const CommandLine &cli, const SweepPlan &plan,
@@ -240,12 +240,14 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     const SweepSelection selection = select_sweep_plugins(cli, plan, catalog);
     WorkerLaunch launch = worker_launch(cli, plan.runner_file);
     const PlannedEntries planned = plan_entries(cli, plan, selection.plugins);
-    WorkerPool pool(launch);
-    prestart_first_worker(pool, cli, plan, planned.entries);
     std::vector<GpuInfo> gpus;  // the sweep's GPUs, described: cuda_device's first
     for (int device : selected_cuda_devices(plan.measure))
         gpus.push_back(gpus.empty() && selection.probed ? *selection.probed
                                                         : probe_runner_gpu(device, cli.reprobe_gpus));
+    // The devices at idle, before a worker loads its plugin and creates its CUDA context beside them.
+    const SweepEnergy energy = measure_idle_power(gpus.front());
+    WorkerPool pool(launch);
+    prestart_first_worker(pool, cli, plan, planned.entries);
     std::vector<DeviceIdentity> identities;
     for (const GpuInfo &gpu : gpus)
         if (gpu.available) identities.push_back(identity_of(gpu));
@@ -257,7 +259,7 @@ int measure_sweep(const CommandLine &cli, const SweepPlan &plan, PluginCatalog &
     }
     // Ranks launched together meet in a folder of their job's; those of jobs gone for a day are removed.
     if (plan.measure.world.together()) remove_stale_siblings(plan.measure.world.folder);
-    const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, command_line);
+    const SweepResults results = open_sweep_results(cli, plan, planned, gpus, roofline, energy, command_line);
     print_sweep_banner(std::cout, plan, planned, gpus, results);
 
     catch_stop_signals();

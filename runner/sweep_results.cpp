@@ -14,11 +14,12 @@ namespace {
 constexpr const char *default_results_folder = "results/";
 
 // The results file's header: the command line, the build, the GPU (each GPU with several),
-// the options, the host's roofline, and a shard's record.
+// the options, the host's roofline, the energy sources, and a shard's record.
 nlohmann::json results_document(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
-                                const std::vector<std::string> &command_line) {
+                                const SweepEnergy &energy, const std::vector<std::string> &command_line) {
     nlohmann::json document = results_header(command_line, gpus.front(), recorded_options(cli, plan), host_roofline);
+    document["energy"] = energy;
     if (planned.shard) {
         document["shard"] = *planned.shard;
         if (plan.rank_share) document["shard"]["host_share"] = *plan.rank_share;
@@ -72,7 +73,7 @@ nlohmann::json recorded_options(const CommandLine &cli, const SweepPlan &plan) {
 
 SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
-                                const std::vector<std::string> &command_line) {
+                                const SweepEnergy &energy, const std::vector<std::string> &command_line) {
     // Shards and ranks started together on one host (mpirun) get files of their own by default.
     const RankWorld &world = plan.measure.world;
     const std::string suffix =
@@ -80,11 +81,11 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, c
         : world.together() ? "-rank-" + std::to_string(world.rank) + "of" + std::to_string(world.ranks)
                            : "";
     const std::string default_stem = default_results_folder + host_name() + "-" + utc_timestamp(true) + suffix;
-    const nlohmann::json document = results_document(cli, plan, planned, gpus, host_roofline, command_line);
+    const nlohmann::json document = results_document(cli, plan, planned, gpus, host_roofline, energy, command_line);
     SweepResults results;
     results.output = plan.output.empty() ? default_stem + ".json" : plan.output;
-    // The --output file, or the default name, or the --resume file (its entries kept, its header's run-specific
-    // fields replaced).
+    // The --output file, or the default name, or the --resume file (its entries kept, this run's own header
+    // fields added to its "resumed").
     try {
         if (plan.output.empty())
             results.file = open_default_results(default_stem, document, results.output);
@@ -95,7 +96,8 @@ SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, c
                 plan.resume, results.output,
                 {{"created", document["created"]},
                  {"command_line", document["command_line"]},
-                 {"options", document["options"]}}));
+                 {"options", document["options"]},
+                 {"energy", document["energy"]}}));
     } catch (const std::exception &e) {
         throw CommandFailure{plan.resume.empty() ? "cannot write results file '" + results.output + "': " + e.what()
                                                 : "cannot resume: " + std::string(e.what())};

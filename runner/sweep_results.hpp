@@ -4,6 +4,7 @@
 
 #include "cli.hpp"
 #include "gpu.hpp"
+#include "idle_power.hpp"
 #include "results.hpp"
 #include "roofline.hpp"
 #include "sweep_plan.hpp"
@@ -24,11 +25,11 @@ struct SweepResults {
 };
 
 // The results file of this sweep: the plan's output (--output, the --resume file), or results/<host>-<timestamp>
-// (.json, -2.json... when another runner holds the name). Throws CommandFailure when it
-// cannot be written or resumed.
+// (.json, -2.json... when another runner holds the name), its header with the devices' energy
+// sources and idle powers (`energy`). Throws CommandFailure when it cannot be written or resumed.
 SweepResults open_sweep_results(const CommandLine &cli, const SweepPlan &plan, const PlannedEntries &planned,
                                 const std::vector<GpuInfo> &gpus, const std::optional<Roofline> &host_roofline,
-                                const std::vector<std::string> &command_line);
+                                const SweepEnergy &energy, const std::vector<std::string> &command_line);
 
 // The results file's "options": what its entries were measured with, and how the sweep ran:
 // the plan's MeasureOptions (without an entry's rendezvous, and without the world of a run

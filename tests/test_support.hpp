@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -62,10 +63,12 @@ inline gpubench::MeasureOptions sampled(size_t min_samples, size_t max_samples) 
 
 // A host clock that claims CUDA devices and streams (fake pointers, never used): what the
 // runner hands a plugin from a timer across devices, and the GPU path of sampling (host time
-// per call), without a GPU.
+// per call), without a GPU. `energy_mj`: a made-up energy counter of the first device.
 class ClaimedDevicesTimer final : public gpubench::PhaseTimer {
 public:
-    explicit ClaimedDevicesTimer(std::vector<int> devices) : devices_(std::move(devices)) {
+    using EnergyCounter = std::function<std::optional<uint64_t>()>;
+    explicit ClaimedDevicesTimer(std::vector<int> devices, EnergyCounter energy_mj = {})
+        : devices_(std::move(devices)), energy_mj_(std::move(energy_mj)) {
         for (size_t i = 0; i < devices_.size(); ++i)
             streams_.push_back(reinterpret_cast<void *>(0x1000 * (i + 1)));
     }
@@ -73,11 +76,13 @@ public:
     void *cuda_stream() const override { return streams_.front(); }
     std::vector<int> cuda_devices() const override { return devices_; }
     std::vector<void *> cuda_streams() const override { return streams_; }
+    std::optional<uint64_t> gpu_energy_mj() const override { return energy_mj_ ? energy_mj_() : std::nullopt; }
     void start() override { clock_.start(); }
     double stop() override { return clock_.stop(); }
 
 private:
     std::vector<int> devices_;
+    EnergyCounter energy_mj_;
     std::vector<void *> streams_;
     gpubench::SteadyClockTimer clock_;
 };

@@ -9,4 +9,8 @@ inline double seconds_since(std::chrono::steady_clock::time_point began) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
 }
 
+inline double seconds_between(std::chrono::steady_clock::time_point from, std::chrono::steady_clock::time_point to) {
+    return std::chrono::duration<double>(to - from).count();
+}
+
 }  // namespace gpubench

@@ -128,6 +128,9 @@ public:
         return nvml_ ? nvml_->read() : GpuState{};
     }
     std::string gpu_state_note() const override { return nvml_note_; }
+    std::optional<uint64_t> gpu_energy_mj() const override {
+        return nvml_ ? nvml_->energy_mj() : std::nullopt;
+    }
     // Writes, then reads, a buffer twice the size of L2 on the stream: whatever the plugin left
     // in L2 is evicted before the next sample, and the L2 holds clean lines of the buffer.
     // Allocated once, at the first flush.

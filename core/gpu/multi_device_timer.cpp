@@ -60,6 +60,7 @@ public:
         return lanes_.front().timer->device_memory();
     }
     std::optional<GpuState> gpu_state() const override { return lanes_.front().timer->gpu_state(); }
+    std::optional<uint64_t> gpu_energy_mj() const override { return lanes_.front().timer->gpu_energy_mj(); }
     std::string gpu_state_note() const override {
         return lanes_.front().timer->gpu_state_note() + " (NVML readings of the first device only)";
     }

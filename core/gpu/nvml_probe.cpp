@@ -127,9 +127,9 @@ GpuState NvmlProbe::read() const {
     if (api.clock && api.clock(device_, nvml_clock_mem, &value) == 0) s.memory_clock_mhz = value;
     if (api.temperature && api.temperature(device_, nvml_temperature_gpu, &value) == 0)
         s.temperature_c = value;
-    if (api.power && api.power(device_, &value) == 0) s.power_w = value / 1000.0;  // mW
+    s.power_w = power_w();
+    s.energy_mj = energy_mj();
     unsigned long long big = 0;
-    if (api.energy && api.energy(device_, &big) == 0) s.energy_mj = big;
     if (api.throttle_reasons && api.throttle_reasons(device_, &big) == 0) s.throttle_reasons = big;
     NvmlUtilization utilization{};
     if (api.utilization && api.utilization(device_, &utilization) == 0)
@@ -138,6 +138,20 @@ GpuState NvmlProbe::read() const {
     if (api.memory && api.memory(device_, &memory) == 0) s.memory_used_bytes = memory.used;
     s.compute_processes = compute_processes();
     return s;
+}
+
+std::optional<uint64_t> NvmlProbe::energy_mj() const {
+    const Nvml &api = *nvml();
+    unsigned long long millijoules = 0;
+    if (!api.energy || api.energy(device_, &millijoules) != 0) return std::nullopt;
+    return millijoules;
+}
+
+std::optional<double> NvmlProbe::power_w() const {
+    const Nvml &api = *nvml();
+    unsigned milliwatts = 0;
+    if (!api.power || api.power(device_, &milliwatts) != 0) return std::nullopt;
+    return milliwatts / 1000.0;
 }
 
 std::optional<unsigned> NvmlProbe::compute_processes() const {

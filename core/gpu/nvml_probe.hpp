@@ -40,6 +40,10 @@ public:
     // The device with this PCI bus id ("0000:65:00.0"), or nullptr with the reason in `why_not`.
     static std::unique_ptr<NvmlProbe> open(const std::string &pci_bus_id, std::string &why_not);
     GpuState read() const;
+    // Single readings of GpuState, each one NVML call (about 4 ms on an H200): what is read
+    // many times in a row, waiting for the energy counter to change.
+    std::optional<uint64_t> energy_mj() const;
+    std::optional<double> power_w() const;
     std::optional<unsigned> compute_processes() const;  // GpuState::compute_processes alone
     // The CPUs local to the device (NVML's ideal affinity), ascending; empty when not known.
     std::vector<int> local_cpus() const;

@@ -58,6 +58,9 @@ public:
     // readings absent without NVML (gpu_state_note() says why).
     virtual std::optional<GpuState> gpu_state() const { return std::nullopt; }
     virtual std::string gpu_state_note() const { return ""; }
+    // The device's energy counter alone (GpuState::energy_mj), read many times in a row to
+    // align an energy window to its changes (counter_change.hpp); nullopt without one.
+    virtual std::optional<uint64_t> gpu_energy_mj() const { return std::nullopt; }
     // Holds the stream from the next start() until stop() (stream_hold.hpp), so that the span
     // covers device work alone, not the host's enqueueing; a watchdog ends the hold after
     // timeout_s. Returns "" when the next span is held, else why not.

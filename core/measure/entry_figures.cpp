@@ -38,14 +38,54 @@ void throughput(const Measurement &e, EntryFigures &f) {
 }
 
 void energy(const Measurement &e, EntryFigures &f) {
-    if (const auto joules = e.resources.sampling_energy_j(); joules && e.resources.sampling_wall_s > 0) {
-        const double watts = *joules / e.resources.sampling_wall_s;
+    const EntryResources &r = e.resources;
+    const std::optional<EnergyWindow> window = r.gpu_board_energy();
+    const double least_s = r.gpu_energy ? EntryResources::energy_window_min_s
+                                        : EntryResources::earlier_energy_window_min_s;
+    f.energy_note = r.gpu_energy_note;
+    if (window && window->seconds >= least_s && window->joules > 0) {
+        const double watts = window->joules / window->seconds;
         const double per_run = watts * f.run.median;
-        f.energy = EntryEnergy{*joules, watts, per_run, per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0};
-    } else if (e.resources.gpu_after && e.resources.gpu_after->energy_mj) {
-        f.energy_note = format_text("n/a: sampling lasted %.3g s, too short for NVML's energy counter (%.2g s "
-                                    "at least)", e.resources.sampling_wall_s, EntryResources::energy_window_min_s);
+        f.energy = EntryEnergy{window->joules, watts, per_run, per_run > 0 ? e.work.flops * 1e-9 / per_run : 0.0,
+                               window->seconds};
+    } else if (window || (r.gpu_after && r.gpu_after->energy_mj)) {
+        const double lasted = window ? window->seconds : r.sampling_wall_s;
+        f.energy_note = (lasted >= least_s ? format_text("n/a: NVML's energy counter did not advance in %.3g s", lasted)
+                                           : format_text("n/a: its energy window lasted %.3g s, too short for NVML's "
+                                                         "energy counter (%.2g s at least)", lasted, least_s)) +
+                        (f.energy_note.empty() ? "" : "; " + f.energy_note);
     }
+}
+
+// The node's power: the CPU packages' + the GPU board's (entry_figures.hpp).
+void node_energy(const Measurement &e, const RunBasis &run, EntryFigures &f) {
+    const EntryResources &r = e.resources;
+    const std::optional<EnergyWindow> &cpu = r.cpu_energy;
+    if (cpu && cpu->seconds >= EntryResources::cpu_energy_window_min_s) {
+        f.cpu_power_w = cpu->joules / cpu->seconds;
+        f.cpu_energy_per_run_j = *f.cpu_power_w * f.run.median;
+    }
+    const auto none = [&](const std::string &why) { f.node_note = "n/a: " + why; };
+    if (!f.cpu_power_w)
+        return none(cpu ? format_text("the CPU packages' window lasted %.3g s, under the %.2g s their counters need",
+                                      cpu->seconds, EntryResources::cpu_energy_window_min_s)
+                    : !r.cpu_energy_note.empty() ? r.cpu_energy_note
+                                                 : "no CPU package energy counter (the header's energy.cpu says why)");
+    if (e.cuda_devices.size() > 1)
+        return none(std::to_string(e.cuda_devices.size()) + " GPUs ran it, and NVML was read on the first alone");
+    if (!e.cuda_devices.empty()) {
+        if (!f.energy)
+            return none("no GPU board energy (" + (f.energy_note.empty() ? "no counter" : f.energy_note) + ")");
+        std::tie(f.node_gpu_power_w, f.node_gpu) = std::pair{f.energy->mean_power_w, "measured"};
+    } else if (!run.has_gpu) {
+        f.node_gpu = "none";
+    } else if (run.gpu_idle_w) {
+        std::tie(f.node_gpu_power_w, f.node_gpu) = std::pair{*run.gpu_idle_w, "idle"};
+    } else {
+        return none("the GPU board's idle power is not known (" + run.gpu_idle_note + ")");
+    }
+    f.node_power_w = *f.cpu_power_w + f.node_gpu_power_w;
+    f.node_energy_per_run_j = *f.node_power_w * f.run.median;
 }
 
 // The scalar figures as metrics, each one line: what every writer's metric columns add.
@@ -60,6 +100,14 @@ void figure_metrics(const Measurement &e, EntryFigures &f) {
     if (e.resources.watched())
         add({"cpu_percent", f.cpu_percent, "%", "of the host's logical cores", GPUBENCH_BETTER_UNSTATED});
     if (f.energy) add({"energy_per_run_j", f.energy->per_run_j, "J", "", GPUBENCH_BETTER_LOWER});
+    if (f.cpu_energy_per_run_j)
+        add({"cpu_energy_per_run_j", *f.cpu_energy_per_run_j, "J", "CPU packages", GPUBENCH_BETTER_LOWER});
+    if (f.node_energy_per_run_j)
+        add({"node_energy_per_run_j", *f.node_energy_per_run_j, "J",
+             f.node_gpu == "none"   ? "CPU packages (no GPU)"
+             : f.node_gpu == "idle" ? "CPU packages + GPU board at idle"
+                                    : "CPU packages + GPU board",
+             GPUBENCH_BETTER_LOWER});
     if (f.energy && f.energy->gflops_per_j > 0)
         add({"gflops_per_j", f.energy->gflops_per_j, "GFLOP/J", "", GPUBENCH_BETTER_HIGHER});
 }
@@ -80,7 +128,9 @@ std::vector<double> end_to_end_samples(const Timing::Samples &s) {
     return total;
 }
 
-RunBasis this_host_run() { return {logical_cores()}; }
+RunBasis this_host_run() {
+    return {logical_cores(), true, std::nullopt, "measured as a sweep starts: its results file's header has it"};
+}
 
 EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     EntryFigures f;
@@ -96,6 +146,7 @@ EntryFigures entry_figures(const Measurement &e, const RunBasis &run) {
     f.cpu_cores = e.resources.cpu_cores();
     f.cpu_percent = run.logical_cores > 0 ? 100.0 * f.cpu_cores / double(run.logical_cores) : 0.0;
     energy(e, f);
+    node_energy(e, run, f);
     f.flags = entry_flags(e);
     f.work_mismatch = counted_work_mismatch(e);
     figure_metrics(e, f);

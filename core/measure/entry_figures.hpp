@@ -16,16 +16,23 @@
 namespace gpubench {
 
 // What the figures take from the run beside the entry itself: a results file's header
-// (host.logical_cores), or this host while measuring (this_host_run()).
+// (host.logical_cores, energy.gpu.idle_w), or this host while measuring (this_host_run()).
 struct RunBasis {
     uint64_t logical_cores = 0;  // CPU use as a share of them; 0: unknown (shown as 0%)
+    // What a CPU entry's node power counts for the GPU board: nothing where the sweep had no
+    // GPU (has_gpu false), else its idle power at the sweep's start; nullopt where that is not
+    // known, and why in gpu_idle_note.
+    bool has_gpu = true;
+    std::optional<double> gpu_idle_w;
+    std::string gpu_idle_note;
 };
 RunBasis this_host_run();
 
-// The GPU's energy while sampling, charged to one run at the median run time (NVML's counter
-// is too coarse to time single runs).
+// The GPU board's energy over the entry's energy window (EntryResources::gpu_board_energy),
+// charged to one run at the median run time (NVML's counter is too coarse to time single runs).
 struct EntryEnergy {
     double sampling_j = 0, mean_power_w = 0, per_run_j = 0, gflops_per_j = 0;
+    double window_s = 0;  // the seconds sampling_j was counted over
 };
 
 struct EntryFigures {
@@ -48,15 +55,26 @@ struct EntryFigures {
     std::string peak_level;     // memory-bound: the level it is read against (entry.peak_level)
     double cpu_cores = 0;       // CPU time over wall time while sampling
     double cpu_percent = 0;     // cpu_cores over the run's logical cores, in %
-    std::optional<EntryEnergy> energy;  // nullopt: no energy counter, or sampling too short...
-    std::string energy_note;            // ...and why, where a counter was read
+    std::optional<EntryEnergy> energy;  // nullopt: no energy counter, or its window too short...
+    std::string energy_note;            // ...and why, where a counter was read; or what to know
+    // The CPU packages' power over the entry's energy window (EntryResources::cpu_energy), and
+    // per run at the median run time.
+    std::optional<double> cpu_power_w, cpu_energy_per_run_j;
+    // Node power during a run: the CPU packages' power during the entry's window + the GPU
+    // board's, its own reading for a GPU entry, its idle power (RunBasis) for a CPU entry. Times
+    // a run's time, that run's node energy: node_energy_per_run_j at the median run time.
+    std::optional<double> node_power_w, node_energy_per_run_j;
+    double node_gpu_power_w = 0;  // the GPU board's part of node_power_w...
+    std::string node_gpu;         // ...and where it came from: "measured", "idle" or "none" (no GPU)
+    std::string node_note;        // why there is no node power, where there is none
     // What a reader must know before trusting the numbers, as short words: the flag checks
     // that found something (checks/check.hpp).
     std::vector<std::string> flags;
     // --counters: where the counted work disagrees with the declared (work_mismatch.hpp).
     std::string work_mismatch;
     // The entry's metrics, then the scalar figures above as measured metrics: the headline
-    // throughput, % of peak, CPU use, energy per run and GFLOP/J, where known. Every writer's
+    // throughput, % of peak, CPU use, energy per run (the GPU board's, the CPU packages', the
+    // node's) and GFLOP/J, where known. Every writer's
     // metric columns show this list (report_metrics), so a new figure is a line of entry_figures.cpp.
     std::vector<EntryMetric> metrics;
 };

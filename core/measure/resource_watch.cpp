@@ -8,7 +8,8 @@
 
 namespace gpubench {
 
-ResourceWatch::ResourceWatch(const PhaseTimer &timer) : timer_(timer) {
+ResourceWatch::ResourceWatch(const PhaseTimer &timer, const CpuEnergySource *cpu)
+    : timer_(timer), energy_(timer, cpu) {
     reset_peak_rss();
     if (const auto memory = timer_.device_memory()) {
         resources_.on_device = true;
@@ -22,17 +23,20 @@ void ResourceWatch::note_device_memory() {
         peak_used_ = std::max(peak_used_, memory->total - memory->free);
 }
 
-std::optional<double> EntryResources::sampling_energy_j() const {
+std::optional<EnergyWindow> EntryResources::gpu_board_energy() const {
+    if (gpu_energy) return gpu_energy;
     if (!gpu_before || !gpu_after || !gpu_before->energy_mj || !gpu_after->energy_mj ||
-        *gpu_after->energy_mj <= *gpu_before->energy_mj || sampling_wall_s < energy_window_min_s)
+        *gpu_after->energy_mj <= *gpu_before->energy_mj)
         return std::nullopt;
-    return static_cast<double>(*gpu_after->energy_mj - *gpu_before->energy_mj) / 1000.0;
+    return EnergyWindow{static_cast<double>(*gpu_after->energy_mj - *gpu_before->energy_mj) / 1000.0,
+                        sampling_wall_s};
 }
 
-void ResourceWatch::begin_sampling() {
+void ResourceWatch::begin_sampling(bool energy_aligned) {
     note_device_memory();
     resources_.gpu_before = timer_.gpu_state();
     resources_.gpu_state_note = timer_.gpu_state_note();
+    energy_.begin(energy_aligned);  // its wait for the counter is not sampling's
     host_load_.begin();
     usage_before_ = process_usage();  // after the reads above: their faults are not sampling's
     sampling_began_ = std::chrono::steady_clock::now();
@@ -40,6 +44,7 @@ void ResourceWatch::begin_sampling() {
 
 void ResourceWatch::end_sampling(double device_timed_s, size_t run_calls) {
     resources_.sampling_wall_s = seconds_since(sampling_began_);
+    energy_.end(resources_);
     const ProcessUsage usage = process_usage();
     resources_.sampling_cpu_s = usage.cpu_s - usage_before_.cpu_s;
     // A run() that takes fresh memory each call (a temporary array above malloc's mmap

@@ -3,6 +3,7 @@
 // GPU was while it was sampled.
 #pragma once
 
+#include "energy_windows.hpp"
 #include "gpubench/descriptor.hpp"
 #include "host_load.hpp"
 #include "host_resources.hpp"
@@ -38,10 +39,23 @@ struct EntryResources {
     bool throttled() const {
         return (gpu_before && gpu_before->throttled()) || (gpu_after && gpu_after->throttled());
     }
-    // Joules the GPU used while sampling, from NVML's energy counter; nullopt without it, or
-    // when sampling was too short for the counter (which advances in steps of milliseconds).
-    std::optional<double> sampling_energy_j() const;
-    static constexpr double energy_window_min_s = 0.2;
+    // The GPU board's energy over a window aligned to NVML's counter, and the CPU packages'
+    // (cpu_energy.hpp) over the same window, or over the sampling for a CPU entry; absent where
+    // not read (energy_windows.hpp). The notes say why not, or what to know (not aligned).
+    std::optional<EnergyWindow> gpu_energy, cpu_energy;
+    std::string gpu_energy_note, cpu_energy_note;
+    // A GPU window this long at least, which sampling goes on for (sampling.hpp): NVML's
+    // counter steps about every 100 ms on an H200, and a window read at two of its steps 0.5 s
+    // apart is timed to a read's 4 ms, under 1% of it.
+    static constexpr double energy_window_min_s = 0.5;
+    // A CPU window this long at least: RAPL's counters are updated about every millisecond, a
+    // few percent of 50 ms.
+    static constexpr double cpu_energy_window_min_s = 0.05;
+    // Files from before the window: the counter as sampling began and ended, over the sampling's
+    // wall time, read where that lasted this long.
+    static constexpr double earlier_energy_window_min_s = 0.2;
+    // The GPU board's window: gpu_energy, else (a file from before it) the earlier reading.
+    std::optional<EnergyWindow> gpu_board_energy() const;
     double cpu_cores() const { return sampling_wall_s > 0 ? sampling_cpu_s / sampling_wall_s : 0; }
     // Whether they were watched: an entry sampled has a sampling wall time; one never sampled,
     // and an entry of a file from before resources were recorded, has none.
@@ -49,12 +63,15 @@ struct EntryResources {
 };
 
 // Reads device memory at chosen points (before setup, then after each stage) and keeps the
-// peak; times the sampling loop with the CPU time spent in it.
+// peak; times the sampling loop with the CPU time spent in it, and reads the energy over it.
 class ResourceWatch {
 public:
-    explicit ResourceWatch(const PhaseTimer &timer);  // call before setup
+    // Call before setup. `cpu`: the CPU packages' energy source, nullptr where there is none.
+    explicit ResourceWatch(const PhaseTimer &timer, const CpuEnergySource *cpu = host_cpu_energy());
     void note_device_memory();                       // a point where the entry holds its memory
-    void begin_sampling();
+    // energy_aligned: sampling may go on for the GPU's energy window (EnergyWindows::begin).
+    void begin_sampling(bool energy_aligned);
+    EnergyWindows &energy_windows() { return energy_; }
     // device_timed_s: the sum of the timed phases of the samples; run_calls: how many run()
     // calls sampling made (traced checks and discarded cycles included), for values per run.
     void end_sampling(double device_timed_s, size_t run_calls);
@@ -70,6 +87,7 @@ private:
     std::chrono::steady_clock::time_point sampling_began_{};
     ProcessUsage usage_before_;
     HostLoadWatch host_load_;
+    EnergyWindows energy_;
     std::vector<Metric> metrics_;
 };
 

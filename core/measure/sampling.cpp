@@ -66,7 +66,8 @@ public:
     }
 
     void take_samples(ResourceWatch &watch) {
-        watch.begin_sampling();
+        // Sampling goes on for the GPU's energy window, but for a fixed count of runs.
+        watch.begin_sampling(!lockstep_ && !options_.profile_runs);
         struct EndSampling {  // on every way out of the loop below
             ResourceWatch &watch;
             const double &timed;
@@ -98,9 +99,17 @@ public:
                                       std::to_string(options_.profile_runs) + " calls of run() (--runs)";
                 break;
             }
-            timing_.stop_reason = rule.check(timing_.samples.run, measured_, sampling_s(),
-                                             timing_.noise.median_rel_stderr, timing_.noise.converged);
-            if (!timing_.stop_reason.empty()) break;
+            if (timing_.stop_reason.empty())
+                timing_.stop_reason = rule.check(timing_.samples.run, measured_, sampling_s(),
+                                                 timing_.noise.median_rel_stderr, timing_.noise.converged);
+            if (timing_.stop_reason.empty() || sample_on_for_energy(watch.energy_windows())) continue;
+            break;
+        }
+        if (energy_samples_ > 0) {
+            timing_.stop_reason += format_text("; then %zu samples more, for the GPU's energy window (%.2g s at "
+                                               "least, ending at a change of NVML's counter)",
+                                               energy_samples_, EntryResources::energy_window_min_s);
+            record_noise();
         }
         // Sampling that ended before its first traced cycle gets one now.
         if (checks_traced() && !traced_any_) traced_check();
@@ -182,11 +191,24 @@ private:
     // The stop of sampling in lock-step across ranks: --min-samples cycles, the same on every
     // rank whatever their times (the noise is still recorded).
     void lockstep_stop() {
-        timing_.noise.median_rel_stderr = median_relative_standard_error(timing_.samples.run);
-        timing_.noise.converged = options_.max_noise <= 0 || timing_.noise.median_rel_stderr <= options_.max_noise;
+        record_noise();
         timing_.stop_reason = "a fixed count across " + std::to_string(options_.world.ranks) +
                               " ranks: " + std::to_string(options_.min_samples) +
                               " samples (--min-samples) on each, as every rank must call run() alike";
+    }
+    // The noise of all the samples, where no stop rule's check read it last.
+    void record_noise() {
+        timing_.noise.median_rel_stderr = median_relative_standard_error(timing_.samples.run);
+        timing_.noise.converged = options_.max_noise <= 0 || timing_.noise.median_rel_stderr <= options_.max_noise;
+    }
+    // After the stop rule: cycles go on, kept as samples, until the GPU's energy window has lasted
+    // EntryResources::energy_window_min_s and NVML's counter changed once more; --max-time ends
+    // them all the same (sampling.hpp).
+    bool sample_on_for_energy(EnergyWindows &energy) {
+        if (!energy.extends() || sampling_s() >= options_.max_time_s) return false;
+        const bool more = energy.gpu_window_s() < EntryResources::energy_window_min_s || !energy.close_at_change();
+        energy_samples_ += more;
+        return more;
     }
     void ran() {
         ++runs_done_;
@@ -226,6 +248,8 @@ private:
         Timing::Samples &s = timing_.samples;
         for (auto *series : {&s.upload, &s.run, &s.download, &s.run_host_in_cycle}) series->clear();
         measured_ = timed_ = 0;
+        timing_.stop_reason.clear();  // the rule decides again on the samples to come
+        energy_samples_ = 0;
     }
 
     // Its times are not kept; one that would outlast the sampling time is not run (sampling.hpp).
@@ -259,6 +283,7 @@ private:
     double measured_ = 0, timed_ = 0, host_ = 0, last_cycle_s_ = 0, back_to_back_s_ = 0,
            last_run_wall_s_ = 0;  // the last sampled run(): its call and its wait
     bool traced_any_ = false;
+    size_t energy_samples_ = 0;  // taken after the stop rule, for the GPU's energy window
 };
 
 }  // namespace

@@ -16,7 +16,10 @@ namespace gpubench {
 // When sampling stops: at least min_samples and min_time of measured time, and the median's
 // relative standard error below max_noise (when > 0); at most max_samples or max_time.
 // Returns the reason it stops, or "" to go on; sets noise and converged when it stops. (An
-// entry measured across ranks stops at min_samples instead, on every rank alike.)
+// entry measured across ranks stops at min_samples instead, on every rank alike.) A GPU entry
+// whose board has an energy counter then samples on, past max_samples but never past max_time,
+// until its energy window (energy_windows.hpp) has lasted EntryResources::energy_window_min_s
+// and ended at a change of the counter: the runs are repeated until the window is long enough.
 struct StopRule {
     size_t min_samples, max_samples;
     double min_time_s, max_noise, max_time_s;

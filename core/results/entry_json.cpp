@@ -6,6 +6,7 @@
 #include "roofline.hpp"
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 namespace gpubench {
@@ -42,7 +43,7 @@ void from_json(const json &j, Ceiling &c) {
     if (!j.contains("level_margin")) c.level_margin = c.margin;  // files from before levels: one margin
 }
 
-GPUBENCH_JSON_FIELDS(EntryEnergy, sampling_j, mean_power_w, per_run_j, gflops_per_j)
+GPUBENCH_JSON_FIELDS(EntryEnergy, sampling_j, mean_power_w, per_run_j, gflops_per_j, window_s)
 
 void from_json(const json &j, Timing &t) {
     t.noise.max_noise = 0;  // files from before the noise criterion: none was asked for (never "noisy")
@@ -140,11 +141,18 @@ void read_throughput(const json &t, Measurement &e) {
     json_fields::get(t, "ceiling", e.ceiling);
 }
 
-// "energy" (entry_figures.hpp): null without an energy counter.
+// "energy" (entry_figures.hpp): the GPU board's figures, or why none ("note"); the CPU
+// packages' ("cpu"); the node's, or why none ("node"). Null without any.
 json energy_json(const EntryFigures &f) {
-    if (f.energy) return *f.energy;
-    if (!f.energy_note.empty()) return {{"note", f.energy_note}};
-    return nullptr;
+    json energy = f.energy ? json(*f.energy) : json::object();
+    if (!f.energy_note.empty()) energy["note"] = f.energy_note;
+    if (f.cpu_power_w) energy["cpu"] = {{"power_w", *f.cpu_power_w}, {"per_run_j", *f.cpu_energy_per_run_j}};
+    if (f.node_power_w)
+        energy["node"] = {{"power_w", *f.node_power_w}, {"per_run_j", *f.node_energy_per_run_j},
+                          {"gpu_power_w", f.node_gpu_power_w}, {"gpu", f.node_gpu}};
+    else if (!f.node_note.empty())
+        energy["node"] = {{"note", f.node_note}};
+    return energy.empty() ? json(nullptr) : energy;
 }
 
 }  // namespace
@@ -212,9 +220,18 @@ void from_json(const json &j, ThreadAudit &a) { get_thread_audit(j, a); }
 
 // The fields every entry's resources have, and those of GPU entries (EntryResources::on_device).
 GPUBENCH_JSON_FIELDS_AS(EntryResources, put_host_fields, get_host_fields, sampling_wall_s,
-                        sampling_cpu_s, peak_rss_bytes, gpu_before, gpu_after, host_load)
+                        sampling_cpu_s, peak_rss_bytes, gpu_before, gpu_after, host_load, gpu_energy, cpu_energy)
 GPUBENCH_JSON_FIELDS_AS(EntryResources, put_device_fields, get_device_fields,
                         device_allocated_bytes, device_used_bytes, device_total_bytes, gpu_busy)
+
+namespace {
+// The resources' notes by key, written where there is one (as const or not: `Resources`).
+template <class Resources>
+auto resource_notes(Resources &r) {
+    return std::array{std::pair{"gpu_state_note", &r.gpu_state_note}, std::pair{"gpu_energy_note", &r.gpu_energy_note},
+                      std::pair{"cpu_energy_note", &r.cpu_energy_note}};
+}
+}  // namespace
 
 void to_json(json &j, const EntryResources &r) {
     put_host_fields(j, r);
@@ -222,7 +239,8 @@ void to_json(json &j, const EntryResources &r) {
     for (const auto &[key, state] : {std::pair{"gpu_before", &r.gpu_before}, {"gpu_after", &r.gpu_after}})
         if (*state && (*state)->throttle_reasons) j[key]["throttled"] = (*state)->throttled();
     if (r.gpu_before || r.gpu_after) j["throttled"] = r.throttled();
-    if (!r.gpu_state_note.empty()) j["gpu_state_note"] = r.gpu_state_note;
+    for (const auto &[key, note] : resource_notes(r))
+        if (!note->empty()) j[key] = *note;
     if (r.host_load) {
         j["host_load"]["contended"] = r.host_load->contended();
         if (r.host_load->contended()) j["host_load"]["reason"] = r.host_load->reason();
@@ -233,11 +251,14 @@ void from_json(const json &j, EntryResources &r) {
     get_host_fields(j, r);
     r.on_device = j.contains("gpu_busy");
     get_device_fields(j, r);
-    json_fields::get(j, "gpu_state_note", r.gpu_state_note);
+    for (const auto &[key, note] : resource_notes(r)) json_fields::get(j, key, *note);
 }
 
-void to_json(json &entry, const Measurement &e) {
-    const EntryFigures f = entry_figures(e, this_host_run());
+namespace {
+
+// A measurement's entry, its figures derived on `run`.
+void put_measurement(json &entry, const Measurement &e, const RunBasis &run) {
+    const EntryFigures f = entry_figures(e, run);
     entry = {{"plugin", e.plugin},
              {"size", e.size},
              {"params", e.settings.params},
@@ -270,6 +291,10 @@ void to_json(json &entry, const Measurement &e) {
     if (json energy = energy_json(f); !energy.is_null()) entry["energy"] = std::move(energy);
 }
 
+}  // namespace
+
+void to_json(json &entry, const Measurement &e) { put_measurement(entry, e, this_host_run()); }
+
 void from_json(const json &entry, Measurement &e) {
     const auto identity = entry.get<EntryIdentity>();  // as merge and resume match entries
     e.plugin = identity.plugin;
@@ -294,13 +319,17 @@ void from_json(const json &entry, Measurement &e) {
         read_throughput(*throughput, e);
 }
 
-void to_json(json &entry, const EntryResult &e) {
-    to_json(entry, static_cast<const Measurement &>(e));
+json entry_json(const EntryResult &e, const RunBasis &run) {
+    json entry;
+    put_measurement(entry, e, run);
     put_sweep_notes(entry, e.sweep);
     // The harness's share of the entry's wall time, where the runner timed it.
     if (e.sweep.entry_wall_s > 0)
         entry["harness"]["overhead_s"] = std::max(0.0, e.sweep.entry_wall_s - e.plugin_time_s);
+    return entry;
 }
+
+void to_json(json &entry, const EntryResult &e) { entry = entry_json(e, this_host_run()); }
 
 void from_json(const json &entry, EntryResult &e) {
     from_json(entry, static_cast<Measurement &>(e));

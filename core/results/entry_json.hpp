@@ -10,6 +10,7 @@
 #pragma once
 
 #include "host_load.hpp"
+#include "entry_figures.hpp"
 #include "host_share.hpp"
 #include "json_fields.hpp"
 #include "measure.hpp"
@@ -34,6 +35,7 @@ void to_json(nlohmann::json &json, const Metric &metric);
 void from_json(const nlohmann::json &json, Metric &metric);
 void to_json(nlohmann::json &json, const EntryMetric &metric);
 void from_json(const nlohmann::json &json, EntryMetric &metric);
+GPUBENCH_JSON_FIELDS(EnergyWindow, joules, seconds)
 GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores, others_cores,
                      own_wait_s, wait_share, host_cores)
 
@@ -59,7 +61,10 @@ void from_json(const nlohmann::json &json, Measurement &measurement);
 
 // A recorded entry: its measurement, and the runner's notes (SweepNotes) in the keys they
 // belong beside: "harness" (its times where known, with overhead_s beyond plugin_time_s), each
-// of "devices" (name, uuid and pci_bus_id where known), "host_share", "shard".
+// of "devices" (name, uuid and pci_bus_id where known), "host_share", "shard". Its figures are
+// derived on `run`: a results file's entries on its header's (ResultsFile::add_entry), as its
+// readers derive them; to_json's on this host's (this_host_run()).
+nlohmann::json entry_json(const EntryResult &entry, const RunBasis &run);
 void to_json(nlohmann::json &json, const EntryResult &entry);
 // Reads every shape of entry the schema accepts, from files of every earlier writer: a field
 // a file lacks keeps the member's default (no noise criterion where "noise" is missing).

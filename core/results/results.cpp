@@ -4,6 +4,7 @@
 #include "declared_params.hpp"
 #include "file_text.hpp"
 #include "json_fields.hpp"
+#include "results_model.hpp"
 #include "shard_plan.hpp"
 #include "text_format.hpp"
 
@@ -149,6 +150,10 @@ std::optional<EntryResult> ResultsFile::find_entry(const EntryIdentity &identity
 void ResultsFile::add_entry(const json &entry) {
     change({{"entry", entry}});
     index_entry(document_["entries"].size() - 1);
+}
+
+void ResultsFile::add_entry(const EntryResult &entry) {
+    add_entry(entry_json(entry, run_header(document_, path_.string()).basis()));
 }
 
 void ResultsFile::finish() {

@@ -78,6 +78,9 @@ public:
 
     void add_plugin(const nlohmann::json &plugin);  // once per plugin name
     void add_entry(const nlohmann::json &entry);  // a merged file's "missing" loses it
+    // A measured entry, its figures derived on this file's header (RunHeader::basis()), as
+    // every reader of the file derives them.
+    void add_entry(const EntryResult &entry);
     // Sets the header's field at `where` (its objects made where missing): a figure known only
     // once the sweep ends (a shard's actual wall time).
     void set_field(const nlohmann::json::json_pointer &where, nlohmann::json value);

@@ -153,7 +153,21 @@ RunHeader run_header(const json &document, const std::string &file) {
         if (arg.is_string()) h.command_line.push_back(arg.get<std::string>());
     h.options = document.value("options", json::object());
     h.resumed = document.contains("resumed");
+    // The energy sources: the file's, else (a file from before them, continued) its latest continuation's.
+    const json *energy = document.contains("energy") ? &document.at("energy") : nullptr;
+    if (const json &resumed = document.value("resumed", json::array());
+        !energy && !resumed.empty() && resumed.back().contains("energy"))
+        energy = &document.at("resumed").back().at("energy");
+    if (energy && energy->is_object()) h.energy = energy->get<SweepEnergy>();
     return h;
+}
+
+RunBasis RunHeader::basis() const {
+    RunBasis basis{logical_cores, !gpus.empty(), std::nullopt, ""};
+    if (energy && energy->gpu.idle_w) basis.gpu_idle_w = energy->gpu.idle_w;
+    else if (!energy) basis.gpu_idle_note = "a file from before idle powers were measured";
+    else basis.gpu_idle_note = energy->gpu.source ? "not measured" : energy->gpu.reason;
+    return basis;
 }
 
 const RecordedRoofline *RunHeader::roofline_of(const EntryResult &entry) const {

@@ -8,6 +8,7 @@
 #include "entry_figures.hpp"
 #include "file_text.hpp"
 #include "gpu.hpp"
+#include "idle_power.hpp"
 #include "json_schema.hpp"
 #include "measure.hpp"
 #include "roofline.hpp"
@@ -76,6 +77,8 @@ struct RunHeader {
     nlohmann::json options = nlohmann::json::object();  // the file's "options", as written
     bool resumed = false;           // continued with --resume (the file's "resumed")
     std::vector<RecordedRoofline> rooflines;  // the GPUs' in the header's order, then the host's
+    // The energy sources and their idle powers (idle_power.hpp); absent in files from before.
+    std::optional<SweepEnergy> energy;
     // How long the sweep took: when its last entry finished after the runner started
     // (harness.finished_after_s), per shard in a merged file (shard -1: a whole sweep). Empty
     // for a file continued with --resume, whose runs each count from their own start.
@@ -88,7 +91,9 @@ struct RunHeader {
     std::string gpu_list() const;   // "2 x NVIDIA H100 80GB HBM3", "" without a GPU
     std::string build() const;      // "Release, GNU 12.2.0, nvcc 13.0.88, gpubench 0.1.0"
     std::string wall_time() const;  // "71.2 s", or "shard 0: 71.2 s, shard 1: 69.8 s (...)"
-    RunBasis basis() const { return {logical_cores}; }  // what its entries' figures take from it
+    // What its entries' figures take from it: the host's cores, and the GPU board's idle power
+    // for a CPU entry's node energy.
+    RunBasis basis() const;
     // The roofline of the device `entry` ran on: its first GPU's (by name where the sweep
     // probed it, else by index), or the host's for a CPU entry; nullptr where none is recorded.
     const RecordedRoofline *roofline_of(const EntryResult &entry) const;

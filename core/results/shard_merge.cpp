@@ -85,8 +85,8 @@ json shard_context(const Shard &shard, const ShardTiming &timing) {
                     {"file", shard.file->name},
                     {"source", shard.record.source},
                     {"costs", shard.record.costs}};
-    for (const char *key : {"created", "command_line", "host", "gpu", "gpus", "options", "resumed"})
-        if (d.contains(key)) context[key] = d.at(key);  // each but gpus and resumed is in every file
+    for (const char *key : {"created", "command_line", "host", "gpu", "gpus", "options", "resumed", "energy"})
+        if (d.contains(key)) context[key] = d.at(key);  // each but gpus, resumed and energy is in every file
     if (timing.predicted_s) context["predicted_s"] = *timing.predicted_s;
     if (timing.actual_s) context["actual_s"] = *timing.actual_s;
     return context;
