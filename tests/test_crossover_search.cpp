@@ -126,3 +126,40 @@ TEST_CASE("the runner refuses --find-crossover beside --shard and --profile", "[
     CHECK(profile.status == 2);
     CHECK_THAT(profile.output, Catch::Contains("--find-crossover has no place beside it"));
 }
+
+TEST_CASE("the energy crossover: from each entry's node power over its runs, and why none without a CPU source",
+          "[crossover][energy]") {
+    // The CPU draws 150 W in its packages while it computes (GPU board idle at 70 W), the GPU
+    // entry 300 W on its board and 60 W in the CPU packages: per result the GPU spends 360 W x
+    // its time, the CPU 220 W x its, so the GPU uses less energy from where 360 t_gpu < 220 t_cpu.
+    json document = vecadd_study({100, 1000, 3000, 10000, 30000, 100000, 1000000}, 0.01, 4);
+    document["energy"] = {{"gpu", {{"source", "NVML energy counter of GPU 0 (test)"}, {"idle_w", 70.0}}},
+                          {"cpu", {{"source", "powercap intel-rapl: 1 package (test)"}, {"idle_w", 20.0}}}};
+    for (json &entry : document["entries"]) {
+        const bool gpu = entry["plugin"] == "vecadd_cuda";
+        json &resources = entry["resources"];
+        resources["sampling_wall_s"] = 1.0;
+        resources["cpu_energy"] = {{"joules", gpu ? 60.0 : 150.0}, {"seconds", 1.0}};
+        if (gpu) {
+            entry["devices"] = json::array({{{"index", 0}, {"name", "NVIDIA H100 80GB HBM3"}}});
+            resources["gpu_energy"] = {{"joules", 300.0}, {"seconds", 1.0}};
+        }
+    }
+    const std::vector<WorkloadReport> reports = build_report({{"", typed(document)}}, {});
+    INFO(answer_line(reports.at(0)));
+    const Crossover &energy = answer_of(reports[0], "cuda")->energy;
+    REQUIRE(energy.verdict == CrossoverVerdict::from);
+    // 360 (10e-6 + 1e-10 n) = 220 (0.5e-6 + 1e-9 n): n = (3.6e-3 - 0.11e-3) / (220e-9 - 36e-9) = 18,967.
+    CHECK(energy.size.value == Approx(18967).epsilon(0.1));
+    CHECK((energy.size.lo <= 18967 && 18967 <= energy.size.hi));
+    CHECK_THAT(answer_line(reports[0]), Catch::Contains(", and uses less energy from 1"));
+    CHECK(reports[0].columns.front().models.energy.fitted());
+
+    // The same entries without a CPU source: no node energy, and the line says why.
+    document.erase("energy");
+    for (json &entry : document["entries"]) entry["resources"].erase("cpu_energy");
+    const std::vector<WorkloadReport> without = build_report({{"", typed(document)}}, {});
+    CHECK(answer_of(without[0], "cuda")->energy.verdict == CrossoverVerdict::unknown);
+    CHECK_THAT(answer_line(without[0]),
+               Catch::Contains("; no energy crossover (no node energy per result: no CPU package energy counter"));
+}

@@ -90,7 +90,9 @@ public:
                 restart();
                 continue;
             }
-            keep(c);
+            // The energy window's cycles past --max-samples run uncounted: a file keeps at most that many.
+            if (timing_.stop_reason.empty() || timing_.samples.run.size() < options_.max_samples) keep(c);
+            else timed_ += c.run + std::max(c.up, 0.0) + std::max(c.down, 0.0);
             time_back_to_back_host(false);
             if (options_.profile_runs) {  // a profile run: the count alone decides
                 if (timing_.samples.run.size() < options_.profile_runs) continue;
@@ -106,8 +108,9 @@ public:
             break;
         }
         if (energy_samples_ > 0) {
-            timing_.stop_reason += format_text("; then %zu samples more, for the GPU's energy window (%.2g s at "
-                                               "least, ending at a change of NVML's counter)",
+            timing_.stop_reason += format_text("; then %zu cycles more, for the GPU's energy window (%.2g s at "
+                                               "least, ending at a change of NVML's counter; kept as samples up to "
+                                               "max_samples)",
                                                energy_samples_, EntryResources::energy_window_min_s);
             record_noise();
         }

@@ -79,6 +79,15 @@ nlohmann::json model_json(const CostModel &m, const Series &inputs) {
             {"inputs", std::move(points)}};
 }
 
+// Why the entries have no node energy: the first note of one without it.
+std::string node_energy_absence(const WorkloadReport &report) {
+    for (const ReportColumn &c : report.columns)
+        for (const auto &[size, point] : c.points)
+            if (!point.figures.node_power_w && !point.figures.node_note.empty())
+                return point.figures.node_note.substr(point.figures.node_note.rfind("n/a: ", 0) == 0 ? 5 : 0);
+    return "no CPU energy source";
+}
+
 }  // namespace
 
 std::string crossover_size_text(const Crossover &c) {
@@ -124,6 +133,8 @@ Series column_series(const ReportColumn &column, Compared compared) {
         if (compared == Compared::compute)
             samples = t.per_launch.samples.empty() ? t.samples.run : t.per_launch.samples;
         if (compared == Compared::end_to_end) samples = end_to_end_samples(t.samples);
+        if (compared == Compared::energy && point.figures.node_power_w)  // each run's node energy
+            for (double run : t.samples.run) samples.push_back(run * *point.figures.node_power_w);
         if (!samples.empty()) series.points.push_back({size, std::move(samples), point.entry.ceiling.level});
     }
     return series;
@@ -147,7 +158,7 @@ void answer_workload(WorkloadReport &report) {
             const bool no_energy = empty(series) || std::all_of(cpus.begin(), cpus.end(), empty);
             if (cpus.empty()) crossover.why = "no CPU backend was measured";
             else if (compared == Compared::energy && crossover.verdict == CrossoverVerdict::unknown && no_energy)
-                crossover.why = "no node energy per result: no CPU energy source";
+                crossover.why = "no node energy per result: " + node_energy_absence(report);
         }
         report.answers.push_back(std::move(answer));
     }
