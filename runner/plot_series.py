@@ -134,6 +134,7 @@ def model_at(model, size):
         edge = knot ** model["exponent"]
         figure += slope * min(max(work - below, 0.0), edge - below)
         below = edge
+    figure += sum(jump for step, jump in zip(model.get("steps", []), model.get("jumps", [])) if size > step)
     return figure + model["slopes"][-1] * max(0.0, work - below)
 
 

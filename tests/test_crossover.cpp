@@ -189,3 +189,27 @@ TEST_CASE("measuring where sizes_to_refine says narrows the interval to 25% arou
     CHECK(rounds < 8);
     CHECK((c.size.lo <= true_crossover && true_crossover <= c.size.hi));
 }
+
+TEST_CASE("a backend that changes its algorithm jumps: the crossover is the last, past the jump", "[crossover]") {
+    // A GPU sort: 10 us up to 4,800 keys in one block, 40 us after (its multi-pass sort); the CPU
+    // meets it at 3,000 and again at 10,000 (0.5 us + 4 ns a key). From 10,000 on the GPU wins.
+    const Truth gpu = [](double n) { return (n <= 4800 ? 10e-6 : 40e-6) + n * 1e-11; };
+    const Truth cpu = [](double n) { return 0.5e-6 + n * 4e-9; };
+    std::mt19937_64 random(9);
+    std::vector<uint64_t> sizes = log_sizes(100, 1e6, 13);
+    for (uint64_t n : {3000, 4000, 4500, 5200, 6000, 8000, 9000, 11000, 12500}) sizes.push_back(n);
+    std::sort(sizes.begin(), sizes.end());
+    const Series g = simulated("thrust", gpu, sizes, 0.02, 0.01, random);
+    const Series c = simulated("omp", cpu, sizes, 0.02, 0.02, random);
+    const CostModel model = fit_cost_model(fit_points(g));
+    REQUIRE(model.steps.size() == 1);
+    CHECK((model.steps[0] > 4500 && model.steps[0] < 5200));
+    CHECK(model.jumps[0] == Approx(30e-6).epsilon(0.15));
+    const Crossover crossing = find_crossover(g, {c});
+    REQUIRE(crossing.verdict == CrossoverVerdict::from);
+    const double last = (40e-6 - 0.5e-6) / (4e-9 - 1e-11);  // 9,900
+    CHECK(crossing.size.value == Approx(last).epsilon(0.05));
+    // Smooth series get no step (the coverage case above: 5 of its 2000 fits have one).
+    const Series smooth = simulated("omp", cpu_time, log_sizes(100, 1e6, 9), 0.04, 0.05, random);
+    CHECK(fit_cost_model(fit_points(smooth)).steps.empty());
+}

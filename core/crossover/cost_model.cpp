@@ -11,17 +11,19 @@ namespace gpubench {
 
 namespace {
 
-// The work of `size` within each segment: the model's design row, latency first.
-std::vector<double> design_row(double size, double exponent, const std::vector<double> &knots) {
+// The model's design row at `size`: the latency's 1, the work within each segment, then
+// whether each step is passed.
+std::vector<double> design_row(double size, double exponent, const ModelForm &form) {
     const double work = std::pow(size, exponent);
     std::vector<double> row{1.0};
     double below = 0;  // where the segment starts, in work
-    for (double knot : knots) {
+    for (double knot : form.knots) {
         const double edge = std::pow(knot, exponent);
         row.push_back(std::clamp(work - below, 0.0, edge - below));
         below = edge;
     }
     row.push_back(std::max(0.0, work - below));
+    for (double step : form.steps) row.push_back(size > step ? 1.0 : 0.0);
     return row;
 }
 
@@ -75,21 +77,23 @@ std::vector<double> non_negative_fit(const std::vector<std::vector<double>> &row
     return x;
 }
 
-// The model of `points` with this exponent and these knots, and its sum of squared relative errors.
-CostModel linear_part(const std::vector<FitPoint> &points, double exponent, const std::vector<double> &knots,
+// The model of `points` with this exponent and form, and its sum of squared relative errors.
+CostModel linear_part(const std::vector<FitPoint> &points, double exponent, const ModelForm &form,
                       double &relative_sse) {
     std::vector<std::vector<double>> rows;
     for (const FitPoint &p : points) {
-        std::vector<double> row = design_row(p.size, exponent, knots);
+        std::vector<double> row = design_row(p.size, exponent, form);
         for (double &v : row) v /= p.figure;
         rows.push_back(std::move(row));
     }
     const std::vector<double> c = non_negative_fit(rows);
     CostModel model;
     model.exponent = exponent;
-    model.knots = knots;
+    model.knots = form.knots, model.steps = form.steps;
     model.latency = c.front();
-    model.slopes.assign(c.begin() + 1, c.end());
+    const auto first_jump = c.end() - static_cast<std::ptrdiff_t>(form.steps.size());
+    model.slopes.assign(c.begin() + 1, first_jump);
+    model.jumps.assign(first_jump, c.end());
     relative_sse = 0;
     for (const FitPoint &p : points) relative_sse += std::pow(model.at(p.size) / p.figure - 1, 2);
     return model;
@@ -107,7 +111,7 @@ std::map<double, double> figure_by_size(const std::vector<FitPoint> &points) {
     return by_size;
 }
 
-// The leave-out errors of the form `knots` over `points`.
+// The leave-out errors of the model's form over `points`.
 void judge_by_leaving_out(const std::vector<FitPoint> &points, CostModel &model) {
     const std::map<double, double> by_size = figure_by_size(points);
     std::vector<double> errors;
@@ -115,7 +119,7 @@ void judge_by_leaving_out(const std::vector<FitPoint> &points, CostModel &model)
         std::vector<FitPoint> rest;
         for (const FitPoint &p : points)
             if (p.size != it->first) rest.push_back(p);
-        const CostModel without = refit_cost_model(rest, model.knots);
+        const CostModel without = refit_cost_model(rest, model.form());
         if (without.fitted()) errors.push_back(std::abs(without.at(it->first) / it->second - 1));
     }
     model.leave_out_sizes = errors.size();
@@ -136,23 +140,47 @@ std::vector<double> level_breaks(std::vector<FitPoint> points) {
     return knots;
 }
 
+double relative_sse(const std::vector<FitPoint> &points, const CostModel &model) {
+    double sse = 0;
+    for (const FitPoint &p : points) sse += std::pow(model.at(p.size) / p.figure - 1, 2);
+    return sse;
+}
+
+// `form` with one step more, in the gap between consecutive distinct sizes (two at least on
+// either side) where it fits best; nullopt where no gap has that many sizes around it.
+std::optional<ModelForm> with_best_step(const std::vector<FitPoint> &points, const ModelForm &form) {
+    std::vector<double> sizes;
+    for (const auto &[size, figure] : figure_by_size(points)) sizes.push_back(size);
+    std::optional<ModelForm> best;
+    double best_sse = std::numeric_limits<double>::infinity();
+    for (size_t i = 2; i + 2 <= sizes.size(); ++i) {
+        ModelForm candidate = form;
+        candidate.steps.push_back(std::sqrt(sizes[i - 1] * sizes[i]));
+        std::sort(candidate.steps.begin(), candidate.steps.end());
+        const double sse = relative_sse(points, refit_cost_model(points, candidate));
+        if (sse < best_sse) best = std::move(candidate), best_sse = sse;
+    }
+    return best;
+}
+
 }  // namespace
 
 double CostModel::at(double size) const {
     if (!fitted()) return 0;
-    const std::vector<double> row = design_row(size, exponent, knots);
+    const std::vector<double> row = design_row(size, exponent, form());
     double t = latency;
     for (size_t k = 0; k < slopes.size(); ++k) t += slopes[k] * row[k + 1];
+    for (size_t j = 0; j < jumps.size(); ++j) t += jumps[j] * row[slopes.size() + 1 + j];
     return t;
 }
 
-CostModel refit_cost_model(const std::vector<FitPoint> &points, const std::vector<double> &knots,
+CostModel refit_cost_model(const std::vector<FitPoint> &points, const ModelForm &form,
                            std::optional<double> near_exponent) {
     if (figure_by_size(points).size() < 3) return {};
     // The exponent: the best of a coarse grid (or the one given), then golden-section search around it.
     const auto sse_at = [&](double exponent) {
         double sse = 0;
-        linear_part(points, exponent, knots, sse);
+        linear_part(points, exponent, form, sse);
         return sse;
     };
     constexpr double grid_step = 0.25, lowest = 0.25, highest = 4.0;
@@ -167,9 +195,9 @@ CostModel refit_cost_model(const std::vector<FitPoint> &points, const std::vecto
         else a = c, c = d, fc = fd, d = a + golden * (b - a), fd = sse_at(d);
     }
     double sse = 0;
-    CostModel model = linear_part(points, fc < fd ? c : d, knots, sse);
+    CostModel model = linear_part(points, fc < fd ? c : d, form, sse);
     model.points = points.size();
-    model.parameters = 2 + model.slopes.size();
+    model.parameters = 2 + model.slopes.size() + model.jumps.size();
     double log_sse = 0;
     for (const FitPoint &p : points) log_sse += std::pow(std::log(p.figure / model.at(p.size)), 2);
     model.residual_sd = model.residual_df() ? std::sqrt(log_sse / model.residual_df()) : 0;
@@ -184,14 +212,28 @@ CostModel fit_cost_model(const std::vector<FitPoint> &points) {
     CostModel chosen;
     for (const std::vector<double> &knots : forms) {
         if (points.size() < knots.size() + 4) continue;  // a point more than parameters at least
-        CostModel model = refit_cost_model(points, knots);
+        CostModel model = refit_cost_model(points, {knots, {}});
         if (!model.fitted()) continue;
         judge_by_leaving_out(points, model);
         // A break must earn its place: a lower error where sizes were left out.
         if (!chosen.fitted() || model.leave_out_median_error < chosen.leave_out_median_error * 0.9)
             chosen = std::move(model);
     }
-    if (!chosen.fitted() && figure_by_size(points).size() >= 3) chosen = refit_cost_model(points, {});
+    if (!chosen.fitted()) return figure_by_size(points).size() >= 3 ? refit_cost_model(points, {}) : chosen;
+    // A jump must earn more: a step fits some noise wherever it goes. It must be a fifth of the
+    // figure at least, explain the residuals far beyond chance (F > 20 for its position and size,
+    // sought over every gap), and cut the error at sizes left out by 30%.
+    if (const auto stepped = with_best_step(points, chosen.form()); stepped && points.size() >= chosen.parameters + 3) {
+        CostModel model = refit_cost_model(points, *stepped);
+        bool large = true;
+        for (size_t j = 0; j < model.steps.size(); ++j)
+            large = large && model.jumps[j] >= 0.2 * model.at(model.steps[j]);
+        const double before = relative_sse(points, chosen), after = relative_sse(points, model);
+        const double f = (before - after) / 2 / (after / double(points.size() - model.parameters - 1));
+        judge_by_leaving_out(points, model);
+        if (large && f > 20 && model.leave_out_median_error < chosen.leave_out_median_error * 0.7)
+            chosen = std::move(model);
+    }
     return chosen;
 }
 

@@ -102,7 +102,7 @@ CostModel resampled_model(const FittedSeries &f, std::mt19937_64 &random) {
         const double m = median(drawn);
         if (m > 0) points.push_back({double(p.size), m * std::exp(between(random)), p.level});
     }
-    return refit_cost_model(points, f.model.knots, f.model.exponent);
+    return refit_cost_model(points, f.model.form(), f.model.exponent);
 }
 
 // The 95% interval of `draws` (logs; infinities kept) about `center`, widened by `widen`.

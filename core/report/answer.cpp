@@ -73,6 +73,7 @@ nlohmann::json model_json(const CostModel &m, const Series &inputs) {
     nlohmann::json points = nlohmann::json::array();
     for (const FitPoint &p : fit_points(inputs)) points.push_back({p.size, p.figure, p.level});
     return {{"latency", m.latency}, {"exponent", m.exponent}, {"knots", m.knots}, {"slopes", m.slopes},
+            {"steps", m.steps}, {"jumps", m.jumps},
             {"parameters", m.parameters}, {"residual_sd", m.residual_sd},
             {"leave_out", {{"sizes", m.leave_out_sizes}, {"median_error", m.leave_out_median_error},
                            {"max_error", m.leave_out_max_error}}},

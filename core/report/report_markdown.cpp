@@ -98,7 +98,8 @@ void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
                 << " | " << c.degrees_of_freedom << " |\n";
         }
     out << "\nCost models, t(n) = latency + work over throughput, work as n^exponent, the throughput changing at "
-           "each break (cache levels); judged by the error at each inner size left out of the fit:\n\n"
+           "each break (cache levels), the latency jumping where the backend changes its algorithm; judged by the "
+           "error at each inner size left out of the fit:\n\n"
            "| backend | compared | latency | exponent | breaks at | left-out error, median (max) over sizes |\n"
            "| :--- | :--- | ---: | ---: | :--- | :--- |\n";
     for (const ReportColumn &c : r.columns)
@@ -106,6 +107,8 @@ void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
             if (const CostModel &m = c.models.of(compared); m.fitted()) {
                 std::vector<std::string> breaks;
                 for (double knot : m.knots) breaks.push_back(format_size(uint64_t(knot)));
+                for (size_t j = 0; j < m.steps.size(); ++j)
+                    breaks.push_back("a jump of " + format_seconds(m.jumps[j]) + " past " + format_size(uint64_t(m.steps[j])));
                 out << "| " << c.label() << " | " << compared_name(compared) << " | "
                     << (compared == Compared::energy ? format_text("%.3g J", m.latency) : format_seconds(m.latency))
                     << " | " << format_text("%.2f", m.exponent) << " | "

@@ -106,6 +106,7 @@ function modelAt(m, size) {
     figure += m.slopes[k] * Math.min(Math.max(work - below, 0), edge - below);
     below = edge;
   });
+  (m.steps || []).forEach((step, j) => { if (size > step) figure += m.jumps[j]; });
   return figure + m.slopes[m.slopes.length - 1] * Math.max(0, work - below);
 }
 
