@@ -213,3 +213,38 @@ TEST_CASE("a backend that changes its algorithm jumps: the crossover is the last
     const Series smooth = simulated("omp", cpu_time, log_sizes(100, 1e6, 9), 0.04, 0.05, random);
     CHECK(fit_cost_model(fit_points(smooth)).steps.empty());
 }
+
+TEST_CASE("spells: the interval holds the true n* when the host's state moves whole rounds of a sweep", "[crossover]") {
+    // A sweep in three spells (its pass over nine sizes, then two rounds of three sizes near n*),
+    // each moving the CPU's entries together by 8% (sd) and the GPU's by 2%: what a second run
+    // would see differently. 500 sweeps.
+    std::mt19937_64 random(10);
+    std::normal_distribution<double> normal(0.0, 1.0);
+    const std::vector<std::vector<uint64_t>> spells{log_sizes(100, 1e6, 9), {6000, 9000, 14000}, {7500, 11000, 12500}};
+    const auto measured = [&](const std::string &name, const Truth &truth, double spell_sd) {
+        Series series{name, {}};
+        double at = 0;
+        for (const std::vector<uint64_t> &sizes : spells) {
+            const double shift = std::exp(spell_sd * normal(random));
+            at += 60;  // the other backends' entries between spells
+            for (const SeriesPoint &p : simulated(name, [&](double n) { return truth(n) * shift; }, sizes, 0.04, 0.02,
+                                                  random).points) {
+                series.points.push_back(p);
+                series.points.back().measured_at_s = at += 1;
+            }
+        }
+        std::sort(series.points.begin(), series.points.end(),
+                  [](const SeriesPoint &a, const SeriesPoint &b) { return a.size < b.size; });
+        return series;
+    };
+    size_t held = 0, found = 0;
+    for (int sweep = 0; sweep < 500; ++sweep) {
+        const Series gpu = measured("cuda", gpu_time, 0.02), cpu = measured("openmp", cpu_time, 0.08);
+        const Crossover c = find_crossover(gpu, {cpu}, {200, uint64_t(sweep + 1)});
+        found += c.verdict == CrossoverVerdict::from;
+        held += c.verdict == CrossoverVerdict::from && c.size.lo <= true_crossover && true_crossover <= c.size.hi;
+    }
+    std::printf("with spells: %.1f%% of 500 sweeps hold the true n*\n", 100.0 * double(held) / 500);
+    CHECK(found >= 495);
+    CHECK(double(held) / 500 >= 0.93);
+}

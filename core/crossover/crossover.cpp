@@ -1,5 +1,6 @@
 #include "crossover.hpp"
 
+#include "series_noise.hpp"
 #include "statistics.hpp"
 
 #include <algorithm>
@@ -13,22 +14,18 @@ namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
-// A series with its model, and the noise between its entries that its samples do not explain.
+// A series with its model, and its noise beyond its samples' (series_noise.hpp).
 struct FittedSeries {
     const Series *series = nullptr;
     std::vector<FitPoint> points;
     CostModel model;
-    double between_sd = 0;  // of log(median), from entry to entry
+    SeriesNoise noise;
 };
 
 FittedSeries fit_series(const Series &series) {
-    FittedSeries f{&series, fit_points(series), {}, 0};
+    FittedSeries f{&series, fit_points(series), {}, {}};
     f.model = fit_cost_model(f.points);
-    if (!f.model.fitted() || f.series->points.empty()) return f;
-    double within = 0;  // the mean variance of a point's log median from its own samples
-    for (const SeriesPoint &p : series.points) within += std::pow(median_relative_standard_error(p.samples), 2);
-    within /= double(series.points.size());
-    f.between_sd = std::sqrt(std::max(0.0, f.model.residual_sd * f.model.residual_sd - within));
+    if (f.model.fitted()) f.noise = series_noise(series, f.model);
     return f;
 }
 
@@ -89,20 +86,64 @@ private:
 };
 
 // One replicate of `f`'s points: each median drawn again from its samples and moved by the
-// noise between entries; then the model of the same form refitted.
-CostModel resampled_model(const FittedSeries &f, std::mt19937_64 &random) {
-    std::normal_distribution<double> between(0.0, f.between_sd);
+// noise between entries and, with `spells`, by its spell's; then the model of the same form refitted.
+CostModel resampled_model(const FittedSeries &f, bool spells, std::mt19937_64 &random) {
+    std::normal_distribution<double> normal(0.0, 1.0);
+    std::vector<double> spell_shift(f.noise.spells, 0.0);
+    if (spells)
+        for (double &shift : spell_shift) shift = f.noise.spell_sd * normal(random);
     std::vector<FitPoint> points;
     std::vector<double> drawn;
-    for (const SeriesPoint &p : f.series->points) {
+    for (size_t i = 0; i < f.series->points.size(); ++i) {
+        const SeriesPoint &p = f.series->points[i];
         if (p.samples.empty()) continue;
         drawn.resize(p.samples.size());
         std::uniform_int_distribution<size_t> pick(0, p.samples.size() - 1);
         for (double &d : drawn) d = p.samples[pick(random)];
         const double m = median(drawn);
-        if (m > 0) points.push_back({double(p.size), m * std::exp(between(random)), p.level});
+        const double shift = f.noise.entry_sd * normal(random) + spell_shift[f.noise.spell_of[i]];
+        if (m > 0) points.push_back({double(p.size), m * std::exp(shift), p.level});
     }
     return refit_cost_model(points, f.model.form(), f.model.exponent);
+}
+
+// Replicates of n* (log; infinite for never and always) and of the margin (log).
+struct Draws {
+    std::vector<double> sizes, margins;
+    double size_variance() const {  // of the finite draws
+        double sum = 0, squares = 0, n = 0;
+        for (double s : sizes)
+            if (std::isfinite(s)) sum += s, squares += s * s, n += 1;
+        return n > 1 ? (squares - sum * sum / n) / (n - 1) : 0.0;
+    }
+};
+
+Draws draw(const FittedSeries &g, const std::vector<FittedSeries> &c, const Comparer &comparer, size_t replicates,
+           bool spells, std::mt19937_64 &random) {
+    Draws draws;
+    for (size_t b = 0; b < replicates; ++b) {
+        std::vector<CostModel> resampled;
+        for (const FittedSeries &f : c) resampled.push_back(resampled_model(f, spells, random));
+        const Comparison r = comparer.compare(resampled_model(g, spells, random), resampled);
+        draws.sizes.push_back(r.verdict == CrossoverVerdict::from    ? std::log(r.size)
+                              : r.verdict == CrossoverVerdict::never ? infinity
+                                                                     : -infinity);
+        draws.margins.push_back(std::log(r.margin));
+    }
+    return draws;
+}
+
+// How much wider than normal the interval must be: Student's t over the normal, for the
+// degrees of freedom of the noise estimates, the spells' (few) weighed by their share of the
+// variance (Welch-Satterthwaite).
+double widening(const Draws &all, const Draws &without_spells, size_t model_df, size_t spell_df) {
+    const double z = student_t_95(std::numeric_limits<size_t>::max());
+    const double total = all.size_variance(), spells = std::max(0.0, total - without_spells.size_variance());
+    if (spell_df == 0 || spells <= 0 || total <= 0) return student_t_95(model_df) / z;
+    if (model_df == 0) return student_t_95(0) / z;
+    const double rest = total - spells;
+    const double df = total * total / (rest * rest / double(model_df) + spells * spells / double(spell_df));
+    return student_t_95(size_t(std::max(1.0, std::floor(df)))) / z;
 }
 
 // The 95% interval of `draws` (logs; infinities kept) about `center`, widened by `widen`.
@@ -156,26 +197,22 @@ Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, con
     result.best_cpu = c[measured.best_cpu].series->name;
     result.degrees_of_freedom = std::min(g.model.residual_df(), c[measured.best_cpu].model.residual_df());
     std::mt19937_64 random(options.seed);
-    std::vector<double> sizes, margins;
-    for (size_t b = 0; b < options.replicates; ++b) {
-        std::vector<CostModel> resampled;
-        for (const FittedSeries &f : c) resampled.push_back(resampled_model(f, random));
-        const Comparison r = comparer.compare(resampled_model(g, random), resampled);
-        sizes.push_back(r.verdict == CrossoverVerdict::from    ? std::log(r.size)
-                        : r.verdict == CrossoverVerdict::never ? infinity
-                                                      : -infinity);
-        margins.push_back(std::log(r.margin));
-    }
+    const Draws all = draw(g, c, comparer, options.replicates, true, random);
+    size_t spell_df = 0;  // the fewest spells' of the two series that cross, less one
+    for (const FittedSeries *f : {&g, static_cast<const FittedSeries *>(&c[measured.best_cpu])})
+        if (f->noise.spell_sd > 0) spell_df = spell_df ? std::min(spell_df, f->noise.spells - 1) : f->noise.spells - 1;
+    const double widen =
+        widening(all, spell_df ? draw(g, c, comparer, options.replicates / 2, false, random) : all,
+                 result.degrees_of_freedom, spell_df);
     result.replicates = options.replicates;
-    const double widen = student_t_95(result.degrees_of_freedom) / student_t_95(std::numeric_limits<size_t>::max());
     const double center = std::log(measured.verdict == CrossoverVerdict::from    ? measured.size
                                    : measured.verdict == CrossoverVerdict::never ? result.largest
                                                                         : result.smallest);
-    result.size = interval_of(sizes, center, widen);
+    result.size = interval_of(all.sizes, center, widen);
     result.size.value = measured.size;
     if (result.size.lo < result.smallest * (1 - 1e-9)) result.size.lo = 0;
     if (result.size.hi > result.largest * (1 + 1e-9)) result.size.hi = infinity;
-    result.margin = interval_of(margins, std::log(measured.margin), widen);
+    result.margin = interval_of(all.margins, std::log(measured.margin), widen);
     return result;
 }
 

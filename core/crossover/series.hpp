@@ -15,6 +15,9 @@ struct SeriesPoint {
     // The cache level its working set was read from ("L2", "DRAM"...; "" unknown): where it
     // changes between sizes, the model may break (cost_model.hpp).
     std::string level;
+    // When its entry finished, in seconds since the sweep began (-1: unknown): entries measured
+    // together share the host's state (series_noise.hpp).
+    double measured_at_s = -1;
 };
 
 // Ascending by size; a size may appear more than once (measured again later in the sweep).

@@ -136,7 +136,9 @@ Series column_series(const ReportColumn &column, Compared compared) {
         if (compared == Compared::end_to_end) samples = end_to_end_samples(t.samples);
         if (compared == Compared::energy && point.figures.node_power_w)  // each run's node energy
             for (double run : t.samples.run) samples.push_back(run * *point.figures.node_power_w);
-        if (!samples.empty()) series.points.push_back({size, std::move(samples), point.entry.ceiling.level});
+        if (!samples.empty())
+            series.points.push_back(
+                {size, std::move(samples), point.entry.ceiling.level, point.entry.sweep.finished_after_s});
     }
     return series;
 }

@@ -108,7 +108,8 @@ void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
                 std::vector<std::string> breaks;
                 for (double knot : m.knots) breaks.push_back(format_size(uint64_t(knot)));
                 for (size_t j = 0; j < m.steps.size(); ++j)
-                    breaks.push_back("a jump of " + format_seconds(m.jumps[j]) + " past " + format_size(uint64_t(m.steps[j])));
+                    breaks.push_back("a jump of " + format_seconds(m.jumps[j]) + " past " +
+                                     format_size(uint64_t(m.steps[j])));
                 out << "| " << c.label() << " | " << compared_name(compared) << " | "
                     << (compared == Compared::energy ? format_text("%.3g J", m.latency) : format_seconds(m.latency))
                     << " | " << format_text("%.2f", m.exponent) << " | "
