@@ -158,6 +158,24 @@ Estimate interval_of(std::vector<double> draws, double center, double widen) {
     return {std::exp(center), std::exp(widened(std::min(lo, center))), std::exp(widened(std::max(hi, center)))};
 }
 
+// Where n* is a step of a model (one side's jump makes it), the step is somewhere between the
+// two sizes measured on either side: the interval takes that gap in.
+void widen_to_step_gap(Estimate &size, const FittedSeries &gpu, const std::vector<FittedSeries> &cpus) {
+    std::vector<const FittedSeries *> all{&gpu};
+    for (const FittedSeries &c : cpus) all.push_back(&c);
+    for (const FittedSeries *f : all)
+        for (double step : f->model.steps) {
+            if (std::abs(step / size.value - 1) > 1e-6) continue;
+            double below = 0, above = infinity;  // the sizes measured on either side of the step
+            for (const SeriesPoint &p : f->series->points) {
+                if (double(p.size) < step) below = std::max(below, double(p.size));
+                if (double(p.size) > step) above = std::min(above, double(p.size));
+            }
+            size.lo = std::min(size.lo, below);
+            size.hi = std::max(size.hi, above);
+        }
+}
+
 }  // namespace
 
 const char *verdict_name(CrossoverVerdict verdict) {
@@ -210,6 +228,7 @@ Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, con
                                                                         : result.smallest);
     result.size = interval_of(all.sizes, center, widen);
     result.size.value = measured.size;
+    if (measured.verdict == CrossoverVerdict::from) widen_to_step_gap(result.size, g, c);
     if (result.size.lo < result.smallest * (1 - 1e-9)) result.size.lo = 0;
     if (result.size.hi > result.largest * (1 + 1e-9)) result.size.hi = infinity;
     result.margin = interval_of(all.margins, std::log(measured.margin), widen);
