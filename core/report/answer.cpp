@@ -189,7 +189,8 @@ std::string answer_line(const WorkloadReport &r) {
     case CrossoverVerdict::never: return line + ", and never uses less energy up to " + size_text(energy.largest) + ".";
     case CrossoverVerdict::unknown: break;
     }
-    return line + "; no energy crossover (" + energy.why + ").";
+    // The reason's first clause: its parentheses are the tables' to give.
+    return line + "; no energy crossover (" + energy.why.substr(0, energy.why.find(" (")) + ").";
 }
 
 nlohmann::json answers_json(const WorkloadReport &report) {
