@@ -74,7 +74,7 @@ void print_answers(std::ostream &out, const std::vector<WorkloadReport> &reports
     std::string lines;
     for (const WorkloadReport &r : reports)
         if (const std::string line = answer_line(r); !line.empty()) lines += "  " + line + '\n';
-    if (!lines.empty()) out << "\nThe answer (95% intervals; runner report shows how it was found):\n" << lines;
+    if (!lines.empty()) out << "\nThe answer (95% intervals for a repeat run; runner report shows how it was found):\n" << lines;
 }
 
 void record_answers(ResultsFile &results, const std::vector<WorkloadReport> &reports) {

@@ -122,7 +122,8 @@ TEST_CASE("the best CPU series is taken at each size, within the sizes it measur
     CHECK(c.best_cpu == "openmp");
 }
 
-TEST_CASE("the 95% interval holds the true crossover in at least 93% of 1000 simulated sweeps", "[crossover]") {
+TEST_CASE("the 95% interval holds the true crossover in at least 93% of 1000 simulated sweeps",
+          "[crossover][simulation]") {
     // Nine sizes over four decades, 15 samples each: 4% noise within an entry, and between
     // entries 5% on the CPU (a shared 16-core host) and 1% on the GPU.
     std::mt19937_64 random(7);
@@ -148,7 +149,9 @@ TEST_CASE("the 95% interval holds the true crossover in at least 93% of 1000 sim
     CHECK(median_width < 2.0);
 }
 
-TEST_CASE("sizes to refine lie between the sizes bracketing n*; a narrow interval needs none", "[crossover]") {
+TEST_CASE("sizes to refine lie between the sizes bracketing n*, or within a near tie's reach; a narrow interval "
+          "needs none",
+          "[crossover]") {
     Crossover c;
     c.verdict = CrossoverVerdict::from;
     c.smallest = 100, c.largest = 1e6;
@@ -159,8 +162,21 @@ TEST_CASE("sizes to refine lie between the sizes bracketing n*; a narrow interva
     for (uint64_t size : added) CHECK((size > 3000 && size < 40000));
     c.size = {10000, 8000, 12000};
     CHECK(sizes_to_refine(c, measured).empty());
-    c.size = {10000, 0, INFINITY};
+    // always and never: nothing to narrow where no repeat run could cross within the sizes...
     c.verdict = CrossoverVerdict::never;
+    c.size = {INFINITY, 1e6, INFINITY};
+    CHECK(sizes_to_refine(c, measured).empty());
+    c.verdict = CrossoverVerdict::always;
+    c.size = {0, 0, 110};
+    CHECK(sizes_to_refine(c, measured).empty());
+    // ...and sizes within the reach of a near tie where one could.
+    c.size = {0, 0, 900};
+    REQUIRE_FALSE(sizes_to_refine(c, measured).empty());
+    for (uint64_t size : sizes_to_refine(c, measured)) CHECK((size > 100 && size < 900));
+    // A never's reach lies among the dearest sizes: no round for it.
+    c.verdict = CrossoverVerdict::never;
+    c.size = {INFINITY, 3e5, INFINITY};
+    CHECK_FALSE(c.within(crossover_precision));
     CHECK(sizes_to_refine(c, measured).empty());
     // No room between the bracket's sizes: beside n*, none within 2% of a measured size.
     c.verdict = CrossoverVerdict::from;
@@ -214,37 +230,83 @@ TEST_CASE("a backend that changes its algorithm jumps: the crossover is the last
     CHECK(fit_cost_model(fit_points(smooth)).steps.empty());
 }
 
-TEST_CASE("spells: the interval holds the true n* when the host's state moves whole rounds of a sweep", "[crossover]") {
-    // A sweep in three spells (its pass over nine sizes, then two rounds of three sizes near n*),
-    // each moving the CPU's entries together by 8% (sd) and the GPU's by 2%: what a second run
-    // would see differently. 500 sweeps.
-    std::mt19937_64 random(10);
+// A run of the sweep in three spells (its pass over nine sizes, then two rounds of three sizes
+// near n*), each moving a series' entries together by `spell_sd` (lognormal): the host's state
+// in that spell, which a second run meets otherwise.
+Series run_in_spells(const std::string &name, const Truth &truth, double spell_sd, std::mt19937_64 &random) {
     std::normal_distribution<double> normal(0.0, 1.0);
     const std::vector<std::vector<uint64_t>> spells{log_sizes(100, 1e6, 9), {6000, 9000, 14000}, {7500, 11000, 12500}};
-    const auto measured = [&](const std::string &name, const Truth &truth, double spell_sd) {
-        Series series{name, {}};
-        double at = 0;
-        for (const std::vector<uint64_t> &sizes : spells) {
-            const double shift = std::exp(spell_sd * normal(random));
-            at += 60;  // the other backends' entries between spells
-            for (const SeriesPoint &p : simulated(name, [&](double n) { return truth(n) * shift; }, sizes, 0.04, 0.02,
-                                                  random).points) {
-                series.points.push_back(p);
-                series.points.back().measured_at_s = at += 1;
-            }
+    Series series{name, {}};
+    double at = 0;
+    for (const std::vector<uint64_t> &sizes : spells) {
+        const double shift = std::exp(spell_sd * normal(random));
+        at += 60;  // the other backends' entries between spells
+        for (const SeriesPoint &p :
+             simulated(name, [&](double n) { return truth(n) * shift; }, sizes, 0.04, 0.02, random).points) {
+            series.points.push_back(p);
+            series.points.back().measured_at_s = at += 1;
         }
-        std::sort(series.points.begin(), series.points.end(),
-                  [](const SeriesPoint &a, const SeriesPoint &b) { return a.size < b.size; });
-        return series;
-    };
-    size_t held = 0, found = 0;
-    for (int sweep = 0; sweep < 500; ++sweep) {
-        const Series gpu = measured("cuda", gpu_time, 0.02), cpu = measured("openmp", cpu_time, 0.08);
-        const Crossover c = find_crossover(gpu, {cpu}, {200, uint64_t(sweep + 1)});
-        found += c.verdict == CrossoverVerdict::from;
-        held += c.verdict == CrossoverVerdict::from && c.size.lo <= true_crossover && true_crossover <= c.size.hi;
     }
-    std::printf("with spells: %.1f%% of 500 sweeps hold the true n*\n", 100.0 * double(held) / 500);
+    std::sort(series.points.begin(), series.points.end(),
+              [](const SeriesPoint &a, const SeriesPoint &b) { return a.size < b.size; });
+    return series;
+}
+
+bool holds(const Crossover &c, double size) { return c.size.lo <= size && size <= c.size.hi; }
+
+TEST_CASE("between runs: each of two runs' n* lies in the other's interval, and both hold the truth",
+          "[crossover][simulation]") {
+    // 250 pairs of runs, the CPU's spells moved by 8% (sd) and the GPU's by 2%.
+    std::mt19937_64 random(10);
+    size_t found = 0, held = 0, agreed = 0, both_ways = 0;
+    for (int pair = 0; pair < 250; ++pair) {
+        Crossover runs[2];
+        for (Crossover &c : runs)
+            c = find_crossover(run_in_spells("cuda", gpu_time, 0.02, random),
+                               {run_in_spells("openmp", cpu_time, 0.08, random)}, {200, uint64_t(pair + 1)});
+        if (runs[0].verdict != CrossoverVerdict::from || runs[1].verdict != CrossoverVerdict::from) continue;
+        found += 2;
+        held += holds(runs[0], true_crossover) + holds(runs[1], true_crossover);
+        const bool first = holds(runs[0], runs[1].size.value), second = holds(runs[1], runs[0].size.value);
+        agreed += first + second, both_ways += first && second;
+    }
+    std::printf("between runs: %.1f%% of 500 runs hold the true n*; %.1f%% hold the other run's n*; "
+                "%.1f%% of 250 pairs agree both ways\n",
+                100.0 * double(held) / 500, 100.0 * double(agreed) / 500, 100.0 * double(both_ways) / 250);
     CHECK(found >= 495);
     CHECK(double(held) / 500 >= 0.93);
+    CHECK(double(agreed) / 500 >= 0.93);
+}
+
+TEST_CASE("a near tie below n* is inside the interval: two runs that read it differently agree", "[crossover]") {
+    // A CPU at 5.0 µs plus 1 ns a key against a GPU at 5.2 µs plus 0.01 ns: 2% apart at 100,
+    // they cross at 202; 4% noise in an entry cannot tell 100 to 300 apart.
+    const Truth cpu = [](double n) { return 5.0e-6 + n * 1e-9; }, gpu = [](double n) { return 5.2e-6 + n * 1e-11; };
+    const double crossing = 0.2e-6 / (1e-9 - 1e-11);
+    std::mt19937_64 random(12);
+    const auto sizes = log_sizes(100, 1e5, 10);
+    std::vector<Crossover> runs;
+    for (int run = 0; run < 40; ++run)
+        runs.push_back(find_crossover(simulated("cuda", gpu, sizes, 0.04, 0.02, random),
+                                      {simulated("omp", cpu, sizes, 0.04, 0.02, random)}, {200, uint64_t(run + 1)}));
+    // n* as a run reads it: "always" is from the smallest size.
+    const auto n_star = [](const Crossover &c) { return c.verdict == CrossoverVerdict::always ? c.smallest : c.size.value; };
+    size_t held = 0, agreed = 0, below_smallest = 0, always = 0;
+    for (size_t i = 0; i < runs.size(); ++i) {
+        held += holds(runs[i], crossing);
+        agreed += holds(runs[i], n_star(runs[i ^ 1]));  // the pair's other run
+        below_smallest += runs[i].size.lo == 0;
+        always += runs[i].verdict == CrossoverVerdict::always;
+    }
+    std::printf("near tie: %zu of 40 runs say always; %zu hold the truth, %zu the other run's n*\n", always, held,
+                agreed);
+    CHECK(held >= 38);
+    CHECK(agreed >= 38);
+    CHECK(below_smallest >= 38);
+    // A clear crossing keeps a tight interval: no tie reaches the smallest size.
+    const Crossover clear = find_crossover(simulated("cuda", gpu_time, log_sizes(100, 1e6, 9), 0.04, 0.01, random),
+                                           {simulated("omp", cpu_time, log_sizes(100, 1e6, 9), 0.04, 0.05, random)});
+    REQUIRE(clear.verdict == CrossoverVerdict::from);
+    CHECK(clear.size.lo > 100);
+    CHECK(clear.size.hi / clear.size.lo < 2.0);
 }

@@ -1,6 +1,5 @@
 #include "crossover.hpp"
 
-#include "series_noise.hpp"
 #include "statistics.hpp"
 
 #include <algorithm>
@@ -14,46 +13,41 @@ namespace {
 
 constexpr double infinity = std::numeric_limits<double>::infinity();
 
-// A series with its model, and its noise beyond its samples' (series_noise.hpp).
-struct FittedSeries {
-    const Series *series = nullptr;
-    std::vector<FitPoint> points;
-    CostModel model;
-    SeriesNoise noise;
-};
-
-FittedSeries fit_series(const Series &series) {
-    FittedSeries f{&series, fit_points(series), {}, {}};
-    f.model = fit_cost_model(f.points);
-    if (f.model.fitted()) f.noise = series_noise(series, f.model);
-    return f;
-}
+// A repeat run's n* misses this run's by the noise of both: √2 times one run's spread, so the
+// interval given is this run's widened by √2 (see crossover.hpp).
+const double repeat_run = std::sqrt(2.0);
 
 // What the models say over [smallest, largest]: where the GPU wins from, the margin at the
-// top, and the CPU series best at n* (or at the top).
+// top, the CPU series best at n* (or at the top), and log(GPU / best CPU) at each grid size.
 struct Comparison {
     CrossoverVerdict verdict = CrossoverVerdict::unknown;
     double size = 0, margin = 0;
     size_t best_cpu = 0;
+    int last_lost = -1;        // the largest grid size the GPU does not win at (-1: none)
+    std::vector<double> gaps;  // negative where the GPU wins
 };
 
 class Comparer {
 public:
-    Comparer(double smallest, double largest, std::vector<std::pair<double, double>> cpu_ranges)
-        : smallest_(smallest), largest_(largest), cpu_ranges_(std::move(cpu_ranges)) {}
+    static constexpr int steps = 160;  // the grid: steps + 1 sizes, even in log space
 
-    Comparison compare(const CostModel &gpu, const std::vector<CostModel> &cpus) const {
-        constexpr int steps = 160;
-        const double step = std::log(largest_ / smallest_) / steps;
-        int last_lost = -1;  // the largest grid size the GPU does not win at
-        for (int i = 0; i <= steps; ++i)
-            if (gap(gpu, cpus, size_at(i, step)) >= 0) last_lost = i;
+    Comparer(double smallest, double largest, std::vector<std::pair<double, double>> cpu_ranges)
+        : smallest_(smallest), largest_(largest), step_(std::log(largest / smallest) / steps),
+          cpu_ranges_(std::move(cpu_ranges)) {}
+
+    double size_at(int i) const { return i == 0 ? smallest_ : smallest_ * std::exp(step_ * i); }
+
+    Comparison compare(const CostModel &gpu, const std::vector<const CostModel *> &cpus) const {
         Comparison c;
+        for (int i = 0; i <= steps; ++i) {
+            c.gaps.push_back(gap(gpu, cpus, size_at(i)));
+            if (c.gaps.back() >= 0) c.last_lost = i;
+        }
         c.margin = best_cpu(cpus, largest_, c.best_cpu) / gpu.at(largest_);
-        if (last_lost < 0) c.verdict = CrossoverVerdict::always, c.size = 0;
-        else if (last_lost == steps) c.verdict = CrossoverVerdict::never, c.size = infinity;
+        if (c.last_lost < 0) c.verdict = CrossoverVerdict::always, c.size = 0;
+        else if (c.last_lost == steps) c.verdict = CrossoverVerdict::never, c.size = infinity;
         else {
-            double lost = size_at(last_lost, step), won = size_at(last_lost + 1, step);
+            double lost = size_at(c.last_lost), won = size_at(c.last_lost + 1);
             for (int i = 0; i < 30; ++i) {
                 const double middle = std::sqrt(lost * won);
                 (gap(gpu, cpus, middle) >= 0 ? lost : won) = middle;
@@ -65,23 +59,21 @@ public:
     }
 
 private:
-    double size_at(int i, double step) const { return i == 0 ? smallest_ : smallest_ * std::exp(step * i); }
     // The best CPU figure at `size`, among the series that measured around it.
-    double best_cpu(const std::vector<CostModel> &cpus, double size, size_t &which) const {
+    double best_cpu(const std::vector<const CostModel *> &cpus, double size, size_t &which) const {
         double best = infinity;
         for (size_t k = 0; k < cpus.size(); ++k) {
             const auto [lo, hi] = cpu_ranges_[k];
             if (size < lo * (1 - 1e-9) || size > hi * (1 + 1e-9)) continue;
-            if (const double t = cpus[k].at(size); t < best) best = t, which = k;
+            if (const double t = cpus[k]->at(size); t < best) best = t, which = k;
         }
         return best;
     }
-    // log(GPU / best CPU): negative where the GPU wins.
-    double gap(const CostModel &gpu, const std::vector<CostModel> &cpus, double size) const {
+    double gap(const CostModel &gpu, const std::vector<const CostModel *> &cpus, double size) const {
         size_t which = 0;
         return std::log(gpu.at(size) / best_cpu(cpus, size, which));
     }
-    double smallest_, largest_;
+    double smallest_, largest_, step_;
     std::vector<std::pair<double, double>> cpu_ranges_;
 };
 
@@ -94,8 +86,8 @@ CostModel resampled_model(const FittedSeries &f, bool spells, std::mt19937_64 &r
         for (double &shift : spell_shift) shift = f.noise.spell_sd * normal(random);
     std::vector<FitPoint> points;
     std::vector<double> drawn;
-    for (size_t i = 0; i < f.series->points.size(); ++i) {
-        const SeriesPoint &p = f.series->points[i];
+    for (size_t i = 0; i < f.series.points.size(); ++i) {
+        const SeriesPoint &p = f.series.points[i];
         if (p.samples.empty()) continue;
         drawn.resize(p.samples.size());
         std::uniform_int_distribution<size_t> pick(0, p.samples.size() - 1);
@@ -107,9 +99,10 @@ CostModel resampled_model(const FittedSeries &f, bool spells, std::mt19937_64 &r
     return refit_cost_model(points, f.model.form(), f.model.exponent);
 }
 
-// Replicates of n* (log; infinite for never and always) and of the margin (log).
+// Replicates of n* (log; infinite for never and always), of the margin (log) and of the gaps.
 struct Draws {
     std::vector<double> sizes, margins;
+    std::vector<std::vector<double>> gaps;
     double size_variance() const {  // of the finite draws
         double sum = 0, squares = 0, n = 0;
         for (double s : sizes)
@@ -118,17 +111,20 @@ struct Draws {
     }
 };
 
-Draws draw(const FittedSeries &g, const std::vector<FittedSeries> &c, const Comparer &comparer, size_t replicates,
-           bool spells, std::mt19937_64 &random) {
+Draws draw(const FittedSeries &g, const std::vector<const FittedSeries *> &c, const Comparer &comparer,
+           size_t replicates, bool spells, std::mt19937_64 &random) {
     Draws draws;
     for (size_t b = 0; b < replicates; ++b) {
         std::vector<CostModel> resampled;
-        for (const FittedSeries &f : c) resampled.push_back(resampled_model(f, spells, random));
-        const Comparison r = comparer.compare(resampled_model(g, spells, random), resampled);
+        for (const FittedSeries *f : c) resampled.push_back(resampled_model(*f, spells, random));
+        std::vector<const CostModel *> models;
+        for (const CostModel &m : resampled) models.push_back(&m);
+        Comparison r = comparer.compare(resampled_model(g, spells, random), models);
         draws.sizes.push_back(r.verdict == CrossoverVerdict::from    ? std::log(r.size)
                               : r.verdict == CrossoverVerdict::never ? infinity
                                                                      : -infinity);
         draws.margins.push_back(std::log(r.margin));
+        draws.gaps.push_back(std::move(r.gaps));
     }
     return draws;
 }
@@ -146,7 +142,7 @@ double widening(const Draws &all, const Draws &without_spells, size_t model_df, 
     return student_t_95(size_t(std::max(1.0, std::floor(df)))) / z;
 }
 
-// The 95% interval of `draws` (logs; infinities kept) about `center`, widened by `widen`.
+// The 95% range of `draws` (logs; infinities kept) about `center`, widened by `widen`.
 Estimate interval_of(std::vector<double> draws, double center, double widen) {
     std::sort(draws.begin(), draws.end());
     const size_t last = draws.size() - 1;
@@ -155,25 +151,73 @@ Estimate interval_of(std::vector<double> draws, double center, double widen) {
     const auto widened = [&](double edge) {
         return std::isinf(edge) || edge == center ? edge : center + widen * (edge - center);
     };
-    return {std::exp(center), std::exp(widened(std::min(lo, center))), std::exp(widened(std::max(hi, center)))};
+    return {center, widened(std::min(lo, center)), widened(std::max(hi, center))};
+}
+
+Estimate exp_of(const Estimate &e) { return {std::exp(e.value), std::exp(e.lo), std::exp(e.hi)}; }
+
+// A near tie: at a size whose gap's interval holds 0, a repeat run may find either side
+// winning, so n* may lie there. The interval takes in the sizes so tied next to n* (a cuBLAS
+// call and a NumPy call of 2 µs each over a decade of small sizes).
+void widen_to_ties(Estimate &size, const Comparison &measured, const Draws &all, double widen,
+                   const Comparer &comparer) {
+    const auto tied = [&](int i) {
+        std::vector<double> at;
+        for (const std::vector<double> &gaps : all.gaps) at.push_back(gaps[size_t(i)]);
+        const Estimate band = interval_of(std::move(at), measured.gaps[size_t(i)], widen);
+        return band.lo <= 0 && 0 <= band.hi;
+    };
+    const int steps = Comparer::steps;
+    if (measured.verdict != CrossoverVerdict::always) {  // down from the last size lost
+        int i = measured.verdict == CrossoverVerdict::never ? steps : measured.last_lost;
+        while (i >= 0 && tied(i)) --i;
+        if (i < 0) size.lo = 0;
+        else if (i < (measured.verdict == CrossoverVerdict::never ? steps : measured.last_lost))
+            size.lo = std::min(size.lo, comparer.size_at(i + 1));
+    }
+    if (measured.verdict != CrossoverVerdict::never) {  // up from the first size won
+        int i = measured.last_lost + 1;
+        while (i <= steps && tied(i)) ++i;
+        if (i > steps) size.hi = infinity;
+        else if (i > measured.last_lost + 1) size.hi = std::max(size.hi, comparer.size_at(i - 1));
+    }
 }
 
 // Where n* is a step of a model (one side's jump makes it), the step is somewhere between the
 // two sizes measured on either side: the interval takes that gap in.
-void widen_to_step_gap(Estimate &size, const FittedSeries &gpu, const std::vector<FittedSeries> &cpus) {
+void widen_to_step_gap(Estimate &size, const FittedSeries &gpu, const std::vector<const FittedSeries *> &cpus) {
     std::vector<const FittedSeries *> all{&gpu};
-    for (const FittedSeries &c : cpus) all.push_back(&c);
+    all.insert(all.end(), cpus.begin(), cpus.end());
     for (const FittedSeries *f : all)
         for (double step : f->model.steps) {
             if (std::abs(step / size.value - 1) > 1e-6) continue;
             double below = 0, above = infinity;  // the sizes measured on either side of the step
-            for (const SeriesPoint &p : f->series->points) {
+            for (const SeriesPoint &p : f->series.points) {
                 if (double(p.size) < step) below = std::max(below, double(p.size));
                 if (double(p.size) > step) above = std::min(above, double(p.size));
             }
             size.lo = std::min(size.lo, below);
             size.hi = std::max(size.hi, above);
         }
+}
+
+// The interval's widening and its degrees of freedom: the replicates' spread over what their
+// few residuals and spells can say (widening()), then √2 for a repeat run.
+struct Spread {
+    double widen = 1;
+    size_t degrees_of_freedom = 0;
+};
+
+Spread spread_of(const FittedSeries &gpu, const FittedSeries &best_cpu, const std::vector<const FittedSeries *> &cpus,
+                 const Comparer &comparer, const Draws &all, size_t replicates, std::mt19937_64 &random) {
+    Spread s;
+    s.degrees_of_freedom = std::min(gpu.model.residual_df(), best_cpu.model.residual_df());
+    size_t spell_df = 0;  // the fewest spells' of the two series that cross, less one
+    for (const FittedSeries *f : {&gpu, &best_cpu})
+        if (f->noise.spell_sd > 0) spell_df = spell_df ? std::min(spell_df, f->noise.spells - 1) : f->noise.spells - 1;
+    const Draws without_spells = spell_df ? draw(gpu, cpus, comparer, replicates / 2, false, random) : all;
+    s.widen = repeat_run * widening(all, without_spells, s.degrees_of_freedom, spell_df);
+    return s;
 }
 
 }  // namespace
@@ -184,55 +228,63 @@ const char *verdict_name(CrossoverVerdict verdict) {
 }
 
 bool Crossover::within(double fraction) const {
-    return verdict == CrossoverVerdict::from && size.lo >= (1 - fraction) * size.value &&
-           size.hi <= (1 + fraction) * size.value;
+    switch (verdict) {
+    case CrossoverVerdict::from: return size.lo >= (1 - fraction) * size.value && size.hi <= (1 + fraction) * size.value;
+    case CrossoverVerdict::always: return size.hi <= (1 + fraction) * smallest;
+    case CrossoverVerdict::never: return size.lo >= (1 - fraction) * largest;
+    case CrossoverVerdict::unknown: break;
+    }
+    return true;  // nothing to narrow
 }
 
-Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, const CrossoverOptions &options) {
+Crossover find_crossover(const FittedSeries &gpu, const std::vector<const FittedSeries *> &cpus,
+                         const CrossoverOptions &options) {
     Crossover result;
-    const FittedSeries g = fit_series(gpu);
-    std::vector<FittedSeries> c;
-    for (const Series &s : cpus)
-        if (FittedSeries f = fit_series(s); f.model.fitted()) c.push_back(std::move(f));
-    if (!g.model.fitted()) return result.why = "the GPU backend was measured at fewer than 3 sizes", result;
+    std::vector<const FittedSeries *> c;
+    for (const FittedSeries *f : cpus)
+        if (f->model.fitted()) c.push_back(f);
+    if (!gpu.model.fitted()) return result.why = "the GPU backend was measured at fewer than 3 sizes", result;
     if (c.empty()) return result.why = "no CPU backend was measured at 3 sizes or more", result;
     double cpu_smallest = infinity, cpu_largest = 0;
     std::vector<std::pair<double, double>> ranges;
-    std::vector<CostModel> cpu_models;
-    for (const FittedSeries &f : c) {
-        ranges.emplace_back(f.series->smallest(), f.series->largest());
+    std::vector<const CostModel *> cpu_models;
+    for (const FittedSeries *f : c) {
+        ranges.emplace_back(f->series.smallest(), f->series.largest());
         cpu_smallest = std::min(cpu_smallest, ranges.back().first);
         cpu_largest = std::max(cpu_largest, ranges.back().second);
-        cpu_models.push_back(f.model);
+        cpu_models.push_back(&f->model);
     }
-    result.smallest = std::max<double>(gpu.smallest(), cpu_smallest);
-    result.largest = std::min<double>(gpu.largest(), cpu_largest);
+    result.smallest = std::max<double>(gpu.series.smallest(), cpu_smallest);
+    result.largest = std::min<double>(gpu.series.largest(), cpu_largest);
     if (!(result.smallest < result.largest))
         return result.why = "the GPU and CPU backends measured no range of sizes in common", result;
     const Comparer comparer(result.smallest, result.largest, ranges);
-    const Comparison measured = comparer.compare(g.model, cpu_models);
+    const Comparison measured = comparer.compare(gpu.model, cpu_models);
     result.verdict = measured.verdict;
-    result.best_cpu = c[measured.best_cpu].series->name;
-    result.degrees_of_freedom = std::min(g.model.residual_df(), c[measured.best_cpu].model.residual_df());
+    result.best_cpu = c[measured.best_cpu]->series.name;
     std::mt19937_64 random(options.seed);
-    const Draws all = draw(g, c, comparer, options.replicates, true, random);
-    size_t spell_df = 0;  // the fewest spells' of the two series that cross, less one
-    for (const FittedSeries *f : {&g, static_cast<const FittedSeries *>(&c[measured.best_cpu])})
-        if (f->noise.spell_sd > 0) spell_df = spell_df ? std::min(spell_df, f->noise.spells - 1) : f->noise.spells - 1;
-    const double widen =
-        widening(all, spell_df ? draw(g, c, comparer, options.replicates / 2, false, random) : all,
-                 result.degrees_of_freedom, spell_df);
-    result.replicates = options.replicates;
-    const double center = std::log(measured.verdict == CrossoverVerdict::from    ? measured.size
-                                   : measured.verdict == CrossoverVerdict::never ? result.largest
-                                                                        : result.smallest);
-    result.size = interval_of(all.sizes, center, widen);
+    const Draws all = draw(gpu, c, comparer, options.replicates, true, random);
+    const Spread spread = spread_of(gpu, *c[measured.best_cpu], c, comparer, all, options.replicates, random);
+    result.replicates = options.replicates, result.degrees_of_freedom = spread.degrees_of_freedom;
+    const double center = measured.verdict == CrossoverVerdict::from    ? measured.size
+                          : measured.verdict == CrossoverVerdict::never ? result.largest
+                                                                        : result.smallest;
+    result.size = exp_of(interval_of(all.sizes, std::log(center), spread.widen));
     result.size.value = measured.size;
-    if (measured.verdict == CrossoverVerdict::from) widen_to_step_gap(result.size, g, c);
+    widen_to_ties(result.size, measured, all, spread.widen, comparer);
+    if (measured.verdict == CrossoverVerdict::from) widen_to_step_gap(result.size, gpu, c);
     if (result.size.lo < result.smallest * (1 - 1e-9)) result.size.lo = 0;
     if (result.size.hi > result.largest * (1 + 1e-9)) result.size.hi = infinity;
-    result.margin = interval_of(all.margins, std::log(measured.margin), widen);
+    result.margin = exp_of(interval_of(all.margins, std::log(measured.margin), spread.widen));
     return result;
+}
+
+Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, const CrossoverOptions &options) {
+    std::vector<FittedSeries> fitted;
+    for (const Series &s : cpus) fitted.push_back(fit_series(s));
+    std::vector<const FittedSeries *> pointers;
+    for (const FittedSeries &f : fitted) pointers.push_back(&f);
+    return find_crossover(fit_series(gpu), pointers, options);
 }
 
 }  // namespace gpubench

@@ -3,16 +3,19 @@
 // and the margin at the largest size compared, with its interval. From the series' cost models
 // (cost_model.hpp), so between measured sizes too.
 //
-// The interval comes from resampling: each replicate draws every point's samples again (with
-// replacement) and moves its median by the series' noise between entries (what its model's
-// residuals hold beyond its samples' own noise: a host that was busier for one entry than for
-// the next), refits every model and finds n* again. Since that noise is estimated from few
-// residuals, the interval is widened by Student's t over the normal for their degrees of
-// freedom: with few sizes it is wide, and more sizes (refine.hpp) narrow it.
+// The spread comes from resampling: each replicate draws every point's samples again (with
+// replacement) and moves its median by the series' noise between entries and its spell's
+// (series_noise.hpp: what its model's residuals hold beyond its samples' own noise), refits
+// every model and finds n* again. Since that noise is estimated from few residuals and spells,
+// the spread is widened by Student's t over the normal for their degrees of freedom.
+//
+// The interval answers "where would a repeat run on this host put n*?": that run's n* misses
+// this one's by the noise of both runs, so the spread is widened by √2 more. It holds the true
+// n* more often than 95%, and a second run's n* 95% of the time where the noise is as estimated.
+// A near tie (sizes where the gap's own interval holds 0, next to n*) is inside it too.
 #pragma once
 
-#include "series.hpp"
-#include "cost_model.hpp"
+#include "fitted_series.hpp"
 
 #include <cstdint>
 #include <string>
@@ -42,7 +45,8 @@ struct Crossover {
     Estimate margin;       // the best CPU figure over the GPU's at `largest`: > 1 the GPU wins
     std::string best_cpu;  // the CPU series best at n* (else at `largest`)
     size_t replicates = 0, degrees_of_freedom = 0;
-    // Whether the interval is within `fraction` of n* either side (a verdict `from` only).
+    // Whether the interval is within `fraction` of n* either side; for `always` (`never`),
+    // whether a crossing is ruled out above `smallest` (below `largest`) by more than that.
     bool within(double fraction) const;
 };
 
@@ -53,6 +57,9 @@ struct CrossoverOptions {
 
 // `gpu` against the best of `cpus` at each size (a CPU series counts within its measured
 // sizes only). Series with fewer than 3 sizes are left out; none left: unknown.
+Crossover find_crossover(const FittedSeries &gpu, const std::vector<const FittedSeries *> &cpus,
+                         const CrossoverOptions &options = {});
+// The same, fitting the series first.
 Crossover find_crossover(const Series &gpu, const std::vector<Series> &cpus, const CrossoverOptions &options = {});
 
 }  // namespace gpubench

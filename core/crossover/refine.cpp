@@ -18,15 +18,19 @@ bool is_new(double size, const std::vector<uint64_t> &measured, const std::vecto
 
 std::vector<uint64_t> sizes_to_refine(const Crossover &crossover, const std::vector<uint64_t> &measured,
                                       size_t count) {
-    if (crossover.verdict != CrossoverVerdict::from || crossover.within(crossover_precision) || count == 0) return {};
-    const double n = crossover.size.value;
+    // A never's reach lies among the largest sizes, the dearest to measure: its interval says it.
+    const bool from = crossover.verdict == CrossoverVerdict::from, always = crossover.verdict == CrossoverVerdict::always;
+    if (!(from || always) || crossover.within(crossover_precision) || count == 0) return {};
+    // n*, or the smallest size, where a near tie reaches from: the GPU may lose at a size there unmeasured.
+    const double n = from ? crossover.size.value : crossover.smallest;
     double below = crossover.smallest, above = crossover.largest;  // the measured sizes bracketing n*
     for (uint64_t size : measured) {
         if (double(size) <= n) below = std::max(below, double(size));
         if (double(size) >= n) above = std::min(above, double(size));
     }
-    below = std::max(below, crossover.size.lo);
-    above = std::min(above, crossover.size.hi);
+    // Within the interval; for an always, the interval itself.
+    below = from ? std::max(below, crossover.size.lo) : crossover.smallest;
+    above = from ? std::min(above, crossover.size.hi) : std::min(crossover.largest, crossover.size.hi);
     std::vector<uint64_t> chosen;
     const double span = std::log(above / below);
     for (size_t i = 1; i <= count && span > 0; ++i) {
@@ -35,7 +39,7 @@ std::vector<uint64_t> sizes_to_refine(const Crossover &crossover, const std::vec
     }
     // No room left between the bracket's sizes: beside n*, nearest first.
     for (double step : {0.05, -0.05, 0.1, -0.1, 0.2, -0.2})
-        if (chosen.size() < count && is_new(std::round(n * (1 + step)), measured, chosen))
+        if (from && chosen.size() < count && is_new(std::round(n * (1 + step)), measured, chosen))
             chosen.push_back(uint64_t(std::round(n * (1 + step))));
     std::sort(chosen.begin(), chosen.end());
     return chosen;

@@ -4,6 +4,8 @@
 #include "text_format.hpp"
 
 #include <algorithm>
+#include <array>
+#include <iterator>
 #include <cmath>
 
 namespace gpubench {
@@ -39,8 +41,18 @@ std::string verdict_words(const ColumnAnswer &a, const Crossover &c, const std::
     switch (c.verdict) {
     case CrossoverVerdict::from:
         return a.gpu + " wins from " + size_text(c.size.value) + " (" + crossover_interval_text(c) + ")" + items;
-    case CrossoverVerdict::always: return a.gpu + " wins at every size from " + size_text(c.smallest) + items;
-    case CrossoverVerdict::never: return "the GPU never wins up to " + size_text(c.largest) + items;
+    // With the interval where a repeat run could find a crossing (a near tie at an end); none
+    // where too few sizes leave no noise estimate (0 degrees of freedom: every size is in reach).
+    case CrossoverVerdict::always:
+        return a.gpu + " wins at every size from " + size_text(c.smallest) +
+               (c.degrees_of_freedom && c.size.hi > c.smallest * (1 + 1e-9) ? " (" + crossover_interval_text(c) + ")"
+                                                                               : "") +
+               items;
+    case CrossoverVerdict::never:
+        return "the GPU never wins up to " + size_text(c.largest) +
+               (c.degrees_of_freedom && c.size.lo < c.largest * (1 - 1e-9) ? " (" + crossover_interval_text(c) + ")"
+                                                                             : "") +
+               items;
     case CrossoverVerdict::unknown: break;
     }
     return "no answer (" + c.why + ")";
@@ -144,21 +156,27 @@ Series column_series(const ReportColumn &column, Compared compared) {
 }
 
 void answer_workload(WorkloadReport &report) {
-    for (ReportColumn &c : report.columns)
-        for (Compared compared : all_compared)
-            c.models.of(compared) = fit_cost_model(fit_points(column_series(c, compared)));
-    for (const ReportColumn &gpu : report.columns) {
+    // Each column's series of each figure, fitted once: a CPU column meets every GPU column.
+    std::vector<std::array<FittedSeries, std::size(all_compared)>> fitted(report.columns.size());
+    for (size_t i = 0; i < report.columns.size(); ++i)
+        for (Compared compared : all_compared) {
+            fitted[i][size_t(compared)] = fit_series(column_series(report.columns[i], compared));
+            report.columns[i].models.of(compared) = fitted[i][size_t(compared)].model;
+        }
+    for (size_t g = 0; g < report.columns.size(); ++g) {
+        const ReportColumn &gpu = report.columns[g];
         if (!gpu.gpu) continue;
         ColumnAnswer answer{gpu.label(), {}, {}, {}};
         for (Compared compared : all_compared) {
-            std::vector<Series> cpus;
-            for (const ReportColumn &c : report.columns)
-                if (!c.gpu && c.source == gpu.source) cpus.push_back(column_series(c, compared));
+            std::vector<const FittedSeries *> cpus;
+            for (size_t c = 0; c < report.columns.size(); ++c)
+                if (!report.columns[c].gpu && report.columns[c].source == gpu.source)
+                    cpus.push_back(&fitted[c][size_t(compared)]);
+            const FittedSeries &series = fitted[g][size_t(compared)];
             Crossover &crossover = answer.of(compared);
-            const Series series = column_series(gpu, compared);
             crossover = find_crossover(series, cpus);
-            const auto empty = [](const Series &s) { return s.points.empty(); };
-            const bool no_energy = empty(series) || std::all_of(cpus.begin(), cpus.end(), empty);
+            const auto empty = [](const FittedSeries *s) { return s->series.points.empty(); };
+            const bool no_energy = series.series.points.empty() || std::all_of(cpus.begin(), cpus.end(), empty);
             if (cpus.empty()) crossover.why = "no CPU backend was measured";
             else if (compared == Compared::energy && crossover.verdict == CrossoverVerdict::unknown && no_energy)
                 crossover.why = "no node energy per result: " + node_energy_absence(report);

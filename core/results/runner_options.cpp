@@ -107,10 +107,11 @@ const RunnerOption rows[] = {
      "sweep](user-guide.md#the-budget-of-a-sweep); default sweep: 150; 0: none)"},
     {"find_crossover", "find-crossover", "", "",
      "after the sweep, measure each workload's CPU and GPU backends at sizes between those that bracket a "
-     "crossover, in rounds, until its 95% interval is within 25% of it, or the budget or 8 rounds run out",
+     "crossover (or within a near tie's reach), in rounds, until its 95% interval is within 25% of it, or the "
+     "budget or 8 rounds run out",
      "after the sweep, measure each workload's CPU and GPU backends at sizes between those that bracket a "
-     "crossover, in rounds, until its 95% interval is within 25% of it, or the budget or 8 rounds run out "
-     "([the answer](user-guide.md#the-answer))"},
+     "crossover (or within a near tie's reach), in rounds, until its 95% interval is within 25% of it, or the "
+     "budget or 8 rounds run out ([the answer](user-guide.md#the-answer))"},
     {"cold", "cold", "", "",
      "flush the GPU's L2 cache before each timed run() (default: hot, inputs may be cached from the "
      "previous run)",

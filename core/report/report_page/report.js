@@ -106,7 +106,8 @@ function answerSection(workload) {
   const interval = (c) => (c.size.lo ? fmtSize(Math.round(c.size.lo)) : "<" + fmtSize(c.smallest)) + "–" +
     (c.size.hi === null ? ">" + fmtSize(c.largest) : fmtSize(Math.round(c.size.hi)));
   const ratio = (e) => fmtNumber(e.value) + "× (" + fmtNumber(e.lo) + "–" + fmtNumber(e.hi) + ")";
-  return [el("h4", {}, "Crossovers with the best CPU backend at each size (95% intervals; the band on the time plot)"),
+  return [el("h4", {},
+    "Crossovers with the best CPU backend at each size (95% intervals for a repeat run; the band on the time plot)"),
     el("table", {class: "crossover"}, el("tr", {}, ["GPU backend", "compared", "n*", "95% interval",
       "margin at largest", "best CPU"].map((h) => el("th", {}, h))),
     answer.answers.flatMap((a) => ["compute", "end_to_end", "energy"].map((k) => {
@@ -212,8 +213,8 @@ function main() {
   const lines = data.workloads.map((w) => w.answer.line).filter((line) => line);
   const parts = [el("h1", {}, "gpubench report"),
     lines.length ? el("section", {id: "answer"}, el("h2", {}, "The answer"),
-      el("p", {}, "From which size each workload's best GPU backend beats its best CPU backend, with 95% intervals " +
-        "(each workload's section shows how they were found):"), el("ul", {}, lines.map((l) => el("li", {}, l)))) : [],
+      el("p", {}, "From which size each workload's best GPU backend beats its best CPU backend, with 95% " +
+        "intervals for a repeat run (each workload's section shows how they were found):"), el("ul", {}, lines.map((l) => el("li", {}, l)))) : [],
     data.files.length ? runsSummary() : [],
     contents(),
     data.workloads.map((w) => workloadSection(w, specGroups)),
