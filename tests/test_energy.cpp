@@ -5,6 +5,7 @@
 #include "cpu_energy.hpp"
 #include "entry_figures.hpp"
 #include "entry_json.hpp"
+#include "idle_power.hpp"
 #include "measure.hpp"
 #include "results_model.hpp"
 #include "runner_process.hpp"
@@ -13,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -155,6 +157,29 @@ TEST_CASE("a counter read at its changes: where it changed, or that it did not",
     CounterChange absent([] { return std::optional<uint64_t>(); });
     CHECK_FALSE(absent.readable());
     CHECK_FALSE(absent.await());
+}
+
+TEST_CASE("the idle window waits for a board's power to stop falling, and no longer", "[energy]") {
+    double now = 0;  // a fake clock: the waits advance it
+    const auto sleep = [&](double s) { now += s; };
+    // An H200 right after a sweep: 125 W coming down to 78 W in about 3 s (time constant 1 s).
+    const PowerSettling busy = await_settled_power([&] { return 78 + 47 * std::exp(-now); }, sleep);
+    CHECK(busy.settled);
+    CHECK(busy.waited_s > 3);
+    CHECK(busy.waited_s < 8);
+    CHECK(78 + 47 * std::exp(-now) < 78 * 1.02);  // within 2% of idle when the window starts
+    // Idle already: one second of readings, and no more.
+    now = 0;
+    const PowerSettling idle = await_settled_power([&] { return 78.0 + 0.5 * std::sin(now * 7); }, sleep);
+    CHECK(idle.settled);
+    CHECK(idle.waited_s == Approx(1.0).margin(0.15));
+    // Falling for ever: it gives up at the limit and says so.
+    now = 0;
+    const PowerSettling falling = await_settled_power([&] { return 300 * std::exp(-now / 20); }, sleep);
+    CHECK_FALSE(falling.settled);
+    CHECK(falling.waited_s == Approx(idle_settle_limit_s).margin(0.15));
+    // No readings: nothing to wait for.
+    CHECK(await_settled_power([] { return std::optional<double>(); }, sleep).waited_s == 0);
 }
 
 TEST_CASE("a GPU entry samples on until its energy window is long enough and ends at a change", "[energy]") {

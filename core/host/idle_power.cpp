@@ -58,14 +58,32 @@ std::unique_ptr<NvmlProbe> gpu_energy_probe(const GpuInfo &gpu, EnergySourceReco
     return record.source ? std::move(probe) : nullptr;
 }
 
+void add_note(EnergySourceRecord &record, const std::string &note) {
+    record.note += (record.note.empty() ? "" : "; ") + note;
+}
+
+// Waits for the board's power to settle (await_settled_power), saying so in `record` where it
+// took longer than the one second it always takes, or did not settle.
+void settle_board(const NvmlProbe &nvml, EnergySourceRecord &record) {
+    const PowerSettling s = await_settled_power(
+        [&nvml] { return nvml.power_w(); },
+        [](double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); });
+    if (!s.settled)
+        add_note(record, format_text("its power was still falling after %.0f s: idle_w may read high", s.waited_s));
+    else if (s.waited_s > 1.5)
+        add_note(record, format_text("measured once its power had stopped falling, %.1f s on (it was busy before)",
+                                     s.waited_s));
+}
+
 // Both over one window: the GPU board from one change of its counter to the next after
 // idle_window_s (its power readings averaged where it has none), the CPU packages meanwhile.
 void measure_idle(const NvmlProbe *nvml, const CpuEnergySource *cpu, SweepEnergy &energy) {
+    if (nvml) settle_board(*nvml, energy.gpu);
     const bool counter = nvml && nvml->energy_mj();
     const auto read = [nvml] { return nvml->energy_mj(); };
     std::optional<CounterChange> start;
     if (counter && !(start.emplace(read)).await())
-        energy.gpu.note = not_aligned_note("start");
+        add_note(energy.gpu, not_aligned_note("start"));
     const std::optional<std::vector<uint64_t>> cpu_before = cpu ? cpu->read() : std::nullopt;
     const Clock::time_point began = Clock::now();
     double power_sum = 0;
@@ -81,18 +99,34 @@ void measure_idle(const NvmlProbe *nvml, const CpuEnergySource *cpu, SweepEnergy
         energy.cpu.idle_w = cpu->joules_between(*cpu_before, *after) / seconds_between(began, Clock::now());
     if (counter) {
         CounterChange end(read);
-        if (!end.await() && energy.gpu.note.empty())
-            energy.gpu.note = not_aligned_note("end");
+        if (!end.await()) add_note(energy.gpu, not_aligned_note("end"));
         if (end.readable() && end.value() >= start->value() && end.at() > start->at())
             energy.gpu.idle_w = double(end.value() - start->value()) / 1000.0 / seconds_between(start->at(), end.at());
     } else if (powers > 0) {
         energy.gpu.idle_w = power_sum / powers;
-        energy.gpu.note = format_text("the mean of %d power readings over %.2g s: NVML gives no energy counter", powers,
-                                      idle_window_s);
+        add_note(energy.gpu, format_text("the mean of %d power readings over %.2g s: NVML gives no energy counter",
+                                         powers, idle_window_s));
     }
 }
 
 }  // namespace
+
+PowerSettling await_settled_power(const std::function<std::optional<double>()> &read_w,
+                                  const std::function<void(double)> &sleep_s) {
+    constexpr double step_s = 0.1, falling = 0.01;
+    constexpr size_t second = 10;  // readings a second apart
+    std::vector<double> readings;
+    PowerSettling s;
+    for (std::optional<double> w = read_w(); w; w = read_w()) {
+        readings.push_back(*w);
+        if (readings.size() > second && readings.back() >= (1 - falling) * readings[readings.size() - 1 - second])
+            return s;
+        if (s.waited_s >= idle_settle_limit_s) return s.settled = false, s;
+        sleep_s(step_s);
+        s.waited_s += step_s;
+    }
+    return s;
+}
 
 SweepEnergy measure_idle_power(const GpuInfo &gpu) {
     SweepEnergy energy;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -33,10 +34,23 @@ void from_json(const nlohmann::json &json, SweepEnergy &energy);
 // a sweep: both devices are measured at once over one window.
 inline constexpr double idle_window_s = 0.5;
 
+// A board busy a moment ago (the sweep before this one) reads above its idle for seconds while
+// its clocks come down (125 W against 78 W on an H200, a sweep straight after another): the
+// idle window waits until the board's power has stopped falling, by less than 1% over the last
+// second, or for idle_settle_limit_s at most.
+inline constexpr double idle_settle_limit_s = 15;
+struct PowerSettling {
+    double waited_s = 0;  // 1 s at least where there are readings
+    bool settled = true;  // false: still falling at the limit
+};
+// `read_w`: the board's power now (nullopt: no readings, nothing to wait for); `sleep_s` waits.
+PowerSettling await_settled_power(const std::function<std::optional<double>()> &read_w,
+                                  const std::function<void(double)> &sleep_s);
+
 // Finds both sources and measures their idle power over one window of idle_window_s: the GPU
 // board of `gpu` from one change of NVML's energy counter to another (counter_change.hpp), or
 // NVML's power readings averaged where it has no counter; the CPU packages (host_cpu_energy())
-// over the same span. No window where neither source exists.
+// over the same span, after await_settled_power(). No window where neither source exists.
 SweepEnergy measure_idle_power(const GpuInfo &gpu);
 
 }  // namespace gpubench
