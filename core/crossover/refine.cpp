@@ -21,16 +21,17 @@ std::vector<uint64_t> sizes_to_refine(const Crossover &crossover, const std::vec
     // A never's reach lies among the largest sizes, the dearest to measure: its interval says it.
     const bool from = crossover.verdict == CrossoverVerdict::from, always = crossover.verdict == CrossoverVerdict::always;
     if (!(from || always) || crossover.within(crossover_precision) || count == 0) return {};
-    // n*, or the smallest size, where a near tie reaches from: the GPU may lose at a size there unmeasured.
-    const double n = from ? crossover.size.value : crossover.smallest;
-    double below = crossover.smallest, above = crossover.largest;  // the measured sizes bracketing n*
-    for (uint64_t size : measured) {
-        if (double(size) <= n) below = std::max(below, double(size));
-        if (double(size) >= n) above = std::min(above, double(size));
+    // From: the measured sizes bracketing n*, within its interval. Always: its interval, from the
+    // smallest size up to where a near tie reaches (the GPU may lose at a size there unmeasured).
+    const double n = crossover.size.value;
+    double below = crossover.smallest, above = std::min(crossover.largest, crossover.size.hi);
+    if (from) {
+        for (uint64_t size : measured) {
+            if (double(size) <= n) below = std::max(below, double(size));
+            if (double(size) >= n) above = std::min(above, double(size));
+        }
+        below = std::max(below, crossover.size.lo);
     }
-    // Within the interval; for an always, the interval itself.
-    below = from ? std::max(below, crossover.size.lo) : crossover.smallest;
-    above = from ? std::min(above, crossover.size.hi) : std::min(crossover.largest, crossover.size.hi);
     std::vector<uint64_t> chosen;
     const double span = std::log(above / below);
     for (size_t i = 1; i <= count && span > 0; ++i) {

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <cmath>
+#include <iterator>
 
 namespace gpubench {
 
