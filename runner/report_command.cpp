@@ -26,9 +26,10 @@ namespace {
 // What names a file's columns: its GPU, else its host. Files of one machine that measured
 // different things (a GPU sweep and a CPU sweep of one study) share the name and so one
 // table; files of one machine that measured the same things (two commits) are told apart
-// by their file names (after --newest, none are).
+// by their file names (after --newest, none are), unless `pooled`: then they are runs of one
+// column.
 std::vector<std::string> source_labels(const std::vector<std::string> &paths,
-                                       const std::vector<ResultsDocument> &documents) {
+                                       const std::vector<ResultsDocument> &documents, bool pooled) {
     std::vector<std::string> labels;
     for (const ResultsDocument &d : documents) labels.push_back(d.gpu_name.value_or(d.header.host_name));
     std::vector<std::set<EntryIdentity>> identities(documents.size());  // in any seed
@@ -36,6 +37,7 @@ std::vector<std::string> source_labels(const std::vector<std::string> &paths,
         for (const EntryResult &e : documents[i].entries)
             if (e.status == EntryStatus::ok) identities[i].insert(e.identity().any_seed());  // only verified ones are reported
     std::vector<std::string> named = labels;
+    if (pooled) return named;
     for (size_t i = 0; i < labels.size(); ++i)
         for (size_t j = 0; j < labels.size(); ++j)
             if (i != j && labels[i] == labels[j] &&
@@ -69,7 +71,7 @@ void keep_newest_entries(std::vector<ResultsDocument> &documents) {
 struct ReportRequest {
     std::vector<std::string> files;
     std::string baseline = "naive", format = "markdown", output, plotly_js_path, history;
-    bool newest = false;
+    bool newest = false, pool = false;
 };
 
 po::options_description report_options(ReportRequest &r) {
@@ -90,6 +92,10 @@ po::options_description report_options(ReportRequest &r) {
         ("newest", po::bool_switch(&r.newest),
          "where several files of one machine hold the same entry, report only the newest file's "
          "(a folder of runs over time, reported as its latest state)")
+        ("pool", po::bool_switch(&r.pool),
+         "files of one machine are repeat runs: one column per backend holds all their entries "
+         "(the tables show the last file's at a size), and the answer's interval holds the drift "
+         "between the runs as well as within each")
         ("plotly-js", po::value<std::string>(&r.plotly_js_path),
          "html: the plotly.js to embed (default: $GPUBENCH_PLOTLY_JS, else the installed one, "
          "else /usr/share/python3-plotly/plotly.js)")
@@ -107,6 +113,7 @@ const ReportFormat &check_report_request(const ReportRequest &r) {
     if (!format) throw std::invalid_argument("--format '" + r.format + "': expected " + report_format_list(false));
     if (!format->html_page && (!r.history.empty() || !r.plotly_js_path.empty()))
         throw std::invalid_argument("--history and --plotly-js are for --format html");
+    if (r.pool && r.newest) throw std::invalid_argument("--pool keeps every file's entries: it cannot go with --newest");
     if (format->one_file && r.files.size() != 1)
         throw std::invalid_argument("--format " + format->name + " converts one results file at a time");
     return *format;
@@ -120,7 +127,7 @@ ReportInput read_reports(const ReportRequest &r) {
     std::vector<ResultsDocument> documents;
     for (const std::string &file : r.files) documents.push_back(read_results_file(file));
     if (r.newest) keep_newest_entries(documents);
-    const std::vector<std::string> labels = source_labels(r.files, documents);
+    const std::vector<std::string> labels = source_labels(r.files, documents, r.pool);
     // One source (all files of one machine, or one file): no machine in the column names.
     const bool one_source = std::set<std::string>(labels.begin(), labels.end()).size() == 1;
     for (size_t i = 0; i < documents.size(); ++i)

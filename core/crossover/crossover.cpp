@@ -77,13 +77,22 @@ private:
     std::vector<std::pair<double, double>> cpu_ranges_;
 };
 
+// Which shifts shared by several entries a replicate draws: none, the spells', or the spells'
+// and the runs' (widening() weighs each by what it adds).
+enum class Shared { none, spells, runs };
+
 // One replicate of `f`'s points: each median drawn again from its samples and moved by the
-// noise between entries and, with `spells`, by its spell's; then the model of the same form refitted.
-CostModel resampled_model(const FittedSeries &f, bool spells, std::mt19937_64 &random) {
+// noise between entries and by its spell's and its run's as `shared` asks; then the model of
+// the same form refitted.
+CostModel resampled_model(const FittedSeries &f, Shared shared, std::mt19937_64 &random) {
     std::normal_distribution<double> normal(0.0, 1.0);
-    std::vector<double> spell_shift(f.noise.spells, 0.0);
-    if (spells)
-        for (double &shift : spell_shift) shift = f.noise.spell_sd * normal(random);
+    const SeriesNoise &noise = f.noise;
+    std::vector<double> run_shift(noise.runs, 0.0), spell_shift(noise.spells, 0.0);
+    if (shared == Shared::runs && noise.run_sd > 0)  // a run alone draws as before pooling
+        for (double &shift : run_shift) shift = noise.run_sd * normal(random);
+    if (shared != Shared::none)
+        for (size_t g = 0; g < noise.spells; ++g)
+            spell_shift[g] = noise.spell_sd * normal(random) + run_shift[noise.run_of[g]];
     std::vector<FitPoint> points;
     std::vector<double> drawn;
     for (size_t i = 0; i < f.series.points.size(); ++i) {
@@ -93,7 +102,7 @@ CostModel resampled_model(const FittedSeries &f, bool spells, std::mt19937_64 &r
         std::uniform_int_distribution<size_t> pick(0, p.samples.size() - 1);
         for (double &d : drawn) d = p.samples[pick(random)];
         const double m = median(drawn);
-        const double shift = f.noise.entry_sd * normal(random) + spell_shift[f.noise.spell_of[i]];
+        const double shift = noise.entry_sd * normal(random) + spell_shift[noise.spell_of[i]];
         if (m > 0) points.push_back({double(p.size), m * std::exp(shift), p.level});
     }
     return refit_cost_model(points, f.model.form(), f.model.exponent);
@@ -112,14 +121,14 @@ struct Draws {
 };
 
 Draws draw(const FittedSeries &g, const std::vector<const FittedSeries *> &c, const Comparer &comparer,
-           size_t replicates, bool spells, std::mt19937_64 &random) {
+           size_t replicates, Shared shared, std::mt19937_64 &random) {
     Draws draws;
     for (size_t b = 0; b < replicates; ++b) {
         std::vector<CostModel> resampled;
-        for (const FittedSeries *f : c) resampled.push_back(resampled_model(*f, spells, random));
+        for (const FittedSeries *f : c) resampled.push_back(resampled_model(*f, shared, random));
         std::vector<const CostModel *> models;
         for (const CostModel &m : resampled) models.push_back(&m);
-        Comparison r = comparer.compare(resampled_model(g, spells, random), models);
+        Comparison r = comparer.compare(resampled_model(g, shared, random), models);
         draws.sizes.push_back(r.verdict == CrossoverVerdict::from    ? std::log(r.size)
                               : r.verdict == CrossoverVerdict::never ? infinity
                                                                      : -infinity);
@@ -129,17 +138,26 @@ Draws draw(const FittedSeries &g, const std::vector<const FittedSeries *> &c, co
     return draws;
 }
 
+// The variance of n* that each source adds, with the degrees of freedom of its estimate.
+struct VarianceShare {
+    double variance = 0;
+    size_t df = 0;
+};
+
 // How much wider than normal the interval must be: Student's t over the normal, for the
-// degrees of freedom of the noise estimates, the spells' (few) weighed by their share of the
-// variance (Welch-Satterthwaite).
-double widening(const Draws &all, const Draws &without_spells, size_t model_df, size_t spell_df) {
+// degrees of freedom of the noise estimates, the spells' and the runs' (few) weighed by their
+// share of the variance (Welch-Satterthwaite). `shares` begins with the models' own.
+double widening(const std::vector<VarianceShare> &shares) {
     const double z = student_t_95(std::numeric_limits<size_t>::max());
-    const double total = all.size_variance(), spells = std::max(0.0, total - without_spells.size_variance());
-    if (spell_df == 0 || spells <= 0 || total <= 0) return student_t_95(model_df) / z;
-    if (model_df == 0) return student_t_95(0) / z;
-    const double rest = total - spells;
-    const double df = total * total / (rest * rest / double(model_df) + spells * spells / double(spell_df));
-    return student_t_95(size_t(std::max(1.0, std::floor(df)))) / z;
+    if (shares.front().df == 0) return student_t_95(0) / z;  // no residual left: nothing known of the noise
+    double total = 0, weighed = 0;
+    for (const VarianceShare &s : shares) {
+        if (s.variance <= 0) continue;
+        if (s.df == 0) return student_t_95(0) / z;
+        total += s.variance, weighed += s.variance * s.variance / double(s.df);
+    }
+    if (total <= 0) return student_t_95(shares.front().df) / z;  // the model's own
+    return student_t_95(size_t(std::max(1.0, std::floor(total * total / weighed)))) / z;
 }
 
 // The 95% range of `draws` (logs; infinities kept) about `center`, widened by `widen`.
@@ -212,11 +230,21 @@ Spread spread_of(const FittedSeries &gpu, const FittedSeries &best_cpu, const st
                  const Comparer &comparer, const Draws &all, size_t replicates, std::mt19937_64 &random) {
     Spread s;
     s.degrees_of_freedom = std::min(gpu.model.residual_df(), best_cpu.model.residual_df());
-    size_t spell_df = 0;  // the fewest spells' of the two series that cross, less one
-    for (const FittedSeries *f : {&gpu, &best_cpu})
-        if (f->noise.spell_sd > 0) spell_df = spell_df ? std::min(spell_df, f->noise.spells - 1) : f->noise.spells - 1;
-    const Draws without_spells = spell_df ? draw(gpu, cpus, comparer, replicates / 2, false, random) : all;
-    s.widen = repeat_run * widening(all, without_spells, s.degrees_of_freedom, spell_df);
+    // The fewest spells' and runs' of the two series that cross, less one per run and one.
+    size_t spell_df = 0, run_df = 0;
+    for (const FittedSeries *f : {&gpu, &best_cpu}) {
+        if (f->noise.spell_sd > 0) spell_df = spell_df ? std::min(spell_df, f->noise.spell_df()) : f->noise.spell_df();
+        if (f->noise.run_sd > 0) run_df = run_df ? std::min(run_df, f->noise.run_df()) : f->noise.run_df();
+    }
+    // Each source's share: what the replicates' variance loses without it.
+    const Draws spells_only = run_df ? draw(gpu, cpus, comparer, replicates / 2, Shared::spells, random) : all;
+    const Draws entries_only =
+        spell_df ? draw(gpu, cpus, comparer, replicates / 2, Shared::none, random) : spells_only;
+    const double v_all = all.size_variance(), v_spells = spells_only.size_variance(),
+                 v_entries = entries_only.size_variance();
+    s.widen = repeat_run * widening({{v_entries, s.degrees_of_freedom},
+                                     {std::max(0.0, v_spells - v_entries), spell_df},
+                                     {std::max(0.0, v_all - std::min(v_all, v_spells)), run_df}});
     return s;
 }
 
@@ -263,9 +291,10 @@ Crossover find_crossover(const FittedSeries &gpu, const std::vector<const Fitted
     result.verdict = measured.verdict;
     result.best_cpu = c[measured.best_cpu]->series.name;
     std::mt19937_64 random(options.seed);
-    const Draws all = draw(gpu, c, comparer, options.replicates, true, random);
+    const Draws all = draw(gpu, c, comparer, options.replicates, Shared::runs, random);
     const Spread spread = spread_of(gpu, *c[measured.best_cpu], c, comparer, all, options.replicates, random);
     result.replicates = options.replicates, result.degrees_of_freedom = spread.degrees_of_freedom;
+    result.runs = std::max(gpu.noise.runs, c[measured.best_cpu]->noise.runs);
     const double center = measured.verdict == CrossoverVerdict::from    ? measured.size
                           : measured.verdict == CrossoverVerdict::never ? result.largest
                                                                         : result.smallest;

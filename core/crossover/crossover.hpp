@@ -10,7 +10,9 @@
 // the spread is widened by Student's t over the normal for their degrees of freedom.
 //
 // The interval answers "where would a repeat run on this host put n*?": that run's n* misses
-// this one's by the noise of both runs, so the spread is widened by √2 more. It holds the true
+// this one's by the noise of both runs, so the spread is widened by √2 more. A drift slower
+// than the run is not in it; pooled runs show it (series_noise.hpp), and their interval is a
+// repeat of them all. It holds the true
 // n* more often than 95%, and a second run's n* 95% of the time where the noise is as estimated.
 // A near tie (sizes where the gap's own interval holds 0, next to n*) is inside it too.
 #pragma once
@@ -45,6 +47,9 @@ struct Crossover {
     Estimate margin;       // the best CPU figure over the GPU's at `largest`: > 1 the GPU wins
     std::string best_cpu;  // the CPU series best at n* (else at `largest`)
     size_t replicates = 0, degrees_of_freedom = 0;
+    // The runs pooled (SeriesPoint::run) in the two series that cross: over 1, the interval
+    // holds the drift between them, and is where a repeat of them all would put n*.
+    size_t runs = 1;
     // Whether the interval is within `fraction` of n* either side; for `always` (`never`),
     // whether a crossing is ruled out above `smallest` (below `largest`) by more than that.
     bool within(double fraction) const;

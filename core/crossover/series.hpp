@@ -18,6 +18,9 @@ struct SeriesPoint {
     // When its entry finished, in seconds since the sweep began (-1: unknown): entries measured
     // together share the host's state (series_noise.hpp).
     double measured_at_s = -1;
+    // Which run it came from, where runs are pooled (runner report --pool: each file a run);
+    // runs share no spell, and a shift shared by a run is the drift between runs.
+    size_t run = 0;
 };
 
 // Ascending by size; a size may appear more than once (measured again later in the sweep).

@@ -76,7 +76,7 @@ nlohmann::json crossover_json(const Crossover &c) {
     if (c.verdict == CrossoverVerdict::unknown) return j["why"] = c.why, j;
     j.update({{"size", estimate_json(c.size)}, {"smallest", c.smallest}, {"largest", c.largest},
               {"margin", estimate_json(c.margin)}, {"best_cpu", c.best_cpu}, {"replicates", c.replicates},
-              {"degrees_of_freedom", c.degrees_of_freedom}});
+              {"degrees_of_freedom", c.degrees_of_freedom}, {"runs", c.runs}});
     return j;
 }
 
@@ -140,7 +140,7 @@ const ColumnAnswer *answer_of(const WorkloadReport &report, const std::string &g
 
 Series column_series(const ReportColumn &column, Compared compared) {
     Series series{column.backend, {}};
-    for (const auto &[size, point] : column.points) {
+    const auto add = [&](uint64_t size, const ReportPoint &point) {
         const Timing &t = point.entry.timing;
         std::vector<double> samples;
         if (compared == Compared::compute)
@@ -149,9 +149,13 @@ Series column_series(const ReportColumn &column, Compared compared) {
         if (compared == Compared::energy && point.figures.node_power_w)  // each run's node energy
             for (double run : t.samples.run) samples.push_back(run * *point.figures.node_power_w);
         if (!samples.empty())
-            series.points.push_back(
-                {size, std::move(samples), point.entry.ceiling.level, point.entry.sweep.finished_after_s});
-    }
+            series.points.push_back({size, std::move(samples), point.entry.ceiling.level,
+                                     point.entry.sweep.finished_after_s, point.run});
+    };
+    for (const auto &[size, point] : column.points) add(size, point);
+    for (const ReportPoint &point : column.repeats) add(point.entry.size, point);
+    std::stable_sort(series.points.begin(), series.points.end(),
+                     [](const SeriesPoint &a, const SeriesPoint &b) { return a.size < b.size; });
     return series;
 }
 
@@ -183,6 +187,17 @@ void answer_workload(WorkloadReport &report) {
         }
         report.answers.push_back(std::move(answer));
     }
+}
+
+size_t pooled_runs(const WorkloadReport &report) {
+    size_t runs = 1;
+    for (const ColumnAnswer &a : report.answers)
+        for (Compared compared : all_compared) runs = std::max(runs, a.of(compared).runs);
+    return runs;
+}
+
+std::string repeat_words(size_t runs) {
+    return runs > 1 ? "a repeat of the " + std::to_string(runs) + " runs pooled" : "a repeat run";
 }
 
 std::string answer_line(const WorkloadReport &r) {
@@ -223,7 +238,8 @@ nlohmann::json answers_json(const WorkloadReport &report) {
             if (c.models.of(compared).fitted())
                 models[c.label()][compared_name(compared)] =
                     model_json(c.models.of(compared), column_series(c, compared));
-    return {{"line", answer_line(report)}, {"answers", std::move(answers)}, {"models", std::move(models)}};
+    return {{"line", answer_line(report)}, {"intervals_for", repeat_words(pooled_runs(report))},
+            {"answers", std::move(answers)}, {"models", std::move(models)}};
 }
 
 }  // namespace gpubench

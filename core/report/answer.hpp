@@ -60,6 +60,11 @@ std::string estimate_text(const Estimate &ratio);
 // (9.10k–12.0k) keys, by 8.30× (7.90–8.80) at 100M, and ..." ("" with no GPU column).
 std::string answer_line(const WorkloadReport &report);
 
+// The most runs any of the report's crossovers pooled (Crossover::runs; runner report --pool).
+size_t pooled_runs(const WorkloadReport &report);
+// Whom the intervals are for: "a repeat run", or "a repeat of the 4 runs pooled".
+std::string repeat_words(size_t runs);
+
 // The answers and models as the JSON and HTML reports and the results file hold them.
 nlohmann::json answers_json(const WorkloadReport &report);
 

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace gpubench {
 
@@ -42,7 +43,7 @@ ReportColumn &column_for(WorkloadReport &report, const PluginRecord &plugin, con
     });
     if (column != report.columns.end()) return *column;
     report.columns.push_back(
-        {plugin.backend, label, plugin.device_kind == "cuda", {}, plugin.build_record, gpu_model});
+        {plugin.backend, label, plugin.device_kind == "cuda", {}, {}, plugin.build_record, gpu_model});
     return report.columns.back();
 }
 
@@ -79,7 +80,8 @@ std::vector<WorkloadReport> build_report(
     const std::vector<std::pair<std::string, ResultsDocument>> &labelled_documents,
     const ReportOptions &options) {
     std::map<std::pair<std::string, std::string>, WorkloadReport> by_workload;
-    for (const auto &[label, document] : labelled_documents) {
+    for (size_t run = 0; run < labelled_documents.size(); ++run) {
+        const auto &[label, document] = labelled_documents[run];
         std::map<std::string, const PluginRecord *> plugins;
         for (const PluginRecord &plugin : document.plugins) plugins[plugin.name] = &plugin;
         std::set<std::string> gpu_models;
@@ -98,7 +100,9 @@ std::vector<WorkloadReport> build_report(
                 column_for(report, plugin, label, gpu_models.size() > 1 ? gpu_model(entry) : "");
             // Files before build records had none: a column of several files takes one that has.
             if (!column.build) column.build = plugin.build_record;
-            column.points[entry.size] = {entry, entry_figures(entry, document.header.basis())};
+            ReportPoint point{entry, entry_figures(entry, document.header.basis()), run};
+            if (auto [at, added] = column.points.try_emplace(entry.size, point); !added)
+                column.repeats.push_back(std::exchange(at->second, std::move(point)));
         }
     }
     std::vector<WorkloadReport> reports;

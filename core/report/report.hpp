@@ -24,6 +24,7 @@ namespace gpubench {
 struct ReportPoint {
     EntryResult entry;
     EntryFigures figures;
+    size_t run = 0;  // the file it came from, in the order given: each file is a run
     double compute_s() const { return figures.compute.median; }  // the headline (per launch when so timed)
     double end_to_end_s() const { return figures.end_to_end.median; }
 };
@@ -38,6 +39,9 @@ struct ReportColumn {
     std::string backend, source;  // source: the file's machine ("vm", "H100"...) when several
     bool gpu = false;
     std::map<uint64_t, ReportPoint> points;  // by size; verified entries only
+    // Entries at a size `points` holds again (from a later entry or file): the tables show the
+    // last, the answer fits them all (runs pooled: runner report --pool).
+    std::vector<ReportPoint> repeats;
     std::optional<BuildRecord> build;        // the plugin's build record, where the file has it
     // The GPU model its entries ran on, where one file holds entries on several models (a
     // --devices sweep on unlike GPUs, merged shards of unlike machines): one column per model.

@@ -8,6 +8,7 @@
 #include "results_model.hpp"
 #include "text_format.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace gpubench {
@@ -78,8 +79,8 @@ void write_metrics_table(std::ostream &out, const WorkloadReport &r) {
 // Each GPU column's crossovers, then each column's cost models, below the workload's tables.
 void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
     if (r.answers.empty()) return;
-    out << "\nCrossovers with the best CPU backend at each size (n*: from where the GPU wins; 95% intervals for a "
-           "repeat run; the margin is the best CPU figure over the GPU's at the largest size compared):\n\n"
+    out << "\nCrossovers with the best CPU backend at each size (n*: from where the GPU wins; 95% intervals for "
+        << repeat_words(pooled_runs(r)) << "; the margin is the best CPU figure over the GPU's at the largest size compared):\n\n"
            "| GPU backend | compared | n* | 95% interval | margin at largest | best CPU | df |\n"
            "| :--- | :--- | ---: | :--- | :--- | :--- | ---: |\n";
     for (const ColumnAnswer &a : r.answers)
@@ -127,11 +128,14 @@ void write_answer_tables(std::ostream &out, const WorkloadReport &r) {
 void write_markdown_header(std::ostream &out, const ReportInput &input) {
     out << "# gpubench report\n\n";
     std::string lines;
-    for (const WorkloadReport &r : input.reports)
+    size_t runs = 1;
+    for (const WorkloadReport &r : input.reports) {
         if (const std::string line = answer_line(r); !line.empty()) lines += "- " + printable_text(line) + "\n";
+        runs = std::max(runs, pooled_runs(r));
+    }
     if (!lines.empty())
         out << "**The answer**: from which size each workload's best GPU backend beats its best CPU backend, "
-               "with 95% intervals for a repeat run (the workloads' sections show how they were found)\n\n" << lines << '\n';
+               "with 95% intervals for " << repeat_words(runs) << " (the workloads' sections show how they were found)\n\n" << lines << '\n';
     for (const auto &[label, document] : input.labelled) {
         const RunHeader &h = document.header;
         out << "**" << printable_text(h.file) << "**\n\n"

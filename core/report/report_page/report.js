@@ -107,7 +107,8 @@ function answerSection(workload) {
     (c.size.hi === null ? ">" + fmtSize(c.largest) : fmtSize(Math.round(c.size.hi)));
   const ratio = (e) => fmtNumber(e.value) + "× (" + fmtNumber(e.lo) + "–" + fmtNumber(e.hi) + ")";
   return [el("h4", {},
-    "Crossovers with the best CPU backend at each size (95% intervals for a repeat run; the band on the time plot)"),
+    "Crossovers with the best CPU backend at each size (95% intervals for " + answer.intervals_for +
+    "; the band on the time plot)"),
     el("table", {class: "crossover"}, el("tr", {}, ["GPU backend", "compared", "n*", "95% interval",
       "margin at largest", "best CPU"].map((h) => el("th", {}, h))),
     answer.answers.flatMap((a) => ["compute", "end_to_end", "energy"].map((k) => {
@@ -214,7 +215,8 @@ function main() {
   const parts = [el("h1", {}, "gpubench report"),
     lines.length ? el("section", {id: "answer"}, el("h2", {}, "The answer"),
       el("p", {}, "From which size each workload's best GPU backend beats its best CPU backend, with 95% " +
-        "intervals for a repeat run (each workload's section shows how they were found):"), el("ul", {}, lines.map((l) => el("li", {}, l)))) : [],
+        "intervals for " + (data.workloads.find((w) => w.answer.intervals_for !== "a repeat run") || data.workloads[0]).answer.intervals_for +
+        " (each workload's section shows how they were found):"), el("ul", {}, lines.map((l) => el("li", {}, l)))) : [],
     data.files.length ? runsSummary() : [],
     contents(),
     data.workloads.map((w) => workloadSection(w, specGroups)),
