@@ -1,5 +1,6 @@
 // cuBLAS GEMM on the runner's stream: the vendor reference the hand-written kernel is
-// measured against. Default math mode, so float stays true FP32 (no TF32 tensor cores).
+// measured against. Default math mode, so float stays true FP32 (no TF32 tensor cores);
+// math=tf32 is cuBLAS's fast TF32 mode, a labelled lower-accuracy reference.
 #include "matmul_gpu.hpp"
 
 #include <gpubench/cublas.hpp>
@@ -11,14 +12,18 @@ namespace {
 const gpubench::BackendSpec kCublas{
     "matmul_cublas", "cublas", GPUBENCH_DEVICE_CUDA,
     "C = A*B with cublasSgemm/cublasDgemm on the runner's stream, row-major mapped, "
-    "default math mode (no TF32)",
+    "default math mode (no TF32); math=tf32: cuBLAS's TF32 tensor-core mode for float32, "
+    "a lower-accuracy reference (inputs rounded to 10 mantissa bits)",
     32768, {64, 128, 256, 512, 1024, 2048, 4096}};
 
 template <class T>
 class CublasKernel {
 public:
     CublasKernel(size_t n, const gpubench::Setup &setup)
-        : n_(static_cast<int>(n)), handle_(gpubench::cuda::stream_of(setup)) {}
+        : n_(static_cast<int>(n)), handle_(gpubench::cuda::stream_of(setup)) {
+        if (matmul::input_rounding(setup.params) > 0)  // math=tf32 (float32 only: Rules refuses float64)
+            GPUBENCH_CUBLAS_CHECK(cublasSetMathMode(handle_.get(), CUBLAS_TF32_TENSOR_OP_MATH));
+    }
 
     // Row-major C = A*B is column-major C^T = B^T * A^T: cuBLAS sees our row-major B as
     // column-major B^T, so B goes first and no transposes are needed.
@@ -43,4 +48,4 @@ using CublasPlugin = matmul::Plugin<kCublas, CublasProblem>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CublasPlugin, matmul::make_info(kCublas))
+GPUBENCH_PLUGIN(CublasPlugin, matmul::make_info(kCublas, {matmul::kMathParam}))

@@ -55,7 +55,7 @@ std::vector<size_t> indices_to_check(size_t n, uint64_t salt) {
 
 }  // namespace
 
-gpubench::Info make_info(const BackendSpec &s) {
+gpubench::Info make_info(const BackendSpec &s, std::vector<gpubench::ParamSpec> extra) {
     gpubench::Info info{s.name,
                         "matmul",
                         s.backend,
@@ -70,6 +70,7 @@ gpubench::Info make_info(const BackendSpec &s) {
                         nullptr,
                         GPUBENCH_HEADLINE_AUTO};
     info.params = {kDtypeParam};
+    info.params.insert(info.params.end(), extra.begin(), extra.end());  // the declared ones, shown by --list
     return info;
 }
 
@@ -80,10 +81,15 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
     gpubench::Work w;
     w.flops = 2.0 * nd * nd * nd;
     if (element == 8.0) w.math = GPUBENCH_MATH_FP64;  // read against the FP64 peak
+    if (input_rounding(params) > 0) w.math = GPUBENCH_MATH_TENSOR_TF32;
     w.bytes = matrices_bytes;
     w.host_bytes = matrices_bytes;
     w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? matrices_bytes : 0.0;
     return w;
+}
+
+double input_rounding(const gpubench::Params &params) {
+    return params.get("math", "fp32") == "tf32" ? 0x1p-10 : 0.0;
 }
 
 size_t checked_size(const BackendSpec &s, uint64_t n) {
@@ -108,11 +114,12 @@ void poison(T *c, size_t count) {
 }
 
 template <class T>
-gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T *c) {
+gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T *c, double rounding) {
     constexpr double unit_roundoff = std::is_same_v<T, float> ? 0x1p-24 : 0x1p-53;
     constexpr const char *reference = std::is_same_v<T, float> ? "float64" : "long double";
     gpubench::Verification v;
-    v.tolerance = 8.0 * std::sqrt(static_cast<double>(n)) * unit_roundoff;
+    // Each product of inputs rounded by r is off by at most 2r + r^2 of its size.
+    v.tolerance = 8.0 * std::sqrt(static_cast<double>(n)) * unit_roundoff + 2 * rounding + rounding * rounding;
 
     uint64_t failures = 0;
     size_t first_i = 0, first_j = 0;
@@ -145,8 +152,8 @@ template void fill_inputs<double>(uint64_t, size_t, double *, double *);
 template void poison<float>(float *, size_t);
 template void poison<double>(double *, size_t);
 template gpubench::Verification verify_product<float>(size_t, const float *, const float *,
-                                                      const float *);
+                                                      const float *, double);
 template gpubench::Verification verify_product<double>(size_t, const double *, const double *,
-                                                       const double *);
+                                                       const double *, double);
 
 }  // namespace matmul

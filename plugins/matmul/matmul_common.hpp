@@ -18,8 +18,8 @@ namespace matmul {
 enum class Dtype { float32, float64 };  // in the order of Plugin's element types
 
 // Descriptor data for one backend: its own row (name, device, sizes, description) plus
-// what every matmul backend shares.
-gpubench::Info make_info(const gpubench::BackendSpec &spec);
+// what every matmul backend shares, and the parameters of its own (`extra`) after dtype.
+gpubench::Info make_info(const gpubench::BackendSpec &spec, std::vector<gpubench::ParamSpec> extra = {});
 
 // flops = 2 N^3; bytes = 3 N^2 elements (A, B read, C written); device bytes for GPUs only.
 gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
@@ -29,6 +29,16 @@ gpubench::Work make_work(const gpubench::BackendSpec &spec, uint64_t n,
 inline const gpubench::ParamSpec kDtypeParam =
     gpubench::choice("dtype", {"float32", "float64"}, "element type of A, B and C");
 inline Dtype parse_dtype(const gpubench::Params &params) { return params.get_enum<Dtype>(kDtypeParam); }
+
+// A library's lower-accuracy mode, declared by the backends that have one (matmul_cublas):
+// math=tf32 rounds float32 inputs to TF32 (10 mantissa bits) for the tensor cores. Its
+// verification allows for that rounding, and its flops are read against the TF32 peak.
+inline const gpubench::ParamSpec kMathParam = gpubench::choice(
+    "math", {"fp32", "tf32"},
+    "fp32: true float32; tf32: the library's fast TF32 tensor-core mode, a lower-accuracy reference (float32 only)");
+// The relative rounding of each input before the products: 2^-10 for TF32 (truncated or
+// rounded, the worse of the two), 0 for full precision.
+double input_rounding(const gpubench::Params &params);
 
 // N as a size_t, or NotSupported outside [min_size, max_size] of the backend.
 size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
@@ -45,9 +55,10 @@ void poison(T *c, size_t count);
 
 // Checks C = A*B: every entry when N <= 256, else a 64 x 64 grid of sampled rows and
 // columns (4096 entries) that includes the first and last row and column.
-// Error per entry |c - ref| / sum_k |a_ik b_kj|, tolerance 8 sqrt(N) u (u = 2^-24 or 2^-53).
+// Error per entry |c - ref| / sum_k |a_ik b_kj|, tolerance 8 sqrt(N) u (u = 2^-24 or 2^-53),
+// plus 2r + r^2 for inputs rounded by r before the products (input_rounding).
 template <class T>
-gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T *c);
+gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T *c, double rounding = 0);
 
 // Inputs and output in host memory, for CPU kernels. Kernel<T> is constructed from
 // (n, setup) and called as kernel.multiply(a, b, c) to compute all of C.
@@ -75,7 +86,10 @@ struct Rules {
     static gpubench::ProblemChoice<const gpubench::Setup &, size_t> choose(
         const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
         const size_t n = checked_size(spec, setup.size);
-        return {static_cast<size_t>(parse_dtype(setup.params)), {setup, n}};
+        const Dtype dtype = parse_dtype(setup.params);
+        if (dtype == Dtype::float64 && input_rounding(setup.params) > 0)
+            throw gpubench::NotSupported("math=tf32 rounds float32 inputs: dtype=float64 has no TF32 form");
+        return {static_cast<size_t>(dtype), {setup, n}};
     }
     static constexpr auto make_work = &matmul::make_work;
 };

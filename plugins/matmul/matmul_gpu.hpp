@@ -13,17 +13,18 @@ template <class T, class Kernel>
 class DeviceArrays {
 public:
     DeviceArrays(const gpubench::Setup &setup, size_t n)
-        : n_(n), a_(n * n), b_(n * n), c_(n * n), kernel_(n, setup) {
+        : n_(n), rounding_(input_rounding(setup.params)), a_(n * n), b_(n * n), c_(n * n), kernel_(n, setup) {
         fill_inputs(setup.seed, n, a_.host.data(), b_.host.data());
     }
     auto arrays() { return std::tie(a_, b_, c_); }
     void run() { kernel_.multiply(a_.device.data(), b_.device.data(), c_.device.data()); }
     gpubench::Verification verify() {
-        return verify_product(n_, a_.host.data(), b_.host.data(), c_.host.data());
+        return verify_product(n_, a_.host.data(), b_.host.data(), c_.host.data(), rounding_);
     }
 
 private:
     size_t n_;
+    double rounding_;  // of the inputs by the kernel's math (math=tf32), which the check allows
     gpubench::cuda::Input<T> a_, b_;
     gpubench::cuda::Output<T> c_;
     Kernel kernel_;
