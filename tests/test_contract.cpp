@@ -153,3 +153,33 @@ TEST_CASE("sort: every CUDA backend sorts keys=uint32", "[contract][cuda]") {
 #endif
     check_sort_uint32(true);
 }
+
+// Every kernel of matmul_cuda and mode of matmul_cublas at ragged sizes: below, at and past
+// one tile (128) and several, with whole tiles beside (256, 1024), against the same checks
+// (math=tf32 with its rounding allowed, kernel=tensor's 3xTF32 with float32's tolerance).
+TEST_CASE("matmul: every kernel and mode verifies at ragged sizes", "[contract][cuda]") {
+#ifndef GPUBENCH_HAVE_CUDA
+    test_support::skip_test("gpubench was built without the CUDA toolkit");
+#endif
+    test_support::require_gpu();
+    const auto timer = make_cuda_event_timer(0);
+    const std::pair<const char *, const char *> settings[] = {
+        {"matmul_cuda", "kernel=tensor"}, {"matmul_cuda", "kernel=ffma"}, {"matmul_cuda", "dtype=float64"},
+        {"matmul_cublas", "math=fp32"}, {"matmul_cublas", "math=tf32"}};
+    for (const auto &[name, params] : settings) {
+        const auto file = std::filesystem::path(GPUBENCH_PLUGIN_DIR) / (std::string(name) + ".so");
+        if (!std::filesystem::exists(file)) {
+            WARN("not tested: " << name << " was not built");
+            continue;
+        }
+        const Plugin plugin = test_support::load_file(file);
+        MeasureOptions options = test_support::sampled(1, 1);
+        options.params = params;
+        for (uint64_t size : {1, 2, 31, 127, 128, 129, 255, 256, 383, 1000, 1024}) {
+            INFO(name << " " << params << " at " << size);  // a scoped INFO: see check_cuda_contract
+            Measurement e = measure_entry(plugin, size, options, *timer);
+            INFO(e.message << " " << e.verification.detail);
+            check_verified(e);
+        }
+    }
+}

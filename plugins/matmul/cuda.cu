@@ -1,5 +1,6 @@
-// A hand-written CUDA GEMM: float32 on the FP32 pipes (plain FFMA, no tensor cores, so the
-// results stay FP32), float64 on the FP64 tensor cores (matmul_dmma.cuh).
+// A hand-written CUDA GEMM: float32 on the TF32 tensor cores at float32's accuracy (3xTF32,
+// matmul_tf32x3.cuh; the default, kernel=tensor) or on the FP32 pipes (plain FFMA,
+// kernel=ffma, below), float64 on the FP64 tensor cores (matmul_dmma.cuh).
 //
 // Both kernels stream K through shared memory in a cp.async pipeline (matmul_dmma.cuh),
 // three stages deep for float32 and two for float64: the copies of the next K steps are in
@@ -20,6 +21,7 @@
 // bounds-check the stores.
 #include "matmul_gpu.hpp"
 #include "matmul_dmma.cuh"
+#include "matmul_tf32x3.cuh"
 
 #include <initializer_list>
 #include <type_traits>
@@ -30,12 +32,14 @@ using namespace matmul_tiles;
 
 const gpubench::BackendSpec kCuda{
     "matmul_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
-    "C = A*B, hand-written CUDA GEMM over a cp.async shared-memory pipeline: float32 on "
+    "C = A*B, hand-written CUDA GEMM over a cp.async shared-memory pipeline: float32 with kernel=ffma on "
     "FFMA (128x128x32 tiles, 3 stages, 8x8 outputs per thread, no tensor cores), float64 "
     "on the FP64 tensor cores (mma.sync m16n8k8, 128x64x16 tiles, 3 stages, the next "
     "8-deep slab's fragments loaded during the MMAs); bounds-checked kernels when N is not "
     "a multiple of the tile; before sm_90, which has no FP64 MMA of that shape, the same "
-    "fragments are computed with shuffles and DFMAs",
+    "fragments are computed with shuffles and DFMAs. kernel=tensor (the default) runs float32 "
+    "on the TF32 tensor cores at float32's accuracy instead (3xTF32: each input split in two "
+    "TF32 halves, three MMAs a product, 128x128x32 tiles, 3 stages); kernel=ffma keeps FFMA",
     32768, {64, 128, 256, 512, 1024, 2048, 4096}};
 
 // ---- float32 on the FP32 pipes ----
@@ -222,12 +226,21 @@ struct Launcher {
     }
 };
 
+// The kernel the settings ask for: float32's FFMA or 3xTF32 one, float64's.
 template <class T>
-Launcher<T> launcher_for() {
-    if constexpr (std::is_same_v<T, float>)
+Launcher<T> launcher_for(const gpubench::Params &params) {
+    if constexpr (std::is_same_v<T, float>) {
+        if (params.get("kernel", "tensor") == "tensor") {
+            int device = 0, major = 0;
+            GPUBENCH_CUDA_CHECK(cudaGetDevice(&device));
+            GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+            if (major < 8) throw gpubench::NotSupported("kernel=tensor needs TF32 tensor cores (sm_80 on): kernel=ffma runs here");
+            namespace x3 = matmul_tf32x3;
+            return {x3::gemm_kernel<false>, x3::gemm_kernel<true>, x3::kBM, x3::kBN, x3::kThreads, x3::kSharedBytes};
+        }
         return {sgemm::sgemm_kernel<F32Tiles, false>, sgemm::sgemm_kernel<F32Tiles, true>,
                 F32Tiles::BM, F32Tiles::BN, sgemm::kThreads, F32Tiles::SharedBytes};
-    else
+    } else
         return {matmul_dmma::dgemm_kernel<F64Tiles, false>,
                 matmul_dmma::dgemm_kernel<F64Tiles, true>, matmul_dmma::kBM, F64Tiles::BN,
                 F64Tiles::Threads, F64Tiles::SharedBytes};
@@ -239,7 +252,7 @@ public:
     CudaKernel(size_t n, const gpubench::Setup &setup)
         : n_(static_cast<int>(n)),
           stream_(gpubench::cuda::stream_of(setup)),
-          launcher_(launcher_for<T>()) {
+          launcher_(launcher_for<T>(setup.params)) {
         launcher_.allow_shared_memory();
     }
 
@@ -251,10 +264,23 @@ private:
     Launcher<T> launcher_;
 };
 
+// matmul's rules, with the work of the kernel the settings pick: float32 on the tensor cores
+// is read against the TF32 peak (3xTF32 issues three MMAs a product, so a third of it is its
+// ceiling), so that a fast kernel is never taken for impossible against the FP32 pipes' peak.
+struct CudaRules : matmul::Rules {
+    static gpubench::Work work(const gpubench::BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
+        gpubench::Work w = matmul::make_work(spec, n, params);
+        if (matmul::parse_dtype(params) == matmul::Dtype::float32 && params.get("kernel", "tensor") == "tensor")
+            w.math = GPUBENCH_MATH_TENSOR_TF32;
+        return w;
+    }
+    static constexpr auto make_work = &work;
+};
+
 template <class T>
 using CudaProblem = gpubench::cuda::DeviceProblem<matmul::DeviceArrays<T, CudaKernel<T>>>;
-using CudaPlugin = matmul::Plugin<kCuda, CudaProblem>;
+using CudaPlugin = gpubench::ProblemChosenByParams<CudaRules, kCuda, CudaProblem, float, double>;
 
 }  // namespace
 
-GPUBENCH_PLUGIN(CudaPlugin, matmul::make_info(kCuda))
+GPUBENCH_PLUGIN(CudaPlugin, matmul::make_info(kCuda, {matmul::kKernelParam}))

@@ -81,7 +81,7 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
     gpubench::Work w;
     w.flops = 2.0 * nd * nd * nd;
     if (element == 8.0) w.math = GPUBENCH_MATH_FP64;  // read against the FP64 peak
-    if (input_rounding(params) > 0) w.math = GPUBENCH_MATH_TENSOR_TF32;
+    if (element == 4.0 && input_rounding(params) > 0) w.math = GPUBENCH_MATH_TENSOR_TF32;  // math=tf32
     w.bytes = matrices_bytes;
     w.host_bytes = matrices_bytes;
     w.device_bytes = spec.device_kind == GPUBENCH_DEVICE_CUDA ? matrices_bytes : 0.0;
@@ -90,6 +90,12 @@ gpubench::Work make_work(const BackendSpec &spec, uint64_t n, const gpubench::Pa
 
 double input_rounding(const gpubench::Params &params) {
     return params.get("math", "fp32") == "tf32" ? 0x1p-10 : 0.0;
+}
+
+std::string float32_only_setting(const gpubench::Params &params) {
+    if (input_rounding(params) > 0) return "math=tf32";
+    if (params.get("kernel", "tensor") == "ffma") return "kernel=ffma";
+    return "";
 }
 
 size_t checked_size(const BackendSpec &s, uint64_t n) {

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace matmul {
@@ -39,6 +40,16 @@ inline const gpubench::ParamSpec kMathParam = gpubench::choice(
 // The relative rounding of each input before the products: 2^-10 for TF32 (truncated or
 // rounded, the worse of the two), 0 for full precision.
 double input_rounding(const gpubench::Params &params);
+
+// matmul_cuda's kernel: tensor (the default: float32 as 3xTF32 on the TF32 tensor cores, each
+// input split in two TF32 halves for float32's accuracy, matmul_tf32x3.cuh; float64 on the FP64
+// tensor cores) or ffma (float32 on the FP32 pipes, which float64 has no kernel for).
+inline const gpubench::ParamSpec kKernelParam = gpubench::choice(
+    "kernel", {"tensor", "ffma"},
+    "tensor: the tensor cores (float32 as 3xTF32 at float32's accuracy, float64 on FP64 MMA); "
+    "ffma: float32 on the FP32 pipes (float32 only)");
+// The setting that only float32 has ("math=tf32", "kernel=ffma"); "" when none.
+std::string float32_only_setting(const gpubench::Params &params);
 
 // N as a size_t, or NotSupported outside [min_size, max_size] of the backend.
 size_t checked_size(const gpubench::BackendSpec &spec, uint64_t n);
@@ -87,8 +98,8 @@ struct Rules {
         const gpubench::BackendSpec &spec, const gpubench::Setup &setup) {
         const size_t n = checked_size(spec, setup.size);
         const Dtype dtype = parse_dtype(setup.params);
-        if (dtype == Dtype::float64 && input_rounding(setup.params) > 0)
-            throw gpubench::NotSupported("math=tf32 rounds float32 inputs: dtype=float64 has no TF32 form");
+        if (const std::string only = float32_only_setting(setup.params); dtype == Dtype::float64 && !only.empty())
+            throw gpubench::NotSupported(only + " is float32's only: dtype=float64 has no such form");
         return {static_cast<size_t>(dtype), {setup, n}};
     }
     static constexpr auto make_work = &matmul::make_work;
