@@ -244,7 +244,7 @@ Spread spread_of(const FittedSeries &gpu, const FittedSeries &best_cpu, const st
                  v_entries = entries_only.size_variance();
     s.widen = repeat_run * widening({{v_entries, s.degrees_of_freedom},
                                      {std::max(0.0, v_spells - v_entries), spell_df},
-                                     {std::max(0.0, v_all - std::min(v_all, v_spells)), run_df}});
+                                     {std::max(0.0, v_all - v_spells), run_df}});
     return s;
 }
 

@@ -230,7 +230,7 @@ struct Launcher {
 template <class T>
 Launcher<T> launcher_for(const gpubench::Params &params) {
     if constexpr (std::is_same_v<T, float>) {
-        if (params.get("kernel", "tensor") == "tensor") {
+        if (matmul::tensor_kernel(params)) {
             int device = 0, major = 0;
             GPUBENCH_CUDA_CHECK(cudaGetDevice(&device));
             GPUBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
@@ -270,7 +270,7 @@ private:
 struct CudaRules : matmul::Rules {
     static gpubench::Work work(const gpubench::BackendSpec &spec, uint64_t n, const gpubench::Params &params) {
         gpubench::Work w = matmul::make_work(spec, n, params);
-        if (matmul::parse_dtype(params) == matmul::Dtype::float32 && params.get("kernel", "tensor") == "tensor")
+        if (matmul::parse_dtype(params) == matmul::Dtype::float32 && matmul::tensor_kernel(params))
             w.math = GPUBENCH_MATH_TENSOR_TF32;
         return w;
     }

@@ -94,7 +94,7 @@ double input_rounding(const gpubench::Params &params) {
 
 std::string float32_only_setting(const gpubench::Params &params) {
     if (input_rounding(params) > 0) return "math=tf32";
-    if (params.get("kernel", "tensor") == "ffma") return "kernel=ffma";
+    if (!tensor_kernel(params)) return "kernel=ffma";
     return "";
 }
 

@@ -48,6 +48,8 @@ inline const gpubench::ParamSpec kKernelParam = gpubench::choice(
     "kernel", {"tensor", "ffma"},
     "tensor: the tensor cores (float32 as 3xTF32 at float32's accuracy, float64 on FP64 MMA); "
     "ffma: float32 on the FP32 pipes (float32 only)");
+// Whether matmul_cuda's settings pick the tensor cores (kernel=tensor, its default).
+inline bool tensor_kernel(const gpubench::Params &params) { return params.get("kernel", "tensor") == "tensor"; }
 // The setting that only float32 has ("math=tf32", "kernel=ffma"); "" when none.
 std::string float32_only_setting(const gpubench::Params &params);
 
