@@ -58,8 +58,8 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     REQUIRE(fast.status == EntryStatus::ok);
     CHECK(fast.timing.samples.run_host.size() >= 2);
     CHECK(fast.timing.samples.run_host.size() <= back_to_back_calls);
-    // fixture_spin's run() spins 60 ms: a group would take more than 20 ms and 5% of the
-    // sampling, so one call, after the samples. --max-time 0.4 s ends the sampling after
+    // fixture_spin's run() spins 60 ms: a group (240 ms) would take more than 5% of the sampling and
+    // than the 0.1 s top-up, so one call, after the samples. --max-time 0.4 s ends the sampling after
     // about 6 (the warm-up counts); a group taken among them would leave 2.
     options = test_support::sampled(3, 100);
     options.min_time_s = 10;  // so that --max-time ends it
@@ -70,6 +70,21 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     CHECK(slow.timing.samples.run.size() >= 5);
     REQUIRE(slow.timing.samples.run_host.size() == 1);
     CHECK(slow.timing.samples.run_host[0] > 0.05);
+}
+
+TEST_CASE("the back-to-back calls' budget: a share of the sampling, topped up to 8 timings of a run() of milliseconds",
+          "[measure]") {
+    // Among the samples: 5% of the sampling so far, whatever the group costs.
+    CHECK(back_to_back_budget_s(2.0, 1e-3, false) == Approx(0.1));
+    // After them: 20 ms at least (groups of microseconds) ...
+    CHECK(back_to_back_budget_s(0.2, 40e-6, true) == Approx(back_to_back_min_s));
+    // ... 8 groups of a run() of milliseconds (a 2.5 ms matmul: 10 ms a group), where 5% of a
+    // sampling that converged in half a second fits two ...
+    CHECK(back_to_back_budget_s(0.5, 10e-3, true) == Approx(8 * 10e-3));
+    CHECK(back_to_back_budget_s(0.5, 10e-3, true) / 10e-3 >= double(back_to_back_min_timings) - 1e-9);
+    // ... but no more than 0.1 s for them, and never less than the share.
+    CHECK(back_to_back_budget_s(0.5, 30e-3, true) == Approx(back_to_back_top_up_max_s));
+    CHECK(back_to_back_budget_s(10.0, 30e-3, true) == Approx(0.5));
 }
 
 TEST_CASE("items, the headline and metrics (ABI 1.1) reach the entry and the results", "[measure]") {

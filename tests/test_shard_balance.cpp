@@ -204,7 +204,9 @@ TEST_CASE("an earlier sweep's recorded costs balance the multi-GPU study's defau
         REQUIRE(sweep.entries.size() == measured);
         const auto [predicted, recorded] = balance(sweep);
         WARN(file << ": predicted costs balance it within " << predicted);
-        CHECK(predicted <= 1.7);  // one GPU's 1.61, four GPUs' 1.38 when written
+        // One GPU's 1.61, four GPUs' 1.38 when written; 1.76 and 1.31 since the model counts the
+        // back-to-back calls' top-up to 8 timings, which these sweeps (taken before it) did not make.
+        CHECK(predicted <= 1.8);
         CHECK(recorded <= 1.02);
     }
 }

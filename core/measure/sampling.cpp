@@ -126,7 +126,7 @@ public:
     void time_back_to_back_host(bool finishing) {
         if (!timer_.cuda_stream() || lockstep_ || options_.profile_runs) return;
         const double budget_s =
-            std::max(finishing ? back_to_back_min_s : 0.0, back_to_back_share * sampling_s());
+            back_to_back_budget_s(sampling_s(), back_to_back_group * last_run_wall_s_, finishing);
         const auto timed_call = [&] {
             instance_.call("reset", api_.reset);
             timed_ += auditor_.timed(instance_, "run", api_.run, PhaseCheck::none, &host_);

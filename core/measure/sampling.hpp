@@ -8,6 +8,7 @@
 #include "plugin_instance.hpp"
 #include "resource_watch.hpp"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,10 +32,20 @@ struct StopRule {
 // back, the last of each timed: after a transfer, or any pause, the first calls pay for
 // refilling the host's caches (a 10^8 vecadd_cupy call: several times its host time), fading
 // over about three calls. The groups are spread over the sampling: up to back_to_back_calls
-// timings, within back_to_back_share of its wall time, topped up after the samples to
-// back_to_back_min_s; where not even one group fits, one call.
-inline constexpr size_t back_to_back_calls = 32, back_to_back_group = 4;
-inline constexpr double back_to_back_min_s = 0.02, back_to_back_share = 0.05;
+// timings, within back_to_back_share of its wall time. After the samples they are topped up
+// to back_to_back_min_s, and to back_to_back_min_timings where those take at most
+// back_to_back_top_up_max_s (a run() of milliseconds: few groups fit in the share, and a
+// median of two follows a shared host's slow spells); where not even one group fits, one call.
+inline constexpr size_t back_to_back_calls = 32, back_to_back_group = 4, back_to_back_min_timings = 8;
+inline constexpr double back_to_back_min_s = 0.02, back_to_back_share = 0.05, back_to_back_top_up_max_s = 0.1;
+// The seconds the back-to-back groups (group_s each) may take in all, sampling_s into the
+// sampling; `finishing`: the top-up after the samples. Shared with the sweep's cost model.
+inline double back_to_back_budget_s(double sampling_s, double group_s, bool finishing) {
+    const double share = back_to_back_share * sampling_s;
+    if (!finishing) return share;
+    const double top_up = std::min(back_to_back_top_up_max_s, double(back_to_back_min_timings) * group_s);
+    return std::max({share, back_to_back_min_s, top_up});
+}
 inline constexpr size_t audit_every = 4;  // every 4th sample is checked (and every warm-up)
 
 // The extra cycles whose calls are traced (device_trace.hpp), where a tracer is loaded: one

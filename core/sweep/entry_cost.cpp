@@ -94,13 +94,11 @@ double entry_s(const Work &work, gpubench_device_kind device, const Pace &pace, 
         options.counters && device == GPUBENCH_DEVICE_CUDA ? counting_passes * (counting_pass_s + cycle_s) : 0;
     const double sampling_s = warmup_and_samples_s(run_s, cycle_s, pace.until_max_time, options);
     // A GPU entry's back-to-back calls for its host time (sampling.hpp); one run where no group fits.
-    const double back_to_back_budget_s = std::max(back_to_back_min_s, back_to_back_share * sampling_s);
     const double group_s = double(back_to_back_group) * run_s;
-    const double back_to_back_s =
-        device != GPUBENCH_DEVICE_CUDA ? 0
-        : group_s > back_to_back_budget_s
-            ? run_s
-            : std::min(double(back_to_back_calls) * group_s, back_to_back_budget_s);
+    const double budget_s = back_to_back_budget_s(sampling_s, group_s, true);
+    const double back_to_back_s = device != GPUBENCH_DEVICE_CUDA ? 0
+                                  : group_s > budget_s   ? run_s
+                                                         : std::min(double(back_to_back_calls) * group_s, budget_s);
     return nominal_entry_overhead_s + work.host_bytes / nominal_host_bytes_per_s + sampling_s +
            back_to_back_s + counting_s;
 }
