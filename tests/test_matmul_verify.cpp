@@ -66,3 +66,20 @@ TEST_CASE("matmul's check allows TF32's rounding only where the math asks for it
     CHECK(matmul::make_work(spec, 1024, tf32).math == GPUBENCH_MATH_TENSOR_TF32);
     CHECK(matmul::make_work(spec, 1024, fp32).math == GPUBENCH_MATH_FP32);
 }
+
+TEST_CASE("matmul's check reaches every report as relative_error, the check's largest error", "[matmul]") {
+    const size_t n = 40;
+    std::vector<float> a(n * n), b(n * n);
+    matmul::fill_inputs(7, n, a.data(), b.data());
+    const gpubench::Verification exact = matmul::verify_product(n, a.data(), b.data(), product(n, a, b, [](float x) { return x; }).data());
+    const gpubench::Verification rounded = matmul::verify_product(n, a.data(), b.data(), product(n, a, b, to_tf32).data());
+    for (const gpubench::Verification *v : {&exact, &rounded}) {
+        const std::vector<gpubench::Metric> m = matmul::error_metrics(*v);
+        REQUIRE(m.size() == 1);
+        CHECK(m[0].name == "relative_error");
+        CHECK(m[0].value == v->max_error);
+        CHECK(m[0].better == GPUBENCH_BETTER_LOWER);
+    }
+    CHECK(rounded.max_error > 10 * exact.max_error);  // the metric tells the two apart
+    CHECK(matmul::error_metrics(gpubench::Verification{}).empty());  // none before a check
+}

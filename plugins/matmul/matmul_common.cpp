@@ -153,6 +153,12 @@ gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T 
     return v;
 }
 
+std::vector<gpubench::Metric> error_metrics(const gpubench::Verification &checked) {
+    if (checked.checked == 0) return {};
+    return {{"relative_error", checked.max_error, "",
+             "the check's largest |c - ref| / sum |a b| (tolerance 8 sqrt(N) u)", GPUBENCH_BETTER_LOWER}};
+}
+
 template void fill_inputs<float>(uint64_t, size_t, float *, float *);
 template void fill_inputs<double>(uint64_t, size_t, double *, double *);
 template void poison<float>(float *, size_t);

@@ -73,6 +73,11 @@ void poison(T *c, size_t count);
 template <class T>
 gpubench::Verification verify_product(size_t n, const T *a, const T *b, const T *c, double rounding = 0);
 
+// The check's largest error as a metric (relative_error), so that every report shows each
+// kernel's accuracy beside its time (3xTF32 against FFMA, cuBLAS's TF32 mode); none before
+// a check. Every backend's problem keeps its last Verification for it.
+std::vector<gpubench::Metric> error_metrics(const gpubench::Verification &checked);
+
 // Inputs and output in host memory, for CPU kernels. Kernel<T> is constructed from
 // (n, setup) and called as kernel.multiply(a, b, c) to compute all of C.
 template <class T, class Kernel>
@@ -84,14 +89,14 @@ public:
         poison(c_.data(), c_.size());
     }
     void run() { kernel_.multiply(a_.data(), b_.data(), c_.data()); }
-    gpubench::Verification verify() const {
-        return verify_product(n_, a_.data(), b_.data(), c_.data());
-    }
+    gpubench::Verification verify() { return checked_ = verify_product(n_, a_.data(), b_.data(), c_.data()); }
+    std::vector<gpubench::Metric> metrics() const { return error_metrics(checked_); }
 
 private:
     size_t n_;
     std::vector<T> a_, b_, c_;
     Kernel kernel_;
+    gpubench::Verification checked_;
 };
 
 // How the dtype parameter picks Problem<float> or Problem<double> (one_of_problems.hpp).

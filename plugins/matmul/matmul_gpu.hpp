@@ -19,8 +19,9 @@ public:
     auto arrays() { return std::tie(a_, b_, c_); }
     void run() { kernel_.multiply(a_.device.data(), b_.device.data(), c_.device.data()); }
     gpubench::Verification verify() {
-        return verify_product(n_, a_.host.data(), b_.host.data(), c_.host.data(), rounding_);
+        return checked_ = verify_product(n_, a_.host.data(), b_.host.data(), c_.host.data(), rounding_);
     }
+    std::vector<gpubench::Metric> metrics() const { return error_metrics(checked_); }
 
 private:
     size_t n_;
@@ -28,6 +29,7 @@ private:
     gpubench::cuda::Input<T> a_, b_;
     gpubench::cuda::Output<T> c_;
     Kernel kernel_;
+    gpubench::Verification checked_;
 };
 
 }  // namespace matmul

@@ -24,12 +24,14 @@ public:
                 {"c", dtype, {n_, n_}, c_.data(), bytes, true}};
     }
     gpubench::Verification verify() override {
-        return matmul::verify_product(n_, a_.data(), b_.data(), c_.data());
+        return checked_ = matmul::verify_product(n_, a_.data(), b_.data(), c_.data());
     }
+    std::vector<gpubench::Metric> metrics() override { return matmul::error_metrics(checked_); }
 
 private:
     size_t n_;
     std::vector<T> a_, b_, c_;
+    gpubench::Verification checked_;
 };
 
 std::unique_ptr<gpubench::python::Data> create(const gpubench::BackendSpec &backend,
