@@ -106,6 +106,44 @@ TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedu
     CHECK(answer_of(r2, "cuda")->end_to_end.verdict == CrossoverVerdict::never);
 }
 
+TEST_CASE("a setting only some plugins read names their column, beside the baseline; one all read is a section",
+          "[report]") {
+    // sort_cuda at two settings of its own kernel key, thrust at two of its own math key;
+    // every entry at two values of the shared dtype.
+    std::vector<Entry> entries;
+    for (const char *plugin : {"sort_naive", "sort_cuda", "sort_cuda", "sort_thrust", "sort_thrust"})
+        for (uint64_t n : {1000, 10000, 100000}) entries.push_back({plugin, n, around(1e-3)});
+    const std::vector<Entry> once = entries;
+    entries.insert(entries.end(), once.begin(), once.end());
+    json document = results(entries);
+    const char *own[] = {"", "kernel=a", "kernel=b", "math=x", "math=y"};
+    for (size_t i = 0; i < document["entries"].size(); ++i) {
+        const std::string mine = own[i % 15 / 3], dtype = i < 15 ? "dtype=f32" : "dtype=f64";
+        document["entries"][i]["params"] = mine.empty() ? dtype : mine + "," + dtype;
+    }
+    const std::vector<WorkloadReport> reports = build_report({{"", typed(document)}}, {"thrust"});
+    REQUIRE(reports.size() == 2);  // dtype, read by all: a section each
+    CHECK(reports[0].params == "dtype=f32");
+    CHECK(reports[1].params == "dtype=f64");
+    std::vector<std::string> labels;
+    for (const ReportColumn &c : reports[0].columns) labels.push_back(c.label());
+    CHECK(labels == std::vector<std::string>{"naive", "cuda [kernel=a]", "cuda [kernel=b]", "thrust [math=x]",
+                                             "thrust [math=y]"});
+    // --baseline thrust: its first setting's column; the others' speedups are against it.
+    CHECK(reports[0].baseline == "thrust [math=x]");
+    CHECK(speedup(reports[0], reports[0].columns[4], 1000, false).value() == Approx(1));
+    std::ostringstream markdown;
+    write_markdown(markdown, reports);
+    CHECK_THAT(markdown.str(), Catch::Contains("| size | naive | cuda [kernel=a] | cuda [kernel=b] | thrust [math=x] |"));
+
+    // A key every entry sets stays a section, whatever its values: as before.
+    for (json &entry : document["entries"]) entry["params"] = "dtype=f32";
+    const std::vector<WorkloadReport> plain = build_report({{"", typed(document)}}, {});
+    REQUIRE(plain.size() == 1);
+    CHECK(plain[0].params == "dtype=f32");
+    CHECK(plain[0].columns.size() == 3);
+}
+
 TEST_CASE("several files go side by side, named by their machine", "[report]") {
     const std::vector<WorkloadReport> reports =
         build_report({{"H100", typed(study())}, {"A100", typed(results({{"sort_naive", 1000, around(2e-3)},

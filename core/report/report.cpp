@@ -7,6 +7,7 @@
 #include "text_format.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
@@ -14,12 +15,18 @@ namespace gpubench {
 
 namespace {
 
+// Whether `column` is `backend`'s: by name, or a setting of its own ("cublas [math=fp32]" is
+// cublas's, the first of its settings taking the baseline's part).
+bool of_backend(const std::string &column, const std::string &backend) {
+    return column == backend || column.rfind(backend + " [", 0) == 0;
+}
+
 // The column of `backend` from the same source as `like`, else from any source.
 const ReportColumn *find_column(const WorkloadReport &report, const std::string &backend,
                                 const std::string &source) {
     const ReportColumn *any = nullptr;
     for (const ReportColumn &c : report.columns) {
-        if (c.backend != backend) continue;
+        if (!of_backend(c.backend, backend)) continue;
         if (c.source == source) return &c;
         if (!any) any = &c;
     }
@@ -28,23 +35,51 @@ const ReportColumn *find_column(const WorkloadReport &report, const std::string 
 
 // The report's baseline backend: the one asked for, else the first CPU backend, else the first.
 std::string pick_baseline(const WorkloadReport &report, const std::string &wanted) {
-    if (find_column(report, wanted, "")) return wanted;
+    if (const ReportColumn *c = find_column(report, wanted, "")) return c->backend;
     for (const ReportColumn &c : report.columns)
         if (!c.gpu) return c.backend;
     return report.columns.empty() ? "" : report.columns.front().backend;
 }
 
-// The report's column of `plugin`'s backend from the file `label` (on `gpu_model`, when the
-// file holds several), added when missing.
-ReportColumn &column_for(WorkloadReport &report, const PluginRecord &plugin, const std::string &label,
-                         const std::string &gpu_model) {
+// The report's column of `backend` (`plugin`'s, with its own settings) from the file `label`
+// (on `gpu_model`, when the file holds several), added when missing.
+ReportColumn &column_for(WorkloadReport &report, const PluginRecord &plugin, const std::string &backend,
+                         const std::string &label, const std::string &gpu_model) {
     auto column = std::find_if(report.columns.begin(), report.columns.end(), [&](const ReportColumn &c) {
-        return c.backend == plugin.backend && c.source == label && c.gpu_model == gpu_model;
+        return c.backend == backend && c.source == label && c.gpu_model == gpu_model;
     });
     if (column != report.columns.end()) return *column;
     report.columns.push_back(
-        {plugin.backend, label, plugin.device_kind == "cuda", {}, {}, plugin.build_record, gpu_model});
+        {backend, label, plugin.device_kind == "cuda", {}, {}, plugin.build_record, gpu_model});
     return report.columns.back();
+}
+
+// The parameter keys that every entry of a workload in `document` sets: its sections. A key
+// that only some entries set is their plugin's own (matmul_cuda's kernel, matmul_cublas's
+// math) and names their column instead ("cuda [kernel=ffma]"), so that each variant stands
+// beside the others and the baseline in one table.
+std::map<std::string, std::set<std::string>> shared_keys(const ResultsDocument &document,
+                                                         const std::map<std::string, const PluginRecord *> &plugins) {
+    std::map<std::string, std::set<std::string>> shared;
+    for (const EntryResult &entry : document.entries) {
+        const auto found = plugins.find(entry.plugin);
+        if (found == plugins.end()) continue;
+        std::set<std::string> keys;
+        for (const std::string &item : split_list(entry.settings.params)) keys.insert(item.substr(0, item.find('=')));
+        auto [at, first] = shared.try_emplace(found->second->workload, keys);
+        if (!first)
+            for (auto key = at->second.begin(); key != at->second.end();)
+                key = keys.count(*key) ? std::next(key) : at->second.erase(key);
+    }
+    return shared;
+}
+
+// An entry's params as (the section's, the column's own), each in their order.
+std::pair<std::string, std::string> split_params(const std::string &params, const std::set<std::string> &shared) {
+    std::vector<std::string> section, own;
+    for (const std::string &item : split_list(params))
+        (shared.count(item.substr(0, item.find('='))) ? section : own).push_back(item);
+    return {join(section, ","), join(own, ",")};
 }
 
 // Columns in order, the sizes, the baseline and the answers.
@@ -84,6 +119,7 @@ std::vector<WorkloadReport> build_report(
         const auto &[label, document] = labelled_documents[run];
         std::map<std::string, const PluginRecord *> plugins;
         for (const PluginRecord &plugin : document.plugins) plugins[plugin.name] = &plugin;
+        const std::map<std::string, std::set<std::string>> shared = shared_keys(document, plugins);
         std::set<std::string> gpu_models;
         for (const EntryResult &entry : document.entries)
             if (const std::string model = gpu_model(entry); !model.empty()) gpu_models.insert(model);
@@ -92,12 +128,12 @@ std::vector<WorkloadReport> build_report(
             const auto found = plugins.find(entry.plugin);
             if (found == plugins.end()) continue;
             const PluginRecord &plugin = *found->second;
-            const std::string &params = entry.settings.params;
+            const auto [params, own] = split_params(entry.settings.params, shared.at(plugin.workload));
             WorkloadReport &report = by_workload[{plugin.workload, params}];
             report.workload = plugin.workload;
             report.params = params;
-            ReportColumn &column =
-                column_for(report, plugin, label, gpu_models.size() > 1 ? gpu_model(entry) : "");
+            ReportColumn &column = column_for(report, plugin, own.empty() ? plugin.backend : plugin.backend + " [" + own + "]",
+                                              label, gpu_models.size() > 1 ? gpu_model(entry) : "");
             // Files before build records had none: a column of several files takes one that has.
             if (!column.build) column.build = plugin.build_record;
             ReportPoint point{entry, entry_figures(entry, document.header.basis()), run};
