@@ -25,7 +25,7 @@
 #                          the earlier build's (does a refactoring leave the measurements be?)
 #   first-result           a fresh process to its first verified vecadd_cuda result beside a
 #                          bare CUDA context, 5 times: every GPU visible, then GPU 0 alone
-#   ncu                    Nsight Compute's readings of matmul_cuda at 8192, float32 and float64
+#   ncu                    Nsight Compute's readings of matmul_cuda and matmul_cublas at 8192, float32 and float64
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
 #   hold                   the held stream: GPU times with and without --no-stream-hold against
 #                          cupyx.profiler.benchmark (bench/cupyx_benchmark.py), host time per call
@@ -126,13 +126,13 @@ babelstream_example() {
 study() {
   case $1 in
     matmul)
-      measure matmul-gpu --plugin "$(gpu matmul)" --sizes 128,1024,4096,8192 $quick
+      # float32: matmul_cuda's kernels (3xTF32, FFMA) and cuBLAS's math (SGEMM, fast TF32) side by side.
+      local kernels="--param kernel=tensor,ffma --param math=fp32,tf32"
+      measure matmul-gpu --plugin "$(gpu matmul)" --sizes 128,1024,4096,8192 $quick $kernels
       measure matmul-float64-gpu --plugin "$(gpu matmul)" --sizes 1024,4096,8192 $quick --param dtype=float64
-      for dtype in float32 float64; do
-        local name=matmul-odd-and-16384
-        [ $dtype = float32 ] || name=matmul-float64-odd-and-16384
-        measure $name --plugin matmul_cuda,matmul_cublas --sizes 100,777,1000,4096,8192,16384 $quick --param dtype=$dtype
-      done
+      measure matmul-odd-and-16384 --plugin matmul_cuda,matmul_cublas --sizes 100,777,1000,4096,8192,16384 $quick $kernels
+      measure matmul-float64-odd-and-16384 --plugin matmul_cuda,matmul_cublas --sizes 100,777,1000,4096,8192,16384 \
+        $quick --param dtype=float64
       every_backend matmul-cpp-and-python 128,1024,4096 8192
       measure matmul-cpp --plugin "$(cpp matmul)" --sizes 128,1024,4096,8192
       measure matmul-float64-cpp --plugin "$(cpp matmul)" --sizes 1,7,33,1000,4096 --param dtype=float64 --min-time 0.1 ;;
@@ -287,11 +287,15 @@ PY
     CUDA_VISIBLE_DEVICES=0 bench/first_result.sh "$build" ;;
   ncu)
     need_runner
-    profile="--in-process --plugin matmul_cuda --sizes 8192 --warmup 0 --min-samples 1 --max-samples 1 --min-time 0 -q"
+    # The hand-written kernels beside cuBLAS's: the first GEMM kernel of each run (not the fills).
+    profile="--in-process --sizes 8192 --warmup 0 --min-samples 1 --max-samples 1 --min-time 0 -q"
     for dtype in float32 float64; do
-      ncu --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy \
-        "$runner" $profile --param dtype=$dtype 2>&1 | tee "$out/ncu-matmul-$dtype.txt" \
-        | grep -E "^  [a-z_]|Duration|Throughput|Pipe|Ipc|Achieved Occ|Registers" | head -16
+      for plugin in matmul_cuda matmul_cublas; do
+        ncu --kernel-name regex:gemm --launch-count 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+          --section Occupancy --section WarpStateStats --section InstructionStats --section LaunchStats \
+          "$runner" $profile --plugin $plugin --param dtype=$dtype 2>&1 | tee "$out/ncu-$plugin-$dtype.txt" \
+          | grep -E "^  [a-zA-Z_]|Duration|Throughput|Pipe|Ipc|Achieved Occ|Registers|Stall|Executed Instructions " | head -24
+      done
     done ;;
   bridge)
     need_runner

@@ -7,8 +7,8 @@
 #   <!-- end generated -->
 # is replaced by what that runner command prints, run in the page's folder (so paths are
 # relative to it), with BUILD_DIR/bin/runner (default ${GPUBENCH_BUILD_DIR:-build}). Then the HTML report
-# of every H100 results file (runner report --newest: each entry as last measured) is written
-# to docs/studies/h100-report.html.
+# of each machine's results files (runner report --newest: each entry as last measured) is
+# written to docs/studies/h100-report.html and h200-report.html.
 # --check rewrites nothing: it names each stale block (and a stale HTML report) and exits 1.
 # Exit status: 0 done (or, with --check, everything current), 1 stale, 2 bad input.
 set -uo pipefail
@@ -22,7 +22,6 @@ build=${1:-${GPUBENCH_BUILD_DIR:-build}}
 runner=$(cd "$build" 2>/dev/null && pwd)/bin/runner
 [ -x "$runner" ] || { echo "doc-tables.sh: error: no runner at $build/bin/runner (build it first)" >&2; exit 2; }
 studies=docs/studies
-html=h100-report.html   # in $studies
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 stale=0
@@ -91,23 +90,26 @@ for page in README.md docs/*.md "$studies"/*.md; do
   fi
 done
 
-# The HTML report of every H100 results file (the bench summary beside them is not one), each
-# entry from the newest file that holds it.
-mapfile -t files < <(cd "$studies" && ls data/h100/*.json | grep -v -- '-summary-')
-if (cd "$studies" && "$runner" report "${files[@]}" --newest --format html --output "$work/$html") 2> "$work/stderr"; then
-  if $check; then
-    cmp -s "$work/$html" "$studies/$html" || { echo "$studies/$html: stale (scripts/doc-tables.sh regenerates it)"; stale=1; }
-  elif cmp -s "$work/$html" "$studies/$html"; then
-    echo "$studies/$html: unchanged"
+# The HTML report of each machine's results files (docs/studies/data/h100/, h200/: the bench
+# summary beside them is not one), each entry from the newest file that holds it.
+for machine in h100 h200; do
+  html=$machine-report.html
+  mapfile -t files < <(cd "$studies" && ls data/$machine/*.json | grep -v -- '-summary-')
+  if (cd "$studies" && "$runner" report "${files[@]}" --newest --format html --output "$work/$html") 2> "$work/stderr"; then
+    if $check; then
+      cmp -s "$work/$html" "$studies/$html" || { echo "$studies/$html: stale (scripts/doc-tables.sh regenerates it)"; stale=1; }
+    elif cmp -s "$work/$html" "$studies/$html"; then
+      echo "$studies/$html: unchanged"
+    else
+      cp "$work/$html" "$studies/$html"
+      echo "$studies/$html: written from ${#files[@]} results files"
+    fi
+  elif grep -q "plotly.js" "$work/stderr"; then
+    # The tables above are checked all the same; the page needs Debian's python3-plotly.
+    echo "$studies/$html: not $($check && echo checked || echo written): $(head -n 1 "$work/stderr")" >&2
   else
-    cp "$work/$html" "$studies/$html"
-    echo "$studies/$html: written from ${#files[@]} results files"
+    echo "doc-tables.sh: error: the HTML report of $machine failed: $(head -n 1 "$work/stderr")" >&2
+    exit 2
   fi
-elif grep -q "plotly.js" "$work/stderr"; then
-  # The tables above are checked all the same; the page needs Debian's python3-plotly.
-  echo "$studies/$html: not $($check && echo checked || echo written): $(head -n 1 "$work/stderr")" >&2
-else
-  echo "doc-tables.sh: error: the HTML report failed: $(head -n 1 "$work/stderr")" >&2
-  exit 2
-fi
+done
 exit $stale
