@@ -106,7 +106,7 @@ TEST_CASE("a report puts sizes in rows, backends in columns, and computes speedu
     CHECK(answer_of(r2, "cuda")->end_to_end.verdict == CrossoverVerdict::never);
 }
 
-TEST_CASE("a setting only some plugins read names their column, beside the baseline; one all read is a section",
+TEST_CASE("a setting only some plugins declare names their column, beside the baseline; one all declare is a section",
           "[report]") {
     // sort_cuda at two settings of its own kernel key, thrust at two of its own math key;
     // every entry at two values of the shared dtype.
@@ -116,6 +116,16 @@ TEST_CASE("a setting only some plugins read names their column, beside the basel
     const std::vector<Entry> once = entries;
     entries.insert(entries.end(), once.begin(), once.end());
     json document = results(entries);
+    // Declared (as plugins of ABI 1.10 record them): dtype by all; kernel and math by one each.
+    const auto declared = [](std::vector<std::string> keys) {
+        json params = json::array();
+        for (const std::string &key : keys) params.push_back({{"key", key}, {"type", "text"}, {"default", ""}, {"help", ""}});
+        return params;
+    };
+    for (json &plugin : document["plugins"])
+        plugin["params"] = plugin["name"] == "sort_cuda"     ? declared({"dtype", "kernel"})
+                           : plugin["name"] == "sort_thrust" ? declared({"dtype", "math"})
+                                                             : declared({"dtype"});
     const char *own[] = {"", "kernel=a", "kernel=b", "math=x", "math=y"};
     for (size_t i = 0; i < document["entries"].size(); ++i) {
         const std::string mine = own[i % 15 / 3], dtype = i < 15 ? "dtype=f32" : "dtype=f64";
@@ -136,12 +146,17 @@ TEST_CASE("a setting only some plugins read names their column, beside the basel
     write_markdown(markdown, reports);
     CHECK_THAT(markdown.str(), Catch::Contains("| size | naive | cuda [kernel=a] | cuda [kernel=b] | thrust [math=x] |"));
 
-    // A key every entry sets stays a section, whatever its values: as before.
-    for (json &entry : document["entries"]) entry["params"] = "dtype=f32";
-    const std::vector<WorkloadReport> plain = build_report({{"", typed(document)}}, {});
-    REQUIRE(plain.size() == 1);
-    CHECK(plain[0].params == "dtype=f32");
-    CHECK(plain[0].columns.size() == 3);
+    // A key every plugin declares makes sections even where only some entries set it (a GPU
+    // sweep at iterations=10 resumed into every backend's file); so does one in a file whose
+    // plugins declare nothing (written before declarations were recorded).
+    for (json &entry : document["entries"])
+        entry["params"] = entry["plugin"] == "sort_naive" ? "" : "dtype=f32";
+    REQUIRE(build_report({{"", typed(document)}}, {}).size() == 2);
+    for (json &plugin : document["plugins"]) plugin.erase("params");
+    for (json &entry : document["entries"]) entry["params"] = entry["plugin"] == "sort_cuda" ? "kernel=a" : "";
+    const std::vector<WorkloadReport> undeclared = build_report({{"", typed(document)}}, {});
+    REQUIRE(undeclared.size() == 2);
+    CHECK(undeclared[1].params == "kernel=a");
 }
 
 TEST_CASE("several files go side by side, named by their machine", "[report]") {

@@ -54,31 +54,31 @@ ReportColumn &column_for(WorkloadReport &report, const PluginRecord &plugin, con
     return report.columns.back();
 }
 
-// The parameter keys that every entry of a workload in `document` sets: its sections. A key
-// that only some entries set is their plugin's own (matmul_cuda's kernel, matmul_cublas's
-// math) and names their column instead ("cuda [kernel=ffma]"), so that each variant stands
-// beside the others and the baseline in one table.
-std::map<std::string, std::set<std::string>> shared_keys(const ResultsDocument &document,
-                                                         const std::map<std::string, const PluginRecord *> &plugins) {
-    std::map<std::string, std::set<std::string>> shared;
-    for (const EntryResult &entry : document.entries) {
-        const auto found = plugins.find(entry.plugin);
-        if (found == plugins.end()) continue;
-        std::set<std::string> keys;
-        for (const std::string &item : split_list(entry.settings.params)) keys.insert(item.substr(0, item.find('=')));
-        auto [at, first] = shared.try_emplace(found->second->workload, keys);
-        if (!first)
-            for (auto key = at->second.begin(); key != at->second.end();)
-                key = keys.count(*key) ? std::next(key) : at->second.erase(key);
+// Per workload, the parameter keys that only some of its plugins in `document` declare: such
+// a key (matmul_cuda's kernel, matmul_cublas's math) is their plugin's own and names their
+// column ("cuda [kernel=ffma]") instead of a section, so that each variant stands beside the
+// others and the baseline in one table. A key every plugin declares (dtype) makes sections.
+// Plugins that declare nothing (files written before declarations were recorded) do not vote.
+std::map<std::string, std::set<std::string>> own_keys(const ResultsDocument &document) {
+    std::map<std::string, std::set<std::string>> declared_by_any, declared_by_all, own;
+    for (const PluginRecord &plugin : document.plugins) {
+        if (plugin.param_keys.empty()) continue;
+        const std::set<std::string> keys(plugin.param_keys.begin(), plugin.param_keys.end());
+        declared_by_any[plugin.workload].insert(keys.begin(), keys.end());
+        auto [all, first] = declared_by_all.try_emplace(plugin.workload, keys);
+        if (!first) std::erase_if(all->second, [&](const std::string &key) { return !keys.count(key); });
     }
-    return shared;
+    for (const auto &[workload, keys] : declared_by_any)
+        for (const std::string &key : keys)
+            if (!declared_by_all[workload].count(key)) own[workload].insert(key);
+    return own;
 }
 
 // An entry's params as (the section's, the column's own), each in their order.
-std::pair<std::string, std::string> split_params(const std::string &params, const std::set<std::string> &shared) {
+std::pair<std::string, std::string> split_params(const std::string &params, const std::set<std::string> &own_keys) {
     std::vector<std::string> section, own;
     for (const std::string &item : split_list(params))
-        (shared.count(item.substr(0, item.find('='))) ? section : own).push_back(item);
+        (own_keys.count(item.substr(0, item.find('='))) ? own : section).push_back(item);
     return {join(section, ","), join(own, ",")};
 }
 
@@ -119,7 +119,7 @@ std::vector<WorkloadReport> build_report(
         const auto &[label, document] = labelled_documents[run];
         std::map<std::string, const PluginRecord *> plugins;
         for (const PluginRecord &plugin : document.plugins) plugins[plugin.name] = &plugin;
-        const std::map<std::string, std::set<std::string>> shared = shared_keys(document, plugins);
+        std::map<std::string, std::set<std::string>> own = own_keys(document);
         std::set<std::string> gpu_models;
         for (const EntryResult &entry : document.entries)
             if (const std::string model = gpu_model(entry); !model.empty()) gpu_models.insert(model);
@@ -128,12 +128,13 @@ std::vector<WorkloadReport> build_report(
             const auto found = plugins.find(entry.plugin);
             if (found == plugins.end()) continue;
             const PluginRecord &plugin = *found->second;
-            const auto [params, own] = split_params(entry.settings.params, shared.at(plugin.workload));
+            const auto [params, setting] = split_params(entry.settings.params, own[plugin.workload]);
             WorkloadReport &report = by_workload[{plugin.workload, params}];
             report.workload = plugin.workload;
             report.params = params;
-            ReportColumn &column = column_for(report, plugin, own.empty() ? plugin.backend : plugin.backend + " [" + own + "]",
-                                              label, gpu_models.size() > 1 ? gpu_model(entry) : "");
+            ReportColumn &column =
+                column_for(report, plugin, setting.empty() ? plugin.backend : plugin.backend + " [" + setting + "]",
+                           label, gpu_models.size() > 1 ? gpu_model(entry) : "");
             // Files before build records had none: a column of several files takes one that has.
             if (!column.build) column.build = plugin.build_record;
             ReportPoint point{entry, entry_figures(entry, document.header.basis()), run};

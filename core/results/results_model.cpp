@@ -267,6 +267,7 @@ ResultsDocument typed_results_document(const json &document, const std::string &
         PluginRecord &p = d.plugins.emplace_back(plugin.get<PluginRecord>());
         if (plugin.contains("build_record"))
             p.build_record = build_record_from_json(plugin.at("build_record"));
+        for (const json &param : plugin.value("params", json::array())) p.param_keys.push_back(param.value("key", ""));
     }
     const json &entries = document.at("entries");
     d.entries.reserve(entries.size());

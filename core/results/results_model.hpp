@@ -50,6 +50,7 @@ struct PluginRecord {
     std::string name, workload, backend, device_kind;  // device_kind: "cuda" or "cpu"
     std::string size_meaning;                 // what its sizes count ("n", "matrix side"...)
     std::optional<BuildRecord> build_record;  // not through the macro (read by results_document)
+    std::vector<std::string> param_keys;      // its declared params' keys; likewise
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PluginRecord, name, workload, backend, device_kind, size_meaning)
 
