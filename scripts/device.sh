@@ -27,10 +27,11 @@
 #                          bare CUDA context, 5 times: every GPU visible, then GPU 0 alone
 #   ncu                    Nsight Compute's readings of matmul_cuda and matmul_cublas at 8192, float32 and float64
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
-#   hold                   the held stream: GPU times with and without --no-stream-hold against
+#   hold [held|unheld]     the held stream: GPU times with and without --no-stream-hold against
 #                          cupyx.profiler.benchmark (bench/cupyx_benchmark.py), host time per call
 #                          (untraced: CUPTI attached adds host time to each call); cupyx run by
-#                          python3, then in the bridge's libpython (bench/embedded_python)
+#                          python3, then in the bridge's libpython (bench/embedded_python). Each
+#                          half takes over three minutes on an H200: name one to run it alone
 #   sharding               on several GPUs (after devices): scale-out.md's mpirun recipe as written,
 #                          the GPU backends as one MPI rank per GPU, at least two (each rank's
 #                          wall time, and runner merge's table of each shard's predicted and
@@ -315,7 +316,9 @@ PY
       matmul_cupy:4096 logreg_cupy:60000 sort_cupy:100000000 mandelbrot_numba_cuda:4096 \
       vecadd_cuda:100000000 vecadd_numba_cuda:1000000 vecadd_numba_cuda:100000000 \
       vecadd_torch:1000000 vecadd_torch:100000000"
-    for hold in held unheld; do
+    halves=${*:-held unheld}
+    for hold in $halves; do
+      case $hold in held|unheld) ;; *) echo "device.sh: error: hold takes held or unheld, got '$hold'" >&2; exit 2 ;; esac
       flag=; [ $hold = unheld ] && flag=--no-stream-hold
       for entry in $entries; do
         "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag --no-device-trace \
