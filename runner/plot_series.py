@@ -117,8 +117,27 @@ def entry_point(entry, device, document):
             "cpu_cores": resources.get("cpu_cores"), "gpu_busy": resources.get("gpu_busy")}
 
 
-def line_label(entry, language, machine, models, several_machines):
-    label = entry["plugin"] + (f" ({language})" if language else "")
+def own_keys(plugins):
+    """{workload: keys only some of its plugins declare}: as runner report, such a key (matmul_cuda's
+    kernel) names the plugin's line ("matmul_cuda [kernel=ffma]") instead of a figure. Plugins
+    that declare nothing (older files) do not vote."""
+    declared = collections.defaultdict(list)
+    for p in plugins.values():
+        keys = {param.get("key", "") for param in p.get("params", [])}
+        if keys:
+            declared[p.get("workload", "unknown")].append(keys)
+    return {w: set.union(*sets) - set.intersection(*sets) for w, sets in declared.items()}
+
+
+def split_params(params, own):
+    """(the figure's params, the line's own setting), each in its order."""
+    items = [item for item in (params or "").split(",") if item]
+    mine = [item for item in items if item.split("=", 1)[0] in own]
+    return ",".join(item for item in items if item not in mine), ",".join(mine)
+
+
+def line_label(entry, language, machine, models, several_machines, setting=""):
+    label = entry["plugin"] + (f" [{setting}]" if setting else "") + (f" ({language})" if language else "")
     if len(models) > 1 and entry_gpu_model(entry):
         label += f" on {entry_gpu_model(entry)}"  # one file, unlike GPUs (--devices, merge)
     if several_machines:
@@ -163,6 +182,7 @@ def load_series(documents):
     figures = {}
     for machine, document in zip(machines, documents):
         plugins = {p["name"]: p for p in document.get("plugins", [])}
+        own = own_keys(plugins)
         models = {entry_gpu_model(e) for e in document.get("entries", [])} - {""}
         answers = {(a["workload"], a["params"]): a for a in document.get("answers", [])}
         for entry in document.get("entries", []):
@@ -171,7 +191,7 @@ def load_series(documents):
             plugin = plugins.get(entry["plugin"], {})
             language = plugin.get("build_record", {}).get("language", "")
             device = entry_device(entry, plugin)
-            params = entry.get("params", "")
+            params, setting = split_params(entry.get("params", ""), own.get(plugin.get("workload", "unknown"), set()))
             figure = figures.setdefault((plugin.get("workload", "unknown"), params), {
                 "lines": {}, "rate_label": headline_of(entry)[1], "params": params,
                 "size_meanings": collections.Counter(), "bands": []})
@@ -179,9 +199,10 @@ def load_series(documents):
             marker_key = (machine, entry_gpu_model(entry) if len(models) > 1 else "")
             if marker_key not in marker_keys:
                 marker_keys.append(marker_key)
-            label = line_label(entry, language, machine, models, several_machines)
+            label = line_label(entry, language, machine, models, several_machines, setting)
+            backend = plugin.get("backend") or entry["plugin"].split("_", 1)[-1]
             line = figure["lines"].setdefault(label, {
-                "backend": plugin.get("backend") or entry["plugin"].split("_", 1)[-1],
+                "backend": backend + (f" [{setting}]" if setting else ""),
                 "language": language, "points": [],
                 "marker": MARKERS[marker_keys.index(marker_key) % len(MARKERS)]})
             line["points"].append(entry_point(entry, device, document))

@@ -191,6 +191,22 @@ def one_figure_per_parameter_setting():
     assert plot.figure_file_stem("my run", "sort", "input=a/b c") == "my_run-sort-input-a_b_c"
 
 
+def a_plugins_own_setting_is_a_line():
+    def declaring(name, *keys):
+        record = plugin(name, "CUDA", "cuda")
+        record["params"] = [{"key": key, "type": "choice", "default": "", "help": ""} for key in keys]
+        return record
+    doc = document([declaring("matmul_cuda", "dtype", "kernel"), declaring("matmul_cublas", "dtype", "math")],
+                   [entry("matmul_cuda", params="kernel=tensor"), entry("matmul_cuda", params="kernel=ffma"),
+                    entry("matmul_cublas", params="math=fp32"),
+                    entry("matmul_cuda", params="dtype=float64,kernel=tensor")])
+    figures = plot.load_series([doc])
+    assert sorted(figures) == [("matmul", ""), ("matmul", "dtype=float64")]  # dtype: declared by both
+    assert sorted(figures[("matmul", "")]["lines"]) == [
+        "matmul_cublas [math=fp32] (CUDA)", "matmul_cuda [kernel=ffma] (CUDA)", "matmul_cuda [kernel=tensor] (CUDA)"]
+    assert figures[("matmul", "")]["lines"]["matmul_cuda [kernel=ffma] (CUDA)"]["backend"] == "cuda [kernel=ffma]"
+
+
 def several_files_keep_apart():
     one = document([plugin("matmul_naive", "C++")], [entry("matmul_naive")])
     other = copy.deepcopy(one)
@@ -223,6 +239,7 @@ def recorded_models_and_crossovers():
 
 for test in (languages_and_styles, two_gpu_models, colours_by_backend, panels_drop_empty_ones,
              percent_of_each_devices_peak, spread_and_axis_ranges, size_labels,
-             one_figure_per_parameter_setting, several_files_keep_apart, recorded_models_and_crossovers):
+             one_figure_per_parameter_setting, a_plugins_own_setting_is_a_line, several_files_keep_apart,
+             recorded_models_and_crossovers):
     test()
     print("ok:", test.__name__)
