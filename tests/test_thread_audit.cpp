@@ -167,3 +167,18 @@ TEST_CASE("thread audit: the NumPy and Numba backends pass", "[thread_audit][pyt
     require_audited_and_passed("GPUBENCH_PYTHON=" + found.output + " ", "vecadd_numpy,vecadd_numba,matmul_numpy",
                                "10,1000,1000000");
 }
+
+TEST_CASE("a thread counts as exiting once its function has returned, never while it works", "[measure]") {
+    CHECK_FALSE(gpubench::thread_exiting(static_cast<pid_t>(syscall(SYS_gettid))));
+    std::atomic<bool> finish{false};
+    std::atomic<pid_t> tid{0};
+    std::thread worker([&] {
+        tid = static_cast<pid_t>(syscall(SYS_gettid));
+        while (!finish) std::this_thread::yield();
+    });
+    while (tid == 0) std::this_thread::yield();
+    CHECK_FALSE(gpubench::thread_exiting(tid));  // working: an escape if run() returned now
+    finish = true;
+    worker.join();
+    CHECK(gpubench::thread_exiting(tid));  // joined: ending or gone, its /proc entry or not
+}

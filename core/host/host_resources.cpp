@@ -134,6 +134,17 @@ bool thread_runnable(pid_t tid) {
     return after_name && std::sscanf(after_name + 1, " %c", &state) == 1 && state == 'R';
 }
 
+bool thread_exiting(pid_t tid) {
+    char buf[1024];
+    const char *after_name = stat_after_name(tid, buf, sizeof buf);
+    if (!after_name) return true;
+    char state = 0;
+    unsigned long flags = 0;  // stat's fields 3 to 9: state ppid pgrp session tty_nr tpgid flags
+    if (std::sscanf(after_name + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2) return false;
+    constexpr unsigned long pf_exiting = 0x4;  // include/linux/sched.h
+    return (flags & pf_exiting) != 0 || state == 'Z' || state == 'X';
+}
+
 ThreadTimes::ThreadTimes() : self_(static_cast<pid_t>(syscall(SYS_gettid))) {}
 
 bool ThreadTimes::harness(pid_t tid) {

@@ -57,6 +57,9 @@ int64_t own_thread_cpu_ns();
 // Whether thread `tid` of this process is running or waiting for a CPU (state R in /proc);
 // false when it sleeps, has exited or cannot be read.
 bool thread_runnable(pid_t tid);
+// Whether thread `tid` of this process is exiting or gone: the kernel's PF_EXITING flag, a
+// zombie or dead state in /proc, or no /proc entry left.
+bool thread_exiting(pid_t tid);
 
 class ThreadTimes {
 public:

@@ -49,6 +49,11 @@ void ThreadAuditor::after_run() {
     const auto began = clock::now();
     const Times b = read_after_return();
     const Totals at_b = Totals::now();
+    // A thread run() started and joined may still be listed at B while the kernel ends it (on
+    // a loaded host, for milliseconds): exiting, its work done within the call, it is no escape.
+    exiting_at_b_.clear();
+    for (const auto &[tid, cpu_ns] : b)
+        if (before_.count(tid) == 0 && thread_exiting(tid)) exiting_at_b_.insert(tid);
     Times c = b;
     for (int step = 0; step < thread_audit_max_steps; ++step) {
         std::this_thread::sleep_for(std::chrono::duration<double>(thread_audit_window_s));
@@ -102,7 +107,7 @@ void ThreadAuditor::judge(const Times &a, const Times &b, const Times &c, int64_
         const auto at_a = a.find(tid), at_c = c.find(tid);
         const int64_t after = at_c == c.end() ? 0 : std::max<int64_t>(0, at_c->second - at_b);
         if (at_a == a.end()) {  // rule 1: started by run(), still there after it
-            ++started;
+            started += exiting_at_b_.count(tid) == 0;
         } else if (!took_part(tid, b) && after > 0) {
             worked_after_ns_[tid] += after;  // rule 2's candidate
         }

@@ -56,6 +56,7 @@ private:
     ThreadTimes times_;
     Times before_;
     std::set<pid_t> runnable_before_;  // running or waiting for a CPU at A
+    std::set<pid_t> exiting_at_b_;     // threads run() started, already exiting at B
     ThreadAudit audit_;
     int64_t started_after_ns_ = 0;
     std::map<pid_t, int64_t> worked_after_ns_;  // rule 2's threads: CPU after the returns
