@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -137,7 +138,11 @@ bool thread_runnable(pid_t tid) {
 bool thread_exiting(pid_t tid) {
     char buf[1024];
     const char *after_name = stat_after_name(tid, buf, sizeof buf);
-    if (!after_name) return true;
+    if (!after_name) {  // gone since it was listed; an entry that cannot be read says nothing
+        char path[64];
+        std::snprintf(path, sizeof path, "/proc/self/task/%d", static_cast<int>(tid));
+        return access(path, F_OK) != 0 && errno == ENOENT;
+    }
     char state = 0;
     unsigned long flags = 0;  // stat's fields 3 to 9: state ppid pgrp session tty_nr tpgid flags
     if (std::sscanf(after_name + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2) return false;

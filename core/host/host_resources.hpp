@@ -58,7 +58,7 @@ int64_t own_thread_cpu_ns();
 // false when it sleeps, has exited or cannot be read.
 bool thread_runnable(pid_t tid);
 // Whether thread `tid` of this process is exiting or gone: the kernel's PF_EXITING flag, a
-// zombie or dead state in /proc, or no /proc entry left.
+// zombie or dead state in /proc, or no /proc entry left; false where its stat cannot be read.
 bool thread_exiting(pid_t tid);
 
 class ThreadTimes {
