@@ -321,7 +321,7 @@ PY
       case $hold in held|unheld) ;; *) echo "device.sh: error: hold takes held or unheld, got '$hold'" >&2; exit 2 ;; esac
       flag=; [ $hold = unheld ] && flag=--no-stream-hold
       for entry in $entries; do
-        "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag --no-device-trace \
+        "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag \
           -o "$out/hold-$hold-${entry%%:*}-${entry#*:}.json" > /dev/null 2>&1
       done
       # cupyx under python3, then in the bridge's own libpython (embedded_python).

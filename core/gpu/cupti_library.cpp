@@ -58,6 +58,7 @@ const CuptiApi *entry_points(void *library, const std::string &file, std::string
     api.version = std::to_string(version / 10000) + "." + std::to_string(version / 100 % 100);
     api.activity = GPUBENCH_CUPTI_RESOLVED(CuptiActivityApi, GPUBENCH_CUPTI_ACTIVITY);
     api.range_profiler = GPUBENCH_CUPTI_RESOLVED(CuptiRangeProfilerApi, GPUBENCH_CUPTI_RANGE_PROFILER);
+    api.attach = GPUBENCH_CUPTI_RESOLVED(CuptiAttachApi, GPUBENCH_CUPTI_ATTACH);
     return &api;
 }
 

@@ -61,6 +61,16 @@ struct CuptiRangeProfilerApi {
     GPUBENCH_CUPTI_RANGE_PROFILER(GPUBENCH_CUPTI_ENTRY_POINT)
 };
 
+// Taking CUPTI out of the process again (cupti_detach.hpp).
+#define GPUBENCH_CUPTI_ATTACH(X)            \
+    X(subscribe, cuptiSubscribe)            \
+    X(unsubscribe, cuptiUnsubscribe)        \
+    X(enable_domain, cuptiEnableDomain)     \
+    X(finalize, cuptiFinalize)
+struct CuptiAttachApi {
+    GPUBENCH_CUPTI_ATTACH(GPUBENCH_CUPTI_ENTRY_POINT)
+};
+
 struct CuptiApi {
     decltype(&cuptiGetResultString) result_string = nullptr;
     std::string version;  // "12.6"
@@ -68,6 +78,7 @@ struct CuptiApi {
     // with CUDA 12.6).
     std::optional<CuptiActivityApi> activity;
     std::optional<CuptiRangeProfilerApi> range_profiler;
+    std::optional<CuptiAttachApi> attach;
 };
 
 // The library's entry points, or nullptr with `why_not` set: not found, or of another major

@@ -65,10 +65,20 @@ public:
     // The streams the runner gave the plugin (cudaStream_t, one per device). Returns "" or why
     // they cannot be told apart (the tracer is then not used for this entry).
     virtual std::string watch(const std::vector<void *> &runner_streams) = 0;
+    // CUPTI into the process again after a detach(): milliseconds (an H200: 14 ms with the
+    // first traced launches), so called before a traced cycle, outside its timed spans and
+    // holds. begin() attaches too where nothing did.
+    virtual void attach() = 0;
+    // CUPTI out of the process until the next attach() (cupti_detach.hpp), after a traced
+    // cycle: the calls that follow pay nothing for it.
+    virtual void detach() = 0;
     virtual void begin() = 0;
     // Waits for every device this process uses, stops tracing and returns the call traced
     // since begin(). Throws std::runtime_error when records were dropped or CUDA failed.
     virtual TracedCall end() = 0;
+    // "" when the last detach() took CUPTI out of the process, else why it stays: then the
+    // host time of every later CUDA call includes its cost.
+    virtual std::string stays_attached() const = 0;
 };
 
 // The process's tracer (CUPTI keeps one per process), made on the first call; nullptr when

@@ -1,6 +1,7 @@
 // The device trace through CUPTI's activity API (cupti_library.hpp).
 #include "device_trace.hpp"
 
+#include "cupti_detach.hpp"
 #include "cupti_library.hpp"
 #include "text_format.hpp"
 
@@ -150,6 +151,9 @@ public:
     const std::string &name() const override { return name_; }
 
     std::string watch(const std::vector<void *> &runner_streams) override {
+        watched_ = runner_streams;
+        // Detached: named when CUPTI attaches again (a CUPTI call now would attach it early).
+        if (registered_at_ != cupti_detaches()) return "";
         runner_.clear();
         named_.clear();
         for (void *stream : runner_streams) {
@@ -166,7 +170,17 @@ public:
         return "";
     }
 
+    void attach() override {
+        if (registered_at_ != cupti_detaches()) attach_again();
+    }
+
+    void detach() override {
+        stays_attached_ = cupti_detach(*api);
+        if (stays_attached_.empty()) registered_at_ = ~uint64_t{0};
+    }
+
     void begin() override {
+        attach();
         {
             std::lock_guard lock(records.mutex);
             records.call = TracedCall{};
@@ -175,6 +189,8 @@ public:
         for (CUpti_ActivityKind kind : traced_kinds)
             cupti_check(*api, api->activity->enable(kind), "cuptiActivityEnable");
     }
+
+    std::string stays_attached() const override { return stays_attached_; }
 
     TracedCall end() override {
         const cudaError_t waited = wait_for_devices();
@@ -203,6 +219,15 @@ public:
     }
 
 private:
+    // After a detach: the buffer callbacks and the streams' ids, which CUPTI numbers afresh.
+    void attach_again() {
+        cupti_check(*api, api->activity->register_callbacks(buffer_requested, buffer_completed),
+                    "cuptiActivityRegisterCallbacks");
+        registered_at_ = cupti_detaches();
+        if (const std::string why = watch(watched_); !why.empty())
+            throw std::runtime_error("after CUPTI attached again: " + why);
+    }
+
     // A stream's identity in CUPTI's records (its context is of one device); `owner` (a stream
     // of the same context) gives the context of a default stream, whose handle does not name one.
     std::optional<TracedStream> key_of(CUstream stream, uint8_t per_thread, void *owner = nullptr) const {
@@ -244,6 +269,9 @@ private:
 
     std::string name_;
     Driver driver_;
+    uint64_t registered_at_ = cupti_detaches();  // the buffer callbacks' attachment
+    std::vector<void *> watched_;                // the runner's streams, as watch() got them
+    std::string stays_attached_ = "no call traced yet";
     std::vector<TracedStream> runner_;
     std::vector<std::pair<TracedStream, std::string>> named_;
 };

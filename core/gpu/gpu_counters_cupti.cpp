@@ -3,6 +3,7 @@
 // Nsight Compute's, so that its figures for the same kernels compare one to one.
 #include "gpu_counters.hpp"
 
+#include "cupti_detach.hpp"
 #include "cupti_library.hpp"
 #include "gpu_counter_figures.hpp"
 
@@ -52,6 +53,7 @@ const ProfilerApi *profiler_api(std::string &why_not) {
             failure = "cuptiProfilerInitialize: " + cupti_error_text(*api.cupti, r);
             return nullptr;
         }
+        keep_cupti_attached();  // its host objects and chip configs live as long as the process
         return &api;
     }();
     why_not = loaded ? "" : failure;

@@ -222,6 +222,7 @@ private:
         const auto cycle_began = clock::now();
         const std::optional<MemoryReading> before_trace =
             check == PhaseCheck::trace ? std::optional(read_memory(timer_, runs_done_)) : std::nullopt;
+        if (before_trace) auditor_.begin_traced_cycle();
         Cycle c;
         c.up = auditor_.timed(instance_, "upload", api_.upload, check);
         instance_.call("reset", api_.reset);
@@ -231,6 +232,7 @@ private:
         last_run_wall_s_ = seconds_since(run_began);
         ran();
         c.down = auditor_.timed(instance_, "download", api_.download, check);
+        if (before_trace) auditor_.end_traced_cycle();
         // CUPTI's memory for the trace is not the plugin's.
         if (before_trace) leaks_.set_aside(*before_trace, read_memory(timer_, runs_done_));
         c.wall_s = seconds_since(cycle_began);

@@ -31,7 +31,9 @@ extern const Check stream_audit_check{
     "Traced: the runner runs a few extra cycles (upload, run, download) whose calls it traces "
     "with CUPTI's activity API: one before the 1st, 4th, 16th, 64th… sample, or one after the "
     "last sample when sampling ended sooner. Their times are not kept as samples, since tracing "
-    "slows the host's calls several-fold and adds about 0.5 µs of device time per kernel; the "
+    "slows the host's calls several-fold and adds about 0.5 µs of device time per kernel; CUPTI "
+    "is attached before each traced cycle and detached after it, so the calls between pay "
+    "nothing for it (except under `--counters`, which keeps it attached); the "
     "warm-up is not traced, since CUPTI slows a process's first launches (module loading) by up "
     "to seconds. A traced cycle that would outlast the entry's whole sampling time (2.5 × its "
     "last sample's cycle above `--max-time`, or above its share of a `--budget`) is not run, and "
@@ -68,7 +70,8 @@ extern const Check stream_audit_check{
     stream_escape};
 
 StreamAuditor::StreamAuditor(PhaseTimer &timer, const MeasureOptions &options, bool run_makes_device_work)
-    : timer_(timer), enabled_(options.audit_streams), run_makes_device_work_(run_makes_device_work) {
+    : timer_(timer), enabled_(options.audit_streams), run_makes_device_work_(run_makes_device_work),
+      detach_(!options.counters) {
     if (!enabled_ || !timer.real_streams()) return;
     if (!options.trace_device) {
         untraced_ = "off (--no-device-trace)";

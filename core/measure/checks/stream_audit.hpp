@@ -39,6 +39,16 @@ public:
         trace_ = nullptr;
         untraced_ = std::move(why);
     }
+    // Around a traced cycle: the tracer attached before it and detached after it, outside
+    // its timed spans and the stream's hold (device_trace.hpp); not under --counters, whose
+    // profiler CUPTI cannot initialise again in a process it was detached from (an H200:
+    // CUPTI_ERROR_NOT_INITIALIZED).
+    void begin_traced_cycle() {
+        if (trace_) trace_->attach();
+    }
+    void end_traced_cycle() {
+        if (trace_ && detach_) trace_->detach();
+    }
     // Times `phase` like Instance::timed and checks the device afterwards as `check` says
     // (only calls after warm-up are traced: a traced run() must enqueue device work).
     double timed(Instance &instance, const char *phase, gpubench_phase_fn fn, PhaseCheck check,
@@ -53,7 +63,7 @@ private:
         std::vector<double> spans, drains;
     };
     PhaseTimer &timer_;
-    bool enabled_, run_makes_device_work_;
+    bool enabled_, run_makes_device_work_, detach_;
     DeviceTrace *trace_ = nullptr;
     std::string untraced_;
     std::map<std::string, Checks> checks_;
