@@ -259,10 +259,12 @@ __device__ __forceinline__ void multiply_over_k(int steps, Load load, const doub
             if (kk < kSlabs - 1 || t + 1 < steps)
                 load_slab<Cfg>(a_slot(slot), b_slot(slot), (kk + 1) % kSlabs * 8, w,
                                slab[(kk + 1) % 2]);
+            // A fragments outer: 0.3-1% faster than B outer on the H200 (three probes against
+            // cublasDgemm in one process; ncu: 11.7 against 12.1 cycles an instruction).
 #pragma unroll
-            for (int nb = 0; nb < kNBlocks; ++nb)
+            for (int mb = 0; mb < kMBlocks; ++mb)
 #pragma unroll
-                for (int mb = 0; mb < kMBlocks; ++mb)
+                for (int nb = 0; nb < kNBlocks; ++nb)
                     mma(acc[nb][mb], slab[kk % 2].b[nb], slab[kk % 2].a[mb]);
         }
     }
