@@ -53,6 +53,5 @@ std::string cupti_detach(const CuptiApi &api) {
 uint64_t cupti_detaches() { return detaches; }
 
 void keep_cupti_attached() { kept = true; }
-bool cupti_kept_attached() { return kept; }
 
 }  // namespace gpubench

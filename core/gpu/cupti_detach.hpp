@@ -23,11 +23,10 @@ std::string cupti_detach(const CuptiApi &api);
 // the count changed (activity callbacks, stream ids) must register again.
 uint64_t cupti_detaches();
 
-// Whether something in this process keeps CUPTI state that a detach would destroy under it
-// (the GPU counters' profiler objects): then cupti_detach refuses. (A profiler initialised
+// Something in this process keeps CUPTI state that a detach would destroy under it (the GPU
+// counters' profiler objects): cupti_detach refuses from then on. (A profiler initialised
 // after a detach fails too, CUPTI_ERROR_NOT_INITIALIZED: the sampler does not detach under
 // --counters at all, stream_audit.hpp.)
 void keep_cupti_attached();
-bool cupti_kept_attached();
 
 }  // namespace gpubench

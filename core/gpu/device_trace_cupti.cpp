@@ -174,10 +174,8 @@ public:
         if (registered_at_ != cupti_detaches()) attach_again();
     }
 
-    void detach() override {
-        stays_attached_ = cupti_detach(*api);
-        if (stays_attached_.empty()) registered_at_ = ~uint64_t{0};
-    }
+    // A detach counts in cupti_detaches(): the next attach() registers again.
+    void detach() override { stays_attached_ = cupti_detach(*api); }
 
     void begin() override {
         attach();
