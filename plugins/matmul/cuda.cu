@@ -207,6 +207,8 @@ using F32Tiles = sgemm::Config<128, 128, 32, 8, 8, 3, 2>;
 // or 16 rows no better than 8; unpadded tiles with XOR-swizzled chunks, which remove the 14%
 // excess L2 sectors and 22% excess shared wavefronts that the padded rows cost (ncu), were no
 // faster (23.55 against 23.36 ms at 8192 with clocks locked): the MMA pipe bounds both kernels.
+// Nor were 8-byte fragment loads (ptxas merges ld.shared.f64 pairs into LDS.128 again) or the
+// next slab's A loads between the MMAs (0.964-0.970 against 0.966 at 8192).
 using F64Tiles = matmul_dmma::Config<64, 16, 3, 2>;
 
 // The two instantiations of a kernel (whole tiles, bounds-checked) and its launch shape.

@@ -161,6 +161,13 @@ __device__ __forceinline__ unsigned place_digit(unsigned (*warp_counts)[kRadix],
     return tile_start;
 }
 
+// A sorted-tile position in shared memory: one spare slot after every 32. Where each digit
+// holds 32 keys of the tile (keys stepping by one in the low digit: descending or ascending
+// input), the 32 lanes of a scatter step would write positions 32 apart, one bank, a 32-way
+// conflict; the spare slot spreads them over every bank. (H200, 1e8 descending float keys,
+// before it: 2.47 ms against 2.07 for random ones.)
+__host__ __device__ constexpr unsigned padded(unsigned at) { return at + at / 32; }
+
 // Step 3: each item to its place in the sorted tile, its warp's offset for its digit plus
 // its rank.
 template <int kPass, int kItems, bool kPairs, class Bits>
@@ -170,8 +177,8 @@ __device__ __forceinline__ void scatter(const unsigned *warp_offsets, const Bits
                                         Bits *sorted_keys, uint32_t *sorted_values) {
 #pragma unroll
     for (int j = 0; j < kItems; ++j) {
-        const unsigned at = warp_offsets[digit_of(key[j], kPass * kDigitBits)] +
-                            rank_of<kItems>(packed_ranks, j);
+        const unsigned at = padded(warp_offsets[digit_of(key[j], kPass * kDigitBits)] +
+                                   rank_of<kItems>(packed_ranks, j));
         sorted_keys[at] = key[j];
         if constexpr (kPairs) sorted_values[at] = value[j];
     }
@@ -206,17 +213,17 @@ __device__ __forceinline__ void write_out(const typename Traits::Bits *sorted_ke
     for (int j = 0; j < kItems; ++j) {
         const unsigned at = j * kPassThreads + threadIdx.x;
         if (at >= tile_size) break;
-        const typename Traits::Bits k = sorted_keys[at];
+        const typename Traits::Bits k = sorted_keys[padded(at)];
         const unsigned out = out_base[digit_of(k, kPass * kDigitBits)] + at;
         keys_out[out] = kPass == Traits::kPasses - 1 ? Traits::decode(k) : k;
-        if constexpr (kPairs) values_out[out] = sorted_values[at];
+        if constexpr (kPairs) values_out[out] = sorted_values[padded(at)];
     }
 }
 
-// The dynamic shared memory a pass block needs: its sorted tile, keys and values.
+// The dynamic shared memory a pass block needs: its sorted tile, keys and values, padded.
 template <class Bits, int kItems, bool kPairs>
 constexpr size_t pass_tile_bytes() {
-    return size_t{kPassThreads} * kItems * (sizeof(Bits) + (kPairs ? sizeof(uint32_t) : 0));
+    return size_t{padded(kPassThreads * kItems)} * (sizeof(Bits) + (kPairs ? sizeof(uint32_t) : 0));
 }
 
 // Pass kPass, over the digit at bits [8 kPass, 8 kPass + 8): keys (and values) move stably
@@ -241,7 +248,7 @@ __global__ void __launch_bounds__(kPassThreads, kBlocksPerSm)
     // memory stops at 48 KiB, which 20 uint64 keys a thread would pass.
     extern __shared__ __align__(16) unsigned char tile_memory[];
     Bits *sorted_keys = reinterpret_cast<Bits *>(tile_memory);
-    uint32_t *sorted_values = reinterpret_cast<uint32_t *>(sorted_keys + kTile);  // pairs only
+    uint32_t *sorted_values = reinterpret_cast<uint32_t *>(sorted_keys + padded(kTile));  // pairs only
 
     const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     const unsigned my_digit = threadIdx.x;
