@@ -44,7 +44,9 @@ TEST_CASE("an entry's flags and refusals come from the table, both ways", "[chec
     marked.timing.noise.converged = false;  // asked for (max_noise 0.005 by default) and not met
     marked.timing.cache = "cold";
     marked.persisting_l2_left = "1 MiB of device 0's L2 set aside (cudaLimitPersistingL2CacheSize)";
-    CHECK(entry_flags(marked) == std::vector<std::string>{"noisy", "cold", "persisting_l2_left"});
+    marked.stream_audit.traced.stays_attached = "--counters: the GPU counters' profiler ...";
+    CHECK(entry_flags(marked) ==
+          std::vector<std::string>{"noisy", "cold", "cupti_attached", "persisting_l2_left"});
     CHECK(record_refusals(marked).empty());  // flags never refuse
 
     EntryResult wrong = clean;

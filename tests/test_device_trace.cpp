@@ -176,6 +176,7 @@ TEST_CASE("device trace: the results say what traced the checks, or why nothing 
     with_trace.traced.calls = 6;
     with_trace.traced.run_device_work_s = 2.5e-6;
     with_trace.traced.run_operations = 1;
+    with_trace.traced.stays_attached = "cuptiFinalize: CUPTI_ERROR_NOT_INITIALIZED";
     const nlohmann::json t = with_trace;
     CHECK(t["traced"]["by"] == "CUPTI 13.0");
     CHECK(t["traced"]["run_operations"] == 1);
@@ -193,6 +194,11 @@ TEST_CASE("device trace: the results say what traced the checks, or why nothing 
     with_trace.problem = "run() enqueued no device work after warm-up";
     const StreamAudit back = nlohmann::json(with_trace).get<StreamAudit>();
     CHECK(back.traced.by == with_trace.traced.by);
+    CHECK(back.traced.stays_attached == with_trace.traced.stays_attached);
+    // A file from before the field: CUPTI's staying is not claimed.
+    nlohmann::json older = with_trace;
+    older["traced"].erase("stays_attached");
+    CHECK(older.get<StreamAudit>().traced.stays_attached.empty());
     CHECK(back.problem == with_trace.problem);
     CHECK(back.traced.run_device_work_s == with_trace.traced.run_device_work_s);
 }

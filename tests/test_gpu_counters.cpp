@@ -63,6 +63,12 @@ TEST_CASE("GPU counters (--counters): vecadd_cuda's bytes and flops as the hardw
     CHECK(values["memory_throughput"] > 10);
     CHECK(values["memory_throughput"] <= 100);
     CHECK_FALSE(flagged(entry, "work_mismatch"));
+    // The counters keep CUPTI in the process: where the device trace ran too, the entry says so.
+    if (entry.contains("stream_audit") && entry["stream_audit"].contains("traced")) {
+        CHECK_THAT(entry["stream_audit"]["traced"]["stays_attached"].get<std::string>(),
+                   Catch::StartsWith("--counters"));
+        CHECK(flagged(entry, "cupti_attached"));
+    }
 }
 
 TEST_CASE("GPU counters (--counters): work claimed beyond what is done is flagged at every size, and only it",

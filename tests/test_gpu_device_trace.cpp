@@ -2,6 +2,7 @@
 // in each way it can, at sizes where the busy-after check sees nothing (1e3, 1e6) and where it
 // would (1e8); each is caught, and the control and a declared host run() are not. Skipped,
 // with the reason, where no GPU or no CUPTI can be used.
+#include "check.hpp"
 #include "device_trace.hpp"
 #include "gpu.hpp"
 #include "measure.hpp"
@@ -10,6 +11,8 @@
 #include "test_support.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 using namespace gpubench;
 
@@ -60,6 +63,10 @@ TEST_CASE("device trace: each escape is caught at every size, and the control an
         std::string why_not;
         const std::string stays = device_trace(why_not)->stays_attached();
         CHECK((stays.empty() || stays == "the GPU counters keep CUPTI attached"));
+        // The entry records it, and carries the flag where CUPTI stayed.
+        CHECK(audit.traced.stays_attached == stays);
+        const std::vector<std::string> flags = entry_flags(control);
+        CHECK((std::find(flags.begin(), flags.end(), "cupti_attached") != flags.end()) == !stays.empty());
 
         for (const auto &[escape, message] : escapes) {
             INFO("escape=" << escape);

@@ -76,8 +76,8 @@ public:
     // Waits for every device this process uses, stops tracing and returns the call traced
     // since begin(). Throws std::runtime_error when records were dropped or CUDA failed.
     virtual TracedCall end() = 0;
-    // "" when the last detach() took CUPTI out of the process, else why it stays: then the
-    // host time of every later CUDA call includes its cost.
+    // "" when the last detach() took CUPTI out of the process (or found it out), else why it
+    // stays: then the host time of every later CUDA call includes its cost.
     virtual std::string stays_attached() const = 0;
 };
 

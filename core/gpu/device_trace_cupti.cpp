@@ -174,8 +174,11 @@ public:
         if (registered_at_ != cupti_detaches()) attach_again();
     }
 
-    // A detach counts in cupti_detaches(): the next attach() registers again.
-    void detach() override { stays_attached_ = cupti_detach(*api); }
+    // A detach counts in cupti_detaches(): the next attach() registers again. Nothing to do
+    // where CUPTI is out of the process already.
+    void detach() override {
+        if (registered_at_ == cupti_detaches()) stays_attached_ = cupti_detach(*api);
+    }
 
     void begin() override {
         attach();
@@ -269,7 +272,7 @@ private:
     Driver driver_;
     uint64_t registered_at_ = cupti_detaches();  // the buffer callbacks' attachment
     std::vector<void *> watched_;                // the runner's streams, as watch() got them
-    std::string stays_attached_ = "no call traced yet";
+    std::string stays_attached_ = "not detached since it was loaded";
     std::vector<TracedStream> runner_;
     std::vector<std::pair<TracedStream, std::string>> named_;
 };

@@ -95,6 +95,9 @@ struct StreamAudit {
         size_t calls = 0;
         double run_device_work_s = 0;  // run()'s traced device work, first start to last end
         double run_operations = 0;     // kernels, copies and memsets per traced run() (median)
+        // Why CUPTI stayed in the process during the entry ("" where it left after each
+        // traced cycle): its host times then include CUPTI's cost (check cupti_attached).
+        std::string stays_attached;
     } traced;
     std::string untraced;          // ...else why not
     std::string problem;           // what the trace found wrong: makes the entry invalid

@@ -15,6 +15,7 @@ namespace gpubench {
     X(contended)                                                                           \
     X(unoptimized)                                                                         \
     X(sanitized)                                                                           \
+    X(cupti_attached)                                                                      \
     X(work_mismatch)                                                                       \
     X(profile)                                                                             \
     X(persisting_l2_left)                                                                  \

@@ -80,6 +80,17 @@ StreamAuditor::StreamAuditor(PhaseTimer &timer, const MeasureOptions &options, b
     trace_ = device_trace(untraced_);
     if (trace_) untraced_ = trace_->watch(timer.cuda_streams());
     if (!untraced_.empty()) trace_ = nullptr;
+    // Loading the tracer attached CUPTI: out again before the entry's first timed call.
+    if (trace_) detach_tracer();
+}
+
+// CUPTI out of the process where it may go; where it stays, the entry records why (its check).
+void StreamAuditor::detach_tracer() {
+    if (detach_) trace_->detach();
+    std::string why = detach_ ? trace_->stays_attached()
+                              : "--counters: the GPU counters' profiler cannot start again in a "
+                                "process that CUPTI has left";
+    if (!why.empty()) stays_attached_ = std::move(why);
 }
 
 double StreamAuditor::timed(Instance &instance, const char *phase, gpubench_phase_fn fn, PhaseCheck check,
@@ -140,6 +151,7 @@ StreamAudit StreamAuditor::verdict() const {
     drain_verdict(audit);
     if (trace_) {
         audit.traced.by = trace_->name();
+        audit.traced.stays_attached = stays_attached_;
         audit.outside_stream = false;  // the trace's verdict replaces the busy-after guess
     } else {
         audit.untraced = untraced_;

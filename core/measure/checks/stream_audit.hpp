@@ -47,7 +47,7 @@ public:
         if (trace_) trace_->attach();
     }
     void end_traced_cycle() {
-        if (trace_ && detach_) trace_->detach();
+        if (trace_) detach_tracer();
     }
     // Times `phase` like Instance::timed and checks the device afterwards as `check` says
     // (only calls after warm-up are traced: a traced run() must enqueue device work).
@@ -57,6 +57,7 @@ public:
 
 private:
     void judge(const char *phase, const TracedCall &call, double span, bool expect);
+    void detach_tracer();
     void drain_verdict(StreamAudit &audit) const;
 
     struct Checks {
@@ -66,6 +67,7 @@ private:
     bool enabled_, run_makes_device_work_, detach_;
     DeviceTrace *trace_ = nullptr;
     std::string untraced_;
+    std::string stays_attached_;  // why CUPTI stayed in the process during the entry, if it did
     std::map<std::string, Checks> checks_;
     size_t traced_calls_ = 0;
     double cost_s_ = 0;
