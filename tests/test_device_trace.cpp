@@ -180,6 +180,7 @@ TEST_CASE("device trace: the results say what traced the checks, or why nothing 
     const nlohmann::json t = with_trace;
     CHECK(t["traced"]["by"] == "CUPTI 13.0");
     CHECK(t["traced"]["run_operations"] == 1);
+    CHECK(t["traced"]["stays_attached"] == "cuptiFinalize: CUPTI_ERROR_NOT_INITIALIZED");
     CHECK_FALSE(t.contains("untraced"));
     CHECK_FALSE(t.contains("problem"));
 
@@ -195,10 +196,12 @@ TEST_CASE("device trace: the results say what traced the checks, or why nothing 
     const StreamAudit back = nlohmann::json(with_trace).get<StreamAudit>();
     CHECK(back.traced.by == with_trace.traced.by);
     CHECK(back.traced.stays_attached == with_trace.traced.stays_attached);
-    // A file from before the field: CUPTI's staying is not claimed.
-    nlohmann::json older = with_trace;
-    older["traced"].erase("stays_attached");
-    CHECK(older.get<StreamAudit>().traced.stays_attached.empty());
+    // Where CUPTI left, the field is not written, and reads back as it left.
+    StreamAudit detached = with_trace;
+    detached.traced.stays_attached.clear();
+    const nlohmann::json d = detached;
+    CHECK_FALSE(d["traced"].contains("stays_attached"));
+    CHECK(d.get<StreamAudit>().traced.stays_attached.empty());
     CHECK(back.problem == with_trace.problem);
     CHECK(back.traced.run_device_work_s == with_trace.traced.run_device_work_s);
 }

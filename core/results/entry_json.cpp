@@ -204,6 +204,7 @@ void to_json(json &j, const StreamAudit &a) {
     put_stream_audit(j, a);
     if (a.problem.empty()) j.erase("problem");
     j.erase(a.traced.by.empty() ? "traced" : "untraced");
+    if (a.traced.stays_attached.empty() && j.contains("traced")) j["traced"].erase("stays_attached");
 }
 
 void from_json(const json &j, StreamAudit &a) { get_stream_audit(j, a); }

@@ -40,7 +40,7 @@ GPUBENCH_JSON_FIELDS(HostLoad, available, wall_s, own_cpu_s, machine_busy_cores,
                      own_wait_s, wait_share, host_cores)
 
 // "stream_audit": the busy-after check, "problem" where the trace found one, and either
-// "traced" or "untraced" (why not).
+// "traced" (with "stays_attached" where CUPTI stayed in the process) or "untraced" (why not).
 GPUBENCH_JSON_FIELDS(StreamAudit::Trace, by, calls, run_device_work_s, run_operations, stays_attached)
 void to_json(nlohmann::json &json, const StreamAudit &audit);
 void from_json(const nlohmann::json &json, StreamAudit &audit);
