@@ -190,6 +190,16 @@ TEST_CASE("device trace: the results say what traced the checks, or why nothing 
     const nlohmann::json u = without_trace;
     CHECK(u["untraced"] == "CUPTI not found (tried libcupti.so.13)");
     CHECK_FALSE(u.contains("traced"));
+    // Traced cycles all dropped (too long), CUPTI in the process all the same (--counters):
+    // both said, and read back (the flag cupti_attached reads the latter).
+    StreamAudit dropped = without_trace;
+    dropped.untraced = "not traced: a traced cycle (about 30 s) would outlast the entry's sampling time (10 s)";
+    dropped.traced.stays_attached = "--counters: the GPU counters' profiler ...";
+    const nlohmann::json dj = dropped;
+    CHECK(dj["untraced"] == dropped.untraced);
+    CHECK(dj["traced"]["stays_attached"] == dropped.traced.stays_attached);
+    CHECK(dj["traced"]["by"] == "");
+    CHECK(dj.get<StreamAudit>().traced.stays_attached == dropped.traced.stays_attached);
 
     // Read back whole, as the runner reads a worker's entry.
     with_trace.problem = "run() enqueued no device work after warm-up";

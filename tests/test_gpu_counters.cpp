@@ -31,10 +31,11 @@ bool flagged(const nlohmann::json &entry, const char *flag) {
 }
 
 // The sweep's entries, or the test skipped where the counters cannot be read here.
-nlohmann::json counted_entries(const fs::path &folder, const std::string &plugins, const std::string &sizes) {
+nlohmann::json counted_entries(const fs::path &folder, const std::string &plugins, const std::string &sizes,
+                               const std::string &max_time = "1") {
     const fs::path results = folder / "counted.json";
     Outcome o = run_runner(fixtures() + " --plugin " + plugins + " --sizes " + sizes +
-                           " --counters --max-time 1 -q -o " + results.string());
+                           " --counters --max-time " + max_time + " -q -o " + results.string());
     INFO(o.output);
     REQUIRE(o.status == 0);
     const nlohmann::json entries = read_json(results)["entries"];
@@ -69,6 +70,23 @@ TEST_CASE("GPU counters (--counters): vecadd_cuda's bytes and flops as the hardw
                    Catch::StartsWith("--counters"));
         CHECK(flagged(entry, "cupti_attached"));
     }
+}
+
+TEST_CASE("GPU counters (--counters): an entry whose traced cycles were all dropped still says CUPTI stayed",
+          "[gpu][counters]") {
+    test_support::require_gpu();
+    test_support::TempFolder folder;
+    // 1e8 floats: a cycle moves 1.2 GB through the host, far more than 2.5 x 50 ms allows a traced one.
+    const nlohmann::json entry = counted_entries(folder.path(), "vecadd_cuda", "1e8", "0.05")[0];
+    INFO(entry.dump(1));
+    REQUIRE(entry["status"] == "ok");
+    const nlohmann::json &audit = entry["stream_audit"];
+    REQUIRE(audit.contains("untraced"));  // no cycle fits: never traced
+    const std::string untraced = audit["untraced"];
+    if (untraced.rfind("not traced: ", 0) != 0) test_support::skip_test("no tracer loads here: " + untraced);
+    CHECK_THAT(untraced, Catch::StartsWith("not traced: a traced cycle"));
+    CHECK_THAT(audit["traced"]["stays_attached"].get<std::string>(), Catch::StartsWith("--counters"));
+    CHECK(flagged(entry, "cupti_attached"));
 }
 
 TEST_CASE("GPU counters (--counters): work claimed beyond what is done is flagged at every size, and only it",

@@ -58,6 +58,8 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     REQUIRE(fast.status == EntryStatus::ok);
     CHECK(fast.timing.samples.run_host.size() >= 2);
     CHECK(fast.timing.samples.run_host.size() <= back_to_back_calls);
+    CHECK(fast.timing.warm_calls == 0);  // no transfers: nothing cools the host's caches
+    CHECK_FALSE(nlohmann::json(fast)["timing"].contains("warm_calls"));
     // fixture_spin's run() spins 60 ms: a group (240 ms) would take more than 5% of the sampling and
     // than the 0.1 s top-up, so one call, after the samples. --max-time 0.4 s ends the sampling after
     // about 6 (the warm-up counts); a group taken among them would leave 2.
@@ -70,6 +72,27 @@ TEST_CASE("run()'s host time per call: groups back to back within their share, o
     CHECK(slow.timing.samples.run.size() >= 5);
     REQUIRE(slow.timing.samples.run_host.size() == 1);
     CHECK(slow.timing.samples.run_host[0] > 0.05);
+}
+
+TEST_CASE("an unheld sampled call follows warm calls, as many as fit in the transfers' time", "[measure]") {
+    test_support::ClaimedDevicesTimer timer({0});  // a host clock: its stream cannot be held
+    // fixture_cold_path: 30 ms of upload, then three run()s of 3 ms each before fast ones.
+    const Measurement e = measure_entry(load_fixture("fixture_cold_path.so"), 100, test_support::sampled(6, 6), timer);
+    REQUIRE(e.status == EntryStatus::ok);
+    CHECK_THAT(e.timing.stream_hold, Catch::StartsWith("not held"));
+    REQUIRE(e.timing.samples.run.size() == 6);
+    // Every sampled call is the fourth after its cycle's transfers: the three before it pay.
+    CHECK(e.timing.warm_calls == 3 * e.timing.samples.run.size());
+    CHECK(nlohmann::json(e)["timing"]["warm_calls"] == e.timing.warm_calls);
+    CHECK(summarize(e.timing.samples.run).median < 1e-3);
+    CHECK(summarize(e.timing.samples.run_host_in_cycle).median < 1e-3);
+    // A CPU entry (the host's clock, no stream) is timed as it comes: its first call after
+    // the transfer is the sampled one.
+    SteadyClockTimer host;
+    const Measurement cpu = measure_entry(load_fixture("fixture_cold_path.so"), 100, test_support::sampled(3, 3), host);
+    REQUIRE(cpu.status == EntryStatus::ok);
+    CHECK(cpu.timing.warm_calls == 0);
+    CHECK(summarize(cpu.timing.samples.run).median > 2.5e-3);
 }
 
 TEST_CASE("the back-to-back calls' budget: a share of the sampling, topped up to 8 timings of a run() of milliseconds",

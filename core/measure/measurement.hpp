@@ -149,6 +149,7 @@ struct Timing {
     PerLaunch per_launch;           // short GPU runs: the per-launch headline
     std::string per_launch_note;    // why a graph was not used, when it was not
     std::string stream_hold;        // "held", or why the spans were not ("" for a host clock)
+    size_t warm_calls = 0;          // untimed run()s before unheld sampled ones (sampling.cpp)
 };
 
 // A metric of an entry: the plugin's, a figure about the result (the same from the same

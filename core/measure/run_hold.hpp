@@ -30,6 +30,8 @@ public:
     // What the entry records: "held" when each sample's run() was; why not otherwise; "" for
     // a host clock or with holding switched off.
     std::string verdict() const;
+    // Whether the stream is held for the coming run() (after before_run).
+    bool held_now() const { return held_now_; }
 
 private:
     enum class State { probing, holding, off };

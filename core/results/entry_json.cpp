@@ -17,14 +17,16 @@ GPUBENCH_JSON_FIELDS(Timing::Noise, median_rel_stderr, max_noise, converged)
 GPUBENCH_JSON_FIELDS(Timing::Samples, run, upload, download, run_host, run_host_in_cycle)
 GPUBENCH_JSON_FIELDS(PerLaunch, method, launches_per_sample, samples)
 GPUBENCH_JSON_FIELDS_AS(Timing, put_timing, get_timing, clock, warmup_runs, profile_runs, load, setup, first_run,
-                        stop_reason, cache, noise, samples, per_launch, per_launch_note, stream_hold)
+                        stop_reason, cache, noise, samples, per_launch, per_launch_note, stream_hold,
+                        warm_calls)
 
 // The parts that apply to some entries only are left out of the others' (as files always did).
 void to_json(json &j, const Timing &t) {
     put_timing(j, t);
     for (const char *key : {"per_launch_note", "stream_hold"})
         if (j[key].get<std::string>().empty()) j.erase(key);
-    if (t.profile_runs == 0) j.erase("profile_runs");
+    for (const char *key : {"profile_runs", "warm_calls"})
+        if (j[key].get<size_t>() == 0) j.erase(key);
     if (t.per_launch.samples.empty()) j.erase("per_launch");
     for (const char *key : {"run_host", "run_host_in_cycle"})
         if (j["samples"][key].empty()) j["samples"].erase(key);
@@ -203,7 +205,9 @@ GPUBENCH_JSON_FIELDS_AS(StreamAudit, put_stream_audit, get_stream_audit, checks,
 void to_json(json &j, const StreamAudit &a) {
     put_stream_audit(j, a);
     if (a.problem.empty()) j.erase("problem");
-    j.erase(a.traced.by.empty() ? "traced" : "untraced");
+    // An entry whose traced cycles were all dropped (untraced) may still have had CUPTI in it.
+    if (!a.traced.by.empty()) j.erase("untraced");
+    else if (a.traced.stays_attached.empty()) j.erase("traced");
     if (a.traced.stays_attached.empty() && j.contains("traced")) j["traced"].erase("stays_attached");
 }
 

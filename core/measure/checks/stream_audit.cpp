@@ -151,11 +151,11 @@ StreamAudit StreamAuditor::verdict() const {
     drain_verdict(audit);
     if (trace_) {
         audit.traced.by = trace_->name();
-        audit.traced.stays_attached = stays_attached_;
         audit.outside_stream = false;  // the trace's verdict replaces the busy-after guess
     } else {
         audit.untraced = untraced_;
     }
+    audit.traced.stays_attached = stays_attached_;  // traced cycles dropped or not (stop_tracing)
     audit.traced.calls = traced_calls_;
     if (!run_extents_.empty()) audit.traced.run_device_work_s = median_of(run_extents_);
     if (!run_operations_.empty()) audit.traced.run_operations = median_of(run_operations_);
