@@ -127,11 +127,7 @@ public:
         if (!timer_.cuda_stream() || lockstep_ || options_.profile_runs) return;
         const double budget_s =
             back_to_back_budget_s(sampling_s(), back_to_back_group * last_run_wall_s_, finishing);
-        const auto timed_call = [&] {
-            instance_.call("reset", api_.reset);
-            timed_ += auditor_.timed(instance_, "run", api_.run, PhaseCheck::none, &host_);
-            ran();
-        };
+        const auto timed_call = [&] { unsampled_call(&host_); };
         while (timing_.samples.run_host.size() < back_to_back_calls &&
                back_to_back_s_ + back_to_back_group * last_run_wall_s_ <= budget_s) {
             const auto began = clock::now();
@@ -245,12 +241,17 @@ private:
         double host_s = 0;
         size_t call = 1;
         for (; call < back_to_back_group && double(call) * shortest_run_wall_s_ <= transfers_s; ++call) {
-            instance_.call("reset", api_.reset);
-            timed_ += auditor_.timed(instance_, "run", api_.run, PhaseCheck::none, &host_s);
-            ran();
+            unsampled_call(&host_s);
             ++timing_.warm_calls;
         }
         return call > 1;
+    }
+    // reset() and run(), unheld, waited for and not a sample (a back-to-back or warm call);
+    // run()'s host seconds into host_s.
+    void unsampled_call(double *host_s) {
+        instance_.call("reset", api_.reset);
+        timed_ += auditor_.timed(instance_, "run", api_.run, PhaseCheck::none, host_s);
+        ran();
     }
 
     Cycle run_cycle(PhaseCheck check, bool audit_threads = false) {
@@ -321,7 +322,7 @@ private:
     ThreadAuditor threads_;
     const clock::time_point began_ = clock::now();
     double measured_ = 0, timed_ = 0, host_ = 0, last_cycle_s_ = 0, back_to_back_s_ = 0,
-           last_run_wall_s_ = 0,  // the last sampled run(): its call and its wait
+           last_run_wall_s_ = 0,  // the last warm-up or sampled run(): its call and its wait
            last_download_s_ = 0, shortest_run_wall_s_ = std::numeric_limits<double>::infinity();
     bool traced_any_ = false;
     size_t energy_samples_ = 0;  // taken after the stop rule, for the GPU's energy window
