@@ -204,11 +204,13 @@ using F32Tiles = sgemm::Config<128, 128, 32, 8, 8, 3, 2>;
 // mma.sync m16n8k16 (half the MMA instructions, B swizzled in shared memory: 0.78-0.85 in
 // every shape tried). On the H200 (probes against cublasDgemm in one process, 2026-11-30):
 // 128 x 128 tiles at one block per SM 0.92-0.95, K depth 32 0.74-0.89, block-order groups of 4
-// or 16 rows no better than 8; unpadded tiles with XOR-swizzled chunks, which remove the 14%
-// excess L2 sectors and 22% excess shared wavefronts that the padded rows cost (ncu), were no
-// faster (23.55 against 23.36 ms at 8192 with clocks locked): the MMA pipe bounds both kernels.
-// Nor were 8-byte fragment loads (ptxas merges ld.shared.f64 pairs into LDS.128 again) or the
-// next slab's A loads between the MMAs (0.964-0.970 against 0.966 at 8192).
+// or 16 rows no better than 8, 8-byte fragment loads (ptxas merges ld.shared.f64 pairs into
+// LDS.128 again) and the next slab's A loads between the MMAs no better. Unpadded tiles with
+// swizzled chunks (matmul_dmma.cuh), which remove the 14% excess L2 sectors and 22% excess
+// shared wavefronts of padded rows, were no faster with clocks locked by ncu, but are at full
+// clocks, where the DGEMM runs near the power cap: with the mma no longer volatile, 0.98-1.00
+// of cuBLAS at 8192 in probes of 2026-12-01 against 0.95-0.96 for the padded kernel. Four
+// stages, or groups of 16 to 64 tile rows, read more DRAM (up to 6x at 8192) and were slower.
 using F64Tiles = matmul_dmma::Config<64, 16, 3, 2>;
 
 // The two instantiations of a kernel (whole tiles, bounds-checked) and its launch shape.

@@ -2,19 +2,20 @@
 // (cp.async), the multi-stage pipeline over K and the block order -- and the float64 kernel,
 // on the FP64 tensor cores (DMMA, through inline PTX mma.sync). Included by cuda.cu only.
 //
-// float64: a 128-thread block computes a 128 x 64 tile of C, 16 K columns per stage, three
-// stages deep (cuda.cu's F64Tiles); two blocks per SM, so that one block's barrier waits are
-// covered by the other's math; each warp loads its next slab's fragments while the MMAs of
-// the current one run (multiply_over_k; 255 registers a thread). Each of the 4 warps owns
-// a 64 x 32 sub-tile as 2 x 8 blocks on which mma.sync.m16n8k8.row.col.f64 computes C^T = B^T A^T (16 columns x 8 rows of C each; 64
-// accumulators per lane). PTX ISA fragment layouts, lane = 4 g + t: of the 16 x 8 operand X
-// it holds X(g, t), X(g+8, t), X(g, t+4), X(g+8, t+4); of the 8 x 8 operand Y, Y(t, g) and
-// Y(t+4, g); of the result D(g, 2t), D(g, 2t+1), D(g+8, 2t), D(g+8, 2t+1). Two relabelings
-// make every operand whole 16-byte shared-memory loads straight into the registers the
-// instruction reads: mma k index t + 4j is K column 2t + j of the slab (the order of the
-// sum is free), and mma row g + 8h is column 2g + h of the 16-column block. A lane's
-// X = B^T values are then B(2t + j, 2g + h): two adjacent pairs; its Y = A^T values
-// A(g, 2t + j): one pair; and it ends up with C(2t + h, 2g + i): 16-byte stores.
+// float64: a 128-thread block computes a 128 x 64 tile of C, 16 K columns per stage, three stages
+// deep (cuda.cu's F64Tiles), in unpadded tiles whose 16-byte chunks are swizzled (SwizzleA,
+// SwizzleB); two blocks per SM, so that one block's barrier waits are covered by the other's math;
+// each warp loads its next slab's fragments while the MMAs of the current one run
+// (multiply_over_k; 255 registers a thread). Each of the 4 warps owns a 64 x 32 sub-tile as 2 x 8
+// blocks on which mma.sync.m16n8k8.row.col.f64 computes C^T = B^T A^T (16 columns x 8 rows of C
+// each; 64 accumulators per lane). PTX ISA fragment layouts, lane = 4 g + t: of the 16 x 8 operand
+// X it holds X(g, t), X(g+8, t), X(g, t+4), X(g+8, t+4); of the 8 x 8 operand Y, Y(t, g) and
+// Y(t+4, g); of the result D(g, 2t), D(g, 2t+1), D(g+8, 2t), D(g+8, 2t+1). Two relabelings make
+// every operand whole 16-byte shared-memory loads straight into the registers the instruction
+// reads: mma k index t + 4j is K column 2t + j of the slab (the order of the sum is free), and mma
+// row g + 8h is column 2g + h of the 16-column block. A lane's X = B^T values are then B(2t + j,
+// 2g + h): two adjacent pairs; its Y = A^T values A(g, 2t + j): one pair; and it ends up with C(2t
+// + h, 2g + i): 16-byte stores.
 #pragma once
 
 #include "cp_async.cuh"
@@ -29,22 +30,44 @@ using plugin_common::commit_copies;
 using plugin_common::copy_async;
 using plugin_common::wait_copies;
 
+// Where a tile row's 16-byte chunks lie in shared memory: in order (rows padded instead),
+// or permuted within the row by a function of the row that repeats every kPeriod rows.
+struct InOrder {
+    static constexpr int kPeriod = 1;
+    __device__ __forceinline__ static int chunk(int, int c) { return c; }
+};
+
 // One thread's share of copying a Rows x Cols tile of a row-major n x n matrix into shared
-// memory (row stride DstStride), in 16-byte pieces that consecutive threads take along a row
-// (coalesced). Offsets are worked out once; a K step only moves the tile.
-template <class T, int Rows, int Cols, int DstStride, int Threads>
+// memory (row stride DstStride, chunks placed by Swizzle), in 16-byte pieces that consecutive
+// threads take along a row (coalesced). Offsets are worked out once; a K step only moves the
+// tile.
+template <class T, int Rows, int Cols, int DstStride, int Threads, class Swizzle = InOrder>
 struct TileCopy {
     static constexpr int kVec = 16 / sizeof(T), kPiecesPerRow = Cols / kVec;
     static constexpr int kRowsPerPass = Threads / kPiecesPerRow;  // one piece per thread
     static_assert(Threads % kPiecesPerRow == 0 && Rows % kRowsPerPass == 0, "whole passes");
+    // Passes kPatterns apart see the same permutation; the first kPatterns are worked out.
+    static constexpr int kPatterns =
+        Swizzle::kPeriod > kRowsPerPass ? Swizzle::kPeriod / kRowsPerPass : 1;
+    static_assert((Swizzle::kPeriod > kRowsPerPass ? Swizzle::kPeriod % kRowsPerPass
+                                                   : kRowsPerPass % Swizzle::kPeriod) == 0 &&
+                      (Rows / kRowsPerPass) % kPatterns == 0,
+                  "passes repeat the swizzle's pattern");
 
-    int row, col;     // this thread's first piece in the matrix, tile at its start
-    int dst;          // and in the shared tile
-    int pass_stride;  // kRowsPerPass rows of the matrix
+    static constexpr int kPassElements = kRowsPerPass * DstStride;  // in the shared tile
+
+    int row, col;          // this thread's first piece in the matrix, tile at its start
+    int dst[kPatterns];    // and in the shared tile, in each of the first passes
+    int pass_stride;       // kRowsPerPass rows of the matrix
 
     __device__ __forceinline__ TileCopy(int n, int row0, int col0) {
         const int r = threadIdx.x / kPiecesPerRow, c = threadIdx.x % kPiecesPerRow * kVec;
-        row = row0 + r, col = col0 + c, dst = r * DstStride + c, pass_stride = kRowsPerPass * n;
+        row = row0 + r, col = col0 + c, pass_stride = kRowsPerPass * n;
+#pragma unroll
+        for (int q = 0; q < kPatterns; ++q) {
+            const int rq = r + q * kRowsPerPass;
+            dst[q] = rq * DstStride + Swizzle::chunk(rq, c / kVec) * kVec;
+        }
     }
 
     // Copies the tile moved down by drow rows and right by dcol columns. Checked: element
@@ -55,7 +78,7 @@ struct TileCopy {
         const T *from = src + (row + drow) * n + col + dcol;
 #pragma unroll
         for (int p = 0; p < Rows / kRowsPerPass; ++p) {
-            T *to = tile + dst + p * kRowsPerPass * DstStride;
+            T *to = tile + dst[p % kPatterns] + p / kPatterns * kPatterns * kPassElements;
             if constexpr (!Checked) {
                 copy_async<16>(to, from + p * pass_stride);
             } else {
@@ -120,22 +143,33 @@ constexpr int kWarpM = 64, kWarpN = 32;  // warp tile; 2 warps down the block ti
 constexpr int kMBlocks = kWarpM / 8;     // 8-row blocks of C per warp (the mma's N side)
 constexpr int kNBlocks = kWarpN / 16;    // 16-column blocks of C per warp (the mma's M side)
 
+// The stage tiles' rows are whole 128-byte lines, unpadded: padded rows start off the lines,
+// which cost 14% excess L2 sectors and 22% excess shared-memory wavefronts (ncu) and, at full
+// clocks, 1-3% of the time. Instead a row's 16-byte chunks are permuted so that the 8 lanes
+// of a fragment load's phase (g = 2i, 2i + 1; t = 0..3) hit 8 distinct 16-byte bank groups.
+// The copies stay conflict-free: 8 threads write 8 chunks of one row, aligned by 8, permuted
+// among themselves.
+struct SwizzleA {  // 16 K columns (8 chunks) a row; lanes read rows g, chunks t (+ 4)
+    static constexpr int kPeriod = 2;
+    __device__ __forceinline__ static int chunk(int r, int c) { return c ^ (r & 1) << 2; }
+};
+struct SwizzleB {  // lanes read rows 2t (+ 1, + 8) and chunks (w.col + 16 nb) / 2 + g
+    static constexpr int kPeriod = 8;
+    __device__ __forceinline__ static int chunk(int r, int c) { return c ^ (r >> 1 & 3) << 1; }
+};
+
 // Block tile kBM x BN, K depth BK per stage, Stages-deep pipeline.
 template <int BN_, int BK_, int Stages_, int MinBlocksPerSM_>
 struct Config {
     static constexpr int BN = BN_, BK = BK_, Stages = Stages_;
     static constexpr int MinBlocksPerSM = MinBlocksPerSM_;
     static constexpr int WarpsN = BN / kWarpN, Threads = 32 * (kBM / kWarpM) * WarpsN;
-    // Row strides in doubles. The 8 lanes of a 16-byte load phase (g = 0, 1; t = 0..3) read
-    // A rows g, columns 2t and B rows 2t + j, columns 2g: these strides put them in 8
-    // distinct 16-byte bank groups.
-    static constexpr int AStride = BK + 8, BStride = BN + 2;
+    static constexpr int AStride = BK, BStride = BN;  // row strides in doubles
     static constexpr int StageDoubles = kBM * AStride + BK * BStride;
     static constexpr int SharedBytes = Stages * StageDoubles * sizeof(double);
-    static_assert(AStride % 16 == 8 && BStride % 8 == 2, "conflict-free fragment loads");
-    static_assert(BK % 8 == 0, "whole 8-deep slabs");
-    using CopyA = TileCopy<double, kBM, BK, AStride, Threads>;
-    using CopyB = TileCopy<double, BK, BN, BStride, Threads>;
+    static_assert(BK == 16 && BN % kWarpN == 0, "SwizzleA's 8 chunks a row, whole warp tiles");
+    using CopyA = TileCopy<double, kBM, BK, AStride, Threads, SwizzleA>;
+    using CopyB = TileCopy<double, BK, BN, BStride, Threads, SwizzleB>;
 };
 
 // d += x y on one 16 x 8 block of C^T, 8 deep (FP64 tensor cores on sm_90).
@@ -153,12 +187,15 @@ struct Slab {
 struct WarpPlace {  // where a lane's fragments lie in the block tile
     int row, col;   // warp tile corner
     int g, t;       // lane = 4 g + t
+    int a, b;       // its first fragment loads in the stage tiles (slab 0, blocks 0)
 };
 
 template <class Cfg>
 __device__ __forceinline__ WarpPlace warp_place() {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    return {warp / Cfg::WarpsN * kWarpM, warp % Cfg::WarpsN * kWarpN, lane / 4, lane % 4};
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int row = warp / Cfg::WarpsN * kWarpM, col = warp % Cfg::WarpsN * kWarpN;
+    return {row, col, g, t, (row + g) * Cfg::AStride + SwizzleA::chunk(row + g, t) * 2,
+            2 * t * Cfg::BStride + SwizzleB::chunk(2 * t, col / 2 + g) * 2};
 }
 
 __device__ __forceinline__ void load16(const double *from, double *to) {
@@ -167,18 +204,21 @@ __device__ __forceinline__ void load16(const double *from, double *to) {
 }
 
 // Slab kk .. kk+8 of the stage in shared memory (as: [m][k], bs: [k][n]): 16-byte loads.
+// The swizzles keep a lane's offsets w.a and w.b up to whole rows and chunks: its A rows
+// keep their parity, so slab 8 only flips chunk bit 2 (double 8); its B rows kk + 2t + j
+// keep (r / 2) & 3 = t, and its B chunks move by whole groups of 8.
 template <class Cfg>
 __device__ __forceinline__ void load_slab(const double *as, const double *bs, int kk,
                                           const WarpPlace &w, Slab &s) {
 #pragma unroll
     for (int nb = 0; nb < kNBlocks; ++nb) {
-        const double *from = &bs[(kk + 2 * w.t) * Cfg::BStride + w.col + nb * 16 + 2 * w.g];
+        const double *from = &bs[w.b + kk * Cfg::BStride + nb * 16];
         load16(from, &s.b[nb][0]);
         load16(from + Cfg::BStride, &s.b[nb][2]);
     }
+    const int a = kk / 8 % 2 ? w.a ^ 8 : w.a;
 #pragma unroll
-    for (int mb = 0; mb < kMBlocks; ++mb)
-        load16(&as[(w.row + mb * 8 + w.g) * Cfg::AStride + kk + 2 * w.t], s.a[mb]);
+    for (int mb = 0; mb < kMBlocks; ++mb) load16(&as[a + mb * 8 * Cfg::AStride], s.a[mb]);
 }
 
 // acc += the stage's kBM x BK slice of A times its BK x BN slice of B.
