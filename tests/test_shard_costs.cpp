@@ -98,6 +98,32 @@ TEST_CASE("nominal entry cost: a fixed part, set-up and checks, then warm-up and
     CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 501 * (1e-3 + cycle) + 8 * 4e-3));
 }
 
+TEST_CASE("nominal entry cost unheld: each GPU sample adds the warm calls that fit in its transfers",
+          "[shard]") {
+    MeasureOptions options{};
+    options.hold_stream = false;
+    const double cycle = 40e-6;
+    Work work;  // 1 ms runs, 20 ms of transfers a cycle: three warm calls (the most) a cycle
+    work.bytes = 1e9;
+    work.host_bytes = 1e9;
+    const double warm_cycle = 1e-3 + 0.02 + 3e-3 + cycle;  // max_time ends sampling after 415
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) == Approx(0.05 + 1 + 416 * warm_cycle + 128e-3));
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CPU, options) == Approx(0.05 + 1 + 11 * (0.1 + cycle)));
+    work.bytes = 1e10;  // 10 ms runs: two fit in the 20 ms; the groups back to back take 5%
+    CHECK(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options) ==
+          Approx(0.05 + 1 + 1.05 * 51 * (0.01 + 0.02 + 0.02 + cycle)));
+    work.bytes = 1e11;  // 100 ms runs: none fits; as held
+    const double unheld = nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options);
+    options.hold_stream = true;
+    CHECK(unheld == Approx(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options)));
+    options.hold_stream = false;  // nor under --profile
+    options.profile_runs = 10;
+    work.bytes = 1e9;
+    const double profiled = nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options);
+    options.hold_stream = true;
+    CHECK(profiled == Approx(nominal_entry_s(work, GPUBENCH_DEVICE_CUDA, options)));
+}
+
 TEST_CASE("nominal entry cost of a Python backend: its library's pace, 200 us a cycle, and on a GPU samples "
           "to the limits", "[shard]") {
     const MeasureOptions options{};
