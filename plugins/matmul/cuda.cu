@@ -34,8 +34,9 @@ const gpubench::BackendSpec kCuda{
     "matmul_cuda", "cuda", GPUBENCH_DEVICE_CUDA,
     "C = A*B, hand-written CUDA GEMM over a cp.async shared-memory pipeline: float32 with kernel=ffma on "
     "FFMA (128x128x32 tiles, 3 stages, 8x8 outputs per thread, no tensor cores), float64 "
-    "on the FP64 tensor cores (mma.sync m16n8k8, 128x64x16 tiles, 3 stages, the next "
-    "8-deep slab's fragments loaded during the MMAs); bounds-checked kernels when N is not "
+    "on the FP64 tensor cores (mma.sync m16n8k8, 128x64x16 tiles whose 16-byte chunks are "
+    "XOR-swizzled, 3 stages, the next 8-deep slab's fragments loaded during the MMAs); "
+    "bounds-checked kernels when N is not "
     "a multiple of the tile; before sm_90, which has no FP64 MMA of that shape, the same "
     "fragments are computed with shuffles and DFMAs. kernel=tensor (the default) runs float32 "
     "on the TF32 tensor cores at float32's accuracy instead (3xTF32: each input split in two "
