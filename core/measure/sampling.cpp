@@ -239,12 +239,12 @@ private:
     bool warm_the_host_path(double transfers_s) {
         if (!timer_.cuda_stream() || lockstep_ || options_.profile_runs) return false;
         double host_s = 0;
-        size_t call = 1;
-        for (; call < back_to_back_group && double(call) * shortest_run_wall_s_ <= transfers_s; ++call) {
+        const size_t calls = warm_calls_fitting(transfers_s, shortest_run_wall_s_);
+        for (size_t call = 0; call < calls; ++call) {
             unsampled_call(&host_s);
             ++timing_.warm_calls;
         }
-        return call > 1;
+        return calls > 0;
     }
     // reset() and run(), unheld, waited for and not a sample (a back-to-back or warm call);
     // run()'s host seconds into host_s.

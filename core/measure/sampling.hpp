@@ -46,6 +46,14 @@ inline double back_to_back_budget_s(double sampling_s, double group_s, bool fini
     const double top_up = std::min(back_to_back_top_up_max_s, double(back_to_back_min_timings) * group_s);
     return std::max({share, back_to_back_min_s, top_up});
 }
+// How many warm calls precede an unheld sampled run() (sampling.cpp): as many runs of run_s
+// as fit in the transfers_s that cooled the host's caches, at most back_to_back_group - 1.
+// Shared with the sweep's cost model.
+inline size_t warm_calls_fitting(double transfers_s, double run_s) {
+    size_t calls = 0;
+    while (calls + 1 < back_to_back_group && double(calls + 1) * run_s <= transfers_s) ++calls;
+    return calls;
+}
 inline constexpr size_t audit_every = 4;  // every 4th sample is checked (and every warm-up)
 
 // The extra cycles whose calls are traced (device_trace.hpp), where a tracer is loaded: one

@@ -89,11 +89,9 @@ double entry_s(const Work &work, gpubench_device_kind device, const Pace &pace, 
     if (device == GPUBENCH_DEVICE_CUDA && work.launches > 0 && std::isfinite(work.launches))
         run_s = std::max(run_s, work.launches * pace.launch_s);
     const double transfer_s = device == GPUBENCH_DEVICE_CUDA ? work.host_bytes / nominal_transfer_bytes_per_s : 0;
-    // Unheld (--no-stream-hold), a GPU sample follows untimed warm calls: as many runs as fit
-    // in its cycle's transfers, at most back_to_back_group - 1 (sampling.cpp).
+    // Unheld (--no-stream-hold), a GPU sample follows untimed warm calls (sampling.hpp).
     const bool warms = device == GPUBENCH_DEVICE_CUDA && !options.hold_stream && options.profile_runs == 0;
-    const double warm_s =
-        warms && run_s > 0 ? std::min(double(back_to_back_group - 1), std::floor(transfer_s / run_s)) * run_s : 0;
+    const double warm_s = warms ? double(warm_calls_fitting(transfer_s, run_s)) * run_s : 0;
     const double cycle_s = run_s + transfer_s + warm_s + pace.cycle_overhead_s;
     const double counting_s =
         options.counters && device == GPUBENCH_DEVICE_CUDA ? counting_passes * (counting_pass_s + cycle_s) : 0;

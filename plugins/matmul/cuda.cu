@@ -209,7 +209,7 @@ using F32Tiles = sgemm::Config<128, 128, 32, 8, 8, 3, 2>;
 // LDS.128 again) and the next slab's A loads between the MMAs no better. Unpadded tiles with
 // swizzled chunks (matmul_dmma.cuh), which remove the 14% excess L2 sectors and 22% excess
 // shared wavefronts of padded rows, were no faster with clocks locked by ncu, but are at full
-// clocks, where the DGEMM runs near the power cap: with the mma no longer volatile, 0.98-1.00
+// clocks, where the DGEMM runs near the power cap: with the mma no longer volatile, 0.96-1.00
 // of cuBLAS at 8192 in probes of 2026-12-01 against 0.95-0.96 for the padded kernel. Four
 // stages, or groups of 16 to 64 tile rows, read more DRAM (up to 6x at 8192) and were slower.
 using F64Tiles = matmul_dmma::Config<64, 16, 3, 2>;
