@@ -85,6 +85,8 @@ def main():
     parser.add_argument("--results", required=True, action="append",
                         help="a runner results file with the entries (repeatable)")
     parser.add_argument("--min-time", type=float, default=1.0, help="seconds cupyx times each")
+    parser.add_argument("--no-header", action="store_true",
+                        help="rows only (to append to an earlier call's table)")
     args = parser.parse_args()
     ours = {}
     for path in args.results:
@@ -93,11 +95,13 @@ def main():
     # python3 runs its executable's interpreter; embedded_python the shared libpython that the
     # bridge embeds (built apart, often slower): say which one this is.
     embedded = os.path.basename(sys.executable) == "embedded_python"
-    print("cupyx run by %s (Python %s%s)" % (sys.executable, sys.version.split()[0],
-                                            ", the bridge's shared libpython" if embedded else ""))
-    print("%-24s %11s %14s %14s %9s %14s %14s %14s  %s" % (
-        "BACKEND", "SIZE", "CUPYX GPU", "GPUBENCH GPU", "DIFF", "CUPYX CPU", "GPUBENCH HOST",
-        "IN CYCLE", "GOALS (GPU <= 3%, HOST <= CPU + 10 us)"))
+    if not args.no_header:
+        print("cupyx run by %s (Python %s%s)" % (
+            sys.executable, sys.version.split()[0],
+            ", the bridge's shared libpython" if embedded else ""))
+        print("%-24s %11s %14s %14s %9s %14s %14s %14s  %s" % (
+            "BACKEND", "SIZE", "CUPYX GPU", "GPUBENCH GPU", "DIFF", "CUPYX CPU", "GPUBENCH HOST",
+            "IN CYCLE", "GOALS (GPU <= 3%, HOST <= CPU + 10 us)"))
     for entry in args.entries:
         backend, _, size_text = entry.partition(":")
         size = int(float(size_text))

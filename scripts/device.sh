@@ -29,8 +29,9 @@
 #   bridge                 the embedded-Python bridge against CuPy's own events, three rounds
 #   hold [held|unheld]     the held stream: GPU times with and without --no-stream-hold against
 #                          cupyx.profiler.benchmark (bench/cupyx_benchmark.py), host time per call
-#                          (untraced: CUPTI attached adds host time to each call); cupyx run by
-#                          python3, then in the bridge's libpython (bench/embedded_python). Each
+#                          (untraced: CUPTI attached adds host time to each call); each entry's
+#                          cupyx run by python3, then in the bridge's libpython
+#                          (bench/embedded_python), right after the runner's. Each
 #                          half takes over three minutes on an H200: name one to run it alone
 #   sharding               on several GPUs (after devices): scale-out.md's mpirun recipe as written,
 #                          the GPU backends as one MPI rank per GPU, at least two (each rank's
@@ -320,17 +321,25 @@ PY
     for hold in $halves; do
       case $hold in held|unheld) ;; *) echo "device.sh: error: hold takes held or unheld, got '$hold'" >&2; exit 2 ;; esac
       flag=; [ $hold = unheld ] && flag=--no-stream-hold
+      # Each entry's cupyx timings follow its runner measurement at once, under python3 and
+      # then in the bridge's own libpython (embedded_python), so that a slow spell of a shared
+      # host falls on both sides of a row, not on one half of the table.
+      tables=("$out/cupyx-$hold-python3.txt" "$out/cupyx-$hold-libpython.txt")
+      : > "${tables[0]}"; : > "${tables[1]}"
       for entry in $entries; do
+        results="$out/hold-$hold-${entry%%:*}-${entry#*:}.json"
         "$runner" --plugin "${entry%%:*}" --sizes "${entry#*:}" --max-time 3 -q $flag \
-          -o "$out/hold-$hold-${entry%%:*}-${entry#*:}.json" > /dev/null 2>&1
+          -o "$results" > /dev/null 2>&1
+        [[ $entry =~ ^[a-z]+_cuda: ]] && continue  # CUDA C++: no Python script for cupyx
+        header=; [ -s "${tables[0]}" ] && header=--no-header
+        $python -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 $header \
+          --results "$results" "$entry" >> "${tables[0]}" 2>&1
+        "$build/bin/embedded_python" cupy,numpy -W ignore::DeprecationWarning \
+          bench/cupyx_benchmark.py --min-time 1 $header --results "$results" "$entry" \
+          >> "${tables[1]}" 2>&1
       done
-      # cupyx under python3, then in the bridge's own libpython (embedded_python).
-      for interpreter in "$python" "$build/bin/embedded_python cupy,numpy"; do
-        echo "== gpubench ($hold) against cupyx.profiler.benchmark"
-        $interpreter -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 \
-          $(for f in "$out"/hold-$hold-*.json; do echo --results "$f"; done) \
-          $(echo "$entries" | tr ' ' '\n' | grep -Ev '^[a-z]+_cuda:') 2>&1 | tee -a "$out/cupyx-benchmark.txt"
-      done
+      echo "== gpubench ($hold) against cupyx.profiler.benchmark, entry by entry"
+      cat "${tables[@]}" | tee -a "$out/cupyx-benchmark.txt"
     done ;;
   sharding)
     need_runner
