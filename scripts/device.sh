@@ -324,6 +324,7 @@ PY
       # Each entry's cupyx timings follow its runner measurement at once, under python3 and
       # then in the bridge's own libpython (embedded_python), so that a slow spell of a shared
       # host falls on both sides of a row, not on one half of the table.
+      interpreters=("$python" "$build/bin/embedded_python cupy,numpy")
       tables=("$out/cupyx-$hold-python3.txt" "$out/cupyx-$hold-libpython.txt")
       : > "${tables[0]}"; : > "${tables[1]}"
       for entry in $entries; do
@@ -332,11 +333,10 @@ PY
           -o "$results" > /dev/null 2>&1
         [[ $entry =~ ^[a-z]+_cuda: ]] && continue  # CUDA C++: no Python script for cupyx
         header=; [ -s "${tables[0]}" ] && header=--no-header
-        $python -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 $header \
-          --results "$results" "$entry" >> "${tables[0]}" 2>&1
-        "$build/bin/embedded_python" cupy,numpy -W ignore::DeprecationWarning \
-          bench/cupyx_benchmark.py --min-time 1 $header --results "$results" "$entry" \
-          >> "${tables[1]}" 2>&1
+        for i in 0 1; do
+          ${interpreters[i]} -W ignore::DeprecationWarning bench/cupyx_benchmark.py --min-time 1 \
+            $header --results "$results" "$entry" >> "${tables[i]}" 2>&1
+        done
       done
       echo "== gpubench ($hold) against cupyx.profiler.benchmark, entry by entry"
       cat "${tables[@]}" | tee -a "$out/cupyx-benchmark.txt"
